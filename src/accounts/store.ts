@@ -1,0 +1,119 @@
+// Queries for customer accounts and their API keys.
+import { and, count, desc, eq, isNull, lt, or } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { apiKeys, customers, type ApiKeyRow, type CustomerRow } from "../db/schema.ts";
+import { displayParts, generateApiKey, sha256Hex } from "../lib/api-key.ts";
+import { isUniqueViolation } from "../db/errors.ts";
+import type { PageWindow } from "../http/pagination.ts";
+
+/** last_used_at is written at most this often per key, so a busy key does not cost a write per request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export async function createCustomer(
+  db: Database,
+  input: { slug: string; name: string },
+  now: number,
+): Promise<CustomerRow | "duplicate"> {
+  try {
+    const [row] = await db
+      .insert(customers)
+      .values({ id: crypto.randomUUID(), slug: input.slug, name: input.name, createdAt: now, updatedAt: now })
+      .returning();
+    return row!;
+  } catch (error) {
+    if (isUniqueViolation(error)) return "duplicate";
+    throw error;
+  }
+}
+
+export async function findCustomerBySlug(db: Database, slug: string): Promise<CustomerRow | undefined> {
+  return db.query.customers.findFirst({ where: eq(customers.slug, slug) });
+}
+
+export async function listCustomers(db: Database, window: PageWindow): Promise<{ rows: CustomerRow[]; total: number }> {
+  const [rows, [totals]] = await db.batch([
+    db.select().from(customers).orderBy(desc(customers.createdAt), desc(customers.id)).limit(window.limit).offset(window.offset),
+    db.select({ total: count() }).from(customers),
+  ]);
+  return { rows, total: totals?.total ?? 0 };
+}
+
+/** Mints a key for the account; the plaintext exists only in the return value. */
+export async function createApiKey(
+  db: Database,
+  customerId: string,
+  name: string,
+  now: number,
+): Promise<{ row: ApiKeyRow; key: string }> {
+  const key = generateApiKey();
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      id: crypto.randomUUID(),
+      customerId,
+      name,
+      ...displayParts(key),
+      keyHash: await sha256Hex(key),
+      createdAt: now,
+    })
+    .returning();
+  return { row: row!, key };
+}
+
+export async function listApiKeys(
+  db: Database,
+  customerId: string,
+  window: PageWindow,
+): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  const [rows, [totals]] = await db.batch([
+    db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.customerId, customerId))
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+      .limit(window.limit)
+      .offset(window.offset),
+    db.select({ total: count() }).from(apiKeys).where(eq(apiKeys.customerId, customerId)),
+  ]);
+  return { rows, total: totals?.total ?? 0 };
+}
+
+/** Revokes a key once; revoking it again keeps the first revocation time. */
+export async function revokeApiKey(db: Database, id: string, now: number): Promise<ApiKeyRow | undefined> {
+  await db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+  return db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
+}
+
+export interface KeyOwner {
+  keyId: string;
+  keyHash: string;
+  revokedAt: number | null;
+  customerId: string;
+  customerSlug: string;
+}
+
+export async function findKeyOwnerByHash(db: Database, keyHash: string): Promise<KeyOwner | undefined> {
+  const [owner] = await db
+    .select({
+      keyId: apiKeys.id,
+      keyHash: apiKeys.keyHash,
+      revokedAt: apiKeys.revokedAt,
+      customerId: customers.id,
+      customerSlug: customers.slug,
+    })
+    .from(apiKeys)
+    .innerJoin(customers, eq(customers.id, apiKeys.customerId))
+    .where(eq(apiKeys.keyHash, keyHash))
+    .limit(1);
+  return owner;
+}
+
+/** One conditional write: nothing happens when the key was marked used within the last minute. */
+export async function touchApiKey(db: Database, keyId: string, now: number): Promise<void> {
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: now })
+    .where(
+      and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, now - LAST_USED_RESOLUTION_MS))),
+    );
+}

@@ -1,0 +1,61 @@
+// createApp(): the middleware chain, every route, the error answers, /openapi.json and /docs.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { adminRoutes } from "./admin/routes.ts";
+import type { AppEnv } from "./env.ts";
+import { rateLimitByKey, requireAdmin, requireApiKey, requireOwnSlug } from "./http/auth.ts";
+import { DOCS_HTML } from "./http/docs.ts";
+import { jsonResponse, securitySchemes } from "./http/openapi.ts";
+import { ApiError, handleError } from "./http/problem.ts";
+import { requestContext } from "./http/request-context.ts";
+import { unmatchedRequest } from "./http/routing.ts";
+import { validationHook } from "./http/validation.ts";
+import { orderRoutes } from "./orders/routes.ts";
+
+export const JSON_BODY_LIMIT = 64 * 1024;
+
+const API_DESCRIPTION =
+  "Order virtual phone numbers in bulk and verify the identity and address (KYC) behind each number. " +
+  "Customer endpoints take an API key (Authorization: Bearer vnk_… or X-API-Key); /admin takes the operator's " +
+  "ADMIN_TOKEN. Errors are RFC 9457 problem details (application/problem+json) with a stable `code`.";
+
+const healthRoute = createRoute({
+  method: "get",
+  path: "/healthz",
+  tags: ["Service"],
+  summary: "Liveness check",
+  responses: { 200: jsonResponse(z.object({ status: z.literal("ok") }), "The service is up.") },
+});
+
+export function createApp() {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use("*", requestContext);
+  const jsonBodyLimit = bodyLimit({
+    maxSize: JSON_BODY_LIMIT,
+    onError: () => {
+      throw new ApiError("payload_too_large", `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`);
+    },
+  });
+  app.use("/api/*", jsonBodyLimit, requireApiKey, rateLimitByKey);
+  app.use("/api/customers/:customer_slug/*", requireOwnSlug);
+  app.use("/admin/*", jsonBodyLimit, requireAdmin);
+
+  app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
+  app.route("/", orderRoutes);
+  app.route("/", adminRoutes);
+
+  for (const [name, scheme] of Object.entries(securitySchemes)) {
+    app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
+  }
+  app.doc31("/openapi.json", (c) => ({
+    openapi: "3.1.0",
+    info: { title: "virtual-numbers API", version: "1.0.0", description: API_DESCRIPTION },
+    servers: [{ url: new URL(c.req.url).origin }],
+  }));
+  app.get("/docs", (c) => c.html(DOCS_HTML));
+
+  app.notFound(unmatchedRequest(app));
+  app.onError(handleError);
+  return app;
+}

@@ -1,0 +1,39 @@
+// Queries for the orderable catalog of (country_code, number_type) pairs.
+import { and, asc, count, eq } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { catalog, type CatalogRow } from "../db/schema.ts";
+import type { PageWindow } from "../http/pagination.ts";
+
+export interface CatalogPair {
+  countryCode: string;
+  numberType: string;
+}
+
+function pairIs(pair: CatalogPair) {
+  return and(eq(catalog.countryCode, pair.countryCode), eq(catalog.numberType, pair.numberType));
+}
+
+export async function listCatalog(db: Database, window: PageWindow): Promise<{ rows: CatalogRow[]; total: number }> {
+  const [rows, [totals]] = await db.batch([
+    db.select().from(catalog).orderBy(asc(catalog.countryCode), asc(catalog.numberType)).limit(window.limit).offset(window.offset),
+    db.select({ total: count() }).from(catalog),
+  ]);
+  return { rows, total: totals?.total ?? 0 };
+}
+
+/** Makes a pair orderable; idempotent. `created` tells whether the pair was new. */
+export async function addCatalogPair(
+  db: Database,
+  pair: CatalogPair,
+  now: number,
+): Promise<{ row: CatalogRow; created: boolean }> {
+  const [inserted] = await db.insert(catalog).values({ ...pair, createdAt: now }).onConflictDoNothing().returning();
+  if (inserted) return { row: inserted, created: true };
+  const existing = await db.query.catalog.findFirst({ where: pairIs(pair) });
+  return { row: existing!, created: false };
+}
+
+export async function removeCatalogPair(db: Database, pair: CatalogPair): Promise<boolean> {
+  const removed = await db.delete(catalog).where(pairIs(pair)).returning();
+  return removed.length > 0;
+}

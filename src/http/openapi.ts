@@ -1,0 +1,64 @@
+// Shared pieces of route definitions: the problem+json schema, error responses by status, and security schemes.
+import { z } from "@hono/zod-openapi";
+import { PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemCode } from "./problem.ts";
+
+const problemCodes = Object.keys(PROBLEMS) as [ProblemCode, ...ProblemCode[]];
+
+export const problemSchema = z
+  .object({
+    type: z.string().openapi({ example: "https://api.example.com/problems/validation_error" }),
+    title: z.string().openapi({ example: "Validation failed" }),
+    status: z.int().openapi({ example: 400 }),
+    detail: z.string().openapi({ example: "quantity must be at most 10000" }),
+    code: z.enum(problemCodes),
+    request_id: z.string(),
+    errors: z
+      .array(
+        z.object({
+          location: z.enum(["body", "query", "path", "header"]),
+          pointer: z.string().openapi({ description: "JSON Pointer into the body, or the parameter's name." }),
+          message: z.string(),
+        }),
+      )
+      .optional(),
+  })
+  .openapi("Problem");
+
+const STATUS_DESCRIPTIONS: Record<number, string> = {};
+for (const [code, { status }] of Object.entries(PROBLEMS)) {
+  STATUS_DESCRIPTIONS[status] = [STATUS_DESCRIPTIONS[status], code].filter(Boolean).join(", ");
+}
+
+type ErrorStatus = (typeof PROBLEMS)[ProblemCode]["status"];
+
+/** The error responses of a route: every route also carries 401, 429 and 500 where it is authenticated. */
+export function errorResponses(...statuses: ErrorStatus[]) {
+  return Object.fromEntries(
+    [...new Set([...statuses, 500])].map((status) => [
+      status,
+      {
+        description: `Problem details; code: ${STATUS_DESCRIPTIONS[status]}.`,
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: problemSchema } },
+      },
+    ]),
+  );
+}
+
+type SecurityRequirement = Record<string, string[]>;
+export const API_KEY_SECURITY: SecurityRequirement[] = [{ bearerApiKey: [] }, { headerApiKey: [] }];
+export const ADMIN_SECURITY: SecurityRequirement[] = [{ adminToken: [] }];
+
+export const securitySchemes = {
+  bearerApiKey: { type: "http", scheme: "bearer", description: "An API key (vnk_…) as a Bearer token." },
+  headerApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "An API key (vnk_…)." },
+  adminToken: { type: "http", scheme: "bearer", description: "The operator's ADMIN_TOKEN (admin routes only)." },
+} as const;
+
+/** A JSON request body that must be present. */
+export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
+  return { required: true, description, content: { "application/json": { schema } } };
+}
+
+export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}

@@ -1,0 +1,128 @@
+// The shared pagination convention of every list: page/limit/sort query parameters, comma lists, and the meta object.
+import { z } from "@hono/zod-openapi";
+import { asc, desc, sql, type AnyColumn, type SQL } from "drizzle-orm";
+
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 100;
+
+export const pageQuery = {
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1)
+    .openapi({ param: { name: "page", in: "query" }, description: "Page number, from 1.", example: 1 }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LIMIT)
+    .default(DEFAULT_LIMIT)
+    .openapi({ param: { name: "limit", in: "query" }, description: "Items per page, 1 to 100.", example: 10 }),
+  sort_order: z
+    .enum(["asc", "desc"])
+    .default("desc")
+    .openapi({ param: { name: "sort_order", in: "query" }, description: "Sort direction." }),
+};
+
+export const searchQuery = z
+  .string()
+  .min(1)
+  .max(50)
+  .optional()
+  .openapi({
+    param: { name: "search", in: "query" },
+    description: "Case-insensitive substring, 1-50 characters; % and _ are literal.",
+  });
+
+/** A sort_by parameter over the given keys, with its default. */
+export function sortByQuery<const K extends readonly [string, ...string[]]>(keys: K, fallback: K[number]) {
+  return z
+    .enum(keys)
+    .default(fallback as never)
+    .openapi({ param: { name: "sort_by", in: "query" }, description: `Sort key; default ${fallback}.` });
+}
+
+/**
+ * A comma-separated filter: every item must satisfy `item` (an empty item is invalid), repeats are dropped.
+ * Returns the distinct items in their first order.
+ */
+export function commaList<T extends z.ZodType>(item: T, name: string, description: string) {
+  return z
+    .string()
+    .transform((value, ctx) => {
+      const items: z.output<T>[] = [];
+      for (const raw of value.split(",")) {
+        const parsed = item.safeParse(raw.trim());
+        if (!parsed.success) {
+          ctx.addIssue({ code: "custom", message: `has an invalid item "${raw}": ${parsed.error.issues[0]?.message}` });
+          return z.NEVER;
+        }
+        if (!items.includes(parsed.data)) items.push(parsed.data);
+      }
+      return items;
+    })
+    .optional()
+    .openapi({ param: { name, in: "query" }, description: `${description} Comma-separated.`, type: "string" });
+}
+
+export interface PageWindow {
+  page: number;
+  limit: number;
+  offset: number;
+}
+
+export function pageWindow(query: { page: number; limit: number }): PageWindow {
+  return { page: query.page, limit: query.limit, offset: (query.page - 1) * query.limit };
+}
+
+export function pageMeta(window: PageWindow, total: number) {
+  const totalPages = Math.ceil(total / window.limit);
+  return {
+    total,
+    page: window.page,
+    limit: window.limit,
+    totalPages,
+    hasNextPage: window.page < totalPages,
+    hasPreviousPage: window.page > 1,
+  };
+}
+
+export const pageMetaSchema = z.object({
+  total: z.int().openapi({ description: "Items matching the query across all pages." }),
+  page: z.int(),
+  limit: z.int(),
+  totalPages: z.int(),
+  hasNextPage: z.boolean(),
+  hasPreviousPage: z.boolean(),
+});
+
+/** `{data, meta}`; `statusCounts` adds meta.status_counts with every key of the list. */
+export function pageSchema<T extends z.ZodType>(item: T, name: string, statusCounts?: z.ZodObject) {
+  const meta = statusCounts ? pageMetaSchema.extend({ status_counts: statusCounts }) : pageMetaSchema;
+  return z.object({ data: z.array(item), meta: meta.openapi(`${name}PageMeta`) }).openapi(`${name}Page`);
+}
+
+/** A status_counts object with every status present, zero where no row has it. */
+export function fillStatusCounts<S extends string>(
+  statuses: readonly S[],
+  rows: readonly { status: S; count: number }[],
+): Record<S, number> {
+  const counts = Object.fromEntries(statuses.map((status) => [status, 0])) as Record<S, number>;
+  for (const row of rows) counts[row.status] = row.count;
+  return counts;
+}
+
+/**
+ * ORDER BY for a list: the key in the asked direction (a nullable key puts NULLs last either way), then the id
+ * in the same direction, so the order is total and paging never repeats or skips a row.
+ */
+export function stableOrder(
+  sort: { key: AnyColumn | SQL; nullable: boolean },
+  id: AnyColumn,
+  direction: "asc" | "desc",
+): SQL[] {
+  const by = direction === "asc" ? asc : desc;
+  const key = sort.nullable ? sql`${sort.key} ${sql.raw(direction)} NULLS LAST` : by(sort.key);
+  return [key, by(id)];
+}

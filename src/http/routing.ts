@@ -1,0 +1,30 @@
+// Answers for requests no route takes: 405 with Allow when the path exists under other methods, else 404.
+import type { Hono } from "hono";
+import type { AppEnv } from "../env.ts";
+import { ApiError } from "./problem.ts";
+
+type RouteTable = { method: string; pattern: RegExp }[];
+
+function compile(app: Hono<AppEnv>): RouteTable {
+  return app.routes
+    .filter((route) => route.method !== "ALL")
+    .map((route) => ({
+      method: route.method,
+      pattern: new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*")}$`),
+    }));
+}
+
+/** The Hono notFound handler; it reads the app's route table once, on first use. */
+export function unmatchedRequest(app: Hono<AppEnv>) {
+  let table: RouteTable | undefined;
+  return (c: { req: { path: string; method: string } }): never => {
+    table ??= compile(app);
+    const methods = new Set(table.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method));
+    if (methods.size === 0) throw new ApiError("not_found", `No route for ${c.req.path}`);
+    if (methods.has("GET")) methods.add("HEAD");
+    const allow = [...methods].sort().join(", ");
+    throw new ApiError("method_not_allowed", `${c.req.method} is not allowed here; use ${allow}`, {
+      headers: { Allow: allow },
+    });
+  };
+}

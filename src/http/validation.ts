@@ -1,0 +1,87 @@
+// Turns every zod validation failure into one problem+json validation_error naming each bad field.
+import type { Hook } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { type FieldError, type FieldLocation, validationError } from "./problem.ts";
+
+type Issue = z.core.$ZodIssue;
+
+const LOCATIONS: Record<string, FieldLocation> = {
+  json: "body",
+  form: "body",
+  query: "query",
+  param: "path",
+  header: "header",
+};
+
+const TYPE_NAMES: Record<string, string> = {
+  int: "an integer",
+  number: "a number",
+  string: "a string",
+  boolean: "a boolean",
+  object: "an object",
+  array: "an array",
+};
+
+/** Messages read after the field's name: "quantity must be at most 10000". */
+function describe(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.input === undefined) return "is required";
+      return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
+    case "too_big": {
+      const max = String(issue.maximum);
+      if (issue.origin === "string") return `must be at most ${max} characters`;
+      if (issue.origin === "array" || issue.origin === "set") return `must have at most ${max} items`;
+      return issue.inclusive === false ? `must be less than ${max}` : `must be at most ${max}`;
+    }
+    case "too_small": {
+      const min = String(issue.minimum);
+      if (issue.origin === "string") return min === "1" ? "must not be empty" : `must be at least ${min} characters`;
+      if (issue.origin === "array" || issue.origin === "set") return `must have at least ${min} items`;
+      return issue.inclusive === false ? `must be greater than ${min}` : `must be at least ${min}`;
+    }
+    case "invalid_format":
+      if (issue.format === "uuid") return "must be a valid UUID";
+      if (issue.format === "email") return "must be an email address";
+      return `must match the ${issue.format} format`;
+    case "invalid_value":
+      return `must be one of ${issue.values.map(String).join(", ")}`;
+    case "unrecognized_keys":
+      return "is not allowed";
+    default:
+      return undefined;
+  }
+}
+
+z.config({ customError: describe });
+
+function escapePointerToken(token: PropertyKey): string {
+  return String(token).replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function pointerFor(location: FieldLocation, path: readonly PropertyKey[]): string {
+  if (location === "body") return path.map((token) => `/${escapePointerToken(token)}`).join("");
+  return path.map(String).join(".");
+}
+
+/** Every issue becomes one FieldError; an unknown-keys issue becomes one per unknown key. */
+export function issuesToFieldErrors(issues: readonly Issue[], location: FieldLocation): FieldError[] {
+  return issues.flatMap((issue) => {
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({
+        location,
+        pointer: pointerFor(location, [...issue.path, key]),
+        message: issue.message,
+      }));
+    }
+    return [{ location, pointer: pointerFor(location, issue.path), message: issue.message }];
+  });
+}
+
+/** The defaultHook of every OpenAPIHono: a failed validation throws, and the error handler answers it. */
+export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
+  if (result.success) return;
+  const location = LOCATIONS[result.target] ?? "body";
+  throw validationError(issuesToFieldErrors(result.error.issues, location));
+};

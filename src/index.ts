@@ -1,0 +1,8 @@
+// The Worker entry.
+import { createApp } from "./app.ts";
+
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+} satisfies ExportedHandler<Env>;

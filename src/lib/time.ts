@@ -1,0 +1,34 @@
+// One place that turns stored millisecond timestamps and calendar dates into the wire format and back.
+
+const DAY_MS = 86_400_000;
+
+/** Renders a stored timestamp as ISO 8601 UTC with milliseconds, e.g. 2026-11-21T09:30:00.000Z. */
+export function toIso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function toIsoOrNull(ms: number | null): string | null {
+  return ms === null ? null : toIso(ms);
+}
+
+/** True for a real calendar date written YYYY-MM-DD (2026-02-30 is not one). */
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const ms = Date.parse(`${value}T00:00:00.000Z`);
+  return !Number.isNaN(ms) && toIso(ms).startsWith(value);
+}
+
+/** First millisecond of a UTC calendar day. */
+export function startOfDay(date: string): number {
+  return Date.parse(`${date}T00:00:00.000Z`);
+}
+
+/** Last millisecond of a UTC calendar day, so "on or before" a date includes the whole day. */
+export function endOfDay(date: string): number {
+  return startOfDay(date) + DAY_MS - 1;
+}
+
+/** Today's UTC calendar date as YYYY-MM-DD. */
+export function todayUtc(nowMs: number = Date.now()): string {
+  return toIso(nowMs).slice(0, 10);
+}

@@ -1,0 +1,152 @@
+// Wire format of orders: request bodies, list query, path parameters, the Order object and its mapping from rows.
+import { z } from "@hono/zod-openapi";
+import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
+import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
+import { isCalendarDate, toIso, toIsoOrNull } from "../lib/time.ts";
+
+export const numberTypeSchema = z
+  .string()
+  .min(1)
+  .max(50)
+  .openapi({ description: "Kind of numbers, a lowercase identifier such as mobile, landline or toll_free.", example: "mobile" });
+
+export const countryCodeSchema = z
+  .string()
+  .regex(/^[A-Z]{2}$/, { error: "must be 2 uppercase letters (ISO 3166-1 alpha-2)" })
+  .openapi({ description: "ISO 3166-1 alpha-2 country code.", example: "US" });
+
+export const quantitySchema = z.int().min(1).max(10_000).openapi({ example: 100 });
+export const notesSchema = z.string().max(1000).nullable().openapi({ example: "Numbers for the Austin call centre" });
+export const orderStatusSchema = z.enum(ORDER_STATUSES);
+
+const isoTimestamp = (example: string) => z.string().openapi({ format: "date-time", example });
+
+export const orderSchema = z
+  .object({
+    order_id: z.uuid(),
+    order_number: z.string().openapi({ example: "#000042" }),
+    number_type: z.string().openapi({ example: "mobile" }),
+    country_code: z.string().openapi({ example: "US" }),
+    quantity: z.int().openapi({ example: 100 }),
+    status: orderStatusSchema,
+    fulfilled_quantity: z.int().openapi({ example: 0 }),
+    notes: z.string().nullable(),
+    requested_at: isoTimestamp("2026-11-21T09:30:00.000Z"),
+    fulfilled_at: isoTimestamp("2026-11-22T14:00:00.000Z").nullable(),
+    created_at: isoTimestamp("2026-11-21T09:30:00.000Z"),
+    updated_at: isoTimestamp("2026-11-21T09:30:00.000Z"),
+  })
+  .openapi("Order");
+
+export type Order = z.infer<typeof orderSchema>;
+
+/** "#" followed by at least six digits: #000001, #999999, #1000000. */
+export function formatOrderNumber(seq: number): string {
+  return `#${String(seq).padStart(6, "0")}`;
+}
+
+export function toOrder(row: OrderRow): Order {
+  return {
+    order_id: row.id,
+    order_number: formatOrderNumber(row.orderSeq),
+    number_type: row.numberType,
+    country_code: row.countryCode,
+    quantity: row.quantity,
+    status: row.status,
+    fulfilled_quantity: row.fulfilledQuantity,
+    notes: row.notes,
+    requested_at: toIso(row.requestedAt),
+    fulfilled_at: toIsoOrNull(row.fulfilledAt),
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+export const createOrderBody = z
+  .strictObject({
+    number_type: numberTypeSchema,
+    country_code: countryCodeSchema,
+    quantity: quantitySchema,
+    notes: notesSchema.optional(),
+  })
+  .openapi("CreateOrder");
+
+export const updateOrderBody = z
+  .strictObject({
+    number_type: numberTypeSchema.optional(),
+    country_code: countryCodeSchema.optional(),
+    quantity: quantitySchema.optional(),
+    notes: notesSchema.optional().openapi({ description: "null clears the notes." }),
+  })
+  .refine((body) => Object.keys(body).length > 0, { error: "must contain at least one field to change" })
+  .openapi("UpdateOrder");
+
+export type CreateOrderInput = z.infer<typeof createOrderBody>;
+export type UpdateOrderInput = z.infer<typeof updateOrderBody>;
+
+const calendarDate = z.string().refine(isCalendarDate, { error: "must be a calendar date YYYY-MM-DD" });
+
+const dateQuery = (name: string, description: string) =>
+  calendarDate.optional().openapi({ param: { name, in: "query" }, description, format: "date", example: "2026-11-01" });
+
+const quantityBoundQuery = (name: string, description: string) =>
+  z.coerce.number().int().min(1).optional().openapi({ param: { name, in: "query" }, description });
+
+export const ORDER_SORT_KEYS = [
+  "order_number",
+  "number_type",
+  "country_code",
+  "quantity",
+  "status",
+  "requested_at",
+  "fulfilled_at",
+  "created_at",
+] as const;
+export type OrderSortKey = (typeof ORDER_SORT_KEYS)[number];
+
+/** Whether a pair of bounds is in order; a missing bound never conflicts. */
+function ordered(low: string | number | undefined, high: string | number | undefined): boolean {
+  return low === undefined || high === undefined || low <= high;
+}
+
+export const listOrdersQuery = z
+  .object({
+    ...pageQuery,
+    search: searchQuery,
+    number_type: commaList(numberTypeSchema, "number_type", "Number types."),
+    country_code: commaList(countryCodeSchema, "country_code", "Country codes."),
+    status: commaList(orderStatusSchema, "status", "Order statuses."),
+    quantity_min: quantityBoundQuery("quantity_min", "Orders with at least this quantity."),
+    quantity_max: quantityBoundQuery("quantity_max", "Orders with at most this quantity."),
+    requested_from: dateQuery("requested_from", "Requested on or after this UTC day (inclusive)."),
+    requested_to: dateQuery("requested_to", "Requested on or before this UTC day (inclusive)."),
+    fulfilled_from: dateQuery("fulfilled_from", "Fulfilled on or after this UTC day (inclusive)."),
+    fulfilled_to: dateQuery("fulfilled_to", "Fulfilled on or before this UTC day (inclusive)."),
+    sort_by: sortByQuery(ORDER_SORT_KEYS, "created_at"),
+  })
+  .refine((q) => ordered(q.quantity_min, q.quantity_max), {
+    path: ["quantity_min"],
+    error: "must not be greater than quantity_max",
+  })
+  .refine((q) => ordered(q.requested_from, q.requested_to), {
+    path: ["requested_from"],
+    error: "must not be after requested_to",
+  })
+  .refine((q) => ordered(q.fulfilled_from, q.fulfilled_to), {
+    path: ["fulfilled_from"],
+    error: "must not be after fulfilled_to",
+  });
+
+export type ListOrdersQuery = z.infer<typeof listOrdersQuery>;
+
+export const orderStatusCountsSchema = z
+  .object(Object.fromEntries(ORDER_STATUSES.map((s) => [s, z.int()])) as Record<(typeof ORDER_STATUSES)[number], z.ZodInt>)
+  .openapi("OrderStatusCounts");
+
+export const orderPageSchema = pageSchema(orderSchema, "Order", orderStatusCountsSchema);
+
+export const customerSlugParam = z
+  .string()
+  .openapi({ param: { name: "customer_slug", in: "path" }, description: "Your account's slug.", example: "demo" });
+
+export const orderIdParam = z.uuid().openapi({ param: { name: "order_id", in: "path" }, example: "0b7e8f5e-4a8e-4b8c-9a51-3f1f7f9c2d11" });

@@ -1,0 +1,214 @@
+// Queries for orders: the filtered list with status counts, create with the global sequence, guarded updates.
+import { and, count, eq, getTableColumns, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { catalog, ORDER_STATUSES, orders, type OrderRow, type OrderStatus } from "../db/schema.ts";
+import { fillStatusCounts, stableOrder, type PageWindow } from "../http/pagination.ts";
+import { endOfDay, startOfDay } from "../lib/time.ts";
+import type { CreateOrderInput, ListOrdersQuery, OrderSortKey, UpdateOrderInput } from "./schemas.ts";
+
+const SORT_COLUMNS = {
+  order_number: { key: orders.orderSeq, nullable: false },
+  number_type: { key: orders.numberType, nullable: false },
+  country_code: { key: orders.countryCode, nullable: false },
+  quantity: { key: orders.quantity, nullable: false },
+  status: { key: orders.status, nullable: false },
+  requested_at: { key: orders.requestedAt, nullable: false },
+  fulfilled_at: { key: orders.fulfilledAt, nullable: true },
+  created_at: { key: orders.createdAt, nullable: false },
+} satisfies Record<OrderSortKey, unknown>;
+
+/** Case-insensitive substring test with no wildcard characters: % and _ in the needle are literal. */
+function containsText(haystack: SQL, needle: string): SQL {
+  return sql`instr(lower(${haystack}), lower(${needle})) > 0`;
+}
+
+/** The order number as clients see it ("#000042"), so search matches it with or without the "#". */
+const orderNumberText = sql`'#' || printf('%06d', ${orders.orderSeq})`;
+
+/** WHERE conditions of the list; status_counts is computed over all of them except the status filter. */
+function listConditions(customerId: string, q: ListOrdersQuery): { common: SQL[]; status: SQL | undefined } {
+  const common: (SQL | undefined)[] = [
+    eq(orders.customerId, customerId),
+    q.search === undefined
+      ? undefined
+      : sql`(${containsText(orderNumberText, q.search)} OR ${containsText(sql`coalesce(${orders.notes}, '')`, q.search)})`,
+    q.number_type && inArray(orders.numberType, q.number_type),
+    q.country_code && inArray(orders.countryCode, q.country_code),
+    q.quantity_min === undefined ? undefined : gte(orders.quantity, q.quantity_min),
+    q.quantity_max === undefined ? undefined : lte(orders.quantity, q.quantity_max),
+    q.requested_from === undefined ? undefined : gte(orders.requestedAt, startOfDay(q.requested_from)),
+    q.requested_to === undefined ? undefined : lte(orders.requestedAt, endOfDay(q.requested_to)),
+    q.fulfilled_from === undefined ? undefined : gte(orders.fulfilledAt, startOfDay(q.fulfilled_from)),
+    q.fulfilled_to === undefined ? undefined : lte(orders.fulfilledAt, endOfDay(q.fulfilled_to)),
+  ];
+  return {
+    common: common.filter((c): c is SQL => c !== undefined),
+    status: q.status && inArray(orders.status, q.status),
+  };
+}
+
+export interface OrderList {
+  rows: OrderRow[];
+  total: number;
+  statusCounts: Record<OrderStatus, number>;
+}
+
+/** The page of the list; exported so tests can check its query plan. */
+export function orderPageQuery(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow) {
+  const { common, status } = listConditions(customerId, q);
+  return db
+    .select()
+    .from(orders)
+    .where(and(...common, status))
+    .orderBy(...stableOrder(SORT_COLUMNS[q.sort_by], orders.id, q.sort_order))
+    .limit(window.limit)
+    .offset(window.offset);
+}
+
+/** One round trip: the page of rows and the per-status totals (from which the total follows). */
+export async function listOrders(
+  db: Database,
+  customerId: string,
+  q: ListOrdersQuery,
+  window: PageWindow,
+): Promise<OrderList> {
+  const { common } = listConditions(customerId, q);
+  const [rows, countRows] = await db.batch([
+    orderPageQuery(db, customerId, q, window),
+    db
+      .select({ status: orders.status, count: count() })
+      .from(orders)
+      .where(and(...common))
+      .groupBy(orders.status),
+  ]);
+  const statusCounts = fillStatusCounts(ORDER_STATUSES, countRows);
+  const counted: readonly OrderStatus[] = q.status ?? ORDER_STATUSES;
+  const total = counted.reduce((sum, status) => sum + statusCounts[status], 0);
+  return { rows, total, statusCounts };
+}
+
+export async function findOrder(db: Database, customerId: string, orderId: string): Promise<OrderRow | undefined> {
+  return db.query.orders.findFirst({ where: and(eq(orders.id, orderId), eq(orders.customerId, customerId)) });
+}
+
+function isOrderable(countryCode: SQL | string, numberType: SQL | string): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${catalog} WHERE ${catalog.countryCode} = ${countryCode} AND ${catalog.numberType} = ${numberType})`;
+}
+
+/**
+ * One INSERT … SELECT: the row exists only if the pair is orderable, and its sequence number is the next one
+ * of the global sequence, taken in the same statement so concurrent creates can neither collide nor leave gaps.
+ */
+export async function createOrder(
+  db: Database,
+  customerId: string,
+  input: CreateOrderInput,
+  now: number,
+): Promise<OrderRow | "not_orderable"> {
+  const columns = getTableColumns(orders);
+  // Every column's value, in the table's column order (the order INSERT … SELECT lists them in).
+  const values: Record<keyof typeof columns, SQL> = {
+    id: sql`${crypto.randomUUID()}`,
+    customerId: sql`${customerId}`,
+    orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
+    numberType: sql`${input.number_type}`,
+    countryCode: sql`${input.country_code}`,
+    quantity: sql`${input.quantity}`,
+    status: sql`'pending'`,
+    fulfilledQuantity: sql`0`,
+    notes: sql`${input.notes ?? null}`,
+    requestedAt: sql`${now}`,
+    fulfilledAt: sql`NULL`,
+    createdAt: sql`${now}`,
+    updatedAt: sql`${now}`,
+  };
+  const selectList = sql.join(
+    Object.keys(columns).map((key) => values[key as keyof typeof columns]),
+    sql`, `,
+  );
+  const [row] = await db
+    .insert(orders)
+    .select(sql`SELECT ${selectList} WHERE ${isOrderable(input.country_code, input.number_type)}`)
+    .returning();
+  return row ?? "not_orderable";
+}
+
+export type UpdateOutcome =
+  | OrderRow
+  | "not_found"
+  | "not_pending"
+  | { notOrderable: { countryCode: string; numberType: string } };
+
+/**
+ * One conditional UPDATE: it applies only while the order is pending and, when the pair changes, orderable.
+ * When it changes nothing, a read of the order says which condition failed; the order is never half-updated.
+ */
+export async function updatePendingOrder(
+  db: Database,
+  customerId: string,
+  orderId: string,
+  patch: UpdateOrderInput,
+  now: number,
+): Promise<UpdateOutcome> {
+  const nextCountry = patch.country_code === undefined ? sql`${orders.countryCode}` : sql`${patch.country_code}`;
+  const nextType = patch.number_type === undefined ? sql`${orders.numberType}` : sql`${patch.number_type}`;
+  const pairChecked = patch.country_code !== undefined || patch.number_type !== undefined;
+  const [row] = await db
+    .update(orders)
+    .set({
+      numberType: patch.number_type,
+      countryCode: patch.country_code,
+      quantity: patch.quantity,
+      notes: patch.notes,
+      updatedAt: now,
+    })
+    .where(
+      and(
+        eq(orders.id, orderId),
+        eq(orders.customerId, customerId),
+        eq(orders.status, "pending"),
+        pairChecked
+          ? sql`((${nextCountry} = ${orders.countryCode} AND ${nextType} = ${orders.numberType}) OR ${isOrderable(nextCountry, nextType)})`
+          : undefined,
+      ),
+    )
+    .returning();
+  if (row) return row;
+  const current = await findOrder(db, customerId, orderId);
+  if (!current) return "not_found";
+  if (current.status !== "pending") return "not_pending";
+  return {
+    notOrderable: {
+      countryCode: patch.country_code ?? current.countryCode,
+      numberType: patch.number_type ?? current.numberType,
+    },
+  };
+}
+
+/** The operator's moves; fulfilment happens through number allocation, not here. */
+const ALLOWED_FROM: Record<OrderStatus, OrderStatus[]> = {
+  pending: [],
+  processing: ["pending"],
+  fulfilled: [],
+  cancelled: ["pending", "processing"],
+};
+
+export async function transitionOrderStatus(
+  db: Database,
+  orderId: string,
+  to: OrderStatus,
+  now: number,
+): Promise<OrderRow | "not_found" | { illegalFrom: OrderStatus }> {
+  const from = ALLOWED_FROM[to];
+  const [row] =
+    from.length === 0
+      ? []
+      : await db
+          .update(orders)
+          .set({ status: to, updatedAt: now })
+          .where(and(eq(orders.id, orderId), inArray(orders.status, from)))
+          .returning();
+  if (row) return row;
+  const current = await db.query.orders.findFirst({ where: eq(orders.id, orderId) });
+  return current ? { illegalFrom: current.status } : "not_found";
+}

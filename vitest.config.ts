@@ -1,0 +1,27 @@
+// Tests run inside workerd (@cloudflare/vitest-plugin) against real local D1 and R2, configured from wrangler.toml.
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+import { TEST_ADMIN_TOKEN } from "./test/constants.ts";
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          // vitest's own runner imports node:* modules; the Worker itself does not need the flag.
+          compatibilityFlags: ["nodejs_compat"],
+          // Migrations reach the setup file as a binding; the admin token stands in for the Worker secret.
+          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+        },
+      }),
+    ],
+    test: {
+      setupFiles: ["./test/apply-migrations.ts"],
+      // The Worker logs one JSON line per request; show them only for failing tests.
+      silent: "passed-only",
+    },
+  };
+});
