@@ -21,7 +21,7 @@ export default defineConfig(async () => {
     test: {
       setupFiles: ["./test/apply-migrations.ts"],
       // The Worker logs one JSON line per request; show them only for failing tests.
-      silent: "passed-only",
+      silent: "passed-only" as const,
     },
   };
 });

@@ -1,10 +1,10 @@
 // The Worker's bindings and the per-request variables that middleware hands to handlers.
 import type { Database } from "./db/client.ts";
 
-export interface Bindings extends Env {
+export type Bindings = Env & {
   /** Bearer token of the operator's admin API; a Worker secret (`.dev.vars` locally). */
   ADMIN_TOKEN?: string;
-}
+};
 
 /** The account behind the API key of the current request. */
 export interface Principal {
