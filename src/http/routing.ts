@@ -1,7 +1,7 @@
 // Answers for requests no route takes: 405 with Allow when the path exists under other methods, else 404.
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { AppEnv } from "../env.ts";
-import { ApiError } from "./problem.ts";
+import { ApiError, problemResponse } from "./problem.ts";
 
 type RouteTable = { method: string; pattern: RegExp }[];
 
@@ -14,17 +14,21 @@ function compile(app: Hono<AppEnv>): RouteTable {
     }));
 }
 
-/** The Hono notFound handler; it reads the app's route table once, on first use. */
+/**
+ * The Hono notFound handler; it reads the app's route table once, on first use. It returns its answer rather
+ * than throwing, because Hono runs notFound outside the middleware chain's error handling.
+ */
 export function unmatchedRequest(app: Hono<AppEnv>) {
   let table: RouteTable | undefined;
-  return (c: { req: { path: string; method: string } }): never => {
+  return (c: Context<AppEnv>): Response => {
     table ??= compile(app);
     const methods = new Set(table.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method));
-    if (methods.size === 0) throw new ApiError("not_found", `No route for ${c.req.path}`);
+    if (methods.size === 0) return problemResponse(c, new ApiError("not_found", `No route for ${c.req.path}`));
     if (methods.has("GET")) methods.add("HEAD");
     const allow = [...methods].sort().join(", ");
-    throw new ApiError("method_not_allowed", `${c.req.method} is not allowed here; use ${allow}`, {
-      headers: { Allow: allow },
-    });
+    return problemResponse(
+      c,
+      new ApiError("method_not_allowed", `${c.req.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } }),
+    );
   };
 }

@@ -1,0 +1,191 @@
+// The HTTP foundation: health, request ids, problem+json for unknown routes and methods, bodies, the 500 answer.
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../src/app.ts";
+import { call, createCustomer, json, ORIGIN, problem } from "./helpers.ts";
+
+describe("service endpoints", () => {
+  it("answers /healthz without authentication", async () => {
+    const response = await call("/healthz");
+    expect(await json(response, 200)).toEqual({ status: "ok" });
+    expect(response.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("serves an OpenAPI 3.1 document listing every route with its error responses", async () => {
+    const doc = await json(await call("/openapi.json"), 200);
+    expect(doc.openapi).toBe("3.1.0");
+    const paths = Object.keys(doc.paths);
+    for (const path of [
+      "/healthz",
+      "/api/customers/{customer_slug}/orders",
+      "/api/customers/{customer_slug}/orders/{order_id}",
+      "/admin/customers",
+      "/admin/customers/{slug}/api-keys",
+      "/admin/api-keys/{id}",
+      "/admin/catalog",
+      "/admin/catalog/{country_code}/{number_type}",
+      "/admin/orders/{order_id}/status",
+    ]) {
+      expect(paths).toContain(path);
+    }
+    const orders = doc.paths["/api/customers/{customer_slug}/orders"];
+    expect(Object.keys(orders.post.responses)).toEqual(expect.arrayContaining(["201", "400", "401", "404", "413", "415", "429", "500"]));
+    expect(orders.post.responses["400"].content["application/problem+json"].schema.$ref).toBe("#/components/schemas/Problem");
+    expect(Object.keys(orders.get.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "404", "429"]));
+    expect(doc.paths["/api/customers/{customer_slug}/orders/{order_id}"].put.responses).toHaveProperty("403");
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(["bearerApiKey", "headerApiKey", "adminToken"]);
+    expect(orders.get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(["page", "limit", "search", "status", "sort_by", "sort_order", "fulfilled_to"]),
+    );
+  });
+
+  it("serves /docs as a self-contained page (nothing loaded from another origin)", async () => {
+    const response = await call("/docs");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Content-Type")).toContain("text/html");
+    const html = await response.text();
+    expect(html).toContain('fetch("/openapi.json")');
+    expect(html).not.toMatch(/<(script|link)[^>]+(src|href)=["']?(https?:)?\/\//i);
+  });
+});
+
+describe("request ids", () => {
+  it("echoes a well-formed incoming X-Request-Id, in the header and the error body", async () => {
+    const response = await call("/nowhere", { headers: { "X-Request-Id": "req.abc:123-XYZ_" } });
+    expect(response.headers.get("X-Request-Id")).toBe("req.abc:123-XYZ_");
+    const body = await problem(response, 404, "not_found");
+    expect(body.request_id).toBe("req.abc:123-XYZ_");
+  });
+
+  it("replaces an incoming id that is too long or has other characters", async () => {
+    for (const bad of ["a".repeat(129), "has space", "semi;colon", "ünïcode"]) {
+      const response = await call("/healthz", { headers: { "X-Request-Id": bad } });
+      await response.text();
+      const id = response.headers.get("X-Request-Id");
+      expect(id).not.toBe(bad);
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const longest = "b".repeat(128);
+    const response = await call("/healthz", { headers: { "X-Request-Id": longest } });
+    await response.text();
+    expect(response.headers.get("X-Request-Id")).toBe(longest);
+  });
+});
+
+describe("unknown routes and methods", () => {
+  it("answers an unknown path with 404 not_found", async () => {
+    const body = await problem(await call("/no/such/thing"), 404, "not_found");
+    expect(body.type).toBe(`${ORIGIN}/problems/not_found`);
+    expect(body.title).toBe("Not found");
+  });
+
+  it("answers a known path with a wrong method with 405 and Allow", async () => {
+    const health = await call("/healthz", { method: "POST" });
+    expect(health.headers.get("Allow")).toBe("GET, HEAD");
+    await problem(health, 405, "method_not_allowed");
+
+    const customer = await createCustomer();
+    const list = await customer.call("DELETE", `/api/customers/${customer.slug}/orders`);
+    expect(list.headers.get("Allow")).toBe("GET, HEAD, POST");
+    await problem(list, 405, "method_not_allowed");
+
+    const one = await customer.call("PATCH", `/api/customers/${customer.slug}/orders/${crypto.randomUUID()}`);
+    expect(one.headers.get("Allow")).toBe("GET, HEAD, PUT");
+    await problem(one, 405, "method_not_allowed");
+  });
+});
+
+describe("request bodies", () => {
+  it("answers invalid JSON with 400 malformed_json", async () => {
+    const customer = await createCustomer();
+    const response = await call(`/api/customers/${customer.slug}/orders`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${customer.key}`, "Content-Type": "application/json" },
+      body: '{"number_type": "mobile",',
+    });
+    await problem(response, 400, "malformed_json");
+  });
+
+  it("answers a body that is not JSON with 415 unsupported_media_type", async () => {
+    const customer = await createCustomer();
+    const response = await call(`/api/customers/${customer.slug}/orders`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${customer.key}`, "Content-Type": "text/plain" },
+      body: "number_type=mobile",
+    });
+    await problem(response, 415, "unsupported_media_type");
+  });
+
+  it("answers a JSON body over 64 KiB with 413 payload_too_large, streamed or declared", async () => {
+    const customer = await createCustomer();
+    const big = JSON.stringify({ number_type: "mobile", country_code: "US", quantity: 1, notes: "x".repeat(70_000) });
+    const declared = await customer.call("POST", `/api/customers/${customer.slug}/orders`, JSON.parse(big));
+    await problem(declared, 413, "payload_too_large");
+
+    const chunks = new TextEncoder().encode(big);
+    const streamed = await call(`/api/customers/${customer.slug}/orders`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${customer.key}`, "Content-Type": "application/json" },
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < chunks.length; i += 8192) controller.enqueue(chunks.slice(i, i + 8192));
+          controller.close();
+        },
+      }),
+      // @ts-expect-error: workerd accepts duplex for streamed request bodies
+      duplex: "half",
+    });
+    await problem(streamed, 413, "payload_too_large");
+  });
+});
+
+describe("unexpected errors", () => {
+  it("answers 500 internal_error without leaking the error, and logs it with the request id", async () => {
+    const app = createApp();
+    app.get("/explode", () => {
+      throw new Error("SELECT secret FROM internals");
+    });
+    const logged: string[] = [];
+    const original = console.log;
+    console.log = (line: string) => logged.push(line);
+    try {
+      const ctx = createExecutionContext();
+      const response = await app.fetch(new Request(`${ORIGIN}/explode`), env, ctx);
+      await waitOnExecutionContext(ctx);
+      const text = await response.text();
+      expect(response.status).toBe(500);
+      expect(text).not.toContain("secret");
+      const body = JSON.parse(text);
+      expect(body.code).toBe("internal_error");
+      const line = JSON.parse(logged.at(-1)!);
+      expect(line).toMatchObject({ level: "error", status: 500, path: "/explode", request_id: body.request_id });
+      expect(line.error).toContain("SELECT secret FROM internals");
+    } finally {
+      console.log = original;
+    }
+  });
+
+  it("logs one JSON line per request with method, path, status, duration, request id and customer", async () => {
+    const customer = await createCustomer();
+    const logged: string[] = [];
+    const original = console.log;
+    console.log = (line: string) => logged.push(line);
+    try {
+      const response = await customer.call("GET", `/api/customers/${customer.slug}/orders`);
+      await response.text();
+      expect(logged).toHaveLength(1);
+      const line = JSON.parse(logged[0]!);
+      expect(line).toMatchObject({
+        method: "GET",
+        path: `/api/customers/${customer.slug}/orders`,
+        status: 200,
+        request_id: response.headers.get("X-Request-Id"),
+        customer_id: customer.customerId,
+      });
+      expect(typeof line.duration_ms).toBe("number");
+    } finally {
+      console.log = original;
+    }
+  });
+});
