@@ -59,7 +59,7 @@ describe("request ids", () => {
   });
 
   it("replaces an incoming id that is too long or has other characters", async () => {
-    for (const bad of ["a".repeat(129), "has space", "semi;colon", "ünïcode"]) {
+    for (const bad of ["a".repeat(129), "has space", "semi;colon", "slash/inside", "percent%"]) {
       const response = await call("/healthz", { headers: { "X-Request-Id": bad } });
       await response.text();
       const id = response.headers.get("X-Request-Id");
