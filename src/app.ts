@@ -6,7 +6,7 @@ import type { AppEnv } from "./env.ts";
 import { rateLimitByKey, requireAdmin, requireApiKey, requireOwnSlug } from "./http/auth.ts";
 import { DOCS_HTML } from "./http/docs.ts";
 import { jsonResponse, securitySchemes } from "./http/openapi.ts";
-import { ApiError, handleError } from "./http/problem.ts";
+import { ApiError, handleError, notFound, PROBLEMS, type ProblemCode } from "./http/problem.ts";
 import { requestContext } from "./http/request-context.ts";
 import { unmatchedRequest } from "./http/routing.ts";
 import { validationHook } from "./http/validation.ts";
@@ -54,6 +54,13 @@ export function createApp() {
     servers: [{ url: new URL(c.req.url).origin }],
   }));
   app.get("/docs", (c) => c.html(DOCS_HTML));
+  // The `type` URI of every problem resolves to what the code means.
+  app.get("/problems/:code", (c) => {
+    const code = c.req.param("code");
+    if (!Object.hasOwn(PROBLEMS, code)) throw notFound("Problem type");
+    const { status, title } = PROBLEMS[code as ProblemCode];
+    return c.json({ type: `${new URL(c.req.url).origin}/problems/${code}`, code, status, title });
+  });
 
   app.notFound(unmatchedRequest(app));
   app.onError(handleError);

@@ -80,6 +80,17 @@ describe("unknown routes and methods", () => {
     expect(body.title).toBe("Not found");
   });
 
+  it("resolves the type URI of a problem", async () => {
+    const body = await problem(await call("/no/such/thing"), 404, "not_found");
+    expect(await json(await call(new URL(body.type).pathname), 200)).toEqual({
+      type: body.type,
+      code: "not_found",
+      status: 404,
+      title: "Not found",
+    });
+    await problem(await call("/problems/toString"), 404, "not_found");
+  });
+
   it("answers a known path with a wrong method with 405 and Allow", async () => {
     const health = await call("/healthz", { method: "POST" });
     expect(health.headers.get("Allow")).toBe("GET, HEAD");

@@ -78,10 +78,14 @@ export async function listApiKeys(
   return { rows, total: totals?.total ?? 0 };
 }
 
+export async function findApiKey(db: Database, id: string): Promise<ApiKeyRow | undefined> {
+  return db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
+}
+
 /** Revokes a key once; revoking it again keeps the first revocation time. */
 export async function revokeApiKey(db: Database, id: string, now: number): Promise<ApiKeyRow | undefined> {
   await db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
-  return db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
+  return findApiKey(db, id);
 }
 
 export interface KeyOwner {

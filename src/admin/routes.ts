@@ -3,13 +3,14 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   createApiKey,
   createCustomer,
+  findApiKey,
   findCustomerBySlug,
   listApiKeys,
   listCustomers,
   revokeApiKey,
 } from "../accounts/store.ts";
 import { addCatalogPair, listCatalog, removeCatalogPair } from "../catalog/store.ts";
-import { apiKeys } from "../db/schema.ts";
+import type { Database } from "../db/client.ts";
 import type { AppEnv } from "../env.ts";
 import { ADMIN_SECURITY, errorResponses, jsonBody, jsonResponse } from "../http/openapi.ts";
 import { pageMeta, pageQuery, pageWindow } from "../http/pagination.ts";
@@ -35,7 +36,6 @@ import {
   toCatalogPair,
   toCustomer,
 } from "./schemas.ts";
-import { eq } from "drizzle-orm";
 
 const pageOnlyQuery = z.object({ page: pageQuery.page, limit: pageQuery.limit });
 const slugParams = z.object({ slug: slugSchema.openapi({ param: { name: "slug", in: "path" } }) });
@@ -44,6 +44,12 @@ const orderParams = z.object({ order_id: orderIdParam });
 const locationHeader = { Location: { description: "Path of the new resource.", schema: { type: "string" as const } } };
 
 const admin = { tags: ["Admin"], security: ADMIN_SECURITY };
+
+async function requireCustomer(db: Database, slug: string) {
+  const customer = await findCustomerBySlug(db, slug);
+  if (!customer) throw notFound("Customer");
+  return customer;
+}
 
 export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(
@@ -90,9 +96,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       responses: { 200: jsonResponse(customerSchema, "The account."), ...errorResponses(400, 401, 404) },
     }),
     async (c) => {
-      const customer = await findCustomerBySlug(c.var.db, c.req.valid("param").slug);
-      if (!customer) throw notFound("Customer");
-      return c.json(toCustomer(customer), 200);
+      return c.json(toCustomer(await requireCustomer(c.var.db, c.req.valid("param").slug)), 200);
     },
   )
   .openapi(
@@ -109,8 +113,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       },
     }),
     async (c) => {
-      const customer = await findCustomerBySlug(c.var.db, c.req.valid("param").slug);
-      if (!customer) throw notFound("Customer");
+      const customer = await requireCustomer(c.var.db, c.req.valid("param").slug);
       const { row, key } = await createApiKey(c.var.db, customer.id, c.req.valid("json").name, Date.now());
       c.header("Location", `/admin/api-keys/${row.id}`);
       return c.json({ id: row.id, name: row.name, key, prefix: row.prefix, created_at: toIso(row.createdAt) }, 201);
@@ -126,8 +129,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       responses: { 200: jsonResponse(apiKeyPageSchema, "Keys without their secrets."), ...errorResponses(400, 401, 404) },
     }),
     async (c) => {
-      const customer = await findCustomerBySlug(c.var.db, c.req.valid("param").slug);
-      if (!customer) throw notFound("Customer");
+      const customer = await requireCustomer(c.var.db, c.req.valid("param").slug);
       const window = pageWindow(c.req.valid("query"));
       const { rows, total } = await listApiKeys(c.var.db, customer.id, window);
       return c.json({ data: rows.map(toApiKey), meta: pageMeta(window, total) }, 200);
@@ -143,7 +145,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       responses: { 200: jsonResponse(apiKeySchema, "The key."), ...errorResponses(400, 401, 404) },
     }),
     async (c) => {
-      const row = await c.var.db.query.apiKeys.findFirst({ where: eq(apiKeys.id, c.req.valid("param").id) });
+      const row = await findApiKey(c.var.db, c.req.valid("param").id);
       if (!row) throw notFound("API key");
       return c.json(toApiKey(row), 200);
     },
