@@ -2,7 +2,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { TEST_ADMIN_TOKEN } from "./test/constants.ts";
+import { TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./test/constants.ts";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
@@ -15,6 +15,7 @@ export default defineConfig(async () => {
           compatibilityFlags: ["nodejs_compat"],
           // Migrations reach the setup file as a binding; the admin token stands in for the Worker secret.
           bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+          ratelimits: { API_RATE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_RATE_LIMIT, period: 60 } } },
         },
       }),
     ],

@@ -1,2 +1,5 @@
 // Values shared by the test configuration (Node) and the tests (workerd).
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
+
+/** Requests per minute per API key in tests (production: wrangler.toml); small so the 429 test stays quick. */
+export const TEST_RATE_LIMIT = 100;
