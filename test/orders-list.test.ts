@@ -170,14 +170,17 @@ describe("pagination", () => {
     ["?country_code=", "country_code"],
     [`?number_type=mobile,${"x".repeat(51)}`, "number_type"],
     ["?number_type=mobile,,landline", "number_type"],
+    [`?number_type=${Array.from({ length: 21 }, (_, i) => `type_${i}`).join(",")}`, "number_type"],
   ])("rejects %s with 400 naming %s", async (query, name) => {
     const customer = await createCustomer();
     const body = await problem(await customer.call("GET", `/api/customers/${customer.slug}/orders${query}`), 400, "validation_error");
     expect(body.errors?.map((e) => `${e.location}:${e.pointer}`)).toContain(`query:${name}`);
   });
 
-  it("accepts the bounds: limit 1 and 100, search of 50 characters", async () => {
+  it("accepts the bounds: limit 1 and 100, search of 50 characters, 20 distinct list items", async () => {
     const customer = await createCustomer();
+    const twenty = Array.from({ length: 20 }, (_, i) => `type_${i}`);
+    await list(customer, `?number_type=${[...twenty, ...twenty].join(",")}`);
     await list(customer, "?limit=1");
     await list(customer, "?limit=100");
     await list(customer, `?search=${"x".repeat(50)}`);

@@ -44,8 +44,14 @@ export function sortByQuery<const K extends readonly [string, ...string[]]>(keys
 }
 
 /**
- * A comma-separated filter: every item must satisfy `item` (an empty item is invalid), repeats are dropped.
- * Returns the distinct items in their first order.
+ * Most items one comma-separated filter takes. Each item is one bound parameter, and a D1 statement takes at
+ * most 100 of them, so the lists of one query must stay well under that together.
+ */
+export const MAX_LIST_ITEMS = 20;
+
+/**
+ * A comma-separated filter: every item must satisfy `item` (an empty item is invalid), repeats are dropped,
+ * and at most MAX_LIST_ITEMS distinct items are taken. Returns the distinct items in their first order.
  */
 export function commaList<T extends z.ZodType>(item: T, name: string, description: string) {
   return z
@@ -60,10 +66,18 @@ export function commaList<T extends z.ZodType>(item: T, name: string, descriptio
         }
         if (!items.includes(parsed.data)) items.push(parsed.data);
       }
+      if (items.length > MAX_LIST_ITEMS) {
+        ctx.addIssue({ code: "custom", message: `must have at most ${MAX_LIST_ITEMS} distinct items` });
+        return z.NEVER;
+      }
       return items;
     })
     .optional()
-    .openapi({ param: { name, in: "query" }, description: `${description} Comma-separated.`, type: "string" });
+    .openapi({
+      param: { name, in: "query" },
+      description: `${description} Comma-separated, at most ${MAX_LIST_ITEMS} distinct items.`,
+      type: "string",
+    });
 }
 
 export interface PageWindow {
