@@ -10,7 +10,10 @@ import { ApiError, handleError, notFound, PROBLEMS, type ProblemCode } from "./h
 import { requestContext } from "./http/request-context.ts";
 import { unmatchedRequest } from "./http/routing.ts";
 import { validationHook } from "./http/validation.ts";
+import { kycRoutes } from "./kyc/routes.ts";
+import { numberRoutes } from "./numbers/routes.ts";
 import { orderRoutes } from "./orders/routes.ts";
+import { userRoutes } from "./users/routes.ts";
 
 export const JSON_BODY_LIMIT = 64 * 1024;
 
@@ -39,10 +42,16 @@ export function createApp() {
   });
   app.use("/api/*", jsonBodyLimit, requireApiKey, rateLimitByKey);
   app.use("/api/customers/:customer_slug/*", requireOwnSlug);
+  // File uploads bound their own body (10 MiB); every other /v1 body is JSON.
+  app.use("/v1/*", requireApiKey, rateLimitByKey);
+  app.use("/v1/numbers/:number_id/KYC/address", jsonBodyLimit);
   app.use("/admin/*", jsonBodyLimit, requireAdmin);
 
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
   app.route("/", orderRoutes);
+  app.route("/", numberRoutes);
+  app.route("/", userRoutes);
+  app.route("/", kycRoutes);
   app.route("/", adminRoutes);
 
   for (const [name, scheme] of Object.entries(securitySchemes)) {

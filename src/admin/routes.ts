@@ -18,7 +18,7 @@ import { ApiError, notFound } from "../http/problem.ts";
 import { validationHook } from "../http/validation.ts";
 import { toIso } from "../lib/time.ts";
 import { orderIdParam, orderSchema, toOrder } from "../orders/schemas.ts";
-import { transitionOrderStatus } from "../orders/store.ts";
+import { findOrderById, transitionOrderStatus } from "../orders/store.ts";
 import {
   apiKeyPageSchema,
   apiKeySchema,
@@ -224,6 +224,21 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       const removed = await removeCatalogPair(c.var.db, { countryCode: country_code, numberType: number_type });
       if (!removed) throw notFound("Catalog pair");
       return c.json({ country_code, number_type, orderable: false as const }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...admin,
+      method: "get",
+      path: "/admin/orders/{order_id}",
+      summary: "Retrieve any account's order",
+      request: { params: orderParams },
+      responses: { 200: jsonResponse(orderSchema, "The order."), ...errorResponses(400, 401, 404) },
+    }),
+    async (c) => {
+      const row = await findOrderById(c.var.db, c.req.valid("param").order_id);
+      if (!row) throw notFound("Order");
+      return c.json(toOrder(row), 200);
     },
   )
   .openapi(

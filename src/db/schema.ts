@@ -88,7 +88,165 @@ export const orders = sqliteTable(
   ],
 );
 
+export const NUMBER_STATUSES = ["active", "suspended", "released"] as const;
+export type NumberStatus = (typeof NUMBER_STATUSES)[number];
+
+/** A virtual number, allocated to an account from one of its orders. */
+export const numbers = sqliteTable(
+  "numbers",
+  {
+    id: text("id").primaryKey(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    orderId: text("order_id")
+      .notNull()
+      .references(() => orders.id),
+    /** E.164, unique across all accounts. */
+    phoneNumber: text("phone_number").notNull(),
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    status: text("status", { enum: NUMBER_STATUSES }).notNull().default("active"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("numbers_phone_number_unique").on(t.phoneNumber),
+    index("numbers_customer_created_idx").on(t.customerId, t.createdAt, t.id),
+    index("numbers_customer_phone_idx").on(t.customerId, t.phoneNumber),
+    index("numbers_customer_country_idx").on(t.customerId, t.countryCode, t.id),
+    index("numbers_customer_number_type_idx").on(t.customerId, t.numberType, t.id),
+    index("numbers_customer_status_idx").on(t.customerId, t.status, t.id),
+    index("numbers_order_idx").on(t.orderId),
+    check("numbers_status_valid", sql`${t.status} IN ('active', 'suspended', 'released')`),
+  ],
+);
+
+export const USER_ROLES = ["owner", "admin", "member"] as const;
+export const USER_STATUSES = ["active", "inactive", "locked"] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+export type UserStatus = (typeof USER_STATUSES)[number];
+
+/** A person with access to a customer account. */
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    /** Stored lowercased, so one address is one user per account whatever its case. */
+    email: text("email").notNull(),
+    name: text("name").notNull(),
+    role: text("role", { enum: USER_ROLES }).notNull(),
+    status: text("status", { enum: USER_STATUSES }).notNull().default("active"),
+    lastLoginAt: integer("last_login_at"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("users_customer_email_unique").on(t.customerId, t.email),
+    index("users_customer_created_idx").on(t.customerId, t.createdAt, t.id),
+    index("users_customer_name_idx").on(t.customerId, t.name, t.id),
+    index("users_customer_role_idx").on(t.customerId, t.role, t.id),
+    index("users_customer_status_idx").on(t.customerId, t.status, t.id),
+    index("users_customer_last_login_idx").on(t.customerId, t.lastLoginAt, t.id),
+    check("users_role_valid", sql`${t.role} IN ('owner', 'admin', 'member')`),
+    check("users_status_valid", sql`${t.status} IN ('active', 'inactive', 'locked')`),
+  ],
+);
+
+export const KYC_STATUSES = ["pending", "under_review", "approved", "rejected"] as const;
+export const KYC_TYPES = ["individual", "business"] as const;
+export type KycStatus = (typeof KYC_STATUSES)[number];
+export type KycType = (typeof KYC_TYPES)[number];
+
+/** The one identity and address verification of a number. */
+export const kycVerifications = sqliteTable(
+  "kyc_verifications",
+  {
+    id: text("id").primaryKey(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    numberId: text("number_id")
+      .notNull()
+      .references(() => numbers.id),
+    status: text("status", { enum: KYC_STATUSES }).notNull().default("pending"),
+    type: text("type", { enum: KYC_TYPES }).notNull(),
+    addressLine1: text("address_line_1").notNull(),
+    addressLine2: text("address_line_2"),
+    city: text("city").notNull(),
+    stateProvince: text("state_province").notNull(),
+    postalCode: text("postal_code").notNull(),
+    country: text("country").notNull(),
+    companyName: text("company_name"),
+    taxId: text("tax_id"),
+    contactPerson: text("contact_person"),
+    phoneNumber: text("phone_number"),
+    email: text("email"),
+    submittedAt: integer("submitted_at").notNull(),
+    /** Null until the first address update. */
+    updatedAt: integer("updated_at"),
+    reviewedAt: integer("reviewed_at"),
+    rejectionReason: text("rejection_reason"),
+    expiresAt: integer("expires_at"),
+  },
+  (t) => [
+    uniqueIndex("kyc_verifications_number_unique").on(t.numberId),
+    index("kyc_verifications_customer_idx").on(t.customerId, t.id),
+    check("kyc_status_valid", sql`${t.status} IN ('pending', 'under_review', 'approved', 'rejected')`),
+    check("kyc_type_valid", sql`${t.type} IN ('individual', 'business')`),
+    check("kyc_business_has_company", sql`${t.type} = 'individual' OR ${t.companyName} IS NOT NULL`),
+  ],
+);
+
+export const DOCUMENT_TYPES = [
+  "identity",
+  "address_proof",
+  "business_registration",
+  "tax_certificate",
+  "utility_bill",
+  "bank_statement",
+  "other",
+] as const;
+export const DOCUMENT_STATUSES = ["uploaded", "pending_review", "verified", "rejected"] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+
+/** A supporting file of a verification: the row here, the bytes in R2 under `objectKey`. */
+export const kycDocuments = sqliteTable(
+  "kyc_documents",
+  {
+    id: text("id").primaryKey(),
+    kycId: text("kyc_id")
+      .notNull()
+      .references(() => kycVerifications.id),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    documentType: text("document_type", { enum: DOCUMENT_TYPES }).notNull(),
+    filename: text("filename").notNull(),
+    fileSize: integer("file_size").notNull(),
+    mimeType: text("mime_type").notNull(),
+    description: text("description"),
+    expirationDate: text("expiration_date"),
+    status: text("status", { enum: DOCUMENT_STATUSES }).notNull().default("uploaded"),
+    objectKey: text("object_key").notNull(),
+    uploadedAt: integer("uploaded_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("kyc_documents_object_key_unique").on(t.objectKey),
+    index("kyc_documents_kyc_idx").on(t.kycId, t.uploadedAt, t.id),
+    index("kyc_documents_customer_idx").on(t.customerId, t.id),
+  ],
+);
+
 export type CustomerRow = typeof customers.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type CatalogRow = typeof catalog.$inferSelect;
 export type OrderRow = typeof orders.$inferSelect;
+export type NumberRow = typeof numbers.$inferSelect;
+export type UserRow = typeof users.$inferSelect;
+export type KycRow = typeof kycVerifications.$inferSelect;
+export type DocumentRow = typeof kycDocuments.$inferSelect;

@@ -1,5 +1,6 @@
 // Queries for orders: the filtered list with status counts, create with the global sequence, guarded updates.
-import { and, count, eq, getTableColumns, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { insertIf } from "../db/conditional-insert.ts";
 import type { Database } from "../db/client.ts";
 import { catalog, ORDER_STATUSES, orders, type OrderRow, type OrderStatus } from "../db/schema.ts";
 import { fillStatusCounts, stableOrder, type PageWindow } from "../http/pagination.ts";
@@ -91,6 +92,11 @@ export async function findOrder(db: Database, customerId: string, orderId: strin
   return db.query.orders.findFirst({ where: and(eq(orders.id, orderId), eq(orders.customerId, customerId)) });
 }
 
+/** Any account's order: for the operator's routes. */
+export async function findOrderById(db: Database, orderId: string): Promise<OrderRow | undefined> {
+  return db.query.orders.findFirst({ where: eq(orders.id, orderId) });
+}
+
 function isOrderable(countryCode: SQL | string, numberType: SQL | string): SQL {
   return sql`EXISTS (SELECT 1 FROM ${catalog} WHERE ${catalog.countryCode} = ${countryCode} AND ${catalog.numberType} = ${numberType})`;
 }
@@ -105,31 +111,26 @@ export async function createOrder(
   input: CreateOrderInput,
   now: number,
 ): Promise<OrderRow | "not_orderable"> {
-  const columns = getTableColumns(orders);
-  // Every column's value, in the table's column order (the order INSERT … SELECT lists them in).
-  const values: Record<keyof typeof columns, SQL> = {
-    id: sql`${crypto.randomUUID()}`,
-    customerId: sql`${customerId}`,
-    orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
-    numberType: sql`${input.number_type}`,
-    countryCode: sql`${input.country_code}`,
-    quantity: sql`${input.quantity}`,
-    status: sql`'pending'`,
-    fulfilledQuantity: sql`0`,
-    notes: sql`${input.notes ?? null}`,
-    requestedAt: sql`${now}`,
-    fulfilledAt: sql`NULL`,
-    createdAt: sql`${now}`,
-    updatedAt: sql`${now}`,
-  };
-  const selectList = sql.join(
-    Object.keys(columns).map((key) => values[key as keyof typeof columns]),
-    sql`, `,
+  const row = await insertIf(
+    db,
+    orders,
+    {
+      id: sql`${crypto.randomUUID()}`,
+      customerId: sql`${customerId}`,
+      orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
+      numberType: sql`${input.number_type}`,
+      countryCode: sql`${input.country_code}`,
+      quantity: sql`${input.quantity}`,
+      status: sql`'pending'`,
+      fulfilledQuantity: sql`0`,
+      notes: sql`${input.notes ?? null}`,
+      requestedAt: sql`${now}`,
+      fulfilledAt: sql`NULL`,
+      createdAt: sql`${now}`,
+      updatedAt: sql`${now}`,
+    },
+    isOrderable(input.country_code, input.number_type),
   );
-  const [row] = await db
-    .insert(orders)
-    .select(sql`SELECT ${selectList} WHERE ${isOrderable(input.country_code, input.number_type)}`)
-    .returning();
   return row ?? "not_orderable";
 }
 
@@ -209,6 +210,6 @@ export async function transitionOrderStatus(
           .where(and(eq(orders.id, orderId), inArray(orders.status, from)))
           .returning();
   if (row) return row;
-  const current = await db.query.orders.findFirst({ where: eq(orders.id, orderId) });
+  const current = await findOrderById(db, orderId);
   return current ? { illegalFrom: current.status } : "not_found";
 }

@@ -1,0 +1,90 @@
+// Document files: the bytes in R2, the row in D1, kept consistent. Plain functions that take their bindings.
+import type { Database } from "../db/client.ts";
+import type { DocumentRow, KycRow } from "../db/schema.ts";
+import { deleteDocumentRow, insertDocumentIfAllowed, objectKeysWithRows, type DocumentDeleteOutcome } from "./store.ts";
+
+/** Every document object lives under this prefix; the orphan sweep looks nowhere else. */
+export const OBJECT_PREFIX = "kyc/";
+/** An object without a row is an orphan once it is this old (an upload in flight is younger). */
+export const ORPHAN_AGE_MS = 3_600_000;
+
+export interface CheckedFile {
+  bytes: Uint8Array;
+  filename: string;
+  mimeType: string;
+  documentType: DocumentRow["documentType"];
+  description: string | null;
+  expirationDate: string | null;
+}
+
+/**
+ * Object first, row second: a failed or refused row write deletes the object again, so a failure of either
+ * leaves neither behind. Should the Worker die between the two, the object has no row and the sweep removes it.
+ * Undefined when the row was refused (the verification stopped accepting files or is full).
+ */
+export async function storeDocument(
+  db: Database,
+  bucket: R2Bucket,
+  verification: KycRow,
+  file: CheckedFile,
+  now: number,
+): Promise<DocumentRow | undefined> {
+  const id = crypto.randomUUID();
+  // A key of ours, never the client's file name.
+  const objectKey = `${OBJECT_PREFIX}${verification.customerId}/${verification.id}/${id}`;
+  await bucket.put(objectKey, file.bytes, {
+    httpMetadata: { contentType: file.mimeType },
+    customMetadata: { documentId: id },
+  });
+  let row: DocumentRow | undefined;
+  try {
+    row = await insertDocumentIfAllowed(db, {
+      id,
+      kycId: verification.id,
+      customerId: verification.customerId,
+      documentType: file.documentType,
+      filename: file.filename,
+      fileSize: file.bytes.byteLength,
+      mimeType: file.mimeType,
+      description: file.description,
+      expirationDate: file.expirationDate,
+      objectKey,
+      uploadedAt: now,
+    });
+  } catch (error) {
+    await bucket.delete(objectKey);
+    throw error;
+  }
+  if (!row) await bucket.delete(objectKey);
+  return row;
+}
+
+/** Row first, object second: once the row is gone the document is gone for clients; a leftover object is an orphan. */
+export async function removeDocument(
+  db: Database,
+  bucket: R2Bucket,
+  customerId: string,
+  documentId: string,
+): Promise<DocumentDeleteOutcome> {
+  const outcome = await deleteDocumentRow(db, customerId, documentId);
+  if (typeof outcome === "object" && "objectKey" in outcome) await bucket.delete(outcome.objectKey);
+  return outcome;
+}
+
+/** Deletes document objects older than ORPHAN_AGE_MS that have no row. Returns how many it deleted. */
+export async function sweepOrphanObjects(db: Database, bucket: R2Bucket, now: number): Promise<number> {
+  let deleted = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix: OBJECT_PREFIX, cursor, limit: 1000 });
+    const old = page.objects.filter((o) => now - o.uploaded.getTime() >= ORPHAN_AGE_MS).map((o) => o.key);
+    const kept = await objectKeysWithRows(db, old);
+    const orphans = old.filter((key) => !kept.has(key));
+    if (orphans.length > 0) {
+      await bucket.delete(orphans);
+      deleted += orphans.length;
+    }
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return deleted;
+}

@@ -1,0 +1,216 @@
+// Wire format of number verification (KYC): the verification and document objects, address bodies, review body.
+import { z } from "@hono/zod-openapi";
+import {
+  DOCUMENT_STATUSES,
+  DOCUMENT_TYPES,
+  KYC_STATUSES,
+  KYC_TYPES,
+  type DocumentRow,
+  type KycRow,
+} from "../db/schema.ts";
+import { e164Schema, withPrefix } from "../lib/ids.ts";
+import { isCalendarDate, toIso, toIsoOrNull } from "../lib/time.ts";
+import { countryCodeSchema } from "../orders/schemas.ts";
+
+const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
+
+export const MAX_DOCUMENTS = 20;
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+export const documentSummarySchema = z
+  .object({
+    id: z.string().openapi({ example: "doc_5c0e1f9e-8f3a-4d0b-9d7e-2a6b1c3d4e5f" }),
+    document_type: z.enum(DOCUMENT_TYPES),
+    filename: z.string().openapi({ example: "passport.pdf" }),
+    status: z.enum(DOCUMENT_STATUSES),
+    uploaded_at: timestamp,
+  })
+  .openapi("KycDocumentSummary");
+
+export const documentSchema = z
+  .object({
+    id: z.string(),
+    kyc_id: z.string(),
+    document_type: z.enum(DOCUMENT_TYPES),
+    filename: z.string(),
+    file_size: z.int().openapi({ example: 482133 }),
+    mime_type: z.enum(["application/pdf", "image/jpeg", "image/png"]),
+    description: z.string().nullable(),
+    expiration_date: z.string().nullable().openapi({ format: "date", example: "2030-06-30" }),
+    status: z.enum(DOCUMENT_STATUSES),
+    uploaded_at: timestamp,
+    download_url: z.string().openapi({ example: "https://api.example.com/v1/kyc/documents/doc_…/download" }),
+  })
+  .openapi("KycDocument");
+
+export const addressSchema = z.object({
+  address_line_1: z.string(),
+  address_line_2: z.string().nullable(),
+  city: z.string(),
+  state_province: z.string(),
+  postal_code: z.string(),
+  country: z.string(),
+});
+
+export const verificationSchema = z
+  .object({
+    id: z.string().openapi({ example: "kyc_0b7e8f5e-4a8e-4b8c-9a51-3f1f7f9c2d11" }),
+    number_id: z.string().openapi({ example: "num_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e" }),
+    status: z.enum(KYC_STATUSES),
+    type: z.enum(KYC_TYPES),
+    address: addressSchema,
+    company_name: z.string().nullable(),
+    tax_id: z.string().nullable(),
+    contact_person: z.string().nullable(),
+    phone_number: z.string().nullable(),
+    email: z.string().nullable(),
+    documents: z.array(documentSummarySchema),
+    submitted_at: timestamp,
+    updated_at: timestamp.nullable().openapi({ description: "Time of the last address update; null before the first." }),
+    reviewed_at: timestamp.nullable(),
+    rejection_reason: z.string().nullable(),
+    expires_at: timestamp.nullable().openapi({ description: "Set on approval: one year after it." }),
+  })
+  .openapi("KycVerification");
+
+export function toDocumentSummary(row: DocumentRow): z.infer<typeof documentSummarySchema> {
+  return {
+    id: withPrefix("doc", row.id),
+    document_type: row.documentType,
+    filename: row.filename,
+    status: row.status,
+    uploaded_at: toIso(row.uploadedAt),
+  };
+}
+
+export function downloadPath(documentId: string): string {
+  return `/v1/kyc/documents/${withPrefix("doc", documentId)}/download`;
+}
+
+export function toDocument(row: DocumentRow, origin: string): z.infer<typeof documentSchema> {
+  return {
+    id: withPrefix("doc", row.id),
+    kyc_id: withPrefix("kyc", row.kycId),
+    document_type: row.documentType,
+    filename: row.filename,
+    file_size: row.fileSize,
+    mime_type: row.mimeType as z.infer<typeof documentSchema>["mime_type"],
+    description: row.description,
+    expiration_date: row.expirationDate,
+    status: row.status,
+    uploaded_at: toIso(row.uploadedAt),
+    download_url: `${origin}${downloadPath(row.id)}`,
+  };
+}
+
+export function toVerification(row: KycRow, documents: DocumentRow[]): z.infer<typeof verificationSchema> {
+  return {
+    id: withPrefix("kyc", row.id),
+    number_id: withPrefix("num", row.numberId),
+    status: row.status,
+    type: row.type,
+    address: {
+      address_line_1: row.addressLine1,
+      address_line_2: row.addressLine2,
+      city: row.city,
+      state_province: row.stateProvince,
+      postal_code: row.postalCode,
+      country: row.country,
+    },
+    company_name: row.companyName,
+    tax_id: row.taxId,
+    contact_person: row.contactPerson,
+    phone_number: row.phoneNumber,
+    email: row.email,
+    documents: documents.map(toDocumentSummary),
+    submitted_at: toIso(row.submittedAt),
+    updated_at: toIsoOrNull(row.updatedAt),
+    reviewed_at: toIsoOrNull(row.reviewedAt),
+    rejection_reason: row.rejectionReason,
+    expires_at: toIsoOrNull(row.expiresAt),
+  };
+}
+
+const text = (example: string) => z.string().trim().min(1).max(200).openapi({ example });
+const optionalText = (example: string) => text(example).nullable().optional();
+
+const addressFields = {
+  address_line_1: text("1 Market St"),
+  address_line_2: optionalText("Suite 300"),
+  city: text("San Francisco"),
+  state_province: text("CA"),
+  postal_code: text("94105"),
+  country: countryCodeSchema,
+  company_name: optionalText("Acme Telecom Inc."),
+  tax_id: optionalText("12-3456789"),
+  contact_person: optionalText("Ada Lovelace"),
+  phone_number: e164Schema.nullable().optional(),
+  email: z.email().max(200).nullable().optional().openapi({ example: "kyc@acme.example" }),
+};
+
+export const submitAddressBody = z
+  .strictObject({ ...addressFields, verification_type: z.enum(KYC_TYPES) })
+  .refine((body) => body.verification_type !== "business" || (body.company_name ?? null) !== null, {
+    path: ["company_name"],
+    error: "is required for business verification",
+  })
+  .openapi("SubmitKycAddress");
+
+export const updateAddressBody = z
+  .strictObject({
+    address_line_1: addressFields.address_line_1.optional(),
+    address_line_2: addressFields.address_line_2,
+    city: addressFields.city.optional(),
+    state_province: addressFields.state_province.optional(),
+    postal_code: addressFields.postal_code.optional(),
+    country: addressFields.country.optional(),
+    // Not nullable here: a business verification cannot lose its company name.
+    company_name: text("Acme Telecom Inc.").optional(),
+    tax_id: addressFields.tax_id,
+    contact_person: addressFields.contact_person,
+    phone_number: addressFields.phone_number,
+    email: addressFields.email,
+  })
+  .refine((body) => Object.keys(body).length > 0, { error: "must contain at least one field to change" })
+  .openapi("UpdateKycAddress");
+
+export type SubmitAddressInput = z.infer<typeof submitAddressBody>;
+export type UpdateAddressInput = z.infer<typeof updateAddressBody>;
+
+/** The text fields of the multipart upload (the file itself is checked by its bytes). */
+export const uploadFields = z.strictObject({
+  document_type: z.enum(DOCUMENT_TYPES),
+  description: z.string().max(500).optional(),
+  expiration_date: z
+    .string()
+    .refine(isCalendarDate, { error: "must be a calendar date YYYY-MM-DD" })
+    .optional(),
+});
+
+export const uploadBodySchema = z
+  .object({
+    file: z.string().openapi({ type: "string", format: "binary", description: "PDF, JPEG or PNG; at most 10 MiB; images at least 300 DPI." }),
+    document_type: z.enum(DOCUMENT_TYPES),
+    description: z.string().max(500).optional(),
+    expiration_date: z.string().optional().openapi({ format: "date", description: "Not in the past." }),
+  })
+  .openapi("KycDocumentUpload");
+
+export const reviewBody = z
+  .strictObject({
+    status: z.enum(["under_review", "approved", "rejected"]),
+    rejection_reason: z.string().trim().min(1).max(1000).optional(),
+  })
+  .refine((body) => body.status !== "rejected" || body.rejection_reason !== undefined, {
+    path: ["rejection_reason"],
+    error: "is required when rejecting",
+  })
+  .refine((body) => body.status === "rejected" || body.rejection_reason === undefined, {
+    path: ["rejection_reason"],
+    error: "is allowed only when rejecting",
+  })
+  .openapi("KycReview");
+
+export const deletedDocumentSchema = z
+  .object({ message: z.string(), deleted_at: timestamp })
+  .openapi("KycDocumentDeleted");

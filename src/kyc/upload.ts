@@ -1,0 +1,116 @@
+// Reading and checking a KYC file upload: a bounded multipart body, its fields, and the file judged by its bytes.
+import { ApiError, validationError, type FieldError } from "../http/problem.ts";
+import { issuesToFieldErrors } from "../http/validation.ts";
+import { todayUtc } from "../lib/time.ts";
+import type { CheckedFile } from "./documents.ts";
+import { extensionOf, sniffType, statedResolutions } from "./file-checks.ts";
+import { MAX_FILE_BYTES, uploadFields } from "./schemas.ts";
+
+/** Room for the multipart envelope and the text fields on top of the largest file. */
+const ENVELOPE_BYTES = 64 * 1024;
+const MIN_DPI = 300;
+
+function tooLarge(): ApiError {
+  return new ApiError("payload_too_large", `Files are limited to ${MAX_FILE_BYTES} bytes (10 MiB)`);
+}
+
+/**
+ * Reads the body while counting: a declared or streamed length past the limit stops the read at once, so no
+ * more than the limit is ever held in memory.
+ */
+async function readBounded(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("Content-Length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge();
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+async function readForm(request: Request): Promise<FormData> {
+  const contentType = request.headers.get("Content-Type") ?? "";
+  if (!/^multipart\/form-data\s*;/i.test(contentType)) {
+    throw new ApiError("unsupported_media_type", "Content-Type must be multipart/form-data");
+  }
+  const bytes = await readBounded(request, MAX_FILE_BYTES + ENVELOPE_BYTES);
+  try {
+    return await new Response(bytes, { headers: { "Content-Type": contentType } }).formData();
+  } catch {
+    throw validationError([{ location: "body", pointer: "", message: "must be a valid multipart/form-data body" }]);
+  }
+}
+
+/** Parses and checks an upload; throws the problem for the first rule it breaks (all field errors at once). */
+export async function readUpload(request: Request, now: number): Promise<CheckedFile> {
+  const form = await readForm(request);
+  const errors: FieldError[] = [];
+  const fields: Record<string, string> = {};
+  let file: File | undefined;
+  for (const key of new Set(form.keys())) {
+    const values = form.getAll(key);
+    const value = values[0]!;
+    if (values.length > 1) {
+      errors.push({ location: "body", pointer: `/${key}`, message: "must be given once" });
+    } else if (key === "file") {
+      if (typeof value === "string") errors.push({ location: "body", pointer: "/file", message: "must be a file" });
+      else file = value;
+    } else if (typeof value !== "string") {
+      errors.push({ location: "body", pointer: `/${key}`, message: "must be a text field" });
+    } else {
+      fields[key] = value;
+    }
+  }
+  if (!form.has("file")) errors.push({ location: "body", pointer: "/file", message: "is required" });
+  const parsed = uploadFields.safeParse(fields);
+  if (!parsed.success) errors.push(...issuesToFieldErrors(parsed.error.issues, "body"));
+  const expirationDate = parsed.success ? parsed.data.expiration_date : undefined;
+  if (expirationDate !== undefined && expirationDate < todayUtc(now)) {
+    errors.push({ location: "body", pointer: "/expiration_date", message: "must not be in the past" });
+  }
+  if (errors.length > 0 || !parsed.success || !file) throw validationError(errors);
+
+  if (file.size > MAX_FILE_BYTES) throw tooLarge();
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const type = sniffType(bytes);
+  if (!type) throw new ApiError("unsupported_media_type", "The file is not a PDF, JPEG or PNG (judged by its content)");
+  const extension = extensionOf(file.name);
+  if (!type.extensions.includes(extension)) {
+    throw new ApiError(
+      "unsupported_media_type",
+      `The file's content is ${type.mimeType} but its name ends in "${extension || "(no extension)"}"; expected ${type.extensions.join(" or ")}`,
+    );
+  }
+  for (const resolution of statedResolutions(type, bytes)) {
+    if (resolution.x < MIN_DPI || resolution.y < MIN_DPI) {
+      throw new ApiError(
+        "resolution_too_low",
+        `The image states ${resolution.x}x${resolution.y} DPI; scanned documents need at least ${MIN_DPI} DPI on both axes`,
+      );
+    }
+  }
+  return {
+    bytes,
+    filename: file.name,
+    mimeType: type.mimeType,
+    documentType: parsed.data.document_type,
+    description: parsed.data.description ?? null,
+    expirationDate: expirationDate ?? null,
+  };
+}

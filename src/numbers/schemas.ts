@@ -1,0 +1,64 @@
+// Wire format of numbers: the list item, its query, and the operator's allocation body.
+import { z } from "@hono/zod-openapi";
+import { KYC_STATUSES, NUMBER_STATUSES, type KycStatus, type NumberRow } from "../db/schema.ts";
+import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
+import { e164Schema } from "../lib/ids.ts";
+import { toIso } from "../lib/time.ts";
+import { countryCodeSchema, numberTypeSchema } from "../orders/schemas.ts";
+
+const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
+
+export const numberSchema = z
+  .object({
+    number_id: z.uuid(),
+    phone_number: z.string().openapi({ example: "+14155550123" }),
+    country_code: z.string().openapi({ example: "US" }),
+    number_type: z.string().openapi({ example: "mobile" }),
+    status: z.enum(NUMBER_STATUSES),
+    order_id: z.uuid(),
+    kyc_status: z.enum(KYC_STATUSES).nullable().openapi({ description: "Status of the number's verification, null when none." }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi("Number");
+
+export function toNumber(row: NumberRow, kycStatus: KycStatus | null): z.infer<typeof numberSchema> {
+  return {
+    number_id: row.id,
+    phone_number: row.phoneNumber,
+    country_code: row.countryCode,
+    number_type: row.numberType,
+    status: row.status,
+    order_id: row.orderId,
+    kyc_status: kycStatus,
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+export const NUMBER_SORT_KEYS = ["phone_number", "country_code", "number_type", "status", "created_at"] as const;
+
+export const listNumbersQuery = z.object({
+  ...pageQuery,
+  search: searchQuery.openapi({ description: "Substring of the phone number (digits, with or without +)." }),
+  status: commaList(z.enum(NUMBER_STATUSES), "status", "Number statuses."),
+  country_code: commaList(countryCodeSchema, "country_code", "Country codes."),
+  number_type: commaList(numberTypeSchema, "number_type", "Number types."),
+  sort_by: sortByQuery(NUMBER_SORT_KEYS, "created_at"),
+});
+
+export type ListNumbersQuery = z.infer<typeof listNumbersQuery>;
+
+export const numberPageSchema = pageSchema(numberSchema, "Number");
+
+export const MAX_ALLOCATION = 1000;
+
+export const allocationBody = z
+  .strictObject({
+    phone_numbers: z
+      .array(e164Schema)
+      .min(1)
+      .max(MAX_ALLOCATION)
+      .refine((list) => new Set(list).size === list.length, { error: "must not repeat a phone number" }),
+  })
+  .openapi("NumberAllocation");

@@ -1,0 +1,67 @@
+// Wire format of users: the list item and query, and the operator's create and update bodies.
+import { z } from "@hono/zod-openapi";
+import { USER_ROLES, USER_STATUSES, type UserRow } from "../db/schema.ts";
+import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
+import { toIso, toIsoOrNull } from "../lib/time.ts";
+
+const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
+
+export const userSchema = z
+  .object({
+    user_id: z.uuid(),
+    email: z.string().openapi({ example: "ada@example.com" }),
+    name: z.string().openapi({ example: "Ada Lovelace" }),
+    role: z.enum(USER_ROLES),
+    status: z.enum(USER_STATUSES),
+    last_login_at: timestamp.nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi("User");
+
+export function toUser(row: UserRow): z.infer<typeof userSchema> {
+  return {
+    user_id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    status: row.status,
+    last_login_at: toIsoOrNull(row.lastLoginAt),
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+export const USER_SORT_KEYS = ["name", "email", "role", "status", "created_at", "last_login_at"] as const;
+
+export const listUsersQuery = z.object({
+  ...pageQuery,
+  search: searchQuery.openapi({ description: "Case-insensitive substring of the email or name." }),
+  status: commaList(z.enum(USER_STATUSES), "status", "User statuses."),
+  role: commaList(z.enum(USER_ROLES), "role", "User roles."),
+  sort_by: sortByQuery(USER_SORT_KEYS, "created_at"),
+});
+
+export type ListUsersQuery = z.infer<typeof listUsersQuery>;
+
+export const userStatusCountsSchema = z
+  .object({ active: z.int(), inactive: z.int(), locked: z.int() })
+  .openapi("UserStatusCounts");
+
+export const userPageSchema = pageSchema(userSchema, "User", userStatusCountsSchema);
+
+const userName = z.string().trim().min(1).max(200).openapi({ example: "Ada Lovelace" });
+
+export const createUserBody = z
+  .strictObject({
+    email: z.email().max(254).openapi({ example: "ada@example.com" }),
+    name: userName,
+    role: z.enum(USER_ROLES),
+    status: z.enum(USER_STATUSES).optional().openapi({ description: "Default active." }),
+  })
+  .openapi("CreateUser");
+
+export const updateUserBody = z
+  .strictObject({ name: userName.optional(), role: z.enum(USER_ROLES).optional(), status: z.enum(USER_STATUSES).optional() })
+  .refine((body) => Object.keys(body).length > 0, { error: "must contain at least one field to change" })
+  .openapi("UpdateUser");
