@@ -72,3 +72,23 @@ export async function makeOrderable(countryCode: string, numberType: string): Pr
   expect([200, 201]).toContain(response.status);
   await response.body?.cancel();
 }
+
+let phoneCounter = 0;
+
+/** A phone number no other test in this file uses. */
+export function uniquePhoneNumber(): string {
+  phoneCounter++;
+  return `+1555${String(Date.now() % 1000).padStart(3, "0")}${String(phoneCounter).padStart(4, "0")}`;
+}
+
+/** Orders `count` US mobile numbers for the customer and has the operator allocate them; returns the numbers. */
+export async function allocateNumbers(customer: TestCustomer, count = 1): Promise<{ number_id: string; phone_number: string }[]> {
+  await makeOrderable("US", "mobile");
+  const order = await json(
+    await customer.call("POST", `/api/customers/${customer.slug}/orders`, { number_type: "mobile", country_code: "US", quantity: count }),
+    201,
+  );
+  const phoneNumbers = Array.from({ length: count }, uniquePhoneNumber);
+  const allocated = await json(await adminCall("POST", `/admin/orders/${order.order_id}/numbers`, { phone_numbers: phoneNumbers }), 201);
+  return allocated.numbers;
+}

@@ -42,7 +42,8 @@ export async function listNumbers(
       .offset(window.offset),
     db.select({ total: count() }).from(numbers).where(where),
   ]);
-  return { rows, total: totals?.total ?? 0 };
+  // Drizzle leaves the field of an unmatched LEFT JOIN undefined in batch results; the wire format says null.
+  return { rows: rows.map((r) => ({ number: r.number, kycStatus: r.kycStatus ?? null })), total: totals?.total ?? 0 };
 }
 
 /** A number of this account, or undefined: another account's number is as unknown as a missing one. */
@@ -83,8 +84,8 @@ export async function allocateNumbers(
   const allocatable = sql`${orders.status} IN ('pending', 'processing')`;
   try {
     const [, updated] = await db.batch([
-      db.run(sql`
-        INSERT INTO ${numbers} (id, customer_id, order_id, phone_number, country_code, number_type, status, created_at, updated_at)
+      // The select list follows the numbers table's column order, as INSERT … SELECT requires.
+      db.insert(numbers).select(sql`
         SELECT json_extract(pair.value, '$[0]'), ${orders.customerId}, ${orders.id}, json_extract(pair.value, '$[1]'),
                ${orders.countryCode}, ${orders.numberType}, 'active', ${now}, ${now}
         FROM json_each(${pairs}) AS pair JOIN ${orders} ON ${orders.id} = ${orderId}
