@@ -33,7 +33,8 @@ export async function listNumbers(
   const where = listConditions(customerId, q);
   const [rows, [totals]] = await db.batch([
     db
-      .select({ number: numbers, kycStatus: kycVerifications.status })
+      // Aliased: the joined status column would otherwise collide with numbers.status in D1's row objects.
+      .select({ number: numbers, kycStatus: sql<KycStatus | null>`${kycVerifications.status}`.as("kyc_status") })
       .from(numbers)
       .leftJoin(kycVerifications, eq(kycVerifications.numberId, numbers.id))
       .where(where)
@@ -42,8 +43,7 @@ export async function listNumbers(
       .offset(window.offset),
     db.select({ total: count() }).from(numbers).where(where),
   ]);
-  // Drizzle leaves the field of an unmatched LEFT JOIN undefined in batch results; the wire format says null.
-  return { rows: rows.map((r) => ({ number: r.number, kycStatus: r.kycStatus ?? null })), total: totals?.total ?? 0 };
+  return { rows, total: totals?.total ?? 0 };
 }
 
 /** A number of this account, or undefined: another account's number is as unknown as a missing one. */

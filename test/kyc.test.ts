@@ -1,0 +1,268 @@
+// Number verification: address submit and update with every field rule and state rule, reading, the operator's review.
+import { describe, expect, it } from "vitest";
+import { adminCall, allocateNumbers, call, createCustomer, json, problem, type TestCustomer } from "./helpers.ts";
+import { pdf } from "./files.ts";
+
+const individual = {
+  address_line_1: "1 Market St",
+  city: "San Francisco",
+  state_province: "CA",
+  postal_code: "94105",
+  country: "US",
+  verification_type: "individual",
+};
+const business = {
+  ...individual,
+  verification_type: "business",
+  company_name: "Acme Telecom Inc.",
+  tax_id: "12-3456789",
+  contact_person: "Ada Lovelace",
+  phone_number: "+14155550123",
+  email: "kyc@acme.example",
+  address_line_2: "Suite 300",
+};
+
+const kycPath = (numberId: string) => `/v1/numbers/num_${numberId}/KYC`;
+
+async function customerWithNumber(): Promise<{ customer: TestCustomer; numberId: string }> {
+  const customer = await createCustomer();
+  const [number] = await allocateNumbers(customer);
+  return { customer, numberId: number!.number_id };
+}
+
+async function submitted(body: Record<string, unknown> = individual) {
+  const { customer, numberId } = await customerWithNumber();
+  const verification = await json(await customer.call("POST", `${kycPath(numberId)}/address`, body), 201);
+  return { customer, numberId, verification };
+}
+
+const review = (kycId: string, body: Record<string, unknown>) => adminCall("POST", `/admin/kyc/${kycId}/review`, body);
+
+async function uploadPdf(customer: TestCustomer, numberId: string) {
+  const form = new FormData();
+  form.set("file", new File([pdf()], "proof.pdf"));
+  form.set("document_type", "address_proof");
+  return json(
+    await call(`${kycPath(numberId)}/files`, { method: "POST", headers: { Authorization: `Bearer ${customer.key}` }, body: form }),
+    201,
+  );
+}
+
+describe("submit address", () => {
+  it("answers 201 with a pending verification, no documents, type from verification_type", async () => {
+    const { customer, numberId } = await customerWithNumber();
+    const response = await customer.call("POST", `${kycPath(numberId)}/address`, business);
+    expect(response.headers.get("Location")).toBe(kycPath(numberId));
+    const body = await json(response, 201);
+    expect(body).toEqual({
+      id: expect.stringMatching(/^kyc_[0-9a-f-]{36}$/),
+      number_id: `num_${numberId}`,
+      status: "pending",
+      type: "business",
+      address: {
+        address_line_1: "1 Market St",
+        address_line_2: "Suite 300",
+        city: "San Francisco",
+        state_province: "CA",
+        postal_code: "94105",
+        country: "US",
+      },
+      company_name: "Acme Telecom Inc.",
+      tax_id: "12-3456789",
+      contact_person: "Ada Lovelace",
+      phone_number: "+14155550123",
+      email: "kyc@acme.example",
+      documents: [],
+      submitted_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      updated_at: null,
+      reviewed_at: null,
+      rejection_reason: null,
+      expires_at: null,
+    });
+    expect(await json(await customer.call("GET", kycPath(numberId)), 200)).toEqual(body);
+  });
+
+  it("takes the number id as num_<uuid> or bare, and answers a malformed one with 400", async () => {
+    const { customer, numberId } = await customerWithNumber();
+    await json(await customer.call("POST", `/v1/numbers/${numberId}/KYC/address`, individual), 201);
+    await json(await customer.call("GET", `/v1/numbers/${numberId}/KYC`), 200);
+    for (const bad of ["num_123", "123", "doc_" + numberId, "num_" + numberId + "x"]) {
+      const body = await problem(await customer.call("GET", `/v1/numbers/${bad}/KYC`), 400, "validation_error");
+      expect(body.errors).toEqual([{ location: "path", pointer: "number_id", message: "must be a num_<uuid> identifier or a UUID" }]);
+    }
+  });
+
+  it("requires company_name for business verification", async () => {
+    const { customer, numberId } = await customerWithNumber();
+    const body = await problem(
+      await customer.call("POST", `${kycPath(numberId)}/address`, { ...individual, verification_type: "business" }),
+      400,
+      "validation_error",
+    );
+    expect(body.errors).toEqual([{ location: "body", pointer: "/company_name", message: "is required for business verification" }]);
+  });
+
+  it("names every invalid field at once", async () => {
+    const { customer, numberId } = await customerWithNumber();
+    const body = await problem(
+      await customer.call("POST", `${kycPath(numberId)}/address`, {
+        address_line_1: "x".repeat(201),
+        state_province: "",
+        postal_code: 94105,
+        country: "usa",
+        verification_type: "company",
+        email: "not-an-email",
+        phone_number: "415-555-0123",
+        nickname: "unknown field",
+      }),
+      400,
+      "validation_error",
+    );
+    expect(body.errors?.map((e) => e.pointer).sort()).toEqual(
+      ["/address_line_1", "/city", "/country", "/email", "/nickname", "/phone_number", "/postal_code", "/state_province", "/verification_type"],
+    );
+  });
+
+  it("answers a second submission with 409 kyc_exists", async () => {
+    const { customer, numberId } = await submitted();
+    await problem(await customer.call("POST", `${kycPath(numberId)}/address`, individual), 409, "kyc_exists");
+  });
+
+  it("answers 404 for an unknown number and for another account's number, on every verification route", async () => {
+    const { customer: owner, numberId } = await submitted();
+    const stranger = await createCustomer();
+    const paths = [`${kycPath(numberId)}`, `${kycPath(crypto.randomUUID())}`];
+    for (const path of paths) {
+      await problem(await stranger.call("POST", `${path}/address`, individual), 404, "not_found");
+      await problem(await stranger.call("PATCH", `${path}/address`, { city: "Oakland" }), 404, "not_found");
+      await problem(await stranger.call("GET", path), 404, "not_found");
+      const form = new FormData();
+      form.set("file", new File([pdf()], "a.pdf"));
+      form.set("document_type", "other");
+      const upload = await call(`${path}/files`, { method: "POST", headers: { Authorization: `Bearer ${stranger.key}` }, body: form });
+      await problem(upload, 404, "not_found");
+    }
+    const untouched = await json(await owner.call("GET", kycPath(numberId)), 200);
+    expect(untouched.address.city).toBe("San Francisco");
+  });
+
+  it("answers GET and PATCH on a number without verification with 404, and an upload with 409 kyc_not_submitted", async () => {
+    const { customer, numberId } = await customerWithNumber();
+    await problem(await customer.call("GET", kycPath(numberId)), 404, "not_found");
+    await problem(await customer.call("PATCH", `${kycPath(numberId)}/address`, { city: "Oakland" }), 404, "not_found");
+    const form = new FormData();
+    form.set("file", new File([pdf()], "a.pdf"));
+    form.set("document_type", "other");
+    const upload = await call(`${kycPath(numberId)}/files`, { method: "POST", headers: { Authorization: `Bearer ${customer.key}` }, body: form });
+    await problem(upload, 409, "kyc_not_submitted");
+  });
+
+  it("needs an API key", async () => {
+    const { numberId } = await customerWithNumber();
+    await problem(await call(kycPath(numberId)), 401, "unauthorized");
+  });
+});
+
+describe("update address", () => {
+  it("changes the supplied fields, sets updated_at, keeps documents", async () => {
+    const { customer, numberId, verification } = await submitted(business);
+    await uploadPdf(customer, numberId);
+    const updated = await json(
+      await customer.call("PATCH", `${kycPath(numberId)}/address`, { city: "Oakland", address_line_2: null, tax_id: "98-7654321" }),
+      200,
+    );
+    expect(updated).toMatchObject({
+      id: verification.id,
+      status: "pending",
+      type: "business",
+      address: { ...verification.address, city: "Oakland", address_line_2: null },
+      tax_id: "98-7654321",
+      company_name: "Acme Telecom Inc.",
+    });
+    expect(updated.updated_at).toMatch(/Z$/);
+    expect(updated.documents).toHaveLength(1);
+    expect(updated.expires_at).toBeNull();
+  });
+
+  it("refuses verification_type, unknown fields and an empty body", async () => {
+    const { customer, numberId } = await submitted();
+    const path = `${kycPath(numberId)}/address`;
+    await problem(await customer.call("PATCH", path, { verification_type: "business" }), 400, "validation_error");
+    await problem(await customer.call("PATCH", path, { colour: "blue" }), 400, "validation_error");
+    await problem(await customer.call("PATCH", path, {}), 400, "validation_error");
+    await problem(await customer.call("PATCH", path, { country: "U" }), 400, "validation_error");
+    await problem(await customer.call("PATCH", path, { company_name: null }), 400, "validation_error");
+  });
+
+  it("is locked while under review and once approved (409 verification_locked), nothing changed", async () => {
+    const { customer, numberId, verification } = await submitted();
+    await json(await review(verification.id, { status: "under_review" }), 200);
+    await problem(await customer.call("PATCH", `${kycPath(numberId)}/address`, { city: "Oakland" }), 409, "verification_locked");
+    await json(await review(verification.id, { status: "approved" }), 200);
+    await problem(await customer.call("PATCH", `${kycPath(numberId)}/address`, { city: "Oakland" }), 409, "verification_locked");
+    expect((await json(await customer.call("GET", kycPath(numberId)), 200)).address.city).toBe("San Francisco");
+  });
+
+  it("re-opens a rejected verification: pending, reason and review time cleared, documents back to uploaded", async () => {
+    const { customer, numberId, verification } = await submitted();
+    await uploadPdf(customer, numberId);
+    await json(await review(verification.id, { status: "under_review" }), 200);
+    const rejected = await json(await review(verification.id, { status: "rejected", rejection_reason: "Address does not match the proof" }), 200);
+    expect(rejected).toMatchObject({ status: "rejected", rejection_reason: "Address does not match the proof" });
+    expect(rejected.documents[0].status).toBe("rejected");
+
+    const reopened = await json(await customer.call("PATCH", `${kycPath(numberId)}/address`, { address_line_1: "2 Market St" }), 200);
+    expect(reopened).toMatchObject({ status: "pending", rejection_reason: null, reviewed_at: null });
+    expect(reopened.documents.map((d: { status: string }) => d.status)).toEqual(["uploaded"]);
+  });
+});
+
+describe("review", () => {
+  it("moves pending → under_review → approved, with documents following and expires_at a year ahead", async () => {
+    const { customer, numberId, verification } = await submitted();
+    await uploadPdf(customer, numberId);
+    const underReview = await json(await review(verification.id, { status: "under_review" }), 200);
+    expect(underReview.status).toBe("under_review");
+    expect(underReview.reviewed_at).toMatch(/Z$/);
+    expect(underReview.documents[0].status).toBe("pending_review");
+    expect(underReview.expires_at).toBeNull();
+
+    const approved = await json(await review(verification.id.replace("kyc_", ""), { status: "approved" }), 200);
+    expect(approved.status).toBe("approved");
+    expect(approved.documents[0].status).toBe("verified");
+    expect(approved.rejection_reason).toBeNull();
+    expect(Date.parse(approved.expires_at) - Date.parse(approved.reviewed_at)).toBe(365 * 86_400_000);
+    expect(await json(await customer.call("GET", kycPath(numberId)), 200)).toEqual(approved);
+
+    const numbers = await json(await customer.call("GET", `/api/customers/${customer.slug}/numbers`), 200);
+    expect(numbers.data[0].kyc_status).toBe("approved");
+  });
+
+  it("requires a reason to reject, and allows one only then", async () => {
+    const { verification } = await submitted();
+    await json(await review(verification.id, { status: "under_review" }), 200);
+    const missing = await problem(await review(verification.id, { status: "rejected" }), 400, "validation_error");
+    expect(missing.errors?.[0]?.pointer).toBe("/rejection_reason");
+    await problem(await review(verification.id, { status: "approved", rejection_reason: "no" }), 400, "validation_error");
+  });
+
+  it("answers every other move with 409 conflict", async () => {
+    const { verification } = await submitted();
+    await problem(await review(verification.id, { status: "approved" }), 409, "conflict");
+    await problem(await review(verification.id, { status: "rejected", rejection_reason: "x" }), 409, "conflict");
+    await json(await review(verification.id, { status: "under_review" }), 200);
+    await problem(await review(verification.id, { status: "under_review" }), 409, "conflict");
+    await json(await review(verification.id, { status: "approved" }), 200);
+    for (const body of [{ status: "under_review" }, { status: "approved" }, { status: "rejected", rejection_reason: "late" }]) {
+      await problem(await review(verification.id, body), 409, "conflict");
+    }
+    await problem(await review(verification.id, { status: "pending" }), 400, "validation_error");
+  });
+
+  it("answers an unknown or malformed verification id with 404 or 400, and customers with 401", async () => {
+    await problem(await review(`kyc_${crypto.randomUUID()}`, { status: "under_review" }), 404, "not_found");
+    await problem(await review("kyc_nope", { status: "under_review" }), 400, "validation_error");
+    const { customer, verification } = await submitted();
+    await problem(await customer.call("POST", `/admin/kyc/${verification.id}/review`, { status: "under_review" }), 401, "unauthorized");
+  });
+});
