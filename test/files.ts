@@ -42,7 +42,7 @@ export function png(phys?: { x: number; y: number; unit: 0 | 1 }): Uint8Array {
   const ihdr = concat(u32be(1), u32be(1), new Uint8Array([8, 0, 0, 0, 0]));
   // zlib stream of one filtered scanline: filter 0, one grey byte.
   const idat = new Uint8Array([0x78, 0x9c, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01]);
-  const chunks = [pngChunk("IHDR", ihdr)];
+  const chunks: Uint8Array[] = [pngChunk("IHDR", ihdr)];
   if (phys) chunks.push(pngChunk("pHYs", concat(u32be(phys.x), u32be(phys.y), new Uint8Array([phys.unit]))));
   chunks.push(pngChunk("IDAT", idat), pngChunk("IEND", new Uint8Array()));
   return concat(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ...chunks);
@@ -60,7 +60,7 @@ function segment(marker: number, body: Uint8Array): Uint8Array {
 
 /** A tiny JPEG stream: SOI, optional JFIF APP0 and EXIF APP1, a scan, EOI. Units: 0 none, 1 DPI, 2 dots per cm. */
 export function jpeg(options: { jfif?: { units: 0 | 1 | 2; x: number; y: number }; exif?: { x: number; y: number; unit?: 1 | 2 | 3 } }): Uint8Array {
-  const parts = [new Uint8Array([0xff, 0xd8])];
+  const parts: Uint8Array[] = [new Uint8Array([0xff, 0xd8])];
   if (options.jfif) {
     const { units, x, y } = options.jfif;
     parts.push(segment(0xe0, concat(ascii("JFIF\0"), new Uint8Array([1, 2, units, x >> 8, x & 0xff, y >> 8, y & 0xff, 0, 0]))));

@@ -8,12 +8,14 @@ import { ADMIN_SECURITY, API_KEY_SECURITY, errorResponses, jsonBody, jsonRespons
 import { ApiError, notFound } from "../http/problem.ts";
 import { validationHook } from "../http/validation.ts";
 import { prefixedIdParam, withPrefix } from "../lib/ids.ts";
+import { contentDisposition } from "../lib/content-disposition.ts";
 import { toIso } from "../lib/time.ts";
 import { findOwnedNumber } from "../numbers/store.ts";
 import { removeDocument, storeDocument } from "./documents.ts";
 import {
   deletedDocumentSchema,
   documentSchema,
+  downloadPath,
   MAX_DOCUMENTS,
   reviewBody,
   submitAddressBody,
@@ -164,7 +166,7 @@ export const kycRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }
         if (current && !UPLOAD_ALLOWED.includes(current.status)) throw locked(current.status, "uploading files");
         throw new ApiError("conflict", `A verification holds at most ${MAX_DOCUMENTS} documents; delete one first`);
       }
-      c.header("Location", `/v1/kyc/documents/${withPrefix("doc", row.id)}`);
+      c.header("Location", downloadPath(row.id));
       return c.json(toDocument(row, new URL(c.req.url).origin), 201);
     },
   )
@@ -256,10 +258,3 @@ export const kycRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }
       return c.json(toVerification(outcome, found?.documents ?? []), 200);
     },
   );
-
-/** attachment with an ASCII fallback name and the exact name as RFC 5987 filename*. */
-export function contentDisposition(filename: string): string {
-  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, "_").replace(/[\r\n]/g, "_") || "document";
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
-}

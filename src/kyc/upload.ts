@@ -9,6 +9,7 @@ import { MAX_FILE_BYTES, uploadFields } from "./schemas.ts";
 /** Room for the multipart envelope and the text fields on top of the largest file. */
 const ENVELOPE_BYTES = 64 * 1024;
 const MIN_DPI = 300;
+const MAX_FILENAME_LENGTH = 255;
 
 function tooLarge(): ApiError {
   return new ApiError("payload_too_large", `Files are limited to ${MAX_FILE_BYTES} bytes (10 MiB)`);
@@ -70,7 +71,9 @@ export async function readUpload(request: Request, now: number): Promise<Checked
       errors.push({ location: "body", pointer: `/${key}`, message: "must be given once" });
     } else if (key === "file") {
       if (typeof value === "string") errors.push({ location: "body", pointer: "/file", message: "must be a file" });
-      else file = value;
+      else if (value.name.length < 1 || value.name.length > MAX_FILENAME_LENGTH) {
+        errors.push({ location: "body", pointer: "/file", message: `must have a file name of 1-${MAX_FILENAME_LENGTH} characters` });
+      } else file = value;
     } else if (typeof value !== "string") {
       errors.push({ location: "body", pointer: `/${key}`, message: "must be a text field" });
     } else {
