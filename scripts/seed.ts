@@ -18,6 +18,13 @@ export const DEFAULT_CATALOG: Record<string, string[]> = {
   JP: ["landline", "toll_free"],
 };
 
+/** The demo account's numbers, with fixed ids so the README's KYC walk-through can name one. */
+export const DEMO_NUMBERS = [
+  { id: "5e1d0000-0000-4000-8000-000000000001", phoneNumber: "+14155550100" },
+  { id: "5e1d0000-0000-4000-8000-000000000002", phoneNumber: "+14155550101" },
+];
+const DEMO_NUMBERS_NOTE = "Demo numbers";
+
 const DEMO_ORDERS = [
   { numberType: "mobile", countryCode: "US", quantity: 250, notes: "Support line numbers for the Austin team" },
   { numberType: "landline", countryCode: "GB", quantity: 40, notes: null },
@@ -55,5 +62,19 @@ export async function seedSql(demoKey: string, now: number = Date.now()): Promis
         `WHERE (SELECT count(*) FROM orders WHERE customer_id = ${demoId}) < ${i + 1};`,
     );
   });
+  // A fulfilled order holding the demo numbers.
+  const fulfilledAt = now - 1_800_000;
+  statements.push(
+    `INSERT INTO orders (id, customer_id, order_seq, number_type, country_code, quantity, status, fulfilled_quantity, notes, requested_at, fulfilled_at, created_at, updated_at) ` +
+      `SELECT ${quote(crypto.randomUUID())}, ${demoId}, (SELECT coalesce(max(order_seq), 0) + 1 FROM orders), 'mobile', 'US', ${DEMO_NUMBERS.length}, 'fulfilled', ${DEMO_NUMBERS.length}, ${quote(DEMO_NUMBERS_NOTE)}, ${fulfilledAt - 3_600_000}, ${fulfilledAt}, ${fulfilledAt - 3_600_000}, ${fulfilledAt} ` +
+      `WHERE NOT EXISTS (SELECT 1 FROM orders WHERE customer_id = ${demoId} AND notes = ${quote(DEMO_NUMBERS_NOTE)});`,
+  );
+  const demoOrderId = `(SELECT id FROM orders WHERE customer_id = ${demoId} AND notes = ${quote(DEMO_NUMBERS_NOTE)})`;
+  for (const number of DEMO_NUMBERS) {
+    statements.push(
+      `INSERT INTO numbers (id, customer_id, order_id, phone_number, country_code, number_type, status, created_at, updated_at) ` +
+        `VALUES (${quote(number.id)}, ${demoId}, ${demoOrderId}, ${quote(number.phoneNumber)}, 'US', 'mobile', 'active', ${fulfilledAt}, ${fulfilledAt}) ON CONFLICT DO NOTHING;`,
+    );
+  }
   return statements.join("\n");
 }

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, rmS
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { generateApiKey, isWellFormedApiKey } from "../src/lib/api-key.ts";
-import { DEMO_SLUG, seedSql } from "./seed.ts";
+import { DEMO_NUMBERS, DEMO_SLUG, seedSql } from "./seed.ts";
 
 const PORT = 8787;
 const root = path.resolve(import.meta.dirname, "..");
@@ -70,6 +70,9 @@ virtual-numbers is starting on ${base}
   Place an order:
     curl -s -X POST -H "Authorization: Bearer ${demoKey}" -H "Content-Type: application/json" \\
       -d '{"number_type":"mobile","country_code":"US","quantity":10}' ${base}/api/customers/${DEMO_SLUG}/orders
+
+  Read the verification of demo number ${DEMO_NUMBERS[0]!.phoneNumber} (404 until its address is submitted):
+    curl -s -H "Authorization: Bearer ${demoKey}" ${base}/v1/numbers/num_${DEMO_NUMBERS[0]!.id}/KYC
 `);
 
 const dev = spawn("npx", ["wrangler", "dev", "--port", String(PORT)], { cwd: root, stdio: "inherit" });

@@ -25,7 +25,19 @@ describe("service endpoints", () => {
       "/admin/api-keys/{id}",
       "/admin/catalog",
       "/admin/catalog/{country_code}/{number_type}",
+      "/admin/orders/{order_id}",
       "/admin/orders/{order_id}/status",
+      "/admin/orders/{order_id}/numbers",
+      "/admin/customers/{slug}/users",
+      "/admin/users/{user_id}",
+      "/admin/kyc/{kyc_id}/review",
+      "/api/customers/{customer_slug}/numbers",
+      "/api/customers/{customer_slug}/users",
+      "/v1/numbers/{number_id}/KYC/address",
+      "/v1/numbers/{number_id}/KYC",
+      "/v1/numbers/{number_id}/KYC/files",
+      "/v1/kyc/documents/{document_id}/download",
+      "/v1/kyc/documents/{document_id}",
     ]) {
       expect(paths).toContain(path);
     }
@@ -34,6 +46,18 @@ describe("service endpoints", () => {
     expect(orders.post.responses["400"].content["application/problem+json"].schema.$ref).toBe("#/components/schemas/Problem");
     expect(Object.keys(orders.get.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "404", "429"]));
     expect(doc.paths["/api/customers/{customer_slug}/orders/{order_id}"].put.responses).toHaveProperty("403");
+    const upload = doc.paths["/v1/numbers/{number_id}/KYC/files"].post;
+    const multipart = upload.requestBody.content["multipart/form-data"].schema;
+    expect(multipart.required).toEqual(["file", "document_type"]);
+    expect(multipart.properties.file).toMatchObject({ type: "string", format: "binary" });
+    expect(Object.keys(upload.responses)).toEqual(expect.arrayContaining(["201", "400", "401", "404", "409", "413", "415"]));
+    expect(doc.paths["/v1/numbers/{number_id}/KYC/address"].patch.responses["409"]).toBeDefined();
+    expect(Object.keys(doc.paths["/v1/kyc/documents/{document_id}/download"].get.responses["200"].content)).toEqual(
+      ["application/pdf", "image/jpeg", "image/png"],
+    );
+    expect(doc.paths["/api/customers/{customer_slug}/users"].get.responses["200"].content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/UserPage",
+    );
     expect(Object.keys(doc.components.securitySchemes)).toEqual(["bearerApiKey", "headerApiKey", "adminToken"]);
     expect(orders.get.parameters.map((p: { name: string }) => p.name)).toEqual(
       expect.arrayContaining(["page", "limit", "search", "status", "sort_by", "sort_order", "fulfilled_to"]),
