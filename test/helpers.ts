@@ -92,3 +92,13 @@ export async function allocateNumbers(customer: TestCustomer, count = 1): Promis
   const allocated = await json(await adminCall("POST", `/admin/orders/${order.order_id}/numbers`, { phone_numbers: phoneNumbers }), 201);
   return allocated.numbers;
 }
+
+/** A complete address submission for an individual verification. */
+export const INDIVIDUAL_ADDRESS = {
+  address_line_1: "1 Market St",
+  city: "San Francisco",
+  state_province: "CA",
+  postal_code: "94105",
+  country: "US",
+  verification_type: "individual",
+};

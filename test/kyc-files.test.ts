@@ -10,7 +10,7 @@ import { OBJECT_PREFIX, ORPHAN_AGE_MS, storeDocument, sweepOrphanObjects } from 
 import { contentDisposition } from "../src/lib/content-disposition.ts";
 import { todayUtc } from "../src/lib/time.ts";
 import { jpeg, pdf, png, ppm } from "./files.ts";
-import { adminCall, allocateNumbers, call, createCustomer, json, ORIGIN, problem, type TestCustomer } from "./helpers.ts";
+import { adminCall, allocateNumbers, call, createCustomer, INDIVIDUAL_ADDRESS, json, ORIGIN, problem, type TestCustomer } from "./helpers.ts";
 
 const MIB10 = 10 * 1024 * 1024;
 
@@ -24,14 +24,7 @@ async function verificationReady(): Promise<Setup> {
   const customer = await createCustomer();
   const [number] = await allocateNumbers(customer);
   const verification = await json(
-    await customer.call("POST", `/v1/numbers/${number!.number_id}/KYC/address`, {
-      address_line_1: "1 Market St",
-      city: "San Francisco",
-      state_province: "CA",
-      postal_code: "94105",
-      country: "US",
-      verification_type: "individual",
-    }),
+    await customer.call("POST", `/v1/numbers/${number!.number_id}/KYC/address`, INDIVIDUAL_ADDRESS),
     201,
   );
   return { customer, numberId: number!.number_id, kycId: verification.id };

@@ -1,16 +1,9 @@
 // Number verification: address submit and update with every field rule and state rule, reading, the operator's review.
 import { describe, expect, it } from "vitest";
-import { adminCall, allocateNumbers, call, createCustomer, json, problem, type TestCustomer } from "./helpers.ts";
+import { adminCall, allocateNumbers, call, createCustomer, INDIVIDUAL_ADDRESS, json, problem, type TestCustomer } from "./helpers.ts";
 import { pdf } from "./files.ts";
 
-const individual = {
-  address_line_1: "1 Market St",
-  city: "San Francisco",
-  state_province: "CA",
-  postal_code: "94105",
-  country: "US",
-  verification_type: "individual",
-};
+const individual = INDIVIDUAL_ADDRESS;
 const business = {
   ...individual,
   verification_type: "business",

@@ -1,11 +1,10 @@
 // Wire format of the operator's admin API: customers, API keys, catalog pairs, order status moves.
 import { z } from "@hono/zod-openapi";
+import { timestampSchema } from "../http/openapi.ts";
 import type { ApiKeyRow, CatalogRow, CustomerRow } from "../db/schema.ts";
 import { pageSchema } from "../http/pagination.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
 import { countryCodeSchema, orderStatusSchema } from "../orders/schemas.ts";
-
-const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
 
 export const slugSchema = z
   .string()
@@ -21,8 +20,8 @@ export const customerSchema = z
     customer_id: z.uuid(),
     slug: z.string(),
     name: z.string(),
-    created_at: timestamp,
-    updated_at: timestamp,
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
   })
   .openapi("Customer");
 
@@ -46,9 +45,9 @@ export const apiKeySchema = z
     name: z.string(),
     prefix: z.string().openapi({ example: "vnk_3xYq" }),
     last_four: z.string().openapi({ example: "a9Zk" }),
-    created_at: timestamp,
-    last_used_at: timestamp.nullable(),
-    revoked_at: timestamp.nullable(),
+    created_at: timestampSchema,
+    last_used_at: timestampSchema.nullable(),
+    revoked_at: timestampSchema.nullable(),
   })
   .openapi("ApiKey");
 
@@ -70,7 +69,7 @@ export const createdApiKeySchema = z
     name: z.string(),
     key: z.string().openapi({ description: "The key itself. Shown only in this response; store it now." }),
     prefix: z.string(),
-    created_at: timestamp,
+    created_at: timestampSchema,
   })
   .openapi("CreatedApiKey");
 
@@ -84,7 +83,7 @@ export const numberTypeIdentifier = z
   .openapi({ example: "mobile" });
 
 export const catalogPairSchema = z
-  .object({ country_code: z.string(), number_type: z.string(), created_at: timestamp })
+  .object({ country_code: z.string(), number_type: z.string(), created_at: timestampSchema })
   .openapi("CatalogPair");
 
 export function toCatalogPair(row: CatalogRow): z.infer<typeof catalogPairSchema> {

@@ -44,6 +44,9 @@ export function errorResponses(...statuses: ErrorStatus[]) {
   );
 }
 
+/** A timestamp on the wire: ISO 8601 UTC with milliseconds. */
+export const timestampSchema = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
+
 type SecurityRequirement = Record<string, string[]>;
 export const API_KEY_SECURITY: SecurityRequirement[] = [{ bearerApiKey: [] }, { headerApiKey: [] }];
 export const ADMIN_SECURITY: SecurityRequirement[] = [{ adminToken: [] }];

@@ -1,5 +1,6 @@
 // Wire format of number verification (KYC): the verification and document objects, address bodies, review body.
 import { z } from "@hono/zod-openapi";
+import { timestampSchema } from "../http/openapi.ts";
 import {
   DOCUMENT_STATUSES,
   DOCUMENT_TYPES,
@@ -12,8 +13,6 @@ import { e164Schema, withPrefix } from "../lib/ids.ts";
 import { isCalendarDate, toIso, toIsoOrNull } from "../lib/time.ts";
 import { countryCodeSchema } from "../orders/schemas.ts";
 
-const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
-
 export const MAX_DOCUMENTS = 20;
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -23,7 +22,7 @@ export const documentSummarySchema = z
     document_type: z.enum(DOCUMENT_TYPES),
     filename: z.string().openapi({ example: "passport.pdf" }),
     status: z.enum(DOCUMENT_STATUSES),
-    uploaded_at: timestamp,
+    uploaded_at: timestampSchema,
   })
   .openapi("KycDocumentSummary");
 
@@ -38,7 +37,7 @@ export const documentSchema = z
     description: z.string().nullable(),
     expiration_date: z.string().nullable().openapi({ format: "date", example: "2030-06-30" }),
     status: z.enum(DOCUMENT_STATUSES),
-    uploaded_at: timestamp,
+    uploaded_at: timestampSchema,
     download_url: z.string().openapi({ example: "https://api.example.com/v1/kyc/documents/doc_…/download" }),
   })
   .openapi("KycDocument");
@@ -65,11 +64,11 @@ export const verificationSchema = z
     phone_number: z.string().nullable(),
     email: z.string().nullable(),
     documents: z.array(documentSummarySchema),
-    submitted_at: timestamp,
-    updated_at: timestamp.nullable().openapi({ description: "Time of the last address update; null before the first." }),
-    reviewed_at: timestamp.nullable(),
+    submitted_at: timestampSchema,
+    updated_at: timestampSchema.nullable().openapi({ description: "Time of the last address update; null before the first." }),
+    reviewed_at: timestampSchema.nullable(),
     rejection_reason: z.string().nullable(),
-    expires_at: timestamp.nullable().openapi({ description: "Set on approval: one year after it." }),
+    expires_at: timestampSchema.nullable().openapi({ description: "Set on approval: one year after it." }),
   })
   .openapi("KycVerification");
 
@@ -212,5 +211,5 @@ export const reviewBody = z
   .openapi("KycReview");
 
 export const deletedDocumentSchema = z
-  .object({ message: z.string(), deleted_at: timestamp })
+  .object({ message: z.string(), deleted_at: timestampSchema })
   .openapi("KycDocumentDeleted");

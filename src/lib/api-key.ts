@@ -1,5 +1,6 @@
 // API key format: "vnk_" + 32 random base62 characters (190 bits) + a 6-character CRC-32 checksum.
-// Self-contained (Web Crypto only) so the local scripts can mint keys with the same code as the Worker.
+// Web Crypto only, so the local scripts can mint keys with the same code as the Worker.
+import { crc32 } from "./crc32.ts";
 
 export const API_KEY_PREFIX = "vnk_";
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -7,20 +8,8 @@ const SECRET_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 const API_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${SECRET_LENGTH + CHECKSUM_LENGTH}}$`);
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(text: string): number {
-  let crc = 0xffffffff;
-  for (let i = 0; i < text.length; i++) crc = CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
 function checksumOf(body: string): string {
-  let value = crc32(body);
+  let value = crc32(new TextEncoder().encode(body));
   let out = "";
   for (let i = 0; i < CHECKSUM_LENGTH; i++) {
     out = ALPHABET[value % 62]! + out;

@@ -1,12 +1,11 @@
 // Wire format of numbers: the list item, its query, and the operator's allocation body.
 import { z } from "@hono/zod-openapi";
+import { timestampSchema } from "../http/openapi.ts";
 import { KYC_STATUSES, NUMBER_STATUSES, type KycStatus, type NumberRow } from "../db/schema.ts";
 import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
 import { e164Schema } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import { countryCodeSchema, numberTypeSchema } from "../orders/schemas.ts";
-
-const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
 
 export const numberSchema = z
   .object({
@@ -17,8 +16,8 @@ export const numberSchema = z
     status: z.enum(NUMBER_STATUSES),
     order_id: z.uuid(),
     kyc_status: z.enum(KYC_STATUSES).nullable().openapi({ description: "Status of the number's verification, null when none." }),
-    created_at: timestamp,
-    updated_at: timestamp,
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
   })
   .openapi("Number");
 

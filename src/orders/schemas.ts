@@ -1,5 +1,6 @@
 // Wire format of orders: request bodies, list query, path parameters, the Order object and its mapping from rows.
 import { z } from "@hono/zod-openapi";
+import { timestampSchema } from "../http/openapi.ts";
 import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
 import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
 import { isCalendarDate, toIso, toIsoOrNull } from "../lib/time.ts";
@@ -19,7 +20,6 @@ export const quantitySchema = z.int().min(1).max(10_000).openapi({ example: 100 
 export const notesSchema = z.string().max(1000).nullable().openapi({ example: "Numbers for the Austin call centre" });
 export const orderStatusSchema = z.enum(ORDER_STATUSES);
 
-const isoTimestamp = (example: string) => z.string().openapi({ format: "date-time", example });
 
 export const orderSchema = z
   .object({
@@ -31,10 +31,10 @@ export const orderSchema = z
     status: orderStatusSchema,
     fulfilled_quantity: z.int().openapi({ example: 0 }),
     notes: z.string().nullable(),
-    requested_at: isoTimestamp("2026-11-21T09:30:00.000Z"),
-    fulfilled_at: isoTimestamp("2026-11-22T14:00:00.000Z").nullable(),
-    created_at: isoTimestamp("2026-11-21T09:30:00.000Z"),
-    updated_at: isoTimestamp("2026-11-21T09:30:00.000Z"),
+    requested_at: timestampSchema,
+    fulfilled_at: timestampSchema.nullable(),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
   })
   .openapi("Order");
 

@@ -1,10 +1,9 @@
 // Wire format of users: the list item and query, and the operator's create and update bodies.
 import { z } from "@hono/zod-openapi";
+import { timestampSchema } from "../http/openapi.ts";
 import { USER_ROLES, USER_STATUSES, type UserRow } from "../db/schema.ts";
 import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
-
-const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
 
 export const userSchema = z
   .object({
@@ -13,9 +12,9 @@ export const userSchema = z
     name: z.string().openapi({ example: "Ada Lovelace" }),
     role: z.enum(USER_ROLES),
     status: z.enum(USER_STATUSES),
-    last_login_at: timestamp.nullable(),
-    created_at: timestamp,
-    updated_at: timestamp,
+    last_login_at: timestampSchema.nullable(),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
   })
   .openapi("User");
 
