@@ -4,13 +4,11 @@ import {
   createApiKey,
   createCustomer,
   findApiKey,
-  findCustomerBySlug,
   listApiKeys,
   listCustomers,
   revokeApiKey,
 } from "../accounts/store.ts";
 import { addCatalogPair, listCatalog, removeCatalogPair } from "../catalog/store.ts";
-import type { Database } from "../db/client.ts";
 import type { AppEnv } from "../env.ts";
 import { ADMIN_SECURITY, errorResponses, jsonBody, jsonResponse } from "../http/openapi.ts";
 import { pageMeta, pageQuery, pageWindow } from "../http/pagination.ts";
@@ -19,6 +17,7 @@ import { validationHook } from "../http/validation.ts";
 import { toIso } from "../lib/time.ts";
 import { orderIdParam, orderSchema, toOrder } from "../orders/schemas.ts";
 import { findOrderById, transitionOrderStatus } from "../orders/store.ts";
+import { requireCustomer } from "./require-customer.ts";
 import {
   apiKeyPageSchema,
   apiKeySchema,
@@ -45,11 +44,6 @@ const locationHeader = { Location: { description: "Path of the new resource.", s
 
 const admin = { tags: ["Admin"], security: ADMIN_SECURITY };
 
-async function requireCustomer(db: Database, slug: string) {
-  const customer = await findCustomerBySlug(db, slug);
-  if (!customer) throw notFound("Customer");
-  return customer;
-}
 
 export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(

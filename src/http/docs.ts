@@ -14,7 +14,8 @@ export const DOCS_HTML = `<!doctype html>
   nav h1 { font-size:17px; margin:0 0 4px; }
   nav p { margin:0 0 12px; color:var(--muted); font-size:13px; }
   nav h2 { font-size:12px; text-transform:uppercase; letter-spacing:.06em; color:var(--muted); margin:16px 0 4px; }
-  nav a { display:block; padding:3px 0; color:var(--fg); text-decoration:none; font-size:13px; word-break:break-all; }
+  nav a { display:flex; align-items:flex-start; padding:3px 0; color:var(--fg); text-decoration:none; font-size:13px; }
+  nav a .m { flex:none; }
   nav a:hover { color:var(--accent); }
   main { flex:1; padding:24px 40px; max-width:1000px; }
   section.op { border-bottom:1px solid var(--line); padding:18px 0 26px; }

@@ -1,6 +1,6 @@
 // The users list of the customer API, and the operator's user management.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { findCustomerBySlug } from "../accounts/store.ts";
+import { requireCustomer } from "../admin/require-customer.ts";
 import { slugSchema } from "../admin/schemas.ts";
 import type { AppEnv } from "../env.ts";
 import { ADMIN_SECURITY, API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse } from "../http/openapi.ts";
@@ -69,8 +69,7 @@ export const userRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
     );
   })
   .openapi(createUserRoute, async (c) => {
-    const customer = await findCustomerBySlug(c.var.db, c.req.valid("param").slug);
-    if (!customer) throw notFound("Customer");
+    const customer = await requireCustomer(c.var.db, c.req.valid("param").slug);
     const row = await createUser(c.var.db, customer.id, c.req.valid("json"), Date.now());
     if (row === "duplicate") throw new ApiError("conflict", "This account already has a user with this email");
     c.header("Location", `/admin/users/${row.id}`);
