@@ -92,6 +92,7 @@ export interface KeyOwner {
   keyId: string;
   keyHash: string;
   revokedAt: number | null;
+  lastUsedAt: number | null;
   customerId: string;
   customerSlug: string;
 }
@@ -102,6 +103,7 @@ export async function findKeyOwnerByHash(db: Database, keyHash: string): Promise
       keyId: apiKeys.id,
       keyHash: apiKeys.keyHash,
       revokedAt: apiKeys.revokedAt,
+      lastUsedAt: apiKeys.lastUsedAt,
       customerId: customers.id,
       customerSlug: customers.slug,
     })
@@ -112,7 +114,15 @@ export async function findKeyOwnerByHash(db: Database, keyHash: string): Promise
   return owner;
 }
 
-/** One conditional write: nothing happens when the key was marked used within the last minute. */
+/** Whether last_used_at is due for a write: never written, or written over a minute ago. */
+export function isLastUsedStale(lastUsedAt: number | null, now: number): boolean {
+  return lastUsedAt === null || lastUsedAt < now - LAST_USED_RESOLUTION_MS;
+}
+
+/**
+ * One conditional write: nothing happens when the key was marked used within the last minute (so concurrent
+ * requests that all saw a stale value still write once).
+ */
 export async function touchApiKey(db: Database, keyId: string, now: number): Promise<void> {
   await db
     .update(apiKeys)

@@ -1,6 +1,6 @@
 // Authentication: customer API keys (Bearer or X-API-Key), the account scope of /api/customers/{slug}, and the admin token.
 import type { MiddlewareHandler } from "hono";
-import { findKeyOwnerByHash, touchApiKey } from "../accounts/store.ts";
+import { findKeyOwnerByHash, isLastUsedStale, touchApiKey } from "../accounts/store.ts";
 import type { AppEnv } from "../env.ts";
 import { isWellFormedApiKey, sha256Hex } from "../lib/api-key.ts";
 import { ApiError, notFound, unauthorized } from "./problem.ts";
@@ -38,7 +38,8 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!owner || !(await digestsEqual(owner.keyHash, keyHash)) || owner.revokedAt !== null) throw unauthorized();
 
   c.set("principal", { customerId: owner.customerId, customerSlug: owner.customerSlug, apiKeyId: owner.keyId });
-  c.executionCtx.waitUntil(touchApiKey(c.var.db, owner.keyId, Date.now()));
+  const now = Date.now();
+  if (isLastUsedStale(owner.lastUsedAt, now)) c.executionCtx.waitUntil(touchApiKey(c.var.db, owner.keyId, now));
   await next();
 };
 
