@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createDatabase, type Database } from "../src/db/client.ts";
 import type { KycRow } from "../src/db/schema.ts";
 import worker from "../src/index.ts";
-import { OBJECT_PREFIX, ORPHAN_AGE_MS, storeDocument, sweepOrphanObjects } from "../src/kyc/documents.ts";
+import { OBJECT_PREFIX, ORPHAN_AGE_MS, removeDocument, storeDocument, sweepOrphanObjects } from "../src/kyc/documents.ts";
 import { contentDisposition } from "../src/lib/content-disposition.ts";
 import { todayUtc } from "../src/lib/time.ts";
 import { jpeg, pdf, png, ppm } from "./files.ts";
@@ -224,6 +224,24 @@ describe("upload", () => {
     expect((await problem(textResponse, 400, "validation_error")).errors?.[0]).toMatchObject({ pointer: "/file", message: "must be a file" });
   });
 
+  it("refuses unknown parts, a part named __proto__ included, and lists at most 20 errors", async () => {
+    const setup = await verificationReady();
+    const proto = new FormData();
+    proto.set("file", new File([pdf()], "a.pdf"));
+    proto.set("document_type", "identity");
+    proto.set("__proto__", "x");
+    const protoResponse = await call(`/v1/numbers/${setup.numberId}/KYC/files`, withKey(setup.customer, { method: "POST", body: proto }));
+    expect((await problem(protoResponse, 400, "validation_error")).errors).toEqual([{ location: "body", pointer: "/__proto__", message: "is not allowed" }]);
+
+    const many = new FormData();
+    many.set("file", new File([pdf()], "a.pdf"));
+    many.set("document_type", "identity");
+    for (let i = 0; i < 5000; i++) many.append(`k${i}`, "v");
+    const manyResponse = await call(`/v1/numbers/${setup.numberId}/KYC/files`, withKey(setup.customer, { method: "POST", body: many }));
+    expect((await problem(manyResponse, 400, "validation_error")).errors).toHaveLength(20);
+    expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
+  });
+
   it("needs multipart/form-data (415 otherwise)", async () => {
     const setup = await verificationReady();
     const response = await setup.customer.call("POST", `/v1/numbers/${setup.numberId}/KYC/files`, { document_type: "identity" });
@@ -244,7 +262,8 @@ describe("upload", () => {
     const setup = await verificationReady();
     await json(await upload(setup, pdf(), "pending.pdf"), 201);
     await json(await adminCall("POST", `/admin/kyc/${setup.kycId}/review`, { status: "under_review" }), 200);
-    await json(await upload(setup, pdf(), "review.pdf"), 201);
+    // A file added during the review is part of it.
+    expect((await json(await upload(setup, pdf(), "review.pdf"), 201)).status).toBe("pending_review");
     await json(await adminCall("POST", `/admin/kyc/${setup.kycId}/review`, { status: "rejected", rejection_reason: "blurry" }), 200);
     await json(await upload(setup, pdf(), "rejected.pdf"), 201);
 
@@ -273,9 +292,19 @@ describe("download", () => {
     expect(etag).toMatch(/^"[^"]+"$/);
     expect(new Uint8Array(await response.arrayBuffer())).toEqual(bytes);
 
-    const again = await call(new URL(doc.download_url).pathname, withKey(setup.customer, { headers: { "If-None-Match": etag! } }));
-    expect(again.status).toBe(304);
-    expect(await again.text()).toBe("");
+    const path = new URL(doc.download_url).pathname;
+    for (const ifNoneMatch of [etag!, `W/${etag}`, `"other", ${etag}`, "*"]) {
+      const again = await call(path, withKey(setup.customer, { headers: { "If-None-Match": ifNoneMatch } }));
+      expect(again.status).toBe(304);
+      expect(again.headers.get("ETag")).toBe(etag);
+      expect(await again.text()).toBe("");
+    }
+    // A different or malformed validator never fails the request: the file comes back whole.
+    for (const ifNoneMatch of ['"other"', '"unterminated', 'no quotes at all']) {
+      const fresh = await call(path, withKey(setup.customer, { headers: { "If-None-Match": ifNoneMatch, "If-Modified-Since": "not a date" } }));
+      expect(fresh.status).toBe(200);
+      expect(new Uint8Array(await fresh.arrayBuffer())).toEqual(bytes);
+    }
   });
 
   it("returns a 10 MiB file byte for byte", async () => {
@@ -375,12 +404,30 @@ describe("R2 and D1 stay consistent", () => {
   it("removes the object when the row write fails", async () => {
     const setup = await verificationReady();
     const verification = await verificationRow(setup.kycId);
-    const file = { bytes: pdf(), filename: "a.pdf", mimeType: "application/pdf", documentType: "identity" as const, description: null, expirationDate: null };
+    const file = { content: new Blob([pdf()]), filename: "a.pdf", mimeType: "application/pdf", documentType: "identity" as const, description: null, expirationDate: null };
     await expect(storeDocument(failingDocumentInserts(), env.DOCUMENTS, verification, file, Date.now())).rejects.toThrow("simulated outage");
     expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
     const stored = await storeDocument(createDatabase(env.DB), env.DOCUMENTS, verification, file, Date.now());
     expect(stored?.filename).toBe("a.pdf");
     expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([stored!.objectKey]);
+  });
+
+  it("answers a delete whose object removal fails as deleted, and leaves the object to the sweep", async () => {
+    const setup = await verificationReady();
+    const doc = await json(await upload(setup, pdf(), "a.pdf"), 201);
+    const [key] = await objectKeysOf(setup.kycId, setup.customer.customerId);
+    const failingDeletes = new Proxy(env.DOCUMENTS, {
+      get(target, property, receiver) {
+        if (property === "delete") return () => Promise.reject(new Error("R2 unavailable"));
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const outcome = await removeDocument(createDatabase(env.DB), failingDeletes, setup.customer.customerId, doc.id.replace("doc_", ""));
+    expect(outcome).toMatchObject({ objectKey: key });
+    expect(await env.DOCUMENTS.head(key!)).not.toBeNull();
+    expect(await sweepOrphanObjects(createDatabase(env.DB), env.DOCUMENTS, Date.now() + ORPHAN_AGE_MS)).toBeGreaterThanOrEqual(1);
+    expect(await env.DOCUMENTS.head(key!)).toBeNull();
   });
 
   it("sweeps objects without a row once they are an hour old, from the scheduled handler, and keeps the rest", async () => {

@@ -95,6 +95,16 @@ describe("submit address", () => {
     expect(body.errors).toEqual([{ location: "body", pointer: "/company_name", message: "is required for business verification" }]);
   });
 
+  it("reports a missing company_name together with the other bad fields", async () => {
+    const { customer, numberId } = await customerWithNumber();
+    const body = await problem(
+      await customer.call("POST", `${kycPath(numberId)}/address`, { ...individual, verification_type: "business", city: "" }),
+      400,
+      "validation_error",
+    );
+    expect(body.errors?.map((e) => e.pointer).sort()).toEqual(["/city", "/company_name"]);
+  });
+
   it("names every invalid field at once", async () => {
     const { customer, numberId } = await customerWithNumber();
     const body = await problem(

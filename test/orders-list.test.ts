@@ -177,6 +177,16 @@ describe("pagination", () => {
     expect(body.errors?.map((e) => `${e.location}:${e.pointer}`)).toContain(`query:${name}`);
   });
 
+  it("lists a cross-field error together with the other bad fields", async () => {
+    const customer = await createCustomer();
+    const body = await problem(
+      await customer.call("GET", `/api/customers/${customer.slug}/orders?limit=500&quantity_min=9&quantity_max=1&requested_from=2026-01-02&requested_to=2026-01-01`),
+      400,
+      "validation_error",
+    );
+    expect(body.errors?.map((e) => e.pointer).sort()).toEqual(["limit", "quantity_min", "requested_from"]);
+  });
+
   it("accepts the bounds: limit 1 and 100, search of 50 characters, 20 distinct list items", async () => {
     const customer = await createCustomer();
     const twenty = Array.from({ length: 20 }, (_, i) => `type_${i}`);

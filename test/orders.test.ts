@@ -145,6 +145,13 @@ describe("retrieve an order", () => {
     expect(await json(await customer.call("GET", orderPath(customer, order.order_id)), 200)).toEqual(order);
   });
 
+  it("accepts the order id in upper case", async () => {
+    const customer = await createCustomer();
+    const order = await placeOrder(customer);
+    expect(await json(await customer.call("GET", orderPath(customer, order.order_id.toUpperCase())), 200)).toEqual(order);
+    await json(await adminCall("GET", `/admin/orders/${order.order_id.toUpperCase()}`), 200);
+  });
+
   it("answers an unknown order with 404 and a malformed id with 400", async () => {
     const customer = await createCustomer();
     await problem(await customer.call("GET", orderPath(customer, crypto.randomUUID())), 404, "not_found");

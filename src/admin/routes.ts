@@ -14,6 +14,7 @@ import { ADMIN_SECURITY, errorResponses, jsonBody, jsonResponse } from "../http/
 import { pageMeta, pageQuery, pageWindow } from "../http/pagination.ts";
 import { ApiError, notFound } from "../http/problem.ts";
 import { validationHook } from "../http/validation.ts";
+import { uuidParam } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import { orderIdParam, orderSchema, toOrder } from "../orders/schemas.ts";
 import { findOrderById, transitionOrderStatus } from "../orders/store.ts";
@@ -38,7 +39,7 @@ import {
 
 const pageOnlyQuery = z.object({ page: pageQuery.page, limit: pageQuery.limit });
 const slugParams = z.object({ slug: slugSchema.openapi({ param: { name: "slug", in: "path" } }) });
-const apiKeyParams = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
+const apiKeyParams = z.object({ id: uuidParam("id") });
 const orderParams = z.object({ order_id: orderIdParam });
 const locationHeader = { Location: { description: "Path of the new resource.", schema: { type: "string" as const } } };
 

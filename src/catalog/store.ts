@@ -27,10 +27,13 @@ export async function addCatalogPair(
   pair: CatalogPair,
   now: number,
 ): Promise<{ row: CatalogRow; created: boolean }> {
-  const [inserted] = await db.insert(catalog).values({ ...pair, createdAt: now }).onConflictDoNothing().returning();
-  if (inserted) return { row: inserted, created: true };
-  const existing = await db.query.catalog.findFirst({ where: pairIs(pair) });
-  return { row: existing!, created: false };
+  // A concurrent removal can slip between the two statements; the next attempt then inserts.
+  for (;;) {
+    const [inserted] = await db.insert(catalog).values({ ...pair, createdAt: now }).onConflictDoNothing().returning();
+    if (inserted) return { row: inserted, created: true };
+    const existing = await db.query.catalog.findFirst({ where: pairIs(pair) });
+    if (existing) return { row: existing, created: false };
+  }
 }
 
 export async function removeCatalogPair(db: Database, pair: CatalogPair): Promise<boolean> {

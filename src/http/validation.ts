@@ -85,3 +85,15 @@ export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) =
   const location = LOCATIONS[result.target] ?? "body";
   throw validationError(issuesToFieldErrors(result.error.issues, location));
 };
+
+/**
+ * The `when` of a cross-field refinement: run it whenever the fields it reads parsed cleanly, even if other
+ * fields failed, so `errors` lists every invalid field at once.
+ */
+export function whenFieldsValid(...fields: string[]) {
+  return (payload: z.core.ParsePayload): boolean =>
+    !payload.issues.some((issue) => {
+      const path = issue.path ?? [];
+      return path.length === 0 || fields.includes(String(path[0]));
+    });
+}

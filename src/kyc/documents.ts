@@ -9,7 +9,8 @@ export const OBJECT_PREFIX = "kyc/";
 export const ORPHAN_AGE_MS = 3_600_000;
 
 export interface CheckedFile {
-  bytes: Uint8Array;
+  /** The file as received; its size is the stored file_size. */
+  content: Blob;
   filename: string;
   mimeType: string;
   documentType: DocumentRow["documentType"];
@@ -32,7 +33,7 @@ export async function storeDocument(
   const id = crypto.randomUUID();
   // A key of ours, never the client's file name.
   const objectKey = `${OBJECT_PREFIX}${verification.customerId}/${verification.id}/${id}`;
-  await bucket.put(objectKey, file.bytes, {
+  await bucket.put(objectKey, file.content, {
     httpMetadata: { contentType: file.mimeType },
     customMetadata: { documentId: id },
   });
@@ -44,7 +45,7 @@ export async function storeDocument(
       customerId: verification.customerId,
       documentType: file.documentType,
       filename: file.filename,
-      fileSize: file.bytes.byteLength,
+      fileSize: file.content.size,
       mimeType: file.mimeType,
       description: file.description,
       expirationDate: file.expirationDate,
@@ -52,11 +53,23 @@ export async function storeDocument(
       uploadedAt: now,
     });
   } catch (error) {
-    await bucket.delete(objectKey);
+    await deleteObjectOrLeaveToSweep(bucket, objectKey);
     throw error;
   }
-  if (!row) await bucket.delete(objectKey);
+  if (!row) await deleteObjectOrLeaveToSweep(bucket, objectKey);
   return row;
+}
+
+/**
+ * Deletes an object that has no row. Should R2 fail, the object is an orphan the sweep removes within the
+ * hour, so the failure is logged and the request answers as it would have.
+ */
+async function deleteObjectOrLeaveToSweep(bucket: R2Bucket, objectKey: string): Promise<void> {
+  try {
+    await bucket.delete(objectKey);
+  } catch (error) {
+    console.log(JSON.stringify({ level: "warn", event: "orphan-left-for-sweep", object_key: objectKey, error: String(error) }));
+  }
 }
 
 /** Row first, object second: once the row is gone the document is gone for clients; a leftover object is an orphan. */
@@ -67,7 +80,7 @@ export async function removeDocument(
   documentId: string,
 ): Promise<DocumentDeleteOutcome> {
   const outcome = await deleteDocumentRow(db, customerId, documentId);
-  if (typeof outcome === "object" && "objectKey" in outcome) await bucket.delete(outcome.objectKey);
+  if (typeof outcome === "object" && "objectKey" in outcome) await deleteObjectOrLeaveToSweep(bucket, outcome.objectKey);
   return outcome;
 }
 

@@ -52,6 +52,14 @@ function locked(status: KycStatus, action: string): ApiError {
   return new ApiError("verification_locked", `The verification is ${status}; ${action} is not possible now`);
 }
 
+/** If-None-Match against an ETag, compared weakly (RFC 9110 §13.1.2); a malformed header simply does not match. */
+function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === "*") return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
+  return ifNoneMatch.split(",").some((candidate) => opaque(candidate) === opaque(etag));
+}
+
 const uploadContent = {
   "multipart/form-data": {
     schema: {
@@ -195,7 +203,7 @@ export const kycRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }
       const { document_id } = c.req.valid("param");
       const row = await findOwnedDocument(c.var.db, c.var.principal.customerId, document_id);
       if (!row) throw notFound("Document");
-      const object = await c.env.DOCUMENTS.get(row.objectKey, { onlyIf: c.req.raw.headers });
+      const object = await c.env.DOCUMENTS.get(row.objectKey);
       if (!object) throw notFound("Document");
       const headers = new Headers({
         "Content-Type": row.mimeType,
@@ -204,7 +212,10 @@ export const kycRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }
         "Cache-Control": "private, no-store",
         ETag: object.httpEtag,
       });
-      if (!("body" in object)) return new Response(null, { status: 304, headers });
+      if (etagMatches(c.req.header("If-None-Match"), object.httpEtag)) {
+        await object.body.cancel();
+        return new Response(null, { status: 304, headers });
+      }
       headers.set("Content-Length", String(object.size));
       return new Response(object.body, { status: 200, headers });
     },

@@ -9,6 +9,7 @@ import {
   type DocumentRow,
   type KycRow,
 } from "../db/schema.ts";
+import { whenFieldsValid } from "../http/validation.ts";
 import { e164Schema, withPrefix } from "../lib/ids.ts";
 import { isCalendarDate, toIso, toIsoOrNull } from "../lib/time.ts";
 import { countryCodeSchema } from "../orders/schemas.ts";
@@ -152,6 +153,7 @@ export const submitAddressBody = z
   .refine((body) => body.verification_type !== "business" || (body.company_name ?? null) !== null, {
     path: ["company_name"],
     error: "is required for business verification",
+    when: whenFieldsValid("verification_type", "company_name"),
   })
   .openapi("SubmitKycAddress");
 
@@ -203,10 +205,12 @@ export const reviewBody = z
   .refine((body) => body.status !== "rejected" || body.rejection_reason !== undefined, {
     path: ["rejection_reason"],
     error: "is required when rejecting",
+    when: whenFieldsValid("status", "rejection_reason"),
   })
   .refine((body) => body.status === "rejected" || body.rejection_reason === undefined, {
     path: ["rejection_reason"],
     error: "is allowed only when rejecting",
+    when: whenFieldsValid("status", "rejection_reason"),
   })
   .openapi("KycReview");
 

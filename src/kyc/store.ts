@@ -212,7 +212,8 @@ export async function insertDocumentIfAllowed(db: Database, doc: NewDocument): P
       mimeType: sql`${doc.mimeType}`,
       description: sql`${doc.description}`,
       expirationDate: sql`${doc.expirationDate}`,
-      status: sql`'uploaded'`,
+      // A file added while the verification is under review is part of that review.
+      status: sql`CASE ${statusOf} WHEN 'under_review' THEN 'pending_review' ELSE 'uploaded' END`,
       objectKey: sql`${doc.objectKey}`,
       uploadedAt: sql`${doc.uploadedAt}`,
     },

@@ -16,8 +16,8 @@ function tooLarge(): ApiError {
 }
 
 /**
- * Reads the body while counting: a declared or streamed length past the limit stops the read at once, so no
- * more than the limit is ever held in memory.
+ * Reads the body while counting: a declared length past the limit is refused before reading, a streamed one
+ * as soon as it passes the limit, so no more than the limit is ever held in memory.
  */
 async function readBounded(request: Request, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get("Content-Length");
@@ -58,16 +58,26 @@ async function readForm(request: Request): Promise<FormData> {
   }
 }
 
+const UPLOAD_FIELDS = new Set(["file", "document_type", "description", "expiration_date"]);
+/** More field errors than this are not listed: a hostile form could otherwise name thousands. */
+const MAX_FIELD_ERRORS = 20;
+/** Every marker that states a resolution (PNG pHYs, JPEG APP0/APP1) comes before the image data, well inside this. */
+const HEADER_BYTES = 1024 * 1024;
+
 /** Parses and checks an upload; throws the problem for the first rule it breaks (all field errors at once). */
 export async function readUpload(request: Request, now: number): Promise<CheckedFile> {
   const form = await readForm(request);
   const errors: FieldError[] = [];
-  const fields: Record<string, string> = {};
+  // No prototype: a field named "__proto__" is a field like any other (and refused as unknown).
+  const fields: Record<string, string> = Object.create(null);
+  const seen = new Set<string>();
   let file: File | undefined;
-  for (const key of new Set(form.keys())) {
-    const values = form.getAll(key);
-    const value = values[0]!;
-    if (values.length > 1) {
+  // One pass over the parts; unknown and repeated names are errors, never looked up again.
+  for (const [key, value] of form) {
+    if (errors.length >= MAX_FIELD_ERRORS) break;
+    if (!UPLOAD_FIELDS.has(key)) {
+      errors.push({ location: "body", pointer: `/${key}`, message: "is not allowed" });
+    } else if (seen.has(key)) {
       errors.push({ location: "body", pointer: `/${key}`, message: "must be given once" });
     } else if (key === "file") {
       if (typeof value === "string") errors.push({ location: "body", pointer: "/file", message: "must be a file" });
@@ -79,19 +89,21 @@ export async function readUpload(request: Request, now: number): Promise<Checked
     } else {
       fields[key] = value;
     }
+    seen.add(key);
   }
-  if (!form.has("file")) errors.push({ location: "body", pointer: "/file", message: "is required" });
+  if (!seen.has("file")) errors.push({ location: "body", pointer: "/file", message: "is required" });
   const parsed = uploadFields.safeParse(fields);
   if (!parsed.success) errors.push(...issuesToFieldErrors(parsed.error.issues, "body"));
   const expirationDate = parsed.success ? parsed.data.expiration_date : undefined;
   if (expirationDate !== undefined && expirationDate < todayUtc(now)) {
     errors.push({ location: "body", pointer: "/expiration_date", message: "must not be in the past" });
   }
-  if (errors.length > 0 || !parsed.success || !file) throw validationError(errors);
+  if (errors.length > 0 || !parsed.success || !file) throw validationError(errors.slice(0, MAX_FIELD_ERRORS));
 
   if (file.size > MAX_FILE_BYTES) throw tooLarge();
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  const type = sniffType(bytes);
+  // Only the head of the file is read here; the file itself goes to R2 as it is, without another copy.
+  const head = new Uint8Array(await file.slice(0, HEADER_BYTES).arrayBuffer());
+  const type = sniffType(head);
   if (!type) throw new ApiError("unsupported_media_type", "The file is not a PDF, JPEG or PNG (judged by its content)");
   const extension = extensionOf(file.name);
   if (!type.extensions.includes(extension)) {
@@ -100,7 +112,7 @@ export async function readUpload(request: Request, now: number): Promise<Checked
       `The file's content is ${type.mimeType} but its name ends in "${extension || "(no extension)"}"; expected ${type.extensions.join(" or ")}`,
     );
   }
-  for (const resolution of statedResolutions(type, bytes)) {
+  for (const resolution of statedResolutions(type, head)) {
     if (resolution.x < MIN_DPI || resolution.y < MIN_DPI) {
       throw new ApiError(
         "resolution_too_low",
@@ -109,7 +121,7 @@ export async function readUpload(request: Request, now: number): Promise<Checked
     }
   }
   return {
-    bytes,
+    content: file,
     filename: file.name,
     mimeType: type.mimeType,
     documentType: parsed.data.document_type,

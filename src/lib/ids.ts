@@ -29,6 +29,15 @@ export function prefixedIdParam(prefix: IdPrefix, name: string) {
     });
 }
 
+/** A path parameter holding a bare uuid; ids are stored lowercase, so the value is lowercased. */
+export function uuidParam(name: string) {
+  return z
+    .string()
+    .regex(UUID, { error: "must be a valid UUID" })
+    .transform((value) => value.toLowerCase())
+    .openapi({ param: { name, in: "path" }, type: "string", format: "uuid", example: "0b7e8f5e-4a8e-4b8c-9a51-3f1f7f9c2d11" });
+}
+
 /** E.164: a plus sign and up to 15 digits, the first not zero. */
 export const e164Schema = z
   .string()

@@ -3,6 +3,8 @@ import { z } from "@hono/zod-openapi";
 import { timestampSchema } from "../http/openapi.ts";
 import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
 import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
+import { whenFieldsValid } from "../http/validation.ts";
+import { uuidParam } from "../lib/ids.ts";
 import { isCalendarDate, toIso, toIsoOrNull } from "../lib/time.ts";
 
 export const numberTypeSchema = z
@@ -127,14 +129,17 @@ export const listOrdersQuery = z
   .refine((q) => ordered(q.quantity_min, q.quantity_max), {
     path: ["quantity_min"],
     error: "must not be greater than quantity_max",
+    when: whenFieldsValid("quantity_min", "quantity_max"),
   })
   .refine((q) => ordered(q.requested_from, q.requested_to), {
     path: ["requested_from"],
     error: "must not be after requested_to",
+    when: whenFieldsValid("requested_from", "requested_to"),
   })
   .refine((q) => ordered(q.fulfilled_from, q.fulfilled_to), {
     path: ["fulfilled_from"],
     error: "must not be after fulfilled_to",
+    when: whenFieldsValid("fulfilled_from", "fulfilled_to"),
   });
 
 export type ListOrdersQuery = z.infer<typeof listOrdersQuery>;
@@ -149,4 +154,4 @@ export const customerSlugParam = z
   .string()
   .openapi({ param: { name: "customer_slug", in: "path" }, description: "Your account's slug.", example: "demo" });
 
-export const orderIdParam = z.uuid().openapi({ param: { name: "order_id", in: "path" }, example: "0b7e8f5e-4a8e-4b8c-9a51-3f1f7f9c2d11" });
+export const orderIdParam = uuidParam("order_id");

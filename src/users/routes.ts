@@ -7,6 +7,7 @@ import { ADMIN_SECURITY, API_KEY_SECURITY, errorResponses, jsonBody, jsonRespons
 import { pageMeta, pageWindow } from "../http/pagination.ts";
 import { ApiError, notFound } from "../http/problem.ts";
 import { validationHook } from "../http/validation.ts";
+import { uuidParam } from "../lib/ids.ts";
 import { customerSlugParam } from "../orders/schemas.ts";
 import { createUserBody, listUsersQuery, toUser, updateUserBody, userPageSchema, userSchema } from "./schemas.ts";
 import { createUser, findUser, listUsers, updateUser } from "./store.ts";
@@ -36,7 +37,7 @@ const createUserRoute = createRoute({
   },
 });
 
-const userIdParams = z.object({ user_id: z.uuid().openapi({ param: { name: "user_id", in: "path" } }) });
+const userIdParams = z.object({ user_id: uuidParam("user_id") });
 
 const getUserRoute = createRoute({
   method: "get",
