@@ -118,7 +118,7 @@ export const kycRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }
     }),
     async (c) => {
       const { number_id } = c.req.valid("param");
-      await requireOwnedNumber(c, number_id);
+      // Scoped to the key's account: another account's number has no verification here, so it is a 404 too.
       const outcome = await updateAddress(c.var.db, c.var.principal.customerId, number_id, c.req.valid("json"), Date.now());
       if (outcome === "not_found") throw noVerification();
       if ("locked" in outcome) throw locked(outcome.locked, "changing the address");
@@ -139,7 +139,7 @@ export const kycRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }
     }),
     async (c) => {
       const { number_id } = c.req.valid("param");
-      await requireOwnedNumber(c, number_id);
+      // Scoped to the key's account: another account's number has no verification here, so it is a 404 too.
       const found = await findVerificationWithDocuments(c.var.db, c.var.principal.customerId, number_id);
       if (!found) throw noVerification();
       return c.json(toVerification(found.verification, found.documents), 200);
