@@ -117,14 +117,19 @@ export function pageSchema<T extends z.ZodType>(item: T, name: string, statusCou
   return z.object({ data: z.array(item), meta: meta.openapi(`${name}PageMeta`) }).openapi(`${name}Page`);
 }
 
-/** A status_counts object with every status present, zero where no row has it. */
-export function fillStatusCounts<S extends string>(
+/**
+ * From per-status row counts over every filter but status: status_counts with every status present (zero where
+ * no row has it), and the list's total, the sum over the statuses the status filter keeps (all when absent).
+ */
+export function countByStatus<S extends string>(
   statuses: readonly S[],
   rows: readonly { status: S; count: number }[],
-): Record<S, number> {
-  const counts = Object.fromEntries(statuses.map((status) => [status, 0])) as Record<S, number>;
-  for (const row of rows) counts[row.status] = row.count;
-  return counts;
+  statusFilter: readonly S[] | undefined,
+): { statusCounts: Record<S, number>; total: number } {
+  const statusCounts = Object.fromEntries(statuses.map((status) => [status, 0])) as Record<S, number>;
+  for (const row of rows) statusCounts[row.status] = row.count;
+  const total = (statusFilter ?? statuses).reduce((sum, status) => sum + statusCounts[status], 0);
+  return { statusCounts, total };
 }
 
 /**

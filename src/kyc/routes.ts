@@ -28,6 +28,7 @@ import {
   findOwnedDocument,
   findVerification,
   findVerificationWithDocuments,
+  listDocuments,
   reviewVerification,
   submitVerification,
   updateAddress,
@@ -265,7 +266,6 @@ export const kycRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }
       const outcome = await reviewVerification(c.var.db, kyc_id, status, rejection_reason, Date.now());
       if (outcome === "not_found") throw noVerification();
       if ("illegalFrom" in outcome) throw new ApiError("conflict", `A verification cannot move from ${outcome.illegalFrom} to ${status}`);
-      const found = await findVerificationWithDocuments(c.var.db, outcome.customerId, outcome.numberId);
-      return c.json(toVerification(outcome, found?.documents ?? []), 200);
+      return c.json(toVerification(outcome, await listDocuments(c.var.db, outcome.id)), 200);
     },
   );

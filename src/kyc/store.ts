@@ -2,6 +2,7 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { insertIf } from "../db/conditional-insert.ts";
+import { inJsonList } from "../db/sql.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import {
   kycDocuments,
@@ -249,6 +250,6 @@ export async function objectKeysWithRows(db: Database, objectKeys: string[]): Pr
   const rows = await db
     .select({ objectKey: kycDocuments.objectKey })
     .from(kycDocuments)
-    .where(sql`${kycDocuments.objectKey} IN (SELECT value FROM json_each(${JSON.stringify(objectKeys)}))`);
+    .where(inJsonList(kycDocuments.objectKey, objectKeys));
   return new Set(rows.map((r) => r.objectKey));
 }

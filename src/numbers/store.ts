@@ -1,6 +1,7 @@
 // Queries for numbers: the account's list (with each number's verification status) and allocation from an order.
 import { and, count, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
+import { inJsonList } from "../db/sql.ts";
 import { kycVerifications, numbers, orders, type KycStatus, type NumberRow, type OrderRow } from "../db/schema.ts";
 import { stableOrder, type PageWindow } from "../http/pagination.ts";
 import { findOrderById } from "../orders/store.ts";
@@ -106,7 +107,7 @@ export async function allocateNumbers(
       const current = await findOrderById(db, orderId);
       return current ? { notAllocatable: current.status } : "not_found";
     }
-    const created = await db.select().from(numbers).where(phoneNumberIn(phoneNumbers)).orderBy(numbers.phoneNumber);
+    const created = await db.select().from(numbers).where(inJsonList(numbers.phoneNumber, phoneNumbers)).orderBy(numbers.phoneNumber);
     return { order: moved, numbers: created };
   } catch (error) {
     // A concurrent allocation got there first: answer as the reads above would have.
@@ -120,12 +121,7 @@ export async function allocateNumbers(
   }
 }
 
-/** Membership in a list of any length as one bound parameter. */
-function phoneNumberIn(phoneNumbers: string[]): SQL {
-  return sql`${numbers.phoneNumber} IN (SELECT value FROM json_each(${JSON.stringify(phoneNumbers)}))`;
-}
-
 async function findTakenPhoneNumbers(db: Database, phoneNumbers: string[]): Promise<string[]> {
-  const rows = await db.select({ phoneNumber: numbers.phoneNumber }).from(numbers).where(phoneNumberIn(phoneNumbers));
+  const rows = await db.select({ phoneNumber: numbers.phoneNumber }).from(numbers).where(inJsonList(numbers.phoneNumber, phoneNumbers));
   return rows.map((r) => r.phoneNumber).sort();
 }

@@ -3,7 +3,8 @@ import { and, count, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import { insertIf } from "../db/conditional-insert.ts";
 import type { Database } from "../db/client.ts";
 import { catalog, ORDER_STATUSES, orders, type OrderRow, type OrderStatus } from "../db/schema.ts";
-import { fillStatusCounts, stableOrder, type PageWindow } from "../http/pagination.ts";
+import { countByStatus, stableOrder, type PageWindow } from "../http/pagination.ts";
+import { containsText } from "../db/sql.ts";
 import { endOfDay, startOfDay } from "../lib/time.ts";
 import type { CreateOrderInput, ListOrdersQuery, OrderSortKey, UpdateOrderInput } from "./schemas.ts";
 
@@ -17,11 +18,6 @@ const SORT_COLUMNS = {
   fulfilled_at: { key: orders.fulfilledAt, nullable: true },
   created_at: { key: orders.createdAt, nullable: false },
 } satisfies Record<OrderSortKey, unknown>;
-
-/** Case-insensitive substring test with no wildcard characters: % and _ in the needle are literal. */
-function containsText(haystack: SQL, needle: string): SQL {
-  return sql`instr(lower(${haystack}), lower(${needle})) > 0`;
-}
 
 /** The order number as clients see it ("#000042"), so search matches it with or without the "#". */
 const orderNumberText = sql`'#' || printf('%06d', ${orders.orderSeq})`;
@@ -82,10 +78,7 @@ export async function listOrders(
       .where(and(...common))
       .groupBy(orders.status),
   ]);
-  const statusCounts = fillStatusCounts(ORDER_STATUSES, countRows);
-  const counted: readonly OrderStatus[] = q.status ?? ORDER_STATUSES;
-  const total = counted.reduce((sum, status) => sum + statusCounts[status], 0);
-  return { rows, total, statusCounts };
+  return { rows, ...countByStatus(ORDER_STATUSES, countRows, q.status) };
 }
 
 export async function findOrder(db: Database, customerId: string, orderId: string): Promise<OrderRow | undefined> {

@@ -1,9 +1,10 @@
 // Queries for the users of an account: the list with status counts, create, update.
-import { and, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { USER_STATUSES, users, type UserRole, type UserRow, type UserStatus } from "../db/schema.ts";
-import { fillStatusCounts, stableOrder, type PageWindow } from "../http/pagination.ts";
+import { countByStatus, stableOrder, type PageWindow } from "../http/pagination.ts";
+import { containsText } from "../db/sql.ts";
 import type { ListUsersQuery } from "./schemas.ts";
 
 const SORT_COLUMNS = {
@@ -15,14 +16,10 @@ const SORT_COLUMNS = {
   last_login_at: { key: users.lastLoginAt, nullable: true },
 } as const;
 
-function containsText(column: SQL | typeof users.email, needle: string): SQL {
-  return sql`instr(lower(${column}), lower(${needle})) > 0`;
-}
-
 export async function listUsers(db: Database, customerId: string, q: ListUsersQuery, window: PageWindow) {
   const common = and(
     eq(users.customerId, customerId),
-    q.search === undefined ? undefined : sql`(${containsText(users.email, q.search)} OR ${containsText(sql`${users.name}`, q.search)})`,
+    q.search === undefined ? undefined : sql`(${containsText(users.email, q.search)} OR ${containsText(users.name, q.search)})`,
     q.role && inArray(users.role, q.role),
   );
   const [rows, countRows] = await db.batch([
@@ -35,9 +32,7 @@ export async function listUsers(db: Database, customerId: string, q: ListUsersQu
       .offset(window.offset),
     db.select({ status: users.status, count: count() }).from(users).where(common).groupBy(users.status),
   ]);
-  const statusCounts = fillStatusCounts(USER_STATUSES, countRows);
-  const counted: readonly UserStatus[] = q.status ?? USER_STATUSES;
-  return { rows, statusCounts, total: counted.reduce((sum, status) => sum + statusCounts[status], 0) };
+  return { rows, ...countByStatus(USER_STATUSES, countRows, q.status) };
 }
 
 export async function createUser(
