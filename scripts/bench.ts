@@ -1,84 +1,253 @@
-// `npm run bench`: latency and throughput of the main endpoints against a local `npm start` (loopback only).
-// It works in an account of its own (made through the admin API) so the demo account stays as seeded.
-// Usage: npm run bench -- [requests per scenario, default 300] [concurrency, default 8]
-import { readFileSync } from "node:fs";
+// `npm run bench`: the Worker under load at the size of a large account, on a throwaway local state (never the
+// dev state in .wrangler/state). It seeds the data set, starts `wrangler dev`, drives every scenario with
+// autocannon from this process, and prints for each: requests per second and their share of /healthz's in the same
+// run, p50 and p99 latency, errors, D1 calls, rows read and D1 time per request (from the Worker's own log lines,
+// which carry D1's result meta), and for order lists the same SQL timed on the SQLite file (the storage floor).
+// Usage: npm run bench -- [--duration 6] [--connections 10] [--only <text>] [--json bench-results.json] [--keep]
+import autocannon from "autocannon";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { getPlatformProxy } from "wrangler";
+import { createDatabase } from "../src/db/client.ts";
+import { seedDataset, type Fixtures } from "./bench/dataset.ts";
+import { oneUpload, scenarios, type Goal, type Scenario } from "./bench/scenarios.ts";
+import { d1File, timeStatements } from "./bench/storage-floor.ts";
 
-const base = "http://127.0.0.1:8787";
-const requests = Math.min(Number(process.argv[2] ?? 300), 550); // stays under the 600/min budget of one key
-const concurrency = Number(process.argv[3] ?? 8);
-const devVars = readFileSync(path.resolve(import.meta.dirname, "..", ".dev.vars"), "utf8");
-const adminToken = devVars.match(/^ADMIN_TOKEN\s*=\s*"?([^"\n]+)"?/m)?.[1];
-const admin = { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" };
-
-interface Scenario {
-  name: string;
-  request: () => Promise<Response>;
-}
-
-async function run(scenario: Scenario): Promise<void> {
-  const latencies: number[] = [];
-  let failures = 0;
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < requests) {
-        next++;
-        const t0 = performance.now();
-        const response = await scenario.request();
-        await response.arrayBuffer();
-        latencies.push(performance.now() - t0);
-        if (response.status >= 400) failures++;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(1);
-  console.log(
-    `${scenario.name.padEnd(34)} ${String(latencies.length).padStart(5)} req  ${(latencies.length / seconds).toFixed(0).padStart(5)} req/s  ` +
-      `p50 ${at(0.5).padStart(6)} ms  p95 ${at(0.95).padStart(6)} ms  p99 ${at(0.99).padStart(6)} ms  errors ${failures}`,
-  );
-}
-
-const health = await fetch(`${base}/healthz`).catch(() => undefined);
-if (!health?.ok) {
-  console.error(`No server at ${base}: run \`npm start\` in another terminal first.`);
-  process.exit(1);
-}
-
-const slug = `bench-${Date.now().toString(36)}`;
-await fetch(`${base}/admin/customers`, { method: "POST", headers: admin, body: JSON.stringify({ slug, name: "Benchmark" }) });
-const orders = `${base}/api/customers/${slug}/orders`;
-
-/** A fresh key per scenario, so each has the whole per-key rate budget. */
-async function keyHeaders(): Promise<Record<string, string>> {
-  const response = await fetch(`${base}/admin/customers/${slug}/api-keys`, { method: "POST", headers: admin, body: JSON.stringify({ name: "bench" }) });
-  const { key } = (await response.json()) as { key: string };
-  return { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
-}
-
-const setup = await keyHeaders();
-const pairs = [["mobile", "US"], ["landline", "GB"], ["toll_free", "DE"]] as const;
-let created: { order_id: string } | undefined;
-for (let i = 0; i < 200; i++) {
-  const [numberType, countryCode] = pairs[i % pairs.length]!;
-  const body = JSON.stringify({ number_type: numberType, country_code: countryCode, quantity: 1 + (i % 50), notes: `bench ${i}` });
-  created = (await (await fetch(orders, { method: "POST", headers: setup, body })).json()) as { order_id: string };
-}
-
-console.log(`${requests} requests per scenario, ${concurrency} in flight, against ${base} (account ${slug}, 200 orders)`);
-await run({ name: "GET /healthz", request: () => fetch(`${base}/healthz`) });
-const listHeaders = await keyHeaders();
-await run({ name: "GET orders (default page)", request: () => fetch(orders, { headers: listHeaders }) });
-const filterHeaders = await keyHeaders();
-await run({
-  name: "GET orders (filters, search, sort)",
-  request: () => fetch(`${orders}?status=pending&country_code=US,GB&search=bench&sort_by=quantity&limit=50`, { headers: filterHeaders }),
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: "string", default: "6" },
+    connections: { type: "string", default: "10" },
+    only: { type: "string" },
+    json: { type: "string", default: "bench-results.json" },
+    keep: { type: "boolean", default: false },
+  },
 });
-const getHeaders = await keyHeaders();
-await run({ name: "GET one order", request: () => fetch(`${orders}/${created!.order_id}`, { headers: getHeaders }) });
-const postHeaders = await keyHeaders();
-const postBody = JSON.stringify({ number_type: "mobile", country_code: "US", quantity: 1 });
-await run({ name: "POST order", request: () => fetch(orders, { method: "POST", headers: postHeaders, body: postBody }) });
+const duration = Number(args.duration);
+const connections = Number(args.connections);
+
+const root = path.resolve(import.meta.dirname, "..");
+const wranglerBin = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+const state = mkdtempSync(path.join(os.tmpdir(), "virtual-numbers-bench-"));
+const log = (line: string) => console.log(`[bench] ${line}`);
+
+function wrangler(commandArgs: string[]): void {
+  const result = spawnSync(process.execPath, [wranglerBin, ...commandArgs], { cwd: root, encoding: "utf8", env: { ...process.env, CI: "true" } });
+  if (result.status !== 0) throw new Error(`wrangler ${commandArgs.join(" ")} failed:\n${result.stdout}${result.stderr}`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** D1 figures per scenario, summed from the Worker's log lines (one per request, tagged by X-Request-Id). */
+interface D1Totals {
+  requests: number;
+  calls: number;
+  rowsRead: number;
+  ms: number;
+}
+const d1ByRequestId = new Map<string, D1Totals>();
+
+function collectLogLines(child: ChildProcess): void {
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    if (!line.startsWith("{")) return;
+    let entry: { request_id?: string; d1_calls?: number; d1_rows_read?: number; d1_ms?: number };
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (!entry.request_id?.startsWith("bench.")) return;
+    const totals = d1ByRequestId.get(entry.request_id) ?? { requests: 0, calls: 0, rowsRead: 0, ms: 0 };
+    totals.requests++;
+    totals.calls += entry.d1_calls ?? 0;
+    totals.rowsRead += entry.d1_rows_read ?? 0;
+    totals.ms += entry.d1_ms ?? 0;
+    d1ByRequestId.set(entry.request_id, totals);
+  });
+  child.stderr!.resume();
+}
+
+async function waitForHealth(base: string): Promise<void> {
+  for (let attempt = 0; attempt < 120; attempt++) {
+    const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error("wrangler dev did not answer /healthz within a minute");
+}
+
+interface Measured {
+  name: string;
+  requestsPerSecond: number;
+  share: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  d1CallsPerRequest: number | null;
+  rowsReadPerRequest: number | null;
+  d1MsPerRequest: number | null;
+  sqliteMs: number | null;
+  goal: Goal | undefined;
+  missed: string[];
+}
+
+async function drive(base: string, scenario: Scenario, requestId: string, keys: string[]) {
+  let sent = 0;
+  const headers: Record<string, string> = { "x-request-id": requestId };
+  if (scenario.contentType) headers["content-type"] = scenario.contentType;
+  const result = await autocannon({
+    url: base,
+    connections,
+    duration,
+    requests: [
+      {
+        method: scenario.method,
+        path: scenario.path(0),
+        headers,
+        ...(scenario.body === undefined ? {} : { body: scenario.body }),
+        setupRequest: (request) => {
+          const n = sent++;
+          request.path = scenario.path(n);
+          if (scenario.authenticated) request.headers = { ...request.headers, authorization: `Bearer ${keys[n % keys.length]}` };
+          return request;
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+function goalMisses(m: Omit<Measured, "missed">): string[] {
+  const misses: string[] = [];
+  const goal = m.goal;
+  if (!goal) return misses;
+  if (goal.minShare !== undefined && m.share < goal.minShare) misses.push(`share < ${goal.minShare}`);
+  if (goal.maxRowsRead !== undefined && (m.rowsReadPerRequest ?? Infinity) > goal.maxRowsRead) misses.push(`rows > ${goal.maxRowsRead}`);
+  if (goal.maxSqliteMs !== undefined && (m.sqliteMs ?? Infinity) > goal.maxSqliteMs) misses.push(`SQLite > ${goal.maxSqliteMs} ms`);
+  return misses;
+}
+
+function printTable(rows: Measured[]): void {
+  const fmt = (value: number | null, digits = 1) => (value === null ? "-" : value.toFixed(digits));
+  const header = ["scenario", "req/s", "share", "p50 ms", "p99 ms", "errors", "D1 calls", "rows read", "D1 ms", "SQLite ms", "goal"];
+  const table = rows.map((m) => [
+    m.name,
+    fmt(m.requestsPerSecond, 0),
+    fmt(m.share, 2),
+    fmt(m.p50, 0),
+    fmt(m.p99, 0),
+    String(m.errors),
+    fmt(m.d1CallsPerRequest, 1),
+    fmt(m.rowsReadPerRequest, 0),
+    fmt(m.d1MsPerRequest, 2),
+    fmt(m.sqliteMs, 2),
+    m.goal ? (m.missed.length ? `MISSED: ${m.missed.join(", ")}` : "met") : "",
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  console.log(line(header));
+  for (const row of table) console.log(line(row));
+}
+
+let dev: ChildProcess | undefined;
+function stop(): void {
+  if (dev?.pid) {
+    try {
+      process.kill(-dev.pid, "SIGTERM");
+    } catch {
+      // Already gone.
+    }
+  }
+  if (!args.keep) rmSync(state, { recursive: true, force: true });
+}
+process.on("SIGINT", () => {
+  stop();
+  process.exit(130);
+});
+
+try {
+  log(`state folder ${state}`);
+  wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
+  const seedStarted = performance.now();
+  const proxy = await getPlatformProxy<Env>({ configPath: path.join(root, "wrangler.toml"), persist: { path: path.join(state, "v3") } });
+  let fixtures: Fixtures;
+  try {
+    fixtures = await seedDataset(createDatabase(proxy.env.DB), proxy.env.DB, log);
+  } finally {
+    await proxy.dispose();
+  }
+  log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s`);
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  dev = spawn(
+    process.execPath,
+    [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--var", `ADMIN_TOKEN:${crypto.randomUUID()}`],
+    { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  collectLogLines(dev);
+  await waitForHealth(base);
+
+  const upload = oneUpload(fixtures);
+  const uploaded = await fetch(`${base}${upload.path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${fixtures.keys[0]}`, "content-type": upload.contentType },
+    body: upload.body,
+  });
+  const documentId = ((await uploaded.json()) as { id: string }).id;
+
+  const all = scenarios(fixtures, documentId).filter((s) => !args.only || s.name.includes(args.only));
+  log(`${all.length} scenarios, ${connections} connections, ${duration} s each, against ${base}`);
+  const health = await drive(base, { name: "healthz", method: "GET", path: () => "/healthz", authenticated: false }, "bench.healthz", []);
+  const measured: Measured[] = [
+    { name: "GET /healthz", ...health, share: 1, d1CallsPerRequest: 0, rowsReadPerRequest: 0, d1MsPerRequest: 0, sqliteMs: null, goal: undefined, missed: [] },
+  ];
+  const d1File_ = d1File(state);
+  // Statements are only built here, never run through this client.
+  const sqlBuilder = createDatabase({} as D1Database);
+  for (const [i, scenario] of all.entries()) {
+    const requestId = `bench.${i}`;
+    const run = await drive(base, scenario, requestId, fixtures.keys);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const d1 = d1ByRequestId.get(requestId);
+    const per = (total: number | undefined) => (d1 && d1.requests > 0 && total !== undefined ? total / d1.requests : null);
+    const row = {
+      name: scenario.name,
+      ...run,
+      share: run.requestsPerSecond / health.requestsPerSecond,
+      d1CallsPerRequest: per(d1?.calls),
+      rowsReadPerRequest: per(d1?.rowsRead),
+      d1MsPerRequest: per(d1?.ms),
+      sqliteMs: scenario.statements ? timeStatements(d1File_, scenario.statements(sqlBuilder)) : null,
+      goal: scenario.goal,
+    };
+    measured.push({ ...row, missed: goalMisses(row) });
+    log(`${scenario.name}: ${run.requestsPerSecond.toFixed(0)} req/s`);
+  }
+
+  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
+  console.log(`\n${machine}; wrangler dev, ${connections} connections, ${duration} s per scenario\n`);
+  printTable(measured);
+  writeFileSync(path.resolve(args.json), `${JSON.stringify({ machine, connections, duration, at: new Date().toISOString(), scenarios: measured }, null, 2)}\n`);
+  log(`figures written to ${args.json}`);
+} finally {
+  stop();
+}

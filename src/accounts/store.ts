@@ -104,7 +104,7 @@ export async function findKeyOwnerByHash(db: Database, keyHash: string): Promise
       keyHash: apiKeys.keyHash,
       revokedAt: apiKeys.revokedAt,
       lastUsedAt: apiKeys.lastUsedAt,
-      customerId: customers.id,
+      customerId: apiKeys.customerId,
       customerSlug: customers.slug,
     })
     .from(apiKeys)

@@ -1,20 +1,35 @@
-// Per-request plumbing: the request id (echoed or minted), the Drizzle client, and one JSON log line per request.
+// Per-request plumbing: the request id (echoed or minted), the request's D1 session, and one JSON log line per request.
 import type { MiddlewareHandler } from "hono";
-import { createDatabase } from "../db/client.ts";
+import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
 import type { AppEnv } from "../env.ts";
+import { problemResponse, validationError } from "./problem.ts";
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const BOOKMARK_HEADER = "x-d1-bookmark";
 
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
   const incoming = c.req.header("X-Request-Id");
   const requestId = incoming !== undefined && CLIENT_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   c.set("requestId", requestId);
-  c.set("db", createDatabase(c.env.DB));
 
-  await next();
+  const bookmark = c.req.header(BOOKMARK_HEADER);
+  const bookmarkValid = bookmark === undefined || BOOKMARK_PATTERN.test(bookmark);
+  const session = openRequestSession(c.env.DB, c.req.method, bookmarkValid ? bookmark : undefined);
+  c.set("db", session.db);
+
+  if (bookmarkValid) {
+    await next();
+  } else {
+    c.res = problemResponse(
+      c,
+      validationError([{ location: "header", pointer: BOOKMARK_HEADER, message: "must be a bookmark from an earlier response" }]),
+    );
+  }
 
   c.res.headers.set("X-Request-Id", requestId);
+  const latest = session.bookmark();
+  if (latest !== null) c.res.headers.set(BOOKMARK_HEADER, latest);
   const failure = c.get("failure");
   const line = {
     level: failure ? "error" : "info",
@@ -24,6 +39,10 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     duration_ms: Date.now() - started,
     request_id: requestId,
     customer_id: c.get("principal")?.customerId ?? null,
+    d1_calls: session.usage.calls,
+    d1_rows_read: session.usage.rowsRead,
+    d1_rows_written: session.usage.rowsWritten,
+    d1_ms: session.usage.durationMs,
     ...(failure ? { error: failure } : {}),
   };
   console.log(JSON.stringify(line));

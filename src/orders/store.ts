@@ -50,16 +50,23 @@ export interface OrderList {
   statusCounts: Record<OrderStatus, number>;
 }
 
-/** The page of the list; exported so tests can check its query plan. */
-export function orderPageQuery(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow) {
+/** The statements of one list request: the page of rows, and per-status counts over every filter but status. */
+export function orderListQueries(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow) {
   const { common, status } = listConditions(customerId, q);
-  return db
-    .select()
-    .from(orders)
-    .where(and(...common, status))
-    .orderBy(...stableOrder(SORT_COLUMNS[q.sort_by], orders.id, q.sort_order))
-    .limit(window.limit)
-    .offset(window.offset);
+  return {
+    page: db
+      .select()
+      .from(orders)
+      .where(and(...common, status))
+      .orderBy(...stableOrder(SORT_COLUMNS[q.sort_by], orders.id, q.sort_order))
+      .limit(window.limit)
+      .offset(window.offset),
+    counts: db
+      .select({ status: orders.status, count: count() })
+      .from(orders)
+      .where(and(...common))
+      .groupBy(orders.status),
+  };
 }
 
 /** One round trip: the page of rows and the per-status totals (from which the total follows). */
@@ -69,15 +76,8 @@ export async function listOrders(
   q: ListOrdersQuery,
   window: PageWindow,
 ): Promise<OrderList> {
-  const { common } = listConditions(customerId, q);
-  const [rows, countRows] = await db.batch([
-    orderPageQuery(db, customerId, q, window),
-    db
-      .select({ status: orders.status, count: count() })
-      .from(orders)
-      .where(and(...common))
-      .groupBy(orders.status),
-  ]);
+  const { page, counts } = orderListQueries(db, customerId, q, window);
+  const [rows, countRows] = await db.batch([page, counts]);
   return { rows, ...countByStatus(ORDER_STATUSES, countRows, q.status) };
 }
 

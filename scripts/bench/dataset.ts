@@ -1,0 +1,253 @@
+// The benchmark's data set: one large account (100,000 orders, 20,000 numbers, 1,000 users) among 20 accounts of
+// 10,000 orders, generated deterministically and written through a fast path (one INSERT … SELECT … FROM
+// json_each(?) per thousand rows). Accounts, keys and verifications go through the stores.
+import { createApiKey, createCustomer } from "../../src/accounts/store.ts";
+import { addCatalogPair } from "../../src/catalog/store.ts";
+import type { Database } from "../../src/db/client.ts";
+import type { OrderStatus } from "../../src/db/schema.ts";
+import { submitVerification } from "../../src/kyc/store.ts";
+
+export const LARGE_ORDERS = 100_000;
+export const OTHER_ACCOUNTS = 20;
+export const OTHER_ORDERS = 10_000;
+export const LARGE_NUMBERS = 20_000;
+export const LARGE_USERS = 1_000;
+/** API keys of the large account: the load is spread over them so no key reaches its per-minute budget. */
+export const LARGE_KEYS = 200;
+/** Numbers of the large account with a pending verification, for the KYC read and upload scenarios. */
+export const VERIFIED_NUMBERS = 100;
+
+const ROWS_PER_STATEMENT = 1_000;
+const DAY = 86_400_000;
+/** Orders are spread over the two years before this instant. */
+const END = Date.parse("2026-11-01T00:00:00.000Z");
+const SPAN = 730 * DAY;
+
+/** Ten country/type pairs with the weights a real account shows: most orders in a few pairs. */
+const PAIRS: [country: string, type: string, weight: number][] = [
+  ["US", "mobile", 25],
+  ["US", "landline", 12],
+  ["US", "toll_free", 8],
+  ["GB", "mobile", 12],
+  ["GB", "landline", 8],
+  ["DE", "mobile", 10],
+  ["FR", "mobile", 8],
+  ["NL", "landline", 7],
+  ["AU", "mobile", 6],
+  ["JP", "toll_free", 4],
+];
+const STATUSES: [OrderStatus, number][] = [
+  ["pending", 15],
+  ["processing", 8],
+  ["fulfilled", 65],
+  ["cancelled", 12],
+];
+/** Berlin's notes are about a quarter of all orders, the term of the broad search scenario. */
+const TEAMS: [string, number][] = [
+  ["Berlin", 28],
+  ["Austin", 24],
+  ["Lisbon", 18],
+  ["São Paulo", 12],
+  ["Zürich", 10],
+  ["Malmö", 8],
+];
+const PURPOSES = ["support line", "sales outreach", "field team", "call centre", "SMS verification", "store hotline"];
+
+/** mulberry32: a small seeded generator, so every run benchmarks the same data. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+function weighted<T>(next: () => number, choices: readonly (readonly [...unknown[], number])[], pick: (choice: readonly unknown[]) => T): T {
+  const total = choices.reduce((sum, choice) => sum + (choice.at(-1) as number), 0);
+  let roll = next() * total;
+  for (const choice of choices) {
+    roll -= choice.at(-1) as number;
+    if (roll < 0) return pick(choice);
+  }
+  return pick(choices.at(-1)!);
+}
+
+interface OrderSeed {
+  id: string;
+  seq: number;
+  countryCode: string;
+  numberType: string;
+  quantity: number;
+  status: OrderStatus;
+  fulfilledQuantity: number;
+  notes: string | null;
+  requestedAt: number;
+  fulfilledAt: number | null;
+  updatedAt: number;
+}
+
+/** An account's orders, oldest first, numbered from `firstSeq` (the sequence grows with time, as in the API). */
+function generateOrders(count: number, firstSeq: number, seed: number): OrderSeed[] {
+  const next = random(seed);
+  const times = Array.from({ length: count }, () => END - Math.floor(next() * SPAN)).sort((a, b) => a - b);
+  return times.map((requestedAt, i) => {
+    const [countryCode, numberType] = weighted(next, PAIRS, (c) => [c[0] as string, c[1] as string]);
+    const status = weighted(next, STATUSES, (c) => c[0] as OrderStatus);
+    // Log-uniform from 1 to 10,000: many small orders, a few large ones.
+    const quantity = Math.min(10_000, Math.max(1, Math.round(Math.exp(next() * Math.log(10_000)))));
+    const fulfilledAt = status === "fulfilled" ? requestedAt + Math.floor(next() * 3 * DAY) : null;
+    const team = weighted(next, TEAMS, (c) => c[0] as string);
+    const purpose = PURPOSES[Math.floor(next() * PURPOSES.length)]!;
+    const notes = next() < 0.9 ? `${team} ${purpose}, campaign ${1 + Math.floor(next() * 2000)}` : null;
+    return {
+      id: crypto.randomUUID(),
+      seq: firstSeq + i,
+      countryCode,
+      numberType,
+      quantity,
+      status,
+      fulfilledQuantity: status === "fulfilled" ? quantity : status === "processing" ? Math.floor(quantity / 2) : 0,
+      notes,
+      requestedAt,
+      fulfilledAt,
+      updatedAt: fulfilledAt ?? requestedAt,
+    };
+  });
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+}
+
+async function insertOrders(d1: D1Database, customerId: string, rows: OrderSeed[]): Promise<void> {
+  for (const chunk of chunks(rows, ROWS_PER_STATEMENT)) {
+    const values = chunk.map((o) => [
+      o.id, customerId, o.seq, o.numberType, o.countryCode, o.quantity, o.status, o.fulfilledQuantity, o.notes,
+      o.requestedAt, o.fulfilledAt, o.requestedAt, o.updatedAt,
+    ]);
+    await d1
+      .prepare(
+        `INSERT INTO orders (id, customer_id, order_seq, number_type, country_code, quantity, status, fulfilled_quantity,
+           notes, requested_at, fulfilled_at, created_at, updated_at)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7,
+           value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12
+         FROM json_each(?)`,
+      )
+      .bind(JSON.stringify(values))
+      .run();
+  }
+}
+
+/** Numbers of the large account, allocated from its fulfilled orders in order. */
+async function insertNumbers(d1: D1Database, customerId: string, orders: OrderSeed[]): Promise<string[]> {
+  const next = random(7);
+  const rows: unknown[][] = [];
+  for (const order of orders) {
+    if (order.status !== "fulfilled") continue;
+    for (let i = 0; i < order.quantity && rows.length < LARGE_NUMBERS; i++) {
+      const status = next() < 0.9 ? "active" : next() < 0.5 ? "suspended" : "released";
+      const phone = `+1555${String(rows.length).padStart(7, "0")}`;
+      rows.push([crypto.randomUUID(), customerId, order.id, phone, order.countryCode, order.numberType, status, order.fulfilledAt, order.fulfilledAt]);
+    }
+    if (rows.length >= LARGE_NUMBERS) break;
+  }
+  for (const chunk of chunks(rows, ROWS_PER_STATEMENT)) {
+    await d1
+      .prepare(
+        `INSERT INTO numbers (id, customer_id, order_id, phone_number, country_code, number_type, status, created_at, updated_at)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8
+         FROM json_each(?)`,
+      )
+      .bind(JSON.stringify(chunk))
+      .run();
+  }
+  return rows.map((row) => row[0] as string);
+}
+
+const FIRST_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Radia", "Tim"];
+const LAST_NAMES = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson", "Perlman", "Berners-Lee"];
+
+async function insertUsers(d1: D1Database, customerId: string): Promise<void> {
+  const next = random(11);
+  const rows = Array.from({ length: LARGE_USERS }, (_, i) => {
+    const name = `${FIRST_NAMES[i % 10]} ${LAST_NAMES[Math.floor(i / 10) % 10]} ${i}`;
+    const role = i === 0 ? "owner" : next() < 0.05 ? "admin" : "member";
+    const status = next() < 0.85 ? "active" : next() < 0.66 ? "inactive" : "locked";
+    const createdAt = END - Math.floor(next() * SPAN);
+    const lastLoginAt = next() < 0.8 ? createdAt + Math.floor(next() * (END - createdAt)) : null;
+    return [crypto.randomUUID(), customerId, `user${i}@large.example`, name, role, status, lastLoginAt, createdAt, createdAt];
+  });
+  for (const chunk of chunks(rows, ROWS_PER_STATEMENT)) {
+    await d1
+      .prepare(
+        `INSERT INTO users (id, customer_id, email, name, role, status, last_login_at, created_at, updated_at)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8
+         FROM json_each(?)`,
+      )
+      .bind(JSON.stringify(chunk))
+      .run();
+  }
+}
+
+export interface Fixtures {
+  slug: string;
+  customerId: string;
+  /** Plaintext keys of the large account. */
+  keys: string[];
+  /** A pending order of the large account (get and update scenarios). */
+  pendingOrderId: string;
+  /** Numbers of the large account with a pending verification. */
+  verifiedNumberIds: string[];
+}
+
+/** Writes the whole data set; `log` reports progress. */
+export async function seedDataset(db: Database, d1: D1Database, log: (line: string) => void): Promise<Fixtures> {
+  const now = Date.now();
+  for (const [countryCode, numberType] of PAIRS) await addCatalogPair(db, { countryCode, numberType }, now);
+
+  const large = await createCustomer(db, { slug: "large", name: "Large Telecom" }, now);
+  if (large === "duplicate") throw new Error("the benchmark state is not fresh");
+  const keys: string[] = [];
+  for (let i = 0; i < LARGE_KEYS; i++) keys.push((await createApiKey(db, large.id, `bench ${i}`, now)).key);
+
+  let seq = 1;
+  const largeOrders = generateOrders(LARGE_ORDERS, seq, 1);
+  seq += LARGE_ORDERS;
+  await insertOrders(d1, large.id, largeOrders);
+  log(`large account: ${LARGE_ORDERS} orders`);
+  for (let i = 0; i < OTHER_ACCOUNTS; i++) {
+    const other = await createCustomer(db, { slug: `other-${i}`, name: `Other ${i}` }, now);
+    if (other === "duplicate") throw new Error("the benchmark state is not fresh");
+    await insertOrders(d1, other.id, generateOrders(OTHER_ORDERS, seq, 100 + i));
+    seq += OTHER_ORDERS;
+  }
+  log(`${OTHER_ACCOUNTS} other accounts: ${OTHER_ORDERS} orders each`);
+
+  const numberIds = await insertNumbers(d1, large.id, largeOrders);
+  await insertUsers(d1, large.id);
+  log(`large account: ${numberIds.length} numbers, ${LARGE_USERS} users`);
+
+  const verifiedNumberIds = numberIds.slice(0, VERIFIED_NUMBERS);
+  for (const numberId of verifiedNumberIds) {
+    await submitVerification(
+      db,
+      large.id,
+      numberId,
+      {
+        verification_type: "business",
+        address_line_1: "1 Market St",
+        city: "San Francisco",
+        state_province: "CA",
+        postal_code: "94105",
+        country: "US",
+        company_name: "Large Telecom Inc.",
+      },
+      now,
+    );
+  }
+  const pendingOrderId = largeOrders.findLast((o) => o.status === "pending")!.id;
+  return { slug: "large", customerId: large.id, keys, pendingOrderId, verifiedNumberIds };
+}

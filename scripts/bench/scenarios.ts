@@ -1,0 +1,156 @@
+// What the benchmark drives: every scenario of the performance goals, with the goal it is held to.
+import type { Database } from "../../src/db/client.ts";
+import { pageWindow } from "../../src/http/pagination.ts";
+import { listOrdersQuery } from "../../src/orders/schemas.ts";
+import { orderListQueries } from "../../src/orders/store.ts";
+import type { Fixtures } from "./dataset.ts";
+
+/** A statement as D1 receives it, to time the same SQL on the SQLite file. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+export interface Goal {
+  /** Least requests per second, as a share of /healthz's in the same run. */
+  minShare?: number;
+  /** Most D1 rows read per request. */
+  maxRowsRead?: number;
+  /** Most SQLite time per request, in milliseconds (the list's statements timed on the SQLite file). */
+  maxSqliteMs?: number;
+}
+
+export interface Scenario {
+  name: string;
+  method: "GET" | "POST" | "PUT";
+  /** The path of the n-th request (most scenarios ask the same thing every time). */
+  path: (n: number) => string;
+  /** Sent with the large account's API keys, spread over the keys. */
+  authenticated: boolean;
+  body?: string | Buffer;
+  contentType?: string;
+  goal?: Goal;
+  /** The statements of an orders list request, to time on the SQLite file. */
+  statements?: (db: Database) => Statement[];
+}
+
+const ORDER_LIST_GOAL: Goal = { minShare: 0.5, maxRowsRead: 1000 };
+const RANGE_GOAL: Goal = { minShare: 0.3, maxSqliteMs: 15 };
+
+/** A 1 MiB PDF: a valid header, a comment filler, and the end marker. */
+function onePdfMebibyte(): Buffer {
+  const head = Buffer.from("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n");
+  const tail = Buffer.from("\n%%EOF\n");
+  const filler = Buffer.alloc(1024 * 1024 - head.length - tail.length, "%");
+  return Buffer.concat([head, filler, tail]);
+}
+
+const UPLOAD_BOUNDARY = "vn-bench-boundary";
+
+function uploadBody(): Buffer {
+  const part = (headers: string, content: Buffer | string) =>
+    Buffer.concat([Buffer.from(`--${UPLOAD_BOUNDARY}\r\n${headers}\r\n\r\n`), Buffer.from(content), Buffer.from("\r\n")]);
+  return Buffer.concat([
+    part('Content-Disposition: form-data; name="document_type"', "address_proof"),
+    part('Content-Disposition: form-data; name="file"; filename="statement.pdf"\r\nContent-Type: application/pdf', onePdfMebibyte()),
+    Buffer.from(`--${UPLOAD_BOUNDARY}--\r\n`),
+  ]);
+}
+
+export function scenarios(f: Fixtures, documentId: string): Scenario[] {
+  const orders = `/api/customers/${f.slug}/orders`;
+  const list = (name: string, query: string, goal: Goal): Scenario => ({
+    name,
+    method: "GET",
+    path: () => (query ? `${orders}?${query}` : orders),
+    authenticated: true,
+    goal,
+    statements: (db) => {
+      const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(query)));
+      const { page, counts } = orderListQueries(db, f.customerId, parsed, pageWindow(parsed));
+      return [page.toSQL(), counts.toSQL()];
+    },
+  });
+  const sorts = ["order_number", "number_type", "country_code", "quantity", "status", "requested_at", "fulfilled_at"];
+  // Uploads rotate over the verifications so none reaches its 20-document limit.
+  const uploadPath = (n: number) => `/v1/numbers/num_${f.verifiedNumberIds[n % f.verifiedNumberIds.length]}/KYC/files`;
+  return [
+    list("orders: default page", "", ORDER_LIST_GOAL),
+    list("orders: pending, US+GB, mobile", "status=pending&country_code=US,GB&number_type=mobile", ORDER_LIST_GOAL),
+    list("orders: pending, US+GB, by quantity, 50", "status=pending&country_code=US,GB&sort_by=quantity&limit=50", ORDER_LIST_GOAL),
+    list("orders: cancelled", "status=cancelled", ORDER_LIST_GOAL),
+    list("orders: toll_free", "number_type=toll_free", ORDER_LIST_GOAL),
+    list("orders: JP, processing (rare)", "country_code=JP&status=processing", ORDER_LIST_GOAL),
+    ...sorts.map((sort) => list(`orders: sort_by=${sort}`, `sort_by=${sort}`, ORDER_LIST_GOAL)),
+    list("orders: sort_by=fulfilled_at asc", "sort_by=fulfilled_at&sort_order=asc", ORDER_LIST_GOAL),
+    {
+      name: "orders: get one",
+      method: "GET",
+      path: () => `${orders}/${f.pendingOrderId}`,
+      authenticated: true,
+      goal: { minShare: 0.5, maxRowsRead: 1000 },
+    },
+    {
+      name: "orders: create",
+      method: "POST",
+      path: () => orders,
+      authenticated: true,
+      body: JSON.stringify({ number_type: "mobile", country_code: "US", quantity: 25, notes: "Benchmark campaign" }),
+      contentType: "application/json",
+      goal: { minShare: 0.5, maxRowsRead: 1000 },
+    },
+    {
+      name: "orders: update",
+      method: "PUT",
+      path: () => `${orders}/${f.pendingOrderId}`,
+      authenticated: true,
+      body: JSON.stringify({ quantity: 120, notes: "Benchmark update" }),
+      contentType: "application/json",
+      goal: { minShare: 0.5, maxRowsRead: 1000 },
+    },
+    list("orders: requested in one quarter", "requested_from=2026-04-01&requested_to=2026-06-30", RANGE_GOAL),
+    list("orders: quantity 100-200", "quantity_min=100&quantity_max=200", RANGE_GOAL),
+    list("orders: search rare (campaign 123)", `search=${encodeURIComponent("campaign 123")}`, RANGE_GOAL),
+    list("orders: page 5000", "page=5000", RANGE_GOAL),
+    list("orders: search a quarter (berlin)", "search=berlin", { maxSqliteMs: 100 }),
+    {
+      name: "numbers: default page",
+      method: "GET",
+      path: () => `/api/customers/${f.slug}/numbers`,
+      authenticated: true,
+      goal: { minShare: 0.5 },
+    },
+    {
+      name: "users: default page",
+      method: "GET",
+      path: () => `/api/customers/${f.slug}/users`,
+      authenticated: true,
+      goal: { minShare: 0.5 },
+    },
+    {
+      name: "KYC: get",
+      method: "GET",
+      path: () => `/v1/numbers/num_${f.verifiedNumberIds[0]}/KYC`,
+      authenticated: true,
+    },
+    {
+      name: "KYC: upload 1 MiB",
+      method: "POST",
+      path: uploadPath,
+      authenticated: true,
+      body: uploadBody(),
+      contentType: `multipart/form-data; boundary=${UPLOAD_BOUNDARY}`,
+    },
+    {
+      name: "KYC: download 1 MiB",
+      method: "GET",
+      path: () => `/v1/kyc/documents/${documentId}/download`,
+      authenticated: true,
+    },
+  ];
+}
+
+/** The upload request the download scenario's document comes from. */
+export function oneUpload(f: Fixtures): { path: string; body: Buffer; contentType: string } {
+  return { path: `/v1/numbers/num_${f.verifiedNumberIds[0]}/KYC/files`, body: uploadBody(), contentType: `multipart/form-data; boundary=${UPLOAD_BOUNDARY}` };
+}
