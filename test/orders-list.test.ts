@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
 import { pageWindow } from "../src/http/pagination.ts";
 import { listOrdersQuery, ORDER_SORT_KEYS } from "../src/orders/schemas.ts";
-import { orderListQueries } from "../src/orders/store.ts";
+import { orderListQueries } from "../src/orders/list.ts";
 import { adminCall, createCustomer, json, makeOrderable, problem, type TestCustomer } from "./helpers.ts";
 
 interface Order {

@@ -2,7 +2,7 @@
 import type { Database } from "../../src/db/client.ts";
 import { pageWindow } from "../../src/http/pagination.ts";
 import { listOrdersQuery } from "../../src/orders/schemas.ts";
-import { orderListQueries } from "../../src/orders/store.ts";
+import { orderListQueries } from "../../src/orders/list.ts";
 import type { Fixtures } from "./dataset.ts";
 
 /** A statement as D1 receives it, to time the same SQL on the SQLite file. */

@@ -51,6 +51,9 @@ export const catalog = sqliteTable(
   (t) => [primaryKey({ columns: [t.countryCode, t.numberType] })],
 );
 
+/** Named where a query tells SQLite to use it (the search, which looks orders up by their sequence number). */
+export const ORDERS_BY_SEQUENCE_INDEX = "orders_customer_order_seq_idx";
+
 export const orders = sqliteTable(
   "orders",
   {
@@ -73,20 +76,53 @@ export const orders = sqliteTable(
   },
   (t) => [
     uniqueIndex("orders_order_seq_unique").on(t.orderSeq),
-    // One index per list filter and sort, each led by customer_id: every list query is scoped to one account.
+    // One index per sort, each led by customer_id: every list query is scoped to one account. The range filters'
+    // indexes also carry what their status counts and the default sort read, so those queries never touch rows.
     index("orders_customer_created_idx").on(t.customerId, t.createdAt, t.id),
-    index("orders_customer_order_seq_idx").on(t.customerId, t.orderSeq),
+    index(ORDERS_BY_SEQUENCE_INDEX).on(t.customerId, t.orderSeq),
     index("orders_customer_number_type_idx").on(t.customerId, t.numberType, t.id),
     index("orders_customer_country_idx").on(t.customerId, t.countryCode, t.id),
-    index("orders_customer_quantity_idx").on(t.customerId, t.quantity, t.id),
+    index("orders_customer_quantity_idx").on(t.customerId, t.quantity, t.id, t.status, t.numberType, t.countryCode, t.createdAt),
     index("orders_customer_status_idx").on(t.customerId, t.status, t.id),
-    index("orders_customer_requested_idx").on(t.customerId, t.requestedAt, t.id),
-    index("orders_customer_fulfilled_idx").on(t.customerId, t.fulfilledAt, t.id),
+    index("orders_customer_requested_idx").on(t.customerId, t.requestedAt, t.id, t.status, t.numberType, t.countryCode, t.createdAt),
+    index("orders_customer_fulfilled_idx").on(t.customerId, t.fulfilledAt, t.id, t.status, t.numberType, t.countryCode, t.createdAt),
+    // Ascending with NULLs last, as the list sorts nullable keys (descending needs no second index: NULL sorts lowest).
+    index("orders_customer_fulfilled_nulls_last_idx").on(t.customerId, sql`(${t.fulfilledAt} IS NULL)`, t.fulfilledAt, t.id),
+    // One account's orders of one (number_type, country_code, status) segment, newest first: the enum filters' pages.
+    index("orders_customer_segment_created_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.createdAt, t.id),
     check("orders_quantity_range", sql`${t.quantity} BETWEEN 1 AND 10000`),
     check("orders_fulfilled_quantity_range", sql`${t.fulfilledQuantity} BETWEEN 0 AND ${t.quantity}`),
     check("orders_status_valid", sql`${t.status} IN ('pending', 'processing', 'fulfilled', 'cancelled')`),
   ],
 );
+
+/**
+ * How many orders each account has per (number_type, country_code, status) segment. Derived data, written only by
+ * the triggers of migrations/0003, so it stays exact whatever writes the orders; rows at zero are removed.
+ */
+export const orderCounts = sqliteTable(
+  "order_counts",
+  {
+    customerId: text("customer_id").notNull(),
+    numberType: text("number_type").notNull(),
+    countryCode: text("country_code").notNull(),
+    status: text("status", { enum: ORDER_STATUSES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.numberType, t.countryCode, t.status] })],
+);
+
+/**
+ * A small integer per account, assigned by trigger when the account is created: the high 32 bits of its orders'
+ * rowids in the order_trigrams index, so a search reads only the account's own postings.
+ */
+export const customerNumbers = sqliteTable("customer_numbers", {
+  number: integer("number").primaryKey(),
+  customerId: text("customer_id")
+    .notNull()
+    .unique()
+    .references(() => customers.id),
+});
 
 export const NUMBER_STATUSES = ["active", "suspended", "released"] as const;
 export type NumberStatus = (typeof NUMBER_STATUSES)[number];
@@ -122,6 +158,19 @@ export const numbers = sqliteTable(
   ],
 );
 
+/** Numbers per account, country, type and status; maintained by triggers like order_counts. */
+export const numberCounts = sqliteTable(
+  "number_counts",
+  {
+    customerId: text("customer_id").notNull(),
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    status: text("status", { enum: NUMBER_STATUSES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.countryCode, t.numberType, t.status] })],
+);
+
 export const USER_ROLES = ["owner", "admin", "member"] as const;
 export const USER_STATUSES = ["active", "inactive", "locked"] as const;
 export type UserRole = (typeof USER_ROLES)[number];
@@ -154,6 +203,18 @@ export const users = sqliteTable(
     check("users_role_valid", sql`${t.role} IN ('owner', 'admin', 'member')`),
     check("users_status_valid", sql`${t.status} IN ('active', 'inactive', 'locked')`),
   ],
+);
+
+/** Users per account, role and status; maintained by triggers like order_counts. */
+export const userCounts = sqliteTable(
+  "user_counts",
+  {
+    customerId: text("customer_id").notNull(),
+    role: text("role", { enum: USER_ROLES }).notNull(),
+    status: text("status", { enum: USER_STATUSES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.role, t.status] })],
 );
 
 export const KYC_STATUSES = ["pending", "under_review", "approved", "rejected"] as const;

@@ -133,8 +133,9 @@ export function countByStatus<S extends string>(
 }
 
 /**
- * ORDER BY for a list: the key in the asked direction (a nullable key puts NULLs last either way), then the id
- * in the same direction, so the order is total and paging never repeats or skips a row.
+ * ORDER BY for a list: the key in the asked direction, then the id in the same direction, so the order is total
+ * and paging never repeats or skips a row. A nullable key puts NULLs last either way: SQLite sorts NULL lowest, so
+ * descending needs nothing more, and ascending sorts on `key IS NULL` first (the form an index can serve).
  */
 export function stableOrder(
   sort: { key: AnyColumn | SQL; nullable: boolean },
@@ -142,6 +143,6 @@ export function stableOrder(
   direction: "asc" | "desc",
 ): SQL[] {
   const by = direction === "asc" ? asc : desc;
-  const key = sort.nullable ? sql`${sort.key} ${sql.raw(direction)} NULLS LAST` : by(sort.key);
-  return [key, by(id)];
+  const nullsLast = sort.nullable && direction === "asc" ? [sql`(${sort.key} IS NULL)`] : [];
+  return [...nullsLast, by(sort.key), by(id)];
 }

@@ -2,7 +2,7 @@
 import { and, count, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { inJsonList } from "../db/sql.ts";
-import { kycVerifications, numbers, orders, type KycStatus, type NumberRow, type OrderRow } from "../db/schema.ts";
+import { kycVerifications, numberCounts, numbers, orders, type KycStatus, type NumberRow, type OrderRow } from "../db/schema.ts";
 import { stableOrder, type PageWindow } from "../http/pagination.ts";
 import { findOrderById } from "../orders/store.ts";
 import type { ListNumbersQuery } from "./schemas.ts";
@@ -25,24 +25,39 @@ function listConditions(customerId: string, q: ListNumbersQuery): SQL | undefine
   );
 }
 
+/** The list's total: from number_counts when only enumerations filter it, else counted over the matching numbers. */
+function totalQuery(db: Database, customerId: string, q: ListNumbersQuery) {
+  if (q.search !== undefined) return db.select({ total: count() }).from(numbers).where(listConditions(customerId, q));
+  return db
+    .select({ total: sql<number>`total(${numberCounts.count})`.mapWith(Number) })
+    .from(numberCounts)
+    .where(
+      and(
+        eq(numberCounts.customerId, customerId),
+        q.status && inArray(numberCounts.status, q.status),
+        q.country_code && inArray(numberCounts.countryCode, q.country_code),
+        q.number_type && inArray(numberCounts.numberType, q.number_type),
+      ),
+    );
+}
+
 export async function listNumbers(
   db: Database,
   customerId: string,
   q: ListNumbersQuery,
   window: PageWindow,
 ): Promise<{ rows: { number: NumberRow; kycStatus: KycStatus | null }[]; total: number }> {
-  const where = listConditions(customerId, q);
   const [rows, [totals]] = await db.batch([
     db
       // Aliased: the joined status column would otherwise collide with numbers.status in D1's row objects.
       .select({ number: numbers, kycStatus: sql<KycStatus | null>`${kycVerifications.status}`.as("kyc_status") })
       .from(numbers)
       .leftJoin(kycVerifications, eq(kycVerifications.numberId, numbers.id))
-      .where(where)
+      .where(listConditions(customerId, q))
       .orderBy(...stableOrder(SORT_COLUMNS[q.sort_by], numbers.id, q.sort_order))
       .limit(window.limit)
       .offset(window.offset),
-    db.select({ total: count() }).from(numbers).where(where),
+    totalQuery(db, customerId, q),
   ]);
   return { rows, total: totals?.total ?? 0 };
 }

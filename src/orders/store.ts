@@ -1,72 +1,16 @@
 // Queries for orders: the filtered list with status counts, create with the global sequence, guarded updates.
-import { and, count, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { insertIf } from "../db/conditional-insert.ts";
 import type { Database } from "../db/client.ts";
 import { catalog, ORDER_STATUSES, orders, type OrderRow, type OrderStatus } from "../db/schema.ts";
-import { countByStatus, stableOrder, type PageWindow } from "../http/pagination.ts";
-import { containsText } from "../db/sql.ts";
-import { endOfDay, startOfDay } from "../lib/time.ts";
-import type { CreateOrderInput, ListOrdersQuery, OrderSortKey, UpdateOrderInput } from "./schemas.ts";
-
-const SORT_COLUMNS = {
-  order_number: { key: orders.orderSeq, nullable: false },
-  number_type: { key: orders.numberType, nullable: false },
-  country_code: { key: orders.countryCode, nullable: false },
-  quantity: { key: orders.quantity, nullable: false },
-  status: { key: orders.status, nullable: false },
-  requested_at: { key: orders.requestedAt, nullable: false },
-  fulfilled_at: { key: orders.fulfilledAt, nullable: true },
-  created_at: { key: orders.createdAt, nullable: false },
-} satisfies Record<OrderSortKey, unknown>;
-
-/** The order number as clients see it ("#000042"), so search matches it with or without the "#". */
-const orderNumberText = sql`'#' || printf('%06d', ${orders.orderSeq})`;
-
-/** WHERE conditions of the list; status_counts is computed over all of them except the status filter. */
-function listConditions(customerId: string, q: ListOrdersQuery): { common: SQL[]; status: SQL | undefined } {
-  const common: (SQL | undefined)[] = [
-    eq(orders.customerId, customerId),
-    q.search === undefined
-      ? undefined
-      : sql`(${containsText(orderNumberText, q.search)} OR ${containsText(sql`coalesce(${orders.notes}, '')`, q.search)})`,
-    q.number_type && inArray(orders.numberType, q.number_type),
-    q.country_code && inArray(orders.countryCode, q.country_code),
-    q.quantity_min === undefined ? undefined : gte(orders.quantity, q.quantity_min),
-    q.quantity_max === undefined ? undefined : lte(orders.quantity, q.quantity_max),
-    q.requested_from === undefined ? undefined : gte(orders.requestedAt, startOfDay(q.requested_from)),
-    q.requested_to === undefined ? undefined : lte(orders.requestedAt, endOfDay(q.requested_to)),
-    q.fulfilled_from === undefined ? undefined : gte(orders.fulfilledAt, startOfDay(q.fulfilled_from)),
-    q.fulfilled_to === undefined ? undefined : lte(orders.fulfilledAt, endOfDay(q.fulfilled_to)),
-  ];
-  return {
-    common: common.filter((c): c is SQL => c !== undefined),
-    status: q.status && inArray(orders.status, q.status),
-  };
-}
+import { countByStatus, type PageWindow } from "../http/pagination.ts";
+import { orderListQueries } from "./list.ts";
+import type { CreateOrderInput, ListOrdersQuery, UpdateOrderInput } from "./schemas.ts";
 
 export interface OrderList {
   rows: OrderRow[];
   total: number;
   statusCounts: Record<OrderStatus, number>;
-}
-
-/** The statements of one list request: the page of rows, and per-status counts over every filter but status. */
-export function orderListQueries(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow) {
-  const { common, status } = listConditions(customerId, q);
-  return {
-    page: db
-      .select()
-      .from(orders)
-      .where(and(...common, status))
-      .orderBy(...stableOrder(SORT_COLUMNS[q.sort_by], orders.id, q.sort_order))
-      .limit(window.limit)
-      .offset(window.offset),
-    counts: db
-      .select({ status: orders.status, count: count() })
-      .from(orders)
-      .where(and(...common))
-      .groupBy(orders.status),
-  };
 }
 
 /** One round trip: the page of rows and the per-status totals (from which the total follows). */

@@ -2,7 +2,7 @@
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import { USER_STATUSES, users, type UserRole, type UserRow, type UserStatus } from "../db/schema.ts";
+import { USER_STATUSES, userCounts, users, type UserRole, type UserRow, type UserStatus } from "../db/schema.ts";
 import { countByStatus, stableOrder, type PageWindow } from "../http/pagination.ts";
 import { containsText } from "../db/sql.ts";
 import type { ListUsersQuery } from "./schemas.ts";
@@ -22,6 +22,15 @@ export async function listUsers(db: Database, customerId: string, q: ListUsersQu
     q.search === undefined ? undefined : sql`(${containsText(users.email, q.search)} OR ${containsText(users.name, q.search)})`,
     q.role && inArray(users.role, q.role),
   );
+  // Without a search the counts come from user_counts; a search has to test the users themselves.
+  const counts =
+    q.search === undefined
+      ? db
+          .select({ status: userCounts.status, count: sql<number>`sum(${userCounts.count})`.mapWith(Number) })
+          .from(userCounts)
+          .where(and(eq(userCounts.customerId, customerId), q.role && inArray(userCounts.role, q.role)))
+          .groupBy(userCounts.status)
+      : db.select({ status: users.status, count: count() }).from(users).where(common).groupBy(users.status);
   const [rows, countRows] = await db.batch([
     db
       .select()
@@ -30,7 +39,7 @@ export async function listUsers(db: Database, customerId: string, q: ListUsersQu
       .orderBy(...stableOrder(SORT_COLUMNS[q.sort_by], users.id, q.sort_order))
       .limit(window.limit)
       .offset(window.offset),
-    db.select({ status: users.status, count: count() }).from(users).where(common).groupBy(users.status),
+    counts,
   ]);
   return { rows, ...countByStatus(USER_STATUSES, countRows, q.status) };
 }
