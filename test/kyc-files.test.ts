@@ -4,7 +4,8 @@ import { env, exports } from "cloudflare:workers";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDatabase, type Database } from "../src/db/client.ts";
-import type { KycRow } from "../src/db/schema.ts";
+import { eq } from "drizzle-orm";
+import { kycVerifications, type KycRow } from "../src/db/schema.ts";
 import worker from "../src/index.ts";
 import { OBJECT_PREFIX, ORPHAN_AGE_MS, removeDocument, storeDocument, sweepOrphanObjects } from "../src/kyc/documents.ts";
 import { contentDisposition } from "../src/lib/content-disposition.ts";
@@ -380,7 +381,7 @@ describe("delete", () => {
 describe("R2 and D1 stay consistent", () => {
   async function verificationRow(kycId: string): Promise<KycRow> {
     const db = createDatabase(env.DB);
-    const row = await db.query.kycVerifications.findFirst({ where: (t, { eq }) => eq(t.id, kycId.replace("kyc_", "")) });
+    const row = await db.select().from(kycVerifications).where(eq(kycVerifications.id, kycId.replace("kyc_", ""))).get();
     return row!;
   }
 

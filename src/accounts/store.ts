@@ -1,7 +1,7 @@
 // Queries for customer accounts and their API keys.
-import { and, count, desc, eq, isNull, lt, or } from "drizzle-orm";
+import { and, count, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { apiKeys, customers, type ApiKeyRow, type CustomerRow } from "../db/schema.ts";
+import { apiKeys, batchAssertions, customers, type ApiKeyRow, type CustomerRow } from "../db/schema.ts";
 import { displayParts, generateApiKey, sha256Hex } from "../lib/api-key.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import type { PageWindow } from "../http/pagination.ts";
@@ -27,7 +27,7 @@ export async function createCustomer(
 }
 
 export async function findCustomerBySlug(db: Database, slug: string): Promise<CustomerRow | undefined> {
-  return db.query.customers.findFirst({ where: eq(customers.slug, slug) });
+  return db.select().from(customers).where(eq(customers.slug, slug)).get();
 }
 
 export async function listCustomers(db: Database, window: PageWindow): Promise<{ rows: CustomerRow[]; total: number }> {
@@ -79,7 +79,7 @@ export async function listApiKeys(
 }
 
 export async function findApiKey(db: Database, id: string): Promise<ApiKeyRow | undefined> {
-  return db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
+  return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
 }
 
 /** Revokes a key once; revoking it again keeps the first revocation time. */
@@ -114,6 +114,23 @@ export async function findKeyOwnerByHash(db: Database, keyHash: string): Promise
   return owner;
 }
 
+/** What can change about a key once it exists: its revocation and its last use. */
+export interface KeyState {
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+}
+
+/** A key's state, read by id; `readKeyState` turns its values into a KeyState. */
+export function keyStateQuery(db: Database, keyId: string) {
+  return db.select({ revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt }).from(apiKeys).where(eq(apiKeys.id, keyId));
+}
+
+/** The rows of keyStateQuery as column values in select order; undefined when the key no longer exists. */
+export function readKeyState(rows: unknown[][]): KeyState | undefined {
+  const [row] = rows;
+  return row && { revokedAt: row[0] as number | null, lastUsedAt: row[1] as number | null };
+}
+
 /** Whether last_used_at is due for a write: never written, or written over a minute ago. */
 export function isLastUsedStale(lastUsedAt: number | null, now: number): boolean {
   return lastUsedAt === null || lastUsedAt < now - LAST_USED_RESOLUTION_MS;
@@ -123,11 +140,24 @@ export function isLastUsedStale(lastUsedAt: number | null, now: number): boolean
  * One conditional write: nothing happens when the key was marked used within the last minute (so concurrent
  * requests that all saw a stale value still write once).
  */
-export async function touchApiKey(db: Database, keyId: string, now: number): Promise<void> {
-  await db
+export function lastUsedUpdate(db: Database, keyId: string, now: number) {
+  return db
     .update(apiKeys)
     .set({ lastUsedAt: now })
     .where(
       and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, now - LAST_USED_RESOLUTION_MS))),
+    );
+}
+
+export async function touchApiKey(db: Database, keyId: string, now: number): Promise<void> {
+  await lastUsedUpdate(db, keyId, now);
+}
+
+/** Fails its D1 batch (see batchAssertions) unless the key exists and is not revoked. */
+export function activeKeyAssertion(db: Database, keyId: string) {
+  return db
+    .insert(batchAssertions)
+    .select(
+      sql`SELECT 'api key not active' WHERE NOT EXISTS (SELECT 1 FROM ${apiKeys} WHERE ${apiKeys.id} = ${keyId} AND ${apiKeys.revokedAt} IS NULL)`,
     );
 }

@@ -31,7 +31,7 @@ export async function addCatalogPair(
   for (;;) {
     const [inserted] = await db.insert(catalog).values({ ...pair, createdAt: now }).onConflictDoNothing().returning();
     if (inserted) return { row: inserted, created: true };
-    const existing = await db.query.catalog.findFirst({ where: pairIs(pair) });
+    const existing = await db.select().from(catalog).where(pairIs(pair)).get();
     if (existing) return { row: existing, created: false };
   }
 }

@@ -5,6 +5,9 @@ import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } fro
 export const ORDER_STATUSES = ["pending", "processing", "fulfilled", "cancelled"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
+/** The constraint a failed batch assertion reports (see batchAssertions). */
+export const BATCH_ASSERTION_CONSTRAINT = "batch_assertion_failed";
+
 export const customers = sqliteTable(
   "customers",
   {
@@ -38,6 +41,16 @@ export const apiKeys = sqliteTable(
     uniqueIndex("api_keys_key_hash_unique").on(t.keyHash),
     index("api_keys_customer_created_idx").on(t.customerId, t.createdAt, t.id),
   ],
+);
+
+/**
+ * Never holds a row. A D1 batch rolls back whole when one of its statements fails, so a batch asserts a condition by
+ * inserting a row here when the condition does not hold: the CHECK fails the statement, and with it the batch.
+ */
+export const batchAssertions = sqliteTable(
+  "batch_assertions",
+  { assertion: text("assertion").notNull() },
+  (t) => [check(BATCH_ASSERTION_CONSTRAINT, sql`${t.assertion} IS NULL`)],
 );
 
 /** The orderable catalog: a (country_code, number_type) pair is orderable while its row exists. */

@@ -1,4 +1,5 @@
-// One D1 session per request (the Sessions API, so reads can be served by replicas), with the request's D1 usage.
+// One D1 session per request (the Sessions API, so reads can be served by replicas), with the request's D1 usage and
+// a way for a small statement to travel with the request's next D1 call instead of costing a round trip of its own.
 import { createDatabase, type Database } from "./client.ts";
 
 /** What a request cost on D1, summed over every statement from D1's result `meta`. */
@@ -18,13 +19,27 @@ export interface D1Usage {
 export const BOOKMARK_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 
 /** Methods that only read: their first query may go to any replica. */
-const READ_METHODS = new Set(["GET", "HEAD"]);
+export const READ_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
+
+/** A statement riding with the request's next D1 call. */
+export interface Passenger {
+  /**
+   * Its rows, each as the values of its columns in select order. Sent alone now if no call has carried it yet, and
+   * again alone if the batch that carried it failed (the failure may have been another statement's).
+   */
+  rows(): Promise<unknown[][]>;
+}
 
 export interface RequestSession {
   db: Database;
   usage: D1Usage;
   /** The newest bookmark the session has seen, or null before its first query. */
   bookmark(): string | null;
+  /**
+   * Puts a statement in front of the next D1 call's batch, so it costs no round trip of its own. A batch is one
+   * transaction: a statement that fails rolls back everything after it in the batch.
+   */
+  carry(query: { toSQL(): { sql: string; params: unknown[] } }): Passenger;
 }
 
 /**
@@ -33,65 +48,109 @@ export interface RequestSession {
  */
 export function openRequestSession(d1: D1Database, method: string, bookmark: string | undefined): RequestSession {
   const session = d1.withSession(bookmark ?? (READ_METHODS.has(method) ? "first-unconstrained" : "first-primary"));
-  const usage: D1Usage = { calls: 0, rowsRead: 0, rowsWritten: 0, durationMs: 0 };
-  return { db: createDatabase(meteredSession(session, usage)), usage, bookmark: () => session.getBookmark() };
+  const metered = new MeteredSession(session);
+  return {
+    db: createDatabase(metered.asD1Database()),
+    usage: metered.usage,
+    bookmark: () => session.getBookmark(),
+    carry: (query) => metered.carry(query.toSQL()),
+  };
 }
 
-function record(usage: D1Usage, metas: readonly D1Meta[]): void {
-  usage.calls++;
-  for (const meta of metas) {
-    usage.rowsRead += meta.rows_read;
-    usage.rowsWritten += meta.rows_written;
-    usage.durationMs += meta.duration;
-  }
+interface Boarding {
+  statement: D1PreparedStatement;
+  arrived(result: D1Result): void;
+  lost(error: unknown): void;
+}
+
+function valueRows(result: D1Result): unknown[][] {
+  return result.results.map((row) => Object.values(row as Record<string, unknown>));
 }
 
 /**
- * The statement of a metered session. `raw()` is answered from `all()`, whose result carries `meta` (D1's own
- * `raw()` drops it); rows come back as objects keyed by column name, so every query must name its result columns
- * uniquely, as Drizzle's batches already require.
+ * The session as Drizzle sees it, counting every call. Statements are answered from `batch()`, whose results carry
+ * `meta` (D1's own `raw()` drops it); rows come back as objects keyed by column name, so every query must name its
+ * result columns uniquely, as Drizzle's batches already require.
  */
-class MeteredStatement {
-  constructor(
-    readonly statement: D1PreparedStatement,
-    private readonly usage: D1Usage,
-  ) {}
+class MeteredSession {
+  readonly usage: D1Usage = { calls: 0, rowsRead: 0, rowsWritten: 0, durationMs: 0 };
+  private boarding: Boarding[] = [];
 
-  bind(...values: unknown[]): MeteredStatement {
-    return new MeteredStatement(this.statement.bind(...values), this.usage);
+  constructor(private readonly session: D1DatabaseSession) {}
+
+  carry(query: { sql: string; params: unknown[] }): Passenger {
+    const statement = this.session.prepare(query.sql).bind(...query.params);
+    let boarding!: Boarding;
+    const arrival = new Promise<D1Result>((arrived, lost) => {
+      boarding = { statement, arrived, lost };
+    });
+    // A failure is reported to whoever asks for the rows, not as an unhandled rejection.
+    arrival.catch(() => undefined);
+    this.boarding.push(boarding);
+    return {
+      rows: async () => {
+        if (this.boarding.includes(boarding)) await this.execute([]);
+        const result = await arrival.catch(async () => {
+          const [alone] = await this.execute([statement]);
+          return alone!;
+        });
+        return valueRows(result);
+      },
+    };
   }
 
-  async run(): Promise<D1Result> {
-    const result = await this.statement.run();
-    record(this.usage, [result.meta]);
-    return result;
+  /** One D1 call: the statements, after the passengers waiting for a ride. */
+  async execute(statements: D1PreparedStatement[]): Promise<D1Result[]> {
+    const boarding = this.boarding;
+    this.boarding = [];
+    this.usage.calls++;
+    let results: D1Result[];
+    try {
+      results = await this.session.batch([...boarding.map((b) => b.statement), ...statements]);
+    } catch (error) {
+      for (const passenger of boarding) passenger.lost(error);
+      throw error;
+    }
+    for (const { meta } of results) {
+      this.usage.rowsRead += meta.rows_read;
+      this.usage.rowsWritten += meta.rows_written;
+      this.usage.durationMs += meta.duration;
+    }
+    boarding.forEach((passenger, i) => passenger.arrived(results[i]!));
+    return results.slice(boarding.length);
   }
 
-  async all(): Promise<D1Result> {
-    const result = await this.statement.all();
-    record(this.usage, [result.meta]);
-    return result;
-  }
-
-  async raw(): Promise<unknown[][]> {
-    const { results } = await this.all();
-    return results.map((row) => Object.values(row as Record<string, unknown>));
+  /** The part of a D1 database that Drizzle's D1 driver calls: prepare() and batch(). */
+  asD1Database(): D1Database {
+    const metered = {
+      prepare: (query: string) => new MeteredStatement(this.session.prepare(query), this),
+      batch: (statements: MeteredStatement[]) => this.execute(statements.map((s) => s.statement)),
+    };
+    // Drizzle types its client as a D1Database but uses only prepare() and batch(), which a session has.
+    return metered as unknown as D1Database;
   }
 }
 
-/** The part of a D1 database that Drizzle's D1 driver calls: prepare() and batch(). */
-function meteredSession(session: D1DatabaseSession, usage: D1Usage): D1Database {
-  const metered = {
-    prepare: (query: string) => new MeteredStatement(session.prepare(query), usage),
-    batch: async (statements: MeteredStatement[]) => {
-      const results = await session.batch(statements.map((s) => s.statement));
-      record(
-        usage,
-        results.map((r) => r.meta),
-      );
-      return results;
-    },
-  };
-  // Drizzle types its client as a D1Database but uses only prepare() and batch(), which a session has.
-  return metered as unknown as D1Database;
+class MeteredStatement {
+  constructor(
+    readonly statement: D1PreparedStatement,
+    private readonly session: MeteredSession,
+  ) {}
+
+  bind(...values: unknown[]): MeteredStatement {
+    return new MeteredStatement(this.statement.bind(...values), this.session);
+  }
+
+  async run(): Promise<D1Result> {
+    const [result] = await this.session.execute([this.statement]);
+    return result!;
+  }
+
+  all(): Promise<D1Result> {
+    return this.run();
+  }
+
+  async raw(): Promise<unknown[][]> {
+    return valueRows(await this.run());
+  }
 }

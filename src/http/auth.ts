@@ -1,9 +1,19 @@
 // Authentication: customer API keys (Bearer or X-API-Key), the account scope of /api/customers/{slug}, and the admin token.
-import type { MiddlewareHandler } from "hono";
-import { findKeyOwnerByHash, isLastUsedStale, touchApiKey } from "../accounts/store.ts";
-import type { AppEnv } from "../env.ts";
+import type { Context, MiddlewareHandler, Next } from "hono";
+import {
+  activeKeyAssertion,
+  findKeyOwnerByHash,
+  isLastUsedStale,
+  keyStateQuery,
+  lastUsedUpdate,
+  readKeyState,
+  touchApiKey,
+} from "../accounts/store.ts";
+import { isFailedBatchAssertion } from "../db/errors.ts";
+import { READ_METHODS } from "../db/session.ts";
+import type { AppEnv, Principal } from "../env.ts";
 import { isWellFormedApiKey, sha256Hex } from "../lib/api-key.ts";
-import { ApiError, notFound, unauthorized } from "./problem.ts";
+import { ApiError, notFound, problemResponse, unauthorized } from "./problem.ts";
 
 /** The Bearer token, or undefined when the Authorization header is absent or not a Bearer credential. */
 function bearerToken(header: string | undefined): string | undefined {
@@ -30,18 +40,98 @@ async function digestsEqual(aHex: string, bHex: string): Promise<boolean> {
   return a.byteLength === b.byteLength && crypto.subtle.timingSafeEqual(a, b);
 }
 
+/** A key this isolate has seen: who it belongs to (never changes) and when it was last marked used. */
+interface KnownKey {
+  principal: Principal;
+  lastUsedAt: number | null;
+}
+
+/** Keys seen recently by this isolate, by key hash, least recently used first. */
+const knownKeys = new Map<string, KnownKey>();
+const KNOWN_KEYS_CAPACITY = 10_000;
+
+function remember(keyHash: string, known: KnownKey): void {
+  knownKeys.delete(keyHash);
+  knownKeys.set(keyHash, known);
+  if (knownKeys.size > KNOWN_KEYS_CAPACITY) knownKeys.delete(knownKeys.keys().next().value!);
+}
+
+/** Whether to write last_used_at now (at most once a minute per key and isolate); assumes the write happens. */
+function markUse(known: KnownKey, now: number): boolean {
+  if (!isLastUsedStale(known.lastUsedAt, now)) return false;
+  known.lastUsedAt = now;
+  return true;
+}
+
+/**
+ * Every request checks that its key exists and is not revoked. With a key this isolate already knows, that check
+ * rides on the request's first D1 call instead of costing a round trip of its own:
+ * - a read carries the key's state and its answer is refused afterwards if the key was revoked: a read changes
+ *   nothing, so nothing is lost by deciding late;
+ * - a write carries an assertion that the key is active, in front of its own statements in the same batch, so a
+ *   revoked key's write rolls back whole. (Handlers touch D1 before anything else, so nothing else happens first.)
+ * A key the isolate does not know yet is looked up before anything else.
+ */
 export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = presentedCredential(c.req.header("Authorization"), c.req.header("X-API-Key"));
   if (key === undefined || !isWellFormedApiKey(key)) throw unauthorized();
   const keyHash = await sha256Hex(key);
-  const owner = await findKeyOwnerByHash(c.var.db, keyHash);
-  if (!owner || !(await digestsEqual(owner.keyHash, keyHash)) || owner.revokedAt !== null) throw unauthorized();
 
-  c.set("principal", { customerId: owner.customerId, customerSlug: owner.customerSlug, apiKeyId: owner.keyId });
-  const now = Date.now();
-  if (isLastUsedStale(owner.lastUsedAt, now)) c.executionCtx.waitUntil(touchApiKey(c.var.db, owner.keyId, now));
-  await next();
+  const known = knownKeys.get(keyHash);
+  if (!known) {
+    const owner = await findKeyOwnerByHash(c.var.db, keyHash);
+    if (!owner || !(await digestsEqual(owner.keyHash, keyHash)) || owner.revokedAt !== null) throw unauthorized();
+    const found = {
+      principal: { customerId: owner.customerId, customerSlug: owner.customerSlug, apiKeyId: owner.keyId },
+      lastUsedAt: owner.lastUsedAt,
+    };
+    remember(keyHash, found);
+    c.set("principal", found.principal);
+    const now = Date.now();
+    if (markUse(found, now)) c.executionCtx.waitUntil(touchApiKey(c.var.db, owner.keyId, now));
+    await next();
+    return;
+  }
+
+  remember(keyHash, known);
+  c.set("principal", known.principal);
+  const active = READ_METHODS.has(c.req.method) ? await checkedAfterRead(c, next, known) : await checkedWithWrite(c, next, known);
+  if (!active) {
+    knownKeys.delete(keyHash);
+    await c.res.body?.cancel();
+    // The handler's own outcome (often a failed statement, since its batch was rolled back) is not the answer.
+    c.set("failure", "");
+    c.res = problemResponse(c, unauthorized());
+  }
 };
+
+/** Runs a read, then says whether its key was active (the key's state rode with the read's first D1 call). */
+async function checkedAfterRead(c: Context<AppEnv>, next: Next, known: KnownKey): Promise<boolean> {
+  const state = c.var.session.carry(keyStateQuery(c.var.db, known.principal.apiKeyId));
+  await next();
+  const current = readKeyState(await state.rows());
+  if (!current || current.revokedAt !== null) return false;
+  known.lastUsedAt = Math.max(current.lastUsedAt ?? 0, known.lastUsedAt ?? 0) || null;
+  const now = Date.now();
+  if (markUse(known, now)) c.executionCtx.waitUntil(touchApiKey(c.var.db, known.principal.apiKeyId, now));
+  return true;
+}
+
+/** Runs a write behind an assertion that its key is active (and, when due, the key's last-use update). */
+async function checkedWithWrite(c: Context<AppEnv>, next: Next, known: KnownKey): Promise<boolean> {
+  const { apiKeyId } = known.principal;
+  const assertion = c.var.session.carry(activeKeyAssertion(c.var.db, apiKeyId));
+  const now = Date.now();
+  if (markUse(known, now)) c.var.session.carry(lastUsedUpdate(c.var.db, apiKeyId, now));
+  await next();
+  try {
+    await assertion.rows();
+    return true;
+  } catch (error) {
+    if (isFailedBatchAssertion(error)) return false;
+    throw error;
+  }
+}
 
 /** Customer routes name their account in the path; any other account's slug is reported as not found. */
 export const requireOwnSlug: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -16,6 +16,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const bookmark = c.req.header(BOOKMARK_HEADER);
   const bookmarkValid = bookmark === undefined || BOOKMARK_PATTERN.test(bookmark);
   const session = openRequestSession(c.env.DB, c.req.method, bookmarkValid ? bookmark : undefined);
+  c.set("session", session);
   c.set("db", session.db);
 
   if (bookmarkValid) {

@@ -72,7 +72,7 @@ function ownedVerification(customerId: string, numberId: string): SQL | undefine
 }
 
 export async function findVerification(db: Database, customerId: string, numberId: string): Promise<KycRow | undefined> {
-  return db.query.kycVerifications.findFirst({ where: ownedVerification(customerId, numberId) });
+  return db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)).get();
 }
 
 export async function listDocuments(db: Database, kycId: string): Promise<DocumentRow[]> {
@@ -175,7 +175,7 @@ export async function reviewVerification(
     syncDocumentStatuses(db, kycId),
   ]);
   if (moved) return moved;
-  const current = await db.query.kycVerifications.findFirst({ where: eq(kycVerifications.id, kycId) });
+  const current = await db.select().from(kycVerifications).where(eq(kycVerifications.id, kycId)).get();
   return current ? { illegalFrom: current.status } : "not_found";
 }
 
@@ -223,9 +223,7 @@ export async function insertDocumentIfAllowed(db: Database, doc: NewDocument): P
 }
 
 export async function findOwnedDocument(db: Database, customerId: string, documentId: string): Promise<DocumentRow | undefined> {
-  return db.query.kycDocuments.findFirst({
-    where: and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId)),
-  });
+  return db.select().from(kycDocuments).where(and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId))).get();
 }
 
 export type DocumentDeleteOutcome = DocumentRow | "not_found" | { completed: KycStatus };
@@ -240,7 +238,7 @@ export async function deleteDocumentRow(db: Database, customerId: string, docume
   if (removed) return removed;
   const current = await findOwnedDocument(db, customerId, documentId);
   if (!current) return "not_found";
-  const verification = await db.query.kycVerifications.findFirst({ where: eq(kycVerifications.id, current.kycId) });
+  const verification = await db.select().from(kycVerifications).where(eq(kycVerifications.id, current.kycId)).get();
   return { completed: verification?.status ?? "approved" };
 }
 

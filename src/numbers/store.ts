@@ -64,7 +64,7 @@ export async function listNumbers(
 
 /** A number of this account, or undefined: another account's number is as unknown as a missing one. */
 export async function findOwnedNumber(db: Database, customerId: string, numberId: string): Promise<NumberRow | undefined> {
-  return db.query.numbers.findFirst({ where: and(eq(numbers.id, numberId), eq(numbers.customerId, customerId)) });
+  return db.select().from(numbers).where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))).get();
 }
 
 export type AllocationOutcome =

@@ -26,12 +26,12 @@ export async function listOrders(
 }
 
 export async function findOrder(db: Database, customerId: string, orderId: string): Promise<OrderRow | undefined> {
-  return db.query.orders.findFirst({ where: and(eq(orders.id, orderId), eq(orders.customerId, customerId)) });
+  return db.select().from(orders).where(and(eq(orders.id, orderId), eq(orders.customerId, customerId))).get();
 }
 
 /** Any account's order: for the operator's routes. */
 export async function findOrderById(db: Database, orderId: string): Promise<OrderRow | undefined> {
-  return db.query.orders.findFirst({ where: eq(orders.id, orderId) });
+  return db.select().from(orders).where(eq(orders.id, orderId)).get();
 }
 
 function isOrderable(countryCode: SQL | string, numberType: SQL | string): SQL {

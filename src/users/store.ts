@@ -72,7 +72,7 @@ export async function createUser(
 }
 
 export async function findUser(db: Database, userId: string): Promise<UserRow | undefined> {
-  return db.query.users.findFirst({ where: eq(users.id, userId) });
+  return db.select().from(users).where(eq(users.id, userId)).get();
 }
 
 export async function updateUser(
