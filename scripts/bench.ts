@@ -16,7 +16,7 @@ import { getPlatformProxy } from "wrangler";
 import { createDatabase } from "../src/db/client.ts";
 import { seedDataset, type Fixtures } from "./bench/dataset.ts";
 import { oneUpload, scenarios, type Goal, type Scenario } from "./bench/scenarios.ts";
-import { d1File, timeStatements } from "./bench/storage-floor.ts";
+import { d1File, readSegments, timeStatements } from "./bench/storage-floor.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -244,7 +244,7 @@ try {
       d1CallsPerRequest: per(d1?.calls),
       rowsReadPerRequest: per(d1?.rowsRead),
       d1MsPerRequest: per(d1?.ms),
-      sqliteMs: scenario.statements ? timeStatements(d1File_, scenario.statements(sqlBuilder)) : null,
+      sqliteMs: scenario.statements ? timeStatements(d1File_, scenario.statements(sqlBuilder, readSegments(d1File_, fixtures.customerId))) : null,
       goal: scenario.goal,
     };
     measured.push({ ...row, missed: goalMisses(row) });

@@ -2,7 +2,7 @@
 import type { Database } from "../../src/db/client.ts";
 import { pageWindow } from "../../src/http/pagination.ts";
 import { listOrdersQuery } from "../../src/orders/schemas.ts";
-import { orderListQueries } from "../../src/orders/list.ts";
+import { orderListQueries, type Segment } from "../../src/orders/list.ts";
 import type { Fixtures } from "./dataset.ts";
 
 /** A statement as D1 receives it, to time the same SQL on the SQLite file. */
@@ -30,8 +30,11 @@ export interface Scenario {
   body?: string | Buffer;
   contentType?: string;
   goal?: Goal;
-  /** The statements of an orders list request, to time on the SQLite file. */
-  statements?: (db: Database) => Statement[];
+  /**
+   * The statements of an orders list request, to time on the SQLite file; `segments` are the account's, as the
+   * Worker has them when it picks a plan.
+   */
+  statements?: (db: Database, segments: Segment[]) => Statement[];
 }
 
 const ORDER_LIST_GOAL: Goal = { minShare: 0.5, maxRowsRead: 1000 };
@@ -65,9 +68,9 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
     path: () => (query ? `${orders}?${query}` : orders),
     authenticated: true,
     goal,
-    statements: (db) => {
+    statements: (db, segments) => {
       const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(query)));
-      const { page, counts } = orderListQueries(db, f.customerId, parsed, pageWindow(parsed));
+      const { page, counts } = orderListQueries(db, f.customerId, parsed, pageWindow(parsed), segments);
       return [page.toSQL(), counts.toSQL()];
     },
   });

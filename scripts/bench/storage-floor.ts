@@ -3,6 +3,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import type { Segment } from "../../src/orders/list.ts";
 import type { Statement } from "./scenarios.ts";
 
 /** The SQLite file of the (only) local D1 database under a `--persist-to` folder. */
@@ -28,6 +29,19 @@ export function timeStatements(file: string, statements: Statement[], runs = 15)
     once();
     const times = Array.from({ length: runs }, once).sort((a, b) => a - b);
     return times[Math.floor(runs / 2)]!;
+  } finally {
+    db.close();
+  }
+}
+
+/** The account's order segments as the Worker reads them to pick a list plan. */
+export function readSegments(file: string, customerId: string): Segment[] {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const rows = db
+      .prepare("SELECT number_type, country_code, status, count FROM order_counts WHERE customer_id = ?")
+      .all(customerId) as { number_type: string; country_code: string; status: Segment["status"]; count: number }[];
+    return rows.map((r) => ({ numberType: r.number_type, countryCode: r.country_code, status: r.status, count: r.count }));
   } finally {
     db.close();
   }

@@ -118,8 +118,9 @@ export function pageSchema<T extends z.ZodType>(item: T, name: string, statusCou
 }
 
 /**
- * From per-status row counts over every filter but status: status_counts with every status present (zero where
- * no row has it), and the list's total, the sum over the statuses the status filter keeps (all when absent).
+ * From row counts by status over every filter but status (several rows may share a status): status_counts with
+ * every status present (zero where no row has it), and the list's total, the sum over the statuses the status
+ * filter keeps (all when absent).
  */
 export function countByStatus<S extends string>(
   statuses: readonly S[],
@@ -127,7 +128,7 @@ export function countByStatus<S extends string>(
   statusFilter: readonly S[] | undefined,
 ): { statusCounts: Record<S, number>; total: number } {
   const statusCounts = Object.fromEntries(statuses.map((status) => [status, 0])) as Record<S, number>;
-  for (const row of rows) statusCounts[row.status] = row.count;
+  for (const row of rows) statusCounts[row.status] += row.count;
   const total = (statusFilter ?? statuses).reduce((sum, status) => sum + statusCounts[status], 0);
   return { statusCounts, total };
 }

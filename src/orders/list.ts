@@ -3,10 +3,10 @@
 import { and, count, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import { alias, integer, sqliteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
-import { customerNumbers, orderCounts, orders, ORDERS_BY_SEQUENCE_INDEX, type OrderStatus } from "../db/schema.ts";
+import { customerNumbers, orderCounts, ORDER_STATUSES, orders, ORDERS_BY_SEQUENCE_INDEX, type OrderRow, type OrderStatus } from "../db/schema.ts";
 import { trigramQuery } from "../db/search.ts";
 import { containsText, inJsonList } from "../db/sql.ts";
-import { stableOrder, type PageWindow } from "../http/pagination.ts";
+import { countByStatus, stableOrder, type PageWindow } from "../http/pagination.ts";
 import { endOfDay, startOfDay } from "../lib/time.ts";
 import type { ListOrdersQuery, OrderSortKey } from "./schemas.ts";
 
@@ -80,86 +80,104 @@ function pageOf(db: Database, rowids: SQL, q: ListOrdersQuery) {
     .orderBy(...sortOrder(orders, q));
 }
 
+/** One (number_type, country_code, status) segment of an account and how many orders it holds: a row of order_counts. */
+export interface Segment {
+  numberType: string;
+  countryCode: string;
+  status: OrderStatus;
+  count: number;
+}
+
+/** Every segment of the account: status_counts and the choice of plan both follow from them. */
+function segmentsQuery(db: Database, customerId: string) {
+  return db
+    .select({
+      numberType: orderCounts.numberType,
+      countryCode: orderCounts.countryCode,
+      status: orderCounts.status,
+      count: orderCounts.count,
+    })
+    .from(orderCounts)
+    .where(eq(orderCounts.customerId, customerId));
+}
+
+function isEnumerationFiltered(q: ListOrdersQuery): boolean {
+  return q.number_type !== undefined || q.country_code !== undefined || q.status !== undefined;
+}
+
+function segmentMatches(segment: Segment, q: ListOrdersQuery, withStatus: boolean): boolean {
+  return (
+    (q.number_type === undefined || q.number_type.includes(segment.numberType)) &&
+    (q.country_code === undefined || q.country_code.includes(segment.countryCode)) &&
+    (!withStatus || q.status === undefined || q.status.includes(segment.status))
+  );
+}
+
 /**
- * Rows read per candidate when a segment's first rows are taken from the segment index (the index entry, the
- * candidate's row, and the two sides of the IN list), against one per index entry for a scan of the sort index.
+ * Rows read per row taken from a segment (the index entry, the row, the two sides of the IN list), against one per
+ * index entry for a scan of the sort index.
  */
 const SEGMENT_ROW_COST = 4;
 
 /**
- * The page of a list filtered by enumerations only (number_type, country_code, status), in one statement that picks
- * the cheaper of two plans from the account's segment counts:
- * - segments: each matching (number_type, country_code, status) segment gives its first offset + limit rows (from
- *   the segment index, which is in created_at order; for other sorts the segment is read whole), and the page is
- *   taken from their union. It reads about offset + limit rows per segment, however rare the filter is.
- * - scan: the sort index, read in order until the page is full. It reads about (offset + limit) × account / matches
- *   rows, so it wins for broad filters and loses for rare ones.
- * The plan not taken gets LIMIT 0, which SQLite stops at before reading anything.
+ * Whether to take the page from the segments rather than from a scan of the sort index, by what each would read:
+ * - segments: each matching segment gives its first offset + limit rows, from the segment index when it is in the
+ *   sort's order (created_at), else by reading the segment whole; the page is taken from their union. However rare
+ *   the filter, this reads about offset + limit rows per segment.
+ * - scan: the sort index in order until the page is full: about (offset + limit) × account / matches rows, so it
+ *   wins for broad filters and loses for rare ones.
+ * Either plan returns the same rows; the choice only decides the cost.
  */
-function segmentPlanRowids(customerId: string, q: ListOrdersQuery, window: PageWindow): SQL {
+function takesSegments(segments: readonly Segment[], q: ListOrdersQuery, window: PageWindow): boolean {
   const firstRows = window.offset + window.limit;
-  const segmentIndexOrdered = q.sort_by === "created_at";
+  const matching = segments.filter((segment) => segmentMatches(segment, q, true));
+  const matched = matching.reduce((sum, s) => sum + s.count, 0);
+  const total = segments.reduce((sum, s) => sum + s.count, 0);
+  const segmentRows = matching.reduce((sum, s) => sum + (q.sort_by === "created_at" ? Math.min(s.count, firstRows) : s.count), 0);
+  return SEGMENT_ROW_COST * segmentRows * matched <= firstRows * total;
+}
+
+/** The page's rowids from the matching segments (as read now from order_counts): each one's first rows, then merged. */
+function segmentPageRowids(customerId: string, q: ListOrdersQuery, window: PageWindow): SQL {
   const segmentFilter = and(
     eq(orderCounts.customerId, customerId),
     q.number_type && inJsonList(orderCounts.numberType, q.number_type),
     q.country_code && inJsonList(orderCounts.countryCode, q.country_code),
     q.status && inJsonList(orderCounts.status, q.status),
   );
-  const rowsPerSegment = segmentIndexOrdered ? sql`min(count, ${firstRows})` : sql`count`;
   return sql`(
-    WITH segments AS MATERIALIZED (
-      SELECT number_type, country_code, status, count FROM ${orderCounts} WHERE ${segmentFilter}
-    ),
-    plan AS MATERIALIZED (
-      SELECT ${SEGMENT_ROW_COST} * total(${rowsPerSegment}) * total(count)
-        <= ${firstRows} * (SELECT total(count) FROM ${orderCounts} WHERE ${eq(orderCounts.customerId, customerId)}) AS by_segment
-      FROM segments
+    WITH segments AS (SELECT number_type, country_code, status FROM ${orderCounts} WHERE ${segmentFilter})
+    SELECT ${segmentOrders}.rowid FROM segments JOIN ${orders} ${segmentOrders} ON ${segmentOrders}.rowid IN (
+      SELECT rowid FROM ${orders}
+      WHERE ${eq(orders.customerId, customerId)} AND ${orders.numberType} = segments.number_type
+        AND ${orders.countryCode} = segments.country_code AND ${orders.status} = segments.status
+      ORDER BY ${sql.join(sortOrder(orders, q), sql`, `)} LIMIT ${window.offset + window.limit}
     )
-    SELECT rowid FROM (
-      SELECT ${segmentOrders}.rowid FROM segments JOIN ${orders} ${segmentOrders} ON ${segmentOrders}.rowid IN (
-        SELECT rowid FROM ${orders}
-        WHERE ${eq(orders.customerId, customerId)} AND ${orders.numberType} = segments.number_type
-          AND ${orders.countryCode} = segments.country_code AND ${orders.status} = segments.status
-        ORDER BY ${sql.join(sortOrder(orders, q), sql`, `)} LIMIT ${firstRows}
-      )
-      ORDER BY ${sql.join(sortOrder(segmentOrders, q), sql`, `)}
-      LIMIT (SELECT iif(by_segment, ${window.limit}, 0) FROM plan) OFFSET ${window.offset}
-    )
-    UNION ALL
-    SELECT rowid FROM (
-      SELECT rowid FROM ${orders} WHERE ${and(eq(orders.customerId, customerId), ...countedFilters(q), statusFilter(q))}
-      ORDER BY ${sql.join(sortOrder(orders, q), sql`, `)}
-      LIMIT (SELECT iif(by_segment, 0, ${window.limit}) FROM plan) OFFSET ${window.offset}
-    )
+    ORDER BY ${sql.join(sortOrder(segmentOrders, q), sql`, `)} LIMIT ${window.limit} OFFSET ${window.offset}
   )`;
 }
 
-/** Lists filtered by enumerations (or not at all): counted from order_counts, never from the orders. */
-function enumerationList(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow) {
-  const filtered = q.number_type !== undefined || q.country_code !== undefined || q.status !== undefined;
-  const rowids = filtered
-    ? segmentPlanRowids(customerId, q, window)
-    : sql`${db
-        .select({ rowid: sql`rowid` })
-        .from(orders)
-        .where(eq(orders.customerId, customerId))
-        .orderBy(...sortOrder(orders, q))
-        .limit(window.limit)
-        .offset(window.offset)}`;
-  return {
-    page: pageOf(db, rowids, q),
-    counts: db
-      .select({ status: orderCounts.status, count: sql<number>`sum(${orderCounts.count})`.mapWith(Number) })
-      .from(orderCounts)
-      .where(
-        and(
-          eq(orderCounts.customerId, customerId),
-          q.number_type && inJsonList(orderCounts.numberType, q.number_type),
-          q.country_code && inJsonList(orderCounts.countryCode, q.country_code),
-        ),
-      )
-      .groupBy(orderCounts.status),
-  };
+/** The page's rowids read in order from the sort index (or whichever index SQLite prefers for the conditions). */
+function scannedPageRowids(db: Database, conditions: (SQL | undefined)[], q: ListOrdersQuery, window: PageWindow): SQL {
+  return sql`${db
+    .select({ rowid: sql`${orders}.rowid` })
+    .from(orders)
+    .where(and(...conditions))
+    .orderBy(...sortOrder(orders, q))
+    .limit(window.limit)
+    .offset(window.offset)}`;
+}
+
+/**
+ * Lists filtered by enumerations (or not at all): the page by the cheaper plan for the account's segments, and the
+ * segments themselves, from which status_counts follow without reading a single order. `segments` may be a little
+ * stale (it only picks the plan); without it a filtered page takes the segments, whose cost is bounded.
+ */
+function enumerationList(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow, segments?: readonly Segment[]) {
+  const conditions = [eq(orders.customerId, customerId), ...countedFilters(q), statusFilter(q)];
+  const bySegments = isEnumerationFiltered(q) && (segments === undefined || takesSegments(segments, q, window));
+  const rowids = bySegments ? segmentPageRowids(customerId, q, window) : scannedPageRowids(db, conditions, q, window);
+  return { page: pageOf(db, rowids, q), segments: segmentsQuery(db, customerId) };
 }
 
 /** What a list reads: a table (possibly with an index to use) and the conditions that scope it. */
@@ -216,9 +234,52 @@ function searchScope(customerId: string, needle: string): Scope {
   };
 }
 
-/** The statements of one list request: the page of rows, and per-status counts over every filter but status. */
-export function orderListQueries(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow) {
+/** The per-account segments this isolate read last, to pick plans with; a few hundred bytes per account. */
+const lastSegments = new Map<string, readonly Segment[]>();
+const LAST_SEGMENTS_CAPACITY = 10_000;
+
+function rememberSegments(customerId: string, segments: readonly Segment[]): void {
+  lastSegments.delete(customerId);
+  lastSegments.set(customerId, segments);
+  if (lastSegments.size > LAST_SEGMENTS_CAPACITY) lastSegments.delete(lastSegments.keys().next().value!);
+}
+
+/** The statements of one list request (for tests and the benchmark's storage floor; listOrders runs them). */
+export function orderListQueries(
+  db: Database,
+  customerId: string,
+  q: ListOrdersQuery,
+  window: PageWindow,
+  segments?: readonly Segment[],
+) {
   if (q.search !== undefined) return plannedList(db, q, window, searchScope(customerId, q.search));
   if (hasRangeFilter(q)) return plannedList(db, q, window, { source: orders, conditions: [eq(orders.customerId, customerId)] });
-  return enumerationList(db, customerId, q, window);
+  const { page, segments: segmentRows } = enumerationList(db, customerId, q, window, segments);
+  return { page, counts: segmentRows };
+}
+
+export interface OrderList {
+  rows: OrderRow[];
+  total: number;
+  statusCounts: Record<OrderStatus, number>;
+}
+
+/**
+ * One round trip for the page and the counts. A list filtered by enumerations picks its plan from the account's
+ * segments as this isolate last read them (every such list reads them again, for its counts); the first one in an
+ * isolate reads them first.
+ */
+export async function listOrders(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow): Promise<OrderList> {
+  if (q.search !== undefined || hasRangeFilter(q)) {
+    const scope = q.search !== undefined ? searchScope(customerId, q.search) : { source: orders, conditions: [eq(orders.customerId, customerId)] };
+    const { page, counts } = plannedList(db, q, window, scope);
+    const [rows, countRows] = await db.batch([page, counts]);
+    return { rows, ...countByStatus(ORDER_STATUSES, countRows, q.status) };
+  }
+  const known = isEnumerationFiltered(q) ? (lastSegments.get(customerId) ?? (await segmentsQuery(db, customerId))) : undefined;
+  const { page, segments } = enumerationList(db, customerId, q, window, known);
+  const [rows, segmentRows] = await db.batch([page, segments]);
+  rememberSegments(customerId, segmentRows);
+  const counted = segmentRows.filter((segment) => segmentMatches(segment, q, false));
+  return { rows, ...countByStatus(ORDER_STATUSES, counted, q.status) };
 }

@@ -15,7 +15,8 @@ import {
   toOrder,
   updateOrderBody,
 } from "./schemas.ts";
-import { createOrder, findOrder, listOrders, updatePendingOrder } from "./store.ts";
+import { listOrders } from "./list.ts";
+import { createOrder, findOrder, updatePendingOrder } from "./store.ts";
 
 const ORDERS_PATH = "/api/customers/{customer_slug}/orders";
 const ORDER_PATH = `${ORDERS_PATH}/{order_id}`;

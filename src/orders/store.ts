@@ -1,29 +1,9 @@
-// Queries for orders: the filtered list with status counts, create with the global sequence, guarded updates.
+// Queries for orders: find, create with the global sequence, guarded updates (the list is in list.ts).
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { insertIf } from "../db/conditional-insert.ts";
 import type { Database } from "../db/client.ts";
-import { catalog, ORDER_STATUSES, orders, type OrderRow, type OrderStatus } from "../db/schema.ts";
-import { countByStatus, type PageWindow } from "../http/pagination.ts";
-import { orderListQueries } from "./list.ts";
-import type { CreateOrderInput, ListOrdersQuery, UpdateOrderInput } from "./schemas.ts";
-
-export interface OrderList {
-  rows: OrderRow[];
-  total: number;
-  statusCounts: Record<OrderStatus, number>;
-}
-
-/** One round trip: the page of rows and the per-status totals (from which the total follows). */
-export async function listOrders(
-  db: Database,
-  customerId: string,
-  q: ListOrdersQuery,
-  window: PageWindow,
-): Promise<OrderList> {
-  const { page, counts } = orderListQueries(db, customerId, q, window);
-  const [rows, countRows] = await db.batch([page, counts]);
-  return { rows, ...countByStatus(ORDER_STATUSES, countRows, q.status) };
-}
+import { catalog, orders, type OrderRow, type OrderStatus } from "../db/schema.ts";
+import type { CreateOrderInput, UpdateOrderInput } from "./schemas.ts";
 
 export async function findOrder(db: Database, customerId: string, orderId: string): Promise<OrderRow | undefined> {
   return db.select().from(orders).where(and(eq(orders.id, orderId), eq(orders.customerId, customerId))).get();
