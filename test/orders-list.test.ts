@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
 import { pageWindow } from "../src/http/pagination.ts";
 import { listOrdersQuery, ORDER_SORT_KEYS } from "../src/orders/schemas.ts";
-import { orderListQueries } from "../src/orders/list.ts";
+import { orderListStatements } from "../src/orders/list.ts";
 import { adminCall, createCustomer, json, makeOrderable, problem, type TestCustomer } from "./helpers.ts";
 
 interface Order {
@@ -342,7 +342,7 @@ describe("query plan", () => {
     for (const search of ["", "&search=abc&status=pending&quantity_min=2&requested_from=2026-01-01"]) {
       for (const sortBy of ORDER_SORT_KEYS) {
         const query = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(`sort_by=${sortBy}${search}`)));
-        const { sql, params } = orderListQueries(db, customer.customerId, query, pageWindow(query)).page.toSQL();
+        const { sql, params } = orderListStatements(db, customer.customerId, query, pageWindow(query))[0]!.toSQL();
         const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
           .bind(...params)
           .all<{ detail: string }>();

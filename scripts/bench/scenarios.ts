@@ -2,7 +2,7 @@
 import type { Database } from "../../src/db/client.ts";
 import { pageWindow } from "../../src/http/pagination.ts";
 import { listOrdersQuery } from "../../src/orders/schemas.ts";
-import { orderListQueries, type Segment } from "../../src/orders/list.ts";
+import { orderListStatements, type Segment } from "../../src/orders/list.ts";
 import type { Fixtures } from "./dataset.ts";
 
 /** A statement as D1 receives it, to time the same SQL on the SQLite file. */
@@ -70,8 +70,7 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
     goal,
     statements: (db, segments) => {
       const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(query)));
-      const { page, counts } = orderListQueries(db, f.customerId, parsed, pageWindow(parsed), segments);
-      return [page.toSQL(), counts.toSQL()];
+      return orderListStatements(db, f.customerId, parsed, pageWindow(parsed), segments).map((statement) => statement.toSQL());
     },
   });
   const sorts = ["order_number", "number_type", "country_code", "quantity", "status", "requested_at", "fulfilled_at"];

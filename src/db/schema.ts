@@ -89,20 +89,27 @@ export const orders = sqliteTable(
   },
   (t) => [
     uniqueIndex("orders_order_seq_unique").on(t.orderSeq),
-    // One index per sort, each led by customer_id: every list query is scoped to one account. The range filters'
-    // indexes also carry what their status counts and the default sort read, so those queries never touch rows.
-    index("orders_customer_created_idx").on(t.customerId, t.createdAt, t.id),
+    // One index per sort, each led by customer_id: every list query is scoped to one account. The quantity index also
+    // carries what a quantity range's page reads in the default sort, so that page never touches rows.
+    // The default sort's index carries what a bounded range page checks (see orderTimeLags), so it stays in the index.
+    index("orders_customer_created_idx").on(
+      t.customerId, t.createdAt, t.id, t.requestedAt, t.fulfilledAt, t.status, t.numberType, t.countryCode,
+    ),
     index(ORDERS_BY_SEQUENCE_INDEX).on(t.customerId, t.orderSeq),
     index("orders_customer_number_type_idx").on(t.customerId, t.numberType, t.id),
     index("orders_customer_country_idx").on(t.customerId, t.countryCode, t.id),
     index("orders_customer_quantity_idx").on(t.customerId, t.quantity, t.id, t.status, t.numberType, t.countryCode, t.createdAt),
     index("orders_customer_status_idx").on(t.customerId, t.status, t.id),
-    index("orders_customer_requested_idx").on(t.customerId, t.requestedAt, t.id, t.status, t.numberType, t.countryCode, t.createdAt),
-    index("orders_customer_fulfilled_idx").on(t.customerId, t.fulfilledAt, t.id, t.status, t.numberType, t.countryCode, t.createdAt),
+    index("orders_customer_requested_idx").on(t.customerId, t.requestedAt, t.id),
+    index("orders_customer_fulfilled_idx").on(t.customerId, t.fulfilledAt, t.id),
     // Ascending with NULLs last, as the list sorts nullable keys (descending needs no second index: NULL sorts lowest).
     index("orders_customer_fulfilled_nulls_last_idx").on(t.customerId, sql`(${t.fulfilledAt} IS NULL)`, t.fulfilledAt, t.id),
-    // One account's orders of one (number_type, country_code, status) segment, newest first: the enum filters' pages.
+    // One account's orders of one (number_type, country_code, status) segment: newest first for the enum filters'
+    // pages, and by each range column, so a range's count per segment walks index entries without reading them.
     index("orders_customer_segment_created_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.createdAt, t.id),
+    index("orders_customer_segment_requested_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.requestedAt),
+    index("orders_customer_segment_fulfilled_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.fulfilledAt),
+    index("orders_customer_segment_quantity_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.quantity),
     check("orders_quantity_range", sql`${t.quantity} BETWEEN 1 AND 10000`),
     check("orders_fulfilled_quantity_range", sql`${t.fulfilledQuantity} BETWEEN 0 AND ${t.quantity}`),
     check("orders_status_valid", sql`${t.status} IN ('pending', 'processing', 'fulfilled', 'cancelled')`),
@@ -124,6 +131,21 @@ export const orderCounts = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.customerId, t.numberType, t.countryCode, t.status] })],
 );
+
+/**
+ * Per account, how far its orders' created_at can be from their requested_at and fulfilled_at: the smallest and
+ * largest created_at − requested_at, and created_at − fulfilled_at (null until an order is fulfilled). They turn a
+ * requested or fulfilled range into a created_at range that the default sort's index can walk in order. Written only
+ * by the triggers of migrations/0003, which only ever widen the bounds: a bound too wide is still true, so they stay
+ * right whatever writes the orders.
+ */
+export const orderTimeLags = sqliteTable("order_time_lags", {
+  customerId: text("customer_id").primaryKey(),
+  requestedMin: integer("requested_min").notNull(),
+  requestedMax: integer("requested_max").notNull(),
+  fulfilledMin: integer("fulfilled_min"),
+  fulfilledMax: integer("fulfilled_max"),
+});
 
 /**
  * A small integer per account, assigned by trigger when the account is created: the high 32 bits of its orders'

@@ -140,7 +140,7 @@ export function countByStatus<S extends string>(
  */
 export function stableOrder(
   sort: { key: AnyColumn | SQL; nullable: boolean },
-  id: AnyColumn,
+  id: AnyColumn | SQL,
   direction: "asc" | "desc",
 ): SQL[] {
   const by = direction === "asc" ? asc : desc;

@@ -46,8 +46,12 @@ export function displayParts(key: string): { prefix: string; lastFour: string } 
   return { prefix: key.slice(0, API_KEY_PREFIX.length + 4), lastFour: key.slice(-4) };
 }
 
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
 /** Lowercase hex SHA-256; what is stored instead of the key. */
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  let hex = "";
+  for (const byte of digest) hex += HEX_BYTES[byte];
+  return hex;
 }

@@ -1,6 +1,6 @@
--- Custom migration (drizzle-kit cannot express triggers or virtual tables): the lists' derived data, kept right by
--- triggers whatever writes the rows (the Worker, a migration, an operator's SQL, a backfill), and backfilled here
--- from the rows that exist when it runs.
+-- Custom migration (drizzle-kit cannot express triggers or virtual tables): the lists' derived data of 0002, kept
+-- right by triggers whatever writes the rows (the Worker, a migration, an operator's SQL, a backfill), and
+-- backfilled here from the rows that exist when it runs.
 
 -- A number per account: the high 32 bits of its orders' rowids in order_trigrams.
 INSERT INTO customer_numbers (customer_id) SELECT id FROM customers ORDER BY created_at, id;
@@ -45,6 +45,37 @@ BEGIN
   INSERT INTO order_counts (customer_id, number_type, country_code, status, count)
     VALUES (NEW.customer_id, NEW.number_type, NEW.country_code, NEW.status, 1)
     ON CONFLICT DO UPDATE SET count = count + 1;
+END;
+--> statement-breakpoint
+
+-- The bounds of created_at − requested_at and created_at − fulfilled_at per account. Only ever widened (a bound too
+-- wide is still true), so an order that changes or goes away never needs them recomputed. min() and max() of two
+-- values are NULL if either is, hence the coalesce for the fulfilled bounds, which stay NULL until an order is.
+INSERT INTO order_time_lags (customer_id, requested_min, requested_max, fulfilled_min, fulfilled_max)
+  SELECT customer_id, min(created_at - requested_at), max(created_at - requested_at),
+    min(created_at - fulfilled_at), max(created_at - fulfilled_at)
+  FROM orders GROUP BY customer_id;
+--> statement-breakpoint
+CREATE TRIGGER order_time_lags_insert AFTER INSERT ON orders BEGIN
+  INSERT INTO order_time_lags (customer_id, requested_min, requested_max, fulfilled_min, fulfilled_max)
+    VALUES (NEW.customer_id, NEW.created_at - NEW.requested_at, NEW.created_at - NEW.requested_at,
+      NEW.created_at - NEW.fulfilled_at, NEW.created_at - NEW.fulfilled_at)
+    ON CONFLICT (customer_id) DO UPDATE SET
+      requested_min = min(requested_min, excluded.requested_min),
+      requested_max = max(requested_max, excluded.requested_max),
+      fulfilled_min = coalesce(min(fulfilled_min, excluded.fulfilled_min), fulfilled_min, excluded.fulfilled_min),
+      fulfilled_max = coalesce(max(fulfilled_max, excluded.fulfilled_max), fulfilled_max, excluded.fulfilled_max);
+END;
+--> statement-breakpoint
+CREATE TRIGGER order_time_lags_update AFTER UPDATE OF customer_id, created_at, requested_at, fulfilled_at ON orders BEGIN
+  INSERT INTO order_time_lags (customer_id, requested_min, requested_max, fulfilled_min, fulfilled_max)
+    VALUES (NEW.customer_id, NEW.created_at - NEW.requested_at, NEW.created_at - NEW.requested_at,
+      NEW.created_at - NEW.fulfilled_at, NEW.created_at - NEW.fulfilled_at)
+    ON CONFLICT (customer_id) DO UPDATE SET
+      requested_min = min(requested_min, excluded.requested_min),
+      requested_max = max(requested_max, excluded.requested_max),
+      fulfilled_min = coalesce(min(fulfilled_min, excluded.fulfilled_min), fulfilled_min, excluded.fulfilled_min),
+      fulfilled_max = coalesce(max(fulfilled_max, excluded.fulfilled_max), fulfilled_max, excluded.fulfilled_max);
 END;
 --> statement-breakpoint
 
