@@ -15,6 +15,8 @@ export default defineConfig(async () => {
           compatibilityFlags: ["nodejs_compat"],
           // Migrations reach the setup file as a binding; the admin token stands in for the Worker secret.
           bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+          // DB as wrangler.toml declares it, and a second, empty database for the migration test.
+          d1Databases: { DB: "virtual-numbers", MIGRATION_TEST_DB: "migration-test" },
           ratelimits: { API_RATE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_RATE_LIMIT, period: 60 } } },
         },
       }),

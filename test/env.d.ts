@@ -2,5 +2,7 @@
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    /** An empty database of its own, for tests that apply the migrations in steps. */
+    MIGRATION_TEST_DB: D1Database;
   }
 }

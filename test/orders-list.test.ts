@@ -1,11 +1,13 @@
 // The orders list: pagination meta, every filter, search, status_counts, every sort, paging stability, the query plan.
 import { env } from "cloudflare:workers";
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
+import type { OrderStatus } from "../src/db/schema.ts";
 import { pageWindow } from "../src/http/pagination.ts";
 import { listOrdersQuery, ORDER_SORT_KEYS } from "../src/orders/schemas.ts";
-import { orderListStatements } from "../src/orders/list.ts";
-import { adminCall, createCustomer, json, makeOrderable, problem, type TestCustomer } from "./helpers.ts";
+import { orderListStatements, type Segment } from "../src/orders/list.ts";
+import { adminCall, call, createCustomer, json, makeOrderable, problem, type TestCustomer } from "./helpers.ts";
 
 interface Order {
   order_id: string;
@@ -349,6 +351,234 @@ describe("query plan", () => {
         const details = plan.results.map((r) => r.detail).join("\n");
         expect(details).toMatch(/SEARCH orders USING (COVERING )?INDEX orders_customer_\w+ \(customer_id=/);
         expect(details).not.toMatch(/SCAN orders(?! USING)/);
+      }
+    }
+  });
+});
+
+describe("every shape of query plan, against the contract's reference query", () => {
+  const TYPES = ["mobile", "landline", "toll_free", "national"];
+  const COUNTRIES = ["US", "GB", "DE", "JP"];
+  const STATUSES = ["pending", "processing", "fulfilled", "cancelled"];
+  const NOTES = [null, "Berlin support line", "campaign 123 for Austin", "ZÜRICH field team", "Malmö 50% off_site", 'say "hi"', "ümlaut Ärger", "campaign 1234"];
+  const START = Date.parse("2026-01-01T00:00:00.000Z");
+  let customer: TestCustomer;
+
+  /** 1,200 orders over segments from a few orders to hundreds, so each plan gets its turn, and times that disagree. */
+  beforeAll(async () => {
+    customer = await createCustomer();
+    const other = await createCustomer();
+    let random = 7;
+    const next = () => (random = (random * 48271) % 2147483647) / 2147483647;
+    for (const [owner, count] of [[customer, 1200], [other, 200]] as const) {
+      const rows = Array.from({ length: count }, () => {
+        // Skewed on purpose: mobile and US dominate, national and JP are rare, as are cancelled and processing.
+        const type = TYPES[Math.min(3, Math.floor(next() ** 2 * 4))]!;
+        const country = COUNTRIES[Math.min(3, Math.floor(next() ** 2 * 4))]!;
+        const status = STATUSES[Math.min(3, Math.floor(next() ** 1.5 * 4))]!;
+        const requestedAt = START + Math.floor(next() * 180) * DAY + Math.floor(next() * DAY);
+        // created_at mostly equals requested_at, as the API writes it; some orders disagree either way.
+        const createdAt = next() < 0.8 ? requestedAt : requestedAt + Math.floor((next() - 0.5) * 20 * DAY);
+        const fulfilledAt = status === "fulfilled" ? createdAt + Math.floor(next() * 5 * DAY) : null;
+        const quantity = 1 + Math.floor(next() ** 3 * 10_000);
+        return [crypto.randomUUID(), owner.customerId, type, country, Math.min(quantity, 10_000), status, NOTES[Math.floor(next() * NOTES.length)], requestedAt, fulfilledAt, createdAt];
+      });
+      await env.DB.prepare(
+        `INSERT INTO orders (id, customer_id, order_seq, number_type, country_code, quantity, status, fulfilled_quantity, notes,
+           requested_at, fulfilled_at, created_at, updated_at)
+         SELECT value ->> 0, value ->> 1, (SELECT coalesce(max(order_seq), 0) FROM orders) + key + 1, value ->> 2, value ->> 3,
+           value ->> 4, value ->> 5, 0, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 9
+         FROM json_each(?)`,
+      )
+        .bind(JSON.stringify(rows))
+        .run();
+    }
+  });
+
+  /** The account's segments, as the Worker reads them to pick a plan. */
+  async function accountSegments(): Promise<Segment[]> {
+    const { results } = await env.DB.prepare("SELECT number_type, country_code, status, count FROM order_counts WHERE customer_id = ?")
+      .bind(customer.customerId)
+      .all<{ number_type: string; country_code: string; status: OrderStatus; count: number }>();
+    return results.map((r) => ({ numberType: r.number_type, countryCode: r.country_code, status: r.status, count: r.count }));
+  }
+
+  /** Keys of the account to take turns with, so hundreds of requests stay under the tests' per-key budget. */
+  async function freshKeys(count: number): Promise<string[]> {
+    const keys: string[] = [];
+    for (let i = 0; i < count; i++) {
+      keys.push((await json(await adminCall("POST", `/admin/customers/${customer.slug}/api-keys`, { name: `key ${i}` }), 201)).key);
+    }
+    return keys;
+  }
+
+  const day = (offset: number) => new Date(START + offset * DAY).toISOString().slice(0, 10);
+  /** Present with the given odds, else absent: ranges and searches are rarer, so every shape of query comes up. */
+  const sometimes = <T,>(arbitrary: fc.Arbitrary<T>, odds: number) =>
+    fc.oneof({ arbitrary: fc.constant(undefined), weight: 100 - odds }, { arbitrary, weight: odds });
+  const subset = <T,>(items: T[]) => sometimes(fc.uniqueArray(fc.constantFrom(...items), { minLength: 1 }), 60);
+  const range = (bound: fc.Arbitrary<number>) =>
+    sometimes(fc.tuple(fc.option(bound, { nil: undefined }), fc.option(bound, { nil: undefined })), 20);
+  const listQuery = fc.record({
+    number_type: subset(TYPES),
+    country_code: subset(COUNTRIES),
+    status: subset(STATUSES),
+    quantity: range(fc.integer({ min: 1, max: 10_000 })),
+    requested: range(fc.integer({ min: -5, max: 190 })),
+    fulfilled: range(fc.integer({ min: -5, max: 190 })),
+    search: sometimes(
+      fc.oneof(
+        fc.constantFrom("Berlin", "BERLIN", "campaign 12", "campaign 123", "zürich", "ärger", "50%", "off_site", "%", "_", '"hi"', "#0", "#000001", "00", "xyz", "ä"),
+        fc.string({ unit: fc.constantFrom("a", "e", "r", "n", " ", "1", "2", "%", "_", "ü", "Ü", '"'), minLength: 1, maxLength: 6 }),
+      ),
+      25,
+    ),
+    sort_by: fc.constantFrom(...ORDER_SORT_KEYS),
+    sort_order: fc.constantFrom("asc" as const, "desc" as const),
+    page: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 200 })),
+    limit: fc.oneof(fc.constant(10), fc.integer({ min: 1, max: 100 })),
+  });
+  type ListQuery = typeof listQuery extends fc.Arbitrary<infer T> ? T : never;
+
+  const ordered = (pair: [number | undefined, number | undefined] | undefined): [number | undefined, number | undefined] => {
+    const [a, b] = pair ?? [undefined, undefined];
+    return a !== undefined && b !== undefined && a > b ? [b, a] : [a, b];
+  };
+
+  function queryString(q: ListQuery): string {
+    const params = new URLSearchParams({ sort_by: q.sort_by, sort_order: q.sort_order, page: String(q.page), limit: String(q.limit) });
+    for (const key of ["number_type", "country_code", "status"] as const) if (q[key]) params.set(key, q[key]!.join(","));
+    const [qMin, qMax] = ordered(q.quantity);
+    if (qMin !== undefined) params.set("quantity_min", String(qMin));
+    if (qMax !== undefined) params.set("quantity_max", String(qMax));
+    for (const name of ["requested", "fulfilled"] as const) {
+      const [from, to] = ordered(q[name]);
+      if (from !== undefined) params.set(`${name}_from`, day(from));
+      if (to !== undefined) params.set(`${name}_to`, day(to));
+    }
+    if (q.search !== undefined) params.set("search", q.search);
+    return params.toString();
+  }
+
+  /** The list as the contract defines it, written as plainly as SQL allows: every filter, then sort and page. */
+  async function reference(q: ListQuery) {
+    const where: string[] = ["customer_id = ?"];
+    const params: unknown[] = [customer.customerId];
+    const listFilter = (column: string, values: string[] | undefined) => {
+      if (!values) return;
+      where.push(`${column} IN (SELECT value FROM json_each(?))`);
+      params.push(JSON.stringify(values));
+    };
+    listFilter("number_type", q.number_type);
+    listFilter("country_code", q.country_code);
+    const [qMin, qMax] = ordered(q.quantity);
+    if (qMin !== undefined) where.push(`quantity >= ${qMin}`);
+    if (qMax !== undefined) where.push(`quantity <= ${qMax}`);
+    for (const name of ["requested", "fulfilled"] as const) {
+      const [from, to] = ordered(q[name]);
+      if (from !== undefined) where.push(`${name}_at >= ${START + from * DAY}`);
+      if (to !== undefined) where.push(`${name}_at <= ${START + (to + 1) * DAY - 1}`);
+    }
+    if (q.search !== undefined) {
+      where.push(`(instr(lower('#' || printf('%06d', order_seq)), lower(?)) > 0 OR instr(lower(coalesce(notes, '')), lower(?)) > 0)`);
+      params.push(q.search, q.search);
+    }
+    const counts = await env.DB.prepare(`SELECT status, count(*) AS n FROM orders WHERE ${where.join(" AND ")} GROUP BY status`)
+      .bind(...params)
+      .all<{ status: string; n: number }>();
+    listFilter("status", q.status);
+    const key = q.sort_by === "order_number" ? "order_seq" : q.sort_by;
+    const rows = await env.DB.prepare(
+      `SELECT id FROM orders WHERE ${where.join(" AND ")} ORDER BY ${key} ${q.sort_order} NULLS LAST, id ${q.sort_order} LIMIT ? OFFSET ?`,
+    )
+      .bind(...params, q.limit, (q.page - 1) * q.limit)
+      .all<{ id: string }>();
+    const statusCounts = Object.fromEntries(STATUSES.map((s) => [s, counts.results.find((c) => c.status === s)?.n ?? 0]));
+    const total = (q.status ?? STATUSES).reduce((sum, s) => sum + statusCounts[s]!, 0);
+    return { ids: rows.results.map((r) => r.id), total, statusCounts };
+  }
+
+  it("answers random queries with the reference's rows, order, total and status_counts", async () => {
+    const keys = await freshKeys(6);
+    let sent = 0;
+    await fc.assert(
+      fc.asyncProperty(listQuery, async (q) => {
+        const response = await call(`/api/customers/${customer.slug}/orders?${queryString(q)}`, {
+          headers: { Authorization: `Bearer ${keys[sent++ % keys.length]}` },
+        });
+        const page = await json<{ data: Order[]; meta: Record<string, any> }>(response, 200);
+        const expected = await reference(q);
+        expect(page.data.map((o) => o.order_id), queryString(q)).toEqual(expected.ids);
+        expect(page.meta.total, queryString(q)).toBe(expected.total);
+        expect(page.meta.status_counts, queryString(q)).toEqual(expected.statusCounts);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("pages through rare, medium and broad enumeration filters in every sort exactly as the reference", async () => {
+    const keys = await freshKeys(6);
+    let sent = 0;
+    const db = createDatabase(env.DB);
+    const filters: Partial<Pick<ListQuery, "number_type" | "country_code" | "status">>[] = [
+      { number_type: ["national"], country_code: ["JP", "DE"] },
+      { status: ["cancelled"], country_code: ["GB", "JP"] },
+      { status: ["pending", "fulfilled"] },
+    ];
+    const plans = new Set<string>();
+    for (const filter of filters) {
+      for (const sort_by of ORDER_SORT_KEYS) {
+        for (const sort_order of ["asc", "desc"] as const) {
+          for (let pageNumber = 1; pageNumber <= 6; pageNumber++) {
+            const q: ListQuery = {
+              number_type: undefined, country_code: undefined, status: undefined, quantity: undefined, requested: undefined,
+              fulfilled: undefined, search: undefined, ...filter, sort_by, sort_order, page: pageNumber, limit: 7,
+            };
+            const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(queryString(q))));
+            const [pageStatement] = orderListStatements(db, customer.customerId, parsed, pageWindow(parsed), await accountSegments());
+            plans.add(pageStatement!.toSQL().sql.includes("WITH segments") ? "segments" : "scan");
+            const response = await call(`/api/customers/${customer.slug}/orders?${queryString(q)}`, {
+              headers: { Authorization: `Bearer ${keys[sent++ % keys.length]}` },
+            });
+            const page = await json<{ data: Order[]; meta: Record<string, any> }>(response, 200);
+            const expected = await reference(q);
+            expect(page.data.map((o) => o.order_id), queryString(q)).toEqual(expected.ids);
+            expect(page.meta.status_counts, queryString(q)).toEqual(expected.statusCounts);
+          }
+        }
+      }
+    }
+    // The rare filters take the page from the segments and the broad one from a scan: both plans were checked.
+    expect(plans).toEqual(new Set(["segments", "scan"]));
+  });
+
+  it("never scans the orders table, whatever the shape of the query", async () => {
+    const db = createDatabase(env.DB);
+    const segments = await accountSegments();
+    const shapes = [
+      "",
+      "status=cancelled&country_code=JP",
+      "status=pending,fulfilled",
+      "number_type=mobile&sort_by=quantity&limit=50",
+      "requested_from=2026-02-01&requested_to=2026-03-31",
+      "fulfilled_from=2026-02-01&sort_order=asc",
+      "quantity_min=100&quantity_max=200",
+      "search=campaign%20123",
+      "search=ab&status=pending",
+      "page=50",
+    ];
+    for (const shape of shapes) {
+      for (const sortBy of ["", "&sort_by=fulfilled_at&sort_order=asc", "&sort_by=order_number"]) {
+        const query = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(`${shape}${sortBy}`)));
+        for (const statement of orderListStatements(db, customer.customerId, query, pageWindow(query), segments)) {
+          const { sql, params } = statement.toSQL();
+          const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+            .bind(...params)
+            .all<{ detail: string }>();
+          const details = plan.results.map((r) => r.detail).join("\n");
+          expect(details, `${shape}${sortBy}`).not.toMatch(/SCAN (orders|segment_orders)(?! USING)/);
+          expect(details, `${shape}${sortBy}`).not.toMatch(/SCAN \w+ USING (COVERING )?INDEX/);
+        }
       }
     }
   });
