@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, sha256Hex } from "../src/lib/api-key.ts";
 import { TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./constants.ts";
-import { adminCall, call, createCustomer, json, problem } from "./helpers.ts";
+import { adminCall, allocateNumbers, call, createCustomer, INDIVIDUAL_ADDRESS, json, makeOrderable, problem, withLogs } from "./helpers.ts";
 
 const ordersPath = (slug: string) => `/api/customers/${slug}/orders`;
 
@@ -116,6 +116,54 @@ describe("customer credentials", () => {
       404,
       "not_found",
     );
+  });
+});
+
+describe("a key the isolate knows: its check rides on the request's own D1 call", () => {
+  const order = { number_type: "mobile", country_code: "US", quantity: 3 };
+
+  it("looks a new key up first (two round trips), then needs one round trip per read and per write", async () => {
+    await makeOrderable("US", "mobile");
+    const customer = await createCustomer();
+    const { lines } = await withLogs(async () => {
+      await (await customer.call("GET", ordersPath(customer.slug))).text();
+      await (await customer.call("GET", ordersPath(customer.slug))).text();
+      const placed = await json(await customer.call("POST", ordersPath(customer.slug), order), 201);
+      await json(await customer.call("PUT", `${ordersPath(customer.slug)}/${placed.order_id}`, { quantity: 4 }), 200);
+      await json(await customer.call("GET", `${ordersPath(customer.slug)}/${placed.order_id}`), 200);
+    });
+    expect(lines.map((line) => line.d1_calls)).toEqual([2, 1, 1, 1, 1]);
+    for (const line of lines) {
+      expect(line.d1_rows_read).toBeGreaterThan(0);
+      expect(line.d1_ms).toBeGreaterThanOrEqual(0);
+    }
+    expect(lines[2]?.d1_rows_written).toBeGreaterThan(0);
+  });
+
+  it("refuses a revoked key's write and rolls it back whole, even after the key was known", async () => {
+    await makeOrderable("US", "mobile");
+    const customer = await createCustomer();
+    await json(await customer.call("POST", ordersPath(customer.slug), order), 201);
+    await json(await adminCall("DELETE", `/admin/api-keys/${customer.keyId}`), 200);
+    await expectUnauthorized(await customer.call("POST", ordersPath(customer.slug), order));
+    const placed = await json(await adminCall("POST", `/admin/customers/${customer.slug}/api-keys`, { name: "second" }), 201);
+    const list = await json(await call(ordersPath(customer.slug), { headers: { Authorization: `Bearer ${placed.key}` } }), 200);
+    expect(list.meta.total).toBe(1);
+  });
+
+  it("answers a revoked key with 401 whatever the request would have answered", async () => {
+    await makeOrderable("US", "mobile");
+    const customer = await createCustomer();
+    const [number] = await allocateNumbers(customer);
+    const kyc = `/v1/numbers/num_${number!.number_id}/KYC/address`;
+    await json(await customer.call("POST", kyc, INDIVIDUAL_ADDRESS), 201);
+    // Known and active: the handler's own failure is the answer (its batch failed after the key's check passed).
+    await problem(await customer.call("POST", kyc, INDIVIDUAL_ADDRESS), 409, "kyc_exists");
+    await problem(await customer.call("GET", `${ordersPath(customer.slug)}?limit=0`), 400, "validation_error");
+    await json(await adminCall("DELETE", `/admin/api-keys/${customer.keyId}`), 200);
+    await expectUnauthorized(await customer.call("POST", kyc, INDIVIDUAL_ADDRESS));
+    await expectUnauthorized(await customer.call("GET", `${ordersPath(customer.slug)}?limit=0`));
+    await expectUnauthorized(await customer.call("GET", `/v1/numbers/num_${number!.number_id}/KYC`));
   });
 });
 

@@ -102,3 +102,17 @@ export const INDIVIDUAL_ADDRESS = {
   country: "US",
   verification_type: "individual",
 };
+
+/** What `run` returns, and the JSON lines the Worker logged (one per request) while it ran. */
+export async function withLogs<T>(run: () => Promise<T>): Promise<{ result: T; lines: Record<string, any>[] }> {
+  const lines: Record<string, any>[] = [];
+  const original = console.log;
+  console.log = (line: unknown) => {
+    if (typeof line === "string" && line.startsWith("{")) lines.push(JSON.parse(line));
+  };
+  try {
+    return { result: await run(), lines };
+  } finally {
+    console.log = original;
+  }
+}

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
-import { call, createCustomer, json, ORIGIN, problem } from "./helpers.ts";
+import { call, createCustomer, json, makeOrderable, ORIGIN, problem } from "./helpers.ts";
 
 describe("service endpoints", () => {
   it("answers /healthz without authentication", async () => {
@@ -94,6 +94,71 @@ describe("request ids", () => {
     const response = await call("/healthz", { headers: { "X-Request-Id": longest } });
     await response.text();
     expect(response.headers.get("X-Request-Id")).toBe(longest);
+  });
+});
+
+describe("D1 sessions and bookmarks", () => {
+  const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+
+  it("returns the session's bookmark with every answer that read D1, and takes it back to read its own writes", async () => {
+    const customer = await createCustomer();
+    await makeOrderable("US", "mobile");
+    const created = await customer.call("POST", `/api/customers/${customer.slug}/orders`, { number_type: "mobile", country_code: "US", quantity: 2 });
+    const bookmark = created.headers.get("x-d1-bookmark");
+    expect(bookmark).toMatch(BOOKMARK);
+    const order = await json(created, 201);
+    const read = await call(`/api/customers/${customer.slug}/orders/${order.order_id}`, {
+      headers: { Authorization: `Bearer ${customer.key}`, "x-d1-bookmark": bookmark! },
+    });
+    expect(read.headers.get("x-d1-bookmark")).toMatch(BOOKMARK);
+    expect((await json(read, 200)).order_id).toBe(order.order_id);
+    // Error answers carry it too; an answer that never read D1 has none to give.
+    const missing = await customer.call("GET", `/api/customers/${customer.slug}/orders/${crypto.randomUUID()}`);
+    expect(missing.headers.get("x-d1-bookmark")).toMatch(BOOKMARK);
+    await missing.body?.cancel();
+    const health = await call("/healthz");
+    expect(health.headers.get("x-d1-bookmark")).toBeNull();
+    await health.body?.cancel();
+  });
+
+  it("starts reads anywhere and writes on the primary, unless the client's bookmark says where to start", async () => {
+    const customer = await createCustomer();
+    const opened: (string | undefined)[] = [];
+    const DB = new Proxy(env.DB, {
+      get(target, property) {
+        if (property === "withSession") return (start?: string) => (opened.push(start), target.withSession(start));
+        const value = Reflect.get(target, property);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const app = createApp();
+    const send = async (method: string, headers: Record<string, string> = {}) => {
+      const ctx = createExecutionContext();
+      const response = await app.fetch(
+        new Request(`${ORIGIN}/api/customers/${customer.slug}/orders`, { method, headers: { Authorization: `Bearer ${customer.key}`, ...headers } }),
+        { ...env, DB },
+        ctx,
+      );
+      await response.body?.cancel();
+      await waitOnExecutionContext(ctx);
+      return response;
+    };
+    const bookmark = (await send("GET")).headers.get("x-d1-bookmark")!;
+    await send("POST");
+    await send("GET", { "x-d1-bookmark": bookmark });
+    await send("POST", { "x-d1-bookmark": bookmark });
+    expect(opened).toEqual(["first-unconstrained", "first-primary", bookmark, bookmark]);
+  });
+
+  it("refuses a bookmark that is not one, naming the header", async () => {
+    const customer = await createCustomer();
+    for (const bookmark of ["first-primary", "not-a-bookmark", "00000000-00000000-00000000-0000000000000000000000000000000g"]) {
+      const response = await call(`/api/customers/${customer.slug}/orders`, {
+        headers: { Authorization: `Bearer ${customer.key}`, "x-d1-bookmark": bookmark },
+      });
+      const body = await problem(response, 400, "validation_error");
+      expect(body.errors).toEqual([{ location: "header", pointer: "x-d1-bookmark", message: expect.any(String) }]);
+    }
   });
 });
 

@@ -103,14 +103,15 @@ class MeteredSession {
   async execute(statements: D1PreparedStatement[]): Promise<D1Result[]> {
     const boarding = this.boarding;
     this.boarding = [];
-    this.usage.calls++;
     let results: D1Result[];
     try {
       results = await this.session.batch([...boarding.map((b) => b.statement), ...statements]);
     } catch (error) {
+      this.usage.calls++;
       for (const passenger of boarding) passenger.lost(error);
       throw error;
     }
+    this.usage.calls++;
     for (const { meta } of results) {
       this.usage.rowsRead += meta.rows_read;
       this.usage.rowsWritten += meta.rows_written;

@@ -88,9 +88,10 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
     };
     remember(keyHash, found);
     c.set("principal", found.principal);
+    await next();
+    // After the answer, so the write never delays it.
     const now = Date.now();
     if (markUse(found, now)) c.executionCtx.waitUntil(touchApiKey(c.var.db, owner.keyId, now));
-    await next();
     return;
   }
 
