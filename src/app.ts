@@ -5,7 +5,8 @@ import { adminRoutes } from "./admin/routes.ts";
 import type { AppEnv } from "./env.ts";
 import { rateLimitByKey, requireAdmin, requireApiKey, requireOwnSlug } from "./http/auth.ts";
 import { DOCS_HTML } from "./http/docs.ts";
-import { jsonResponse, securitySchemes } from "./http/openapi.ts";
+import { jsonResponse, securitySchemes, withBookmarkHeader } from "./http/openapi.ts";
+import { BOOKMARK_PATTERN } from "./db/session.ts";
 import { ApiError, handleError, notFound, PROBLEMS, type ProblemCode } from "./http/problem.ts";
 import { requestContext } from "./http/request-context.ts";
 import { unmatchedRequest } from "./http/routing.ts";
@@ -20,7 +21,8 @@ export const JSON_BODY_LIMIT = 64 * 1024;
 const API_DESCRIPTION =
   "Order virtual phone numbers in bulk and verify the identity and address (KYC) behind each number. " +
   "Customer endpoints take an API key (Authorization: Bearer vnk_… or X-API-Key); /admin takes the operator's " +
-  "ADMIN_TOKEN. Errors are RFC 9457 problem details (application/problem+json) with a stable `code`.";
+  "ADMIN_TOKEN. Errors are RFC 9457 problem details (application/problem+json) with a stable `code`. Every " +
+  "authenticated response carries x-d1-bookmark; send the last one back to read your own writes on any replica.";
 
 const healthRoute = createRoute({
   method: "get",
@@ -57,11 +59,14 @@ export function createApp() {
   for (const [name, scheme] of Object.entries(securitySchemes)) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
   }
-  app.doc31("/openapi.json", (c) => ({
-    openapi: "3.1.0",
-    info: { title: "virtual-numbers API", version: "1.0.0", description: API_DESCRIPTION },
-    servers: [{ url: new URL(c.req.url).origin }],
-  }));
+  app.get("/openapi.json", (c) => {
+    const document = app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: { title: "virtual-numbers API", version: "1.0.0", description: API_DESCRIPTION },
+      servers: [{ url: new URL(c.req.url).origin }],
+    });
+    return c.json(withBookmarkHeader(document, BOOKMARK_PATTERN));
+  });
   app.get("/docs", (c) => c.html(DOCS_HTML));
   // The `type` URI of every problem resolves to what the code means.
   app.get("/problems/:code", (c) => {

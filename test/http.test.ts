@@ -150,6 +150,16 @@ describe("D1 sessions and bookmarks", () => {
     expect(opened).toEqual(["first-unconstrained", "first-primary", bookmark, bookmark]);
   });
 
+  it("is declared in the OpenAPI document on every authenticated operation and its responses", async () => {
+    const doc = await json(await call("/openapi.json"), 200);
+    expect(doc.components.parameters.D1Bookmark).toMatchObject({ name: "x-d1-bookmark", in: "header", required: false });
+    const list = doc.paths["/api/customers/{customer_slug}/orders"].get;
+    expect(list.parameters).toContainEqual({ $ref: "#/components/parameters/D1Bookmark" });
+    expect(list.responses["200"].headers["x-d1-bookmark"]).toEqual({ $ref: "#/components/headers/D1Bookmark" });
+    expect(doc.paths["/admin/customers"].post.responses["201"].headers).toHaveProperty("x-d1-bookmark");
+    expect(doc.paths["/healthz"].get.parameters ?? []).not.toContainEqual({ $ref: "#/components/parameters/D1Bookmark" });
+  });
+
   it("refuses a bookmark that is not one, naming the header", async () => {
     const customer = await createCustomer();
     for (const bookmark of ["first-primary", "not-a-bookmark", "00000000-00000000-00000000-0000000000000000000000000000000g"]) {

@@ -65,3 +65,44 @@ export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
 export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };
 }
+
+const BOOKMARK_DESCRIPTION =
+  "A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a " +
+  "client that passes back the last bookmark it got always reads its own writes, on any replica.";
+
+/** The parts of an OpenAPI document this file edits (the generator's own types have no index signatures). */
+type EditableDocument = {
+  paths?: Record<string, Record<string, unknown>>;
+  components?: Record<string, Record<string, unknown>>;
+};
+type Operation = { security?: unknown[]; parameters?: unknown[]; responses?: Record<string, { headers?: Record<string, unknown> }> };
+
+/**
+ * The `x-d1-bookmark` header on every authenticated operation (they all read D1): accepted as an optional request
+ * header, and returned on every response. Added to the generated document, as it belongs to no one route.
+ */
+export function withBookmarkHeader<T extends object>(generated: T, pattern: RegExp): T {
+  const document = generated as EditableDocument;
+  const components = (document.components ??= {});
+  (components.parameters ??= {}).D1Bookmark = {
+    name: "x-d1-bookmark",
+    in: "header",
+    required: false,
+    description: BOOKMARK_DESCRIPTION,
+    schema: { type: "string", pattern: pattern.source },
+  };
+  (components.headers ??= {}).D1Bookmark = {
+    description: "The newest D1 bookmark this request saw; send it back as x-d1-bookmark to read your own writes.",
+    schema: { type: "string" },
+  };
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item) as Operation[]) {
+      if (!operation.security) continue;
+      (operation.parameters ??= []).push({ $ref: "#/components/parameters/D1Bookmark" });
+      for (const response of Object.values(operation.responses ?? {})) {
+        (response.headers ??= {})["x-d1-bookmark"] = { $ref: "#/components/headers/D1Bookmark" };
+      }
+    }
+  }
+  return generated;
+}
