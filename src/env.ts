@@ -23,6 +23,6 @@ export interface AppEnv {
     requestId: string;
     principal: Principal;
     /** Set by the error handler for an unexpected error, so the request log line carries it. */
-    failure: string;
+    failure: string | undefined;
   };
 }

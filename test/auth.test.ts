@@ -145,7 +145,10 @@ describe("a key the isolate knows: its check rides on the request's own D1 call"
     const customer = await createCustomer();
     await json(await customer.call("POST", ordersPath(customer.slug), order), 201);
     await json(await adminCall("DELETE", `/admin/api-keys/${customer.keyId}`), 200);
-    await expectUnauthorized(await customer.call("POST", ordersPath(customer.slug), order));
+    const { lines } = await withLogs(async () => expectUnauthorized(await customer.call("POST", ordersPath(customer.slug), order)));
+    // Refused, not failed: the rolled-back batch is no error of the service's.
+    expect(lines).toEqual([expect.objectContaining({ level: "info", status: 401 })]);
+    expect(lines[0]).not.toHaveProperty("error");
     const placed = await json(await adminCall("POST", `/admin/customers/${customer.slug}/api-keys`, { name: "second" }), 201);
     const list = await json(await call(ordersPath(customer.slug), { headers: { Authorization: `Bearer ${placed.key}` } }), 200);
     expect(list.meta.total).toBe(1);

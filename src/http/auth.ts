@@ -102,7 +102,7 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
     knownKeys.delete(keyHash);
     await c.res.body?.cancel();
     // The handler's own outcome (often a failed statement, since its batch was rolled back) is not the answer.
-    c.set("failure", "");
+    c.set("failure", undefined);
     c.res = problemResponse(c, unauthorized());
   }
 };
