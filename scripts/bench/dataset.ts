@@ -118,27 +118,24 @@ function generateOrders(count: number, firstSeq: number, seed: number): OrderSee
   });
 }
 
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+/** Rows into a table, a thousand per statement: one JSON parameter carries them (D1 binds at most 100 a statement). */
+async function insertRows(d1: D1Database, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void> {
+  const values = columns.map((_, i) => `value ->> ${i}`).join(", ");
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+    await d1
+      .prepare(`INSERT INTO ${table} (${columns.join(", ")}) SELECT ${values} FROM json_each(?)`)
+      .bind(JSON.stringify(rows.slice(start, start + ROWS_PER_STATEMENT)))
+      .run();
+  }
 }
 
 async function insertOrders(d1: D1Database, customerId: string, rows: OrderSeed[]): Promise<void> {
-  for (const chunk of chunks(rows, ROWS_PER_STATEMENT)) {
-    const values = chunk.map((o) => [
-      o.id, customerId, o.seq, o.numberType, o.countryCode, o.quantity, o.status, o.fulfilledQuantity, o.notes,
-      o.requestedAt, o.fulfilledAt, o.requestedAt, o.updatedAt,
-    ]);
-    await d1
-      .prepare(
-        `INSERT INTO orders (id, customer_id, order_seq, number_type, country_code, quantity, status, fulfilled_quantity,
-           notes, requested_at, fulfilled_at, created_at, updated_at)
-         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7,
-           value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12
-         FROM json_each(?)`,
-      )
-      .bind(JSON.stringify(values))
-      .run();
-  }
+  const columns = ["id", "customer_id", "order_seq", "number_type", "country_code", "quantity", "status", "fulfilled_quantity",
+    "notes", "requested_at", "fulfilled_at", "created_at", "updated_at"];
+  await insertRows(d1, "orders", columns, rows.map((o) => [
+    o.id, customerId, o.seq, o.numberType, o.countryCode, o.quantity, o.status, o.fulfilledQuantity, o.notes,
+    o.requestedAt, o.fulfilledAt, o.requestedAt, o.updatedAt,
+  ]));
 }
 
 /** Numbers of the large account, allocated from its fulfilled orders in order. */
@@ -154,16 +151,7 @@ async function insertNumbers(d1: D1Database, customerId: string, orders: OrderSe
     }
     if (rows.length >= LARGE_NUMBERS) break;
   }
-  for (const chunk of chunks(rows, ROWS_PER_STATEMENT)) {
-    await d1
-      .prepare(
-        `INSERT INTO numbers (id, customer_id, order_id, phone_number, country_code, number_type, status, created_at, updated_at)
-         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8
-         FROM json_each(?)`,
-      )
-      .bind(JSON.stringify(chunk))
-      .run();
-  }
+  await insertRows(d1, "numbers", ["id", "customer_id", "order_id", "phone_number", "country_code", "number_type", "status", "created_at", "updated_at"], rows);
   return rows.map((row) => row[0] as string);
 }
 
@@ -180,16 +168,7 @@ async function insertUsers(d1: D1Database, customerId: string): Promise<void> {
     const lastLoginAt = next() < 0.8 ? createdAt + Math.floor(next() * (END - createdAt)) : null;
     return [crypto.randomUUID(), customerId, `user${i}@large.example`, name, role, status, lastLoginAt, createdAt, createdAt];
   });
-  for (const chunk of chunks(rows, ROWS_PER_STATEMENT)) {
-    await d1
-      .prepare(
-        `INSERT INTO users (id, customer_id, email, name, role, status, last_login_at, created_at, updated_at)
-         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8
-         FROM json_each(?)`,
-      )
-      .bind(JSON.stringify(chunk))
-      .run();
-  }
+  await insertRows(d1, "users", ["id", "customer_id", "email", "name", "role", "status", "last_login_at", "created_at", "updated_at"], rows);
 }
 
 export interface Fixtures {
