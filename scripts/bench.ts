@@ -52,7 +52,11 @@ const state = mkdtempSync(path.join(stateParent(), "virtual-numbers-bench-"));
 const log = (line: string) => console.log(`[bench] ${line}`);
 
 function wrangler(commandArgs: string[]): void {
-  const result = spawnSync(process.execPath, [wranglerBin, ...commandArgs], { cwd: root, encoding: "utf8", env: { ...process.env, CI: "true" } });
+  const result = spawnSync(process.execPath, [wranglerBin, ...commandArgs], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, CI: "true" },
+  });
   if (result.status !== 0) throw new Error(`wrangler ${commandArgs.join(" ")} failed:\n${result.stdout}${result.stderr}`);
 }
 
@@ -98,7 +102,10 @@ function collectLogLines(child: ChildProcess): void {
 
 async function waitForHealth(base: string): Promise<void> {
   for (let attempt = 0; attempt < 120; attempt++) {
-    const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
@@ -156,14 +163,28 @@ function goalMisses(m: Omit<Measured, "missed">): string[] {
   const goal = m.goal;
   if (!goal) return misses;
   if (goal.minShare !== undefined && m.share < goal.minShare) misses.push(`share < ${goal.minShare}`);
-  if (goal.maxRowsRead !== undefined && (m.rowsReadPerRequest ?? Infinity) > goal.maxRowsRead) misses.push(`rows > ${goal.maxRowsRead}`);
-  if (goal.maxSqliteMs !== undefined && (m.sqliteMs ?? Infinity) > goal.maxSqliteMs) misses.push(`SQLite > ${goal.maxSqliteMs} ms`);
+  if (goal.maxRowsRead !== undefined && (m.rowsReadPerRequest ?? Infinity) > goal.maxRowsRead)
+    misses.push(`rows > ${goal.maxRowsRead}`);
+  if (goal.maxSqliteMs !== undefined && (m.sqliteMs ?? Infinity) > goal.maxSqliteMs)
+    misses.push(`SQLite > ${goal.maxSqliteMs} ms`);
   return misses;
 }
 
 function printTable(rows: Measured[]): void {
   const fmt = (value: number | null, digits = 1) => (value === null ? "-" : value.toFixed(digits));
-  const header = ["scenario", "req/s", "share", "p50 ms", "p99 ms", "errors", "D1 calls", "rows read", "D1 ms", "SQLite ms", "goal"];
+  const header = [
+    "scenario",
+    "req/s",
+    "share",
+    "p50 ms",
+    "p99 ms",
+    "errors",
+    "D1 calls",
+    "rows read",
+    "D1 ms",
+    "SQLite ms",
+    "goal",
+  ];
   const table = rows.map((m) => [
     m.name,
     fmt(m.requestsPerSecond, 0),
@@ -178,7 +199,8 @@ function printTable(rows: Measured[]): void {
     m.goal ? (m.missed.length ? `MISSED: ${m.missed.join(", ")}` : "met") : "",
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   console.log(line(header));
   for (const row of table) console.log(line(row));
 }
@@ -203,7 +225,10 @@ try {
   log(`state folder ${state}`);
   wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
   const seedStarted = performance.now();
-  const proxy = await getPlatformProxy<Env>({ configPath: path.join(root, "wrangler.toml"), persist: { path: path.join(state, "v3") } });
+  const proxy = await getPlatformProxy<Env>({
+    configPath: path.join(root, "wrangler.toml"),
+    persist: { path: path.join(state, "v3") },
+  });
   let fixtures: Fixtures;
   try {
     fixtures = await seedDataset(createDatabase(proxy.env.DB), proxy.env.DB, log);
@@ -216,7 +241,18 @@ try {
   const base = `http://127.0.0.1:${port}`;
   dev = spawn(
     process.execPath,
-    [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--var", `ADMIN_TOKEN:${crypto.randomUUID()}`],
+    [
+      wranglerBin,
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      state,
+      "--var",
+      `ADMIN_TOKEN:${crypto.randomUUID()}`,
+    ],
     { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   collectLogLines(dev);
@@ -233,7 +269,9 @@ try {
   const all = scenarios(fixtures, documentId).filter((s) => !args.only || s.name.includes(args.only));
   // Warm-up, not measured: the Worker's code paths compiled, and every key's first last_used_at write done.
   for (const key of fixtures.keys) {
-    await (await fetch(`${base}/api/customers/${fixtures.slug}/orders`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer();
+    await (
+      await fetch(`${base}/api/customers/${fixtures.slug}/orders`, { headers: { authorization: `Bearer ${key}` } })
+    ).arrayBuffer();
   }
   for (const scenario of all.filter((s) => s.method === "GET")) await drive(base, scenario, "warm-up", fixtures.keys, 1);
   log(`${all.length} scenarios, ${connections} connections, ${duration} s each, against ${base}`);
@@ -260,7 +298,9 @@ try {
       d1CallsPerRequest: per(d1?.calls),
       rowsReadPerRequest: per(d1?.rowsRead),
       d1MsPerRequest: per(d1?.ms),
-      sqliteMs: scenario.statements ? timeStatements(d1File_, scenario.statements(sqlBuilder, readSegments(d1File_, fixtures.customerId))) : null,
+      sqliteMs: scenario.statements
+        ? timeStatements(d1File_, scenario.statements(sqlBuilder, readSegments(d1File_, fixtures.customerId)))
+        : null,
       goal: scenario.goal,
     };
     measured.push({ ...row, missed: goalMisses(row) });
@@ -285,7 +325,10 @@ try {
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
   console.log(`\n${machine}; wrangler dev, ${connections} connections, ${duration} s per scenario\n`);
   printTable(measured);
-  writeFileSync(path.resolve(args.json), `${JSON.stringify({ machine, connections, duration, at: new Date().toISOString(), scenarios: measured }, null, 2)}\n`);
+  writeFileSync(
+    path.resolve(args.json),
+    `${JSON.stringify({ machine, connections, duration, at: new Date().toISOString(), scenarios: measured }, null, 2)}\n`,
+  );
   log(`figures written to ${args.json}`);
 } finally {
   stop();

@@ -1,11 +1,17 @@
-// The local seed: the default orderable catalog, the demo account with its API key, and a few demo orders.
-// Every statement is idempotent, so `npm start` can run it on every start.
-import { displayParts, sha256Hex } from "../src/lib/api-key.ts";
+// The local demo data, written through the stores as the API writes it: the orderable catalog, the demo account with
+// its API key, a few orders, and two allocated numbers to verify. Safe on every start: an existing account is kept.
+import { addCatalogPair } from "../src/catalog/store.ts";
+import { createApiKey, createCustomer, findCustomerBySlug, findKeyOwnerByHash } from "../src/customers/store.ts";
+import type { Database } from "../src/db/client.ts";
+import { pageWindow } from "../src/db/paging.ts";
+import { sha256Hex } from "../src/lib/api-key.ts";
+import { allocateNumbers, listNumbers } from "../src/numbers/store.ts";
+import { createOrder, type NewOrder } from "../src/orders/store.ts";
 
 export const DEMO_SLUG = "demo";
 
 /** Pairs that real operators sell in these countries. */
-export const DEFAULT_CATALOG: Record<string, string[]> = {
+const DEFAULT_CATALOG: Record<string, string[]> = {
   US: ["mobile", "landline", "toll_free"],
   CA: ["mobile", "landline", "toll_free"],
   GB: ["mobile", "landline", "toll_free"],
@@ -18,63 +24,52 @@ export const DEFAULT_CATALOG: Record<string, string[]> = {
   JP: ["landline", "toll_free"],
 };
 
-/** The demo account's numbers, with fixed ids so the README's KYC walk-through can name one. */
-export const DEMO_NUMBERS = [
-  { id: "5e1d0000-0000-4000-8000-000000000001", phoneNumber: "+14155550100" },
-  { id: "5e1d0000-0000-4000-8000-000000000002", phoneNumber: "+14155550101" },
-];
-const DEMO_NUMBERS_NOTE = "Demo numbers";
-
-const DEMO_ORDERS = [
+const DEMO_ORDERS: NewOrder[] = [
   { numberType: "mobile", countryCode: "US", quantity: 250, notes: "Support line numbers for the Austin team" },
   { numberType: "landline", countryCode: "GB", quantity: 40, notes: null },
   { numberType: "toll_free", countryCode: "DE", quantity: 5, notes: "Hotline" },
 ];
+const DEMO_PHONE_NUMBERS = ["+14155550100", "+14155550101"];
+const HOUR = 3_600_000;
 
-function quote(value: string | number | null): string {
-  if (value === null) return "NULL";
-  if (typeof value === "number") return String(value);
-  return `'${value.replaceAll("'", "''")}'`;
+export interface DemoAccount {
+  apiKey: string;
+  numbers: { id: string; phoneNumber: string }[];
 }
 
-export async function seedSql(demoKey: string, now: number = Date.now()): Promise<string> {
-  const statements: string[] = [];
-  for (const [country, types] of Object.entries(DEFAULT_CATALOG)) {
-    for (const type of types) {
-      statements.push(
-        `INSERT INTO catalog (country_code, number_type, created_at) VALUES (${quote(country)}, ${quote(type)}, ${now}) ON CONFLICT DO NOTHING;`,
-      );
-    }
+function check<T>(outcome: { ok: true; value: T } | { ok: false; reason: string }, step: string): T {
+  if (!outcome.ok) throw new Error(`seeding the demo account: ${step} was refused (${outcome.reason})`);
+  return outcome.value;
+}
+
+/** The data a new demo account starts with: orders over the last hours, one of them fulfilled with the demo numbers. */
+async function seedNewAccount(db: Database, customerId: string, now: number): Promise<void> {
+  for (const [i, order] of DEMO_ORDERS.entries()) {
+    check(await createOrder(db, customerId, order, now - (DEMO_ORDERS.length + 1 - i) * HOUR), "an order");
   }
-  statements.push(
-    `INSERT INTO customers (id, slug, name, created_at, updated_at) VALUES (${quote(crypto.randomUUID())}, ${quote(DEMO_SLUG)}, 'Demo Telecom', ${now}, ${now}) ON CONFLICT (slug) DO NOTHING;`,
-  );
-  const demoId = `(SELECT id FROM customers WHERE slug = ${quote(DEMO_SLUG)})`;
-  const { prefix, lastFour } = displayParts(demoKey);
-  statements.push(
-    `INSERT INTO api_keys (id, customer_id, name, prefix, last_four, key_hash, created_at) VALUES (${quote(crypto.randomUUID())}, ${demoId}, 'demo', ${quote(prefix)}, ${quote(lastFour)}, ${quote(await sha256Hex(demoKey))}, ${now}) ON CONFLICT (key_hash) DO NOTHING;`,
-  );
-  DEMO_ORDERS.forEach((order, i) => {
-    const at = now - (DEMO_ORDERS.length - i) * 3_600_000;
-    statements.push(
-      `INSERT INTO orders (id, customer_id, order_seq, number_type, country_code, quantity, status, fulfilled_quantity, notes, requested_at, created_at, updated_at) ` +
-        `SELECT ${quote(crypto.randomUUID())}, ${demoId}, (SELECT coalesce(max(order_seq), 0) + 1 FROM orders), ${quote(order.numberType)}, ${quote(order.countryCode)}, ${order.quantity}, 'pending', 0, ${quote(order.notes)}, ${at}, ${at}, ${at} ` +
-        `WHERE (SELECT count(*) FROM orders WHERE customer_id = ${demoId}) < ${i + 1};`,
-    );
-  });
-  // A fulfilled order holding the demo numbers.
-  const fulfilledAt = now - 1_800_000;
-  statements.push(
-    `INSERT INTO orders (id, customer_id, order_seq, number_type, country_code, quantity, status, fulfilled_quantity, notes, requested_at, fulfilled_at, created_at, updated_at) ` +
-      `SELECT ${quote(crypto.randomUUID())}, ${demoId}, (SELECT coalesce(max(order_seq), 0) + 1 FROM orders), 'mobile', 'US', ${DEMO_NUMBERS.length}, 'fulfilled', ${DEMO_NUMBERS.length}, ${quote(DEMO_NUMBERS_NOTE)}, ${fulfilledAt - 3_600_000}, ${fulfilledAt}, ${fulfilledAt - 3_600_000}, ${fulfilledAt} ` +
-      `WHERE NOT EXISTS (SELECT 1 FROM orders WHERE customer_id = ${demoId} AND notes = ${quote(DEMO_NUMBERS_NOTE)});`,
-  );
-  const demoOrderId = `(SELECT id FROM orders WHERE customer_id = ${demoId} AND notes = ${quote(DEMO_NUMBERS_NOTE)})`;
-  for (const number of DEMO_NUMBERS) {
-    statements.push(
-      `INSERT INTO numbers (id, customer_id, order_id, phone_number, country_code, number_type, status, created_at, updated_at) ` +
-        `VALUES (${quote(number.id)}, ${demoId}, ${demoOrderId}, ${quote(number.phoneNumber)}, 'US', 'mobile', 'active', ${fulfilledAt}, ${fulfilledAt}) ON CONFLICT DO NOTHING;`,
-    );
+  const numbersOrder = { numberType: "mobile", countryCode: "US", quantity: DEMO_PHONE_NUMBERS.length, notes: "Demo numbers" };
+  const order = check(await createOrder(db, customerId, numbersOrder, now - HOUR), "the numbers' order");
+  check(await allocateNumbers(db, order.id, DEMO_PHONE_NUMBERS, now - HOUR / 2), "the allocation");
+}
+
+/** A key still good for the demo account, or undefined. */
+async function stillValid(db: Database, key: string | undefined): Promise<string | undefined> {
+  if (key === undefined) return undefined;
+  const owner = await findKeyOwnerByHash(db, await sha256Hex(key));
+  return owner?.customerSlug === DEMO_SLUG && owner.revokedAt === null ? key : undefined;
+}
+
+/** Seeds what is missing and returns the demo account's API key (the saved one while it is valid) and numbers. */
+export async function seedDemo(db: Database, savedKey: string | undefined, now: number = Date.now()): Promise<DemoAccount> {
+  for (const [countryCode, types] of Object.entries(DEFAULT_CATALOG)) {
+    for (const numberType of types) await addCatalogPair(db, { countryCode, numberType }, now);
   }
-  return statements.join("\n");
+  const created = await createCustomer(db, { slug: DEMO_SLUG, name: "Demo Telecom" }, now);
+  if (created.ok) await seedNewAccount(db, created.value.id, now);
+  const customer = created.ok ? created.value : await findCustomerBySlug(db, DEMO_SLUG);
+  if (!customer) throw new Error("seeding the demo account: it exists yet cannot be found");
+
+  const apiKey = (await stillValid(db, savedKey)) ?? check(await createApiKey(db, DEMO_SLUG, "demo", now), "the API key").key;
+  const numbers = await listNumbers(db, customer.id, { sortBy: "phone_number", sortOrder: "asc" }, pageWindow(1, 10));
+  return { apiKey, numbers: numbers.rows.map(({ number }) => ({ id: number.id, phoneNumber: number.phoneNumber })) };
 }

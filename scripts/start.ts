@@ -1,15 +1,16 @@
 // `npm start`: apply local migrations, seed the demo account, print how to call it, then run `wrangler dev`.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { generateApiKey, isWellFormedApiKey } from "../src/lib/api-key.ts";
-import { DEMO_NUMBERS, DEMO_SLUG, seedSql } from "./seed.ts";
+import { getPlatformProxy } from "wrangler";
+import { createDatabase } from "../src/db/client.ts";
+import { isWellFormedApiKey } from "../src/lib/api-key.ts";
+import { DEMO_SLUG, seedDemo } from "./seed.ts";
 
 const PORT = 8787;
 const root = path.resolve(import.meta.dirname, "..");
 const devVarsPath = path.join(root, ".dev.vars");
-// Kept beside the local D1 files: wiping .wrangler/state wipes both, and a new demo key is minted.
+// Kept beside the local D1 files: wiping .wrangler/state wipes both, and a new demo account and key are made.
 const demoKeyPath = path.join(root, ".wrangler", "state", "demo-api-key");
 
 /** Runs a wrangler command quietly; its output is shown only when it fails. */
@@ -31,29 +32,23 @@ function ensureAdminToken(): string {
   return token;
 }
 
-function ensureDemoKey(): string {
-  if (existsSync(demoKeyPath)) {
-    const key = readFileSync(demoKeyPath, "utf8").trim();
-    if (isWellFormedApiKey(key)) return key;
-  }
-  const key = generateApiKey();
-  mkdirSync(path.dirname(demoKeyPath), { recursive: true });
-  writeFileSync(demoKeyPath, `${key}\n`, { mode: 0o600 });
-  return key;
+function savedDemoKey(): string | undefined {
+  const key = existsSync(demoKeyPath) ? readFileSync(demoKeyPath, "utf8").trim() : "";
+  return isWellFormedApiKey(key) ? key : undefined;
 }
 
 const adminToken = ensureAdminToken();
-const demoKey = ensureDemoKey();
 
 console.log("Applying local D1 migrations and seeding the demo account…");
 wrangler(["d1", "migrations", "apply", "DB", "--local"]);
-const seedFile = path.join(tmpdir(), `virtual-numbers-seed-${process.pid}.sql`);
-writeFileSync(seedFile, await seedSql(demoKey));
-try {
-  wrangler(["d1", "execute", "DB", "--local", `--file=${seedFile}`]);
-} finally {
-  rmSync(seedFile, { force: true });
-}
+// The same local state `wrangler dev` uses (.wrangler/state), reached through wrangler's platform proxy.
+const proxy = await getPlatformProxy<Env>({ configPath: path.join(root, "wrangler.toml") });
+const demo = await seedDemo(createDatabase(proxy.env.DB), savedDemoKey()).finally(() => proxy.dispose());
+mkdirSync(path.dirname(demoKeyPath), { recursive: true });
+writeFileSync(demoKeyPath, `${demo.apiKey}\n`, { mode: 0o600 });
+const demoKey = demo.apiKey;
+const [demoNumber] = demo.numbers;
+if (!demoNumber) throw new Error("the demo account has no numbers: remove .wrangler/state to seed it afresh");
 
 const base = `http://localhost:${PORT}`;
 console.log(`
@@ -71,8 +66,9 @@ virtual-numbers is starting on ${base}
     curl -s -X POST -H "Authorization: Bearer ${demoKey}" -H "Content-Type: application/json" \\
       -d '{"number_type":"mobile","country_code":"US","quantity":10}' ${base}/api/customers/${DEMO_SLUG}/orders
 
-  Read the verification of demo number ${DEMO_NUMBERS[0]!.phoneNumber} (404 until its address is submitted):
-    curl -s -H "Authorization: Bearer ${demoKey}" ${base}/v1/numbers/num_${DEMO_NUMBERS[0]!.id}/KYC
+  Read the verification of demo number ${demoNumber.phoneNumber} (404 until its address is submitted):
+    N=num_${demoNumber.id}
+    curl -s -H "Authorization: Bearer ${demoKey}" ${base}/v1/numbers/$N/KYC
 `);
 
 const dev = spawn("npx", ["wrangler", "dev", "--port", String(PORT)], { cwd: root, stdio: "inherit" });

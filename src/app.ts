@@ -1,82 +1,53 @@
-// createApp(): the middleware chain, every route, the error answers, /openapi.json and /docs.
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
-import { adminRoutes } from "./admin/routes.ts";
+// createApp(): the audiences mounted where they answer, the error answers, /openapi.json and /docs.
+import { catalogAdminRoutes } from "./catalog/admin-routes.ts";
+import { customerAdminRoutes } from "./customers/admin-routes.ts";
 import type { AppEnv } from "./env.ts";
-import { rateLimitByKey, requireAdmin, requireApiKey, requireOwnSlug } from "./http/auth.ts";
-import { DOCS_HTML } from "./http/docs.ts";
-import { jsonResponse, securitySchemes, withBookmarkHeader } from "./http/openapi.ts";
-import { BOOKMARK_PATTERN } from "./db/session.ts";
-import { ApiError, handleError, notFound, PROBLEMS, type ProblemCode } from "./http/problem.ts";
+import { customerAudience, operatorAudience, publicAudience } from "./http/audiences.ts";
+import { requestBodyLimit } from "./http/body-limit.ts";
+import { docsPage } from "./http/docs.ts";
+import { apiDocument } from "./http/openapi.ts";
+import { handleError } from "./http/problem.ts";
 import { requestContext } from "./http/request-context.ts";
+import { createRouter } from "./http/router.ts";
 import { unmatchedRequest } from "./http/routing.ts";
-import { validationHook } from "./http/validation.ts";
+import { serviceRoutes } from "./http/service-routes.ts";
+import { kycAdminRoutes } from "./kyc/admin-routes.ts";
 import { kycRoutes } from "./kyc/routes.ts";
+import { numberAdminRoutes } from "./numbers/admin-routes.ts";
 import { numberRoutes } from "./numbers/routes.ts";
+import { orderAdminRoutes } from "./orders/admin-routes.ts";
 import { orderRoutes } from "./orders/routes.ts";
+import { userAdminRoutes } from "./users/admin-routes.ts";
 import { userRoutes } from "./users/routes.ts";
 
-export const JSON_BODY_LIMIT = 64 * 1024;
+/** Every route, each reached only through its audience, on `app` (returned typed, for the client). */
+function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
+  return app
+    .use(requestContext, requestBodyLimit)
+    .route("/", publicAudience().route("/", serviceRoutes).get("/docs", docsPage))
+    .route("/api", customerAudience().route("/", orderRoutes).route("/", numberRoutes).route("/", userRoutes))
+    .route("/v1", customerAudience().route("/", kycRoutes))
+    .route(
+      "/admin",
+      operatorAudience()
+        .route("/", customerAdminRoutes)
+        .route("/", catalogAdminRoutes)
+        .route("/", orderAdminRoutes)
+        .route("/", numberAdminRoutes)
+        .route("/", userAdminRoutes)
+        .route("/", kycAdminRoutes),
+    );
+}
 
-const API_DESCRIPTION =
-  "Order virtual phone numbers in bulk and verify the identity and address (KYC) behind each number. " +
-  "Customer endpoints take an API key (Authorization: Bearer vnk_… or X-API-Key); /admin takes the operator's " +
-  "ADMIN_TOKEN. Errors are RFC 9457 problem details (application/problem+json) with a stable `code`. Every " +
-  "authenticated response carries x-d1-bookmark; send the last one back to read your own writes on any replica.";
+/** The app's type, with every route's input and output: what `hc<AppType>` builds a typed client from. */
+export type AppType = ReturnType<typeof mountAudiences>;
 
-const healthRoute = createRoute({
-  method: "get",
-  path: "/healthz",
-  tags: ["Service"],
-  summary: "Liveness check",
-  responses: { 200: jsonResponse(z.object({ status: z.literal("ok") }), "The service is up.") },
-});
-
-export function createApp() {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-
-  app.use("*", requestContext);
-  const jsonBodyLimit = bodyLimit({
-    maxSize: JSON_BODY_LIMIT,
-    onError: () => {
-      throw new ApiError("payload_too_large", `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`);
-    },
-  });
-  app.use("/api/*", jsonBodyLimit, requireApiKey, rateLimitByKey);
-  app.use("/api/customers/:customer_slug/*", requireOwnSlug);
-  // File uploads bound their own body (10 MiB); every other /v1 body is JSON.
-  app.use("/v1/*", requireApiKey, rateLimitByKey);
-  app.use("/v1/numbers/:number_id/KYC/address", jsonBodyLimit);
-  app.use("/admin/*", jsonBodyLimit, requireAdmin);
-
-  app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
-  app.route("/", orderRoutes);
-  app.route("/", numberRoutes);
-  app.route("/", userRoutes);
-  app.route("/", kycRoutes);
-  app.route("/", adminRoutes);
-
-  for (const [name, scheme] of Object.entries(securitySchemes)) {
-    app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
-  }
-  app.get("/openapi.json", (c) => {
-    const document = app.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: { title: "virtual-numbers API", version: "1.0.0", description: API_DESCRIPTION },
-      servers: [{ url: new URL(c.req.url).origin }],
-    });
-    return c.json(withBookmarkHeader(document, BOOKMARK_PATTERN));
-  });
-  app.get("/docs", (c) => c.html(DOCS_HTML));
-  // The `type` URI of every problem resolves to what the code means.
-  app.get("/problems/:code", (c) => {
-    const code = c.req.param("code");
-    if (!Object.hasOwn(PROBLEMS, code)) throw notFound("Problem type");
-    const { status, title } = PROBLEMS[code as ProblemCode];
-    return c.json({ type: `${new URL(c.req.url).origin}/problems/${code}`, code, status, title });
-  });
-
+export function createApp(): AppType {
+  const app = createRouter<AppEnv>();
+  const routes = mountAudiences(app);
+  // Served from the same app it describes, so the document always lists every route the app has.
+  app.route("/", publicAudience().get("/openapi.json", (c) => c.json(apiDocument(app, new URL(c.req.url).origin))));
   app.notFound(unmatchedRequest(app));
   app.onError(handleError);
-  return app;
+  return routes;
 }

@@ -1,11 +1,26 @@
-// The Worker's bindings and the per-request variables that middleware hands to handlers.
+// The Worker's bindings, and per audience the variables its middleware hands to handlers.
 import type { Database } from "./db/client.ts";
 import type { RequestSession } from "./db/session.ts";
 
-export type Bindings = Env & {
-  /** Bearer token of the operator's admin API; a Worker secret (`.dev.vars` locally). */
-  ADMIN_TOKEN?: string;
-};
+/** The bindings, as `wrangler types` generates them from wrangler.toml (ADMIN_TOKEN is a required secret there). */
+export type Bindings = Env;
+
+/** What the request's one log line says about who made it, filled in by the guard that finds out. */
+export interface RequestLog {
+  customerId: string | null;
+}
+
+/** What every request has, whatever its audience: the public routes see only this. */
+export interface AppEnv {
+  Bindings: Bindings;
+  Variables: {
+    db: Database;
+    /** The request's D1 session behind `db`: its usage, its bookmark, and statements it can carry. */
+    session: RequestSession;
+    requestId: string;
+    log: RequestLog;
+  };
+}
 
 /** The account behind the API key of the current request. */
 export interface Principal {
@@ -14,15 +29,10 @@ export interface Principal {
   apiKeyId: string;
 }
 
-export interface AppEnv {
-  Bindings: Bindings;
-  Variables: {
-    db: Database;
-    /** The request's D1 session behind `db`: its usage, its bookmark, and statements it can carry. */
-    session: RequestSession;
-    requestId: string;
-    principal: Principal;
-    /** Set by the error handler for an unexpected error, so the request log line carries it. */
-    failure: string | undefined;
-  };
+/** Routes of the customer API (an API key): the key's account is known. */
+export interface CustomerEnv extends AppEnv {
+  Variables: AppEnv["Variables"] & { principal: Principal };
 }
+
+/** Routes of the operator (ADMIN_TOKEN): nothing more is known than on a public route, only that the operator asked. */
+export type OperatorEnv = AppEnv;

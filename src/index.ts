@@ -10,7 +10,13 @@ export default {
   async scheduled(controller, env, ctx) {
     ctx.waitUntil(
       sweepOrphanObjects(createDatabase(env.DB), env.DOCUMENTS, controller.scheduledTime).then((deleted) =>
-        console.log(JSON.stringify({ level: "info", job: "sweep-orphan-documents", deleted })),
+        console.log(
+          JSON.stringify({
+            level: "info",
+            job: "sweep-orphan-documents",
+            deleted,
+          }),
+        ),
       ),
     );
   },

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
+import { SCALAR_BUNDLE_PATH } from "../src/http/docs.ts";
 import { call, createCustomer, json, makeOrderable, ORIGIN, problem } from "./helpers.ts";
 
 describe("service endpoints", () => {
@@ -48,7 +49,7 @@ describe("service endpoints", () => {
     expect(doc.paths["/api/customers/{customer_slug}/orders/{order_id}"].put.responses).toHaveProperty("403");
     const upload = doc.paths["/v1/numbers/{number_id}/KYC/files"].post;
     const multipart = upload.requestBody.content["multipart/form-data"].schema;
-    expect(multipart.required).toEqual(["file", "document_type"]);
+    expect(multipart.required?.toSorted()).toEqual(["document_type", "file"]);
     expect(multipart.properties.file).toMatchObject({ type: "string", format: "binary" });
     expect(Object.keys(upload.responses)).toEqual(expect.arrayContaining(["201", "400", "401", "404", "409", "413", "415"]));
     expect(doc.paths["/v1/numbers/{number_id}/KYC/address"].patch.responses["409"]).toBeDefined();
@@ -64,13 +65,20 @@ describe("service endpoints", () => {
     );
   });
 
-  it("serves /docs as a self-contained page (nothing loaded from another origin)", async () => {
+  it("serves /docs: Scalar's reference of /openapi.json, its script from this Worker, no other host named", async () => {
     const response = await call("/docs");
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Type")).toContain("text/html");
     const html = await response.text();
-    expect(html).toContain('fetch("/openapi.json")');
-    expect(html).not.toMatch(/<(script|link)[^>]+(src|href)=["']?(https?:)?\/\//i);
+    expect(html).toContain(`<script src="${SCALAR_BUNDLE_PATH}"></script>`);
+    expect(html).toContain('"url": "/openapi.json"');
+    expect(html).toContain('"withDefaultFonts": false');
+    expect(html).toContain('"telemetry": false');
+    // No address with a host anywhere in the page: no CDN, no font host, no proxy; "try it" calls this origin.
+    expect(html).not.toMatch(/(https?:)?\/\/[a-z0-9-]+\.[a-z0-9.-]+/i);
+    const bundle = await env.ASSETS.fetch(new URL(SCALAR_BUNDLE_PATH, "http://localhost"));
+    expect(bundle.status).toBe(200);
+    expect(await bundle.text()).toContain("createApiReference");
   });
 });
 

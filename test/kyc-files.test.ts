@@ -405,12 +405,13 @@ describe("R2 and D1 stay consistent", () => {
   it("removes the object when the row write fails", async () => {
     const setup = await verificationReady();
     const verification = await verificationRow(setup.kycId);
-    const file = { content: new Blob([pdf()]), filename: "a.pdf", mimeType: "application/pdf", documentType: "identity" as const, description: null, expirationDate: null };
+    const file = { content: new Blob([pdf()]), filename: "a.pdf", mimeType: "application/pdf" as const, documentType: "identity" as const, description: null, expirationDate: null };
     await expect(storeDocument(failingDocumentInserts(), env.DOCUMENTS, verification, file, Date.now())).rejects.toThrow("simulated outage");
     expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
     const stored = await storeDocument(createDatabase(env.DB), env.DOCUMENTS, verification, file, Date.now());
-    expect(stored?.filename).toBe("a.pdf");
-    expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([stored!.objectKey]);
+    if (!stored.ok) throw new Error(`refused: ${stored.reason}`);
+    expect(stored.value.filename).toBe("a.pdf");
+    expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([stored.value.objectKey]);
   });
 
   it("answers a delete whose object removal fails as deleted, and leaves the object to the sweep", async () => {
@@ -425,7 +426,7 @@ describe("R2 and D1 stay consistent", () => {
       },
     });
     const outcome = await removeDocument(createDatabase(env.DB), failingDeletes, setup.customer.customerId, doc.id.replace("doc_", ""));
-    expect(outcome).toMatchObject({ objectKey: key });
+    expect(outcome).toMatchObject({ ok: true, value: { objectKey: key } });
     expect(await env.DOCUMENTS.head(key!)).not.toBeNull();
     expect(await sweepOrphanObjects(createDatabase(env.DB), env.DOCUMENTS, Date.now() + ORPHAN_AGE_MS)).toBeGreaterThanOrEqual(1);
     expect(await env.DOCUMENTS.head(key!)).toBeNull();

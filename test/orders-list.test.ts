@@ -4,8 +4,9 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
 import type { OrderStatus } from "../src/db/schema.ts";
-import { pageWindow } from "../src/http/pagination.ts";
-import { listOrdersQuery, ORDER_SORT_KEYS } from "../src/orders/schemas.ts";
+import { pageWindow } from "../src/db/paging.ts";
+import { ORDER_SORT_KEYS } from "../src/orders/list.ts";
+import { listOrdersQuery, toOrderListQuery } from "../src/orders/schemas.ts";
 import { orderListStatements, type Segment } from "../src/orders/list.ts";
 import { adminCall, call, createCustomer, json, makeOrderable, problem, type TestCustomer } from "./helpers.ts";
 
@@ -344,7 +345,7 @@ describe("query plan", () => {
     for (const search of ["", "&search=abc&status=pending&quantity_min=2&requested_from=2026-01-01"]) {
       for (const sortBy of ORDER_SORT_KEYS) {
         const query = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(`sort_by=${sortBy}${search}`)));
-        const { sql, params } = orderListStatements(db, customer.customerId, query, pageWindow(query))[0]!.toSQL();
+        const { sql, params } = orderListStatements(db, customer.customerId, toOrderListQuery(query), pageWindow(query.page, query.limit))[0]!.toSQL();
         const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
           .bind(...params)
           .all<{ detail: string }>();
@@ -535,7 +536,7 @@ describe("every shape of query plan, against the contract's reference query", ()
               fulfilled: undefined, search: undefined, ...filter, sort_by, sort_order, page: pageNumber, limit: 7,
             };
             const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(queryString(q))));
-            const [pageStatement] = orderListStatements(db, customer.customerId, parsed, pageWindow(parsed), await accountSegments());
+            const [pageStatement] = orderListStatements(db, customer.customerId, toOrderListQuery(parsed), pageWindow(parsed.page, parsed.limit), await accountSegments());
             plans.add(pageStatement!.toSQL().sql.includes("WITH segments") ? "segments" : "scan");
             await expectAsReference(q, nextKey());
           }
@@ -564,7 +565,7 @@ describe("every shape of query plan, against the contract's reference query", ()
     for (const shape of shapes) {
       for (const sortBy of ["", "&sort_by=fulfilled_at&sort_order=asc", "&sort_by=order_number"]) {
         const query = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(`${shape}${sortBy}`)));
-        for (const statement of orderListStatements(db, customer.customerId, query, pageWindow(query), segments)) {
+        for (const statement of orderListStatements(db, customer.customerId, toOrderListQuery(query), pageWindow(query.page, query.limit), segments)) {
           const { sql, params } = statement.toSQL();
           const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
             .bind(...params)

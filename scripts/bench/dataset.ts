@@ -1,9 +1,10 @@
 // The benchmark's data set: one large account (100,000 orders, 20,000 numbers, 1,000 users) among 20 accounts of
 // 10,000 orders, generated deterministically and written through a fast path (one INSERT … SELECT … FROM
 // json_each(?) per thousand rows). Accounts, keys and verifications go through the stores.
-import { createApiKey, createCustomer } from "../../src/accounts/store.ts";
+import { createApiKey, createCustomer } from "../../src/customers/store.ts";
 import { addCatalogPair } from "../../src/catalog/store.ts";
 import type { Database } from "../../src/db/client.ts";
+import type { Outcome, RefusalReason } from "../../src/db/outcome.ts";
 import type { OrderStatus } from "../../src/db/schema.ts";
 import { submitVerification } from "../../src/kyc/store.ts";
 
@@ -65,7 +66,11 @@ function random(seed: number): () => number {
   };
 }
 
-function weighted<T>(next: () => number, choices: readonly (readonly [...unknown[], number])[], pick: (choice: readonly unknown[]) => T): T {
+function weighted<T>(
+  next: () => number,
+  choices: readonly (readonly [...unknown[], number])[],
+  pick: (choice: readonly unknown[]) => T,
+): T {
   const total = choices.reduce((sum, choice) => sum + (choice.at(-1) as number), 0);
   let roll = next() * total;
   for (const choice of choices) {
@@ -130,12 +135,41 @@ async function insertRows(d1: D1Database, table: string, columns: readonly strin
 }
 
 async function insertOrders(d1: D1Database, customerId: string, rows: OrderSeed[]): Promise<void> {
-  const columns = ["id", "customer_id", "order_seq", "number_type", "country_code", "quantity", "status", "fulfilled_quantity",
-    "notes", "requested_at", "fulfilled_at", "created_at", "updated_at"];
-  await insertRows(d1, "orders", columns, rows.map((o) => [
-    o.id, customerId, o.seq, o.numberType, o.countryCode, o.quantity, o.status, o.fulfilledQuantity, o.notes,
-    o.requestedAt, o.fulfilledAt, o.requestedAt, o.updatedAt,
-  ]));
+  const columns = [
+    "id",
+    "customer_id",
+    "order_seq",
+    "number_type",
+    "country_code",
+    "quantity",
+    "status",
+    "fulfilled_quantity",
+    "notes",
+    "requested_at",
+    "fulfilled_at",
+    "created_at",
+    "updated_at",
+  ];
+  await insertRows(
+    d1,
+    "orders",
+    columns,
+    rows.map((o) => [
+      o.id,
+      customerId,
+      o.seq,
+      o.numberType,
+      o.countryCode,
+      o.quantity,
+      o.status,
+      o.fulfilledQuantity,
+      o.notes,
+      o.requestedAt,
+      o.fulfilledAt,
+      o.requestedAt,
+      o.updatedAt,
+    ]),
+  );
 }
 
 /** Numbers of the large account, allocated from its fulfilled orders in order. */
@@ -147,11 +181,26 @@ async function insertNumbers(d1: D1Database, customerId: string, orders: OrderSe
     for (let i = 0; i < order.quantity && rows.length < LARGE_NUMBERS; i++) {
       const status = next() < 0.9 ? "active" : next() < 0.5 ? "suspended" : "released";
       const phone = `+1555${String(rows.length).padStart(7, "0")}`;
-      rows.push([crypto.randomUUID(), customerId, order.id, phone, order.countryCode, order.numberType, status, order.fulfilledAt, order.fulfilledAt]);
+      rows.push([
+        crypto.randomUUID(),
+        customerId,
+        order.id,
+        phone,
+        order.countryCode,
+        order.numberType,
+        status,
+        order.fulfilledAt,
+        order.fulfilledAt,
+      ]);
     }
     if (rows.length >= LARGE_NUMBERS) break;
   }
-  await insertRows(d1, "numbers", ["id", "customer_id", "order_id", "phone_number", "country_code", "number_type", "status", "created_at", "updated_at"], rows);
+  await insertRows(
+    d1,
+    "numbers",
+    ["id", "customer_id", "order_id", "phone_number", "country_code", "number_type", "status", "created_at", "updated_at"],
+    rows,
+  );
   return rows.map((row) => row[0] as string);
 }
 
@@ -168,7 +217,12 @@ async function insertUsers(d1: D1Database, customerId: string): Promise<void> {
     const lastLoginAt = next() < 0.8 ? createdAt + Math.floor(next() * (END - createdAt)) : null;
     return [crypto.randomUUID(), customerId, `user${i}@large.example`, name, role, status, lastLoginAt, createdAt, createdAt];
   });
-  await insertRows(d1, "users", ["id", "customer_id", "email", "name", "role", "status", "last_login_at", "created_at", "updated_at"], rows);
+  await insertRows(
+    d1,
+    "users",
+    ["id", "customer_id", "email", "name", "role", "status", "last_login_at", "created_at", "updated_at"],
+    rows,
+  );
 }
 
 export interface Fixtures {
@@ -182,15 +236,20 @@ export interface Fixtures {
   verifiedNumberIds: string[];
 }
 
+/** The value of a store's outcome; a refusal means the state the benchmark writes into was not empty. */
+function fresh<T>(outcome: Outcome<T, RefusalReason>): T {
+  if (!outcome.ok) throw new Error(`the benchmark state is not fresh (${outcome.reason})`);
+  return outcome.value;
+}
+
 /** Writes the whole data set; `log` reports progress. */
 export async function seedDataset(db: Database, d1: D1Database, log: (line: string) => void): Promise<Fixtures> {
   const now = Date.now();
   for (const [countryCode, numberType] of PAIRS) await addCatalogPair(db, { countryCode, numberType }, now);
 
-  const large = await createCustomer(db, { slug: "large", name: "Large Telecom" }, now);
-  if (large === "duplicate") throw new Error("the benchmark state is not fresh");
+  const large = fresh(await createCustomer(db, { slug: "large", name: "Large Telecom" }, now));
   const keys: string[] = [];
-  for (let i = 0; i < LARGE_KEYS; i++) keys.push((await createApiKey(db, large.id, `bench ${i}`, now)).key);
+  for (let i = 0; i < LARGE_KEYS; i++) keys.push(fresh(await createApiKey(db, large.slug, `bench ${i}`, now)).key);
 
   let seq = 1;
   const largeOrders = generateOrders(LARGE_ORDERS, seq, 1);
@@ -198,8 +257,7 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
   await insertOrders(d1, large.id, largeOrders);
   log(`large account: ${LARGE_ORDERS} orders`);
   for (let i = 0; i < OTHER_ACCOUNTS; i++) {
-    const other = await createCustomer(db, { slug: `other-${i}`, name: `Other ${i}` }, now);
-    if (other === "duplicate") throw new Error("the benchmark state is not fresh");
+    const other = fresh(await createCustomer(db, { slug: `other-${i}`, name: `Other ${i}` }, now));
     await insertOrders(d1, other.id, generateOrders(OTHER_ORDERS, seq, 100 + i));
     seq += OTHER_ORDERS;
   }
@@ -211,20 +269,22 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
 
   const verifiedNumberIds = numberIds.slice(0, VERIFIED_NUMBERS);
   for (const numberId of verifiedNumberIds) {
-    await submitVerification(
-      db,
-      large.id,
-      numberId,
-      {
-        verification_type: "business",
-        address_line_1: "1 Market St",
-        city: "San Francisco",
-        state_province: "CA",
-        postal_code: "94105",
-        country: "US",
-        company_name: "Large Telecom Inc.",
-      },
-      now,
+    fresh(
+      await submitVerification(
+        db,
+        large.id,
+        numberId,
+        {
+          type: "business",
+          addressLine1: "1 Market St",
+          city: "San Francisco",
+          stateProvince: "CA",
+          postalCode: "94105",
+          country: "US",
+          companyName: "Large Telecom Inc.",
+        },
+        now,
+      ),
     );
   }
   const pendingOrderId = largeOrders.findLast((o) => o.status === "pending")!.id;

@@ -1,7 +1,7 @@
 // What the benchmark drives: every scenario of the performance goals, with the goal it is held to.
 import type { Database } from "../../src/db/client.ts";
-import { pageWindow } from "../../src/http/pagination.ts";
-import { listOrdersQuery } from "../../src/orders/schemas.ts";
+import { pageWindow } from "../../src/db/paging.ts";
+import { listOrdersQuery, toOrderListQuery } from "../../src/orders/schemas.ts";
 import { orderListStatements, type Segment } from "../../src/orders/list.ts";
 import type { Fixtures } from "./dataset.ts";
 
@@ -55,7 +55,10 @@ function uploadBody(): Buffer {
     Buffer.concat([Buffer.from(`--${UPLOAD_BOUNDARY}\r\n${headers}\r\n\r\n`), Buffer.from(content), Buffer.from("\r\n")]);
   return Buffer.concat([
     part('Content-Disposition: form-data; name="document_type"', "address_proof"),
-    part('Content-Disposition: form-data; name="file"; filename="statement.pdf"\r\nContent-Type: application/pdf', onePdfMebibyte()),
+    part(
+      'Content-Disposition: form-data; name="file"; filename="statement.pdf"\r\nContent-Type: application/pdf',
+      onePdfMebibyte(),
+    ),
     Buffer.from(`--${UPLOAD_BOUNDARY}--\r\n`),
   ]);
 }
@@ -70,7 +73,9 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
     goal,
     statements: (db, segments) => {
       const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(query)));
-      return orderListStatements(db, f.customerId, parsed, pageWindow(parsed), segments).map((statement) => statement.toSQL());
+      return orderListStatements(db, f.customerId, toOrderListQuery(parsed), pageWindow(parsed.page, parsed.limit), segments).map(
+        (statement) => statement.toSQL(),
+      );
     },
   });
   const sorts = ["order_number", "number_type", "country_code", "quantity", "status", "requested_at", "fulfilled_at"];
@@ -79,7 +84,11 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
   return [
     list("orders: default page", "", ORDER_LIST_GOAL),
     list("orders: pending, US+GB, mobile", "status=pending&country_code=US,GB&number_type=mobile", ORDER_LIST_GOAL),
-    list("orders: pending, US+GB, by quantity, 50", "status=pending&country_code=US,GB&sort_by=quantity&limit=50", ORDER_LIST_GOAL),
+    list(
+      "orders: pending, US+GB, by quantity, 50",
+      "status=pending&country_code=US,GB&sort_by=quantity&limit=50",
+      ORDER_LIST_GOAL,
+    ),
     list("orders: cancelled", "status=cancelled", ORDER_LIST_GOAL),
     list("orders: toll_free", "number_type=toll_free", ORDER_LIST_GOAL),
     list("orders: JP, processing (rare)", "country_code=JP&status=processing", ORDER_LIST_GOAL),
@@ -154,5 +163,9 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
 
 /** The upload request the download scenario's document comes from. */
 export function oneUpload(f: Fixtures): { path: string; body: Buffer; contentType: string } {
-  return { path: `/v1/numbers/num_${f.verifiedNumberIds[0]}/KYC/files`, body: uploadBody(), contentType: `multipart/form-data; boundary=${UPLOAD_BOUNDARY}` };
+  return {
+    path: `/v1/numbers/num_${f.verifiedNumberIds[0]}/KYC/files`,
+    body: uploadBody(),
+    contentType: `multipart/form-data; boundary=${UPLOAD_BOUNDARY}`,
+  };
 }

@@ -1,24 +1,28 @@
 // Queries for the orderable catalog of (country_code, number_type) pairs.
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { catalog, type CatalogRow } from "../db/schema.ts";
-import type { PageWindow } from "../http/pagination.ts";
+import { ok, type Outcome, refuse } from "../db/outcome.ts";
+import type { PageWindow } from "../db/paging.ts";
+import { type CatalogRow, catalog } from "../db/schema.ts";
 
-export interface CatalogPair {
-  countryCode: string;
-  numberType: string;
-}
+export type CatalogPair = Pick<CatalogRow, "countryCode" | "numberType">;
 
 function pairIs(pair: CatalogPair) {
   return and(eq(catalog.countryCode, pair.countryCode), eq(catalog.numberType, pair.numberType));
 }
 
+/** A page of the catalog, by country_code, then number_type. */
 export async function listCatalog(db: Database, window: PageWindow): Promise<{ rows: CatalogRow[]; total: number }> {
   const [rows, [totals]] = await db.batch([
-    db.select().from(catalog).orderBy(asc(catalog.countryCode), asc(catalog.numberType)).limit(window.limit).offset(window.offset),
+    db
+      .select()
+      .from(catalog)
+      .orderBy(asc(catalog.countryCode), asc(catalog.numberType))
+      .limit(window.limit)
+      .offset(window.offset),
     db.select({ total: count() }).from(catalog),
   ]);
-  return { rows, total: totals?.total ?? 0 };
+  return { rows, total: totals!.total };
 }
 
 /** Makes a pair orderable; idempotent. `created` tells whether the pair was new. */
@@ -29,14 +33,18 @@ export async function addCatalogPair(
 ): Promise<{ row: CatalogRow; created: boolean }> {
   // A concurrent removal can slip between the two statements; the next attempt then inserts.
   for (;;) {
-    const [inserted] = await db.insert(catalog).values({ ...pair, createdAt: now }).onConflictDoNothing().returning();
+    const [inserted] = await db
+      .insert(catalog)
+      .values({ ...pair, createdAt: now })
+      .onConflictDoNothing()
+      .returning();
     if (inserted) return { row: inserted, created: true };
     const existing = await db.select().from(catalog).where(pairIs(pair)).get();
     if (existing) return { row: existing, created: false };
   }
 }
 
-export async function removeCatalogPair(db: Database, pair: CatalogPair): Promise<boolean> {
-  const removed = await db.delete(catalog).where(pairIs(pair)).returning();
-  return removed.length > 0;
+export async function removeCatalogPair(db: Database, pair: CatalogPair): Promise<Outcome<CatalogRow, "not_found">> {
+  const [removed] = await db.delete(catalog).where(pairIs(pair)).returning();
+  return removed ? ok(removed) : refuse("not_found");
 }

@@ -1,6 +1,7 @@
 // Every table, index and constraint of the service. Timestamps are integer milliseconds since the epoch (UTC).
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { literal, literalList } from "./sql.ts";
 
 export const ORDER_STATUSES = ["pending", "processing", "fulfilled", "cancelled"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -47,11 +48,9 @@ export const apiKeys = sqliteTable(
  * Never holds a row. A D1 batch rolls back whole when one of its statements fails, so a batch asserts a condition by
  * inserting a row here when the condition does not hold: the CHECK fails the statement, and with it the batch.
  */
-export const batchAssertions = sqliteTable(
-  "batch_assertions",
-  { assertion: text("assertion").notNull() },
-  (t) => [check(BATCH_ASSERTION_CONSTRAINT, sql`${t.assertion} IS NULL`)],
-);
+export const batchAssertions = sqliteTable("batch_assertions", { assertion: text("assertion").notNull() }, (t) => [
+  check(BATCH_ASSERTION_CONSTRAINT, sql`${t.assertion} IS NULL`),
+]);
 
 /** The orderable catalog: a (country_code, number_type) pair is orderable while its row exists. */
 export const catalog = sqliteTable(
@@ -93,7 +92,14 @@ export const orders = sqliteTable(
     // carries what a quantity range's page reads in the default sort, so that page never touches rows.
     // The default sort's index carries what a bounded range page checks (see orderTimeLags), so it stays in the index.
     index("orders_customer_created_idx").on(
-      t.customerId, t.createdAt, t.id, t.requestedAt, t.fulfilledAt, t.status, t.numberType, t.countryCode,
+      t.customerId,
+      t.createdAt,
+      t.id,
+      t.requestedAt,
+      t.fulfilledAt,
+      t.status,
+      t.numberType,
+      t.countryCode,
     ),
     index(ORDERS_BY_SEQUENCE_INDEX).on(t.customerId, t.orderSeq),
     index("orders_customer_number_type_idx").on(t.customerId, t.numberType, t.id),
@@ -112,7 +118,7 @@ export const orders = sqliteTable(
     index("orders_customer_segment_quantity_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.quantity),
     check("orders_quantity_range", sql`${t.quantity} BETWEEN 1 AND 10000`),
     check("orders_fulfilled_quantity_range", sql`${t.fulfilledQuantity} BETWEEN 0 AND ${t.quantity}`),
-    check("orders_status_valid", sql`${t.status} IN ('pending', 'processing', 'fulfilled', 'cancelled')`),
+    check("orders_status_valid", sql`${t.status} IN ${literalList(ORDER_STATUSES)}`),
   ],
 );
 
@@ -129,7 +135,11 @@ export const orderCounts = sqliteTable(
     status: text("status", { enum: ORDER_STATUSES }).notNull(),
     count: integer("count").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.customerId, t.numberType, t.countryCode, t.status] })],
+  (t) => [
+    primaryKey({
+      columns: [t.customerId, t.numberType, t.countryCode, t.status],
+    }),
+  ],
 );
 
 /**
@@ -189,7 +199,7 @@ export const numbers = sqliteTable(
     index("numbers_customer_number_type_idx").on(t.customerId, t.numberType, t.id),
     index("numbers_customer_status_idx").on(t.customerId, t.status, t.id),
     index("numbers_order_idx").on(t.orderId),
-    check("numbers_status_valid", sql`${t.status} IN ('active', 'suspended', 'released')`),
+    check("numbers_status_valid", sql`${t.status} IN ${literalList(NUMBER_STATUSES)}`),
   ],
 );
 
@@ -203,7 +213,11 @@ export const numberCounts = sqliteTable(
     status: text("status", { enum: NUMBER_STATUSES }).notNull(),
     count: integer("count").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.customerId, t.countryCode, t.numberType, t.status] })],
+  (t) => [
+    primaryKey({
+      columns: [t.customerId, t.countryCode, t.numberType, t.status],
+    }),
+  ],
 );
 
 export const USER_ROLES = ["owner", "admin", "member"] as const;
@@ -235,8 +249,8 @@ export const users = sqliteTable(
     index("users_customer_role_idx").on(t.customerId, t.role, t.id),
     index("users_customer_status_idx").on(t.customerId, t.status, t.id),
     index("users_customer_last_login_idx").on(t.customerId, t.lastLoginAt, t.id),
-    check("users_role_valid", sql`${t.role} IN ('owner', 'admin', 'member')`),
-    check("users_status_valid", sql`${t.status} IN ('active', 'inactive', 'locked')`),
+    check("users_role_valid", sql`${t.role} IN ${literalList(USER_ROLES)}`),
+    check("users_status_valid", sql`${t.status} IN ${literalList(USER_STATUSES)}`),
   ],
 );
 
@@ -291,9 +305,12 @@ export const kycVerifications = sqliteTable(
   (t) => [
     uniqueIndex("kyc_verifications_number_unique").on(t.numberId),
     index("kyc_verifications_customer_idx").on(t.customerId, t.id),
-    check("kyc_status_valid", sql`${t.status} IN ('pending', 'under_review', 'approved', 'rejected')`),
-    check("kyc_type_valid", sql`${t.type} IN ('individual', 'business')`),
-    check("kyc_business_has_company", sql`${t.type} = 'individual' OR ${t.companyName} IS NOT NULL`),
+    check("kyc_status_valid", sql`${t.status} IN ${literalList(KYC_STATUSES)}`),
+    check("kyc_type_valid", sql`${t.type} IN ${literalList(KYC_TYPES)}`),
+    check(
+      "kyc_business_has_company",
+      sql`${t.type} = ${literal("individual" satisfies KycType)} OR ${t.companyName} IS NOT NULL`,
+    ),
   ],
 );
 
@@ -307,8 +324,11 @@ export const DOCUMENT_TYPES = [
   "other",
 ] as const;
 export const DOCUMENT_STATUSES = ["uploaded", "pending_review", "verified", "rejected"] as const;
+/** The types a document's content may be, judged by its bytes. */
+export const DOCUMENT_MIME_TYPES = ["application/pdf", "image/jpeg", "image/png"] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+export type DocumentMimeType = (typeof DOCUMENT_MIME_TYPES)[number];
 
 /** A supporting file of a verification: the row here, the bytes in R2 under `objectKey`. */
 export const kycDocuments = sqliteTable(
@@ -324,7 +344,7 @@ export const kycDocuments = sqliteTable(
     documentType: text("document_type", { enum: DOCUMENT_TYPES }).notNull(),
     filename: text("filename").notNull(),
     fileSize: integer("file_size").notNull(),
-    mimeType: text("mime_type").notNull(),
+    mimeType: text("mime_type", { enum: DOCUMENT_MIME_TYPES }).notNull(),
     description: text("description"),
     expirationDate: text("expiration_date"),
     status: text("status", { enum: DOCUMENT_STATUSES }).notNull().default("uploaded"),

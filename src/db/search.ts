@@ -24,7 +24,11 @@ export function trigramQuery(needle: string): string | undefined {
   const trigrams = chars.slice(0, 1 - TRIGRAM_LENGTH).map((_, i) => chars.slice(i, i + TRIGRAM_LENGTH).join(""));
   const fromEnds = (i: number) => Math.min(i, trigrams.length - 1 - i);
   const chosen = trigrams
-    .map((trigram, i) => ({ trigram, rarity: rarity(trigram), fromEnds: fromEnds(i) }))
+    .map((trigram, i) => ({
+      trigram,
+      rarity: rarity(trigram),
+      fromEnds: fromEnds(i),
+    }))
     .sort((a, b) => b.rarity - a.rarity || a.fromEnds - b.fromEnds)
     .map((t) => t.trigram);
   return [...new Set(chosen)]

@@ -73,7 +73,12 @@ function valueRows(result: D1Result): unknown[][] {
  * result columns uniquely, as Drizzle's batches already require.
  */
 class MeteredSession {
-  readonly usage: D1Usage = { calls: 0, rowsRead: 0, rowsWritten: 0, durationMs: 0 };
+  readonly usage: D1Usage = {
+    calls: 0,
+    rowsRead: 0,
+    rowsWritten: 0,
+    durationMs: 0,
+  };
   private boarding: Boarding[] = [];
 
   constructor(private readonly session: D1DatabaseSession) {}

@@ -1,5 +1,5 @@
 // SQL fragments shared by the stores.
-import { sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { type AnyColumn, Column, is, SQL, sql } from "drizzle-orm";
 
 /** Case-insensitive substring test with no wildcard characters: % and _ in the needle are literal. */
 export function containsText(haystack: AnyColumn | SQL, needle: string): SQL {
@@ -9,4 +9,37 @@ export function containsText(haystack: AnyColumn | SQL, needle: string): SQL {
 /** Membership in a list of any length as one bound parameter (D1 binds at most 100 a statement). */
 export function inJsonList(column: AnyColumn | SQL, values: readonly string[]): SQL {
   return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
+/**
+ * A string constant written into the SQL text, not bound: for the schema's CHECK constraints, which cannot take
+ * parameters. Only for values of the code's own constants, never for input.
+ */
+export function literal(value: string): SQL {
+  return sql.raw(quoted(value));
+}
+
+/** A parenthesised list of string constants written into the SQL text, as `literal` writes one. */
+export function literalList(values: readonly string[]): SQL {
+  return sql.raw(`(${values.map(quoted).join(", ")})`);
+}
+
+function quoted(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+type Selection<T> = {
+  [K in keyof T]: T[K] extends Column ? T[K] : T[K] extends SQL<infer U> ? SQL.Aliased<U> : SQL.Aliased<T[K]>;
+};
+
+/**
+ * The select list of an INSERT … SELECT, one entry per column of the table in its declared order (drizzle checks
+ * both): columns of the queried tables stay as they are, and constants and SQL expressions are named after their key.
+ */
+export function insertSelection<T extends Record<string, unknown>>(fields: T): Selection<T> {
+  const entries = Object.entries(fields).map(([key, value]) => {
+    if (is(value, Column)) return [key, value];
+    return [key, (is(value, SQL) ? value : sql`${value}`).as(key)];
+  });
+  return Object.fromEntries(entries) as Selection<T>;
 }

@@ -1,4 +1,5 @@
-// Authentication: customer API keys (Bearer or X-API-Key), the account scope of /api/customers/{slug}, and the admin token.
+// The guards of the audiences: customer API keys (Bearer or X-API-Key) with their account scope and request budget,
+// and the operator's ADMIN_TOKEN.
 import type { Context, MiddlewareHandler, Next } from "hono";
 import {
   activeKeyAssertion,
@@ -8,10 +9,10 @@ import {
   lastUsedUpdate,
   readKeyState,
   touchApiKey,
-} from "../accounts/store.ts";
+} from "../customers/store.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
 import { READ_METHODS } from "../db/session.ts";
-import type { AppEnv, Principal } from "../env.ts";
+import type { CustomerEnv, OperatorEnv, Principal } from "../env.ts";
 import { isWellFormedApiKey, sha256Hex } from "../lib/api-key.ts";
 import { ApiError, notFound, problemResponse, unauthorized } from "./problem.ts";
 
@@ -33,7 +34,7 @@ function presentedCredential(authorization: string | undefined, apiKeyHeader: st
 }
 
 /** Compares two SHA-256 digests without leaking, through timing, how many leading bytes agree. */
-async function digestsEqual(aHex: string, bHex: string): Promise<boolean> {
+function digestsEqual(aHex: string, bHex: string): boolean {
   const encoder = new TextEncoder();
   const a = encoder.encode(aHex);
   const b = encoder.encode(bHex);
@@ -72,7 +73,7 @@ function markUse(known: KnownKey, now: number): boolean {
  *   revoked key's write rolls back whole. (Handlers touch D1 before anything else, so nothing else happens first.)
  * A key the isolate does not know yet is looked up before anything else.
  */
-export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const requireApiKey: MiddlewareHandler<CustomerEnv> = async (c, next) => {
   const key = presentedCredential(c.req.header("Authorization"), c.req.header("X-API-Key"));
   if (key === undefined) throw unauthorized();
   const keyHash = await sha256Hex(key);
@@ -81,13 +82,17 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!known) {
     if (!isWellFormedApiKey(key)) throw unauthorized();
     const owner = await findKeyOwnerByHash(c.var.db, keyHash);
-    if (!owner || !(await digestsEqual(owner.keyHash, keyHash)) || owner.revokedAt !== null) throw unauthorized();
+    if (!owner || owner.revokedAt !== null) throw unauthorized();
     const found = {
-      principal: { customerId: owner.customerId, customerSlug: owner.customerSlug, apiKeyId: owner.keyId },
+      principal: {
+        customerId: owner.customerId,
+        customerSlug: owner.customerSlug,
+        apiKeyId: owner.keyId,
+      },
       lastUsedAt: owner.lastUsedAt,
     };
     remember(keyHash, found);
-    c.set("principal", found.principal);
+    identify(c, found.principal);
     await next();
     // After the answer, so the write never delays it.
     const now = Date.now();
@@ -96,19 +101,24 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
 
   remember(keyHash, known);
-  c.set("principal", known.principal);
+  identify(c, known.principal);
   const active = READ_METHODS.has(c.req.method) ? await checkedAfterRead(c, next, known) : await checkedWithWrite(c, next, known);
   if (!active) {
     knownKeys.delete(keyHash);
     await c.res.body?.cancel();
     // The handler's own outcome (often a failed statement, since its batch was rolled back) is not the answer.
-    c.set("failure", undefined);
+    c.error = undefined;
     c.res = problemResponse(c, unauthorized());
   }
 };
 
+function identify(c: Context<CustomerEnv>, principal: Principal): void {
+  c.set("principal", principal);
+  c.var.log.customerId = principal.customerId;
+}
+
 /** Runs a read, then says whether its key was active (the key's state rode with the read's first D1 call). */
-async function checkedAfterRead(c: Context<AppEnv>, next: Next, known: KnownKey): Promise<boolean> {
+async function checkedAfterRead(c: Context<CustomerEnv>, next: Next, known: KnownKey): Promise<boolean> {
   const state = c.var.session.carry(keyStateQuery(c.var.db, known.principal.apiKeyId));
   await next();
   const current = readKeyState(await state.rows());
@@ -120,7 +130,7 @@ async function checkedAfterRead(c: Context<AppEnv>, next: Next, known: KnownKey)
 }
 
 /** Runs a write behind an assertion that its key is active (and, when due, the key's last-use update). */
-async function checkedWithWrite(c: Context<AppEnv>, next: Next, known: KnownKey): Promise<boolean> {
+async function checkedWithWrite(c: Context<CustomerEnv>, next: Next, known: KnownKey): Promise<boolean> {
   const { apiKeyId } = known.principal;
   const assertion = c.var.session.carry(activeKeyAssertion(c.var.db, apiKeyId));
   const now = Date.now();
@@ -136,23 +146,26 @@ async function checkedWithWrite(c: Context<AppEnv>, next: Next, known: KnownKey)
 }
 
 /** Customer routes name their account in the path; any other account's slug is reported as not found. */
-export const requireOwnSlug: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const requireOwnAccount: MiddlewareHandler<CustomerEnv> = async (c, next) => {
   if (c.req.param("customer_slug") !== c.var.principal.customerSlug) throw notFound("Customer");
   await next();
 };
 
-export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+/** The operator's ADMIN_TOKEN as a Bearer token; an unset secret refuses every request. */
+export const requireOperator: MiddlewareHandler<OperatorEnv> = async (c, next) => {
   const token = bearerToken(c.req.header("Authorization"));
   const expected = c.env.ADMIN_TOKEN;
-  if (!token || !expected || !(await digestsEqual(await sha256Hex(token), await sha256Hex(expected)))) {
+  if (!token || !expected || !digestsEqual(await sha256Hex(token), await sha256Hex(expected))) {
     throw unauthorized();
   }
   await next();
 };
 
 /** Per-key request budget from the Workers rate limiting binding; over it, 429 with Retry-After. */
-export const rateLimitByKey: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { success } = await c.env.API_RATE_LIMITER.limit({ key: c.var.principal.apiKeyId });
+export const rateLimitByKey: MiddlewareHandler<CustomerEnv> = async (c, next) => {
+  const { success } = await c.env.API_RATE_LIMITER.limit({
+    key: c.var.principal.apiKeyId,
+  });
   if (!success) {
     throw new ApiError("rate_limited", "Too many requests for this API key; retry after the period", {
       headers: { "Retry-After": "60" },

@@ -1,22 +1,27 @@
-// Shared pieces of route definitions: the problem+json schema, error responses by status, and security schemes.
-import { z } from "@hono/zod-openapi";
-import { PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemCode } from "./problem.ts";
-
-const problemCodes = Object.keys(PROBLEMS) as [ProblemCode, ...ProblemCode[]];
+// The API description: shared pieces of route definitions (problem+json, error responses by status, security, bodies)
+// and the document itself, as /openapi.json serves it and `npm run openapi` writes it.
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Env } from "hono";
+import { BOOKMARK_PATTERN } from "../db/session.ts";
+import { PROBLEM_CODES, PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemStatus } from "./problem.ts";
 
 export const problemSchema = z
   .object({
-    type: z.string().openapi({ example: "https://api.example.com/problems/validation_error" }),
+    type: z.string().openapi({
+      example: "https://api.example.com/problems/validation_error",
+    }),
     title: z.string().openapi({ example: "Validation failed" }),
     status: z.int().openapi({ example: 400 }),
     detail: z.string().openapi({ example: "quantity must be at most 10000" }),
-    code: z.enum(problemCodes),
+    code: z.enum(PROBLEM_CODES),
     request_id: z.string(),
     errors: z
       .array(
         z.object({
           location: z.enum(["body", "query", "path", "header"]),
-          pointer: z.string().openapi({ description: "JSON Pointer into the body, or the parameter's name." }),
+          pointer: z.string().openapi({
+            description: "JSON Pointer into the body, or the parameter's name.",
+          }),
           message: z.string(),
         }),
       )
@@ -29,10 +34,8 @@ for (const [code, { status }] of Object.entries(PROBLEMS)) {
   STATUS_DESCRIPTIONS[status] = [STATUS_DESCRIPTIONS[status], code].filter(Boolean).join(", ");
 }
 
-type ErrorStatus = (typeof PROBLEMS)[ProblemCode]["status"];
-
 /** The error responses of a route: every route also carries 401, 429 and 500 where it is authenticated. */
-export function errorResponses(...statuses: ErrorStatus[]) {
+export function errorResponses(...statuses: ProblemStatus[]) {
   return Object.fromEntries(
     [...new Set([...statuses, 500])].map((status) => [
       status,
@@ -44,27 +47,53 @@ export function errorResponses(...statuses: ErrorStatus[]) {
   );
 }
 
-/** A timestamp on the wire: ISO 8601 UTC with milliseconds. */
-export const timestampSchema = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
-
 type SecurityRequirement = Record<string, string[]>;
 export const API_KEY_SECURITY: SecurityRequirement[] = [{ bearerApiKey: [] }, { headerApiKey: [] }];
-export const ADMIN_SECURITY: SecurityRequirement[] = [{ adminToken: [] }];
+const ADMIN_SECURITY: SecurityRequirement[] = [{ adminToken: [] }];
+/** A public operation says so: it needs no credential. */
+export const PUBLIC_SECURITY: SecurityRequirement[] = [];
 
-export const securitySchemes = {
-  bearerApiKey: { type: "http", scheme: "bearer", description: "An API key (vnk_…) as a Bearer token." },
-  headerApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "An API key (vnk_…)." },
-  adminToken: { type: "http", scheme: "bearer", description: "The operator's ADMIN_TOKEN (admin routes only)." },
+/** What every operator operation declares. */
+export const OPERATOR_OPERATION = { tags: ["Admin"], security: ADMIN_SECURITY };
+
+const securitySchemes = {
+  bearerApiKey: {
+    type: "http",
+    scheme: "bearer",
+    description: "An API key (vnk_…) as a Bearer token.",
+  },
+  headerApiKey: {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: "An API key (vnk_…).",
+  },
+  adminToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator's ADMIN_TOKEN (admin routes only).",
+  },
 } as const;
 
 /** A JSON request body that must be present. */
 export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
-  return { required: true, description, content: { "application/json": { schema } } };
+  return {
+    required: true,
+    description,
+    content: { "application/json": { schema } },
+  };
 }
 
 export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };
 }
+
+export const locationHeader = {
+  Location: {
+    description: "Path of the new resource.",
+    schema: { type: "string" as const },
+  },
+};
 
 const BOOKMARK_DESCRIPTION =
   "A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a " +
@@ -72,37 +101,98 @@ const BOOKMARK_DESCRIPTION =
 
 /** The parts of an OpenAPI document this file edits (the generator's own types have no index signatures). */
 type EditableDocument = {
+  info: { license?: unknown };
   paths?: Record<string, Record<string, unknown>>;
   components?: Record<string, Record<string, unknown>>;
 };
-type Operation = { security?: unknown[]; parameters?: unknown[]; responses?: Record<string, { headers?: Record<string, unknown> }> };
+type Operation = {
+  security?: unknown[];
+  parameters?: unknown[];
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+};
 
 /**
  * The `x-d1-bookmark` header on every authenticated operation (they all read D1): accepted as an optional request
  * header, and returned on every response. Added to the generated document, as it belongs to no one route.
  */
-export function withBookmarkHeader<T extends object>(generated: T, pattern: RegExp): T {
-  const document = generated as EditableDocument;
-  const components = (document.components ??= {});
-  (components.parameters ??= {}).D1Bookmark = {
-    name: "x-d1-bookmark",
-    in: "header",
-    required: false,
-    description: BOOKMARK_DESCRIPTION,
-    schema: { type: "string", pattern: pattern.source },
+function addBookmarkHeader(document: EditableDocument): void {
+  const components = document.components ?? {};
+  components.parameters = {
+    ...components.parameters,
+    D1Bookmark: {
+      name: "x-d1-bookmark",
+      in: "header",
+      required: false,
+      description: BOOKMARK_DESCRIPTION,
+      schema: { type: "string", pattern: BOOKMARK_PATTERN.source },
+    },
   };
-  (components.headers ??= {}).D1Bookmark = {
-    description: "The newest D1 bookmark this request saw; send it back as x-d1-bookmark to read your own writes.",
-    schema: { type: "string" },
+  components.headers = {
+    ...components.headers,
+    D1Bookmark: {
+      description: "The newest D1 bookmark this request saw; send it back as x-d1-bookmark to read your own writes.",
+      schema: { type: "string" },
+    },
   };
+  document.components = components;
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item) as Operation[]) {
-      if (!operation.security) continue;
-      (operation.parameters ??= []).push({ $ref: "#/components/parameters/D1Bookmark" });
+      if (!operation.security?.length) continue;
+      operation.parameters = [...(operation.parameters ?? []), { $ref: "#/components/parameters/D1Bookmark" }];
       for (const response of Object.values(operation.responses ?? {})) {
-        (response.headers ??= {})["x-d1-bookmark"] = { $ref: "#/components/headers/D1Bookmark" };
+        response.headers = { ...response.headers, "x-d1-bookmark": { $ref: "#/components/headers/D1Bookmark" } };
       }
     }
   }
-  return generated;
+}
+
+const DESCRIPTION =
+  "Order virtual phone numbers in bulk and verify the identity and address (KYC) behind each number. " +
+  "Customer endpoints take an API key (Authorization: Bearer vnk_… or X-API-Key); /admin takes the operator's " +
+  "ADMIN_TOKEN. Errors are RFC 9457 problem details (application/problem+json) with a stable `code`. Every " +
+  "authenticated response carries x-d1-bookmark; send the last one back to read your own writes on any replica.";
+
+const TAGS = [
+  {
+    name: "Service",
+    description: "Whether the service is up, and what each problem type means. No credential.",
+  },
+  {
+    name: "Orders",
+    description: "Orders of virtual numbers: place, list, read, and change them while pending.",
+  },
+  {
+    name: "Numbers",
+    description: "The numbers allocated to the account, each with the status of its verification.",
+  },
+  { name: "Users", description: "The people with access to the account." },
+  {
+    name: "KYC",
+    description: "Identity and address verification of a number: the address, supporting files, the status.",
+  },
+  {
+    name: "Admin",
+    description: "The operator's API (ADMIN_TOKEN): accounts, keys, catalog, fulfilment, users and reviews.",
+  },
+];
+
+/** The OpenAPI 3.1 document of an app, for a server at `origin`. */
+export function apiDocument<E extends Env>(app: OpenAPIHono<E>, origin: string) {
+  const document = app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "virtual-numbers API",
+      version: "1.0.0",
+      description: DESCRIPTION,
+      contact: { name: "virtual-numbers API reference", url: `${origin}/docs` },
+    },
+    servers: [{ url: origin }],
+    tags: TAGS,
+  });
+  const editable = document as EditableDocument;
+  // OpenAPI 3.1 fields the generator's configuration type (from 3.0) does not know.
+  editable.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
+  editable.components = { ...editable.components, securitySchemes };
+  addBookmarkHeader(editable);
+  return document;
 }

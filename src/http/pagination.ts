@@ -1,6 +1,6 @@
-// The shared pagination convention of every list: page/limit/sort query parameters, comma lists, and the meta object.
+// The wire side of every list: page/limit/sort query parameters, comma lists, and the meta object.
 import { z } from "@hono/zod-openapi";
-import { asc, desc, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import type { PageWindow } from "../db/paging.ts";
 
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 100;
@@ -11,18 +11,29 @@ export const pageQuery = {
     .int()
     .min(1)
     .default(1)
-    .openapi({ param: { name: "page", in: "query" }, description: "Page number, from 1.", example: 1 }),
+    .openapi({
+      param: { name: "page", in: "query" },
+      description: "Page number, from 1.",
+      example: 1,
+    }),
   limit: z.coerce
     .number()
     .int()
     .min(1)
     .max(MAX_LIMIT)
     .default(DEFAULT_LIMIT)
-    .openapi({ param: { name: "limit", in: "query" }, description: "Items per page, 1 to 100.", example: 10 }),
+    .openapi({
+      param: { name: "limit", in: "query" },
+      description: "Items per page, 1 to 100.",
+      example: 10,
+    }),
   sort_order: z
     .enum(["asc", "desc"])
     .default("desc")
-    .openapi({ param: { name: "sort_order", in: "query" }, description: "Sort direction." }),
+    .openapi({
+      param: { name: "sort_order", in: "query" },
+      description: "Sort direction.",
+    }),
 };
 
 export const searchQuery = z
@@ -40,7 +51,10 @@ export function sortByQuery<const K extends readonly [string, ...string[]]>(keys
   return z
     .enum(keys)
     .default(fallback as never)
-    .openapi({ param: { name: "sort_by", in: "query" }, description: `Sort key; default ${fallback}.` });
+    .openapi({
+      param: { name: "sort_by", in: "query" },
+      description: `Sort key; default ${fallback}.`,
+    });
 }
 
 /**
@@ -61,13 +75,19 @@ export function commaList<T extends z.ZodType>(item: T, name: string, descriptio
       for (const raw of value.split(",")) {
         const parsed = item.safeParse(raw.trim());
         if (!parsed.success) {
-          ctx.addIssue({ code: "custom", message: `has an invalid item "${raw}": ${parsed.error.issues[0]?.message}` });
+          ctx.addIssue({
+            code: "custom",
+            message: `has an invalid item "${raw}": ${parsed.error.issues[0]?.message}`,
+          });
           return z.NEVER;
         }
         if (!items.includes(parsed.data)) items.push(parsed.data);
       }
       if (items.length > MAX_LIST_ITEMS) {
-        ctx.addIssue({ code: "custom", message: `must have at most ${MAX_LIST_ITEMS} distinct items` });
+        ctx.addIssue({
+          code: "custom",
+          message: `must have at most ${MAX_LIST_ITEMS} distinct items`,
+        });
         return z.NEVER;
       }
       return items;
@@ -78,16 +98,6 @@ export function commaList<T extends z.ZodType>(item: T, name: string, descriptio
       description: `${description} Comma-separated, at most ${MAX_LIST_ITEMS} distinct items.`,
       type: "string",
     });
-}
-
-export interface PageWindow {
-  page: number;
-  limit: number;
-  offset: number;
-}
-
-export function pageWindow(query: { page: number; limit: number }): PageWindow {
-  return { page: query.page, limit: query.limit, offset: (query.page - 1) * query.limit };
 }
 
 export function pageMeta(window: PageWindow, total: number) {
@@ -111,39 +121,19 @@ export const pageMetaSchema = z.object({
   hasPreviousPage: z.boolean(),
 });
 
+/** meta.status_counts: how many items have each status, every status present. */
+export function statusCountsSchema<S extends string>(statuses: readonly [S, ...S[]], name: string) {
+  return z.object(Object.fromEntries(statuses.map((status) => [status, z.int()])) as Record<S, z.ZodInt>).openapi(name);
+}
+
+/** Admin lists: only a page. */
+export const pageOnlyQuery = z.object({
+  page: pageQuery.page,
+  limit: pageQuery.limit,
+});
+
 /** `{data, meta}`; `statusCounts` adds meta.status_counts with every key of the list. */
 export function pageSchema<T extends z.ZodType>(item: T, name: string, statusCounts?: z.ZodObject) {
   const meta = statusCounts ? pageMetaSchema.extend({ status_counts: statusCounts }) : pageMetaSchema;
   return z.object({ data: z.array(item), meta: meta.openapi(`${name}PageMeta`) }).openapi(`${name}Page`);
-}
-
-/**
- * From row counts by status over every filter but status (several rows may share a status): status_counts with
- * every status present (zero where no row has it), and the list's total, the sum over the statuses the status
- * filter keeps (all when absent).
- */
-export function countByStatus<S extends string>(
-  statuses: readonly S[],
-  rows: readonly { status: S; count: number }[],
-  statusFilter: readonly S[] | undefined,
-): { statusCounts: Record<S, number>; total: number } {
-  const statusCounts = Object.fromEntries(statuses.map((status) => [status, 0])) as Record<S, number>;
-  for (const row of rows) statusCounts[row.status] += row.count;
-  const total = (statusFilter ?? statuses).reduce((sum, status) => sum + statusCounts[status], 0);
-  return { statusCounts, total };
-}
-
-/**
- * ORDER BY for a list: the key in the asked direction, then the id in the same direction, so the order is total
- * and paging never repeats or skips a row. A nullable key puts NULLs last either way: SQLite sorts NULL lowest, so
- * descending needs nothing more, and ascending sorts on `key IS NULL` first (the form an index can serve).
- */
-export function stableOrder(
-  sort: { key: AnyColumn | SQL; nullable: boolean },
-  id: AnyColumn | SQL,
-  direction: "asc" | "desc",
-): SQL[] {
-  const by = direction === "asc" ? asc : desc;
-  const nullsLast = sort.nullable && direction === "asc" ? [sql`(${sort.key} IS NULL)`] : [];
-  return [...nullsLast, by(sort.key), by(id)];
 }

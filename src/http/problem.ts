@@ -1,5 +1,5 @@
 // RFC 9457 problem details: the closed set of error codes, the one error class, and the one error handler.
-import type { Context, ErrorHandler } from "hono";
+import type { ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env.ts";
 
@@ -27,6 +27,7 @@ export const PROBLEMS = {
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEMS;
+export const PROBLEM_CODES = Object.keys(PROBLEMS) as [ProblemCode, ...ProblemCode[]];
 export type ProblemStatus = (typeof PROBLEMS)[ProblemCode]["status"];
 
 export type FieldLocation = "body" | "query" | "path" | "header";
@@ -43,11 +44,7 @@ export class ApiError extends Error {
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
 
-  constructor(
-    code: ProblemCode,
-    detail: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
-  ) {
+  constructor(code: ProblemCode, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
     super(detail);
     this.name = "ApiError";
     this.code = code;
@@ -83,7 +80,7 @@ function fieldName(error: FieldError): string {
 }
 
 /** Builds the problem+json response; `request_id` is the same value as the X-Request-Id header. */
-export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
+export function problemResponse(c: { req: { url: string }; var: { requestId: string } }, error: ApiError): Response {
   const { status, title } = PROBLEMS[error.code];
   const body = {
     type: `${new URL(c.req.url).origin}/problems/${error.code}`,
@@ -91,7 +88,7 @@ export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
     status,
     detail: error.message,
     code: error.code,
-    request_id: c.get("requestId"),
+    request_id: c.var.requestId,
     ...(error.errors ? { errors: error.errors } : {}),
   };
   return new Response(JSON.stringify(body), {
@@ -114,10 +111,14 @@ function fromHttpException(error: HTTPException): ApiError {
   }
 }
 
-/** The one error handler: known errors become their problem; anything else is logged and answered as a bare 500. */
+/** Whether an error is one no client caused: a bug or a failing dependency, answered as a bare 500 and logged. */
+export function isUnexpected(error: Error): boolean {
+  return !(error instanceof ApiError) && !(error instanceof HTTPException && error.status !== 500);
+}
+
+/** The one error handler: known errors become their problem; anything else is a bare 500 (the request log has it). */
 export const handleError: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof ApiError) return problemResponse(c, error);
   if (error instanceof HTTPException && error.status !== 500) return problemResponse(c, fromHttpException(error));
-  c.set("failure", error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error));
   return problemResponse(c, new ApiError("internal_error", "An unexpected error occurred"));
 };

@@ -2,7 +2,7 @@
 import type { MiddlewareHandler } from "hono";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
 import type { AppEnv } from "../env.ts";
-import { problemResponse, validationError } from "./problem.ts";
+import { isUnexpected, problemResponse, validationError } from "./problem.ts";
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export const BOOKMARK_HEADER = "x-d1-bookmark";
@@ -12,6 +12,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const incoming = c.req.header("X-Request-Id");
   const requestId = incoming !== undefined && CLIENT_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   c.set("requestId", requestId);
+  c.set("log", { customerId: null });
 
   const bookmark = c.req.header(BOOKMARK_HEADER);
   const bookmarkValid = bookmark === undefined || BOOKMARK_PATTERN.test(bookmark);
@@ -24,14 +25,21 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   } else {
     c.res = problemResponse(
       c,
-      validationError([{ location: "header", pointer: BOOKMARK_HEADER, message: "must be a bookmark from an earlier response" }]),
+      validationError([
+        {
+          location: "header",
+          pointer: BOOKMARK_HEADER,
+          message: "must be a bookmark from an earlier response",
+        },
+      ]),
     );
   }
 
   c.res.headers.set("X-Request-Id", requestId);
   const latest = session.bookmark();
   if (latest !== null) c.res.headers.set(BOOKMARK_HEADER, latest);
-  const failure = c.get("failure");
+  // Set when a handler threw; the error handler has answered it already, and only an unexpected one is logged as such.
+  const failure = c.error && isUnexpected(c.error) ? `${c.error.name}: ${c.error.message}\n${c.error.stack ?? ""}` : undefined;
   const line = {
     level: failure ? "error" : "info",
     method: c.req.method,
@@ -39,7 +47,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     status: c.res.status,
     duration_ms: Date.now() - started,
     request_id: requestId,
-    customer_id: c.get("principal")?.customerId ?? null,
+    customer_id: c.var.log.customerId,
     d1_calls: session.usage.calls,
     d1_rows_read: session.usage.rowsRead,
     d1_rows_written: session.usage.rowsWritten,

@@ -10,7 +10,12 @@ function compile(app: Hono<AppEnv>): RouteTable {
     .filter((route) => route.method !== "ALL")
     .map((route) => ({
       method: route.method,
-      pattern: new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*")}$`),
+      pattern: new RegExp(
+        `^${route.path
+          .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+          .replace(/:[^/]+/g, "[^/]+")
+          .replace(/\*/g, ".*")}$`,
+      ),
     }));
 }
 

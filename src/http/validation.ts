@@ -1,7 +1,7 @@
 // Turns every zod validation failure into one problem+json validation_error naming each bad field.
 import type { Hook } from "@hono/zod-openapi";
+import type { Env } from "hono";
 import { z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env.ts";
 import { type FieldError, type FieldLocation, validationError } from "./problem.ts";
 
 type Issue = z.core.$ZodIssue;
@@ -75,16 +75,22 @@ export function issuesToFieldErrors(issues: readonly Issue[], location: FieldLoc
         message: issue.message,
       }));
     }
-    return [{ location, pointer: pointerFor(location, issue.path), message: issue.message }];
+    return [
+      {
+        location,
+        pointer: pointerFor(location, issue.path),
+        message: issue.message,
+      },
+    ];
   });
 }
 
-/** The defaultHook of every OpenAPIHono: a failed validation throws, and the error handler answers it. */
-export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
+/** The defaultHook of every router: a failed validation throws, and the error handler answers it. */
+export function validationHook(result: Parameters<Hook<unknown, Env, string, unknown>>[0]): void {
   if (result.success) return;
   const location = LOCATIONS[result.target] ?? "body";
   throw validationError(issuesToFieldErrors(result.error.issues, location));
-};
+}
 
 /**
  * The `when` of a cross-field refinement: run it whenever the fields it reads parsed cleanly, even if other

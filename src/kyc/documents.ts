@@ -1,7 +1,8 @@
 // Document files: the bytes in R2, the row in D1, kept consistent. Plain functions that take their bindings.
 import type { Database } from "../db/client.ts";
-import type { DocumentRow, KycRow } from "../db/schema.ts";
-import { deleteDocumentRow, insertDocumentIfAllowed, objectKeysWithRows, type DocumentDeleteOutcome } from "./store.ts";
+import type { Outcome } from "../db/outcome.ts";
+import type { DocumentMimeType, DocumentRow, DocumentType, KycRow } from "../db/schema.ts";
+import { deleteDocumentRow, insertDocument, objectKeysWithRows } from "./store.ts";
 
 /** Every document object lives under this prefix; the orphan sweep looks nowhere else. */
 export const OBJECT_PREFIX = "kyc/";
@@ -12,8 +13,8 @@ export interface CheckedFile {
   /** The file as received; its size is the stored file_size. */
   content: Blob;
   filename: string;
-  mimeType: string;
-  documentType: DocumentRow["documentType"];
+  mimeType: DocumentMimeType;
+  documentType: DocumentType;
   description: string | null;
   expirationDate: string | null;
 }
@@ -21,7 +22,7 @@ export interface CheckedFile {
 /**
  * Object first, row second: a failed or refused row write deletes the object again, so a failure of either
  * leaves neither behind. Should the Worker die between the two, the object has no row and the sweep removes it.
- * Undefined when the row was refused (the verification stopped accepting files or is full).
+ * Refused when the verification stopped taking files or filled up since it was read.
  */
 export async function storeDocument(
   db: Database,
@@ -29,7 +30,7 @@ export async function storeDocument(
   verification: KycRow,
   file: CheckedFile,
   now: number,
-): Promise<DocumentRow | undefined> {
+): Promise<Outcome<DocumentRow, "wrong_state" | "full">> {
   const id = crypto.randomUUID();
   // A key of ours, never the client's file name.
   const objectKey = `${OBJECT_PREFIX}${verification.customerId}/${verification.id}/${id}`;
@@ -37,27 +38,29 @@ export async function storeDocument(
     httpMetadata: { contentType: file.mimeType },
     customMetadata: { documentId: id },
   });
-  let row: DocumentRow | undefined;
+  let outcome: Outcome<DocumentRow, "wrong_state" | "full">;
   try {
-    row = await insertDocumentIfAllowed(db, {
-      id,
-      kycId: verification.id,
-      customerId: verification.customerId,
-      documentType: file.documentType,
-      filename: file.filename,
-      fileSize: file.content.size,
-      mimeType: file.mimeType,
-      description: file.description,
-      expirationDate: file.expirationDate,
-      objectKey,
-      uploadedAt: now,
-    });
+    outcome = await insertDocument(
+      db,
+      verification.id,
+      {
+        id,
+        documentType: file.documentType,
+        filename: file.filename,
+        fileSize: file.content.size,
+        mimeType: file.mimeType,
+        description: file.description,
+        expirationDate: file.expirationDate,
+        objectKey,
+      },
+      now,
+    );
   } catch (error) {
     await deleteObjectOrLeaveToSweep(bucket, objectKey);
     throw error;
   }
-  if (!row) await deleteObjectOrLeaveToSweep(bucket, objectKey);
-  return row;
+  if (!outcome.ok) await deleteObjectOrLeaveToSweep(bucket, objectKey);
+  return outcome;
 }
 
 /**
@@ -68,7 +71,14 @@ async function deleteObjectOrLeaveToSweep(bucket: R2Bucket, objectKey: string): 
   try {
     await bucket.delete(objectKey);
   } catch (error) {
-    console.log(JSON.stringify({ level: "warn", event: "orphan-left-for-sweep", object_key: objectKey, error: String(error) }));
+    console.log(
+      JSON.stringify({
+        level: "warn",
+        event: "orphan-left-for-sweep",
+        object_key: objectKey,
+        error: String(error),
+      }),
+    );
   }
 }
 
@@ -78,9 +88,9 @@ export async function removeDocument(
   bucket: R2Bucket,
   customerId: string,
   documentId: string,
-): Promise<DocumentDeleteOutcome> {
+): Promise<Outcome<DocumentRow, "not_found" | "wrong_state">> {
   const outcome = await deleteDocumentRow(db, customerId, documentId);
-  if (typeof outcome === "object" && "objectKey" in outcome) await deleteObjectOrLeaveToSweep(bucket, outcome.objectKey);
+  if (outcome.ok) await deleteObjectOrLeaveToSweep(bucket, outcome.value.objectKey);
   return outcome;
 }
 
@@ -89,7 +99,11 @@ export async function sweepOrphanObjects(db: Database, bucket: R2Bucket, now: nu
   let deleted = 0;
   let cursor: string | undefined;
   do {
-    const page = await bucket.list({ prefix: OBJECT_PREFIX, cursor, limit: 1000 });
+    const page = await bucket.list({
+      prefix: OBJECT_PREFIX,
+      cursor,
+      limit: 1000,
+    });
     const old = page.objects.filter((o) => now - o.uploaded.getTime() >= ORPHAN_AGE_MS).map((o) => o.key);
     const kept = await objectKeysWithRows(db, old);
     const orphans = old.filter((key) => !kept.has(key));

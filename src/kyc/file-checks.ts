@@ -1,9 +1,17 @@
 // What an uploaded file really is, judged by its bytes: PDF, JPEG or PNG, and the resolution an image states.
 
-export type SniffedType = { mimeType: "application/pdf" | "image/jpeg" | "image/png"; extensions: readonly string[] };
+import type { DocumentMimeType } from "../db/schema.ts";
+
+export type SniffedType = {
+  mimeType: DocumentMimeType;
+  extensions: readonly string[];
+};
 
 const PDF: SniffedType = { mimeType: "application/pdf", extensions: [".pdf"] };
-const JPEG: SniffedType = { mimeType: "image/jpeg", extensions: [".jpg", ".jpeg"] };
+const JPEG: SniffedType = {
+  mimeType: "image/jpeg",
+  extensions: [".jpg", ".jpeg"],
+};
 const PNG: SniffedType = { mimeType: "image/png", extensions: [".png"] };
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];

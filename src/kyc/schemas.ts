@@ -1,20 +1,20 @@
 // Wire format of number verification (KYC): the verification and document objects, address bodies, review body.
-import { z } from "@hono/zod-openapi";
-import { timestampSchema } from "../http/openapi.ts";
+import { type RouteConfig, z } from "@hono/zod-openapi";
 import {
+  DOCUMENT_MIME_TYPES,
   DOCUMENT_STATUSES,
   DOCUMENT_TYPES,
+  type DocumentRow,
   KYC_STATUSES,
   KYC_TYPES,
-  type DocumentRow,
   type KycRow,
 } from "../db/schema.ts";
+import { calendarDateSchema, countryCodeSchema, e164Schema, timestampSchema } from "../http/fields.ts";
 import { whenFieldsValid } from "../http/validation.ts";
-import { e164Schema, withPrefix } from "../lib/ids.ts";
-import { isCalendarDate, toIso, toIsoOrNull } from "../lib/time.ts";
-import { countryCodeSchema } from "../orders/schemas.ts";
+import { withPrefix } from "../lib/ids.ts";
+import { toIso, toIsoOrNull } from "../lib/time.ts";
+import { type AddressChanges, type NewVerification, REVIEW_TARGETS } from "./store.ts";
 
-export const MAX_DOCUMENTS = 20;
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export const documentSummarySchema = z
@@ -34,12 +34,14 @@ export const documentSchema = z
     document_type: z.enum(DOCUMENT_TYPES),
     filename: z.string(),
     file_size: z.int().openapi({ example: 482133 }),
-    mime_type: z.enum(["application/pdf", "image/jpeg", "image/png"]),
+    mime_type: z.enum(DOCUMENT_MIME_TYPES),
     description: z.string().nullable(),
     expiration_date: z.string().nullable().openapi({ format: "date", example: "2030-06-30" }),
     status: z.enum(DOCUMENT_STATUSES),
     uploaded_at: timestampSchema,
-    download_url: z.string().openapi({ example: "https://api.example.com/v1/kyc/documents/doc_…/download" }),
+    download_url: z.string().openapi({
+      example: "https://api.example.com/v1/kyc/documents/doc_…/download",
+    }),
   })
   .openapi("KycDocument");
 
@@ -66,7 +68,9 @@ export const verificationSchema = z
     email: z.string().nullable(),
     documents: z.array(documentSummarySchema),
     submitted_at: timestampSchema,
-    updated_at: timestampSchema.nullable().openapi({ description: "Time of the last address update; null before the first." }),
+    updated_at: timestampSchema.nullable().openapi({
+      description: "Time of the last address update; null before the first.",
+    }),
     reviewed_at: timestampSchema.nullable(),
     rejection_reason: z.string().nullable(),
     expires_at: timestampSchema.nullable().openapi({ description: "Set on approval: one year after it." }),
@@ -94,7 +98,7 @@ export function toDocument(row: DocumentRow, origin: string): z.infer<typeof doc
     document_type: row.documentType,
     filename: row.filename,
     file_size: row.fileSize,
-    mime_type: row.mimeType as z.infer<typeof documentSchema>["mime_type"],
+    mime_type: row.mimeType,
     description: row.description,
     expiration_date: row.expirationDate,
     status: row.status,
@@ -172,34 +176,72 @@ export const updateAddressBody = z
     phone_number: addressFields.phone_number,
     email: addressFields.email,
   })
-  .refine((body) => Object.keys(body).length > 0, { error: "must contain at least one field to change" })
+  .refine((body) => Object.keys(body).length > 0, {
+    error: "must contain at least one field to change",
+  })
   .openapi("UpdateKycAddress");
 
-export type SubmitAddressInput = z.infer<typeof submitAddressBody>;
-export type UpdateAddressInput = z.infer<typeof updateAddressBody>;
+/** The submitted address as the store takes it. */
+export function toNewVerification(body: z.infer<typeof submitAddressBody>): NewVerification {
+  return {
+    type: body.verification_type,
+    addressLine1: body.address_line_1,
+    addressLine2: body.address_line_2 ?? null,
+    city: body.city,
+    stateProvince: body.state_province,
+    postalCode: body.postal_code,
+    country: body.country,
+    companyName: body.company_name ?? null,
+    taxId: body.tax_id ?? null,
+    contactPerson: body.contact_person ?? null,
+    phoneNumber: body.phone_number ?? null,
+    email: body.email ?? null,
+  };
+}
 
-/** The text fields of the multipart upload (the file itself is checked by its bytes). */
+/** The named fields of an address update as the store takes them (null clears an optional field). */
+export function toAddressChanges(body: z.infer<typeof updateAddressBody>): AddressChanges {
+  return {
+    addressLine1: body.address_line_1,
+    addressLine2: body.address_line_2,
+    city: body.city,
+    stateProvince: body.state_province,
+    postalCode: body.postal_code,
+    country: body.country,
+    companyName: body.company_name,
+    taxId: body.tax_id,
+    contactPerson: body.contact_person,
+    phoneNumber: body.phone_number,
+    email: body.email,
+  };
+}
+
+/** The text fields of the multipart upload; the file itself is judged by its bytes. */
 export const uploadFields = z.strictObject({
   document_type: z.enum(DOCUMENT_TYPES),
   description: z.string().max(500).optional(),
-  expiration_date: z
-    .string()
-    .refine(isCalendarDate, { error: "must be a calendar date YYYY-MM-DD" })
-    .optional(),
+  expiration_date: calendarDateSchema.optional().meta({ description: "YYYY-MM-DD, not in the past." }),
 });
 
-export const uploadBodySchema = z
-  .object({
-    file: z.string().openapi({ type: "string", format: "binary", description: "PDF, JPEG or PNG; at most 10 MiB; images at least 300 DPI." }),
-    document_type: z.enum(DOCUMENT_TYPES),
-    description: z.string().max(500).optional(),
-    expiration_date: z.string().optional().openapi({ format: "date", description: "Not in the past." }),
-  })
-  .openapi("KycDocumentUpload");
+type MediaType = NonNullable<NonNullable<NonNullable<RouteConfig["request"]>["body"]>["content"][string]>;
+type ContentSchema = NonNullable<Extract<MediaType, { schema?: unknown }>["schema"]>;
+
+/**
+ * The multipart body as the API description shows it. A plain JSON Schema, not a zod one: the route reads the body
+ * itself, bounded, and a zod schema here would have a validator read it whole first.
+ */
+export const uploadFormSchema = (() => {
+  const file = z.file().meta({
+    description: "PDF, JPG/JPEG or PNG, at most 10 MiB (10,485,760 bytes); images at least 300 DPI when they state a resolution.",
+  });
+  const { $schema: _, ...schema } = z.toJSONSchema(uploadFields.extend({ file }), { io: "input" });
+  // zod's JSON Schema type admits boolean subschemas, which the OpenAPI type does not; this schema has none.
+  return schema as ContentSchema;
+})();
 
 export const reviewBody = z
   .strictObject({
-    status: z.enum(["under_review", "approved", "rejected"]),
+    status: z.enum(REVIEW_TARGETS),
     rejection_reason: z.string().trim().min(1).max(1000).optional(),
   })
   .refine((body) => body.status !== "rejected" || body.rejection_reason !== undefined, {
@@ -214,6 +256,4 @@ export const reviewBody = z
   })
   .openapi("KycReview");
 
-export const deletedDocumentSchema = z
-  .object({ message: z.string(), deleted_at: timestampSchema })
-  .openapi("KycDocumentDeleted");
+export const deletedDocumentSchema = z.object({ message: z.string(), deleted_at: timestampSchema }).openapi("KycDocumentDeleted");

@@ -1,167 +1,227 @@
-// Queries for verifications and their document rows; every write that depends on a state is one guarded statement.
-import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+// Queries for verifications and their document rows. Every write that depends on a state or on ownership is one
+// guarded statement; when it writes nothing, the store finds why.
+import { type AnyColumn, and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { insertIf } from "../db/conditional-insert.ts";
-import { inJsonList } from "../db/sql.ts";
 import { isUniqueViolation } from "../db/errors.ts";
+import { ok, type Outcome, refuse } from "../db/outcome.ts";
 import {
-  kycDocuments,
-  kycVerifications,
   type DocumentRow,
-  type DocumentType,
+  type DocumentStatus,
   type KycRow,
   type KycStatus,
+  kycDocuments,
+  kycVerifications,
+  numbers,
 } from "../db/schema.ts";
-import { MAX_DOCUMENTS, type SubmitAddressInput, type UpdateAddressInput } from "./schemas.ts";
+import { inJsonList, insertSelection } from "../db/sql.ts";
+
+/** A verification holds at most this many documents. */
+export const MAX_DOCUMENTS = 20;
 
 const YEAR_MS = 365 * 86_400_000;
 
 /** States in which the address may change (a rejected verification re-opens). */
 const ADDRESS_EDITABLE: KycStatus[] = ["pending", "rejected"];
 /** States in which files may be added. */
-export const UPLOAD_ALLOWED: KycStatus[] = ["pending", "under_review", "rejected"];
+const UPLOAD_ALLOWED: KycStatus[] = ["pending", "under_review", "rejected"];
 /** States in which a file may still be removed. */
 const DELETE_ALLOWED: KycStatus[] = ["pending", "under_review"];
 
-/** The operator's review moves: which state each target may be reached from. */
-const REVIEW_FROM: Record<"under_review" | "approved" | "rejected", KycStatus> = {
-  under_review: "pending",
-  approved: "under_review",
-  rejected: "under_review",
-};
+/** The operator's review moves: the state each target may be reached from. */
+const REVIEW_FROM = { under_review: "pending", approved: "under_review", rejected: "under_review" } as const satisfies Record<
+  string,
+  KycStatus
+>;
+export type ReviewTarget = keyof typeof REVIEW_FROM;
+export const REVIEW_TARGETS = Object.keys(REVIEW_FROM) as [ReviewTarget, ...ReviewTarget[]];
 
-export async function submitVerification(
-  db: Database,
-  customerId: string,
-  numberId: string,
-  input: SubmitAddressInput,
-  now: number,
-): Promise<KycRow | "exists"> {
-  try {
-    const [row] = await db
-      .insert(kycVerifications)
-      .values({
-        id: crypto.randomUUID(),
-        customerId,
-        numberId,
-        status: "pending",
-        type: input.verification_type,
-        addressLine1: input.address_line_1,
-        addressLine2: input.address_line_2 ?? null,
-        city: input.city,
-        stateProvince: input.state_province,
-        postalCode: input.postal_code,
-        country: input.country,
-        companyName: input.company_name ?? null,
-        taxId: input.tax_id ?? null,
-        contactPerson: input.contact_person ?? null,
-        phoneNumber: input.phone_number ?? null,
-        email: input.email ?? null,
-        submittedAt: now,
-      })
-      .returning();
-    return row!;
-  } catch (error) {
-    if (isUniqueViolation(error)) return "exists";
-    throw error;
-  }
+/** A document's status follows its verification's. */
+const DOCUMENT_STATUS_OF: Record<KycStatus, DocumentStatus> = {
+  pending: "uploaded",
+  under_review: "pending_review",
+  approved: "verified",
+  rejected: "rejected",
+};
+/** A file added to a rejected verification is new, not rejected: it waits for the next review like any other. */
+const NEW_DOCUMENT_STATUS_OF: Record<KycStatus, DocumentStatus> = { ...DOCUMENT_STATUS_OF, rejected: "uploaded" };
+
+/** The document status a verification status maps to, as SQL over an expression that yields the verification's status. */
+function documentStatusFor(verificationStatus: SQL | AnyColumn, mapping: Record<KycStatus, DocumentStatus>): SQL {
+  const branches = Object.entries(mapping).map(([from, to]) => sql`WHEN ${from} THEN ${to}`);
+  return sql`CASE ${verificationStatus} ${sql.join(branches, sql` `)} END`;
 }
+
+export type NewVerification = Pick<
+  typeof kycVerifications.$inferInsert,
+  | "type"
+  | "addressLine1"
+  | "addressLine2"
+  | "city"
+  | "stateProvince"
+  | "postalCode"
+  | "country"
+  | "companyName"
+  | "taxId"
+  | "contactPerson"
+  | "phoneNumber"
+  | "email"
+>;
+/** The fields an address update names; null clears an optional one. The verification type never changes. */
+export type AddressChanges = Partial<Omit<NewVerification, "type">>;
+
+export type VerificationWithDocuments = { verification: KycRow; documents: DocumentRow[] };
 
 function ownedVerification(customerId: string, numberId: string): SQL | undefined {
   return and(eq(kycVerifications.numberId, numberId), eq(kycVerifications.customerId, customerId));
 }
 
-export async function findVerification(db: Database, customerId: string, numberId: string): Promise<KycRow | undefined> {
-  return db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)).get();
+function statusOfVerification(kycId: AnyColumn | SQL | string): SQL {
+  return sql`(SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${kycId})`;
 }
 
-export async function listDocuments(db: Database, kycId: string): Promise<DocumentRow[]> {
-  return db.select().from(kycDocuments).where(eq(kycDocuments.kycId, kycId)).orderBy(asc(kycDocuments.uploadedAt), asc(kycDocuments.id));
+/** The documents of the verification of this owned number, oldest first: a query to run in a batch. */
+function documentsOfNumber(db: Database, customerId: string, numberId: string) {
+  return db
+    .select({ document: kycDocuments })
+    .from(kycDocuments)
+    .innerJoin(kycVerifications, eq(kycVerifications.id, kycDocuments.kycId))
+    .where(ownedVerification(customerId, numberId))
+    .orderBy(asc(kycDocuments.uploadedAt), asc(kycDocuments.id));
 }
 
-/** The verification of a number with its documents, in one round trip. */
+/**
+ * Starts the verification of a number the account owns: one INSERT … SELECT from the account's numbers, so another
+ * account's number (or none) writes nothing, and the unique number_id refuses a second verification.
+ */
+export async function submitVerification(
+  db: Database,
+  customerId: string,
+  numberId: string,
+  input: NewVerification,
+  now: number,
+): Promise<Outcome<KycRow, "not_found" | "duplicate">> {
+  try {
+    const [row] = await db
+      .insert(kycVerifications)
+      .select(
+        db
+          .select(
+            insertSelection({
+              id: crypto.randomUUID(),
+              customerId: numbers.customerId,
+              numberId: numbers.id,
+              status: "pending" satisfies KycStatus,
+              type: input.type,
+              addressLine1: input.addressLine1,
+              addressLine2: input.addressLine2 ?? null,
+              city: input.city,
+              stateProvince: input.stateProvince,
+              postalCode: input.postalCode,
+              country: input.country,
+              companyName: input.companyName ?? null,
+              taxId: input.taxId ?? null,
+              contactPerson: input.contactPerson ?? null,
+              phoneNumber: input.phoneNumber ?? null,
+              email: input.email ?? null,
+              submittedAt: now,
+              updatedAt: null,
+              reviewedAt: null,
+              rejectionReason: null,
+              expiresAt: null,
+            }),
+          )
+          .from(numbers)
+          .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))),
+      )
+      .returning();
+    return row ? ok(row) : refuse("not_found");
+  } catch (error) {
+    if (isUniqueViolation(error)) return refuse("duplicate");
+    throw error;
+  }
+}
+
+/** The verification of an owned number with its documents, in one round trip. */
 export async function findVerificationWithDocuments(
   db: Database,
   customerId: string,
   numberId: string,
-): Promise<{ verification: KycRow; documents: DocumentRow[] } | undefined> {
+): Promise<VerificationWithDocuments | undefined> {
   const [[verification], documents] = await db.batch([
     db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)),
-    db
-      .select({ document: kycDocuments })
-      .from(kycDocuments)
-      .innerJoin(kycVerifications, eq(kycVerifications.id, kycDocuments.kycId))
-      .where(ownedVerification(customerId, numberId))
-      .orderBy(asc(kycDocuments.uploadedAt), asc(kycDocuments.id)),
+    documentsOfNumber(db, customerId, numberId),
   ]);
   return verification ? { verification, documents: documents.map((d) => d.document) } : undefined;
 }
 
 /**
- * Sets every document's status from its verification's: uploaded (pending), pending_review (under_review),
- * verified (approved), rejected (rejected). Runs in the same batch as each verification move.
+ * The verification an upload to this number would join, if it takes files now: the number must be the account's,
+ * its address submitted, and the verification open to files. Read before the body, so a refused upload reads none.
  */
+export async function findUploadTarget(
+  db: Database,
+  customerId: string,
+  numberId: string,
+): Promise<Outcome<KycRow, "not_found" | "not_submitted" | "wrong_state">> {
+  const [[number], [verification]] = await db.batch([
+    db
+      .select({ id: numbers.id })
+      .from(numbers)
+      .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))),
+    db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)),
+  ]);
+  if (!number) return refuse("not_found");
+  if (!verification) return refuse("not_submitted");
+  if (!UPLOAD_ALLOWED.includes(verification.status)) return refuse("wrong_state", { state: verification.status });
+  return ok(verification);
+}
+
+/** Sets every document's status from its verification's; runs in the same batch as each verification move. */
 function syncDocumentStatuses(db: Database, kycId: SQL | string) {
   return db
     .update(kycDocuments)
-    .set({
-      status: sql`CASE (SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${kycDocuments.kycId})
-        WHEN 'under_review' THEN 'pending_review' WHEN 'approved' THEN 'verified' WHEN 'rejected' THEN 'rejected' ELSE 'uploaded' END`,
-    })
+    .set({ status: documentStatusFor(statusOfVerification(kycDocuments.kycId), DOCUMENT_STATUS_OF) })
     .where(sql`${kycDocuments.kycId} = ${kycId}`);
 }
 
-export type AddressUpdateOutcome = { verification: KycRow; documents: DocumentRow[] } | "not_found" | { locked: KycStatus };
+/** Why a guarded change of this verification wrote nothing: it is not there, or its state forbids the change. */
+function refusalFor(current: { status: KycStatus } | undefined) {
+  return current ? refuse("wrong_state", { state: current.status }) : refuse("not_found");
+}
 
-/** One guarded UPDATE (pending or rejected only; rejected re-opens), with the documents following, in one batch. */
+/**
+ * One guarded UPDATE (pending or rejected only; rejected re-opens), with the documents following and read back, in one
+ * batch.
+ */
 export async function updateAddress(
   db: Database,
   customerId: string,
   numberId: string,
-  patch: UpdateAddressInput,
+  changes: AddressChanges,
   now: number,
-): Promise<AddressUpdateOutcome> {
-  const guard = and(ownedVerification(customerId, numberId), inArray(kycVerifications.status, ADDRESS_EDITABLE));
+): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state">> {
   const kycIdOfNumber = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${ownedVerification(customerId, numberId)})`;
-  const [[updated]] = await db.batch([
+  const [[updated], , documents] = await db.batch([
     db
       .update(kycVerifications)
-      .set({
-        addressLine1: patch.address_line_1,
-        addressLine2: patch.address_line_2,
-        city: patch.city,
-        stateProvince: patch.state_province,
-        postalCode: patch.postal_code,
-        country: patch.country,
-        companyName: patch.company_name,
-        taxId: patch.tax_id,
-        contactPerson: patch.contact_person,
-        phoneNumber: patch.phone_number,
-        email: patch.email,
-        status: "pending",
-        reviewedAt: null,
-        rejectionReason: null,
-        updatedAt: now,
-      })
-      .where(guard)
+      .set({ ...changes, status: "pending", reviewedAt: null, rejectionReason: null, updatedAt: now })
+      .where(and(ownedVerification(customerId, numberId), inArray(kycVerifications.status, ADDRESS_EDITABLE)))
       .returning(),
     syncDocumentStatuses(db, kycIdOfNumber),
+    documentsOfNumber(db, customerId, numberId),
   ]);
-  if (updated) return { verification: updated, documents: await listDocuments(db, updated.id) };
-  const current = await findVerification(db, customerId, numberId);
-  return current ? { locked: current.status } : "not_found";
+  if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document) });
+  return refusalFor(await db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)).get());
 }
-
-export type ReviewOutcome = KycRow | "not_found" | { illegalFrom: KycStatus };
 
 export async function reviewVerification(
   db: Database,
   kycId: string,
-  to: keyof typeof REVIEW_FROM,
+  to: ReviewTarget,
   rejectionReason: string | undefined,
   now: number,
-): Promise<ReviewOutcome> {
-  const [[moved]] = await db.batch([
+): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state">> {
+  const [[moved], , documents] = await db.batch([
     db
       .update(kycVerifications)
       .set({
@@ -173,73 +233,100 @@ export async function reviewVerification(
       .where(and(eq(kycVerifications.id, kycId), eq(kycVerifications.status, REVIEW_FROM[to])))
       .returning(),
     syncDocumentStatuses(db, kycId),
+    db
+      .select()
+      .from(kycDocuments)
+      .where(eq(kycDocuments.kycId, kycId))
+      .orderBy(asc(kycDocuments.uploadedAt), asc(kycDocuments.id)),
   ]);
-  if (moved) return moved;
-  const current = await db.select().from(kycVerifications).where(eq(kycVerifications.id, kycId)).get();
-  return current ? { illegalFrom: current.status } : "not_found";
+  if (moved) return ok({ verification: moved, documents });
+  return refusalFor(await db.select().from(kycVerifications).where(eq(kycVerifications.id, kycId)).get());
 }
 
-export interface NewDocument {
-  id: string;
-  kycId: string;
-  customerId: string;
-  documentType: DocumentType;
-  filename: string;
-  fileSize: number;
-  mimeType: string;
-  description: string | null;
-  expirationDate: string | null;
-  objectKey: string;
-  uploadedAt: number;
-}
+export type NewDocument = Pick<
+  typeof kycDocuments.$inferInsert,
+  "id" | "documentType" | "filename" | "fileSize" | "mimeType" | "description" | "expirationDate" | "objectKey"
+>;
 
 /**
- * Writes the row only while the verification accepts files and has fewer than MAX_DOCUMENTS: one statement,
- * so two concurrent uploads cannot both take the last place. Undefined when refused.
+ * Writes the row only while the verification takes files and has fewer than MAX_DOCUMENTS: one INSERT … SELECT from
+ * the verification, so two concurrent uploads cannot both take the last place.
  */
-export async function insertDocumentIfAllowed(db: Database, doc: NewDocument): Promise<DocumentRow | undefined> {
-  const statusOf = sql`(SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${doc.kycId})`;
-  const countOf = sql`(SELECT count(*) FROM ${kycDocuments} WHERE ${kycDocuments.kycId} = ${doc.kycId})`;
-  return insertIf(
-    db,
-    kycDocuments,
-    {
-      id: sql`${doc.id}`,
-      kycId: sql`${doc.kycId}`,
-      customerId: sql`${doc.customerId}`,
-      documentType: sql`${doc.documentType}`,
-      filename: sql`${doc.filename}`,
-      fileSize: sql`${doc.fileSize}`,
-      mimeType: sql`${doc.mimeType}`,
-      description: sql`${doc.description}`,
-      expirationDate: sql`${doc.expirationDate}`,
-      // A file added while the verification is under review is part of that review.
-      status: sql`CASE ${statusOf} WHEN 'under_review' THEN 'pending_review' ELSE 'uploaded' END`,
-      objectKey: sql`${doc.objectKey}`,
-      uploadedAt: sql`${doc.uploadedAt}`,
-    },
-    sql`${statusOf} IN ${UPLOAD_ALLOWED} AND ${countOf} < ${MAX_DOCUMENTS}`,
-  );
+export async function insertDocument(
+  db: Database,
+  kycId: string,
+  doc: NewDocument,
+  now: number,
+): Promise<Outcome<DocumentRow, "wrong_state" | "full">> {
+  const documentCount = sql`(SELECT count(*) FROM ${kycDocuments} WHERE ${kycDocuments.kycId} = ${kycVerifications.id})`;
+  const [row] = await db
+    .insert(kycDocuments)
+    .select(
+      db
+        .select(
+          insertSelection({
+            id: doc.id,
+            kycId: kycVerifications.id,
+            customerId: kycVerifications.customerId,
+            documentType: doc.documentType,
+            filename: doc.filename,
+            fileSize: doc.fileSize,
+            mimeType: doc.mimeType,
+            description: doc.description ?? null,
+            expirationDate: doc.expirationDate ?? null,
+            status: documentStatusFor(kycVerifications.status, NEW_DOCUMENT_STATUS_OF),
+            objectKey: doc.objectKey,
+            uploadedAt: now,
+          }),
+        )
+        .from(kycVerifications)
+        .where(
+          and(
+            eq(kycVerifications.id, kycId),
+            inArray(kycVerifications.status, UPLOAD_ALLOWED),
+            sql`${documentCount} < ${MAX_DOCUMENTS}`,
+          ),
+        ),
+    )
+    .returning();
+  if (row) return ok(row);
+  // Verifications are never deleted: the one the upload was found for is still there.
+  const { status } = (await db
+    .select({ status: kycVerifications.status })
+    .from(kycVerifications)
+    .where(eq(kycVerifications.id, kycId))
+    .get())!;
+  return UPLOAD_ALLOWED.includes(status) ? refuse("full", { limit: MAX_DOCUMENTS }) : refuse("wrong_state", { state: status });
 }
 
 export async function findOwnedDocument(db: Database, customerId: string, documentId: string): Promise<DocumentRow | undefined> {
-  return db.select().from(kycDocuments).where(and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId))).get();
+  return db
+    .select()
+    .from(kycDocuments)
+    .where(and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId)))
+    .get();
 }
 
-export type DocumentDeleteOutcome = DocumentRow | "not_found" | { completed: KycStatus };
-
 /** Removes the row only while its verification is not completed; one guarded DELETE. */
-export async function deleteDocumentRow(db: Database, customerId: string, documentId: string): Promise<DocumentDeleteOutcome> {
-  const statusOf = sql`(SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${kycDocuments.kycId})`;
+export async function deleteDocumentRow(
+  db: Database,
+  customerId: string,
+  documentId: string,
+): Promise<Outcome<DocumentRow, "not_found" | "wrong_state">> {
+  const owned = and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId));
   const [removed] = await db
     .delete(kycDocuments)
-    .where(and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId), sql`${statusOf} IN ${DELETE_ALLOWED}`))
+    .where(and(owned, sql`${statusOfVerification(kycDocuments.kycId)} IN ${DELETE_ALLOWED}`))
     .returning();
-  if (removed) return removed;
-  const current = await findOwnedDocument(db, customerId, documentId);
-  if (!current) return "not_found";
-  const verification = await db.select().from(kycVerifications).where(eq(kycVerifications.id, current.kycId)).get();
-  return { completed: verification?.status ?? "approved" };
+  if (removed) return ok(removed);
+  return refusalFor(
+    await db
+      .select({ status: kycVerifications.status })
+      .from(kycDocuments)
+      .innerJoin(kycVerifications, eq(kycVerifications.id, kycDocuments.kycId))
+      .where(owned)
+      .get(),
+  );
 }
 
 /** Which of these object keys have a document row; the rest are orphans. */

@@ -52,9 +52,17 @@ async function readForm(request: Request): Promise<FormData> {
   }
   const bytes = await readBounded(request, MAX_FILE_BYTES + ENVELOPE_BYTES);
   try {
-    return await new Response(bytes, { headers: { "Content-Type": contentType } }).formData();
+    return await new Response(bytes, {
+      headers: { "Content-Type": contentType },
+    }).formData();
   } catch {
-    throw validationError([{ location: "body", pointer: "", message: "must be a valid multipart/form-data body" }]);
+    throw validationError([
+      {
+        location: "body",
+        pointer: "",
+        message: "must be a valid multipart/form-data body",
+      },
+    ]);
   }
 }
 
@@ -76,16 +84,37 @@ export async function readUpload(request: Request, now: number): Promise<Checked
   for (const [key, value] of form) {
     if (errors.length >= MAX_FIELD_ERRORS) break;
     if (!UPLOAD_FIELDS.has(key)) {
-      errors.push({ location: "body", pointer: `/${key}`, message: "is not allowed" });
+      errors.push({
+        location: "body",
+        pointer: `/${key}`,
+        message: "is not allowed",
+      });
     } else if (seen.has(key)) {
-      errors.push({ location: "body", pointer: `/${key}`, message: "must be given once" });
+      errors.push({
+        location: "body",
+        pointer: `/${key}`,
+        message: "must be given once",
+      });
     } else if (key === "file") {
-      if (typeof value === "string") errors.push({ location: "body", pointer: "/file", message: "must be a file" });
+      if (typeof value === "string")
+        errors.push({
+          location: "body",
+          pointer: "/file",
+          message: "must be a file",
+        });
       else if (value.name.length < 1 || value.name.length > MAX_FILENAME_LENGTH) {
-        errors.push({ location: "body", pointer: "/file", message: `must have a file name of 1-${MAX_FILENAME_LENGTH} characters` });
+        errors.push({
+          location: "body",
+          pointer: "/file",
+          message: `must have a file name of 1-${MAX_FILENAME_LENGTH} characters`,
+        });
       } else file = value;
     } else if (typeof value !== "string") {
-      errors.push({ location: "body", pointer: `/${key}`, message: "must be a text field" });
+      errors.push({
+        location: "body",
+        pointer: `/${key}`,
+        message: "must be a text field",
+      });
     } else {
       fields[key] = value;
     }
@@ -96,7 +125,11 @@ export async function readUpload(request: Request, now: number): Promise<Checked
   if (!parsed.success) errors.push(...issuesToFieldErrors(parsed.error.issues, "body"));
   const expirationDate = parsed.success ? parsed.data.expiration_date : undefined;
   if (expirationDate !== undefined && expirationDate < todayUtc(now)) {
-    errors.push({ location: "body", pointer: "/expiration_date", message: "must not be in the past" });
+    errors.push({
+      location: "body",
+      pointer: "/expiration_date",
+      message: "must not be in the past",
+    });
   }
   if (errors.length > 0 || !parsed.success || !file) throw validationError(errors.slice(0, MAX_FIELD_ERRORS));
 

@@ -42,8 +42,14 @@ export function isWellFormedApiKey(candidate: string): boolean {
 }
 
 /** The part of a key that may be shown again after creation. */
-export function displayParts(key: string): { prefix: string; lastFour: string } {
-  return { prefix: key.slice(0, API_KEY_PREFIX.length + 4), lastFour: key.slice(-4) };
+export function displayParts(key: string): {
+  prefix: string;
+  lastFour: string;
+} {
+  return {
+    prefix: key.slice(0, API_KEY_PREFIX.length + 4),
+    lastFour: key.slice(-4),
+  };
 }
 
 const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));

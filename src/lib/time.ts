@@ -11,13 +11,6 @@ export function toIsoOrNull(ms: number | null): string | null {
   return ms === null ? null : toIso(ms);
 }
 
-/** True for a real calendar date written YYYY-MM-DD (2026-02-30 is not one). */
-export function isCalendarDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const ms = Date.parse(`${value}T00:00:00.000Z`);
-  return !Number.isNaN(ms) && toIso(ms).startsWith(value);
-}
-
 /** First millisecond of a UTC calendar day. */
 export function startOfDay(date: string): number {
   return Date.parse(`${date}T00:00:00.000Z`);

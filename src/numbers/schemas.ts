@@ -1,11 +1,10 @@
 // Wire format of numbers: the list item, its query, and the operator's allocation body.
 import { z } from "@hono/zod-openapi";
-import { timestampSchema } from "../http/openapi.ts";
-import { KYC_STATUSES, NUMBER_STATUSES, type KycStatus, type NumberRow } from "../db/schema.ts";
+import { KYC_STATUSES, type KycStatus, NUMBER_STATUSES, type NumberRow } from "../db/schema.ts";
+import { countryCodeSchema, e164Schema, numberTypeSchema, timestampSchema } from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
-import { e164Schema } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
-import { countryCodeSchema, numberTypeSchema } from "../orders/schemas.ts";
+import { NUMBER_SORT_KEYS, type NumberListQuery } from "./store.ts";
 
 export const numberSchema = z
   .object({
@@ -15,7 +14,9 @@ export const numberSchema = z
     number_type: z.string().openapi({ example: "mobile" }),
     status: z.enum(NUMBER_STATUSES),
     order_id: z.uuid(),
-    kyc_status: z.enum(KYC_STATUSES).nullable().openapi({ description: "Status of the number's verification, null when none." }),
+    kyc_status: z.enum(KYC_STATUSES).nullable().openapi({
+      description: "Status of the number's verification, null when none.",
+    }),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
@@ -35,22 +36,31 @@ export function toNumber(row: NumberRow, kycStatus: KycStatus | null): z.infer<t
   };
 }
 
-export const NUMBER_SORT_KEYS = ["phone_number", "country_code", "number_type", "status", "created_at"] as const;
-
 export const listNumbersQuery = z.object({
   ...pageQuery,
-  search: searchQuery.openapi({ description: "Substring of the phone number (digits, with or without +)." }),
+  search: searchQuery.openapi({
+    description: "Substring of the phone number (digits, with or without +).",
+  }),
   status: commaList(z.enum(NUMBER_STATUSES), "status", "Number statuses."),
   country_code: commaList(countryCodeSchema, "country_code", "Country codes."),
   number_type: commaList(numberTypeSchema, "number_type", "Number types."),
   sort_by: sortByQuery(NUMBER_SORT_KEYS, "created_at"),
 });
 
-export type ListNumbersQuery = z.infer<typeof listNumbersQuery>;
+export function toNumberListQuery(q: z.infer<typeof listNumbersQuery>): NumberListQuery {
+  return {
+    search: q.search,
+    statuses: q.status,
+    countryCodes: q.country_code,
+    numberTypes: q.number_type,
+    sortBy: q.sort_by,
+    sortOrder: q.sort_order,
+  };
+}
 
 export const numberPageSchema = pageSchema(numberSchema, "Number");
 
-export const MAX_ALLOCATION = 1000;
+const MAX_ALLOCATION = 1000;
 
 export const allocationBody = z
   .strictObject({
@@ -58,6 +68,8 @@ export const allocationBody = z
       .array(e164Schema)
       .min(1)
       .max(MAX_ALLOCATION)
-      .refine((list) => new Set(list).size === list.length, { error: "must not repeat a phone number" }),
+      .refine((list) => new Set(list).size === list.length, {
+        error: "must not repeat a phone number",
+      }),
   })
   .openapi("NumberAllocation");

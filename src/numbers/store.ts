@@ -1,32 +1,56 @@
 // Queries for numbers: the account's list (with each number's verification status) and allocation from an order.
-import { and, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
-import { inJsonList } from "../db/sql.ts";
-import { kycVerifications, numberCounts, numbers, orders, type KycStatus, type NumberRow, type OrderRow } from "../db/schema.ts";
-import { stableOrder, type PageWindow } from "../http/pagination.ts";
+import { ok, type Outcome, refuse } from "../db/outcome.ts";
+import { type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
+import {
+  type KycStatus,
+  kycVerifications,
+  type NumberRow,
+  type NumberStatus,
+  numberCounts,
+  numbers,
+  type OrderRow,
+  type OrderStatus,
+  orders,
+} from "../db/schema.ts";
+import { inJsonList, insertSelection } from "../db/sql.ts";
 import { findOrderById } from "../orders/store.ts";
-import type { ListNumbersQuery } from "./schemas.ts";
 
-const SORT_COLUMNS = {
+export const NUMBER_SORT_KEYS = ["phone_number", "country_code", "number_type", "status", "created_at"] as const;
+type NumberSortKey = (typeof NUMBER_SORT_KEYS)[number];
+
+const SORT_COLUMNS: Record<NumberSortKey, { key: SQLiteColumn; nullable: boolean }> = {
   phone_number: { key: numbers.phoneNumber, nullable: false },
   country_code: { key: numbers.countryCode, nullable: false },
   number_type: { key: numbers.numberType, nullable: false },
   status: { key: numbers.status, nullable: false },
   created_at: { key: numbers.createdAt, nullable: false },
-} as const;
+};
 
-function listConditions(customerId: string, q: ListNumbersQuery): SQL | undefined {
+export interface NumberListQuery {
+  /** A substring of the phone number. */
+  search?: string | undefined;
+  statuses?: readonly NumberStatus[] | undefined;
+  countryCodes?: readonly string[] | undefined;
+  numberTypes?: readonly string[] | undefined;
+  sortBy: NumberSortKey;
+  sortOrder: SortDirection;
+}
+
+function listConditions(customerId: string, q: NumberListQuery): SQL | undefined {
   return and(
     eq(numbers.customerId, customerId),
     q.search === undefined ? undefined : sql`instr(${numbers.phoneNumber}, ${q.search}) > 0`,
-    q.status && inArray(numbers.status, q.status),
-    q.country_code && inArray(numbers.countryCode, q.country_code),
-    q.number_type && inArray(numbers.numberType, q.number_type),
+    q.statuses && inArray(numbers.status, q.statuses),
+    q.countryCodes && inArray(numbers.countryCode, q.countryCodes),
+    q.numberTypes && inArray(numbers.numberType, q.numberTypes),
   );
 }
 
 /** The list's total: from number_counts when only enumerations filter it, else counted over the matching numbers. */
-function totalQuery(db: Database, customerId: string, q: ListNumbersQuery) {
+function totalQuery(db: Database, customerId: string, q: NumberListQuery) {
   if (q.search !== undefined) return db.select({ total: count() }).from(numbers).where(listConditions(customerId, q));
   return db
     .select({ total: sql<number>`total(${numberCounts.count})`.mapWith(Number) })
@@ -34,9 +58,9 @@ function totalQuery(db: Database, customerId: string, q: ListNumbersQuery) {
     .where(
       and(
         eq(numberCounts.customerId, customerId),
-        q.status && inArray(numberCounts.status, q.status),
-        q.country_code && inArray(numberCounts.countryCode, q.country_code),
-        q.number_type && inArray(numberCounts.numberType, q.number_type),
+        q.statuses && inArray(numberCounts.status, q.statuses),
+        q.countryCodes && inArray(numberCounts.countryCode, q.countryCodes),
+        q.numberTypes && inArray(numberCounts.numberType, q.numberTypes),
       ),
     );
 }
@@ -44,7 +68,7 @@ function totalQuery(db: Database, customerId: string, q: ListNumbersQuery) {
 export async function listNumbers(
   db: Database,
   customerId: string,
-  q: ListNumbersQuery,
+  q: NumberListQuery,
   window: PageWindow,
 ): Promise<{ rows: { number: NumberRow; kycStatus: KycStatus | null }[]; total: number }> {
   const [rows, [totals]] = await db.batch([
@@ -54,89 +78,100 @@ export async function listNumbers(
       .from(numbers)
       .leftJoin(kycVerifications, eq(kycVerifications.numberId, numbers.id))
       .where(listConditions(customerId, q))
-      .orderBy(...stableOrder(SORT_COLUMNS[q.sort_by], numbers.id, q.sort_order))
+      .orderBy(...stableOrder(SORT_COLUMNS[q.sortBy], numbers.id, q.sortOrder))
       .limit(window.limit)
       .offset(window.offset),
     totalQuery(db, customerId, q),
   ]);
-  return { rows, total: totals?.total ?? 0 };
+  return { rows, total: totals!.total };
 }
 
-/** A number of this account, or undefined: another account's number is as unknown as a missing one. */
-export async function findOwnedNumber(db: Database, customerId: string, numberId: string): Promise<NumberRow | undefined> {
-  return db.select().from(numbers).where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))).get();
-}
-
-export type AllocationOutcome =
-  | { order: OrderRow; numbers: NumberRow[] }
-  | "not_found"
-  | { notAllocatable: OrderRow["status"] }
-  | { exceeds: { remaining: number } }
-  | { taken: string[] };
+/** The statuses an order takes numbers in; allocating to a pending order moves it to processing. */
+const ALLOCATABLE: OrderStatus[] = ["pending", "processing"];
 
 /**
- * All or nothing, in one D1 batch (one transaction): insert the numbers from the order's row and move the
- * order's counters. Both statements re-check the order's status, the CHECK on fulfilled_quantity refuses an
- * allocation past the quantity, and the unique phone number refuses a taken one; any failure rolls back both.
- * The reads before the batch only shape the error message for the common cases.
+ * All or nothing, in one D1 batch (one transaction): insert the numbers from the order's row and move the order's
+ * counters. Both statements re-check the order's status, the CHECK on fulfilled_quantity refuses an allocation past
+ * the quantity, and the unique phone number refuses a taken one; any failure rolls back both. The reads before the
+ * batch only find the reason for the common refusals.
  */
 export async function allocateNumbers(
   db: Database,
   orderId: string,
   phoneNumbers: string[],
   now: number,
-): Promise<AllocationOutcome> {
+): Promise<Outcome<{ order: OrderRow; numbers: NumberRow[] }, "not_found" | "wrong_state" | "over_quantity" | "numbers_taken">> {
   const order = await findOrderById(db, orderId);
-  if (!order) return "not_found";
-  if (order.status !== "pending" && order.status !== "processing") return { notAllocatable: order.status };
+  if (!order) return refuse("not_found");
+  if (!ALLOCATABLE.includes(order.status)) return refuse("wrong_state", { state: order.status });
   const remaining = order.quantity - order.fulfilledQuantity;
-  if (phoneNumbers.length > remaining) return { exceeds: { remaining } };
+  if (phoneNumbers.length > remaining) return refuse("over_quantity", { remaining });
   const taken = await findTakenPhoneNumbers(db, phoneNumbers);
-  if (taken.length > 0) return { taken };
+  if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
 
   const added = phoneNumbers.length;
   // One JSON parameter carries every [id, phone] pair: D1 binds at most 100 parameters a statement.
   const pairs = JSON.stringify(phoneNumbers.map((phone) => [crypto.randomUUID(), phone]));
-  const allocatable = sql`${orders.status} IN ('pending', 'processing')`;
+  const allocatable = inArray(orders.status, ALLOCATABLE);
+  const fulfils = sql`${orders.fulfilledQuantity} + ${added} = ${orders.quantity}`;
   try {
-    const [, updated] = await db.batch([
-      // The select list follows the numbers table's column order, as INSERT … SELECT requires.
-      db.insert(numbers).select(sql`
-        SELECT json_extract(pair.value, '$[0]'), ${orders.customerId}, ${orders.id}, json_extract(pair.value, '$[1]'),
-               ${orders.countryCode}, ${orders.numberType}, 'active', ${now}, ${now}
-        FROM json_each(${pairs}) AS pair JOIN ${orders} ON ${orders.id} = ${orderId}
-        WHERE ${allocatable}`),
+    const [, [moved]] = await db.batch([
+      db.insert(numbers).select(
+        db
+          .select(
+            insertSelection({
+              id: sql`json_extract(pair.value, '$[0]')`,
+              customerId: orders.customerId,
+              orderId: orders.id,
+              phoneNumber: sql`json_extract(pair.value, '$[1]')`,
+              countryCode: orders.countryCode,
+              numberType: orders.numberType,
+              status: "active" satisfies NumberStatus,
+              createdAt: now,
+              updatedAt: now,
+            }),
+          )
+          .from(sql`json_each(${pairs}) AS pair`)
+          .innerJoin(orders, eq(orders.id, orderId))
+          .where(allocatable),
+      ),
       db
         .update(orders)
         .set({
           fulfilledQuantity: sql`${orders.fulfilledQuantity} + ${added}`,
-          status: sql`CASE WHEN ${orders.fulfilledQuantity} + ${added} = ${orders.quantity} THEN 'fulfilled' ELSE 'processing' END`,
-          fulfilledAt: sql`CASE WHEN ${orders.fulfilledQuantity} + ${added} = ${orders.quantity} THEN ${now} ELSE NULL END`,
+          status: sql`CASE WHEN ${fulfils} THEN ${"fulfilled" satisfies OrderStatus} ELSE ${"processing" satisfies OrderStatus} END`,
+          fulfilledAt: sql`CASE WHEN ${fulfils} THEN ${now} ELSE NULL END`,
           updatedAt: now,
         })
         .where(and(eq(orders.id, orderId), allocatable))
         .returning(),
     ]);
-    const [moved] = updated;
     if (!moved) {
       const current = await findOrderById(db, orderId);
-      return current ? { notAllocatable: current.status } : "not_found";
+      return current ? refuse("wrong_state", { state: current.status }) : refuse("not_found");
     }
-    const created = await db.select().from(numbers).where(inJsonList(numbers.phoneNumber, phoneNumbers)).orderBy(numbers.phoneNumber);
-    return { order: moved, numbers: created };
+    const created = await db
+      .select()
+      .from(numbers)
+      .where(inJsonList(numbers.phoneNumber, phoneNumbers))
+      .orderBy(numbers.phoneNumber);
+    return ok({ order: moved, numbers: created });
   } catch (error) {
     // A concurrent allocation got there first: answer as the reads above would have.
     const retaken = await findTakenPhoneNumbers(db, phoneNumbers);
-    if (retaken.length > 0) return { taken: retaken };
+    if (retaken.length > 0) return refuse("numbers_taken", { phoneNumbers: retaken });
     const current = await findOrderById(db, orderId);
     if (current && phoneNumbers.length > current.quantity - current.fulfilledQuantity) {
-      return { exceeds: { remaining: current.quantity - current.fulfilledQuantity } };
+      return refuse("over_quantity", { remaining: current.quantity - current.fulfilledQuantity });
     }
     throw error;
   }
 }
 
 async function findTakenPhoneNumbers(db: Database, phoneNumbers: string[]): Promise<string[]> {
-  const rows = await db.select({ phoneNumber: numbers.phoneNumber }).from(numbers).where(inJsonList(numbers.phoneNumber, phoneNumbers));
+  const rows = await db
+    .select({ phoneNumber: numbers.phoneNumber })
+    .from(numbers)
+    .where(inJsonList(numbers.phoneNumber, phoneNumbers));
   return rows.map((r) => r.phoneNumber).sort();
 }

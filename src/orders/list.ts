@@ -20,9 +20,35 @@ import {
 } from "../db/schema.ts";
 import { trigramQuery } from "../db/search.ts";
 import { containsText, inJsonList } from "../db/sql.ts";
-import { countByStatus, stableOrder, type PageWindow } from "../http/pagination.ts";
-import { endOfDay, startOfDay } from "../lib/time.ts";
-import type { ListOrdersQuery, OrderSortKey } from "./schemas.ts";
+import { countByStatus, type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
+
+export const ORDER_SORT_KEYS = [
+  "order_number",
+  "number_type",
+  "country_code",
+  "quantity",
+  "status",
+  "requested_at",
+  "fulfilled_at",
+  "created_at",
+] as const;
+export type OrderSortKey = (typeof ORDER_SORT_KEYS)[number];
+
+/** What a list asks for. Lists filter by any of their members, times are inclusive millisecond bounds. */
+export interface OrderListQuery {
+  search?: string | undefined;
+  numberTypes?: readonly string[] | undefined;
+  countryCodes?: readonly string[] | undefined;
+  statuses?: readonly OrderStatus[] | undefined;
+  quantityMin?: number | undefined;
+  quantityMax?: number | undefined;
+  requestedFrom?: number | undefined;
+  requestedTo?: number | undefined;
+  fulfilledFrom?: number | undefined;
+  fulfilledTo?: number | undefined;
+  sortBy: OrderSortKey;
+  sortOrder: SortDirection;
+}
 
 export interface OrderList {
   rows: OrderRow[];
@@ -34,7 +60,9 @@ export interface OrderList {
  * The trigram index of migrations/0003 (a virtual table, so it is declared here for queries and never migrated by
  * drizzle-kit). Its rowid is (account number << 32) | order_seq: one account's entries form one rowid range.
  */
-const orderTrigrams = sqliteTable("order_trigrams", { rowid: integer("rowid").notNull() });
+const orderTrigrams = sqliteTable("order_trigrams", {
+  rowid: integer("rowid").notNull(),
+});
 const ORDER_SEQ_BITS = sql.raw("4294967295");
 
 /** The orders of one segment inside the segment plan, named apart from the orders being listed. */
@@ -51,47 +79,47 @@ const SORT_KEYS = {
   created_at: { column: "createdAt", nullable: false },
 } as const satisfies Record<OrderSortKey, { column: keyof typeof orders._.columns; nullable: boolean }>;
 
-function sortOrder(table: typeof orders | typeof segmentOrders, q: ListOrdersQuery): SQL[] {
-  const { column, nullable } = SORT_KEYS[q.sort_by];
-  return stableOrder({ key: table[column], nullable }, table.id, q.sort_order);
+function sortOrder(table: typeof orders | typeof segmentOrders, q: OrderListQuery): SQL[] {
+  const { column, nullable } = SORT_KEYS[q.sortBy];
+  return stableOrder({ key: table[column], nullable }, table.id, q.sortOrder);
 }
 
 function orderedBy(terms: SQL[]): SQL {
   return sql.join(terms, sql`, `);
 }
 
-function hasRangeFilter(q: ListOrdersQuery): boolean {
-  return [q.quantity_min, q.quantity_max, q.requested_from, q.requested_to, q.fulfilled_from, q.fulfilled_to].some(
+function hasRangeFilter(q: OrderListQuery): boolean {
+  return [q.quantityMin, q.quantityMax, q.requestedFrom, q.requestedTo, q.fulfilledFrom, q.fulfilledTo].some(
     (bound) => bound !== undefined,
   );
 }
 
 /** The range filters, on `orders`. */
-function rangeFilters(q: ListOrdersQuery): SQL[] {
+function rangeFilters(q: OrderListQuery): SQL[] {
   const conditions: (SQL | undefined)[] = [
-    q.quantity_min === undefined ? undefined : gte(orders.quantity, q.quantity_min),
-    q.quantity_max === undefined ? undefined : lte(orders.quantity, q.quantity_max),
-    q.requested_from === undefined ? undefined : gte(orders.requestedAt, startOfDay(q.requested_from)),
-    q.requested_to === undefined ? undefined : lte(orders.requestedAt, endOfDay(q.requested_to)),
-    q.fulfilled_from === undefined ? undefined : gte(orders.fulfilledAt, startOfDay(q.fulfilled_from)),
-    q.fulfilled_to === undefined ? undefined : lte(orders.fulfilledAt, endOfDay(q.fulfilled_to)),
+    q.quantityMin === undefined ? undefined : gte(orders.quantity, q.quantityMin),
+    q.quantityMax === undefined ? undefined : lte(orders.quantity, q.quantityMax),
+    q.requestedFrom === undefined ? undefined : gte(orders.requestedAt, q.requestedFrom),
+    q.requestedTo === undefined ? undefined : lte(orders.requestedAt, q.requestedTo),
+    q.fulfilledFrom === undefined ? undefined : gte(orders.fulfilledAt, q.fulfilledFrom),
+    q.fulfilledTo === undefined ? undefined : lte(orders.fulfilledAt, q.fulfilledTo),
   ];
   return conditions.filter((c): c is SQL => c !== undefined);
 }
 
 /** Every filter but the search and the status, on `orders`: with the search, what status_counts count. */
-function countedFilters(customerId: string, q: ListOrdersQuery): SQL[] {
+function countedFilters(customerId: string, q: OrderListQuery): SQL[] {
   const conditions: (SQL | undefined)[] = [
     eq(orders.customerId, customerId),
-    q.number_type && inJsonList(orders.numberType, q.number_type),
-    q.country_code && inJsonList(orders.countryCode, q.country_code),
+    q.numberTypes && inJsonList(orders.numberType, q.numberTypes),
+    q.countryCodes && inJsonList(orders.countryCode, q.countryCodes),
     ...rangeFilters(q),
   ];
   return conditions.filter((c): c is SQL => c !== undefined);
 }
 
 /** The page's rowids read in order from the sort index (or whichever index SQLite prefers for the conditions). */
-function scannedPageRowids(db: Database, conditions: (SQL | undefined)[], q: ListOrdersQuery, window: PageWindow): SQL {
+function scannedPageRowids(db: Database, conditions: (SQL | undefined)[], q: OrderListQuery, window: PageWindow): SQL {
   return sql`${db
     .select({ rowid: sql`${orders}.rowid` })
     .from(orders)
@@ -102,7 +130,7 @@ function scannedPageRowids(db: Database, conditions: (SQL | undefined)[], q: Lis
 }
 
 /** The page's rows, fetched by rowid once `rowids` (a parenthesised SELECT of rowids) has picked them. */
-function pageOf(db: Database, rowids: SQL, q: ListOrdersQuery) {
+function pageOf(db: Database, rowids: SQL, q: OrderListQuery) {
   return db
     .select()
     .from(orders)
@@ -133,15 +161,15 @@ function segmentsQuery(db: Database, customerId: string) {
     .where(eq(orderCounts.customerId, customerId));
 }
 
-function isEnumerationFiltered(q: ListOrdersQuery): boolean {
-  return q.number_type !== undefined || q.country_code !== undefined || q.status !== undefined;
+function isEnumerationFiltered(q: OrderListQuery): boolean {
+  return q.numberTypes !== undefined || q.countryCodes !== undefined || q.statuses !== undefined;
 }
 
-function segmentMatches(segment: Segment, q: ListOrdersQuery, withStatus: boolean): boolean {
+function segmentMatches(segment: Segment, q: OrderListQuery, withStatus: boolean): boolean {
   return (
-    (q.number_type === undefined || q.number_type.includes(segment.numberType)) &&
-    (q.country_code === undefined || q.country_code.includes(segment.countryCode)) &&
-    (!withStatus || q.status === undefined || q.status.includes(segment.status))
+    (q.numberTypes === undefined || q.numberTypes.includes(segment.numberType)) &&
+    (q.countryCodes === undefined || q.countryCodes.includes(segment.countryCode)) &&
+    (!withStatus || q.statuses === undefined || q.statuses.includes(segment.status))
   );
 }
 
@@ -160,22 +188,22 @@ const SEGMENT_ROW_COST = 4;
  *   wins for broad filters and loses for rare ones.
  * Either plan returns the same rows; the choice only decides the cost.
  */
-function takesSegments(segments: readonly Segment[], q: ListOrdersQuery, window: PageWindow): boolean {
+function takesSegments(segments: readonly Segment[], q: OrderListQuery, window: PageWindow): boolean {
   const firstRows = window.offset + window.limit;
   const matching = segments.filter((segment) => segmentMatches(segment, q, true));
   const matched = matching.reduce((sum, s) => sum + s.count, 0);
   const total = segments.reduce((sum, s) => sum + s.count, 0);
-  const segmentRows = matching.reduce((sum, s) => sum + (q.sort_by === "created_at" ? Math.min(s.count, firstRows) : s.count), 0);
+  const segmentRows = matching.reduce((sum, s) => sum + (q.sortBy === "created_at" ? Math.min(s.count, firstRows) : s.count), 0);
   return SEGMENT_ROW_COST * segmentRows * matched <= firstRows * total;
 }
 
 /** The page's rowids from the matching segments (as read now from order_counts): each one's first rows, then merged. */
-function segmentPageRowids(customerId: string, q: ListOrdersQuery, window: PageWindow): SQL {
+function segmentPageRowids(customerId: string, q: OrderListQuery, window: PageWindow): SQL {
   const segmentFilter = and(
     eq(orderCounts.customerId, customerId),
-    q.number_type && inJsonList(orderCounts.numberType, q.number_type),
-    q.country_code && inJsonList(orderCounts.countryCode, q.country_code),
-    q.status && inJsonList(orderCounts.status, q.status),
+    q.numberTypes && inJsonList(orderCounts.numberType, q.numberTypes),
+    q.countryCodes && inJsonList(orderCounts.countryCode, q.countryCodes),
+    q.statuses && inJsonList(orderCounts.status, q.statuses),
   );
   return sql`(
     WITH segments AS (SELECT number_type, country_code, status FROM ${orderCounts} WHERE ${segmentFilter})
@@ -194,12 +222,21 @@ function segmentPageRowids(customerId: string, q: ListOrdersQuery, window: PageW
  * follow without reading a single order. `segments` may be a little stale (it only picks the plan); without it a
  * filtered page takes the segments, whose cost is bounded.
  */
-function enumerationStatements(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow, segments?: readonly Segment[]) {
+function enumerationStatements(
+  db: Database,
+  customerId: string,
+  q: OrderListQuery,
+  window: PageWindow,
+  segments?: readonly Segment[],
+) {
   const bySegments = isEnumerationFiltered(q) && (segments === undefined || takesSegments(segments, q, window));
   const rowids = bySegments
     ? segmentPageRowids(customerId, q, window)
-    : scannedPageRowids(db, [...countedFilters(customerId, q), q.status && inJsonList(orders.status, q.status)], q, window);
-  return { page: pageOf(db, rowids, q), segments: segmentsQuery(db, customerId) };
+    : scannedPageRowids(db, [...countedFilters(customerId, q), q.statuses && inJsonList(orders.status, q.statuses)], q, window);
+  return {
+    page: pageOf(db, rowids, q),
+    segments: segmentsQuery(db, customerId),
+  };
 }
 
 /** The per-account segments this isolate read last, to pick plans with; a few hundred bytes per account. */
@@ -219,13 +256,21 @@ function rememberSegments(customerId: string, segments: readonly Segment[]): voi
  * each (see orderTimeLags). Redundant, so the rows do not change; but in the default sort it lets the page walk the
  * created_at index from the range's end and stop at the page's last row, instead of sorting the whole range.
  */
-function impliedCreatedRange(customerId: string, q: ListOrdersQuery): SQL[] {
+function impliedCreatedRange(customerId: string, q: OrderListQuery): SQL[] {
   const lag = (bound: SQL) => sql`(SELECT ${bound} FROM ${orderTimeLags} WHERE ${eq(orderTimeLags.customerId, customerId)})`;
   const conditions: (SQL | undefined)[] = [
-    q.requested_from === undefined ? undefined : gte(orders.createdAt, sql`${startOfDay(q.requested_from)} + ${lag(sql`${orderTimeLags.requestedMin}`)}`),
-    q.requested_to === undefined ? undefined : lte(orders.createdAt, sql`${endOfDay(q.requested_to)} + ${lag(sql`${orderTimeLags.requestedMax}`)}`),
-    q.fulfilled_from === undefined ? undefined : gte(orders.createdAt, sql`${startOfDay(q.fulfilled_from)} + ${lag(sql`${orderTimeLags.fulfilledMin}`)}`),
-    q.fulfilled_to === undefined ? undefined : lte(orders.createdAt, sql`${endOfDay(q.fulfilled_to)} + ${lag(sql`${orderTimeLags.fulfilledMax}`)}`),
+    q.requestedFrom === undefined
+      ? undefined
+      : gte(orders.createdAt, sql`${q.requestedFrom} + ${lag(sql`${orderTimeLags.requestedMin}`)}`),
+    q.requestedTo === undefined
+      ? undefined
+      : lte(orders.createdAt, sql`${q.requestedTo} + ${lag(sql`${orderTimeLags.requestedMax}`)}`),
+    q.fulfilledFrom === undefined
+      ? undefined
+      : gte(orders.createdAt, sql`${q.fulfilledFrom} + ${lag(sql`${orderTimeLags.fulfilledMin}`)}`),
+    q.fulfilledTo === undefined
+      ? undefined
+      : lte(orders.createdAt, sql`${q.fulfilledTo} + ${lag(sql`${orderTimeLags.fulfilledMax}`)}`),
   ];
   return conditions.filter((c): c is SQL => c !== undefined);
 }
@@ -235,11 +280,16 @@ function impliedCreatedRange(customerId: string, q: ListOrdersQuery): SQL[] {
  * counts per matching segment: each a count over the segment's range index, which walks index entries without
  * decoding them.
  */
-function rangeStatements(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow) {
-  const implied = q.sort_by === "created_at" ? impliedCreatedRange(customerId, q) : [];
+function rangeStatements(db: Database, customerId: string, q: OrderListQuery, window: PageWindow) {
+  const implied = q.sortBy === "created_at" ? impliedCreatedRange(customerId, q) : [];
   const page = pageOf(
     db,
-    scannedPageRowids(db, [...countedFilters(customerId, q), ...implied, q.status && inJsonList(orders.status, q.status)], q, window),
+    scannedPageRowids(
+      db,
+      [...countedFilters(customerId, q), ...implied, q.statuses && inJsonList(orders.status, q.statuses)],
+      q,
+      window,
+    ),
     q,
   );
   const inSegment = sql`(SELECT count(*) FROM ${orders} WHERE ${and(
@@ -255,8 +305,8 @@ function rangeStatements(db: Database, customerId: string, q: ListOrdersQuery, w
     .where(
       and(
         eq(orderCounts.customerId, customerId),
-        q.number_type && inJsonList(orderCounts.numberType, q.number_type),
-        q.country_code && inJsonList(orderCounts.countryCode, q.country_code),
+        q.numberTypes && inJsonList(orderCounts.numberType, q.numberTypes),
+        q.countryCodes && inJsonList(orderCounts.countryCode, q.countryCodes),
       ),
     );
   return { page, counts };
@@ -279,8 +329,8 @@ function matchesSearch(needle: string): SQL {
  * order would otherwise look cheaper and read the whole account. A shorter needle is tested on every order of the
  * account, as the index cannot narrow it down.
  */
-function searchHits(db: Database, customerId: string, q: ListOrdersQuery, needle: string) {
-  const { column, nullable } = SORT_KEYS[q.sort_by];
+function searchHits(db: Database, customerId: string, q: OrderListQuery, needle: string) {
+  const { column, nullable } = SORT_KEYS[q.sortBy];
   const fields = {
     hit: sql<number>`${orders}.rowid`.as("hit"),
     status: sql<OrderStatus>`${orders.status}`.as("status"),
@@ -289,7 +339,14 @@ function searchHits(db: Database, customerId: string, q: ListOrdersQuery, needle
   };
   const conditions = [...countedFilters(customerId, q), matchesSearch(needle)];
   const indexQuery = trigramQuery(needle);
-  if (indexQuery === undefined) return { hits: db.select(fields).from(orders).where(and(...conditions)), nullable };
+  if (indexQuery === undefined)
+    return {
+      hits: db
+        .select(fields)
+        .from(orders)
+        .where(and(...conditions)),
+      nullable,
+    };
   const accountRowids = sql`(SELECT ${customerNumbers.number} << 32 FROM ${customerNumbers} WHERE ${eq(customerNumbers.customerId, customerId)})`;
   const candidates = sql`${orders.orderSeq} IN (
     SELECT rowid & ${ORDER_SEQ_BITS} FROM ${orderTrigrams}
@@ -309,10 +366,10 @@ function searchHits(db: Database, customerId: string, q: ListOrdersQuery, needle
  * by status (as JSON) and paged (as a JSON list of rowids), and the page's rows are joined to that one result row.
  * The answer has one row per order of the page, or one row without an order when the page is empty.
  */
-function searchStatement(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow, needle: string) {
+function searchStatement(db: Database, customerId: string, q: OrderListQuery, window: PageWindow, needle: string) {
   const { hits, nullable } = searchHits(db, customerId, q, needle);
-  const hitOrder = orderedBy(stableOrder({ key: sql`sort_key`, nullable }, sql`id`, q.sort_order));
-  const statusFilter = q.status ? sql`WHERE ${inJsonList(sql`status`, q.status)}` : sql``;
+  const hitOrder = orderedBy(stableOrder({ key: sql`sort_key`, nullable }, sql`id`, q.sortOrder));
+  const statusFilter = q.statuses ? sql`WHERE ${inJsonList(sql`status`, q.statuses)}` : sql``;
   const result = sql`(
     WITH hits AS MATERIALIZED ${hits}
     SELECT
@@ -337,7 +394,7 @@ function searchStatement(db: Database, customerId: string, q: ListOrdersQuery, w
 export function orderListStatements(
   db: Database,
   customerId: string,
-  q: ListOrdersQuery,
+  q: OrderListQuery,
   window: PageWindow,
   segments?: readonly Segment[],
 ) {
@@ -355,24 +412,28 @@ export function orderListStatements(
  * segments as this isolate last read them (every such list reads them again, for its counts); the first one in an
  * isolate reads them first.
  */
-export async function listOrders(db: Database, customerId: string, q: ListOrdersQuery, window: PageWindow): Promise<OrderList> {
+export async function listOrders(db: Database, customerId: string, q: OrderListQuery, window: PageWindow): Promise<OrderList> {
   if (q.search !== undefined) {
     const rows = await searchStatement(db, customerId, q, window, q.search);
     const counts = Object.entries(JSON.parse(rows[0]?.statusCounts ?? "{}") as Record<OrderStatus, number>);
     return {
       rows: rows.flatMap((row) => (row.order ? [row.order] : [])),
-      ...countByStatus(ORDER_STATUSES, counts.map(([status, count]) => ({ status, count })), q.status),
+      ...countByStatus(
+        ORDER_STATUSES,
+        counts.map(([status, count]) => ({ status, count })),
+        q.statuses,
+      ),
     };
   }
   if (hasRangeFilter(q)) {
     const { page, counts } = rangeStatements(db, customerId, q, window);
     const [rows, countRows] = await db.batch([page, counts]);
-    return { rows, ...countByStatus(ORDER_STATUSES, countRows, q.status) };
+    return { rows, ...countByStatus(ORDER_STATUSES, countRows, q.statuses) };
   }
   const known = isEnumerationFiltered(q) ? (lastSegments.get(customerId) ?? (await segmentsQuery(db, customerId))) : undefined;
   const { page, segments } = enumerationStatements(db, customerId, q, window, known);
   const [rows, segmentRows] = await db.batch([page, segments]);
   rememberSegments(customerId, segmentRows);
   const counted = segmentRows.filter((segment) => segmentMatches(segment, q, false));
-  return { rows, ...countByStatus(ORDER_STATUSES, counted, q.status) };
+  return { rows, ...countByStatus(ORDER_STATUSES, counted, q.statuses) };
 }

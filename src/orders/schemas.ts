@@ -1,27 +1,17 @@
-// Wire format of orders: request bodies, list query, path parameters, the Order object and its mapping from rows.
+// Wire format of orders: request bodies, list query, path parameters, the Order object, and the mappings between the
+// wire and the store.
 import { z } from "@hono/zod-openapi";
-import { timestampSchema } from "../http/openapi.ts";
 import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
-import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
+import { calendarDateSchema, countryCodeSchema, numberTypeSchema, timestampSchema, uuidParam } from "../http/fields.ts";
+import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
 import { whenFieldsValid } from "../http/validation.ts";
-import { uuidParam } from "../lib/ids.ts";
-import { isCalendarDate, toIso, toIsoOrNull } from "../lib/time.ts";
+import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
+import { ORDER_SORT_KEYS, type OrderListQuery } from "./list.ts";
+import type { NewOrder, OrderChanges } from "./store.ts";
 
-export const numberTypeSchema = z
-  .string()
-  .min(1)
-  .max(50)
-  .openapi({ description: "Kind of numbers, a lowercase identifier such as mobile, landline or toll_free.", example: "mobile" });
-
-export const countryCodeSchema = z
-  .string()
-  .regex(/^[A-Z]{2}$/, { error: "must be 2 uppercase letters (ISO 3166-1 alpha-2)" })
-  .openapi({ description: "ISO 3166-1 alpha-2 country code.", example: "US" });
-
-export const quantitySchema = z.int().min(1).max(10_000).openapi({ example: 100 });
-export const notesSchema = z.string().max(1000).nullable().openapi({ example: "Numbers for the Austin call centre" });
-export const orderStatusSchema = z.enum(ORDER_STATUSES);
-
+const quantitySchema = z.int().min(1).max(10_000).openapi({ example: 100 });
+const notesSchema = z.string().max(1000).nullable().openapi({ example: "Numbers for the Austin call centre" });
+const orderStatusSchema = z.enum(ORDER_STATUSES);
 
 export const orderSchema = z
   .object({
@@ -40,7 +30,7 @@ export const orderSchema = z
   })
   .openapi("Order");
 
-export type Order = z.infer<typeof orderSchema>;
+type Order = z.infer<typeof orderSchema>;
 
 /** "#" followed by at least six digits: #000001, #999999, #1000000. */
 export function formatOrderNumber(seq: number): string {
@@ -80,31 +70,39 @@ export const updateOrderBody = z
     quantity: quantitySchema.optional(),
     notes: notesSchema.optional().openapi({ description: "null clears the notes." }),
   })
-  .refine((body) => Object.keys(body).length > 0, { error: "must contain at least one field to change" })
+  .refine((body) => Object.keys(body).length > 0, {
+    error: "must contain at least one field to change",
+  })
   .openapi("UpdateOrder");
 
-export type CreateOrderInput = z.infer<typeof createOrderBody>;
-export type UpdateOrderInput = z.infer<typeof updateOrderBody>;
+export function toNewOrder(body: z.infer<typeof createOrderBody>): NewOrder {
+  return {
+    numberType: body.number_type,
+    countryCode: body.country_code,
+    quantity: body.quantity,
+    notes: body.notes ?? null,
+  };
+}
 
-const calendarDate = z.string().refine(isCalendarDate, { error: "must be a calendar date YYYY-MM-DD" });
+export function toOrderChanges(body: z.infer<typeof updateOrderBody>): OrderChanges {
+  return {
+    numberType: body.number_type,
+    countryCode: body.country_code,
+    quantity: body.quantity,
+    notes: body.notes,
+  };
+}
 
 const dateQuery = (name: string, description: string) =>
-  calendarDate.optional().openapi({ param: { name, in: "query" }, description, format: "date", example: "2026-11-01" });
+  calendarDateSchema.optional().openapi({ param: { name, in: "query" }, description });
 
 const quantityBoundQuery = (name: string, description: string) =>
-  z.coerce.number().int().min(1).optional().openapi({ param: { name, in: "query" }, description });
-
-export const ORDER_SORT_KEYS = [
-  "order_number",
-  "number_type",
-  "country_code",
-  "quantity",
-  "status",
-  "requested_at",
-  "fulfilled_at",
-  "created_at",
-] as const;
-export type OrderSortKey = (typeof ORDER_SORT_KEYS)[number];
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .openapi({ param: { name, in: "query" }, description });
 
 /** Whether a pair of bounds is in order; a missing bound never conflicts. */
 function ordered(low: string | number | undefined, high: string | number | undefined): boolean {
@@ -142,16 +140,33 @@ export const listOrdersQuery = z
     when: whenFieldsValid("fulfilled_from", "fulfilled_to"),
   });
 
-export type ListOrdersQuery = z.infer<typeof listOrdersQuery>;
+/** The list query as the store takes it: days become their first and last millisecond. */
+export function toOrderListQuery(q: z.infer<typeof listOrdersQuery>): OrderListQuery {
+  const day = (date: string | undefined, edge: (date: string) => number) => (date === undefined ? undefined : edge(date));
+  return {
+    search: q.search,
+    numberTypes: q.number_type,
+    countryCodes: q.country_code,
+    statuses: q.status,
+    quantityMin: q.quantity_min,
+    quantityMax: q.quantity_max,
+    requestedFrom: day(q.requested_from, startOfDay),
+    requestedTo: day(q.requested_to, endOfDay),
+    fulfilledFrom: day(q.fulfilled_from, startOfDay),
+    fulfilledTo: day(q.fulfilled_to, endOfDay),
+    sortBy: q.sort_by,
+    sortOrder: q.sort_order,
+  };
+}
 
-export const orderStatusCountsSchema = z
-  .object(Object.fromEntries(ORDER_STATUSES.map((s) => [s, z.int()])) as Record<(typeof ORDER_STATUSES)[number], z.ZodInt>)
-  .openapi("OrderStatusCounts");
-
-export const orderPageSchema = pageSchema(orderSchema, "Order", orderStatusCountsSchema);
-
-export const customerSlugParam = z
-  .string()
-  .openapi({ param: { name: "customer_slug", in: "path" }, description: "Your account's slug.", example: "demo" });
+export const orderPageSchema = pageSchema(orderSchema, "Order", statusCountsSchema(ORDER_STATUSES, "OrderStatusCounts"));
 
 export const orderIdParam = uuidParam("order_id");
+
+export const orderStatusChangeBody = z
+  .strictObject({
+    status: orderStatusSchema.openapi({
+      description: "processing or cancelled.",
+    }),
+  })
+  .openapi("OrderStatusChange");

@@ -1,12 +1,20 @@
-// Queries for orders: find, create with the global sequence, guarded updates (the list is in list.ts).
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { insertIf } from "../db/conditional-insert.ts";
+// Queries for orders: find, create with the global sequence, guarded changes (the list is in list.ts).
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { catalog, orders, type OrderRow, type OrderStatus } from "../db/schema.ts";
-import type { CreateOrderInput, UpdateOrderInput } from "./schemas.ts";
+import { ok, type Outcome, refuse } from "../db/outcome.ts";
+import { insertSelection } from "../db/sql.ts";
+import { catalog, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
+
+export type NewOrder = Pick<typeof orders.$inferInsert, "numberType" | "countryCode" | "quantity" | "notes">;
+/** The fields a change names; `notes: null` clears the notes. */
+export type OrderChanges = Partial<NewOrder>;
 
 export async function findOrder(db: Database, customerId: string, orderId: string): Promise<OrderRow | undefined> {
-  return db.select().from(orders).where(and(eq(orders.id, orderId), eq(orders.customerId, customerId))).get();
+  return db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.id, orderId), eq(orders.customerId, customerId)))
+    .get();
 }
 
 /** Any account's order: for the operator's routes. */
@@ -19,67 +27,60 @@ function isOrderable(countryCode: SQL | string, numberType: SQL | string): SQL {
 }
 
 /**
- * One INSERT … SELECT: the row exists only if the pair is orderable, and its sequence number is the next one
- * of the global sequence, taken in the same statement so concurrent creates can neither collide nor leave gaps.
+ * One INSERT … SELECT from the catalog: the order exists only if its pair is orderable, and its sequence number is the
+ * next of the global sequence, taken in the same statement so concurrent creates can neither collide nor leave gaps.
  */
 export async function createOrder(
   db: Database,
   customerId: string,
-  input: CreateOrderInput,
+  order: NewOrder,
   now: number,
-): Promise<OrderRow | "not_orderable"> {
-  const row = await insertIf(
-    db,
-    orders,
-    {
-      id: sql`${crypto.randomUUID()}`,
-      customerId: sql`${customerId}`,
-      orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
-      numberType: sql`${input.number_type}`,
-      countryCode: sql`${input.country_code}`,
-      quantity: sql`${input.quantity}`,
-      status: sql`'pending'`,
-      fulfilledQuantity: sql`0`,
-      notes: sql`${input.notes ?? null}`,
-      requestedAt: sql`${now}`,
-      fulfilledAt: sql`NULL`,
-      createdAt: sql`${now}`,
-      updatedAt: sql`${now}`,
-    },
-    isOrderable(input.country_code, input.number_type),
-  );
-  return row ?? "not_orderable";
+): Promise<Outcome<OrderRow, "not_orderable">> {
+  const [row] = await db
+    .insert(orders)
+    .select(
+      db
+        .select(
+          insertSelection({
+            id: crypto.randomUUID(),
+            customerId,
+            orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
+            numberType: catalog.numberType,
+            countryCode: catalog.countryCode,
+            quantity: order.quantity,
+            status: "pending" satisfies OrderStatus,
+            fulfilledQuantity: 0,
+            notes: order.notes ?? null,
+            requestedAt: now,
+            fulfilledAt: null,
+            createdAt: now,
+            updatedAt: now,
+          }),
+        )
+        .from(catalog)
+        .where(and(eq(catalog.countryCode, order.countryCode), eq(catalog.numberType, order.numberType))),
+    )
+    .returning();
+  return row ? ok(row) : refuse("not_orderable", { countryCode: order.countryCode, numberType: order.numberType });
 }
 
-export type UpdateOutcome =
-  | OrderRow
-  | "not_found"
-  | "not_pending"
-  | { notOrderable: { countryCode: string; numberType: string } };
-
 /**
- * One conditional UPDATE: it applies only while the order is pending and, when the pair changes, orderable.
- * When it changes nothing, a read of the order says which condition failed; the order is never half-updated.
+ * One conditional UPDATE: it applies only while the order is pending and, when the pair changes, orderable. When it
+ * changes nothing, a read of the order says which condition failed; the order is never half-changed.
  */
 export async function updatePendingOrder(
   db: Database,
   customerId: string,
   orderId: string,
-  patch: UpdateOrderInput,
+  changes: OrderChanges,
   now: number,
-): Promise<UpdateOutcome> {
-  const nextCountry = patch.country_code === undefined ? sql`${orders.countryCode}` : sql`${patch.country_code}`;
-  const nextType = patch.number_type === undefined ? sql`${orders.numberType}` : sql`${patch.number_type}`;
-  const pairChecked = patch.country_code !== undefined || patch.number_type !== undefined;
+): Promise<Outcome<OrderRow, "not_found" | "wrong_state" | "not_orderable">> {
+  const nextCountry = changes.countryCode === undefined ? sql`${orders.countryCode}` : sql`${changes.countryCode}`;
+  const nextType = changes.numberType === undefined ? sql`${orders.numberType}` : sql`${changes.numberType}`;
+  const pairChecked = changes.countryCode !== undefined || changes.numberType !== undefined;
   const [row] = await db
     .update(orders)
-    .set({
-      numberType: patch.number_type,
-      countryCode: patch.country_code,
-      quantity: patch.quantity,
-      notes: patch.notes,
-      updatedAt: now,
-    })
+    .set({ ...changes, updatedAt: now })
     .where(
       and(
         eq(orders.id, orderId),
@@ -91,20 +92,18 @@ export async function updatePendingOrder(
       ),
     )
     .returning();
-  if (row) return row;
+  if (row) return ok(row);
   const current = await findOrder(db, customerId, orderId);
-  if (!current) return "not_found";
-  if (current.status !== "pending") return "not_pending";
-  return {
-    notOrderable: {
-      countryCode: patch.country_code ?? current.countryCode,
-      numberType: patch.number_type ?? current.numberType,
-    },
-  };
+  if (!current) return refuse("not_found");
+  if (current.status !== "pending") return refuse("wrong_state", { state: current.status });
+  return refuse("not_orderable", {
+    countryCode: changes.countryCode ?? current.countryCode,
+    numberType: changes.numberType ?? current.numberType,
+  });
 }
 
-/** The operator's moves; fulfilment happens through number allocation, not here. */
-const ALLOWED_FROM: Record<OrderStatus, OrderStatus[]> = {
+/** The operator's moves, by the status each may be reached from; fulfilment happens through number allocation. */
+const REACHABLE_FROM: Record<OrderStatus, OrderStatus[]> = {
   pending: [],
   processing: ["pending"],
   fulfilled: [],
@@ -116,8 +115,8 @@ export async function transitionOrderStatus(
   orderId: string,
   to: OrderStatus,
   now: number,
-): Promise<OrderRow | "not_found" | { illegalFrom: OrderStatus }> {
-  const from = ALLOWED_FROM[to];
+): Promise<Outcome<OrderRow, "not_found" | "wrong_state">> {
+  const from = REACHABLE_FROM[to];
   const [row] =
     from.length === 0
       ? []
@@ -126,7 +125,7 @@ export async function transitionOrderStatus(
           .set({ status: to, updatedAt: now })
           .where(and(eq(orders.id, orderId), inArray(orders.status, from)))
           .returning();
-  if (row) return row;
+  if (row) return ok(row);
   const current = await findOrderById(db, orderId);
-  return current ? { illegalFrom: current.status } : "not_found";
+  return current ? refuse("wrong_state", { state: current.status }) : refuse("not_found");
 }

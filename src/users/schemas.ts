@@ -1,9 +1,10 @@
 // Wire format of users: the list item and query, and the operator's create and update bodies.
 import { z } from "@hono/zod-openapi";
-import { timestampSchema } from "../http/openapi.ts";
 import { USER_ROLES, USER_STATUSES, type UserRow } from "../db/schema.ts";
-import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
+import { timestampSchema } from "../http/fields.ts";
+import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
+import { USER_SORT_KEYS, type UserListQuery } from "./store.ts";
 
 export const userSchema = z
   .object({
@@ -31,23 +32,27 @@ export function toUser(row: UserRow): z.infer<typeof userSchema> {
   };
 }
 
-export const USER_SORT_KEYS = ["name", "email", "role", "status", "created_at", "last_login_at"] as const;
-
 export const listUsersQuery = z.object({
   ...pageQuery,
-  search: searchQuery.openapi({ description: "Case-insensitive substring of the email or name." }),
+  search: searchQuery.openapi({
+    description: "Case-insensitive substring of the email or name.",
+  }),
   status: commaList(z.enum(USER_STATUSES), "status", "User statuses."),
   role: commaList(z.enum(USER_ROLES), "role", "User roles."),
   sort_by: sortByQuery(USER_SORT_KEYS, "created_at"),
 });
 
-export type ListUsersQuery = z.infer<typeof listUsersQuery>;
+export function toUserListQuery(q: z.infer<typeof listUsersQuery>): UserListQuery {
+  return {
+    search: q.search,
+    statuses: q.status,
+    roles: q.role,
+    sortBy: q.sort_by,
+    sortOrder: q.sort_order,
+  };
+}
 
-export const userStatusCountsSchema = z
-  .object({ active: z.int(), inactive: z.int(), locked: z.int() })
-  .openapi("UserStatusCounts");
-
-export const userPageSchema = pageSchema(userSchema, "User", userStatusCountsSchema);
+export const userPageSchema = pageSchema(userSchema, "User", statusCountsSchema(USER_STATUSES, "UserStatusCounts"));
 
 const userName = z.string().trim().min(1).max(200).openapi({ example: "Ada Lovelace" });
 
@@ -61,6 +66,12 @@ export const createUserBody = z
   .openapi("CreateUser");
 
 export const updateUserBody = z
-  .strictObject({ name: userName.optional(), role: z.enum(USER_ROLES).optional(), status: z.enum(USER_STATUSES).optional() })
-  .refine((body) => Object.keys(body).length > 0, { error: "must contain at least one field to change" })
+  .strictObject({
+    name: userName.optional(),
+    role: z.enum(USER_ROLES).optional(),
+    status: z.enum(USER_STATUSES).optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, {
+    error: "must contain at least one field to change",
+  })
   .openapi("UpdateUser");

@@ -1,26 +1,39 @@
 // Queries for the users of an account: the list with status counts, create, update.
 import { and, count, eq, inArray, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import { USER_STATUSES, userCounts, users, type UserRole, type UserRow, type UserStatus } from "../db/schema.ts";
-import { countByStatus, stableOrder, type PageWindow } from "../http/pagination.ts";
-import { containsText } from "../db/sql.ts";
-import type { ListUsersQuery } from "./schemas.ts";
+import { ok, type Outcome, refuse } from "../db/outcome.ts";
+import { countByStatus, type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
+import { customers, USER_STATUSES, type UserRole, type UserRow, type UserStatus, userCounts, users } from "../db/schema.ts";
+import { containsText, insertSelection } from "../db/sql.ts";
 
-const SORT_COLUMNS = {
+export const USER_SORT_KEYS = ["name", "email", "role", "status", "created_at", "last_login_at"] as const;
+type UserSortKey = (typeof USER_SORT_KEYS)[number];
+
+const SORT_COLUMNS: Record<UserSortKey, { key: SQLiteColumn; nullable: boolean }> = {
   name: { key: users.name, nullable: false },
   email: { key: users.email, nullable: false },
   role: { key: users.role, nullable: false },
   status: { key: users.status, nullable: false },
   created_at: { key: users.createdAt, nullable: false },
   last_login_at: { key: users.lastLoginAt, nullable: true },
-} as const;
+};
 
-export async function listUsers(db: Database, customerId: string, q: ListUsersQuery, window: PageWindow) {
+export interface UserListQuery {
+  /** A case-insensitive substring of the email or the name. */
+  search?: string | undefined;
+  statuses?: readonly UserStatus[] | undefined;
+  roles?: readonly UserRole[] | undefined;
+  sortBy: UserSortKey;
+  sortOrder: SortDirection;
+}
+
+export async function listUsers(db: Database, customerId: string, q: UserListQuery, window: PageWindow) {
   const common = and(
     eq(users.customerId, customerId),
     q.search === undefined ? undefined : sql`(${containsText(users.email, q.search)} OR ${containsText(users.name, q.search)})`,
-    q.role && inArray(users.role, q.role),
+    q.roles && inArray(users.role, q.roles),
   );
   // Without a search the counts come from user_counts; a search has to test the users themselves.
   const counts =
@@ -28,45 +41,57 @@ export async function listUsers(db: Database, customerId: string, q: ListUsersQu
       ? db
           .select({ status: userCounts.status, count: sql<number>`sum(${userCounts.count})`.mapWith(Number) })
           .from(userCounts)
-          .where(and(eq(userCounts.customerId, customerId), q.role && inArray(userCounts.role, q.role)))
+          .where(and(eq(userCounts.customerId, customerId), q.roles && inArray(userCounts.role, q.roles)))
           .groupBy(userCounts.status)
       : db.select({ status: users.status, count: count() }).from(users).where(common).groupBy(users.status);
   const [rows, countRows] = await db.batch([
     db
       .select()
       .from(users)
-      .where(and(common, q.status && inArray(users.status, q.status)))
-      .orderBy(...stableOrder(SORT_COLUMNS[q.sort_by], users.id, q.sort_order))
+      .where(and(common, q.statuses && inArray(users.status, q.statuses)))
+      .orderBy(...stableOrder(SORT_COLUMNS[q.sortBy], users.id, q.sortOrder))
       .limit(window.limit)
       .offset(window.offset),
     counts,
   ]);
-  return { rows, ...countByStatus(USER_STATUSES, countRows, q.status) };
+  return { rows, ...countByStatus(USER_STATUSES, countRows, q.statuses) };
 }
 
+export type NewUser = Pick<typeof users.$inferInsert, "email" | "name" | "role" | "status">;
+export type UserChanges = Partial<Pick<NewUser, "name" | "role" | "status">>;
+
+/** A user of the account with this slug, in one statement that finds the account; the email is stored lowercased. */
 export async function createUser(
   db: Database,
-  customerId: string,
-  input: { email: string; name: string; role: UserRole; status?: UserStatus | undefined },
+  customerSlug: string,
+  user: NewUser,
   now: number,
-): Promise<UserRow | "duplicate"> {
+): Promise<Outcome<UserRow, "not_found" | "duplicate">> {
   try {
     const [row] = await db
       .insert(users)
-      .values({
-        id: crypto.randomUUID(),
-        customerId,
-        email: input.email.toLowerCase(),
-        name: input.name,
-        role: input.role,
-        status: input.status ?? "active",
-        createdAt: now,
-        updatedAt: now,
-      })
+      .select(
+        db
+          .select(
+            insertSelection({
+              id: crypto.randomUUID(),
+              customerId: customers.id,
+              email: user.email.toLowerCase(),
+              name: user.name,
+              role: user.role,
+              status: user.status ?? ("active" satisfies UserStatus),
+              lastLoginAt: null,
+              createdAt: now,
+              updatedAt: now,
+            }),
+          )
+          .from(customers)
+          .where(eq(customers.slug, customerSlug)),
+      )
       .returning();
-    return row!;
+    return row ? ok(row) : refuse("not_found");
   } catch (error) {
-    if (isUniqueViolation(error)) return "duplicate";
+    if (isUniqueViolation(error)) return refuse("duplicate");
     throw error;
   }
 }
@@ -78,13 +103,13 @@ export async function findUser(db: Database, userId: string): Promise<UserRow | 
 export async function updateUser(
   db: Database,
   userId: string,
-  patch: { name?: string | undefined; role?: UserRole | undefined; status?: UserStatus | undefined },
+  changes: UserChanges,
   now: number,
-): Promise<UserRow | undefined> {
+): Promise<Outcome<UserRow, "not_found">> {
   const [row] = await db
     .update(users)
-    .set({ name: patch.name, role: patch.role, status: patch.status, updatedAt: now })
+    .set({ ...changes, updatedAt: now })
     .where(eq(users.id, userId))
     .returning();
-  return row;
+  return row ? ok(row) : refuse("not_found");
 }

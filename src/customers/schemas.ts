@@ -1,10 +1,9 @@
-// Wire format of the operator's admin API: customers, API keys, catalog pairs, order status moves.
+// Wire format of customer accounts and their API keys, and the account slug that customer routes name in their path.
 import { z } from "@hono/zod-openapi";
-import { timestampSchema } from "../http/openapi.ts";
-import type { ApiKeyRow, CatalogRow, CustomerRow } from "../db/schema.ts";
+import type { ApiKeyRow, CustomerRow } from "../db/schema.ts";
+import { timestampSchema } from "../http/fields.ts";
 import { pageSchema } from "../http/pagination.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
-import { countryCodeSchema, orderStatusSchema } from "../orders/schemas.ts";
 
 export const slugSchema = z
   .string()
@@ -12,6 +11,18 @@ export const slugSchema = z
     error: "must be 3-40 lowercase letters, digits or hyphens, starting and ending with a letter or digit",
   })
   .openapi({ example: "acme-telecom" });
+
+/** The `{customer_slug}` of every customer route: the key's own account (any other answers 404). */
+export const customerSlugParam = z.string().openapi({
+  param: { name: "customer_slug", in: "path" },
+  description: "Your account's slug.",
+  example: "demo",
+});
+
+/** The `{slug}` of the operator's routes, which may name any account. */
+export const slugParams = z.object({
+  slug: slugSchema.openapi({ param: { name: "slug", in: "path" } }),
+});
 
 const displayName = z.string().trim().min(1).max(200);
 
@@ -36,7 +47,10 @@ export function toCustomer(row: CustomerRow): z.infer<typeof customerSchema> {
 }
 
 export const createCustomerBody = z
-  .strictObject({ slug: slugSchema, name: displayName.openapi({ example: "Acme Telecom" }) })
+  .strictObject({
+    slug: slugSchema,
+    name: displayName.openapi({ example: "Acme Telecom" }),
+  })
   .openapi("CreateCustomer");
 
 export const apiKeySchema = z
@@ -67,38 +81,25 @@ export const createdApiKeySchema = z
   .object({
     id: z.uuid(),
     name: z.string(),
-    key: z.string().openapi({ description: "The key itself. Shown only in this response; store it now." }),
+    key: z.string().openapi({
+      description: "The key itself. Shown only in this response; store it now.",
+    }),
     prefix: z.string(),
     created_at: timestampSchema,
   })
   .openapi("CreatedApiKey");
 
-export const createApiKeyBody = z
-  .strictObject({ name: displayName.openapi({ example: "production" }) })
-  .openapi("CreateApiKey");
-
-export const numberTypeIdentifier = z
-  .string()
-  .regex(/^[a-z][a-z0-9_]{0,49}$/, { error: "must be a lowercase identifier of 1-50 characters, e.g. toll_free" })
-  .openapi({ example: "mobile" });
-
-export const catalogPairSchema = z
-  .object({ country_code: z.string(), number_type: z.string(), created_at: timestampSchema })
-  .openapi("CatalogPair");
-
-export function toCatalogPair(row: CatalogRow): z.infer<typeof catalogPairSchema> {
-  return { country_code: row.countryCode, number_type: row.numberType, created_at: toIso(row.createdAt) };
+export function toCreatedApiKey(row: ApiKeyRow, key: string): z.infer<typeof createdApiKeySchema> {
+  return {
+    id: row.id,
+    name: row.name,
+    key,
+    prefix: row.prefix,
+    created_at: toIso(row.createdAt),
+  };
 }
 
-export const catalogPairParams = z.object({
-  country_code: countryCodeSchema.openapi({ param: { name: "country_code", in: "path" } }),
-  number_type: numberTypeIdentifier.openapi({ param: { name: "number_type", in: "path" } }),
-});
-
-export const orderStatusBody = z
-  .strictObject({ status: orderStatusSchema.openapi({ description: "processing or cancelled." }) })
-  .openapi("OrderStatusChange");
+export const createApiKeyBody = z.strictObject({ name: displayName.openapi({ example: "production" }) }).openapi("CreateApiKey");
 
 export const customerPageSchema = pageSchema(customerSchema, "Customer");
 export const apiKeyPageSchema = pageSchema(apiKeySchema, "ApiKey");
-export const catalogPageSchema = pageSchema(catalogPairSchema, "CatalogPair");

@@ -1,27 +1,27 @@
-// Queries for customer accounts and their API keys.
+// Queries for customer accounts and their API keys, including what authenticating a key reads and writes.
 import { and, count, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { apiKeys, batchAssertions, customers, type ApiKeyRow, type CustomerRow } from "../db/schema.ts";
-import { displayParts, generateApiKey, sha256Hex } from "../lib/api-key.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import type { PageWindow } from "../http/pagination.ts";
+import { ok, type Outcome, refuse } from "../db/outcome.ts";
+import { insertSelection } from "../db/sql.ts";
+import type { PageWindow } from "../db/paging.ts";
+import { type ApiKeyRow, apiKeys, batchAssertions, type CustomerRow, customers } from "../db/schema.ts";
+import { displayParts, generateApiKey, sha256Hex } from "../lib/api-key.ts";
 
 /** last_used_at is written at most this often per key, so a busy key does not cost a write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export async function createCustomer(
-  db: Database,
-  input: { slug: string; name: string },
-  now: number,
-): Promise<CustomerRow | "duplicate"> {
+export type NewCustomer = Pick<typeof customers.$inferInsert, "slug" | "name">;
+
+export async function createCustomer(db: Database, input: NewCustomer, now: number): Promise<Outcome<CustomerRow, "duplicate">> {
   try {
     const [row] = await db
       .insert(customers)
-      .values({ id: crypto.randomUUID(), slug: input.slug, name: input.name, createdAt: now, updatedAt: now })
+      .values({ id: crypto.randomUUID(), ...input, createdAt: now, updatedAt: now })
       .returning();
-    return row!;
+    return ok(row!);
   } catch (error) {
-    if (isUniqueViolation(error)) return "duplicate";
+    if (isUniqueViolation(error)) return refuse("duplicate");
     throw error;
   }
 }
@@ -35,62 +35,87 @@ export async function listCustomers(db: Database, window: PageWindow): Promise<{
     db.select().from(customers).orderBy(desc(customers.createdAt), desc(customers.id)).limit(window.limit).offset(window.offset),
     db.select({ total: count() }).from(customers),
   ]);
-  return { rows, total: totals?.total ?? 0 };
+  return { rows, total: totals!.total };
 }
 
-/** Mints a key for the account; the plaintext exists only in the return value. */
+/**
+ * Mints a key for the account with this slug, in one statement that finds the account; the plaintext exists only in
+ * the return value.
+ */
 export async function createApiKey(
   db: Database,
-  customerId: string,
+  customerSlug: string,
   name: string,
   now: number,
-): Promise<{ row: ApiKeyRow; key: string }> {
+): Promise<Outcome<{ row: ApiKeyRow; key: string }, "not_found">> {
   const key = generateApiKey();
+  const { prefix, lastFour } = displayParts(key);
   const [row] = await db
     .insert(apiKeys)
-    .values({
-      id: crypto.randomUUID(),
-      customerId,
-      name,
-      ...displayParts(key),
-      keyHash: await sha256Hex(key),
-      createdAt: now,
-    })
+    .select(
+      db
+        .select(
+          insertSelection({
+            id: crypto.randomUUID(),
+            customerId: customers.id,
+            name,
+            prefix,
+            lastFour,
+            keyHash: await sha256Hex(key),
+            createdAt: now,
+            lastUsedAt: null,
+            revokedAt: null,
+          }),
+        )
+        .from(customers)
+        .where(eq(customers.slug, customerSlug)),
+    )
     .returning();
-  return { row: row!, key };
+  return row ? ok({ row, key }) : refuse("not_found");
 }
 
+/** A page of the keys of the account with this slug, newest first. */
 export async function listApiKeys(
   db: Database,
-  customerId: string,
+  customerSlug: string,
   window: PageWindow,
-): Promise<{ rows: ApiKeyRow[]; total: number }> {
-  const [rows, [totals]] = await db.batch([
+): Promise<Outcome<{ rows: ApiKeyRow[]; total: number }, "not_found">> {
+  const ofAccount = eq(
+    apiKeys.customerId,
+    sql`(SELECT ${customers.id} FROM ${customers} WHERE ${eq(customers.slug, customerSlug)})`,
+  );
+  const [[account], rows, [totals]] = await db.batch([
+    db.select({ id: customers.id }).from(customers).where(eq(customers.slug, customerSlug)),
     db
       .select()
       .from(apiKeys)
-      .where(eq(apiKeys.customerId, customerId))
+      .where(ofAccount)
       .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
       .limit(window.limit)
       .offset(window.offset),
-    db.select({ total: count() }).from(apiKeys).where(eq(apiKeys.customerId, customerId)),
+    db.select({ total: count() }).from(apiKeys).where(ofAccount),
   ]);
-  return { rows, total: totals?.total ?? 0 };
+  return account ? ok({ rows, total: totals!.total }) : refuse("not_found");
 }
 
 export async function findApiKey(db: Database, id: string): Promise<ApiKeyRow | undefined> {
   return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
 }
 
-/** Revokes a key once; revoking it again keeps the first revocation time. */
-export async function revokeApiKey(db: Database, id: string, now: number): Promise<ApiKeyRow | undefined> {
-  await db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
-  return findApiKey(db, id);
+/** Revokes a key once; revoking it again keeps the first revocation time. One batch: the write, then the key. */
+export async function revokeApiKey(db: Database, id: string, now: number): Promise<Outcome<ApiKeyRow, "not_found">> {
+  const [, [row]] = await db.batch([
+    db
+      .update(apiKeys)
+      .set({ revokedAt: now })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))),
+    db.select().from(apiKeys).where(eq(apiKeys.id, id)),
+  ]);
+  return row ? ok(row) : refuse("not_found");
 }
 
 export interface KeyOwner {
   keyId: string;
-  keyHash: string;
   revokedAt: number | null;
   lastUsedAt: number | null;
   customerId: string;
@@ -101,7 +126,6 @@ export async function findKeyOwnerByHash(db: Database, keyHash: string): Promise
   const [owner] = await db
     .select({
       keyId: apiKeys.id,
-      keyHash: apiKeys.keyHash,
       revokedAt: apiKeys.revokedAt,
       lastUsedAt: apiKeys.lastUsedAt,
       customerId: apiKeys.customerId,
@@ -144,9 +168,7 @@ export function lastUsedUpdate(db: Database, keyId: string, now: number) {
   return db
     .update(apiKeys)
     .set({ lastUsedAt: now })
-    .where(
-      and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, now - LAST_USED_RESOLUTION_MS))),
-    );
+    .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, now - LAST_USED_RESOLUTION_MS))));
 }
 
 export async function touchApiKey(db: Database, keyId: string, now: number): Promise<void> {

@@ -1,0 +1,82 @@
+// The operator's routes for the orderable catalog.
+import { createRoute } from "@hono/zod-openapi";
+import { pageWindow } from "../db/paging.ts";
+import type { OperatorEnv } from "../env.ts";
+import { errorResponses, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
+import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
+import { notFound } from "../http/problem.ts";
+import { createRouter } from "../http/router.ts";
+import { catalogPageSchema, catalogPairParams, catalogPairSchema, removedCatalogPairSchema, toCatalogPair } from "./schemas.ts";
+import { addCatalogPair, listCatalog, removeCatalogPair } from "./store.ts";
+
+export const catalogAdminRoutes = createRouter<OperatorEnv>()
+  .openapi(
+    createRoute({
+      ...OPERATOR_OPERATION,
+      operationId: "listCatalog",
+      method: "get",
+      path: "/catalog",
+      summary: "List the orderable catalog",
+      request: { query: pageOnlyQuery },
+      responses: {
+        200: jsonResponse(catalogPageSchema, "Orderable pairs by country_code, then number_type."),
+        ...errorResponses(400, 401),
+      },
+    }),
+    async (c) => {
+      const { page, limit } = c.req.valid("query");
+      const window = pageWindow(page, limit);
+      const { rows, total } = await listCatalog(c.var.db, window);
+      return c.json({ data: rows.map(toCatalogPair), meta: pageMeta(window, total) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...OPERATOR_OPERATION,
+      operationId: "addCatalogPair",
+      method: "put",
+      path: "/catalog/{country_code}/{number_type}",
+      summary: "Make a pair orderable",
+      description: "Idempotent: 201 when the pair is new, 200 when it was already orderable.",
+      request: { params: catalogPairParams },
+      responses: {
+        200: jsonResponse(catalogPairSchema, "The pair was already orderable."),
+        201: {
+          ...jsonResponse(catalogPairSchema, "The pair is now orderable."),
+          headers: locationHeader,
+        },
+        ...errorResponses(400, 401),
+      },
+    }),
+    async (c) => {
+      const { country_code, number_type } = c.req.valid("param");
+      const { row, created } = await addCatalogPair(c.var.db, { countryCode: country_code, numberType: number_type }, Date.now());
+      if (!created) return c.json(toCatalogPair(row), 200);
+      c.header("Location", `/admin/catalog/${country_code}/${number_type}`);
+      return c.json(toCatalogPair(row), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...OPERATOR_OPERATION,
+      operationId: "removeCatalogPair",
+      method: "delete",
+      path: "/catalog/{country_code}/{number_type}",
+      summary: "Make a pair not orderable",
+      description: "Existing orders keep their pair; new orders and changes to it answer 400 not_orderable.",
+      request: { params: catalogPairParams },
+      responses: {
+        200: jsonResponse(removedCatalogPairSchema, "Removed."),
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const { country_code, number_type } = c.req.valid("param");
+      const removed = await removeCatalogPair(c.var.db, {
+        countryCode: country_code,
+        numberType: number_type,
+      });
+      if (!removed.ok) throw notFound("Catalog pair");
+      return c.json({ country_code, number_type, orderable: false as const }, 200);
+    },
+  );

@@ -1,0 +1,41 @@
+// The one vocabulary in which a store answers a request it may refuse: the value, or a refusal whose reason comes from
+// a closed set and carries what explaining it needs. The store finds the reason; a route only maps it to a problem.
+
+/** Every reason a store may refuse, with what each carries. */
+interface Reasons {
+  /** The thing does not exist, or is another account's (which is the same to the caller). */
+  not_found: Record<never, never>;
+  /** A value that must be unique is taken: a slug, an email, a number's verification. */
+  duplicate: Record<never, never>;
+  /** The (country_code, number_type) pair is not in the orderable catalog. */
+  not_orderable: { countryCode: string; numberType: string };
+  /** The number has no verification yet. */
+  not_submitted: Record<never, never>;
+  /** The thing's current state does not allow the change. */
+  wrong_state: { state: string };
+  /** The thing already holds as many as it may. */
+  full: { limit: number };
+  /** More numbers than the order has left to allocate. */
+  over_quantity: { remaining: number };
+  /** Phone numbers that are allocated already, anywhere. */
+  numbers_taken: { phoneNumbers: string[] };
+}
+
+export type RefusalReason = keyof Reasons;
+
+export type Refusal<R extends RefusalReason = RefusalReason> = {
+  [K in R]: { ok: false; reason: K } & Reasons[K];
+}[R];
+
+export type Outcome<T, R extends RefusalReason> = { ok: true; value: T } | Refusal<R>;
+
+export function ok<T>(value: T): { ok: true; value: T } {
+  return { ok: true, value };
+}
+
+export function refuse<R extends RefusalReason>(
+  reason: R,
+  ...details: keyof Reasons[R] extends never ? [] : [Reasons[R]]
+): Refusal<R> {
+  return { ok: false, reason, ...details[0] } as Refusal<R>;
+}

@@ -1,0 +1,28 @@
+// The audiences: each a router with its own Env type and its guard applied once, where it is mounted. A route is
+// reachable only through the audience it is added to, so no route can be left without its guard.
+import type { AppEnv, CustomerEnv, OperatorEnv } from "../env.ts";
+import { rateLimitByKey, requireApiKey, requireOperator, requireOwnAccount } from "./auth.ts";
+import { createRouter } from "./router.ts";
+
+/** Anyone: health, the API description, its reference page, the problem types. */
+export function publicAudience() {
+  return createRouter<AppEnv>();
+}
+
+/**
+ * Customers, by API key: the key is checked and its request budget spent before any of the audience's routes runs,
+ * and a route under /customers/{customer_slug} answers only for the key's own account.
+ */
+export function customerAudience() {
+  const router = createRouter<CustomerEnv>();
+  router.use(requireApiKey, rateLimitByKey);
+  router.use("/customers/:customer_slug/*", requireOwnAccount);
+  return router;
+}
+
+/** The operator, by ADMIN_TOKEN. */
+export function operatorAudience() {
+  const router = createRouter<OperatorEnv>();
+  router.use(requireOperator);
+  return router;
+}

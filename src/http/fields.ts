@@ -1,0 +1,63 @@
+// Field schemas that several wire formats share: timestamps, dates, codes, phone numbers, ids in paths.
+import { z } from "@hono/zod-openapi";
+import type { IdPrefix } from "../lib/ids.ts";
+
+/** A timestamp on the wire: ISO 8601 UTC with milliseconds. */
+export const timestampSchema = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
+
+/** A real calendar date written YYYY-MM-DD (2026-02-30 is not one). */
+export const calendarDateSchema = z.iso.date({ error: "must be a calendar date YYYY-MM-DD" }).openapi({ example: "2026-11-01" });
+
+export const countryCodeSchema = z
+  .string()
+  .regex(/^[A-Z]{2}$/, {
+    error: "must be 2 uppercase letters (ISO 3166-1 alpha-2)",
+  })
+  .openapi({ description: "ISO 3166-1 alpha-2 country code.", example: "US" });
+
+export const numberTypeSchema = z.string().min(1).max(50).openapi({
+  description: "Kind of numbers, a lowercase identifier such as mobile, landline or toll_free.",
+  example: "mobile",
+});
+
+/** E.164: a plus sign and 7 to 15 digits, the first not zero. */
+export const e164Schema = z
+  .e164({ error: "must be an E.164 phone number such as +14155550123" })
+  .openapi({ example: "+14155550123" });
+
+/** A path parameter holding a bare uuid; ids are stored lowercase, so the value is lowercased. */
+export function uuidParam(name: string) {
+  return z
+    .uuid({ error: "must be a valid UUID" })
+    .transform((value) => value.toLowerCase())
+    .openapi({
+      param: { name, in: "path" },
+      type: "string",
+      format: "uuid",
+      example: "0b7e8f5e-4a8e-4b8c-9a51-3f1f7f9c2d11",
+    });
+}
+
+/** A path parameter taking `<prefix>_<uuid>` or the bare uuid; the handler receives the bare, lowercased uuid. */
+export function prefixedIdParam(prefix: IdPrefix, name: string) {
+  const bareUuid = z.uuid();
+  return z
+    .string()
+    .transform((value, ctx) => {
+      const bare = value.startsWith(`${prefix}_`) ? value.slice(prefix.length + 1) : value;
+      if (!bareUuid.safeParse(bare).success) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be a ${prefix}_<uuid> identifier or a UUID`,
+        });
+        return z.NEVER;
+      }
+      return bare.toLowerCase();
+    })
+    .openapi({
+      param: { name, in: "path" },
+      type: "string",
+      description: `${prefix}_<uuid>, or the bare uuid.`,
+      example: `${prefix}_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e`,
+    });
+}

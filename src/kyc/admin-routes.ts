@@ -1,0 +1,37 @@
+// The operator's routes for verifications: the review that moves a verification and its documents.
+import { createRoute, z } from "@hono/zod-openapi";
+import type { OperatorEnv } from "../env.ts";
+import { prefixedIdParam } from "../http/fields.ts";
+import { errorResponses, jsonBody, jsonResponse, OPERATOR_OPERATION } from "../http/openapi.ts";
+import { ApiError, notFound } from "../http/problem.ts";
+import { createRouter } from "../http/router.ts";
+import { reviewBody, toVerification, verificationSchema } from "./schemas.ts";
+import { reviewVerification } from "./store.ts";
+
+export const kycAdminRoutes = createRouter<OperatorEnv>().openapi(
+  createRoute({
+    ...OPERATOR_OPERATION,
+    operationId: "reviewKycVerification",
+    method: "post",
+    path: "/kyc/{kyc_id}/review",
+    summary: "Review a verification",
+    description:
+      "pending→under_review, under_review→approved or rejected (rejection_reason required); sets reviewed_at; " +
+      "approval sets expires_at one year ahead. Documents follow: pending_review, verified or rejected. Else 409.",
+    request: {
+      params: z.object({ kyc_id: prefixedIdParam("kyc", "kyc_id") }),
+      body: jsonBody(reviewBody),
+    },
+    responses: {
+      200: jsonResponse(verificationSchema, "The verification after the move."),
+      ...errorResponses(400, 401, 404, 409, 413, 415),
+    },
+  }),
+  async (c) => {
+    const { status, rejection_reason } = c.req.valid("json");
+    const reviewed = await reviewVerification(c.var.db, c.req.valid("param").kyc_id, status, rejection_reason, Date.now());
+    if (reviewed.ok) return c.json(toVerification(reviewed.value.verification, reviewed.value.documents), 200);
+    if (reviewed.reason === "not_found") throw notFound("Verification");
+    throw new ApiError("conflict", `A verification cannot move from ${reviewed.state} to ${status}`);
+  },
+);

@@ -1,0 +1,79 @@
+// The operator's management of an account's users.
+import { createRoute, z } from "@hono/zod-openapi";
+import { slugParams } from "../customers/schemas.ts";
+import type { OperatorEnv } from "../env.ts";
+import { uuidParam } from "../http/fields.ts";
+import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
+import { ApiError, notFound } from "../http/problem.ts";
+import { createRouter } from "../http/router.ts";
+import { createUserBody, toUser, updateUserBody, userSchema } from "./schemas.ts";
+import { createUser, findUser, updateUser } from "./store.ts";
+
+const userIdParams = z.object({ user_id: uuidParam("user_id") });
+
+export const userAdminRoutes = createRouter<OperatorEnv>()
+  .openapi(
+    createRoute({
+      ...OPERATOR_OPERATION,
+      operationId: "createUser",
+      method: "post",
+      path: "/customers/{slug}/users",
+      summary: "Create a user of an account",
+      description: "The email is unique within the account, whatever its case (409 otherwise).",
+      request: { params: slugParams, body: jsonBody(createUserBody) },
+      responses: {
+        201: {
+          ...jsonResponse(userSchema, "The new user."),
+          headers: locationHeader,
+        },
+        ...errorResponses(400, 401, 404, 409, 413, 415),
+      },
+    }),
+    async (c) => {
+      const created = await createUser(c.var.db, c.req.valid("param").slug, c.req.valid("json"), Date.now());
+      if (!created.ok) {
+        if (created.reason === "not_found") throw notFound("Customer");
+        throw new ApiError("conflict", "This account already has a user with this email");
+      }
+      c.header("Location", `/admin/users/${created.value.id}`);
+      return c.json(toUser(created.value), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...OPERATOR_OPERATION,
+      operationId: "getUser",
+      method: "get",
+      path: "/users/{user_id}",
+      summary: "Retrieve a user",
+      request: { params: userIdParams },
+      responses: {
+        200: jsonResponse(userSchema, "The user."),
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const row = await findUser(c.var.db, c.req.valid("param").user_id);
+      if (!row) throw notFound("User");
+      return c.json(toUser(row), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...OPERATOR_OPERATION,
+      operationId: "updateUser",
+      method: "patch",
+      path: "/users/{user_id}",
+      summary: "Update a user",
+      request: { params: userIdParams, body: jsonBody(updateUserBody) },
+      responses: {
+        200: jsonResponse(userSchema, "The updated user."),
+        ...errorResponses(400, 401, 404, 413, 415),
+      },
+    }),
+    async (c) => {
+      const updated = await updateUser(c.var.db, c.req.valid("param").user_id, c.req.valid("json"), Date.now());
+      if (!updated.ok) throw notFound("User");
+      return c.json(toUser(updated.value), 200);
+    },
+  );
