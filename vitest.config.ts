@@ -4,6 +4,10 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./test/constants.ts";
 
+// wrangler.toml declares ADMIN_TOKEN a required secret; wrangler reads secrets from the environment when there is no
+// .dev.vars, and the binding below sets the same value whatever a .dev.vars says.
+process.env.ADMIN_TOKEN = TEST_ADMIN_TOKEN;
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {

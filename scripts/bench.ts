@@ -5,18 +5,19 @@
 // which carry D1's result meta), and for order lists the same SQL timed on the SQLite file (the storage floor).
 // Usage: npm run bench -- [--duration 6] [--connections 10] [--only <text>] [--json bench-results.json] [--keep]
 //   [--state-in <folder>]  (default /dev/shm when writable, else the system's temporary folder)
-import autocannon from "autocannon";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
+import autocannon from "autocannon";
 import { getPlatformProxy } from "wrangler";
 import { createDatabase } from "../src/db/client.ts";
-import { seedDataset, type Fixtures } from "./bench/dataset.ts";
-import { oneUpload, scenarios, type Goal, type Scenario } from "./bench/scenarios.ts";
+import { type Fixtures, seedDataset } from "./bench/dataset.ts";
+import { type Goal, oneUpload, type Scenario, scenarios } from "./bench/scenarios.ts";
 import { d1File, readSegments, timeStatements } from "./bench/storage-floor.ts";
 
 const { values: args } = parseArgs({

@@ -1,13 +1,16 @@
 // Copies Scalar's standalone bundle into the Worker's static assets at the version-pinned path /docs serves it from.
 // Run by npm install (postinstall), so `npm start`, `npm run build` and the tests find it.
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const root = path.join(import.meta.dirname, "..");
 const scalar = path.join(root, "node_modules/@scalar/api-reference");
 const { version } = JSON.parse(readFileSync(path.join(scalar, "package.json"), "utf8")) as { version: string };
-const target = path.join(root, "public/docs/assets");
+const assets = path.join(root, "public");
+const target = path.join(assets, "docs/assets");
 
 rmSync(target, { recursive: true, force: true });
 mkdirSync(target, { recursive: true });
 copyFileSync(path.join(scalar, "dist/browser/standalone.js"), path.join(target, `scalar-api-reference-${version}.js`));
+// The version is in the file's name, so browsers may keep it for good.
+writeFileSync(path.join(assets, "_headers"), "/docs/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n");

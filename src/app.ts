@@ -42,12 +42,24 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
 /** The app's type, with every route's input and output: what `hc<AppType>` builds a typed client from. */
 export type AppType = ReturnType<typeof mountAudiences>;
 
-export function createApp(): AppType {
+function build() {
   const app = createRouter<AppEnv>();
   const routes = mountAudiences(app);
   // Served from the same app it describes, so the document always lists every route the app has.
-  app.route("/", publicAudience().get("/openapi.json", (c) => c.json(apiDocument(app, new URL(c.req.url).origin))));
+  app.route(
+    "/",
+    publicAudience().get("/openapi.json", (c) => c.json(apiDocument(app, new URL(c.req.url).origin))),
+  );
   app.notFound(unmatchedRequest(app));
   app.onError(handleError);
-  return routes;
+  return { app, routes };
+}
+
+export function createApp(): AppType {
+  return build().routes;
+}
+
+/** The API description, for a server at `origin` (relative to wherever it is served when absent). */
+export function describeApi(origin?: string) {
+  return apiDocument(build().app, origin);
 }

@@ -3,10 +3,10 @@ import type { Database } from "./db/client.ts";
 import type { RequestSession } from "./db/session.ts";
 
 /** The bindings, as `wrangler types` generates them from wrangler.toml (ADMIN_TOKEN is a required secret there). */
-export type Bindings = Env;
+type Bindings = Env;
 
 /** What the request's one log line says about who made it, filled in by the guard that finds out. */
-export interface RequestLog {
+interface RequestLog {
   customerId: string | null;
 }
 

@@ -3,15 +3,43 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, sha256Hex } from "../src/lib/api-key.ts";
 import { TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./constants.ts";
-import { adminCall, allocateNumbers, call, createCustomer, INDIVIDUAL_ADDRESS, json, makeOrderable, problem, withLogs } from "./helpers.ts";
+import {
+  allocateNumbers,
+  anonymous,
+  type Client,
+  client,
+  createCustomer,
+  INDIVIDUAL_ADDRESS,
+  json,
+  makeOrderable,
+  operator,
+  problem,
+  type TestCustomer,
+  withLogs,
+} from "./helpers.ts";
 
-const ordersPath = (slug: string) => `/api/customers/${slug}/orders`;
+type Answer = { status: number; headers: Headers; text(): Promise<string> };
 
-async function expectUnauthorized(response: Response) {
+async function expectUnauthorized(response: Answer) {
   expect(response.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
   const body = await problem(response, 401, "unauthorized");
   expect(body.detail).toBe("A valid credential is required");
 }
+
+/** The account's orders, as `api` (a client with some credential, or none) asks for them. */
+const listOrders = (api: Client, slug: string) =>
+  api.api.customers[":customer_slug"].orders.$get({ param: { customer_slug: slug }, query: {} });
+
+/** A new key for the customer's account, made by the operator. */
+async function secondKey(customer: TestCustomer) {
+  return json(
+    await operator.admin.customers[":slug"]["api-keys"].$post({ param: { slug: customer.slug }, json: { name: "second" } }),
+    201,
+  );
+}
+
+const getKey = (id: string) => operator.admin["api-keys"][":id"].$get({ param: { id } });
+const revokeKey = (id: string) => operator.admin["api-keys"][":id"].$delete({ param: { id } });
 
 describe("API key format", () => {
   it("has the vnk_ prefix, at least 128 random bits and a checksum that catches a typo", () => {
@@ -22,7 +50,8 @@ describe("API key format", () => {
       expect(key).toMatch(/^vnk_[0-9A-Za-z]{38}$/);
       expect(isWellFormedApiKey(key)).toBe(true);
     }
-    const key = [...keys][0]!;
+    const [key = ""] = keys;
+    expect(key).not.toBe("");
     const position = 10;
     const typo = key.slice(0, position) + (key[position] === "a" ? "b" : "a") + key.slice(position + 1);
     expect(isWellFormedApiKey(typo)).toBe(false);
@@ -42,7 +71,7 @@ describe("API key format", () => {
 describe("customer credentials", () => {
   it("rejects a missing credential", async () => {
     const customer = await createCustomer();
-    await expectUnauthorized(await call(ordersPath(customer.slug)));
+    await expectUnauthorized(await listOrders(anonymous, customer.slug));
   });
 
   it("rejects a malformed, mistyped, unknown or non-Bearer credential with the same body", async () => {
@@ -56,63 +85,66 @@ describe("customer credentials", () => {
       `Token ${customer.key}`,
       "Bearer",
     ]) {
-      await expectUnauthorized(await call(ordersPath(customer.slug), { headers: { Authorization: authorization } }));
+      await expectUnauthorized(await listOrders(client({ Authorization: authorization }), customer.slug));
     }
-    await expectUnauthorized(await call(ordersPath(customer.slug), { headers: { "X-API-Key": unknownButValid } }));
+    await expectUnauthorized(await listOrders(client({ "X-API-Key": unknownButValid }), customer.slug));
   });
 
   it("accepts the key as Bearer or as X-API-Key, and both headers when they agree", async () => {
     const customer = await createCustomer();
-    await json(await call(ordersPath(customer.slug), { headers: { Authorization: `Bearer ${customer.key}` } }), 200);
-    await json(await call(ordersPath(customer.slug), { headers: { Authorization: `bearer ${customer.key}` } }), 200);
-    await json(await call(ordersPath(customer.slug), { headers: { "X-API-Key": customer.key } }), 200);
+    await json(await listOrders(client({ Authorization: `Bearer ${customer.key}` }), customer.slug), 200);
+    await json(await listOrders(client({ Authorization: `bearer ${customer.key}` }), customer.slug), 200);
+    await json(await listOrders(client({ "X-API-Key": customer.key }), customer.slug), 200);
     await json(
-      await call(ordersPath(customer.slug), { headers: { Authorization: `Bearer ${customer.key}`, "X-API-Key": customer.key } }),
+      await listOrders(client({ Authorization: `Bearer ${customer.key}`, "X-API-Key": customer.key }), customer.slug),
       200,
     );
   });
 
   it("rejects Authorization and X-API-Key with different values, even when both are valid keys", async () => {
     const customer = await createCustomer();
-    const second = await json(await adminCall("POST", `/admin/customers/${customer.slug}/api-keys`, { name: "second" }), 201);
+    const second = await secondKey(customer);
     await expectUnauthorized(
-      await call(ordersPath(customer.slug), { headers: { Authorization: `Bearer ${customer.key}`, "X-API-Key": second.key } }),
+      await listOrders(client({ Authorization: `Bearer ${customer.key}`, "X-API-Key": second.key }), customer.slug),
     );
   });
 
   it("rejects a revoked key from the moment it is revoked", async () => {
     const customer = await createCustomer();
-    await json(await customer.call("GET", ordersPath(customer.slug)), 200);
-    const revoked = await json(await adminCall("DELETE", `/admin/api-keys/${customer.keyId}`), 200);
+    await json(await listOrders(customer.api, customer.slug), 200);
+    const revoked = await json(await revokeKey(customer.keyId), 200);
     expect(revoked.revoked_at).toMatch(/Z$/);
-    await expectUnauthorized(await customer.call("GET", ordersPath(customer.slug)));
+    await expectUnauthorized(await listOrders(customer.api, customer.slug));
   });
 
   it("records last_used_at, at most once a minute", async () => {
     const customer = await createCustomer();
-    const before = await json(await adminCall("GET", `/admin/api-keys/${customer.keyId}`), 200);
+    const before = await json(await getKey(customer.keyId), 200);
     expect(before.last_used_at).toBeNull();
-    await json(await customer.call("GET", ordersPath(customer.slug)), 200);
+    await json(await listOrders(customer.api, customer.slug), 200);
     let after = before;
     for (let i = 0; i < 50 && after.last_used_at === null; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
-      after = await json(await adminCall("GET", `/admin/api-keys/${customer.keyId}`), 200);
+      after = await json(await getKey(customer.keyId), 200);
     }
     expect(after.last_used_at).not.toBeNull();
-    await json(await customer.call("GET", ordersPath(customer.slug)), 200);
+    await json(await listOrders(customer.api, customer.slug), 200);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const again = await json(await adminCall("GET", `/admin/api-keys/${customer.keyId}`), 200);
+    const again = await json(await getKey(customer.keyId), 200);
     expect(again.last_used_at).toBe(after.last_used_at);
   });
 
   it("answers another account's slug with 404, and an unknown slug the same way", async () => {
     const alice = await createCustomer("alice");
     const bob = await createCustomer("bob");
-    const other = await problem(await alice.call("GET", ordersPath(bob.slug)), 404, "not_found");
-    const unknown = await problem(await alice.call("GET", ordersPath("no-such-account")), 404, "not_found");
+    const other = await problem(await listOrders(alice.api, bob.slug), 404, "not_found");
+    const unknown = await problem(await listOrders(alice.api, "no-such-account"), 404, "not_found");
     expect(other.detail).toBe(unknown.detail);
     await problem(
-      await alice.call("POST", ordersPath(bob.slug), { number_type: "mobile", country_code: "US", quantity: 1 }),
+      await alice.account.orders.$post({
+        param: { customer_slug: bob.slug },
+        json: { number_type: "mobile", country_code: "US", quantity: 1 },
+      }),
       404,
       "not_found",
     );
@@ -121,16 +153,19 @@ describe("customer credentials", () => {
 
 describe("a key the isolate knows: its check rides on the request's own D1 call", () => {
   const order = { number_type: "mobile", country_code: "US", quantity: 3 };
+  const placeOrder = (customer: TestCustomer) =>
+    customer.account.orders.$post({ param: { customer_slug: customer.slug }, json: order });
 
   it("looks a new key up first (two round trips), then needs one round trip per read and per write", async () => {
     await makeOrderable("US", "mobile");
     const customer = await createCustomer();
     const { lines } = await withLogs(async () => {
-      await (await customer.call("GET", ordersPath(customer.slug))).text();
-      await (await customer.call("GET", ordersPath(customer.slug))).text();
-      const placed = await json(await customer.call("POST", ordersPath(customer.slug), order), 201);
-      await json(await customer.call("PUT", `${ordersPath(customer.slug)}/${placed.order_id}`, { quantity: 4 }), 200);
-      await json(await customer.call("GET", `${ordersPath(customer.slug)}/${placed.order_id}`), 200);
+      await (await listOrders(customer.api, customer.slug)).text();
+      await (await listOrders(customer.api, customer.slug)).text();
+      const placed = await json(await placeOrder(customer), 201);
+      const param = { customer_slug: customer.slug, order_id: placed.order_id };
+      await json(await customer.account.orders[":order_id"].$put({ param, json: { quantity: 4 } }), 200);
+      await json(await customer.account.orders[":order_id"].$get({ param }), 200);
     });
     expect(lines.map((line) => line.d1_calls)).toEqual([2, 1, 1, 1, 1]);
     for (const line of lines) {
@@ -143,14 +178,14 @@ describe("a key the isolate knows: its check rides on the request's own D1 call"
   it("refuses a revoked key's write and rolls it back whole, even after the key was known", async () => {
     await makeOrderable("US", "mobile");
     const customer = await createCustomer();
-    await json(await customer.call("POST", ordersPath(customer.slug), order), 201);
-    await json(await adminCall("DELETE", `/admin/api-keys/${customer.keyId}`), 200);
-    const { lines } = await withLogs(async () => expectUnauthorized(await customer.call("POST", ordersPath(customer.slug), order)));
+    await json(await placeOrder(customer), 201);
+    await json(await revokeKey(customer.keyId), 200);
+    const { lines } = await withLogs(async () => expectUnauthorized(await placeOrder(customer)));
     // Refused, not failed: the rolled-back batch is no error of the service's.
     expect(lines).toEqual([expect.objectContaining({ level: "info", status: 401 })]);
     expect(lines[0]).not.toHaveProperty("error");
-    const placed = await json(await adminCall("POST", `/admin/customers/${customer.slug}/api-keys`, { name: "second" }), 201);
-    const list = await json(await call(ordersPath(customer.slug), { headers: { Authorization: `Bearer ${placed.key}` } }), 200);
+    const placed = await secondKey(customer);
+    const list = await json(await listOrders(client({ Authorization: `Bearer ${placed.key}` }), customer.slug), 200);
     expect(list.meta.total).toBe(1);
   });
 
@@ -158,48 +193,58 @@ describe("a key the isolate knows: its check rides on the request's own D1 call"
     await makeOrderable("US", "mobile");
     const customer = await createCustomer();
     const [number] = await allocateNumbers(customer);
-    const kyc = `/v1/numbers/num_${number!.number_id}/KYC/address`;
-    await json(await customer.call("POST", kyc, INDIVIDUAL_ADDRESS), 201);
+    expect(number).toBeDefined();
+    const param = { number_id: `num_${number?.number_id}` };
+    const kyc = customer.api.v1.numbers[":number_id"].KYC;
+    const submit = () => kyc.address.$post({ param, json: INDIVIDUAL_ADDRESS });
+    const badList = () => customer.account.orders.$get({ param: { customer_slug: customer.slug }, query: { limit: "0" } });
+    await json(await submit(), 201);
     // Known and active: the handler's own failure is the answer (its batch failed after the key's check passed).
-    await problem(await customer.call("POST", kyc, INDIVIDUAL_ADDRESS), 409, "kyc_exists");
-    await problem(await customer.call("GET", `${ordersPath(customer.slug)}?limit=0`), 400, "validation_error");
-    await json(await adminCall("DELETE", `/admin/api-keys/${customer.keyId}`), 200);
-    await expectUnauthorized(await customer.call("POST", kyc, INDIVIDUAL_ADDRESS));
-    await expectUnauthorized(await customer.call("GET", `${ordersPath(customer.slug)}?limit=0`));
-    await expectUnauthorized(await customer.call("GET", `/v1/numbers/num_${number!.number_id}/KYC`));
+    await problem(await submit(), 409, "kyc_exists");
+    await problem(await badList(), 400, "validation_error");
+    await json(await revokeKey(customer.keyId), 200);
+    await expectUnauthorized(await submit());
+    await expectUnauthorized(await badList());
+    await expectUnauthorized(await kyc.$get({ param }));
   });
 });
 
 describe("admin and customer credentials are separate", () => {
   it("answers the admin token on customer routes with 401", async () => {
     const customer = await createCustomer();
-    await expectUnauthorized(await call(ordersPath(customer.slug), { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } }));
+    await expectUnauthorized(await listOrders(client({ Authorization: `Bearer ${TEST_ADMIN_TOKEN}` }), customer.slug));
   });
 
   it("answers an API key, a wrong token or no token on admin routes with 401", async () => {
     const customer = await createCustomer();
-    await expectUnauthorized(await call("/admin/customers", { headers: { Authorization: `Bearer ${customer.key}` } }));
-    await expectUnauthorized(await call("/admin/customers", { headers: { "X-API-Key": customer.key } }));
-    await expectUnauthorized(await call("/admin/customers", { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}x` } }));
-    await expectUnauthorized(await call("/admin/customers"));
+    const listCustomers = (api: Client) => api.admin.customers.$get({ query: {} });
+    await expectUnauthorized(await listCustomers(client({ Authorization: `Bearer ${customer.key}` })));
+    await expectUnauthorized(await listCustomers(client({ "X-API-Key": customer.key })));
+    await expectUnauthorized(await listCustomers(client({ Authorization: `Bearer ${TEST_ADMIN_TOKEN}x` })));
+    await expectUnauthorized(await listCustomers(anonymous));
   });
 });
 
 describe("rate limiting", () => {
-  it("answers 429 rate_limited with Retry-After once a key spends its budget, and other keys are unaffected", async () => {
+  it("answers 429 rate_limited with Retry-After once a key spends its budget; the account's other keys and other accounts are unaffected", async () => {
     const busy = await createCustomer();
     const calm = await createCustomer();
-    const path = `${ordersPath(busy.slug)}/${crypto.randomUUID()}`;
-    let limited: Response | undefined;
+    const sibling = client({ Authorization: `Bearer ${(await secondKey(busy)).key}` });
+    const param = { customer_slug: busy.slug, order_id: crypto.randomUUID() };
+    let limited: Answer | undefined;
     // Three budgets' worth: the limiter's window may turn over once while the loop runs.
     for (let i = 0; i < 3 * TEST_RATE_LIMIT && !limited; i++) {
-      const response = await busy.call("GET", path);
+      // Typed by the statuses the handler answers itself; the guard's 429 is not one of them.
+      const response: Answer & { body: ReadableStream | null } = await busy.account.orders[":order_id"].$get({ param });
       if (response.status === 429) limited = response;
       else await response.body?.cancel();
     }
-    expect(limited).toBeDefined();
-    expect(Number(limited!.headers.get("Retry-After"))).toBeGreaterThan(0);
-    await problem(limited!, 429, "rate_limited");
-    await json(await calm.call("GET", ordersPath(calm.slug)), 200);
+    if (!limited) expect.fail(`no 429 after ${3 * TEST_RATE_LIMIT} requests`);
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
+    await problem(limited, 429, "rate_limited");
+    // The budget is the key's, not the account's: another key of the same account still answers.
+    await json(await listOrders(sibling, busy.slug), 200);
+    await problem(await listOrders(busy.api, busy.slug), 429, "rate_limited");
+    await json(await listOrders(calm.api, calm.slug), 200);
   });
 });

@@ -1,8 +1,12 @@
-// Real files built byte by byte for the upload tests: PNG (with or without pHYs), JPEG (JFIF, EXIF), PDF.
+// Real files built byte by byte for the upload tests: PNG (with or without pHYs), JPEG (JFIF, EXIF), PDF; and the one
+// multipart upload the KYC tests send.
+import type { z } from "@hono/zod-openapi";
+import { expect } from "vitest";
+import { documentSchema } from "../src/kyc/schemas.ts";
 import { crc32 } from "../src/lib/crc32.ts";
+import type { TestCustomer } from "./helpers.ts";
 
-
-function concat(...parts: Uint8Array[]): Uint8Array {
+export function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
   for (const part of parts) {
@@ -18,24 +22,40 @@ function u32be(value: number): Uint8Array {
   return out;
 }
 
-function ascii(text: string): Uint8Array {
+export function ascii(text: string): Uint8Array {
   return new TextEncoder().encode(text);
 }
 
-function pngChunk(type: string, data: Uint8Array): Uint8Array {
+/** The eight bytes every PNG starts with. */
+export const PNG_SIGNATURE: readonly number[] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** One PNG chunk: length, type, data, CRC over type and data. */
+export function pngChunk(type: string, data: Uint8Array): Uint8Array {
   const typed = concat(ascii(type), data);
   return concat(u32be(data.length), typed, u32be(crc32(typed)));
 }
 
+/** The data of a pHYs chunk: pixels per unit on x and y, then the unit (1 the metre, 0 an aspect ratio only). */
+export function physData(phys: { x: number; y: number; unit: number }): Uint8Array {
+  return concat(u32be(phys.x), u32be(phys.y), new Uint8Array([phys.unit]));
+}
+
+/** The chunks of a 1x1 grey image: IHDR, IDAT, IEND (put more between them with `pngOf`). */
+export const PNG_IHDR = pngChunk("IHDR", concat(u32be(1), u32be(1), new Uint8Array([8, 0, 0, 0, 0])));
+// zlib stream of one filtered scanline: filter 0, one grey byte.
+export const PNG_IDAT = pngChunk("IDAT", new Uint8Array([0x78, 0x9c, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01]));
+export const PNG_IEND = pngChunk("IEND", new Uint8Array());
+
+/** A PNG of these chunks, in this order, after the signature. */
+export function pngOf(...chunks: Uint8Array[]): Uint8Array {
+  return concat(new Uint8Array(PNG_SIGNATURE), ...chunks);
+}
+
 /** A 1x1 grey PNG; `phys` adds a pHYs chunk (pixels per unit; unit 1 is the metre, 0 an aspect ratio only). */
 export function png(phys?: { x: number; y: number; unit: 0 | 1 }): Uint8Array {
-  const ihdr = concat(u32be(1), u32be(1), new Uint8Array([8, 0, 0, 0, 0]));
-  // zlib stream of one filtered scanline: filter 0, one grey byte.
-  const idat = new Uint8Array([0x78, 0x9c, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01]);
-  const chunks: Uint8Array[] = [pngChunk("IHDR", ihdr)];
-  if (phys) chunks.push(pngChunk("pHYs", concat(u32be(phys.x), u32be(phys.y), new Uint8Array([phys.unit]))));
-  chunks.push(pngChunk("IDAT", idat), pngChunk("IEND", new Uint8Array()));
-  return concat(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ...chunks);
+  const chunks: Uint8Array[] = [PNG_IHDR];
+  if (phys) chunks.push(pngChunk("pHYs", physData(phys)));
+  return pngOf(...chunks, PNG_IDAT, PNG_IEND);
 }
 
 /** Pixels per metre for a DPI, as encoders write it (300 DPI is 11,811). */
@@ -48,8 +68,20 @@ function segment(marker: number, body: Uint8Array): Uint8Array {
   return concat(new Uint8Array([0xff, marker, length >> 8, length & 0xff]), body);
 }
 
+/**
+ * EXIF resolution: XResolution x/denominator, YResolution y/denominator, ResolutionUnit when given (1 none, 2 inch,
+ * 3 cm), in the byte order given (big-endian "MM" unless told).
+ */
+interface ExifResolution {
+  x: number;
+  y: number;
+  unit?: 1 | 2 | 3;
+  order?: "II" | "MM";
+  denominator?: number;
+}
+
 /** A tiny JPEG stream: SOI, optional JFIF APP0 and EXIF APP1, a scan, EOI. Units: 0 none, 1 DPI, 2 dots per cm. */
-export function jpeg(options: { jfif?: { units: 0 | 1 | 2; x: number; y: number }; exif?: { x: number; y: number; unit?: 1 | 2 | 3 } }): Uint8Array {
+export function jpeg(options: { jfif?: { units: 0 | 1 | 2; x: number; y: number }; exif?: ExifResolution }): Uint8Array {
   const parts: Uint8Array[] = [new Uint8Array([0xff, 0xd8])];
   if (options.jfif) {
     const { units, x, y } = options.jfif;
@@ -60,8 +92,10 @@ export function jpeg(options: { jfif?: { units: 0 | 1 | 2; x: number; y: number 
   return concat(...parts);
 }
 
-/** "Exif\0\0" + a big-endian TIFF with IFD0 holding XResolution, YResolution and (optionally) ResolutionUnit. */
-function exifBody(exif: { x: number; y: number; unit?: 1 | 2 | 3 }): Uint8Array {
+/** "Exif\0\0" + a TIFF with IFD0 holding XResolution, YResolution and (optionally) ResolutionUnit. */
+function exifBody(exif: ExifResolution): Uint8Array {
+  const little = exif.order === "II";
+  const denominator = exif.denominator ?? 1;
   const entries: [number, number, number, number][] = []; // tag, type, count, value-or-offset
   const count = exif.unit === undefined ? 2 : 3;
   const ifdSize = 2 + count * 12 + 4;
@@ -69,28 +103,28 @@ function exifBody(exif: { x: number; y: number; unit?: 1 | 2 | 3 }): Uint8Array 
   entries.push([0x011a, 5, 1, dataOffset], [0x011b, 5, 1, dataOffset + 8]);
   const tiff = new Uint8Array(dataOffset + 16);
   const view = new DataView(tiff.buffer);
-  tiff.set(ascii("MM"), 0);
-  view.setUint16(2, 42);
-  view.setUint32(4, 8);
-  view.setUint16(8, count);
+  tiff.set(ascii(little ? "II" : "MM"), 0);
+  view.setUint16(2, 42, little);
+  view.setUint32(4, 8, little);
+  view.setUint16(8, count, little);
   entries.forEach(([tag, type, n, value], i) => {
     const at = 10 + i * 12;
-    view.setUint16(at, tag);
-    view.setUint16(at + 2, type);
-    view.setUint32(at + 4, n);
-    view.setUint32(at + 8, value);
+    view.setUint16(at, tag, little);
+    view.setUint16(at + 2, type, little);
+    view.setUint32(at + 4, n, little);
+    view.setUint32(at + 8, value, little);
   });
   if (exif.unit !== undefined) {
     const at = 10 + 2 * 12;
-    view.setUint16(at, 0x0128);
-    view.setUint16(at + 2, 3);
-    view.setUint32(at + 4, 1);
-    view.setUint16(at + 8, exif.unit);
+    view.setUint16(at, 0x0128, little);
+    view.setUint16(at + 2, 3, little);
+    view.setUint32(at + 4, 1, little);
+    view.setUint16(at + 8, exif.unit, little);
   }
-  view.setUint32(dataOffset, exif.x);
-  view.setUint32(dataOffset + 4, 1);
-  view.setUint32(dataOffset + 8, exif.y);
-  view.setUint32(dataOffset + 12, 1);
+  view.setUint32(dataOffset, exif.x, little);
+  view.setUint32(dataOffset + 4, denominator, little);
+  view.setUint32(dataOffset + 8, exif.y, little);
+  view.setUint32(dataOffset + 12, denominator, little);
   return concat(ascii("Exif\0\0"), tiff);
 }
 
@@ -100,4 +134,33 @@ export function pdf(size?: number): Uint8Array {
   const tail = ascii("\n%%EOF\n");
   const padding = size === undefined ? 0 : size - head.length - tail.length;
   return concat(head, new Uint8Array(padding).fill(0x41), tail);
+}
+
+/** Where a number's files are uploaded; the number id goes in as given (num_<uuid>, bare, or deliberately wrong). */
+export function filesPath(numberId: string): string {
+  return `/v1/numbers/${numberId}/KYC/files`;
+}
+
+/**
+ * A multipart upload of one named file and text fields, with the customer's key. Raw, because the typed client has no
+ * form for this route: its body is described by a plain JSON Schema (the route reads it itself, bounded).
+ */
+export function uploadFile(
+  customer: Pick<TestCustomer, "call">,
+  numberId: string,
+  bytes: Uint8Array,
+  filename: string,
+  fields: Record<string, string> = { document_type: "identity" },
+): Promise<Response> {
+  const form = new FormData();
+  form.set("file", new File([bytes], filename, { type: "application/octet-stream" }));
+  for (const [key, value] of Object.entries(fields)) form.set(key, value);
+  return customer.call(filesPath(numberId), { method: "POST", body: form });
+}
+
+/** The stored document a raw upload answered with: asserts 201 and checks the body against the route's own schema. */
+export async function uploadedDocument(response: Response): Promise<z.infer<typeof documentSchema>> {
+  const text = await response.text();
+  expect(response.status, text).toBe(201);
+  return documentSchema.parse(JSON.parse(text));
 }

@@ -1,46 +1,94 @@
-// Test helpers: requests through the Worker's own fetch handler, and a fresh customer account per test.
-import { exports } from "cloudflare:workers";
+// Test helpers: the Worker called through its typed client (hc<AppType> over its own fetch handler), raw requests for
+// what the types would refuse to send, and a fresh customer account per test.
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { type ClientResponse, hc } from "hono/client";
 import { expect } from "vitest";
+import { type AppType, createApp } from "../src/app.ts";
+import type { ProblemCode } from "../src/http/problem.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 
 export const ORIGIN = "https://vn.test";
 
+function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  return exports.default.fetch(new Request(input, init));
+}
+
+/** A typed client of the whole API, sending `headers` with every request. */
+export function client(headers: Record<string, string> = {}) {
+  return hc<AppType>(ORIGIN, { fetch: workerFetch, headers });
+}
+
+export type Client = ReturnType<typeof client>;
+
+/** The operator's client (ADMIN_TOKEN). */
+export const operator = client({ Authorization: `Bearer ${TEST_ADMIN_TOKEN}` });
+/** A client with no credential. */
+export const anonymous = client();
+
+/** A raw request, for what the typed client does not send: malformed bodies, odd headers, unknown paths. */
 export function call(path: string, init: RequestInit = {}): Promise<Response> {
-  return exports.default.fetch(new Request(`${ORIGIN}${path}`, init));
+  return workerFetch(`${ORIGIN}${path}`, init);
 }
 
-function jsonInit(method: string, headers: Record<string, string>, body?: unknown): RequestInit {
-  if (body === undefined) return { method, headers };
-  return { method, headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) };
+/**
+ * A raw request handled by the app inside this isolate, not across the Worker's boundary: for streamed bodies the app
+ * stops reading part way, which across the boundary aborts a pipe that workerd then reports on the console.
+ */
+export async function callInIsolate(path: string, init: RequestInit): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await createApp().fetch(new Request(`${ORIGIN}${path}`, init), env, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
 }
 
-export function adminCall(method: string, path: string, body?: unknown): Promise<Response> {
-  return call(path, jsonInit(method, { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, body));
+/** A raw JSON request (any body, even one the API must refuse), with these headers. */
+export function callJson(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return call(path, { method, headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
 }
 
-/** Reads a JSON body, asserting the status first so a failure shows the body. */
-export async function json<T = any>(response: Response, status: number): Promise<T> {
+type BodyOf<R> = R extends ClientResponse<infer T, number, string> ? T : never;
+
+/** Reads the JSON body of a typed answer, asserting its status first (so a failure shows the body). */
+export async function json<R extends ClientResponse<unknown, number, string>, S extends R["status"]>(
+  response: R,
+  status: S,
+): Promise<BodyOf<Extract<R, { status: S }>>> {
   const text = await response.text();
   expect(response.status, text).toBe(status);
-  return JSON.parse(text) as T;
+  return JSON.parse(text);
 }
 
-/** Asserts a problem+json answer and returns its body. */
-export async function problem(response: Response, status: number, code: string) {
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ProblemCode;
+  request_id: string;
+  errors?: { location: string; pointer: string; message: string }[];
+}
+
+/** Asserts a problem+json answer with this status and code, and returns its body. */
+export async function problem(
+  response: { status: number; headers: Headers; text(): Promise<string> },
+  status: number,
+  code: ProblemCode,
+): Promise<Problem> {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
   expect(response.headers.get("Content-Type")).toBe("application/problem+json");
-  const body = await json<{
-    type: string;
-    title: string;
-    status: number;
-    detail: string;
-    code: string;
-    request_id: string;
-    errors?: { location: string; pointer: string; message: string }[];
-  }>(response, status);
+  const body: Problem = JSON.parse(text);
   expect(body.code).toBe(code);
   expect(body.status).toBe(status);
   expect(body.request_id).toBe(response.headers.get("X-Request-Id"));
   return body;
+}
+
+/** Asserts the status and drops the body (every test consumes the bodies it gets). */
+export async function expectStatus(response: { status: number; text(): Promise<string> }, status: number): Promise<void> {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
 }
 
 export interface TestCustomer {
@@ -48,29 +96,45 @@ export interface TestCustomer {
   customerId: string;
   key: string;
   keyId: string;
-  /** A request with this customer's key as a Bearer token. */
-  call(method: string, path: string, body?: unknown): Promise<Response>;
+  /** The typed client with this customer's key as a Bearer token. */
+  api: Client;
+  /** The customer's own part of the API: orders, numbers and users under /api/customers/{slug}. */
+  account: Client["api"]["customers"][":customer_slug"];
+  /** A raw request with this customer's key, for what the types would refuse (odd queries, malformed bodies). */
+  call(path: string, init?: RequestInit): Promise<Response>;
+  /** A raw JSON request with this customer's key, for bodies the types would refuse. */
+  callJson(method: string, path: string, body: unknown): Promise<Response>;
 }
 
 let counter = 0;
 
 export async function createCustomer(prefix = "c"): Promise<TestCustomer> {
   const slug = `${prefix}-${crypto.randomUUID().slice(0, 8)}-${++counter}`;
-  const customer = await json(await adminCall("POST", "/admin/customers", { slug, name: `Customer ${slug}` }), 201);
-  const created = await json(await adminCall("POST", `/admin/customers/${slug}/api-keys`, { name: "test" }), 201);
+  const customer = await json(await operator.admin.customers.$post({ json: { slug, name: `Customer ${slug}` } }), 201);
+  const created = await json(
+    await operator.admin.customers[":slug"]["api-keys"].$post({ param: { slug }, json: { name: "test" } }),
+    201,
+  );
+  const headers = { Authorization: `Bearer ${created.key}` };
+  const api = client(headers);
   return {
     slug,
     customerId: customer.customer_id,
     key: created.key,
     keyId: created.id,
-    call: (method, path, body) => call(path, jsonInit(method, { Authorization: `Bearer ${created.key}` }, body)),
+    api,
+    account: api.api.customers[":customer_slug"],
+    call: (path, init = {}) => call(path, { ...init, headers: { ...headers, ...Object.fromEntries(new Headers(init.headers)) } }),
+    callJson: (method, path, body) => callJson(method, path, body, headers),
   };
 }
 
 export async function makeOrderable(countryCode: string, numberType: string): Promise<void> {
-  const response = await adminCall("PUT", `/admin/catalog/${countryCode}/${numberType}`);
+  const response = await operator.admin.catalog[":country_code"][":number_type"].$put({
+    param: { country_code: countryCode, number_type: numberType },
+  });
   expect([200, 201]).toContain(response.status);
-  await response.body?.cancel();
+  await response.text();
 }
 
 let phoneCounter = 0;
@@ -82,14 +146,23 @@ export function uniquePhoneNumber(): string {
 }
 
 /** Orders `count` US mobile numbers for the customer and has the operator allocate them; returns the numbers. */
-export async function allocateNumbers(customer: TestCustomer, count = 1): Promise<{ number_id: string; phone_number: string }[]> {
+export async function allocateNumbers(customer: TestCustomer, count = 1) {
   await makeOrderable("US", "mobile");
   const order = await json(
-    await customer.call("POST", `/api/customers/${customer.slug}/orders`, { number_type: "mobile", country_code: "US", quantity: count }),
+    await customer.account.orders.$post({
+      param: { customer_slug: customer.slug },
+      json: { number_type: "mobile", country_code: "US", quantity: count },
+    }),
     201,
   );
   const phoneNumbers = Array.from({ length: count }, uniquePhoneNumber);
-  const allocated = await json(await adminCall("POST", `/admin/orders/${order.order_id}/numbers`, { phone_numbers: phoneNumbers }), 201);
+  const allocated = await json(
+    await operator.admin.orders[":order_id"].numbers.$post({
+      param: { order_id: order.order_id },
+      json: { phone_numbers: phoneNumbers },
+    }),
+    201,
+  );
   return allocated.numbers;
 }
 
@@ -101,11 +174,14 @@ export const INDIVIDUAL_ADDRESS = {
   postal_code: "94105",
   country: "US",
   verification_type: "individual",
-};
+} as const;
+
+/** One JSON line the Worker logged. */
+export type LogLine = Record<string, unknown>;
 
 /** What `run` returns, and the JSON lines the Worker logged (one per request) while it ran. */
-export async function withLogs<T>(run: () => Promise<T>): Promise<{ result: T; lines: Record<string, any>[] }> {
-  const lines: Record<string, any>[] = [];
+export async function withLogs<T>(run: () => Promise<T>): Promise<{ result: T; lines: LogLine[] }> {
+  const lines: LogLine[] = [];
   const original = console.log;
   console.log = (line: unknown) => {
     if (typeof line === "string" && line.startsWith("{")) lines.push(JSON.parse(line));
@@ -114,5 +190,42 @@ export async function withLogs<T>(run: () => Promise<T>): Promise<{ result: T; l
     return { result: await run(), lines };
   } finally {
     console.log = original;
+  }
+}
+
+/**
+ * The order every list promises: by the key in the direction with nulls last either way, then by id in the same
+ * direction. `keyOf` gives an item's sort key (null when it has none), `idOf` its id.
+ */
+export function contractOrder<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string | number | null,
+  idOf: (item: T) => string,
+  direction: "asc" | "desc",
+): string[] {
+  const sign = direction === "asc" ? 1 : -1;
+  return [...items]
+    .sort((a, b) => {
+      const ka = keyOf(a);
+      const kb = keyOf(b);
+      if (ka === null || kb === null) {
+        if (ka !== kb) return ka === null ? 1 : -1;
+      } else if (ka !== kb) {
+        return (ka < kb ? -1 : 1) * sign;
+      }
+      return (idOf(a) < idOf(b) ? -1 : 1) * sign;
+    })
+    .map(idOf);
+}
+
+/** Every page of a list, from page 1 until hasNextPage is false; returns the items in the order the pages gave them. */
+export async function allPages<T>(
+  fetchPage: (page: number) => Promise<{ data: T[]; meta: { hasNextPage: boolean; totalPages: number } }>,
+): Promise<{ items: T[]; pages: number }> {
+  const items: T[] = [];
+  for (let page = 1; ; page++) {
+    const body = await fetchPage(page);
+    items.push(...body.data);
+    if (!body.meta.hasNextPage) return { items, pages: page };
   }
 }

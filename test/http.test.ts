@@ -1,20 +1,78 @@
 // The HTTP foundation: health, request ids, problem+json for unknown routes and methods, bodies, the 500 answer.
-import { env } from "cloudflare:workers";
+
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createApp } from "../src/app.ts";
 import { SCALAR_BUNDLE_PATH } from "../src/http/docs.ts";
-import { call, createCustomer, json, makeOrderable, ORIGIN, problem } from "./helpers.ts";
+import {
+  anonymous,
+  call,
+  callInIsolate,
+  createCustomer,
+  json,
+  makeOrderable,
+  ORIGIN,
+  problem,
+  type TestCustomer,
+  withLogs,
+} from "./helpers.ts";
+
+/** The parts of /openapi.json these tests read, checked as the document is parsed (it is no route's typed answer). */
+const contentDocument = z.record(
+  z.string(),
+  z.looseObject({
+    schema: z.looseObject({
+      $ref: z.string().optional(),
+      required: z.array(z.string()).optional(),
+      properties: z.record(z.string(), z.unknown()).optional(),
+    }),
+  }),
+);
+const operationDocument = z.looseObject({
+  parameters: z.array(z.looseObject({ name: z.string().optional(), $ref: z.string().optional() })).optional(),
+  requestBody: z.looseObject({ content: contentDocument }).optional(),
+  responses: z.record(
+    z.string(),
+    z.looseObject({ content: contentDocument.optional(), headers: z.record(z.string(), z.unknown()).optional() }),
+  ),
+});
+const apiDocumentSchema = z.looseObject({
+  openapi: z.string(),
+  paths: z.record(z.string(), z.record(z.string(), operationDocument)),
+  components: z.looseObject({
+    parameters: z.record(z.string(), z.unknown()),
+    securitySchemes: z.record(z.string(), z.unknown()),
+  }),
+});
+type ApiDocument = z.infer<typeof apiDocumentSchema>;
+
+async function apiDescription(): Promise<ApiDocument> {
+  const response = await call("/openapi.json");
+  const text = await response.text();
+  expect(response.status, text).toBe(200);
+  return apiDocumentSchema.parse(JSON.parse(text));
+}
+
+/** The operation the document describes at this path and method; the test fails if there is none. */
+function operation(doc: ApiDocument, path: string, method: string) {
+  return doc.paths[path]?.[method] ?? expect.fail(`${method.toUpperCase()} ${path} is not described`);
+}
+
+/** A customer's list of orders, with these extra headers. */
+const listOrders = (customer: TestCustomer, headers: Record<string, string> = {}) =>
+  customer.account.orders.$get({ param: { customer_slug: customer.slug }, query: {} }, { headers });
 
 describe("service endpoints", () => {
   it("answers /healthz without authentication", async () => {
-    const response = await call("/healthz");
+    const response = await anonymous.healthz.$get();
     expect(await json(response, 200)).toEqual({ status: "ok" });
     expect(response.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("serves an OpenAPI 3.1 document listing every route with its error responses", async () => {
-    const doc = await json(await call("/openapi.json"), 200);
+    const doc = await apiDescription();
     expect(doc.openapi).toBe("3.1.0");
     const paths = Object.keys(doc.paths);
     for (const path of [
@@ -42,31 +100,35 @@ describe("service endpoints", () => {
     ]) {
       expect(paths).toContain(path);
     }
-    const orders = doc.paths["/api/customers/{customer_slug}/orders"];
-    expect(Object.keys(orders.post.responses)).toEqual(expect.arrayContaining(["201", "400", "401", "404", "413", "415", "429", "500"]));
-    expect(orders.post.responses["400"].content["application/problem+json"].schema.$ref).toBe("#/components/schemas/Problem");
-    expect(Object.keys(orders.get.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "404", "429"]));
-    expect(doc.paths["/api/customers/{customer_slug}/orders/{order_id}"].put.responses).toHaveProperty("403");
-    const upload = doc.paths["/v1/numbers/{number_id}/KYC/files"].post;
-    const multipart = upload.requestBody.content["multipart/form-data"].schema;
-    expect(multipart.required?.toSorted()).toEqual(["document_type", "file"]);
-    expect(multipart.properties.file).toMatchObject({ type: "string", format: "binary" });
+    const orders = "/api/customers/{customer_slug}/orders";
+    const placeOrder = operation(doc, orders, "post");
+    const getOrders = operation(doc, orders, "get");
+    expect(Object.keys(placeOrder.responses)).toEqual(
+      expect.arrayContaining(["201", "400", "401", "404", "413", "415", "429", "500"]),
+    );
+    expect(placeOrder.responses["400"]?.content?.["application/problem+json"]?.schema.$ref).toBe("#/components/schemas/Problem");
+    expect(Object.keys(getOrders.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "404", "429"]));
+    expect(operation(doc, "/api/customers/{customer_slug}/orders/{order_id}", "put").responses).toHaveProperty("403");
+    const upload = operation(doc, "/v1/numbers/{number_id}/KYC/files", "post");
+    const multipart = upload.requestBody?.content["multipart/form-data"]?.schema;
+    expect(multipart?.required?.toSorted()).toEqual(["document_type", "file"]);
+    expect(multipart?.properties?.file).toMatchObject({ type: "string", format: "binary" });
     expect(Object.keys(upload.responses)).toEqual(expect.arrayContaining(["201", "400", "401", "404", "409", "413", "415"]));
-    expect(doc.paths["/v1/numbers/{number_id}/KYC/address"].patch.responses["409"]).toBeDefined();
-    expect(Object.keys(doc.paths["/v1/kyc/documents/{document_id}/download"].get.responses["200"].content)).toEqual(
-      ["application/pdf", "image/jpeg", "image/png"],
-    );
-    expect(doc.paths["/api/customers/{customer_slug}/users"].get.responses["200"].content["application/json"].schema.$ref).toBe(
-      "#/components/schemas/UserPage",
-    );
+    expect(operation(doc, "/v1/numbers/{number_id}/KYC/address", "patch").responses["409"]).toBeDefined();
+    expect(
+      Object.keys(operation(doc, "/v1/kyc/documents/{document_id}/download", "get").responses["200"]?.content ?? {}),
+    ).toEqual(["application/pdf", "image/jpeg", "image/png"]);
+    expect(
+      operation(doc, "/api/customers/{customer_slug}/users", "get").responses["200"]?.content?.["application/json"]?.schema.$ref,
+    ).toBe("#/components/schemas/UserPage");
     expect(Object.keys(doc.components.securitySchemes)).toEqual(["bearerApiKey", "headerApiKey", "adminToken"]);
-    expect(orders.get.parameters.map((p: { name: string }) => p.name)).toEqual(
+    expect(getOrders.parameters?.map((p) => p.name)).toEqual(
       expect.arrayContaining(["page", "limit", "search", "status", "sort_by", "sort_order", "fulfilled_to"]),
     );
   });
 
   it("serves /docs: Scalar's reference of /openapi.json, its script from this Worker, no other host named", async () => {
-    const response = await call("/docs");
+    const response = await anonymous.docs.$get();
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Type")).toContain("text/html");
     const html = await response.text();
@@ -91,15 +153,16 @@ describe("request ids", () => {
   });
 
   it("replaces an incoming id that is too long or has other characters", async () => {
+    const health = (requestId: string) => anonymous.healthz.$get(undefined, { headers: { "X-Request-Id": requestId } });
     for (const bad of ["a".repeat(129), "has space", "semi;colon", "slash/inside", "percent%"]) {
-      const response = await call("/healthz", { headers: { "X-Request-Id": bad } });
+      const response = await health(bad);
       await response.text();
       const id = response.headers.get("X-Request-Id");
       expect(id).not.toBe(bad);
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
     }
     const longest = "b".repeat(128);
-    const response = await call("/healthz", { headers: { "X-Request-Id": longest } });
+    const response = await health(longest);
     await response.text();
     expect(response.headers.get("X-Request-Id")).toBe(longest);
   });
@@ -111,22 +174,28 @@ describe("D1 sessions and bookmarks", () => {
   it("returns the session's bookmark with every answer that read D1, and takes it back to read its own writes", async () => {
     const customer = await createCustomer();
     await makeOrderable("US", "mobile");
-    const created = await customer.call("POST", `/api/customers/${customer.slug}/orders`, { number_type: "mobile", country_code: "US", quantity: 2 });
+    const created = await customer.account.orders.$post({
+      param: { customer_slug: customer.slug },
+      json: { number_type: "mobile", country_code: "US", quantity: 2 },
+    });
     const bookmark = created.headers.get("x-d1-bookmark");
     expect(bookmark).toMatch(BOOKMARK);
     const order = await json(created, 201);
-    const read = await call(`/api/customers/${customer.slug}/orders/${order.order_id}`, {
-      headers: { Authorization: `Bearer ${customer.key}`, "x-d1-bookmark": bookmark! },
-    });
+    const read = await customer.account.orders[":order_id"].$get(
+      { param: { customer_slug: customer.slug, order_id: order.order_id } },
+      { headers: { "x-d1-bookmark": bookmark ?? "" } },
+    );
     expect(read.headers.get("x-d1-bookmark")).toMatch(BOOKMARK);
     expect((await json(read, 200)).order_id).toBe(order.order_id);
     // Error answers carry it too; an answer that never read D1 has none to give.
-    const missing = await customer.call("GET", `/api/customers/${customer.slug}/orders/${crypto.randomUUID()}`);
+    const missing = await customer.account.orders[":order_id"].$get({
+      param: { customer_slug: customer.slug, order_id: crypto.randomUUID() },
+    });
     expect(missing.headers.get("x-d1-bookmark")).toMatch(BOOKMARK);
-    await missing.body?.cancel();
-    const health = await call("/healthz");
+    await problem(missing, 404, "not_found");
+    const health = await anonymous.healthz.$get();
     expect(health.headers.get("x-d1-bookmark")).toBeNull();
-    await health.body?.cancel();
+    await json(health, 200);
   });
 
   it("starts reads anywhere and writes on the primary, unless the client's bookmark says where to start", async () => {
@@ -134,7 +203,12 @@ describe("D1 sessions and bookmarks", () => {
     const opened: (string | undefined)[] = [];
     const DB = new Proxy(env.DB, {
       get(target, property) {
-        if (property === "withSession") return (start?: string) => (opened.push(start), target.withSession(start));
+        if (property === "withSession") {
+          return (start?: string) => {
+            opened.push(start);
+            return target.withSession(start);
+          };
+        }
         const value = Reflect.get(target, property);
         return typeof value === "function" ? value.bind(target) : value;
       },
@@ -143,7 +217,10 @@ describe("D1 sessions and bookmarks", () => {
     const send = async (method: string, headers: Record<string, string> = {}) => {
       const ctx = createExecutionContext();
       const response = await app.fetch(
-        new Request(`${ORIGIN}/api/customers/${customer.slug}/orders`, { method, headers: { Authorization: `Bearer ${customer.key}`, ...headers } }),
+        new Request(`${ORIGIN}/api/customers/${customer.slug}/orders`, {
+          method,
+          headers: { Authorization: `Bearer ${customer.key}`, ...headers },
+        }),
         { ...env, DB },
         ctx,
       );
@@ -151,7 +228,8 @@ describe("D1 sessions and bookmarks", () => {
       await waitOnExecutionContext(ctx);
       return response;
     };
-    const bookmark = (await send("GET")).headers.get("x-d1-bookmark")!;
+    const bookmark = (await send("GET")).headers.get("x-d1-bookmark");
+    if (bookmark === null) expect.fail("the first read returned no bookmark");
     await send("POST");
     await send("GET", { "x-d1-bookmark": bookmark });
     await send("POST", { "x-d1-bookmark": bookmark });
@@ -159,22 +237,19 @@ describe("D1 sessions and bookmarks", () => {
   });
 
   it("is declared in the OpenAPI document on every authenticated operation and its responses", async () => {
-    const doc = await json(await call("/openapi.json"), 200);
+    const doc = await apiDescription();
     expect(doc.components.parameters.D1Bookmark).toMatchObject({ name: "x-d1-bookmark", in: "header", required: false });
-    const list = doc.paths["/api/customers/{customer_slug}/orders"].get;
+    const list = operation(doc, "/api/customers/{customer_slug}/orders", "get");
     expect(list.parameters).toContainEqual({ $ref: "#/components/parameters/D1Bookmark" });
-    expect(list.responses["200"].headers["x-d1-bookmark"]).toEqual({ $ref: "#/components/headers/D1Bookmark" });
-    expect(doc.paths["/admin/customers"].post.responses["201"].headers).toHaveProperty("x-d1-bookmark");
-    expect(doc.paths["/healthz"].get.parameters ?? []).not.toContainEqual({ $ref: "#/components/parameters/D1Bookmark" });
+    expect(list.responses["200"]?.headers?.["x-d1-bookmark"]).toEqual({ $ref: "#/components/headers/D1Bookmark" });
+    expect(operation(doc, "/admin/customers", "post").responses["201"]?.headers).toHaveProperty("x-d1-bookmark");
+    expect(operation(doc, "/healthz", "get").parameters ?? []).not.toContainEqual({ $ref: "#/components/parameters/D1Bookmark" });
   });
 
   it("refuses a bookmark that is not one, naming the header", async () => {
     const customer = await createCustomer();
     for (const bookmark of ["first-primary", "not-a-bookmark", "00000000-00000000-00000000-0000000000000000000000000000000g"]) {
-      const response = await call(`/api/customers/${customer.slug}/orders`, {
-        headers: { Authorization: `Bearer ${customer.key}`, "x-d1-bookmark": bookmark },
-      });
-      const body = await problem(response, 400, "validation_error");
+      const body = await problem(await listOrders(customer, { "x-d1-bookmark": bookmark }), 400, "validation_error");
       expect(body.errors).toEqual([{ location: "header", pointer: "x-d1-bookmark", message: expect.any(String) }]);
     }
   });
@@ -189,13 +264,16 @@ describe("unknown routes and methods", () => {
 
   it("resolves the type URI of a problem", async () => {
     const body = await problem(await call("/no/such/thing"), 404, "not_found");
-    expect(await json(await call(new URL(body.type).pathname), 200)).toEqual({
+    const problemType = anonymous.problems[":code"];
+    // The type URI is the address of the problem type's own route.
+    expect(problemType.$url({ param: { code: body.code } }).href).toBe(body.type);
+    expect(await json(await problemType.$get({ param: { code: body.code } }), 200)).toEqual({
       type: body.type,
       code: "not_found",
       status: 404,
       title: "Not found",
     });
-    await problem(await call("/problems/toString"), 404, "not_found");
+    await problem(await problemType.$get({ param: { code: "toString" } }), 404, "not_found");
   });
 
   it("answers a known path with a wrong method with 405 and Allow", async () => {
@@ -204,11 +282,11 @@ describe("unknown routes and methods", () => {
     await problem(health, 405, "method_not_allowed");
 
     const customer = await createCustomer();
-    const list = await customer.call("DELETE", `/api/customers/${customer.slug}/orders`);
+    const list = await customer.call(`/api/customers/${customer.slug}/orders`, { method: "DELETE" });
     expect(list.headers.get("Allow")).toBe("GET, HEAD, POST");
     await problem(list, 405, "method_not_allowed");
 
-    const one = await customer.call("PATCH", `/api/customers/${customer.slug}/orders/${crypto.randomUUID()}`);
+    const one = await customer.call(`/api/customers/${customer.slug}/orders/${crypto.randomUUID()}`, { method: "PATCH" });
     expect(one.headers.get("Allow")).toBe("GET, HEAD, PUT");
     await problem(one, 405, "method_not_allowed");
   });
@@ -217,9 +295,9 @@ describe("unknown routes and methods", () => {
 describe("request bodies", () => {
   it("answers invalid JSON with 400 malformed_json", async () => {
     const customer = await createCustomer();
-    const response = await call(`/api/customers/${customer.slug}/orders`, {
+    const response = await customer.call(`/api/customers/${customer.slug}/orders`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${customer.key}`, "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json" },
       body: '{"number_type": "mobile",',
     });
     await problem(response, 400, "malformed_json");
@@ -227,9 +305,9 @@ describe("request bodies", () => {
 
   it("answers a body that is not JSON with 415 unsupported_media_type", async () => {
     const customer = await createCustomer();
-    const response = await call(`/api/customers/${customer.slug}/orders`, {
+    const response = await customer.call(`/api/customers/${customer.slug}/orders`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${customer.key}`, "Content-Type": "text/plain" },
+      headers: { "Content-Type": "text/plain" },
       body: "number_type=mobile",
     });
     await problem(response, 415, "unsupported_media_type");
@@ -237,24 +315,24 @@ describe("request bodies", () => {
 
   it("answers a JSON body over 64 KiB with 413 payload_too_large, streamed or declared", async () => {
     const customer = await createCustomer();
-    const big = JSON.stringify({ number_type: "mobile", country_code: "US", quantity: 1, notes: "x".repeat(70_000) });
-    const declared = await customer.call("POST", `/api/customers/${customer.slug}/orders`, JSON.parse(big));
+    const big = { number_type: "mobile", country_code: "US", quantity: 1, notes: "x".repeat(70_000) };
+    const declared = await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, big);
     await problem(declared, 413, "payload_too_large");
 
-    const chunks = new TextEncoder().encode(big);
-    const streamed = await call(`/api/customers/${customer.slug}/orders`, {
+    const chunks = new TextEncoder().encode(JSON.stringify(big));
+    // workerd accepts duplex for streamed request bodies; its RequestInit type does not name it.
+    const streamed: RequestInit & { duplex: "half" } = {
       method: "POST",
-      headers: { Authorization: `Bearer ${customer.key}`, "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${customer.key}` },
       body: new ReadableStream({
         start(controller) {
           for (let i = 0; i < chunks.length; i += 8192) controller.enqueue(chunks.slice(i, i + 8192));
           controller.close();
         },
       }),
-      // @ts-expect-error: workerd accepts duplex for streamed request bodies
       duplex: "half",
-    });
-    await problem(streamed, 413, "payload_too_large");
+    };
+    await problem(await callInIsolate(`/api/customers/${customer.slug}/orders`, streamed), 413, "payload_too_large");
   });
 });
 
@@ -264,46 +342,34 @@ describe("unexpected errors", () => {
     app.get("/explode", () => {
       throw new Error("SELECT secret FROM internals");
     });
-    const logged: string[] = [];
-    const original = console.log;
-    console.log = (line: string) => logged.push(line);
-    try {
+    const { result: body, lines } = await withLogs(async () => {
       const ctx = createExecutionContext();
       const response = await app.fetch(new Request(`${ORIGIN}/explode`), env, ctx);
       await waitOnExecutionContext(ctx);
-      const text = await response.text();
-      expect(response.status).toBe(500);
-      expect(text).not.toContain("secret");
-      const body = JSON.parse(text);
-      expect(body.code).toBe("internal_error");
-      const line = JSON.parse(logged.at(-1)!);
-      expect(line).toMatchObject({ level: "error", status: 500, path: "/explode", request_id: body.request_id });
-      expect(line.error).toContain("SELECT secret FROM internals");
-    } finally {
-      console.log = original;
-    }
+      return problem(response, 500, "internal_error");
+    });
+    expect(JSON.stringify(body)).not.toContain("secret");
+    const line = lines.at(-1);
+    expect(line).toMatchObject({ level: "error", status: 500, path: "/explode", request_id: body.request_id });
+    expect(line?.error).toContain("SELECT secret FROM internals");
   });
 
   it("logs one JSON line per request with method, path, status, duration, request id and customer", async () => {
     const customer = await createCustomer();
-    const logged: string[] = [];
-    const original = console.log;
-    console.log = (line: string) => logged.push(line);
-    try {
-      const response = await customer.call("GET", `/api/customers/${customer.slug}/orders`);
+    const { result: response, lines } = await withLogs(async () => {
+      const response = await listOrders(customer);
       await response.text();
-      expect(logged).toHaveLength(1);
-      const line = JSON.parse(logged[0]!);
-      expect(line).toMatchObject({
-        method: "GET",
-        path: `/api/customers/${customer.slug}/orders`,
-        status: 200,
-        request_id: response.headers.get("X-Request-Id"),
-        customer_id: customer.customerId,
-      });
-      expect(typeof line.duration_ms).toBe("number");
-    } finally {
-      console.log = original;
-    }
+      return response;
+    });
+    expect(lines).toHaveLength(1);
+    const line = lines[0];
+    expect(line).toMatchObject({
+      method: "GET",
+      path: `/api/customers/${customer.slug}/orders`,
+      status: 200,
+      request_id: response.headers.get("X-Request-Id"),
+      customer_id: customer.customerId,
+    });
+    expect(typeof line?.duration_ms).toBe("number");
   });
 });

@@ -1,7 +1,7 @@
 // The lists' derived data (order_counts, number_counts, user_counts, order_time_lags, order_trigrams) stays exact
 // whatever writes the rows: random inserts, updates and deletes in plain SQL, as an operator or a backfill would.
-import { env } from "cloudflare:workers";
 import { applyD1Migrations } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createCustomer, json, type TestCustomer } from "./helpers.ts";
@@ -9,17 +9,38 @@ import { createCustomer, json, type TestCustomer } from "./helpers.ts";
 const TYPES = ["mobile", "landline", "toll_free"];
 const COUNTRIES = ["US", "GB", "DE"];
 const ORDER_STATUSES = ["pending", "processing", "fulfilled", "cancelled"];
-const NOTES = [null, "Berlin support line", "campaign 123", "ZÜRICH field team", "Malmö 50% off_site", 'say "hi"', "ümlaut Ärger"];
+const NOTES = [
+  null,
+  "Berlin support line",
+  "campaign 123",
+  "ZÜRICH field team",
+  "Malmö 50% off_site",
+  'say "hi"',
+  "ümlaut Ärger",
+];
 const DAY = 86_400_000;
 
 type Row = Record<string, unknown>;
 
 async function all(sql: string, ...params: unknown[]): Promise<Row[]> {
-  return (await env.DB.prepare(sql).bind(...params).all<Row>()).results;
+  return (
+    await env.DB.prepare(sql)
+      .bind(...params)
+      .all<Row>()
+  ).results;
 }
 
 async function run(sql: string, ...params: unknown[]): Promise<void> {
-  await env.DB.prepare(sql).bind(...params).run();
+  await env.DB.prepare(sql)
+    .bind(...params)
+    .run();
+}
+
+/** The item at `index`, which the test knows is there. */
+function at<T>(items: readonly T[], index: number): T {
+  const item = items[index];
+  if (item === undefined) throw new Error(`no item at index ${index}`);
+  return item;
 }
 
 /** Rows as sorted JSON lines, so two result sets compare whatever their order. */
@@ -56,8 +77,8 @@ async function expectTimeLagsBound(customerIds: string[]) {
 /** Every order can be found by a search for each of its notes' substrings, exactly as the instr test finds it. */
 async function expectSearchMatchesInstr(customer: TestCustomer, needles: string[]) {
   for (const needle of needles) {
-    const page = await json<{ data: { order_id: string }[]; meta: { total: number } }>(
-      await customer.call("GET", `/api/customers/${customer.slug}/orders?limit=100&search=${encodeURIComponent(needle)}`),
+    const page = await json(
+      await customer.account.orders.$get({ param: { customer_slug: customer.slug }, query: { limit: "100", search: needle } }),
       200,
     );
     const expected = await all(
@@ -96,7 +117,10 @@ const orderWrite = fc.oneof(
       fc.record({ column: fc.constant("notes" as const), value: fc.constantFrom(...NOTES) }),
       fc.record({ column: fc.constant("created_at" as const), shift: fc.integer({ min: -5 * DAY, max: 5 * DAY }) }),
       fc.record({ column: fc.constant("requested_at" as const), shift: fc.integer({ min: -5 * DAY, max: 5 * DAY }) }),
-      fc.record({ column: fc.constant("fulfilled_at" as const), shift: fc.option(fc.integer({ min: 0, max: 5 * DAY }), { nil: null }) }),
+      fc.record({
+        column: fc.constant("fulfilled_at" as const),
+        shift: fc.option(fc.integer({ min: 0, max: 5 * DAY }), { nil: null }),
+      }),
     ),
   }),
   fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }),
@@ -114,7 +138,7 @@ async function applyOrderWrite(write: OrderWrite, customers: TestCustomer[]) {
          requested_at, fulfilled_at, created_at, updated_at)
        SELECT ?, ?, coalesce(max(order_seq), 0) + 1, ?, ?, 5, ?, 0, ?, ?, ?, ?, ? FROM orders`,
       crypto.randomUUID(),
-      customers[write.account]!.customerId,
+      at(customers, write.account).customerId,
       write.type,
       write.country,
       write.status,
@@ -128,11 +152,11 @@ async function applyOrderWrite(write: OrderWrite, customers: TestCustomer[]) {
   }
   const owned = await all(
     "SELECT id FROM orders WHERE customer_id IN (?, ?) ORDER BY order_seq",
-    customers[0]!.customerId,
-    customers[1]!.customerId,
+    at(customers, 0).customerId,
+    at(customers, 1).customerId,
   );
   if (owned.length === 0) return;
-  const id = owned[write.pick % owned.length]!.id;
+  const id = at(owned, write.pick % owned.length).id;
   if (write.kind === "delete") {
     await run("DELETE FROM orders WHERE id = ?", id);
     return;
@@ -140,7 +164,7 @@ async function applyOrderWrite(write: OrderWrite, customers: TestCustomer[]) {
   const { change } = write;
   switch (change.column) {
     case "customer_id":
-      return run("UPDATE orders SET customer_id = ? WHERE id = ?", customers[change.account]!.customerId, id);
+      return run("UPDATE orders SET customer_id = ? WHERE id = ?", at(customers, change.account).customerId, id);
     case "number_type":
     case "country_code":
     case "status":
@@ -168,7 +192,22 @@ describe("orders' derived data", () => {
       }),
       { numRuns: 40 },
     );
-    const needles = ["Berlin", "berlin", "campaign 1", "zürich", "ZÜRICH FIELD", "ärger", "50%", "%", "off_site", "_", '"hi"', "#00", "0001", "x"];
+    const needles = [
+      "Berlin",
+      "berlin",
+      "campaign 1",
+      "zürich",
+      "ZÜRICH FIELD",
+      "ärger",
+      "50%",
+      "%",
+      "off_site",
+      "_",
+      '"hi"',
+      "#00",
+      "0001",
+      "x",
+    ];
     for (const customer of customers) await expectSearchMatchesInstr(customer, needles);
   });
 });
@@ -207,10 +246,10 @@ describe("numbers' and users' derived data", () => {
         ),
         async (writes) => {
           for (const w of writes) {
-            const customerId = accounts[w.account]!.customerId;
+            const customerId = at(accounts, w.account).customerId;
             serial++;
             if (w.table === "numbers") {
-              const status = ["active", "suspended", "released"][w.status]!;
+              const status = at(["active", "suspended", "released"], w.status);
               if (w.kind === "insert") {
                 await run(
                   `INSERT INTO numbers (id, customer_id, order_id, phone_number, country_code, number_type, status, created_at, updated_at)
@@ -224,18 +263,23 @@ describe("numbers' and users' derived data", () => {
                   status,
                 );
               } else {
-                const rows = await all("SELECT id FROM numbers WHERE customer_id IN (?, ?) ORDER BY id", customer.customerId, other.customerId);
+                const rows = await all(
+                  "SELECT id FROM numbers WHERE customer_id IN (?, ?) ORDER BY id",
+                  customer.customerId,
+                  other.customerId,
+                );
                 const target = rows[w.pick % Math.max(1, rows.length)]?.id;
                 if (target === undefined) continue;
                 if (w.kind === "delete") await run("DELETE FROM numbers WHERE id = ?", target);
                 else if (w.column === 0) await run("UPDATE numbers SET status = ? WHERE id = ?", status, target);
-                else if (w.column === 1) await run("UPDATE numbers SET country_code = ? WHERE id = ?", COUNTRIES[w.variant], target);
+                else if (w.column === 1)
+                  await run("UPDATE numbers SET country_code = ? WHERE id = ?", COUNTRIES[w.variant], target);
                 else if (w.column === 2) await run("UPDATE numbers SET number_type = ? WHERE id = ?", TYPES[w.variant], target);
                 else await run("UPDATE numbers SET customer_id = ? WHERE id = ?", customerId, target);
               }
             } else {
-              const status = ["active", "inactive", "locked"][w.status]!;
-              const role = ["owner", "admin", "member"][w.variant]!;
+              const status = at(["active", "inactive", "locked"], w.status);
+              const role = at(["owner", "admin", "member"], w.variant);
               if (w.kind === "insert") {
                 await run(
                   `INSERT INTO users (id, customer_id, email, name, role, status, created_at, updated_at) VALUES (?, ?, ?, 'User', ?, ?, 0, 0)`,
@@ -246,7 +290,11 @@ describe("numbers' and users' derived data", () => {
                   status,
                 );
               } else {
-                const rows = await all("SELECT id FROM users WHERE customer_id IN (?, ?) ORDER BY id", customer.customerId, other.customerId);
+                const rows = await all(
+                  "SELECT id FROM users WHERE customer_id IN (?, ?) ORDER BY id",
+                  customer.customerId,
+                  other.customerId,
+                );
                 const target = rows[w.pick % Math.max(1, rows.length)]?.id;
                 if (target === undefined) continue;
                 if (w.kind === "delete") await run("DELETE FROM users WHERE id = ?", target);
@@ -258,7 +306,12 @@ describe("numbers' and users' derived data", () => {
           }
           const ids = JSON.stringify([customer.customerId, other.customerId]);
           expect(
-            canonical(await all("SELECT customer_id, country_code, number_type, status, count FROM number_counts WHERE customer_id IN (SELECT value FROM json_each(?))", ids)),
+            canonical(
+              await all(
+                "SELECT customer_id, country_code, number_type, status, count FROM number_counts WHERE customer_id IN (SELECT value FROM json_each(?))",
+                ids,
+              ),
+            ),
           ).toEqual(
             canonical(
               await all(
@@ -269,7 +322,12 @@ describe("numbers' and users' derived data", () => {
             ),
           );
           expect(
-            canonical(await all("SELECT customer_id, role, status, count FROM user_counts WHERE customer_id IN (SELECT value FROM json_each(?))", ids)),
+            canonical(
+              await all(
+                "SELECT customer_id, role, status, count FROM user_counts WHERE customer_id IN (SELECT value FROM json_each(?))",
+                ids,
+              ),
+            ),
           ).toEqual(
             canonical(
               await all(
@@ -292,7 +350,10 @@ describe("the migration", () => {
     await applyD1Migrations(db, before);
     const customers = ["c1", "c2"];
     for (const [i, id] of customers.entries()) {
-      await db.prepare("INSERT INTO customers (id, slug, name, created_at, updated_at) VALUES (?, ?, 'Legacy', ?, 0)").bind(id, `legacy-${i}`, i).run();
+      await db
+        .prepare("INSERT INTO customers (id, slug, name, created_at, updated_at) VALUES (?, ?, 'Legacy', ?, 0)")
+        .bind(id, `legacy-${i}`, i)
+        .run();
     }
     for (let i = 0; i < 40; i++) {
       await db
@@ -300,7 +361,18 @@ describe("the migration", () => {
           `INSERT INTO orders (id, customer_id, order_seq, number_type, country_code, quantity, status, fulfilled_quantity, notes,
              requested_at, fulfilled_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, 0, ?, ?, ?, ?, 0)`,
         )
-        .bind(`o${i}`, customers[i % 2], i + 1, TYPES[i % 3], COUNTRIES[i % 2], ORDER_STATUSES[i % 4], i % 5 ? `legacy note ${i}` : null, i * DAY, i % 4 === 2 ? i * DAY + 5 : null, i * DAY + (i % 7) - 3)
+        .bind(
+          `o${i}`,
+          customers[i % 2],
+          i + 1,
+          TYPES[i % 3],
+          COUNTRIES[i % 2],
+          ORDER_STATUSES[i % 4],
+          i % 5 ? `legacy note ${i}` : null,
+          i * DAY,
+          i % 4 === 2 ? i * DAY + 5 : null,
+          i * DAY + (i % 7) - 3,
+        )
         .run();
     }
     for (let i = 0; i < 12; i++) {
@@ -309,11 +381,27 @@ describe("the migration", () => {
           `INSERT INTO numbers (id, customer_id, order_id, phone_number, country_code, number_type, status, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0)`,
         )
-        .bind(`n${i}`, customers[i % 2], `o${i % 2}`, `+4930${String(i).padStart(8, "0")}`, COUNTRIES[i % 3], TYPES[i % 2], ["active", "suspended", "released"][i % 3])
+        .bind(
+          `n${i}`,
+          customers[i % 2],
+          `o${i % 2}`,
+          `+4930${String(i).padStart(8, "0")}`,
+          COUNTRIES[i % 3],
+          TYPES[i % 2],
+          ["active", "suspended", "released"][i % 3],
+        )
         .run();
       await db
-        .prepare("INSERT INTO users (id, customer_id, email, name, role, status, created_at, updated_at) VALUES (?, ?, ?, 'U', ?, ?, 0, 0)")
-        .bind(`u${i}`, customers[i % 2], `u${i}@example.com`, ["owner", "admin", "member"][i % 3], ["active", "inactive", "locked"][i % 3])
+        .prepare(
+          "INSERT INTO users (id, customer_id, email, name, role, status, created_at, updated_at) VALUES (?, ?, ?, 'U', ?, ?, 0, 0)",
+        )
+        .bind(
+          `u${i}`,
+          customers[i % 2],
+          `u${i}@example.com`,
+          ["owner", "admin", "member"][i % 3],
+          ["active", "inactive", "locked"][i % 3],
+        )
         .run();
     }
     await applyD1Migrations(db, env.TEST_MIGRATIONS);
@@ -327,7 +415,9 @@ describe("the migration", () => {
       const expected = await db.prepare(`SELECT ${columns}, count(*) AS count FROM ${source} GROUP BY ${columns}`).all<Row>();
       expect(canonical(stored.results), table).toEqual(canonical(expected.results));
     }
-    const recount = await db.prepare("SELECT customer_id, number_type, country_code, status, count(*) AS count FROM orders GROUP BY 1, 2, 3, 4").all<Row>();
+    const recount = await db
+      .prepare("SELECT customer_id, number_type, country_code, status, count(*) AS count FROM orders GROUP BY 1, 2, 3, 4")
+      .all<Row>();
     const stored = await db.prepare("SELECT customer_id, number_type, country_code, status, count FROM order_counts").all<Row>();
     expect(canonical(stored.results)).toEqual(canonical(recount.results));
     const numbers = await db.prepare("SELECT customer_id FROM customer_numbers ORDER BY number").all<Row>();

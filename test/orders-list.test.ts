@@ -1,26 +1,36 @@
 // The orders list: pagination meta, every filter, search, status_counts, every sort, paging stability, the query plan.
 import { env } from "cloudflare:workers";
+import type { z } from "@hono/zod-openapi";
 import fc from "fast-check";
+import type { InferRequestType } from "hono/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
-import type { OrderStatus } from "../src/db/schema.ts";
 import { pageWindow } from "../src/db/paging.ts";
-import { ORDER_SORT_KEYS } from "../src/orders/list.ts";
-import { listOrdersQuery, toOrderListQuery } from "../src/orders/schemas.ts";
-import { orderListStatements, type Segment } from "../src/orders/list.ts";
-import { adminCall, call, createCustomer, json, makeOrderable, problem, type TestCustomer } from "./helpers.ts";
+import type { OrderStatus } from "../src/db/schema.ts";
+import { ORDER_SORT_KEYS, orderListStatements, type Segment } from "../src/orders/list.ts";
+import { listOrdersQuery, type orderSchema, toOrderListQuery } from "../src/orders/schemas.ts";
+import {
+  allPages,
+  type Client,
+  client,
+  contractOrder,
+  createCustomer,
+  json,
+  makeOrderable,
+  operator,
+  problem,
+  type TestCustomer,
+} from "./helpers.ts";
 
-interface Order {
-  order_id: string;
-  order_number: string;
-  number_type: string;
-  country_code: string;
-  quantity: number;
-  status: string;
-  notes: string | null;
-  requested_at: string;
-  fulfilled_at: string | null;
-  created_at: string;
+type Order = z.infer<typeof orderSchema>;
+/** The list's query parameters, as the typed client takes them. */
+type OrderQuery = InferRequestType<TestCustomer["account"]["orders"]["$get"]>["query"];
+type OrderSortKey = (typeof ORDER_SORT_KEYS)[number];
+
+/** The value a test knows is there: fails loudly instead of going on with undefined. */
+function present<T>(value: T | undefined | null, what = "value"): T {
+  if (value === undefined || value === null) throw new Error(`expected a ${what}`);
+  return value;
 }
 
 beforeAll(async () => {
@@ -38,14 +48,17 @@ const DAY = 86_400_000;
 
 /** Sets the stored times of an order, for tests of the date filters and time sorts. */
 async function setTimes(orderId: string, times: { requestedAt?: number; createdAt?: number; fulfilledAt?: number | null }) {
-  const current = await env.DB.prepare("SELECT requested_at, created_at, fulfilled_at FROM orders WHERE id = ?")
-    .bind(orderId)
-    .first<{ requested_at: number; created_at: number; fulfilled_at: number | null }>();
+  const current = present(
+    await env.DB.prepare("SELECT requested_at, created_at, fulfilled_at FROM orders WHERE id = ?")
+      .bind(orderId)
+      .first<{ requested_at: number; created_at: number; fulfilled_at: number | null }>(),
+    "stored order",
+  );
   await env.DB.prepare("UPDATE orders SET requested_at = ?, created_at = ?, fulfilled_at = ? WHERE id = ?")
     .bind(
-      times.requestedAt ?? current!.requested_at,
-      times.createdAt ?? current!.created_at,
-      times.fulfilledAt === undefined ? current!.fulfilled_at : times.fulfilledAt,
+      times.requestedAt ?? current.requested_at,
+      times.createdAt ?? current.created_at,
+      times.fulfilledAt === undefined ? current.fulfilled_at : times.fulfilledAt,
       orderId,
     )
     .run();
@@ -55,15 +68,12 @@ async function setStatus(orderId: string, status: string) {
   await env.DB.prepare("UPDATE orders SET status = ? WHERE id = ?").bind(status, orderId).run();
 }
 
-async function list(customer: TestCustomer, query = "") {
-  return json<{ data: Order[]; meta: Record<string, any> }>(
-    await customer.call("GET", `/api/customers/${customer.slug}/orders${query}`),
-    200,
-  );
+async function list(customer: TestCustomer, query: OrderQuery = {}) {
+  return json(await customer.account.orders.$get({ param: { customer_slug: customer.slug }, query }), 200);
 }
 
-async function place(customer: TestCustomer, body: Record<string, unknown>): Promise<Order> {
-  return json(await customer.call("POST", `/api/customers/${customer.slug}/orders`, body), 201);
+async function place(customer: TestCustomer, body: InferRequestType<TestCustomer["account"]["orders"]["$post"]>["json"]) {
+  return json(await customer.account.orders.$post({ param: { customer_slug: customer.slug }, json: body }), 201);
 }
 
 /** A varied account: 12 orders over types, countries, quantities, statuses, notes and dates, with ties. */
@@ -88,7 +98,7 @@ async function variedAccount() {
   const statuses = ["pending", "processing", "fulfilled", "cancelled"];
   const base = Date.parse("2026-03-01T00:00:00.000Z");
   for (const [i, order] of orders.entries()) {
-    const status = statuses[i % 4]!;
+    const status = present(statuses[i % 4]);
     await setStatus(order.order_id, status);
     // Pairs of orders share a day and a creation time, so sorts must break ties by id.
     const day = base + Math.floor(i / 2) * DAY;
@@ -98,7 +108,7 @@ async function variedAccount() {
       fulfilledAt: status === "fulfilled" ? day + 3 * DAY + (i % 3) * 1000 : null,
     });
   }
-  const fresh = (await list(customer, "?limit=100")).data;
+  const fresh = (await list(customer, { limit: "100" })).data;
   return { customer, orders: fresh };
 }
 
@@ -121,7 +131,7 @@ describe("pagination", () => {
       hasPreviousPage: false,
       status_counts: { pending: 12, processing: 0, fulfilled: 0, cancelled: 0 },
     });
-    const second = await list(customer, "?page=2");
+    const second = await list(customer, { page: "2" });
     expect(second.data.map((o) => o.quantity)).toEqual([2, 1]);
     expect(second.meta).toMatchObject({ page: 2, totalPages: 2, hasNextPage: false, hasPreviousPage: true });
   });
@@ -129,7 +139,7 @@ describe("pagination", () => {
   it("answers a page past the last with no data, the true total and hasPreviousPage", async () => {
     const customer = await createCustomer();
     await place(customer, { number_type: "mobile", country_code: "US", quantity: 1 });
-    const beyond = await list(customer, "?page=5&limit=1");
+    const beyond = await list(customer, { page: "5", limit: "1" });
     expect(beyond.data).toEqual([]);
     expect(beyond.meta).toMatchObject({ total: 1, page: 5, limit: 1, totalPages: 1, hasNextPage: false, hasPreviousPage: true });
   });
@@ -147,6 +157,7 @@ describe("pagination", () => {
     });
   });
 
+  // Raw query strings: some of these (an empty page, an unknown sort key) the typed client would not send.
   it.each([
     ["?limit=0", "limit"],
     ["?limit=101", "limit"],
@@ -176,14 +187,17 @@ describe("pagination", () => {
     [`?number_type=${Array.from({ length: 21 }, (_, i) => `type_${i}`).join(",")}`, "number_type"],
   ])("rejects %s with 400 naming %s", async (query, name) => {
     const customer = await createCustomer();
-    const body = await problem(await customer.call("GET", `/api/customers/${customer.slug}/orders${query}`), 400, "validation_error");
+    const body = await problem(await customer.call(`/api/customers/${customer.slug}/orders${query}`), 400, "validation_error");
     expect(body.errors?.map((e) => `${e.location}:${e.pointer}`)).toContain(`query:${name}`);
   });
 
   it("lists a cross-field error together with the other bad fields", async () => {
     const customer = await createCustomer();
     const body = await problem(
-      await customer.call("GET", `/api/customers/${customer.slug}/orders?limit=500&quantity_min=9&quantity_max=1&requested_from=2026-01-02&requested_to=2026-01-01`),
+      await customer.account.orders.$get({
+        param: { customer_slug: customer.slug },
+        query: { limit: "500", quantity_min: "9", quantity_max: "1", requested_from: "2026-01-02", requested_to: "2026-01-01" },
+      }),
       400,
       "validation_error",
     );
@@ -193,10 +207,10 @@ describe("pagination", () => {
   it("accepts the bounds: limit 1 and 100, search of 50 characters, 20 distinct list items", async () => {
     const customer = await createCustomer();
     const twenty = Array.from({ length: 20 }, (_, i) => `type_${i}`);
-    await list(customer, `?number_type=${[...twenty, ...twenty].join(",")}`);
-    await list(customer, "?limit=1");
-    await list(customer, "?limit=100");
-    await list(customer, `?search=${"x".repeat(50)}`);
+    await list(customer, { number_type: [...twenty, ...twenty].join(",") });
+    await list(customer, { limit: "1" });
+    await list(customer, { limit: "100" });
+    await list(customer, { search: "x".repeat(50) });
   });
 });
 
@@ -207,8 +221,8 @@ describe("filters and status_counts", () => {
   });
 
   const ids = (orders: Order[]) => orders.map((o) => o.order_id).sort();
-  const expectMatch = async (query: string, predicate: (o: Order) => boolean) => {
-    const page = await list(account.customer, `${query}${query ? "&" : "?"}limit=100`);
+  const expectMatch = async (query: OrderQuery, predicate: (o: Order) => boolean) => {
+    const page = await list(account.customer, { ...query, limit: "100" });
     const expected = account.orders.filter(predicate);
     expect(ids(page.data)).toEqual(ids(expected));
     expect(page.meta.total).toBe(expected.length);
@@ -216,44 +230,55 @@ describe("filters and status_counts", () => {
   };
 
   it("filters by comma-separated number types, countries and statuses, ignoring repeats", async () => {
-    await expectMatch("?number_type=landline,toll_free,landline", (o) => ["landline", "toll_free"].includes(o.number_type));
-    await expectMatch("?country_code=DE,GB", (o) => ["DE", "GB"].includes(o.country_code));
-    await expectMatch("?status=fulfilled,cancelled", (o) => ["fulfilled", "cancelled"].includes(o.status));
-    await expectMatch("?status=pending&country_code=US&number_type=mobile", (o) => o.status === "pending" && o.country_code === "US" && o.number_type === "mobile");
-    await expectMatch("?number_type=national", () => false);
+    await expectMatch({ number_type: "landline,toll_free,landline" }, (o) => ["landline", "toll_free"].includes(o.number_type));
+    await expectMatch({ country_code: "DE,GB" }, (o) => ["DE", "GB"].includes(o.country_code));
+    await expectMatch({ status: "fulfilled,cancelled" }, (o) => ["fulfilled", "cancelled"].includes(o.status));
+    await expectMatch(
+      { status: "pending", country_code: "US", number_type: "mobile" },
+      (o) => o.status === "pending" && o.country_code === "US" && o.number_type === "mobile",
+    );
+    await expectMatch({ number_type: "national" }, () => false);
   });
 
   it("filters by quantity bounds, inclusive", async () => {
-    await expectMatch("?quantity_min=10&quantity_max=75", (o) => o.quantity >= 10 && o.quantity <= 75);
-    await expectMatch("?quantity_min=10000", (o) => o.quantity === 10_000);
-    await expectMatch("?quantity_max=1", (o) => o.quantity === 1);
-    await expectMatch("?quantity_min=42&quantity_max=42", (o) => o.quantity === 42);
+    await expectMatch({ quantity_min: "10", quantity_max: "75" }, (o) => o.quantity >= 10 && o.quantity <= 75);
+    await expectMatch({ quantity_min: "10000" }, (o) => o.quantity === 10_000);
+    await expectMatch({ quantity_max: "1" }, (o) => o.quantity === 1);
+    await expectMatch({ quantity_min: "42", quantity_max: "42" }, (o) => o.quantity === 42);
   });
 
   it("filters by requested and fulfilled dates, whole UTC days inclusive", async () => {
     const day = (iso: string) => iso.slice(0, 10);
-    await expectMatch("?requested_from=2026-03-02&requested_to=2026-03-03", (o) => ["2026-03-02", "2026-03-03"].includes(day(o.requested_at)));
-    await expectMatch("?requested_to=2026-03-01", (o) => day(o.requested_at) === "2026-03-01");
-    await expectMatch("?requested_from=2026-03-06", (o) => day(o.requested_at) >= "2026-03-06");
+    await expectMatch({ requested_from: "2026-03-02", requested_to: "2026-03-03" }, (o) =>
+      ["2026-03-02", "2026-03-03"].includes(day(o.requested_at)),
+    );
+    await expectMatch({ requested_to: "2026-03-01" }, (o) => day(o.requested_at) === "2026-03-01");
+    await expectMatch({ requested_from: "2026-03-06" }, (o) => day(o.requested_at) >= "2026-03-06");
     // The last millisecond of a day counts as that day.
     expect(account.orders.some((o) => o.requested_at.endsWith("T23:59:59.999Z"))).toBe(true);
-    await expectMatch("?fulfilled_from=2026-03-04&fulfilled_to=2026-03-06", (o) => o.fulfilled_at !== null && day(o.fulfilled_at) >= "2026-03-04" && day(o.fulfilled_at) <= "2026-03-06");
-    await expectMatch("?fulfilled_to=2026-12-31", (o) => o.fulfilled_at !== null);
+    await expectMatch(
+      { fulfilled_from: "2026-03-04", fulfilled_to: "2026-03-06" },
+      (o) => o.fulfilled_at !== null && day(o.fulfilled_at) >= "2026-03-04" && day(o.fulfilled_at) <= "2026-03-06",
+    );
+    await expectMatch({ fulfilled_to: "2026-12-31" }, (o) => o.fulfilled_at !== null);
   });
 
   it("searches order numbers (with or without #) and notes, case-insensitively, with % and _ literal", async () => {
-    const target = account.orders[4]!;
-    await expectMatch(`?search=${encodeURIComponent(target.order_number)}`, (o) => o.order_number.includes(target.order_number));
-    await expectMatch(`?search=${target.order_number.slice(1)}`, (o) => o.order_number.includes(target.order_number.slice(1)));
-    await expectMatch("?search=austin", (o) => (o.notes ?? "").toLowerCase().includes("austin"));
-    await expectMatch(`?search=${encodeURIComponent("100%")}`, (o) => (o.notes ?? "").includes("100%"));
-    await expectMatch(`?search=${encodeURIComponent("%")}`, (o) => (o.notes ?? "").includes("%"));
-    await expectMatch("?search=_", (o) => (o.notes ?? "").includes("_"));
-    await expectMatch("?search=zzz-nothing", () => false);
+    const target = present(account.orders[4], "fifth order");
+    await expectMatch({ search: target.order_number }, (o) => o.order_number.includes(target.order_number));
+    await expectMatch({ search: target.order_number.slice(1) }, (o) => o.order_number.includes(target.order_number.slice(1)));
+    await expectMatch({ search: "austin" }, (o) => (o.notes ?? "").toLowerCase().includes("austin"));
+    await expectMatch({ search: "100%" }, (o) => (o.notes ?? "").includes("100%"));
+    await expectMatch({ search: "%" }, (o) => (o.notes ?? "").includes("%"));
+    await expectMatch({ search: "_" }, (o) => (o.notes ?? "").includes("_"));
+    await expectMatch({ search: "zzz-nothing" }, () => false);
   });
 
   it("counts every status over the other filters, ignoring the status filter", async () => {
-    const page = await expectMatch("?status=pending&country_code=US", (o) => o.status === "pending" && o.country_code === "US");
+    const page = await expectMatch(
+      { status: "pending", country_code: "US" },
+      (o) => o.status === "pending" && o.country_code === "US",
+    );
     const us = account.orders.filter((o) => o.country_code === "US");
     const count = (s: string) => us.filter((o) => o.status === s).length;
     expect(page.meta.status_counts).toEqual({
@@ -262,7 +287,7 @@ describe("filters and status_counts", () => {
       fulfilled: count("fulfilled"),
       cancelled: count("cancelled"),
     });
-    const all = await list(account.customer, "?status=cancelled");
+    const all = await list(account.customer, { status: "cancelled" });
     expect(all.meta.status_counts).toEqual({ pending: 3, processing: 3, fulfilled: 3, cancelled: 3 });
     expect(all.meta.total).toBe(3);
   });
@@ -270,7 +295,7 @@ describe("filters and status_counts", () => {
   it("never shows another account's orders", async () => {
     const other = await createCustomer();
     await place(other, { number_type: "mobile", country_code: "US", quantity: 10 });
-    const page = await list(account.customer, "?limit=100");
+    const page = await list(account.customer, { limit: "100" });
     expect(page.meta.total).toBe(12);
     expect((await list(other)).meta.total).toBe(1);
   });
@@ -282,55 +307,40 @@ describe("sorting and paging", () => {
     account = await variedAccount();
   });
 
-  const keyOf = (o: Order, sortBy: string): string | number | null => {
-    if (sortBy === "order_number") return Number(o.order_number.slice(1));
-    return o[sortBy as keyof Order] as string | number | null;
-  };
-
-  /** The order the contract promises: key in the direction, NULLs last either way, then id in the same direction. */
-  function expectedOrder(sortBy: string, direction: "asc" | "desc"): string[] {
-    const sign = direction === "asc" ? 1 : -1;
-    return [...account.orders]
-      .sort((a, b) => {
-        const ka = keyOf(a, sortBy);
-        const kb = keyOf(b, sortBy);
-        if (ka === null || kb === null) {
-          if (ka !== kb) return ka === null ? 1 : -1;
-        } else if (ka !== kb) {
-          return (ka < kb ? -1 : 1) * sign;
-        }
-        return (a.order_id < b.order_id ? -1 : 1) * sign;
-      })
-      .map((o) => o.order_id);
-  }
+  /** An order's sort key: order numbers sort by their number, the rest by their field. */
+  const keyOf = (o: Order, sortBy: OrderSortKey): string | number | null =>
+    sortBy === "order_number" ? Number(o.order_number.slice(1)) : o[sortBy];
 
   for (const sortBy of ORDER_SORT_KEYS) {
     for (const direction of ["asc", "desc"] as const) {
       it(`pages through sort_by=${sortBy}&sort_order=${direction} with limit 5, visiting each order once in order`, async () => {
-        const seen: string[] = [];
-        let page = 1;
-        for (;;) {
-          const body = await list(account.customer, `?sort_by=${sortBy}&sort_order=${direction}&limit=5&page=${page}`);
-          seen.push(...body.data.map((o) => o.order_id));
+        const { items, pages } = await allPages(async (page) => {
+          const body = await list(account.customer, { sort_by: sortBy, sort_order: direction, limit: "5", page: String(page) });
           expect(body.meta.totalPages).toBe(3);
-          if (!body.meta.hasNextPage) break;
-          page++;
-        }
-        expect(page).toBe(3);
-        expect(seen).toEqual(expectedOrder(sortBy, direction));
+          return body;
+        });
+        expect(pages).toBe(3);
+        expect(items.map((o) => o.order_id)).toEqual(
+          contractOrder(
+            account.orders,
+            (o) => keyOf(o, sortBy),
+            (o) => o.order_id,
+            direction,
+          ),
+        );
       });
     }
   }
 
   it("sorts order numbers numerically", async () => {
-    const body = await list(account.customer, "?sort_by=order_number&sort_order=asc&limit=100");
+    const body = await list(account.customer, { sort_by: "order_number", sort_order: "asc", limit: "100" });
     const numbers = body.data.map((o) => Number(o.order_number.slice(1)));
     expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
   });
 
   it("puts orders that are not fulfilled last in both directions", async () => {
-    for (const direction of ["asc", "desc"]) {
-      const body = await list(account.customer, `?sort_by=fulfilled_at&sort_order=${direction}&limit=100`);
+    for (const direction of ["asc", "desc"] as const) {
+      const body = await list(account.customer, { sort_by: "fulfilled_at", sort_order: direction, limit: "100" });
       const firstNull = body.data.findIndex((o) => o.fulfilled_at === null);
       expect(firstNull).toBe(3);
       expect(body.data.slice(firstNull).every((o) => o.fulfilled_at === null)).toBe(true);
@@ -345,7 +355,13 @@ describe("query plan", () => {
     for (const search of ["", "&search=abc&status=pending&quantity_min=2&requested_from=2026-01-01"]) {
       for (const sortBy of ORDER_SORT_KEYS) {
         const query = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(`sort_by=${sortBy}${search}`)));
-        const { sql, params } = orderListStatements(db, customer.customerId, toOrderListQuery(query), pageWindow(query.page, query.limit))[0]!.toSQL();
+        const [statement] = orderListStatements(
+          db,
+          customer.customerId,
+          toOrderListQuery(query),
+          pageWindow(query.page, query.limit),
+        );
+        const { sql, params } = present(statement, "list statement").toSQL();
         const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
           .bind(...params)
           .all<{ detail: string }>();
@@ -361,7 +377,16 @@ describe("every shape of query plan, against the contract's reference query", ()
   const TYPES = ["mobile", "landline", "toll_free", "national"];
   const COUNTRIES = ["US", "GB", "DE", "JP"];
   const STATUSES = ["pending", "processing", "fulfilled", "cancelled"];
-  const NOTES = [null, "Berlin support line", "campaign 123 for Austin", "ZÜRICH field team", "Malmö 50% off_site", 'say "hi"', "ümlaut Ärger", "campaign 1234"];
+  const NOTES = [
+    null,
+    "Berlin support line",
+    "campaign 123 for Austin",
+    "ZÜRICH field team",
+    "Malmö 50% off_site",
+    'say "hi"',
+    "ümlaut Ärger",
+    "campaign 1234",
+  ];
   const START = Date.parse("2026-01-01T00:00:00.000Z");
   let customer: TestCustomer;
 
@@ -370,19 +395,36 @@ describe("every shape of query plan, against the contract's reference query", ()
     customer = await createCustomer();
     const other = await createCustomer();
     let random = 7;
-    const next = () => (random = (random * 48271) % 2147483647) / 2147483647;
-    for (const [owner, count] of [[customer, 1200], [other, 200]] as const) {
+    const next = () => {
+      random = (random * 48271) % 2147483647;
+      return random / 2147483647;
+    };
+    for (const [owner, count] of [
+      [customer, 1200],
+      [other, 200],
+    ] as const) {
       const rows = Array.from({ length: count }, () => {
         // Skewed on purpose: mobile and US dominate, national and JP are rare, as are cancelled and processing.
-        const type = TYPES[Math.min(3, Math.floor(next() ** 2 * 4))]!;
-        const country = COUNTRIES[Math.min(3, Math.floor(next() ** 2 * 4))]!;
-        const status = STATUSES[Math.min(3, Math.floor(next() ** 1.5 * 4))]!;
+        const type = present(TYPES[Math.min(3, Math.floor(next() ** 2 * 4))]);
+        const country = present(COUNTRIES[Math.min(3, Math.floor(next() ** 2 * 4))]);
+        const status = present(STATUSES[Math.min(3, Math.floor(next() ** 1.5 * 4))]);
         const requestedAt = START + Math.floor(next() * 180) * DAY + Math.floor(next() * DAY);
         // created_at mostly equals requested_at, as the API writes it; some orders disagree either way.
         const createdAt = next() < 0.8 ? requestedAt : requestedAt + Math.floor((next() - 0.5) * 20 * DAY);
         const fulfilledAt = status === "fulfilled" ? createdAt + Math.floor(next() * 5 * DAY) : null;
         const quantity = 1 + Math.floor(next() ** 3 * 10_000);
-        return [crypto.randomUUID(), owner.customerId, type, country, Math.min(quantity, 10_000), status, NOTES[Math.floor(next() * NOTES.length)], requestedAt, fulfilledAt, createdAt];
+        return [
+          crypto.randomUUID(),
+          owner.customerId,
+          type,
+          country,
+          Math.min(quantity, 10_000),
+          status,
+          NOTES[Math.floor(next() * NOTES.length)],
+          requestedAt,
+          fulfilledAt,
+          createdAt,
+        ];
       });
       await env.DB.prepare(
         `INSERT INTO orders (id, customer_id, order_seq, number_type, country_code, quantity, status, fulfilled_quantity, notes,
@@ -398,27 +440,33 @@ describe("every shape of query plan, against the contract's reference query", ()
 
   /** The account's segments, as the Worker reads them to pick a plan. */
   async function accountSegments(): Promise<Segment[]> {
-    const { results } = await env.DB.prepare("SELECT number_type, country_code, status, count FROM order_counts WHERE customer_id = ?")
+    const { results } = await env.DB.prepare(
+      "SELECT number_type, country_code, status, count FROM order_counts WHERE customer_id = ?",
+    )
       .bind(customer.customerId)
       .all<{ number_type: string; country_code: string; status: OrderStatus; count: number }>();
     return results.map((r) => ({ numberType: r.number_type, countryCode: r.country_code, status: r.status, count: r.count }));
   }
 
-  /** Keys of the account, one after the other, so hundreds of requests stay under the tests' per-key budget. */
-  async function keysInTurn(count: number): Promise<() => string> {
-    const keys: string[] = [];
+  /** Clients with keys of the account, one after the other, so hundreds of requests stay under the tests' per-key budget. */
+  async function clientsInTurn(count: number): Promise<() => Client> {
+    const clients: Client[] = [];
     for (let i = 0; i < count; i++) {
-      keys.push((await json(await adminCall("POST", `/admin/customers/${customer.slug}/api-keys`, { name: `key ${i}` }), 201)).key);
+      const created = await json(
+        await operator.admin.customers[":slug"]["api-keys"].$post({ param: { slug: customer.slug }, json: { name: `key ${i}` } }),
+        201,
+      );
+      clients.push(client({ Authorization: `Bearer ${created.key}` }));
     }
     let sent = 0;
-    return () => keys[sent++ % keys.length]!;
+    return () => present(clients[sent++ % clients.length], "client");
   }
 
   const day = (offset: number) => new Date(START + offset * DAY).toISOString().slice(0, 10);
   /** Present with the given odds, else absent: ranges and searches are rarer, so every shape of query comes up. */
-  const sometimes = <T,>(arbitrary: fc.Arbitrary<T>, odds: number) =>
+  const sometimes = <T>(arbitrary: fc.Arbitrary<T>, odds: number) =>
     fc.oneof({ arbitrary: fc.constant(undefined), weight: 100 - odds }, { arbitrary, weight: odds });
-  const subset = <T,>(items: T[]) => sometimes(fc.uniqueArray(fc.constantFrom(...items), { minLength: 1 }), 60);
+  const subset = <T>(items: T[]) => sometimes(fc.uniqueArray(fc.constantFrom(...items), { minLength: 1 }), 60);
   const range = (bound: fc.Arbitrary<number>) =>
     sometimes(fc.tuple(fc.option(bound, { nil: undefined }), fc.option(bound, { nil: undefined })), 20);
   const listQuery = fc.record({
@@ -430,8 +478,29 @@ describe("every shape of query plan, against the contract's reference query", ()
     fulfilled: range(fc.integer({ min: -5, max: 190 })),
     search: sometimes(
       fc.oneof(
-        fc.constantFrom("Berlin", "BERLIN", "campaign 12", "campaign 123", "zürich", "ärger", "50%", "off_site", "%", "_", '"hi"', "#0", "#000001", "00", "xyz", "ä"),
-        fc.string({ unit: fc.constantFrom("a", "e", "r", "n", " ", "1", "2", "%", "_", "ü", "Ü", '"'), minLength: 1, maxLength: 6 }),
+        fc.constantFrom(
+          "Berlin",
+          "BERLIN",
+          "campaign 12",
+          "campaign 123",
+          "zürich",
+          "ärger",
+          "50%",
+          "off_site",
+          "%",
+          "_",
+          '"hi"',
+          "#0",
+          "#000001",
+          "00",
+          "xyz",
+          "ä",
+        ),
+        fc.string({
+          unit: fc.constantFrom("a", "e", "r", "n", " ", "1", "2", "%", "_", "ü", "Ü", '"'),
+          minLength: 1,
+          maxLength: 6,
+        }),
       ),
       25,
     ),
@@ -447,18 +516,35 @@ describe("every shape of query plan, against the contract's reference query", ()
     return a !== undefined && b !== undefined && a > b ? [b, a] : [a, b];
   };
 
-  function queryString(q: ListQuery): string {
-    const params = new URLSearchParams({ sort_by: q.sort_by, sort_order: q.sort_order, page: String(q.page), limit: String(q.limit) });
-    for (const key of ["number_type", "country_code", "status"] as const) if (q[key]) params.set(key, q[key]!.join(","));
+  /** `q` as the list's query parameters; absent ones are undefined, which the client leaves out. */
+  function queryParams(q: ListQuery): OrderQuery {
     const [qMin, qMax] = ordered(q.quantity);
-    if (qMin !== undefined) params.set("quantity_min", String(qMin));
-    if (qMax !== undefined) params.set("quantity_max", String(qMax));
-    for (const name of ["requested", "fulfilled"] as const) {
-      const [from, to] = ordered(q[name]);
-      if (from !== undefined) params.set(`${name}_from`, day(from));
-      if (to !== undefined) params.set(`${name}_to`, day(to));
-    }
-    if (q.search !== undefined) params.set("search", q.search);
+    const [requestedFrom, requestedTo] = ordered(q.requested);
+    const [fulfilledFrom, fulfilledTo] = ordered(q.fulfilled);
+    const text = (n: number | undefined) => (n === undefined ? undefined : String(n));
+    const date = (offset: number | undefined) => (offset === undefined ? undefined : day(offset));
+    return {
+      sort_by: q.sort_by,
+      sort_order: q.sort_order,
+      page: String(q.page),
+      limit: String(q.limit),
+      number_type: q.number_type?.join(","),
+      country_code: q.country_code?.join(","),
+      status: q.status?.join(","),
+      quantity_min: text(qMin),
+      quantity_max: text(qMax),
+      requested_from: date(requestedFrom),
+      requested_to: date(requestedTo),
+      fulfilled_from: date(fulfilledFrom),
+      fulfilled_to: date(fulfilledTo),
+      search: q.search,
+    };
+  }
+
+  /** The query string the client sends for `q`. */
+  function queryString(q: ListQuery): string {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(queryParams(q))) if (value !== undefined) params.set(name, String(value));
     return params.toString();
   }
 
@@ -482,7 +568,9 @@ describe("every shape of query plan, against the contract's reference query", ()
       if (to !== undefined) where.push(`${name}_at <= ${START + (to + 1) * DAY - 1}`);
     }
     if (q.search !== undefined) {
-      where.push(`(instr(lower('#' || printf('%06d', order_seq)), lower(?)) > 0 OR instr(lower(coalesce(notes, '')), lower(?)) > 0)`);
+      where.push(
+        `(instr(lower('#' || printf('%06d', order_seq)), lower(?)) > 0 OR instr(lower(coalesce(notes, '')), lower(?)) > 0)`,
+      );
       params.push(q.search, q.search);
     }
     const counts = await env.DB.prepare(`SELECT status, count(*) AS n FROM orders WHERE ${where.join(" AND ")} GROUP BY status`)
@@ -496,30 +584,36 @@ describe("every shape of query plan, against the contract's reference query", ()
       .bind(...params, q.limit, (q.page - 1) * q.limit)
       .all<{ id: string }>();
     const statusCounts = Object.fromEntries(STATUSES.map((s) => [s, counts.results.find((c) => c.status === s)?.n ?? 0]));
-    const total = (q.status ?? STATUSES).reduce((sum, s) => sum + statusCounts[s]!, 0);
+    const total = (q.status ?? STATUSES).reduce((sum, s) => sum + present(statusCounts[s], `count of ${s}`), 0);
     return { ids: rows.results.map((r) => r.id), total, statusCounts };
   }
 
   /** The list's answer to `q` must be the reference's: rows, order, total and status_counts. */
-  async function expectAsReference(q: ListQuery, key: string) {
-    const response = await call(`/api/customers/${customer.slug}/orders?${queryString(q)}`, { headers: { Authorization: `Bearer ${key}` } });
-    const page = await json<{ data: Order[]; meta: Record<string, any> }>(response, 200);
+  async function expectAsReference(q: ListQuery, api: Client) {
+    const response = await api.api.customers[":customer_slug"].orders.$get({
+      param: { customer_slug: customer.slug },
+      query: queryParams(q),
+    });
+    const page = await json(response, 200);
     const expected = await reference(q);
-    expect(page.data.map((o) => o.order_id), queryString(q)).toEqual(expected.ids);
+    expect(
+      page.data.map((o) => o.order_id),
+      queryString(q),
+    ).toEqual(expected.ids);
     expect(page.meta.total, queryString(q)).toBe(expected.total);
     expect(page.meta.status_counts, queryString(q)).toEqual(expected.statusCounts);
   }
 
   it("answers random queries with the reference's rows, order, total and status_counts", async () => {
-    const nextKey = await keysInTurn(6);
+    const nextClient = await clientsInTurn(6);
     await fc.assert(
-      fc.asyncProperty(listQuery, (q) => expectAsReference(q, nextKey())),
+      fc.asyncProperty(listQuery, (q) => expectAsReference(q, nextClient())),
       { numRuns: 300 },
     );
   });
 
   it("pages through rare, medium and broad enumeration filters in every sort exactly as the reference", async () => {
-    const nextKey = await keysInTurn(6);
+    const nextClient = await clientsInTurn(6);
     const db = createDatabase(env.DB);
     const filters: Partial<Pick<ListQuery, "number_type" | "country_code" | "status">>[] = [
       { number_type: ["national"], country_code: ["JP", "DE"] },
@@ -532,13 +626,29 @@ describe("every shape of query plan, against the contract's reference query", ()
         for (const sort_order of ["asc", "desc"] as const) {
           for (let pageNumber = 1; pageNumber <= 6; pageNumber++) {
             const q: ListQuery = {
-              number_type: undefined, country_code: undefined, status: undefined, quantity: undefined, requested: undefined,
-              fulfilled: undefined, search: undefined, ...filter, sort_by, sort_order, page: pageNumber, limit: 7,
+              number_type: undefined,
+              country_code: undefined,
+              status: undefined,
+              quantity: undefined,
+              requested: undefined,
+              fulfilled: undefined,
+              search: undefined,
+              ...filter,
+              sort_by,
+              sort_order,
+              page: pageNumber,
+              limit: 7,
             };
             const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(queryString(q))));
-            const [pageStatement] = orderListStatements(db, customer.customerId, toOrderListQuery(parsed), pageWindow(parsed.page, parsed.limit), await accountSegments());
-            plans.add(pageStatement!.toSQL().sql.includes("WITH segments") ? "segments" : "scan");
-            await expectAsReference(q, nextKey());
+            const [pageStatement] = orderListStatements(
+              db,
+              customer.customerId,
+              toOrderListQuery(parsed),
+              pageWindow(parsed.page, parsed.limit),
+              await accountSegments(),
+            );
+            plans.add(present(pageStatement, "page statement").toSQL().sql.includes("WITH segments") ? "segments" : "scan");
+            await expectAsReference(q, nextClient());
           }
         }
       }
@@ -565,7 +675,13 @@ describe("every shape of query plan, against the contract's reference query", ()
     for (const shape of shapes) {
       for (const sortBy of ["", "&sort_by=fulfilled_at&sort_order=asc", "&sort_by=order_number"]) {
         const query = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(`${shape}${sortBy}`)));
-        for (const statement of orderListStatements(db, customer.customerId, toOrderListQuery(query), pageWindow(query.page, query.limit), segments)) {
+        for (const statement of orderListStatements(
+          db,
+          customer.customerId,
+          toOrderListQuery(query),
+          pageWindow(query.page, query.limit),
+          segments,
+        )) {
           const { sql, params } = statement.toSQL();
           const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
             .bind(...params)
@@ -583,7 +699,7 @@ describe("lists need the account's own key", () => {
   it("answers another account's slug with 404", async () => {
     const alice = await createCustomer();
     const bob = await createCustomer();
-    await problem(await alice.call("GET", `/api/customers/${bob.slug}/orders`), 404, "not_found");
-    await json(await adminCall("GET", `/admin/customers/${bob.slug}`), 200);
+    await problem(await alice.account.orders.$get({ param: { customer_slug: bob.slug }, query: {} }), 404, "not_found");
+    await json(await operator.admin.customers[":slug"].$get({ param: { slug: bob.slug } }), 200);
   });
 });

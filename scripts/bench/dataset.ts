@@ -1,22 +1,23 @@
 // The benchmark's data set: one large account (100,000 orders, 20,000 numbers, 1,000 users) among 20 accounts of
 // 10,000 orders, generated deterministically and written through a fast path (one INSERT … SELECT … FROM
 // json_each(?) per thousand rows). Accounts, keys and verifications go through the stores.
-import { createApiKey, createCustomer } from "../../src/customers/store.ts";
+
 import { addCatalogPair } from "../../src/catalog/store.ts";
+import { createApiKey, createCustomer } from "../../src/customers/store.ts";
 import type { Database } from "../../src/db/client.ts";
 import type { Outcome, RefusalReason } from "../../src/db/outcome.ts";
 import type { OrderStatus } from "../../src/db/schema.ts";
 import { submitVerification } from "../../src/kyc/store.ts";
 
-export const LARGE_ORDERS = 100_000;
-export const OTHER_ACCOUNTS = 20;
-export const OTHER_ORDERS = 10_000;
-export const LARGE_NUMBERS = 20_000;
-export const LARGE_USERS = 1_000;
+const LARGE_ORDERS = 100_000;
+const OTHER_ACCOUNTS = 20;
+const OTHER_ORDERS = 10_000;
+const LARGE_NUMBERS = 20_000;
+const LARGE_USERS = 1_000;
 /** API keys of the large account: the load is spread over them so no key reaches its per-minute budget. */
-export const LARGE_KEYS = 200;
+const LARGE_KEYS = 200;
 /** Numbers of the large account with a pending verification, for the KYC read and upload scenarios. */
-export const VERIFIED_NUMBERS = 100;
+const VERIFIED_NUMBERS = 100;
 
 const ROWS_PER_STATEMENT = 1_000;
 const DAY = 86_400_000;

@@ -1,8 +1,8 @@
 // What the benchmark drives: every scenario of the performance goals, with the goal it is held to.
 import type { Database } from "../../src/db/client.ts";
 import { pageWindow } from "../../src/db/paging.ts";
-import { listOrdersQuery, toOrderListQuery } from "../../src/orders/schemas.ts";
 import { orderListStatements, type Segment } from "../../src/orders/list.ts";
+import { listOrdersQuery, toOrderListQuery } from "../../src/orders/schemas.ts";
 import type { Fixtures } from "./dataset.ts";
 
 /** A statement as D1 receives it, to time the same SQL on the SQLite file. */

@@ -1,7 +1,7 @@
 // Queries for the orderable catalog of (country_code, number_type) pairs.
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { ok, type Outcome, refuse } from "../db/outcome.ts";
+import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
 import { type CatalogRow, catalog } from "../db/schema.ts";
 

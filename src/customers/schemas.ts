@@ -5,7 +5,7 @@ import { timestampSchema } from "../http/fields.ts";
 import { pageSchema } from "../http/pagination.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
 
-export const slugSchema = z
+const slugSchema = z
   .string()
   .regex(/^[a-z0-9](?:[a-z0-9-]{1,38}[a-z0-9])$/, {
     error: "must be 3-40 lowercase letters, digits or hyphens, starting and ending with a letter or digit",

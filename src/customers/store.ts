@@ -2,10 +2,10 @@
 import { and, count, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import { ok, type Outcome, refuse } from "../db/outcome.ts";
-import { insertSelection } from "../db/sql.ts";
+import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
 import { type ApiKeyRow, apiKeys, batchAssertions, type CustomerRow, customers } from "../db/schema.ts";
+import { insertSelection } from "../db/sql.ts";
 import { displayParts, generateApiKey, sha256Hex } from "../lib/api-key.ts";
 
 /** last_used_at is written at most this often per key, so a busy key does not cost a write per request. */

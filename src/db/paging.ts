@@ -1,5 +1,5 @@
 // Paging and sorting as every list query does them: the window of one page, a total order, counts by status.
-import { asc, desc, type AnyColumn, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, asc, desc, type SQL, sql } from "drizzle-orm";
 
 export type SortDirection = "asc" | "desc";
 

@@ -3,7 +3,7 @@
 import { createDatabase, type Database } from "./client.ts";
 
 /** What a request cost on D1, summed over every statement from D1's result `meta`. */
-export interface D1Usage {
+interface D1Usage {
   /** Calls to D1: each one is a network round trip in production (a batch is one call). */
   calls: number;
   rowsRead: number;
@@ -22,7 +22,7 @@ export const BOOKMARK_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{3
 export const READ_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
 
 /** A statement riding with the request's next D1 call. */
-export interface Passenger {
+interface Passenger {
   /**
    * Its rows, each as the values of its columns in select order. Sent alone now if no call has carried it yet, and
    * again alone if the batch that carried it failed (the failure may have been another statement's).
@@ -81,7 +81,11 @@ class MeteredSession {
   };
   private boarding: Boarding[] = [];
 
-  constructor(private readonly session: D1DatabaseSession) {}
+  private readonly session: D1DatabaseSession;
+
+  constructor(session: D1DatabaseSession) {
+    this.session = session;
+  }
 
   carry(query: { sql: string; params: unknown[] }): Passenger {
     const statement = this.session.prepare(query.sql).bind(...query.params);
@@ -122,7 +126,7 @@ class MeteredSession {
       this.usage.rowsWritten += meta.rows_written;
       this.usage.durationMs += meta.duration;
     }
-    boarding.forEach((passenger, i) => passenger.arrived(results[i]!));
+    for (const [i, passenger] of boarding.entries()) passenger.arrived(results[i]!);
     return results.slice(boarding.length);
   }
 
@@ -138,10 +142,13 @@ class MeteredSession {
 }
 
 class MeteredStatement {
-  constructor(
-    readonly statement: D1PreparedStatement,
-    private readonly session: MeteredSession,
-  ) {}
+  readonly statement: D1PreparedStatement;
+  private readonly session: MeteredSession;
+
+  constructor(statement: D1PreparedStatement, session: MeteredSession) {
+    this.statement = statement;
+    this.session = session;
+  }
 
   bind(...values: unknown[]): MeteredStatement {
     return new MeteredStatement(this.statement.bind(...values), this.session);

@@ -4,7 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "./problem.ts";
 
-export const JSON_BODY_LIMIT = 64 * 1024;
+const JSON_BODY_LIMIT = 64 * 1024;
 
 const jsonBodyLimit = bodyLimit({
   maxSize: JSON_BODY_LIMIT,

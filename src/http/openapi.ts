@@ -5,7 +5,7 @@ import type { Env } from "hono";
 import { BOOKMARK_PATTERN } from "../db/session.ts";
 import { PROBLEM_CODES, PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemStatus } from "./problem.ts";
 
-export const problemSchema = z
+const problemSchema = z
   .object({
     type: z.string().openapi({
       example: "https://api.example.com/problems/validation_error",
@@ -176,17 +176,20 @@ const TAGS = [
   },
 ];
 
-/** The OpenAPI 3.1 document of an app, for a server at `origin`. */
-export function apiDocument<E extends Env>(app: OpenAPIHono<E>, origin: string) {
+/**
+ * The OpenAPI 3.1 document of an app, for a server at `origin`; without one (the committed copy), the server is the
+ * one that serves the document, and the contact is the reference page beside it.
+ */
+export function apiDocument<E extends Env>(app: OpenAPIHono<E>, origin?: string) {
   const document = app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
       title: "virtual-numbers API",
       version: "1.0.0",
       description: DESCRIPTION,
-      contact: { name: "virtual-numbers API reference", url: `${origin}/docs` },
+      contact: { name: "virtual-numbers API reference", url: `${origin ?? ""}/docs` },
     },
-    servers: [{ url: origin }],
+    servers: [{ url: origin ?? "/" }],
     tags: TAGS,
   });
   const editable = document as EditableDocument;

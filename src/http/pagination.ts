@@ -2,8 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import type { PageWindow } from "../db/paging.ts";
 
-export const DEFAULT_LIMIT = 10;
-export const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 10;
+const MAX_LIMIT = 100;
 
 export const pageQuery = {
   page: z.coerce
@@ -61,7 +61,7 @@ export function sortByQuery<const K extends readonly [string, ...string[]]>(keys
  * Most items one comma-separated filter takes. Each item is one bound parameter, and a D1 statement takes at
  * most 100 of them, so the lists of one query must stay well under that together.
  */
-export const MAX_LIST_ITEMS = 20;
+const MAX_LIST_ITEMS = 20;
 
 /**
  * A comma-separated filter: every item must satisfy `item` (an empty item is invalid), repeats are dropped,
@@ -112,7 +112,7 @@ export function pageMeta(window: PageWindow, total: number) {
   };
 }
 
-export const pageMetaSchema = z.object({
+const pageMetaSchema = z.object({
   total: z.int().openapi({ description: "Items matching the query across all pages." }),
   page: z.int(),
   limit: z.int(),
@@ -132,8 +132,13 @@ export const pageOnlyQuery = z.object({
   limit: pageQuery.limit,
 });
 
-/** `{data, meta}`; `statusCounts` adds meta.status_counts with every key of the list. */
-export function pageSchema<T extends z.ZodType>(item: T, name: string, statusCounts?: z.ZodObject) {
-  const meta = statusCounts ? pageMetaSchema.extend({ status_counts: statusCounts }) : pageMetaSchema;
+/** `{data, meta}`: one page of a list. */
+export function pageSchema<T extends z.ZodType>(item: T, name: string) {
+  return z.object({ data: z.array(item), meta: pageMetaSchema.openapi(`${name}PageMeta`) }).openapi(`${name}Page`);
+}
+
+/** `{data, meta}` with meta.status_counts: a page of a list whose items have a status. */
+export function countedPageSchema<T extends z.ZodType, C extends z.ZodObject>(item: T, name: string, statusCounts: C) {
+  const meta = pageMetaSchema.extend({ status_counts: statusCounts });
   return z.object({ data: z.array(item), meta: meta.openapi(`${name}PageMeta`) }).openapi(`${name}Page`);
 }

@@ -5,7 +5,7 @@ import type { AppEnv } from "../env.ts";
 import { isUnexpected, problemResponse, validationError } from "./problem.ts";
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-export const BOOKMARK_HEADER = "x-d1-bookmark";
+const BOOKMARK_HEADER = "x-d1-bookmark";
 
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();

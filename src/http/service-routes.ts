@@ -26,6 +26,8 @@ export const serviceRoutes = createRouter<AppEnv>()
       summary: "Liveness check",
       responses: {
         200: jsonResponse(z.object({ status: z.literal("ok") }).openapi("Health"), "The service is up."),
+        // Every route answers a malformed x-d1-bookmark header so, this one included.
+        ...errorResponses(400),
       },
     }),
     (c) => c.json({ status: "ok" as const }, 200),

@@ -1,7 +1,7 @@
 // Turns every zod validation failure into one problem+json validation_error naming each bad field.
 import type { Hook } from "@hono/zod-openapi";
-import type { Env } from "hono";
 import { z } from "@hono/zod-openapi";
+import type { Env } from "hono";
 import { type FieldError, type FieldLocation, validationError } from "./problem.ts";
 
 type Issue = z.core.$ZodIssue;

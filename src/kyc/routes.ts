@@ -1,5 +1,6 @@
 // Number verification (KYC) under /v1: address submit and update, status, file upload, download and delete.
 import { createRoute, z } from "@hono/zod-openapi";
+import type { DocumentRow } from "../db/schema.ts";
 import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
@@ -40,6 +41,17 @@ const documentParams = z.object({
 });
 const operation = { tags: ["KYC"], security: API_KEY_SECURITY };
 const verificationPath = (numberId: string) => `/v1/numbers/${withPrefix("num", numberId)}/KYC`;
+
+/** The headers of a download and of its 304. */
+function downloadHeaders(row: DocumentRow, object: R2Object): Headers {
+  return new Headers({
+    "Content-Type": row.mimeType,
+    "Content-Disposition": contentDisposition(row.filename),
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "private, no-store",
+    ETag: object.httpEtag,
+  });
+}
 
 function locked(state: string, action: string): ApiError {
   return new ApiError("verification_locked", `The verification is ${state}; ${action} is not possible now`);
@@ -201,19 +213,15 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const { document_id } = c.req.valid("param");
       const row = await findOwnedDocument(c.var.db, c.var.principal.customerId, document_id);
       if (!row) throw notFound("Document");
+      // A conditional request reads only the object's metadata: an unchanged file is answered without its bytes.
+      const ifNoneMatch = c.req.header("If-None-Match");
+      const stored = ifNoneMatch === undefined ? undefined : await c.env.DOCUMENTS.head(row.objectKey);
+      if (stored && etagMatches(ifNoneMatch, stored.httpEtag)) {
+        return new Response(null, { status: 304, headers: downloadHeaders(row, stored) });
+      }
       const object = await c.env.DOCUMENTS.get(row.objectKey);
       if (!object) throw notFound("Document");
-      const headers = new Headers({
-        "Content-Type": row.mimeType,
-        "Content-Disposition": contentDisposition(row.filename),
-        "X-Content-Type-Options": "nosniff",
-        "Cache-Control": "private, no-store",
-        ETag: object.httpEtag,
-      });
-      if (etagMatches(c.req.header("If-None-Match"), object.httpEtag)) {
-        await object.body.cancel();
-        return new Response(null, { status: 304, headers });
-      }
+      const headers = downloadHeaders(row, object);
       headers.set("Content-Length", String(object.size));
       return new Response(object.body, { status: 200, headers });
     },

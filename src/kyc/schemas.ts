@@ -17,7 +17,7 @@ import { type AddressChanges, type NewVerification, REVIEW_TARGETS } from "./sto
 
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
-export const documentSummarySchema = z
+const documentSummarySchema = z
   .object({
     id: z.string().openapi({ example: "doc_5c0e1f9e-8f3a-4d0b-9d7e-2a6b1c3d4e5f" }),
     document_type: z.enum(DOCUMENT_TYPES),
@@ -45,7 +45,7 @@ export const documentSchema = z
   })
   .openapi("KycDocument");
 
-export const addressSchema = z.object({
+const addressSchema = z.object({
   address_line_1: z.string(),
   address_line_2: z.string().nullable(),
   city: z.string(),
@@ -77,7 +77,7 @@ export const verificationSchema = z
   })
   .openapi("KycVerification");
 
-export function toDocumentSummary(row: DocumentRow): z.infer<typeof documentSummarySchema> {
+function toDocumentSummary(row: DocumentRow): z.infer<typeof documentSummarySchema> {
   return {
     id: withPrefix("doc", row.id),
     document_type: row.documentType,

@@ -3,7 +3,7 @@
 import { type AnyColumn, and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import { ok, type Outcome, refuse } from "../db/outcome.ts";
+import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import {
   type DocumentRow,
   type DocumentStatus,

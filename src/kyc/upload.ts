@@ -1,5 +1,5 @@
 // Reading and checking a KYC file upload: a bounded multipart body, its fields, and the file judged by its bytes.
-import { ApiError, validationError, type FieldError } from "../http/problem.ts";
+import { ApiError, type FieldError, validationError } from "../http/problem.ts";
 import { issuesToFieldErrors } from "../http/validation.ts";
 import { todayUtc } from "../lib/time.ts";
 import type { CheckedFile } from "./documents.ts";

@@ -2,7 +2,7 @@
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
-import { ok, type Outcome, refuse } from "../db/outcome.ts";
+import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
 import {
   type KycStatus,

@@ -5,22 +5,22 @@
 // - a range (quantity, requested, fulfilled): counts per segment from index entries alone, the page from SQLite's
 //   own plan over covering indexes;
 // - a search: the trigram index narrows the orders down, and one statement tests them, counts them and pages them.
-import { and, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { alias, integer, sqliteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
+import { countByStatus, type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
 import {
   customerNumbers,
   ORDER_STATUSES,
-  orderCounts,
-  orders,
   ORDERS_BY_SEQUENCE_INDEX,
-  orderTimeLags,
   type OrderRow,
   type OrderStatus,
+  orderCounts,
+  orders,
+  orderTimeLags,
 } from "../db/schema.ts";
 import { trigramQuery } from "../db/search.ts";
 import { containsText, inJsonList } from "../db/sql.ts";
-import { countByStatus, type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
 
 export const ORDER_SORT_KEYS = [
   "order_number",
@@ -32,7 +32,7 @@ export const ORDER_SORT_KEYS = [
   "fulfilled_at",
   "created_at",
 ] as const;
-export type OrderSortKey = (typeof ORDER_SORT_KEYS)[number];
+type OrderSortKey = (typeof ORDER_SORT_KEYS)[number];
 
 /** What a list asks for. Lists filter by any of their members, times are inclusive millisecond bounds. */
 export interface OrderListQuery {

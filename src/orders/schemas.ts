@@ -3,7 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
 import { calendarDateSchema, countryCodeSchema, numberTypeSchema, timestampSchema, uuidParam } from "../http/fields.ts";
-import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
+import { commaList, countedPageSchema, pageQuery, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
 import { whenFieldsValid } from "../http/validation.ts";
 import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
 import { ORDER_SORT_KEYS, type OrderListQuery } from "./list.ts";
@@ -159,7 +159,7 @@ export function toOrderListQuery(q: z.infer<typeof listOrdersQuery>): OrderListQ
   };
 }
 
-export const orderPageSchema = pageSchema(orderSchema, "Order", statusCountsSchema(ORDER_STATUSES, "OrderStatusCounts"));
+export const orderPageSchema = countedPageSchema(orderSchema, "Order", statusCountsSchema(ORDER_STATUSES, "OrderStatusCounts"));
 
 export const orderIdParam = uuidParam("order_id");
 

@@ -1,9 +1,9 @@
 // Queries for orders: find, create with the global sequence, guarded changes (the list is in list.ts).
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { ok, type Outcome, refuse } from "../db/outcome.ts";
-import { insertSelection } from "../db/sql.ts";
+import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { catalog, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
+import { insertSelection } from "../db/sql.ts";
 
 export type NewOrder = Pick<typeof orders.$inferInsert, "numberType" | "countryCode" | "quantity" | "notes">;
 /** The fields a change names; `notes: null` clears the notes. */

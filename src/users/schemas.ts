@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { USER_ROLES, USER_STATUSES, type UserRow } from "../db/schema.ts";
 import { timestampSchema } from "../http/fields.ts";
-import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
+import { commaList, countedPageSchema, pageQuery, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
 import { USER_SORT_KEYS, type UserListQuery } from "./store.ts";
 
@@ -52,7 +52,7 @@ export function toUserListQuery(q: z.infer<typeof listUsersQuery>): UserListQuer
   };
 }
 
-export const userPageSchema = pageSchema(userSchema, "User", statusCountsSchema(USER_STATUSES, "UserStatusCounts"));
+export const userPageSchema = countedPageSchema(userSchema, "User", statusCountsSchema(USER_STATUSES, "UserStatusCounts"));
 
 const userName = z.string().trim().min(1).max(200).openapi({ example: "Ada Lovelace" });
 

@@ -3,7 +3,7 @@ import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import { ok, type Outcome, refuse } from "../db/outcome.ts";
+import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { countByStatus, type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
 import { customers, USER_STATUSES, type UserRole, type UserRow, type UserStatus, userCounts, users } from "../db/schema.ts";
 import { containsText, insertSelection } from "../db/sql.ts";
