@@ -336,6 +336,26 @@ describe("request bodies", () => {
   });
 });
 
+describe("where the JSON body limit stands", () => {
+  const big = JSON.stringify({ notes: "x".repeat(70_000) });
+  const post = (path: string, headers: Record<string, string> = {}) =>
+    call(path, { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: big });
+
+  it("refuses an oversized body to /api and /admin before the guard, unread", async () => {
+    await problem(await post("/api/customers/anyone/orders"), 413, "payload_too_large");
+    await problem(await post("/admin/customers"), 413, "payload_too_large");
+  });
+
+  it("guards the KYC routes first, then limits the address body; the upload reads its own body", async () => {
+    const customer = await createCustomer();
+    const number = `num_${crypto.randomUUID()}`;
+    await problem(await post(`/v1/numbers/${number}/KYC/address`), 401, "unauthorized");
+    const auth = { Authorization: `Bearer ${customer.key}` };
+    await problem(await post(`/v1/numbers/${number}/KYC/address`, auth), 413, "payload_too_large");
+    await problem(await post(`/v1/numbers/${number}/KYC/files`, auth), 404, "not_found");
+  });
+});
+
 describe("unexpected errors", () => {
   it("answers 500 internal_error without leaking the error, and logs it with the request id", async () => {
     const app = createApp();

@@ -2,6 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { DocumentRow } from "../db/schema.ts";
 import type { CustomerEnv } from "../env.ts";
+import { jsonBodyLimit } from "../http/body-limit.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { ApiError, notFound } from "../http/problem.ts";
@@ -70,6 +71,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
     createRoute({
       ...operation,
       operationId: "submitKycAddress",
+      middleware: [jsonBodyLimit] as const,
       method: "post",
       path: "/numbers/{number_id}/KYC/address",
       summary: "Submit address details",
@@ -99,6 +101,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
     createRoute({
       ...operation,
       operationId: "updateKycAddress",
+      middleware: [jsonBodyLimit] as const,
       method: "patch",
       path: "/numbers/{number_id}/KYC/address",
       summary: "Update address details",
