@@ -3,6 +3,7 @@
 import { addCatalogPair } from "../src/catalog/store.ts";
 import { createApiKey, createCustomer, findCustomerBySlug, findKeyOwnerByHash } from "../src/customers/store.ts";
 import type { Database } from "../src/db/client.ts";
+import { valueOrThrow } from "../src/db/outcome.ts";
 import { pageWindow } from "../src/db/paging.ts";
 import { sha256Hex } from "../src/lib/api-key.ts";
 import { allocateNumbers, listNumbers } from "../src/numbers/store.ts";
@@ -37,19 +38,23 @@ export interface DemoAccount {
   numbers: { id: string; phoneNumber: string }[];
 }
 
-function check<T>(outcome: { ok: true; value: T } | { ok: false; reason: string }, step: string): T {
-  if (!outcome.ok) throw new Error(`seeding the demo account: ${step} was refused (${outcome.reason})`);
-  return outcome.value;
-}
-
 /** The data a new demo account starts with: orders over the last hours, one of them fulfilled with the demo numbers. */
 async function seedNewAccount(db: Database, customerId: string, now: number): Promise<void> {
   for (const [i, order] of DEMO_ORDERS.entries()) {
-    check(await createOrder(db, customerId, order, now - (DEMO_ORDERS.length + 1 - i) * HOUR), "an order");
+    valueOrThrow(
+      await createOrder(db, customerId, order, now - (DEMO_ORDERS.length + 1 - i) * HOUR),
+      "seeding the demo account: an order",
+    );
   }
   const numbersOrder = { numberType: "mobile", countryCode: "US", quantity: DEMO_PHONE_NUMBERS.length, notes: "Demo numbers" };
-  const order = check(await createOrder(db, customerId, numbersOrder, now - HOUR), "the numbers' order");
-  check(await allocateNumbers(db, order.id, DEMO_PHONE_NUMBERS, now - HOUR / 2), "the allocation");
+  const order = valueOrThrow(
+    await createOrder(db, customerId, numbersOrder, now - HOUR),
+    "seeding the demo account: the numbers' order",
+  );
+  valueOrThrow(
+    await allocateNumbers(db, order.id, DEMO_PHONE_NUMBERS, now - HOUR / 2),
+    "seeding the demo account: the allocation",
+  );
 }
 
 /** A key still good for the demo account, or undefined. */
@@ -69,7 +74,9 @@ export async function seedDemo(db: Database, savedKey: string | undefined, now: 
   const customer = created.ok ? created.value : await findCustomerBySlug(db, DEMO_SLUG);
   if (!customer) throw new Error("seeding the demo account: it exists yet cannot be found");
 
-  const apiKey = (await stillValid(db, savedKey)) ?? check(await createApiKey(db, DEMO_SLUG, "demo", now), "the API key").key;
+  const apiKey =
+    (await stillValid(db, savedKey)) ??
+    valueOrThrow(await createApiKey(db, DEMO_SLUG, "demo", now), "seeding the demo account: the API key").key;
   const numbers = await listNumbers(db, customer.id, { sortBy: "phone_number", sortOrder: "asc" }, pageWindow(1, 10));
   return { apiKey, numbers: numbers.rows.map(({ number }) => ({ id: number.id, phoneNumber: number.phoneNumber })) };
 }

@@ -5,7 +5,7 @@
 import { addCatalogPair } from "../../src/catalog/store.ts";
 import { createApiKey, createCustomer } from "../../src/customers/store.ts";
 import type { Database } from "../../src/db/client.ts";
-import type { Outcome, RefusalReason } from "../../src/db/outcome.ts";
+import { valueOrThrow } from "../../src/db/outcome.ts";
 import type { OrderStatus } from "../../src/db/schema.ts";
 import { submitVerification } from "../../src/kyc/store.ts";
 
@@ -237,20 +237,18 @@ export interface Fixtures {
   verifiedNumberIds: string[];
 }
 
-/** The value of a store's outcome; a refusal means the state the benchmark writes into was not empty. */
-function fresh<T>(outcome: Outcome<T, RefusalReason>): T {
-  if (!outcome.ok) throw new Error(`the benchmark state is not fresh (${outcome.reason})`);
-  return outcome.value;
-}
+/** What a refused write while seeding means: the state the benchmark writes into was not empty. */
+const NOT_FRESH = "seeding the benchmark state (it must start empty)";
 
 /** Writes the whole data set; `log` reports progress. */
 export async function seedDataset(db: Database, d1: D1Database, log: (line: string) => void): Promise<Fixtures> {
   const now = Date.now();
   for (const [countryCode, numberType] of PAIRS) await addCatalogPair(db, { countryCode, numberType }, now);
 
-  const large = fresh(await createCustomer(db, { slug: "large", name: "Large Telecom" }, now));
+  const large = valueOrThrow(await createCustomer(db, { slug: "large", name: "Large Telecom" }, now), NOT_FRESH);
   const keys: string[] = [];
-  for (let i = 0; i < LARGE_KEYS; i++) keys.push(fresh(await createApiKey(db, large.slug, `bench ${i}`, now)).key);
+  for (let i = 0; i < LARGE_KEYS; i++)
+    keys.push(valueOrThrow(await createApiKey(db, large.slug, `bench ${i}`, now), NOT_FRESH).key);
 
   let seq = 1;
   const largeOrders = generateOrders(LARGE_ORDERS, seq, 1);
@@ -258,7 +256,7 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
   await insertOrders(d1, large.id, largeOrders);
   log(`large account: ${LARGE_ORDERS} orders`);
   for (let i = 0; i < OTHER_ACCOUNTS; i++) {
-    const other = fresh(await createCustomer(db, { slug: `other-${i}`, name: `Other ${i}` }, now));
+    const other = valueOrThrow(await createCustomer(db, { slug: `other-${i}`, name: `Other ${i}` }, now), NOT_FRESH);
     await insertOrders(d1, other.id, generateOrders(OTHER_ORDERS, seq, 100 + i));
     seq += OTHER_ORDERS;
   }
@@ -270,7 +268,7 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
 
   const verifiedNumberIds = numberIds.slice(0, VERIFIED_NUMBERS);
   for (const numberId of verifiedNumberIds) {
-    fresh(
+    valueOrThrow(
       await submitVerification(
         db,
         large.id,
@@ -286,6 +284,7 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
         },
         now,
       ),
+      NOT_FRESH,
     );
   }
   const pendingOrderId = largeOrders.findLast((o) => o.status === "pending")!.id;

@@ -39,3 +39,17 @@ export function refuse<R extends RefusalReason>(
 ): Refusal<R> {
   return { ok: false, reason, ...details[0] } as Refusal<R>;
 }
+
+/**
+ * Why a guarded change of a thing wrote nothing, from a read of it afterwards: it is not there, or its state forbids
+ * the change.
+ */
+export function refusalByState(current: { status: string } | undefined): Refusal<"not_found" | "wrong_state"> {
+  return current ? refuse("wrong_state", { state: current.status }) : refuse("not_found");
+}
+
+/** The value of an outcome the caller cannot go on without (scripts that seed data); a refusal throws, saying `what`. */
+export function valueOrThrow<T>(outcome: Outcome<T, RefusalReason>, what: string): T {
+  if (!outcome.ok) throw new Error(`${what} was refused (${outcome.reason})`);
+  return outcome.value;
+}

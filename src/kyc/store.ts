@@ -3,7 +3,7 @@
 import { type AnyColumn, and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import { type Outcome, ok, refuse } from "../db/outcome.ts";
+import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import {
   type DocumentRow,
   type DocumentStatus,
@@ -79,6 +79,9 @@ function statusOfVerification(kycId: AnyColumn | SQL | string): SQL {
   return sql`(SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${kycId})`;
 }
 
+/** Documents are listed oldest first, ties by id. */
+const DOCUMENT_ORDER = [asc(kycDocuments.uploadedAt), asc(kycDocuments.id)];
+
 /** The documents of the verification of this owned number, oldest first: a query to run in a batch. */
 function documentsOfNumber(db: Database, customerId: string, numberId: string) {
   return db
@@ -86,7 +89,7 @@ function documentsOfNumber(db: Database, customerId: string, numberId: string) {
     .from(kycDocuments)
     .innerJoin(kycVerifications, eq(kycVerifications.id, kycDocuments.kycId))
     .where(ownedVerification(customerId, numberId))
-    .orderBy(asc(kycDocuments.uploadedAt), asc(kycDocuments.id));
+    .orderBy(...DOCUMENT_ORDER);
 }
 
 /**
@@ -184,11 +187,6 @@ function syncDocumentStatuses(db: Database, kycId: SQL | string) {
     .where(sql`${kycDocuments.kycId} = ${kycId}`);
 }
 
-/** Why a guarded change of this verification wrote nothing: it is not there, or its state forbids the change. */
-function refusalFor(current: { status: KycStatus } | undefined) {
-  return current ? refuse("wrong_state", { state: current.status }) : refuse("not_found");
-}
-
 /**
  * One guarded UPDATE (pending or rejected only; rejected re-opens), with the documents following and read back, in one
  * batch.
@@ -211,7 +209,7 @@ export async function updateAddress(
     documentsOfNumber(db, customerId, numberId),
   ]);
   if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document) });
-  return refusalFor(await db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)).get());
+  return refusalByState(await db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)).get());
 }
 
 export async function reviewVerification(
@@ -237,10 +235,10 @@ export async function reviewVerification(
       .select()
       .from(kycDocuments)
       .where(eq(kycDocuments.kycId, kycId))
-      .orderBy(asc(kycDocuments.uploadedAt), asc(kycDocuments.id)),
+      .orderBy(...DOCUMENT_ORDER),
   ]);
   if (moved) return ok({ verification: moved, documents });
-  return refusalFor(await db.select().from(kycVerifications).where(eq(kycVerifications.id, kycId)).get());
+  return refusalByState(await db.select().from(kycVerifications).where(eq(kycVerifications.id, kycId)).get());
 }
 
 export type NewDocument = Pick<
@@ -319,7 +317,7 @@ export async function deleteDocumentRow(
     .where(and(owned, sql`${statusOfVerification(kycDocuments.kycId)} IN ${DELETE_ALLOWED}`))
     .returning();
   if (removed) return ok(removed);
-  return refusalFor(
+  return refusalByState(
     await db
       .select({ status: kycVerifications.status })
       .from(kycDocuments)

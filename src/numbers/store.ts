@@ -2,7 +2,7 @@
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
-import { type Outcome, ok, refuse } from "../db/outcome.ts";
+import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import { type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
 import {
   type KycStatus,
@@ -146,10 +146,7 @@ export async function allocateNumbers(
         .where(and(eq(orders.id, orderId), allocatable))
         .returning(),
     ]);
-    if (!moved) {
-      const current = await findOrderById(db, orderId);
-      return current ? refuse("wrong_state", { state: current.status }) : refuse("not_found");
-    }
+    if (!moved) return refusalByState(await findOrderById(db, orderId));
     const created = await db
       .select()
       .from(numbers)

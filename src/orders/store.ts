@@ -1,7 +1,7 @@
 // Queries for orders: find, create with the global sequence, guarded changes (the list is in list.ts).
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { type Outcome, ok, refuse } from "../db/outcome.ts";
+import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import { catalog, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
 
@@ -127,5 +127,5 @@ export async function transitionOrderStatus(
           .returning();
   if (row) return ok(row);
   const current = await findOrderById(db, orderId);
-  return current ? refuse("wrong_state", { state: current.status }) : refuse("not_found");
+  return refusalByState(current);
 }
