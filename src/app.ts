@@ -3,10 +3,10 @@ import { catalogAdminRoutes } from "./catalog/admin-routes.ts";
 import { customerAdminRoutes } from "./customers/admin-routes.ts";
 import type { AppEnv } from "./env.ts";
 import { customerAudience, operatorAudience, publicAudience } from "./http/audiences.ts";
-import { jsonBodyLimit } from "./http/body-limit.ts";
 import { docsPage } from "./http/docs.ts";
 import { apiDocument } from "./http/openapi.ts";
 import { handleError } from "./http/problem.ts";
+import { strictJsonBody } from "./http/request-body.ts";
 import { requestContext } from "./http/request-context.ts";
 import { createRouter } from "./http/router.ts";
 import { unmatchedRequest } from "./http/routing.ts";
@@ -27,8 +27,8 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
       .use(requestContext)
       // Before the guards: an oversized body is refused unread, whoever sends it. (The KYC routes limit their one JSON
       // body themselves, after the guard; their upload reads its own, larger, multipart body.)
-      .use("/api/*", jsonBodyLimit)
-      .use("/admin/*", jsonBodyLimit)
+      .use("/api/*", strictJsonBody)
+      .use("/admin/*", strictJsonBody)
       .route("/", publicAudience().route("/", serviceRoutes).get("/docs", docsPage))
       .route("/api", customerAudience().route("/", orderRoutes).route("/", numberRoutes).route("/", userRoutes))
       .route("/v1", customerAudience().route("/", kycRoutes))

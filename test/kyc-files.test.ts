@@ -30,6 +30,7 @@ import {
   operator,
   problem,
   type TestCustomer,
+  withLogs,
 } from "./helpers.ts";
 
 const MIB10 = 10 * 1024 * 1024;
@@ -293,22 +294,77 @@ describe("upload", () => {
     });
   });
 
-  it("refuses unknown parts, a part named __proto__ included, and lists at most 20 errors", async () => {
+  it("refuses unknown parts, a part named __proto__ included", async () => {
     const setup = await verificationReady();
     const proto = new FormData();
     proto.set("file", new File([pdf()], "a.pdf"));
     proto.set("document_type", "identity");
     proto.set("__proto__", "x");
+    proto.set("notes", "y");
     expect((await problem(await uploadForm(setup, proto), 400, "validation_error")).errors).toEqual([
       { location: "body", pointer: "/__proto__", message: "is not allowed" },
+      { location: "body", pointer: "/notes", message: "is not allowed" },
     ]);
-
-    const many = new FormData();
-    many.set("file", new File([pdf()], "a.pdf"));
-    many.set("document_type", "identity");
-    for (let i = 0; i < 5000; i++) many.append(`k${i}`, "v");
-    expect((await problem(await uploadForm(setup, many), 400, "validation_error")).errors).toHaveLength(20);
     expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
+  });
+
+  it("refuses a form of more than 8 parts without parsing the rest (150,000 empty parts included)", async () => {
+    const setup = await verificationReady();
+    const nine = new FormData();
+    nine.set("file", new File([pdf()], "a.pdf"));
+    for (let i = 0; i < 8; i++) nine.append(`k${i}`, "v");
+    const refused = await problem(await uploadForm(setup, nine), 400, "validation_error");
+    expect(refused.detail).toContain("at most 8 parts");
+
+    const emptyPart = '--b\r\nContent-Disposition: form-data; name="emptyfield"\r\n\r\n\r\n';
+    const hostile = `${emptyPart.repeat(150_000)}--b--\r\n`;
+    expect(hostile.length).toBeGreaterThan(8 * 1024 * 1024);
+    const response = await setup.customer.call(filesPath(setup.numberId), {
+      method: "POST",
+      headers: { "Content-Type": "multipart/form-data; boundary=b" },
+      body: hostile,
+    });
+    expect((await problem(response, 400, "validation_error")).detail).toContain("at most 8 parts");
+    expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
+  });
+
+  it("refuses malformed multipart bodies with a 400 naming what is wrong", async () => {
+    const setup = await verificationReady();
+    const send = (body: string, contentType = "multipart/form-data; boundary=b") =>
+      setup.customer.call(filesPath(setup.numberId), { method: "POST", headers: { "Content-Type": contentType }, body });
+    const part = '--b\r\nContent-Disposition: form-data; name="document_type"\r\n\r\nidentity\r\n';
+    const cases: [Response, string][] = [
+      [await send(part, "multipart/form-data"), "no valid boundary"],
+      [await send(part, `multipart/form-data; boundary=${"x".repeat(71)}`), "no valid boundary"],
+      [await send("no boundary here"), "does not occur"],
+      [await send(part), "ends before its closing boundary"],
+      [await send("--b\r\nContent-Type: text/plain\r\n\r\nx\r\n--b--"), "Content-Disposition"],
+      [await send("--b\r\nContent-Disposition: form-data\r\n\r\nx\r\n--b--"), "needs a name"],
+      [await send(`--b\r\nContent-Disposition: form-data; name="a"${"x".repeat(9000)}`), "headers do not end"],
+    ];
+    for (const [response, message] of cases) expect((await problem(response, 400, "validation_error")).detail).toContain(message);
+  });
+
+  it("refuses a text field that is not valid UTF-8, naming it", async () => {
+    const setup = await verificationReady();
+    const enc = new TextEncoder();
+    const body = new Uint8Array([
+      ...enc.encode('--b\r\nContent-Disposition: form-data; name="document_type"\r\n\r\nidentity\r\n'),
+      ...enc.encode('--b\r\nContent-Disposition: form-data; name="description"\r\n\r\n'),
+      0xc3,
+      0x28,
+      ...enc.encode('\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n'),
+      ...pdf(),
+      ...enc.encode("\r\n--b--\r\n"),
+    ]);
+    const response = await setup.customer.call(filesPath(setup.numberId), {
+      method: "POST",
+      headers: { "Content-Type": "multipart/form-data; boundary=b" },
+      body,
+    });
+    expect((await problem(response, 400, "validation_error")).errors).toEqual([
+      { location: "body", pointer: "/description", message: "must be valid UTF-8 text" },
+    ]);
   });
 
   it("needs multipart/form-data (415 otherwise)", async () => {
@@ -325,6 +381,65 @@ describe("upload", () => {
     expect((await objectKeysOf(setup.kycId, setup.customer.customerId)).length).toBe(20);
     const verification = await json(await getVerification(setup), 200);
     expect(verification.documents).toHaveLength(20);
+  });
+
+  it("refuses the 21st document and an upload to a locked verification before reading the body", async () => {
+    /** A body that counts how often it is read from; it holds nothing until pulled. */
+    function watchedBody() {
+      const watched = { pulls: 0, body: new ReadableStream<Uint8Array>() };
+      watched.body = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            watched.pulls++;
+            controller.enqueue(new Uint8Array(1024 * 1024));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return watched;
+    }
+    const send = (setup: Setup, body: ReadableStream<Uint8Array>) =>
+      callInIsolate(filesPath(setup.numberId), {
+        method: "POST",
+        headers: { "Content-Type": "multipart/form-data; boundary=b", Authorization: `Bearer ${setup.customer.key}` },
+        body,
+      });
+
+    const full = await verificationReady();
+    for (let i = 0; i < 20; i++) await uploadedDocument(await upload(full, pdf(), `doc-${i}.pdf`));
+    const toFull = watchedBody();
+    await problem(await send(full, toFull.body), 409, "conflict");
+    expect(toFull.pulls).toBe(0);
+
+    const approved = await verificationReady();
+    await json(await review(approved.kycId, { status: "under_review" }), 200);
+    await json(await review(approved.kycId, { status: "approved" }), 200);
+    const toApproved = watchedBody();
+    await problem(await send(approved, toApproved.body), 409, "verification_locked");
+    expect(toApproved.pulls).toBe(0);
+  });
+
+  it("logs a client that goes away mid-upload as client_closed (info), not as a 500", async () => {
+    const setup = await verificationReady();
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 2) controller.enqueue(new Uint8Array(64 * 1024));
+        else controller.error(new Error("Network connection lost."));
+      },
+    });
+    const { result, lines } = await withLogs(() =>
+      callInIsolate(filesPath(setup.numberId), {
+        method: "POST",
+        headers: { "Content-Type": "multipart/form-data; boundary=b", Authorization: `Bearer ${setup.customer.key}` },
+        body,
+      }),
+    );
+    expect(result.status).toBe(499);
+    const line = lines.find((l) => l.path === `/v1/numbers/${setup.numberId}/KYC/files`);
+    expect(line).toMatchObject({ level: "info", event: "client_closed", status: 499 });
+    expect(line).not.toHaveProperty("error");
+    expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
   });
 
   it("is allowed while pending, under_review and rejected, and locked once approved", async () => {
@@ -488,7 +603,7 @@ describe("R2 and D1 stay consistent", () => {
     const setup = await verificationReady();
     const verification = await verificationRow(setup.kycId);
     const file: CheckedFile = {
-      content: new Blob([pdf()]),
+      content: pdf(),
       filename: "a.pdf",
       mimeType: "application/pdf",
       documentType: "identity",

@@ -111,13 +111,24 @@ function fromHttpException(error: HTTPException): ApiError {
   }
 }
 
+/** The client went away while its body was being read: nobody is left to answer, and nothing went wrong here. */
+export class ClientClosed extends Error {
+  override name = "ClientClosed";
+}
+
+/** What the request log records for a request whose client went away (nginx's "client closed request"). */
+export const CLIENT_CLOSED_STATUS = 499;
+
 /** Whether an error is one no client caused: a bug or a failing dependency, answered as a bare 500 and logged. */
 export function isUnexpected(error: Error): boolean {
-  return !(error instanceof ApiError) && !(error instanceof HTTPException && error.status !== 500);
+  return (
+    !(error instanceof ApiError || error instanceof ClientClosed) && !(error instanceof HTTPException && error.status !== 500)
+  );
 }
 
 /** The one error handler: known errors become their problem; anything else is a bare 500 (the request log has it). */
 export const handleError: ErrorHandler<AppEnv> = (error, c) => {
+  if (error instanceof ClientClosed) return new Response(null, { status: CLIENT_CLOSED_STATUS });
   if (error instanceof ApiError) return problemResponse(c, error);
   if (error instanceof HTTPException && error.status !== 500) return problemResponse(c, fromHttpException(error));
   return problemResponse(c, new ApiError("internal_error", "An unexpected error occurred"));

@@ -2,7 +2,7 @@
 import type { MiddlewareHandler } from "hono";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
 import type { AppEnv } from "../env.ts";
-import { isUnexpected, problemResponse, validationError } from "./problem.ts";
+import { ClientClosed, isUnexpected, problemResponse, validationError } from "./problem.ts";
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BOOKMARK_HEADER = "x-d1-bookmark";
@@ -42,6 +42,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const failure = c.error && isUnexpected(c.error) ? `${c.error.name}: ${c.error.message}\n${c.error.stack ?? ""}` : undefined;
   const line = {
     level: failure ? "error" : "info",
+    ...(c.error instanceof ClientClosed ? { event: "client_closed" } : {}),
     method: c.req.method,
     path: c.req.path,
     status: c.res.status,

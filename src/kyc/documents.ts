@@ -10,8 +10,8 @@ export const OBJECT_PREFIX = "kyc/";
 export const ORPHAN_AGE_MS = 3_600_000;
 
 export interface CheckedFile {
-  /** The file as received; its size is the stored file_size. */
-  content: Blob;
+  /** The file's bytes as received (a view into the request's body); their length is the stored file_size. */
+  content: Uint8Array;
   filename: string;
   mimeType: DocumentMimeType;
   documentType: DocumentType;
@@ -47,7 +47,7 @@ export async function storeDocument(
         id,
         documentType: file.documentType,
         filename: file.filename,
-        fileSize: file.content.size,
+        fileSize: file.content.byteLength,
         mimeType: file.mimeType,
         description: file.description,
         expirationDate: file.expirationDate,

@@ -1,11 +1,12 @@
 // Number verification (KYC) under /v1: address submit and update, status, file upload, download and delete.
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Refusal } from "../db/outcome.ts";
 import type { DocumentRow } from "../db/schema.ts";
 import type { CustomerEnv } from "../env.ts";
-import { jsonBodyLimit } from "../http/body-limit.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { ApiError, notFound } from "../http/problem.ts";
+import { strictJsonBody } from "../http/request-body.ts";
 import { createRouter } from "../http/router.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
 import { withPrefix } from "../lib/ids.ts";
@@ -58,6 +59,20 @@ function locked(state: string, action: string): ApiError {
   return new ApiError("verification_locked", `The verification is ${state}; ${action} is not possible now`);
 }
 
+/** Why an upload is refused, whether found before the body is read or when the row is written. */
+function uploadRefused(refusal: Refusal<"not_found" | "not_submitted" | "wrong_state" | "full">): ApiError {
+  switch (refusal.reason) {
+    case "not_found":
+      return notFound("Number");
+    case "not_submitted":
+      return new ApiError("kyc_not_submitted", "Submit the address details before uploading files");
+    case "wrong_state":
+      return locked(refusal.state, "uploading files");
+    case "full":
+      return new ApiError("conflict", `A verification holds at most ${refusal.limit} documents; delete one first`);
+  }
+}
+
 /** If-None-Match against an ETag, compared weakly (RFC 9110 §13.1.2); a malformed header simply does not match. */
 function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
@@ -71,7 +86,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
     createRoute({
       ...operation,
       operationId: "submitKycAddress",
-      middleware: [jsonBodyLimit] as const,
+      middleware: [strictJsonBody] as const,
       method: "post",
       path: "/numbers/{number_id}/KYC/address",
       summary: "Submit address details",
@@ -101,7 +116,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
     createRoute({
       ...operation,
       operationId: "updateKycAddress",
-      middleware: [jsonBodyLimit] as const,
+      middleware: [strictJsonBody] as const,
       method: "patch",
       path: "/numbers/{number_id}/KYC/address",
       summary: "Update address details",
@@ -172,20 +187,13 @@ export const kycRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { number_id } = c.req.valid("param");
+      // Refused before the body is read: a locked or full verification costs no 10 MiB read.
       const target = await findUploadTarget(c.var.db, c.var.principal.customerId, number_id);
-      if (!target.ok) {
-        if (target.reason === "not_found") throw notFound("Number");
-        if (target.reason === "not_submitted")
-          throw new ApiError("kyc_not_submitted", "Submit the address details before uploading files");
-        throw locked(target.state, "uploading files");
-      }
+      if (!target.ok) throw uploadRefused(target);
       const now = Date.now();
       const file = await readUpload(c.req.raw, now);
       const stored = await storeDocument(c.var.db, c.env.DOCUMENTS, target.value, file, now);
-      if (!stored.ok) {
-        if (stored.reason === "wrong_state") throw locked(stored.state, "uploading files");
-        throw new ApiError("conflict", `A verification holds at most ${stored.limit} documents; delete one first`);
-      }
+      if (!stored.ok) throw uploadRefused(stored);
       c.header("Location", downloadPath(stored.value.id));
       return c.json(toDocument(stored.value, new URL(c.req.url).origin), 201);
     },

@@ -1,6 +1,6 @@
 // Queries for verifications and their document rows. Every write that depends on a state or on ownership is one
 // guarded statement; when it writes nothing, the store finds why.
-import { type AnyColumn, and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
@@ -159,23 +159,30 @@ export async function findVerificationWithDocuments(
 
 /**
  * The verification an upload to this number would join, if it takes files now: the number must be the account's,
- * its address submitted, and the verification open to files. Read before the body, so a refused upload reads none.
+ * its address submitted, the verification open to files and not full. Read before the body, so a refused upload
+ * reads none.
  */
 export async function findUploadTarget(
   db: Database,
   customerId: string,
   numberId: string,
-): Promise<Outcome<KycRow, "not_found" | "not_submitted" | "wrong_state">> {
-  const [[number], [verification]] = await db.batch([
+): Promise<Outcome<KycRow, "not_found" | "not_submitted" | "wrong_state" | "full">> {
+  const [[number], [verification], [documents]] = await db.batch([
     db
       .select({ id: numbers.id })
       .from(numbers)
       .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))),
     db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)),
+    db
+      .select({ count: count() })
+      .from(kycDocuments)
+      .innerJoin(kycVerifications, eq(kycDocuments.kycId, kycVerifications.id))
+      .where(ownedVerification(customerId, numberId)),
   ]);
   if (!number) return refuse("not_found");
   if (!verification) return refuse("not_submitted");
   if (!UPLOAD_ALLOWED.includes(verification.status)) return refuse("wrong_state", { state: verification.status });
+  if (documents!.count >= MAX_DOCUMENTS) return refuse("full", { limit: MAX_DOCUMENTS });
   return ok(verification);
 }
 

@@ -1,0 +1,124 @@
+// Reading a request's body once, bounded, into one buffer: whoever asks first (the JSON check, the idempotency
+// fingerprint, the upload) reads it, and later askers get the same bytes. JSON bodies are held to 64 KiB, decoded
+// strictly as UTF-8, and refused with any other charset.
+import type { Context, MiddlewareHandler } from "hono";
+import { ApiError, ClientClosed } from "./problem.ts";
+
+export const JSON_BODY_LIMIT = 64 * 1024;
+
+/**
+ * The whole body in one buffer of at most `limit` bytes: a declared length past the limit is refused before reading,
+ * a body that grows past it as soon as it does. The buffer is sized from Content-Length (or the limit when the
+ * length is not declared), so the body is never held twice.
+ */
+async function readBounded(request: Request, limit: number, tooLarge: () => ApiError): Promise<Uint8Array> {
+  const declared = request.headers.get("Content-Length");
+  const declaredLength = declared !== null && /^[0-9]{1,15}$/.test(declared) ? Number(declared) : undefined;
+  if (declaredLength !== undefined && declaredLength > limit) throw tooLarge();
+  if (!request.body) return new Uint8Array(0);
+  const buffer = new Uint8Array(declaredLength ?? limit);
+  const reader = request.body.getReader();
+  let size = 0;
+  for (;;) {
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      throw new ClientClosed("The client closed the connection while sending its body", { cause: error });
+    }
+    if (chunk.done) break;
+    if (size + chunk.value.byteLength > buffer.byteLength) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    buffer.set(chunk.value, size);
+    size += chunk.value.byteLength;
+  }
+  return buffer.subarray(0, size);
+}
+
+/** A file upload's largest file; a multipart body may carry MULTIPART_ENVELOPE_BYTES more (boundaries, text fields). */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+const MULTIPART_ENVELOPE_BYTES = 64 * 1024;
+
+export function fileTooLarge(): ApiError {
+  return new ApiError("payload_too_large", `Files are limited to ${MAX_FILE_BYTES} bytes (10 MiB)`);
+}
+
+function jsonTooLarge(): ApiError {
+  return new ApiError("payload_too_large", `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`);
+}
+
+const bodies = new WeakMap<Request, Promise<Uint8Array>>();
+
+/**
+ * The raw bytes of a request's body, read once however often asked: at most MAX_FILE_BYTES and an envelope for a
+ * multipart/form-data body, at most JSON_BODY_LIMIT for any other.
+ */
+export function requestBody(request: Request): Promise<Uint8Array> {
+  let body = bodies.get(request);
+  if (!body) {
+    const multipart = mediaTypeOf(request.headers.get("Content-Type") ?? undefined) === "multipart/form-data";
+    const limit = multipart ? MAX_FILE_BYTES + MULTIPART_ENVELOPE_BYTES : JSON_BODY_LIMIT;
+    body = readBounded(request, limit, multipart ? fileTooLarge : jsonTooLarge);
+    bodies.set(request, body);
+  }
+  return body;
+}
+
+/** The media type of a Content-Type header, lowercased, without parameters ("" when absent). */
+export function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/;
+
+/** The charset parameter of a Content-Type header, unquoted, or undefined when it names none. */
+function charsetOf(contentType: string): string | undefined {
+  const match = contentType.match(/;\s*charset\s*=\s*(?:"([^"]*)"|([^\s;]*))/i);
+  return match ? (match[1] ?? match[2]) : undefined;
+}
+
+/** Whether a charset label is a name of UTF-8 ("utf-8", "UTF8", "unicode-1-1-utf-8", …, per the Encoding standard). */
+function isUtf8Label(label: string): boolean {
+  try {
+    return new TextDecoder(label).encoding === "utf-8";
+  } catch {
+    return false;
+  }
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** The text of UTF-8 bytes (a leading byte order mark dropped), or undefined when they are not valid UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A JSON body on the routes it guards must be UTF-8 (another charset is 415), at most 64 KiB (refused unread when it
+ * says it is larger) and valid UTF-8 (else 400 malformed_json, rather than silently replaced); the route's validator
+ * then parses the text decoded here. Bodies of other types are left to the route, which refuses them (415).
+ */
+export const strictJsonBody: MiddlewareHandler = async (c, next) => {
+  const contentType = c.req.header("Content-Type");
+  if (!c.req.raw.body || !JSON_MEDIA_TYPE.test(mediaTypeOf(contentType))) return next();
+  const charset = charsetOf(contentType!);
+  if (charset !== undefined && !isUtf8Label(charset)) {
+    throw new ApiError("unsupported_media_type", `JSON bodies must be UTF-8; charset "${charset}" is not supported`);
+  }
+  cacheJsonText(c, await requestBody(c.req.raw));
+  await next();
+};
+
+function cacheJsonText(c: Context, bytes: Uint8Array): void {
+  const text = decodeUtf8(bytes);
+  if (text === undefined) throw new ApiError("malformed_json", "The request body is not valid UTF-8");
+  // Hono's c.req.json() (which the route's validator calls) parses this text instead of reading the body again. Its
+  // cache holds promises, though its type says otherwise.
+  c.req.bodyCache.text = Promise.resolve(text) as unknown as string;
+}
