@@ -32,7 +32,7 @@ function malformed(message: string): ApiError {
 const BOUNDARY = /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
 
 /** The boundary of a multipart/form-data Content-Type; any other type is 415. */
-export function boundaryOf(contentType: string | undefined): string {
+function boundaryOf(contentType: string | undefined): string {
   if (mediaTypeOf(contentType) !== "multipart/form-data") {
     throw new ApiError("unsupported_media_type", "Content-Type must be multipart/form-data");
   }
@@ -92,7 +92,7 @@ function readPartHeaders(block: string): Omit<FormPart, "data"> {
 }
 
 /** Splits a multipart body into its parts (views into `body`); more than MAX_PARTS parts is a 400, found unparsed. */
-export function parseMultipart(body: Uint8Array, boundary: string): FormPart[] {
+function parseMultipart(body: Uint8Array, boundary: string): FormPart[] {
   const delimiter = ascii.encode(`\r\n--${boundary}`);
   // The first delimiter may open the body, without the CRLF in front (anything before it is a preamble).
   const opening = startsAt(body, [...delimiter.subarray(2)], 0) ? -2 : indexOf(body, delimiter, 0);

@@ -117,7 +117,7 @@ export class ClientClosed extends Error {
 }
 
 /** What the request log records for a request whose client went away (nginx's "client closed request"). */
-export const CLIENT_CLOSED_STATUS = 499;
+const CLIENT_CLOSED_STATUS = 499;
 
 /** Whether an error is one no client caused: a bug or a failing dependency, answered as a bare 500 and logged. */
 export function isUnexpected(error: Error): boolean {

@@ -4,7 +4,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, ClientClosed } from "./problem.ts";
 
-export const JSON_BODY_LIMIT = 64 * 1024;
+const JSON_BODY_LIMIT = 64 * 1024;
 
 /**
  * The whole body in one buffer of at most `limit` bytes: a declared length past the limit is refused before reading,
