@@ -474,7 +474,7 @@ export interface components {
             /** @example quantity must be at most 10000 */
             detail: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
             request_id: string;
             errors?: {
                 /** @enum {string} */
@@ -488,7 +488,7 @@ export interface components {
             /** @example https://api.example.com/problems/not_found */
             type: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
             /** @example 404 */
             status: number;
             /** @example Not found */
@@ -997,11 +997,15 @@ export interface components {
     parameters: {
         /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
         D1Bookmark: string;
+        /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+        IdempotencyKey: string;
     };
     requestBodies: never;
     headers: {
         /** @description The newest D1 bookmark this request saw; send it back as x-d1-bookmark to read your own writes. */
         D1Bookmark: string;
+        /** @description Present (true) when this answer is the stored answer to an earlier request with the same Idempotency-Key. */
+        IdempotentReplayed: "true";
     };
     pathItems: never;
 }
@@ -1197,6 +1201,8 @@ export interface operations {
             header?: {
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -1216,6 +1222,7 @@ export interface operations {
                     /** @description Path of the new resource. */
                     Location?: string;
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1226,6 +1233,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1246,6 +1254,17 @@ export interface operations {
             404: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1256,6 +1275,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1266,6 +1286,17 @@ export interface operations {
             415: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1676,6 +1707,8 @@ export interface operations {
             header?: {
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description num_<uuid>, or the bare uuid. */
@@ -1695,6 +1728,7 @@ export interface operations {
                     /** @description Path of the new resource. */
                     Location?: string;
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1705,6 +1739,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1725,16 +1760,18 @@ export interface operations {
             404: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1745,6 +1782,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1755,6 +1793,17 @@ export interface operations {
             415: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1789,6 +1838,8 @@ export interface operations {
             header?: {
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description num_<uuid>, or the bare uuid. */
@@ -1806,6 +1857,7 @@ export interface operations {
             200: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1816,6 +1868,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1836,16 +1889,18 @@ export interface operations {
             404: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1856,6 +1911,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1866,6 +1922,17 @@ export interface operations {
             415: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1977,6 +2044,8 @@ export interface operations {
             header?: {
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description num_<uuid>, or the bare uuid. */
@@ -2010,6 +2079,7 @@ export interface operations {
                     /** @description Path of the new resource. */
                     Location?: string;
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2020,6 +2090,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2040,16 +2111,18 @@ export interface operations {
             404: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2060,6 +2133,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2070,6 +2144,17 @@ export interface operations {
             415: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2240,7 +2325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2337,6 +2422,8 @@ export interface operations {
             header?: {
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2353,6 +2440,7 @@ export interface operations {
                     /** @description Path of the new resource. */
                     Location?: string;
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2363,6 +2451,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2379,10 +2468,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2393,6 +2483,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2403,6 +2494,17 @@ export interface operations {
             415: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2564,6 +2666,8 @@ export interface operations {
             header?: {
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 slug: string;
@@ -2582,6 +2686,7 @@ export interface operations {
                     /** @description Path of the new resource. */
                     Location?: string;
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2592,6 +2697,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2612,6 +2718,17 @@ export interface operations {
             404: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2622,6 +2739,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2632,6 +2750,17 @@ export interface operations {
             415: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3051,6 +3180,8 @@ export interface operations {
             header?: {
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 order_id: string;
@@ -3067,6 +3198,7 @@ export interface operations {
             200: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3077,6 +3209,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3097,16 +3230,18 @@ export interface operations {
             404: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3117,6 +3252,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3127,6 +3263,17 @@ export interface operations {
             415: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3151,6 +3298,8 @@ export interface operations {
             header?: {
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 order_id: string;
@@ -3169,6 +3318,7 @@ export interface operations {
                     /** @description Path of the new resource. */
                     Location?: string;
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3179,6 +3329,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3199,16 +3350,18 @@ export interface operations {
             404: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3219,6 +3372,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3229,6 +3383,17 @@ export interface operations {
             415: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3253,6 +3418,8 @@ export interface operations {
             header?: {
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 slug: string;
@@ -3271,6 +3438,7 @@ export interface operations {
                     /** @description Path of the new resource. */
                     Location?: string;
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3281,6 +3449,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3301,16 +3470,18 @@ export interface operations {
             404: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3321,6 +3492,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3331,6 +3503,17 @@ export interface operations {
             415: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3421,6 +3604,8 @@ export interface operations {
             header?: {
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 user_id: string;
@@ -3437,6 +3622,7 @@ export interface operations {
             200: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3447,6 +3633,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3467,6 +3654,17 @@ export interface operations {
             404: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3477,6 +3675,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3487,6 +3686,17 @@ export interface operations {
             415: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3511,6 +3721,8 @@ export interface operations {
             header?: {
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description kyc_<uuid>, or the bare uuid. */
@@ -3528,6 +3740,7 @@ export interface operations {
             200: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3538,6 +3751,7 @@ export interface operations {
             400: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3558,16 +3772,18 @@ export interface operations {
             404: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3578,6 +3794,7 @@ export interface operations {
             413: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3588,6 +3805,17 @@ export interface operations {
             415: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -358,6 +358,29 @@ export const kycDocuments = sqliteTable(
   ],
 );
 
+/**
+ * Idempotency keys (see the Idempotency section of DECISIONS.md), per scope: a customer account's id, or OPERATOR_SCOPE.
+ * A row is claimed before its request runs (status null) and holds the final answer afterwards; it lives 24 hours.
+ */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    scope: text("scope").notNull(),
+    /** Hex SHA-256 of the key: the key itself is only the client's. */
+    keyHash: text("key_hash").notNull(),
+    /** Hex SHA-256 of the request's method, path and content. */
+    fingerprint: text("fingerprint").notNull(),
+    /** A random id of the request that holds (or held) the key: whoever reads back its own claim runs. */
+    claim: text("claim").notNull(),
+    createdAt: integer("created_at").notNull(),
+    /** The stored answer's status; null while the first request still runs. */
+    status: integer("status"),
+    /** The stored answer (body, Content-Type, Location), encrypted under a key derived from the idempotency key. */
+    response: text("response"),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.keyHash] }), index("idempotency_keys_created_idx").on(t.createdAt)],
+);
+
 export type CustomerRow = typeof customers.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type CatalogRow = typeof catalog.$inferSelect;

@@ -2,6 +2,7 @@
 // reachable only through the audience it is added to, so no route can be left without its guard.
 import type { AppEnv, CustomerEnv, OperatorEnv } from "../env.ts";
 import { rateLimitByKey, requireApiKey, requireOperator, requireOwnAccount } from "./auth.ts";
+import { idempotency, OPERATOR_SCOPE } from "./idempotency.ts";
 import { createRouter } from "./router.ts";
 
 /** Anyone: health, the API description, its reference page, the problem types. */
@@ -11,18 +12,26 @@ export function publicAudience() {
 
 /**
  * Customers, by API key: the key is checked and its request budget spent before any of the audience's routes runs,
- * and a route under /customers/{customer_slug} answers only for the key's own account.
+ * a route under /customers/{customer_slug} answers only for the key's own account, and idempotency keys are the
+ * account's.
  */
 export function customerAudience() {
   const router = createRouter<CustomerEnv>();
-  router.use(requireApiKey, rateLimitByKey);
+  router.use(
+    requireApiKey,
+    rateLimitByKey,
+    idempotency<CustomerEnv>((c) => c.var.principal.customerId),
+  );
   router.use("/customers/:customer_slug/*", requireOwnAccount);
   return router;
 }
 
-/** The operator, by ADMIN_TOKEN. */
+/** The operator, by ADMIN_TOKEN, with idempotency keys of its own. */
 export function operatorAudience() {
   const router = createRouter<OperatorEnv>();
-  router.use(requireOperator);
+  router.use(
+    requireOperator,
+    idempotency<OperatorEnv>(() => OPERATOR_SCOPE),
+  );
   return router;
 }

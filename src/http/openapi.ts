@@ -3,6 +3,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Env } from "hono";
 import { BOOKMARK_PATTERN } from "../db/session.ts";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from "./idempotency.ts";
 import { PROBLEM_CODES, PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemStatus } from "./problem.ts";
 
 const problemSchema = z
@@ -34,17 +35,16 @@ for (const [code, { status }] of Object.entries(PROBLEMS)) {
   STATUS_DESCRIPTIONS[status] = [STATUS_DESCRIPTIONS[status], code].filter(Boolean).join(", ");
 }
 
+function problemResponse<S>(status: number, schema: S) {
+  return {
+    description: `Problem details; code: ${STATUS_DESCRIPTIONS[status]}.`,
+    content: { [PROBLEM_CONTENT_TYPE]: { schema } },
+  };
+}
+
 /** The error responses of a route: every route also carries 401, 429 and 500 where it is authenticated. */
 export function errorResponses(...statuses: ProblemStatus[]) {
-  return Object.fromEntries(
-    [...new Set([...statuses, 500])].map((status) => [
-      status,
-      {
-        description: `Problem details; code: ${STATUS_DESCRIPTIONS[status]}.`,
-        content: { [PROBLEM_CONTENT_TYPE]: { schema: problemSchema } },
-      },
-    ]),
-  );
+  return Object.fromEntries([...new Set([...statuses, 500])].map((status) => [status, problemResponse(status, problemSchema)]));
 }
 
 type SecurityRequirement = Record<string, string[]>;
@@ -108,7 +108,7 @@ type EditableDocument = {
 type Operation = {
   security?: unknown[];
   parameters?: unknown[];
-  responses?: Record<string, { headers?: Record<string, unknown> }>;
+  responses?: Record<string, { description?: string; content?: unknown; headers?: Record<string, unknown> }>;
 };
 
 /**
@@ -142,6 +142,53 @@ function addBookmarkHeader(document: EditableDocument): void {
       for (const response of Object.values(operation.responses ?? {})) {
         response.headers = { ...response.headers, "x-d1-bookmark": { $ref: "#/components/headers/D1Bookmark" } };
       }
+    }
+  }
+}
+
+const IDEMPOTENCY_DESCRIPTION =
+  "Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets " +
+  "the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another " +
+  "request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account " +
+  "(the operator's apart). A 5xx answer releases the key.";
+
+/**
+ * The Idempotency-Key header on every POST and PATCH (one middleware serves them all, so it belongs to no one route):
+ * the optional request header, its 409 and 422 answers, and the Idempotent-Replayed header on stored answers.
+ */
+function addIdempotencyKey(document: EditableDocument): void {
+  const components = document.components ?? {};
+  components.parameters = {
+    ...components.parameters,
+    IdempotencyKey: {
+      name: IDEMPOTENCY_KEY_HEADER,
+      in: "header",
+      required: false,
+      description: IDEMPOTENCY_DESCRIPTION,
+      schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source, minLength: 1, maxLength: 255 },
+    },
+  };
+  components.headers = {
+    ...components.headers,
+    IdempotentReplayed: {
+      description: "Present (true) when this answer is the stored answer to an earlier request with the same Idempotency-Key.",
+      schema: { type: "string", enum: ["true"] },
+    },
+  };
+  document.components = components;
+  const problemRef = { $ref: "#/components/schemas/Problem" };
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item) as [string, Operation][]) {
+      if (method !== "post" && method !== "patch") continue;
+      operation.parameters = [...(operation.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }];
+      const responses = operation.responses ?? {};
+      responses["409"] ??= problemResponse(409, problemRef);
+      responses["422"] = problemResponse(422, problemRef);
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) >= 500 || status === "401" || status === "429") continue;
+        response.headers = { ...response.headers, [REPLAYED_HEADER]: { $ref: "#/components/headers/IdempotentReplayed" } };
+      }
+      operation.responses = responses;
     }
   }
 }
@@ -197,5 +244,6 @@ export function apiDocument<E extends Env>(app: OpenAPIHono<E>, origin?: string)
   editable.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
   editable.components = { ...editable.components, securitySchemes };
   addBookmarkHeader(editable);
+  addIdempotencyKey(editable);
   return document;
 }

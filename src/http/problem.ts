@@ -20,8 +20,10 @@ export const PROBLEMS = {
   verification_locked: { status: 409, title: "Verification locked" },
   verification_completed: { status: 409, title: "Verification completed" },
   conflict: { status: 409, title: "Conflict" },
+  idempotency_key_in_use: { status: 409, title: "Idempotency key in use" },
   payload_too_large: { status: 413, title: "Payload too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },
+  idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
   rate_limited: { status: 429, title: "Too many requests" },
   internal_error: { status: 500, title: "Internal server error" },
 } as const;

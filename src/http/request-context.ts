@@ -35,7 +35,9 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     );
   }
 
-  c.res.headers.set("X-Request-Id", requestId);
+  // A replayed answer (Idempotency-Key) keeps the id of the request that produced it, which its body names too.
+  const answeredBy = c.res.headers.get("X-Request-Id") ?? requestId;
+  c.res.headers.set("X-Request-Id", answeredBy);
   const latest = session.bookmark();
   if (latest !== null) c.res.headers.set(BOOKMARK_HEADER, latest);
   // Set when a handler threw; the error handler has answered it already, and only an unexpected one is logged as such.
@@ -48,6 +50,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     status: c.res.status,
     duration_ms: Date.now() - started,
     request_id: requestId,
+    ...(answeredBy !== requestId ? { replay_of: answeredBy } : {}),
     customer_id: c.var.log.customerId,
     d1_calls: session.usage.calls,
     d1_rows_read: session.usage.rowsRead,

@@ -1,0 +1,71 @@
+// The idempotency keys' records: claimed before a request runs, answered from afterwards, released when the request
+// failed, purged after 24 hours.
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { Database } from "./client.ts";
+import { idempotencyKeys } from "./schema.ts";
+
+/** How long a key and its answer are kept. */
+const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export type IdempotencyRecord = typeof idempotencyKeys.$inferSelect;
+
+type Claim = Pick<IdempotencyRecord, "scope" | "keyHash" | "fingerprint" | "claim">;
+
+/**
+ * Claims the key for a request, unless a record younger than the retention holds it: one batch that inserts the claim
+ * (or takes over an expired record) and reads back whoever holds the key now. The caller runs its request only if the
+ * record read back carries its own claim.
+ */
+export async function claimIdempotencyKey(db: Database, claim: Claim, now: number): Promise<IdempotencyRecord> {
+  const [, [holder]] = await db.batch([
+    db
+      .insert(idempotencyKeys)
+      .values({ ...claim, createdAt: now, status: null, response: null })
+      .onConflictDoUpdate({
+        target: [idempotencyKeys.scope, idempotencyKeys.keyHash],
+        set: { fingerprint: claim.fingerprint, claim: claim.claim, createdAt: now, status: null, response: null },
+        setWhere: lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_RETENTION_MS),
+      }),
+    db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.scope, claim.scope), eq(idempotencyKeys.keyHash, claim.keyHash))),
+  ]);
+  return holder!;
+}
+
+function heldBy(claim: Claim) {
+  return and(
+    eq(idempotencyKeys.scope, claim.scope),
+    eq(idempotencyKeys.keyHash, claim.keyHash),
+    eq(idempotencyKeys.claim, claim.claim),
+  );
+}
+
+/** Stores the final answer of the request holding the claim. */
+export async function recordIdempotentResponse(db: Database, claim: Claim, status: number, response: string): Promise<void> {
+  await db.update(idempotencyKeys).set({ status, response }).where(heldBy(claim));
+}
+
+/** Gives the key up, so that a retry runs for real. */
+export async function releaseIdempotencyKey(db: Database, claim: Claim): Promise<void> {
+  await db.delete(idempotencyKeys).where(heldBy(claim));
+}
+
+/** Rows deleted by one statement of the purge: small enough that no one statement holds the database for long. */
+const PURGE_BATCH = 500;
+
+/** Deletes the records older than the retention, a few hundred at a time. Returns how many it deleted. */
+export async function purgeExpiredIdempotencyKeys(db: Database, now: number): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const expired = db
+      .select({ rowid: sql`rowid` })
+      .from(idempotencyKeys)
+      .where(lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_RETENTION_MS))
+      .limit(PURGE_BATCH);
+    const { meta } = await db.delete(idempotencyKeys).where(sql`rowid IN ${expired}`).run();
+    deleted += meta.changes;
+    if (meta.changes < PURGE_BATCH) return deleted;
+  }
+}

@@ -1,0 +1,184 @@
+// Idempotency-Key on every POST and PATCH (the Idempotency section of DECISIONS.md, after the IETF httpapi draft and
+// Stripe): a retry with the same key and the same request gets the first answer again instead of running twice.
+import type { Context, Env, MiddlewareHandler } from "hono";
+import {
+  claimIdempotencyKey,
+  type IdempotencyRecord,
+  recordIdempotentResponse,
+  releaseIdempotencyKey,
+} from "../db/idempotency.ts";
+import type { AppEnv } from "../env.ts";
+import { sha256Hex } from "../lib/api-key.ts";
+import { formParts } from "./multipart.ts";
+import { ApiError, validationError } from "./problem.ts";
+import { mediaTypeOf, requestBody } from "./request-body.ts";
+
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+export const REPLAYED_HEADER = "Idempotent-Replayed";
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH"]);
+/** 1-255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** The scope of the operator's keys: customer scopes are account ids (uuids), so the two never meet. */
+export const OPERATOR_SCOPE = "operator";
+
+/**
+ * Answers stored for replay: final ones below 500, except 401 and 429, where nothing ran. (Any other answer
+ * releases the key: a 5xx, or a client that went away.)
+ */
+function isStoredAnswer(status: number): boolean {
+  return status < 500 && status !== 401 && status !== 429;
+}
+
+/**
+ * The request's fingerprint: its method, path and content, each part length-prefixed so no two requests run into
+ * one another. Content is the raw bytes of the body; for multipart, every part's name, file name, type and bytes,
+ * but not the boundary, which clients regenerate on each retry.
+ */
+async function fingerprintOf(request: Request, path: string): Promise<string> {
+  const digest = new crypto.DigestStream("SHA-256");
+  const writer = digest.getWriter();
+  const encoder = new TextEncoder();
+  const write = async (label: string, bytes: Uint8Array) => {
+    await writer.write(encoder.encode(`${label}:${bytes.byteLength}:`));
+    await writer.write(bytes);
+  };
+  await write("method", encoder.encode(request.method));
+  await write("path", encoder.encode(path));
+  if (mediaTypeOf(request.headers.get("Content-Type") ?? undefined) === "multipart/form-data") {
+    for (const part of await formParts(request)) {
+      await write("name", encoder.encode(part.name));
+      if (part.filename !== undefined) {
+        await write("filename", encoder.encode(part.filename));
+        await write("type", encoder.encode(part.contentType ?? ""));
+      }
+      await write("value", part.data);
+    }
+  } else {
+    await write("body", await requestBody(request));
+  }
+  await writer.close();
+  return [...new Uint8Array(await digest.digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** What is stored of an answer, besides its status. */
+interface StoredAnswer {
+  /** The id of the request that produced the answer: a replay carries it, as its body (a problem's request_id) does. */
+  requestId: string;
+  body: string;
+  contentType: string | null;
+  location: string | null;
+}
+
+/**
+ * The key that seals a stored answer, derived from the idempotency key itself: the answers (which may carry an API
+ * key's plaintext, addresses, tax ids) are unreadable at rest to anyone who does not hold the idempotency key.
+ */
+async function sealingKey(idempotencyKey: string, scope: string): Promise<CryptoKey> {
+  const encoder = new TextEncoder();
+  const material = await crypto.subtle.importKey("raw", encoder.encode(idempotencyKey), "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: encoder.encode(scope), info: encoder.encode("idempotent-answer") },
+    material,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt", "decrypt"],
+  );
+}
+
+const IV_BYTES = 12;
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+}
+
+async function seal(answer: StoredAnswer, key: CryptoKey): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const plain = new TextEncoder().encode(JSON.stringify(answer));
+  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, plain));
+  const out = new Uint8Array(IV_BYTES + sealed.byteLength);
+  out.set(iv);
+  out.set(sealed, IV_BYTES);
+  return toBase64(out);
+}
+
+async function unseal(stored: string, key: CryptoKey): Promise<StoredAnswer> {
+  const bytes = fromBase64(stored);
+  const iv = bytes.subarray(0, IV_BYTES);
+  const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv }, key, bytes.subarray(IV_BYTES));
+  return JSON.parse(new TextDecoder().decode(plain));
+}
+
+function replay(record: IdempotencyRecord, answer: StoredAnswer): Response {
+  const headers = new Headers({ [REPLAYED_HEADER]: "true", "X-Request-Id": answer.requestId });
+  if (answer.contentType !== null) headers.set("Content-Type", answer.contentType);
+  if (answer.location !== null) headers.set("Location", answer.location);
+  return new Response(answer.body, { status: record.status!, headers });
+}
+
+function logRecordFailure(requestId: string, action: string, error: unknown): void {
+  console.log(
+    JSON.stringify({ level: "error", event: "idempotency-record-failed", action, request_id: requestId, error: String(error) }),
+  );
+}
+
+/**
+ * The middleware, for one audience: `scopeOf` names the scope of the request's credential (it runs after the guard).
+ * Without the header, the request runs as it would have.
+ */
+export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => string): MiddlewareHandler<E> {
+  return async (c, next) => {
+    const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
+    if (key === undefined || !IDEMPOTENT_METHODS.has(c.req.method)) return next();
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+      throw validationError([
+        { location: "header", pointer: IDEMPOTENCY_KEY_HEADER, message: "must be 1-255 visible ASCII characters" },
+      ]);
+    }
+    const scope = scopeOf(c);
+    const claim = {
+      scope,
+      keyHash: await sha256Hex(key),
+      fingerprint: await fingerprintOf(c.req.raw, c.req.path),
+      claim: crypto.randomUUID(),
+    };
+    const holder = await claimIdempotencyKey(c.var.db, claim, Date.now());
+    if (holder.claim !== claim.claim) {
+      if (holder.fingerprint !== claim.fingerprint) {
+        throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request; use a new key");
+      }
+      if (holder.status === null || holder.response === null) {
+        throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed", {
+          headers: { "Retry-After": "1" },
+        });
+      }
+      c.res = replay(holder, await unseal(holder.response, await sealingKey(key, scope)));
+      return;
+    }
+
+    await next();
+    const { status } = c.res;
+    try {
+      if (!isStoredAnswer(status)) {
+        await releaseIdempotencyKey(c.var.db, claim);
+        return;
+      }
+      const answer: StoredAnswer = {
+        requestId: c.var.requestId,
+        body: await c.res.clone().text(),
+        contentType: c.res.headers.get("Content-Type"),
+        location: c.res.headers.get("Location"),
+      };
+      await recordIdempotentResponse(c.var.db, claim, status, await seal(answer, await sealingKey(key, scope)));
+    } catch (error) {
+      // The answer stands. The key stays claimed, so retries answer 409 until it expires: never run twice.
+      logRecordFailure(c.var.requestId, isStoredAnswer(status) ? "record" : "release", error);
+    }
+  };
+}
