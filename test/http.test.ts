@@ -14,6 +14,7 @@ import {
   json,
   makeOrderable,
   ORIGIN,
+  operator,
   problem,
   type TestCustomer,
   withLogs,
@@ -333,6 +334,142 @@ describe("request bodies", () => {
       duplex: "half",
     };
     await problem(await callInIsolate(`/api/customers/${customer.slug}/orders`, streamed), 413, "payload_too_large");
+  });
+});
+
+describe("text and encodings", () => {
+  async function orderable(): Promise<TestCustomer> {
+    await makeOrderable("US", "mobile");
+    return createCustomer();
+  }
+  const ordersPath = (customer: TestCustomer) => `/api/customers/${customer.slug}/orders`;
+  const order = { number_type: "mobile", country_code: "US", quantity: 1 };
+  async function orderCount(customer: TestCustomer): Promise<number> {
+    return (await json(await customer.account.orders.$get({ param: { customer_slug: customer.slug }, query: {} }), 200)).meta
+      .total;
+  }
+
+  it("refuses NUL and other control characters in text fields; notes and description may hold tab, CR and LF", async () => {
+    const customer = await orderable();
+    for (const notes of ["a\u0000b", "bell\u0007", "esc\u001b[31m"]) {
+      const refused = await problem(
+        await customer.callJson("POST", ordersPath(customer), { ...order, notes }),
+        400,
+        "validation_error",
+      );
+      expect(refused.errors).toEqual([
+        { location: "body", pointer: "/notes", message: "must not contain control characters other than tab, CR and LF" },
+      ]);
+    }
+    const multiline = await customer.callJson("POST", ordersPath(customer), { ...order, notes: "line 1\r\nline 2\tend" });
+    expect(multiline.status).toBe(201);
+    await multiline.text();
+    // A name is one line: not even a line break, and none hidden behind trimming.
+    const user = await problem(
+      await operator.admin.customers[":slug"].users.$post({
+        param: { slug: customer.slug },
+        json: { email: "ada@example.com", name: "Ada\nLovelace", role: "admin" },
+      }),
+      400,
+      "validation_error",
+    );
+    expect(user.errors).toEqual([{ location: "body", pointer: "/name", message: "must not contain control characters" }]);
+    await problem(
+      await operator.admin.customers[":slug"].users.$post({
+        param: { slug: customer.slug },
+        json: { email: "ada@example.com", name: "\tAda", role: "admin" },
+      }),
+      400,
+      "validation_error",
+    );
+    await problem(await customer.call(`${ordersPath(customer)}?search=a%00b`), 400, "validation_error");
+    expect(await orderCount(customer)).toBe(1);
+  });
+
+  it("refuses lone surrogates, which have no UTF-8 form", async () => {
+    const customer = await orderable();
+    for (const body of [
+      '{"number_type":"mobile","country_code":"US","quantity":1,"notes":"\\ud800"}',
+      '{"number_type":"\\udfff","country_code":"US","quantity":1}',
+    ]) {
+      const response = await customer.call(ordersPath(customer), {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body,
+      });
+      const refused = await problem(response, 400, "validation_error");
+      expect(refused.errors?.[0]?.message).toBe("must be valid Unicode text (no unpaired surrogates)");
+    }
+    // A pair is a character like any other.
+    const paired = await customer.callJson("POST", ordersPath(customer), { ...order, notes: "\u{1F4DE} call" });
+    expect(paired.status).toBe(201);
+    await paired.text();
+    expect(await orderCount(customer)).toBe(1);
+  });
+
+  it("answers a body that is not valid UTF-8 with 400 malformed_json instead of replacing the bytes", async () => {
+    const customer = await orderable();
+    const encoder = new TextEncoder();
+    const body = new Uint8Array([
+      ...encoder.encode('{"number_type":"mobile","country_code":"US","quantity":1,"notes":"'),
+      0xff,
+      0xfe,
+      ...encoder.encode('"}'),
+    ]);
+    const response = await customer.call(ordersPath(customer), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body,
+    });
+    expect((await problem(response, 400, "malformed_json")).detail).toBe("The request body is not valid UTF-8");
+    expect(await orderCount(customer)).toBe(0);
+  });
+
+  it("answers a JSON body in a charset other than UTF-8 with 415; names of UTF-8 are fine", async () => {
+    const customer = await orderable();
+    const send = (contentType: string) =>
+      customer.call(ordersPath(customer), {
+        method: "POST",
+        headers: { "Content-Type": contentType },
+        body: JSON.stringify(order),
+      });
+    for (const contentType of [
+      "application/json; charset=utf-16",
+      "application/json;charset=ISO-8859-1",
+      'application/json; charset="latin1"',
+      "application/json; charset=nonsense",
+    ]) {
+      const refused = await problem(await send(contentType), 415, "unsupported_media_type");
+      expect(refused.detail).toContain("must be UTF-8");
+    }
+    for (const contentType of [
+      "application/json; charset=utf-8",
+      "application/json; charset=UTF-8",
+      'application/json; charset="utf8"',
+      "application/json",
+    ]) {
+      const accepted = await send(contentType);
+      expect(accepted.status, contentType).toBe(201);
+      await accepted.text();
+    }
+    expect(await orderCount(customer)).toBe(4);
+  });
+
+  it("holds the KYC address body to the same rules", async () => {
+    const customer = await createCustomer();
+    const number = `num_${crypto.randomUUID()}`;
+    const refused = await customer.call(`/v1/numbers/${number}/KYC/address`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json; charset=utf-16" },
+      body: "{}",
+    });
+    await problem(refused, 415, "unsupported_media_type");
+    const invalid = await customer.call(`/v1/numbers/${number}/KYC/address`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: new Uint8Array([0x7b, 0xc0, 0x7d]),
+    });
+    await problem(invalid, 400, "malformed_json");
   });
 });
 

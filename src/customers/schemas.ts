@@ -1,7 +1,7 @@
 // Wire format of customer accounts and their API keys, and the account slug that customer routes name in their path.
 import { z } from "@hono/zod-openapi";
 import type { ApiKeyRow, CustomerRow } from "../db/schema.ts";
-import { timestampSchema } from "../http/fields.ts";
+import { singleLineText, timestampSchema } from "../http/fields.ts";
 import { pageSchema } from "../http/pagination.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
 
@@ -24,7 +24,7 @@ export const slugParams = z.object({
   slug: slugSchema.openapi({ param: { name: "slug", in: "path" } }),
 });
 
-const displayName = z.string().trim().min(1).max(200);
+const displayName = singleLineText().trim().min(1).max(200);
 
 export const customerSchema = z
   .object({

@@ -2,6 +2,38 @@
 import { z } from "@hono/zod-openapi";
 import type { IdPrefix } from "../lib/ids.ts";
 
+/** C0 control characters (U+0000-U+001F): NUL and the rest. */
+function hasControlCharacter(value: string, allowLineBreaks: boolean): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 0x20) continue;
+    if (allowLineBreaks && (code === 0x09 || code === 0x0a || code === 0x0d)) continue;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Text that goes on one line (names, address fields, search terms): no C0 control character, not even a tab or a line
+ * break, and no lone surrogate (which has no UTF-8 form). Checked before any trimming, so nothing is silently dropped.
+ */
+export function singleLineText() {
+  return z
+    .string()
+    .refine((value) => value.isWellFormed(), { error: "must be valid Unicode text (no unpaired surrogates)", abort: true })
+    .refine((value) => !hasControlCharacter(value, false), { error: "must not contain control characters" });
+}
+
+/** Free text (notes, descriptions): as singleLineText, but tab, CR and LF are allowed. */
+export function multiLineText() {
+  return z
+    .string()
+    .refine((value) => value.isWellFormed(), { error: "must be valid Unicode text (no unpaired surrogates)", abort: true })
+    .refine((value) => !hasControlCharacter(value, true), {
+      error: "must not contain control characters other than tab, CR and LF",
+    });
+}
+
 /** A timestamp on the wire: ISO 8601 UTC with milliseconds. */
 export const timestampSchema = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
 
@@ -15,7 +47,7 @@ export const countryCodeSchema = z
   })
   .openapi({ description: "ISO 3166-1 alpha-2 country code.", example: "US" });
 
-export const numberTypeSchema = z.string().min(1).max(50).openapi({
+export const numberTypeSchema = singleLineText().min(1).max(50).openapi({
   description: "Kind of numbers, a lowercase identifier such as mobile, landline or toll_free.",
   example: "mobile",
 });

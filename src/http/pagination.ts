@@ -1,6 +1,7 @@
 // The wire side of every list: page/limit/sort query parameters, comma lists, and the meta object.
 import { z } from "@hono/zod-openapi";
 import type { PageWindow } from "../db/paging.ts";
+import { singleLineText } from "./fields.ts";
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 100;
@@ -36,8 +37,7 @@ export const pageQuery = {
     }),
 };
 
-export const searchQuery = z
-  .string()
+export const searchQuery = singleLineText()
   .min(1)
   .max(50)
   .optional()

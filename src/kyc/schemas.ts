@@ -9,7 +9,14 @@ import {
   KYC_TYPES,
   type KycRow,
 } from "../db/schema.ts";
-import { calendarDateSchema, countryCodeSchema, e164Schema, timestampSchema } from "../http/fields.ts";
+import {
+  calendarDateSchema,
+  countryCodeSchema,
+  e164Schema,
+  multiLineText,
+  singleLineText,
+  timestampSchema,
+} from "../http/fields.ts";
 import { whenFieldsValid } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
@@ -133,7 +140,7 @@ export function toVerification(row: KycRow, documents: DocumentRow[]): z.infer<t
   };
 }
 
-const text = (example: string) => z.string().trim().min(1).max(200).openapi({ example });
+const text = (example: string) => singleLineText().trim().min(1).max(200).openapi({ example });
 const optionalText = (example: string) => text(example).nullable().optional();
 
 const addressFields = {
@@ -217,7 +224,7 @@ export function toAddressChanges(body: z.infer<typeof updateAddressBody>): Addre
 /** The text fields of the multipart upload; the file itself is judged by its bytes. */
 export const uploadFields = z.strictObject({
   document_type: z.enum(DOCUMENT_TYPES),
-  description: z.string().max(500).optional(),
+  description: multiLineText().max(500).optional(),
   expiration_date: calendarDateSchema.optional().meta({ description: "YYYY-MM-DD, not in the past." }),
 });
 
@@ -240,7 +247,7 @@ export const uploadFormSchema = (() => {
 export const reviewBody = z
   .strictObject({
     status: z.enum(REVIEW_TARGETS),
-    rejection_reason: z.string().trim().min(1).max(1000).optional(),
+    rejection_reason: singleLineText().trim().min(1).max(1000).optional(),
   })
   .refine((body) => body.status !== "rejected" || body.rejection_reason !== undefined, {
     path: ["rejection_reason"],

@@ -2,7 +2,7 @@
 // wire and the store.
 import { z } from "@hono/zod-openapi";
 import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
-import { calendarDateSchema, countryCodeSchema, numberTypeSchema, timestampSchema, uuidParam } from "../http/fields.ts";
+import { calendarDateSchema, countryCodeSchema, multiLineText, numberTypeSchema, timestampSchema, uuidParam } from "../http/fields.ts";
 import { commaList, countedPageSchema, pageQuery, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
 import { whenFieldsValid } from "../http/validation.ts";
 import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
@@ -10,7 +10,7 @@ import { ORDER_SORT_KEYS, type OrderListQuery } from "./list.ts";
 import type { NewOrder, OrderChanges } from "./store.ts";
 
 const quantitySchema = z.int().min(1).max(10_000).openapi({ example: 100 });
-const notesSchema = z.string().max(1000).nullable().openapi({ example: "Numbers for the Austin call centre" });
+const notesSchema = multiLineText().max(1000).nullable().openapi({ example: "Numbers for the Austin call centre" });
 const orderStatusSchema = z.enum(ORDER_STATUSES);
 
 export const orderSchema = z

@@ -1,7 +1,7 @@
 // Wire format of users: the list item and query, and the operator's create and update bodies.
 import { z } from "@hono/zod-openapi";
 import { USER_ROLES, USER_STATUSES, type UserRow } from "../db/schema.ts";
-import { timestampSchema } from "../http/fields.ts";
+import { singleLineText, timestampSchema } from "../http/fields.ts";
 import { commaList, countedPageSchema, pageQuery, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
 import { USER_SORT_KEYS, type UserListQuery } from "./store.ts";
@@ -54,7 +54,7 @@ export function toUserListQuery(q: z.infer<typeof listUsersQuery>): UserListQuer
 
 export const userPageSchema = countedPageSchema(userSchema, "User", statusCountsSchema(USER_STATUSES, "UserStatusCounts"));
 
-const userName = z.string().trim().min(1).max(200).openapi({ example: "Ada Lovelace" });
+const userName = singleLineText().trim().min(1).max(200).openapi({ example: "Ada Lovelace" });
 
 export const createUserBody = z
   .strictObject({
