@@ -1,0 +1,129 @@
+// Properties of Idempotency-Key over generated keys and order bodies (valid and not): a retry replays the first answer
+// exactly, another request under the key is a 422, and concurrent requests under one key run once. Each property
+// sends at least 1,000 requests; fast-check prints the seed and the shrunk counterexample of a failure.
+import { env } from "cloudflare:workers";
+import { fc, test } from "@fast-check/vitest";
+import { beforeAll, describe, expect } from "vitest";
+import { createCustomer, keyRing, makeOrderable, type TestCustomer } from "./helpers.ts";
+
+const VISIBLE_ASCII = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code));
+/** An Idempotency-Key: 1-255 visible ASCII characters. */
+const keyArbitrary = fc.string({ unit: VISIBLE_ASCII, minLength: 1, maxLength: 200 });
+
+/** Order bodies, most valid, some refused (a quantity out of range, a pair not in the catalog, an unknown field). */
+const orderBody = fc.record(
+  {
+    number_type: fc.constantFrom("mobile", "landline", "toll_free"),
+    country_code: fc.constantFrom("US", "GB"),
+    quantity: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 10_000 }), weight: 9 }, fc.integer({ min: -5, max: 20_000 })),
+    notes: fc.option(fc.string({ unit: "grapheme", maxLength: 40 }), { nil: undefined }),
+    surprise: fc.constant(true),
+  },
+  { requiredKeys: ["number_type", "country_code", "quantity"] },
+);
+
+type OrderBody = Record<string, unknown>;
+
+let customer: TestCustomer;
+/** The account's keys in turn: about 3,000 requests run here, far past one key's budget a minute. */
+let send: Awaited<ReturnType<typeof keyRing>>;
+let run = 0;
+
+beforeAll(async () => {
+  await makeOrderable("US", "mobile");
+  await makeOrderable("GB", "landline");
+  customer = await createCustomer("idem-prop");
+  send = await keyRing(customer, 60);
+});
+
+/** A key no earlier run used: the account is shared by every run. */
+function freshKey(key: string): string {
+  return `${++run}:${key}`;
+}
+
+function createOrder(key: string, body: OrderBody): Promise<Response> {
+  return send(`/api/customers/${customer.slug}/orders`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Idempotency-Key": key },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The account's orders, counted in D1 directly: the properties' requests are the ones under test. */
+async function orderCount(): Promise<number> {
+  const row = await env.DB.prepare("SELECT count(*) AS n FROM orders WHERE customer_id = ?")
+    .bind(customer.customerId)
+    .first<{ n: number }>();
+  return row!.n;
+}
+
+interface Answer {
+  status: number;
+  body: string;
+  location: string | null;
+  contentType: string | null;
+  replayed: string | null;
+}
+
+async function answerOf(response: Response): Promise<Answer> {
+  return {
+    status: response.status,
+    body: await response.text(),
+    location: response.headers.get("Location"),
+    contentType: response.headers.get("Content-Type"),
+    replayed: response.headers.get("Idempotent-Replayed"),
+  };
+}
+
+describe("Idempotency-Key properties", () => {
+  // 500 runs of two requests.
+  test.prop([keyArbitrary, orderBody], { numRuns: 500 })(
+    "a retry with the same key and body gets the first answer again, and runs nothing",
+    async (key, body) => {
+      const unique = freshKey(key);
+      const before = await orderCount();
+      const first = await answerOf(await createOrder(unique, body));
+      const created = first.status === 201 ? 1 : 0;
+      const retry = await answerOf(await createOrder(unique, body));
+      expect(first.replayed).toBeNull();
+      expect(first.status).toBeLessThan(500);
+      expect(retry).toEqual({ ...first, replayed: "true" });
+      expect(await orderCount()).toBe(before + created);
+    },
+    120_000,
+  );
+
+  // 500 runs of two requests.
+  test.prop([keyArbitrary, orderBody, orderBody], { numRuns: 500 })(
+    "the same key with another body is 422 idempotency_key_reused and runs nothing",
+    async (key, body, other) => {
+      fc.pre(JSON.stringify(body) !== JSON.stringify(other));
+      const unique = freshKey(key);
+      const first = await answerOf(await createOrder(unique, body));
+      const before = await orderCount();
+      const reused = await answerOf(await createOrder(unique, other));
+      expect(reused.status, first.body).toBe(422);
+      expect(JSON.parse(reused.body).code).toBe("idempotency_key_reused");
+      expect(await orderCount()).toBe(before);
+    },
+    120_000,
+  );
+
+  // 250 runs of 2-6 concurrent requests (about 1,000 in all).
+  test.prop([keyArbitrary, orderBody, fc.integer({ min: 2, max: 6 })], { numRuns: 250 })(
+    "concurrent requests under one key run once: one answer, replayed or in flight for the rest",
+    async (key, body, copies) => {
+      const unique = freshKey(key);
+      const before = await orderCount();
+      const answers = await Promise.all(Array.from({ length: copies }, async () => answerOf(await createOrder(unique, body))));
+      const ran = answers.filter((a) => a.status !== 409 && a.replayed === null);
+      expect(ran).toHaveLength(1);
+      for (const answer of answers) {
+        if (answer.status === 409) expect(JSON.parse(answer.body).code).toBe("idempotency_key_in_use");
+        else expect(answer.body).toBe(ran[0]!.body);
+      }
+      expect(await orderCount()).toBe(before + (ran[0]!.status === 201 ? 1 : 0));
+    },
+    120_000,
+  );
+});
