@@ -145,6 +145,14 @@ describe("Idempotency-Key", () => {
     await problem(busy, 409, "idempotency_key_in_use");
     expect(busy.headers.get("Retry-After")).toBe("1");
     await problem(await createOrder(customer, "running", { ...ORDER, quantity: 9 }), 422, "idempotency_key_reused");
+
+    // A claim over a minute old will never answer: still 409 (never run twice), but no Retry-After, and it says why.
+    await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE scope = ? AND key_hash = ?")
+      .bind(Date.now() - 61_000, customer.customerId, await sha256Hex("running"))
+      .run();
+    const abandoned = await createOrder(customer, "running");
+    expect(abandoned.headers.get("Retry-After")).toBeNull();
+    expect((await problem(abandoned, 409, "idempotency_key_in_use")).detail).toContain("never finished");
     expect(await orderCount(customer)).toBe(1);
   });
 

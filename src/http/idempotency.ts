@@ -128,6 +128,26 @@ function logRecordFailure(requestId: string, action: string, error: unknown): vo
   );
 }
 
+/** Longer than any request runs: a claim this old belongs to a request whose Worker died, or whose answer was lost. */
+const ABANDONED_AFTER_MS = 60_000;
+
+/**
+ * The key's first request has not answered. Usually it is still running: retry in a second. A claim past
+ * ABANDONED_AFTER_MS will never answer; whether its request took effect is unknown, so it is never run again.
+ */
+function inUse(holder: IdempotencyRecord, now: number): ApiError {
+  if (now - holder.createdAt > ABANDONED_AFTER_MS) {
+    return new ApiError(
+      "idempotency_key_in_use",
+      "The first request with this Idempotency-Key never finished, and whether it took effect is unknown; look the " +
+        "resource up, and use a new key for a new attempt",
+    );
+  }
+  return new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed", {
+    headers: { "Retry-After": "1" },
+  });
+}
+
 /**
  * The middleware, for one audience: `scopeOf` names the scope of the request's credential (it runs after the guard).
  * Without the header, the request runs as it would have.
@@ -153,11 +173,7 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
       if (holder.fingerprint !== claim.fingerprint) {
         throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request; use a new key");
       }
-      if (holder.status === null || holder.response === null) {
-        throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed", {
-          headers: { "Retry-After": "1" },
-        });
-      }
+      if (holder.status === null || holder.response === null) throw inUse(holder, Date.now());
       c.res = replay(holder, await unseal(holder.response, await sealingKey(key, scope)));
       return;
     }

@@ -2,7 +2,14 @@
 // wire and the store.
 import { z } from "@hono/zod-openapi";
 import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
-import { calendarDateSchema, countryCodeSchema, multiLineText, numberTypeSchema, timestampSchema, uuidParam } from "../http/fields.ts";
+import {
+  calendarDateSchema,
+  countryCodeSchema,
+  multiLineText,
+  numberTypeSchema,
+  timestampSchema,
+  uuidParam,
+} from "../http/fields.ts";
 import { commaList, countedPageSchema, pageQuery, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
 import { whenFieldsValid } from "../http/validation.ts";
 import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
