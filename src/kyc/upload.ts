@@ -3,12 +3,11 @@ import { ApiError, type FieldError, validationError } from "../http/problem.ts";
 import { issuesToFieldErrors } from "../http/validation.ts";
 import { todayUtc } from "../lib/time.ts";
 import type { CheckedFile } from "./documents.ts";
-import { extensionOf, sniffType, statedResolutions } from "./file-checks.ts";
+import { checkFile } from "./file-checks.ts";
 import { MAX_FILE_BYTES, uploadFields } from "./schemas.ts";
 
 /** Room for the multipart envelope and the text fields on top of the largest file. */
 const ENVELOPE_BYTES = 64 * 1024;
-const MIN_DPI = 300;
 const MAX_FILENAME_LENGTH = 255;
 
 function tooLarge(): ApiError {
@@ -69,8 +68,6 @@ async function readForm(request: Request): Promise<FormData> {
 const UPLOAD_FIELDS = new Set(["file", "document_type", "description", "expiration_date"]);
 /** More field errors than this are not listed: a hostile form could otherwise name thousands. */
 const MAX_FIELD_ERRORS = 20;
-/** Every marker that states a resolution (PNG pHYs, JPEG APP0/APP1) comes before the image data, well inside this. */
-const HEADER_BYTES = 1024 * 1024;
 
 /** Parses and checks an upload; throws the problem for the first rule it breaks (all field errors at once). */
 export async function readUpload(request: Request, now: number): Promise<CheckedFile> {
@@ -134,25 +131,7 @@ export async function readUpload(request: Request, now: number): Promise<Checked
   if (errors.length > 0 || !parsed.success || !file) throw validationError(errors.slice(0, MAX_FIELD_ERRORS));
 
   if (file.size > MAX_FILE_BYTES) throw tooLarge();
-  // Only the head of the file is read here; the file itself goes to R2 as it is, without another copy.
-  const head = new Uint8Array(await file.slice(0, HEADER_BYTES).arrayBuffer());
-  const type = sniffType(head);
-  if (!type) throw new ApiError("unsupported_media_type", "The file is not a PDF, JPEG or PNG (judged by its content)");
-  const extension = extensionOf(file.name);
-  if (!type.extensions.includes(extension)) {
-    throw new ApiError(
-      "unsupported_media_type",
-      `The file's content is ${type.mimeType} but its name ends in "${extension || "(no extension)"}"; expected ${type.extensions.join(" or ")}`,
-    );
-  }
-  for (const resolution of statedResolutions(type, head)) {
-    if (resolution.x < MIN_DPI || resolution.y < MIN_DPI) {
-      throw new ApiError(
-        "resolution_too_low",
-        `The image states ${resolution.x}x${resolution.y} DPI; scanned documents need at least ${MIN_DPI} DPI on both axes`,
-      );
-    }
-  }
+  const type = checkFile(new Uint8Array(await file.arrayBuffer()), file.name);
   return {
     content: file,
     filename: file.name,
