@@ -1,11 +1,16 @@
-// What an uploaded file is, judged by its bytes (src/kyc/file-checks.ts called directly): the type sniffed from the
-// signature, the name's extension, and every resolution an image states, in dots per inch.
+// What an uploaded file is, judged by its whole structure (src/kyc/file-checks.ts called directly on crafted bytes): the
+// type from the content, the name's extension, a complete PNG, JPEG or PDF, and every resolution an image states.
 import { describe, expect, it } from "vitest";
-import { extensionOf, type SniffedType, sniffType, statedResolutions } from "../src/kyc/file-checks.ts";
+import { ApiError } from "../src/http/problem.ts";
+import { checkFile } from "../src/kyc/file-checks.ts";
 import {
   ascii,
   concat,
+  hostileFiles,
+  JPEG_SCAN,
+  JPEG_SOI,
   jpeg,
+  jpegSegment,
   PNG_IDAT,
   PNG_IEND,
   PNG_IHDR,
@@ -20,182 +25,352 @@ import {
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 
-/** The type sniffed from these bytes, failing the test when there is none. */
-function sniffed(content: Uint8Array): SniffedType {
-  const type = sniffType(content);
-  if (!type) throw new Error("no type sniffed");
-  return type;
+/** What checkFile makes of these bytes under this name: the type it answers, or the problem it throws. */
+function judged(content: Uint8Array, filename: string): { mimeType: string } | { code: string; detail: string } {
+  try {
+    return { mimeType: checkFile(content, filename).mimeType };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { code: error.code, detail: error.message };
+  }
 }
 
-/** What the image states, the type sniffed from the same bytes (as the upload does). */
-const resolutionsOf = (content: Uint8Array) => statedResolutions(sniffed(content), content);
+const PDF = { mimeType: "application/pdf" };
+const JPEG = { mimeType: "image/jpeg" };
+const PNG = { mimeType: "image/png" };
+const NOT_A_DOCUMENT = { code: "unsupported_media_type", detail: "The file is not a PDF, JPEG or PNG (judged by its content)" };
 
-describe("sniffType", () => {
-  it("recognises PDF, JPEG and PNG by their signatures, with the extensions each may carry", () => {
-    expect(sniffType(pdf())).toEqual({ mimeType: "application/pdf", extensions: [".pdf"] });
-    expect(sniffType(jpeg({}))).toEqual({ mimeType: "image/jpeg", extensions: [".jpg", ".jpeg"] });
-    expect(sniffType(png())).toEqual({ mimeType: "image/png", extensions: [".png"] });
+/** A 415 whose detail says what is wrong with the structure. */
+const broken = (detail: string) => ({ code: "unsupported_media_type", detail });
+/** A 400 whose detail names what the image states ("72x96 DPI", "72 DPI horizontally"...). */
+const tooLow = (stated: string) => ({
+  code: "resolution_too_low",
+  detail: expect.stringContaining(`The image states ${stated}`),
+});
+
+/** `unit` repeated `count` times, copied in place (a concat of a million parts would be the slow part of the test). */
+function repeated(unit: Uint8Array, count: number): Uint8Array {
+  const out = new Uint8Array(unit.length * count);
+  for (let i = 0; i < count; i++) out.set(unit, i * unit.length);
+  return out;
+}
+
+const pngAt = (dpiX: number, dpiY: number) => png({ x: ppm(dpiX), y: ppm(dpiY), unit: 1 });
+
+describe("the hostile test's files (issue 8, findings 4 and 5)", () => {
+  for (const file of hostileFiles()) {
+    it(`refuses ${file.name} (${file.status} ${file.code})`, () => {
+      expect(judged(file.bytes, file.filename)).toMatchObject({ code: file.code });
+    });
+  }
+
+  it("says which structure is incomplete", () => {
+    const details = hostileFiles()
+      .filter((file) => file.status === 415)
+      .map((file) => judged(file.bytes, file.filename));
+    expect(details).toEqual([
+      broken("The PDF has no %%EOF marker in its last 1024 bytes"),
+      broken("The JPEG ends before its start of scan"),
+      broken("The PNG ends before its IEND chunk"),
+      broken("The PDF has no %%EOF marker in its last 1024 bytes"),
+    ]);
+  });
+});
+
+describe("the type is the content's", () => {
+  it("accepts a complete PDF, JPEG and PNG under an agreeing extension, in any case, and answers the type", () => {
+    expect(checkFile(pdf(), "A.PDF")).toEqual({ mimeType: "application/pdf", extensions: [".pdf"] });
+    expect(checkFile(jpeg({}), "photo.jpg")).toEqual({ mimeType: "image/jpeg", extensions: [".jpg", ".jpeg"] });
+    expect(checkFile(png(), "scan.png")).toEqual({ mimeType: "image/png", extensions: [".png"] });
+    expect(judged(jpeg({}), "photo.JpEg")).toEqual(JPEG);
+    expect(judged(png(), "passport scan (1).Png")).toEqual(PNG);
+    // The last of several dots counts; a leading dot does not start the extension when there is another.
+    expect(judged(png(), "scan.2024.01.PNG")).toEqual(PNG);
+    expect(judged(pdf(), ".hidden.pdf")).toEqual(PDF);
   });
 
-  it("needs only the signature: the bare %PDF-, FF D8 FF and the eight PNG bytes are enough", () => {
-    expect(sniffType(ascii("%PDF-"))?.mimeType).toBe("application/pdf");
-    expect(sniffType(bytes(0xff, 0xd8, 0xff))?.mimeType).toBe("image/jpeg");
-    expect(sniffType(bytes(0xff, 0xd8, 0xff, 0xe1))?.mimeType).toBe("image/jpeg");
-    expect(sniffType(new Uint8Array(PNG_SIGNATURE))?.mimeType).toBe("image/png");
-  });
-
-  it("refuses near misses of each signature", () => {
-    // PDF: the dash is part of it, the case matters, and it must come first.
-    expect(sniffType(ascii("%PDF"))).toBeUndefined();
-    expect(sniffType(ascii("%PDF 1.4"))).toBeUndefined();
-    expect(sniffType(ascii("%pdf-1.4"))).toBeUndefined();
-    expect(sniffType(ascii(" %PDF-1.4"))).toBeUndefined();
-    expect(sniffType(concat(bytes(0xef, 0xbb, 0xbf), pdf()))).toBeUndefined();
-    // JPEG: SOI alone is not enough; a marker must follow.
-    expect(sniffType(bytes(0xff, 0xd8))).toBeUndefined();
-    expect(sniffType(bytes(0xff, 0xd8, 0x00, 0xe0))).toBeUndefined();
-    expect(sniffType(bytes(0xff, 0xd9, 0xff))).toBeUndefined();
-    // PNG: all eight bytes, none missing.
-    expect(sniffType(new Uint8Array(PNG_SIGNATURE.slice(0, 7)))).toBeUndefined();
+  it("refuses other formats, empty input and near misses of each signature", () => {
+    const others = [
+      new Uint8Array(),
+      ascii("GIF89a\x01\x00\x01\x00"),
+      ascii("GIF87a"),
+      bytes(0x50, 0x4b, 0x03, 0x04, 0x14, 0x00), // ZIP (and DOCX)
+      concat(ascii("RIFF"), bytes(0, 0, 0, 0), ascii("WEBPVP8 ")),
+      bytes(0x49, 0x49, 0x2a, 0x00), // TIFF
+      ascii("just some text, not a document"),
+      // PDF: the dash is part of the signature, the case matters, and it must come first.
+      ascii("%PDF"),
+      ascii("%PDF 1.4\n%%EOF"),
+      ascii("%pdf-1.4\n%%EOF"),
+      concat(ascii(" "), pdf()),
+      concat(bytes(0xef, 0xbb, 0xbf), pdf()),
+      // JPEG: SOI alone is not enough; a marker must follow.
+      bytes(0xff, 0xd8),
+      bytes(0xff, 0xd8, 0x00, 0xe0),
+      bytes(0xff, 0xd9, 0xff),
+      // PNG: all eight bytes, none missing.
+      new Uint8Array(PNG_SIGNATURE.slice(0, 7)),
+    ];
+    for (const content of others) expect(judged(content, "file.pdf"), String(content.slice(0, 8))).toEqual(NOT_A_DOCUMENT);
   });
 
   it("refuses a PNG whose signature has any one byte wrong", () => {
-    const image = png();
     for (let i = 0; i < PNG_SIGNATURE.length; i++) {
-      const broken = image.slice();
-      broken[i] = (broken[i] ?? 0) ^ 0x20;
-      expect(sniffType(broken), `byte ${i}`).toBeUndefined();
+      const image = png();
+      image[i] = (image[i] ?? 0) ^ 0x20;
+      expect(judged(image, "scan.png"), `byte ${i}`).toEqual(NOT_A_DOCUMENT);
     }
   });
 
-  it("refuses other formats and empty input", () => {
-    expect(sniffType(new Uint8Array())).toBeUndefined();
-    expect(sniffType(ascii("GIF89a\x01\x00\x01\x00"))).toBeUndefined();
-    expect(sniffType(ascii("GIF87a"))).toBeUndefined();
-    expect(sniffType(bytes(0x50, 0x4b, 0x03, 0x04, 0x14, 0x00))).toBeUndefined(); // ZIP (and DOCX)
-    expect(sniffType(concat(ascii("RIFF"), bytes(0, 0, 0, 0), ascii("WEBPVP8 ")))).toBeUndefined();
-    expect(sniffType(bytes(0x49, 0x49, 0x2a, 0x00))).toBeUndefined(); // TIFF
-    expect(sniffType(ascii("just some text, not a document"))).toBeUndefined();
+  it("refuses a name whose extension disagrees with the content, naming both", () => {
+    expect(judged(png(), "scan.pdf")).toEqual(
+      broken(`The file's content is image/png but its name ends in ".pdf"; expected .png`),
+    );
+    expect(judged(jpeg({}), "photo.png")).toEqual(
+      broken(`The file's content is image/jpeg but its name ends in ".png"; expected .jpg or .jpeg`),
+    );
+    expect(judged(pdf(), "doc.pdf.exe")).toMatchObject(broken(expect.stringContaining(`ends in ".exe"`)));
+    for (const name of ["noextension", "", ".pdf", ".PDF"]) {
+      expect(judged(pdf(), name), name).toMatchObject(broken(expect.stringContaining(`ends in "(no extension)"`)));
+    }
   });
 });
 
-describe("extensionOf", () => {
-  it("gives the last extension with its dot, lowercased", () => {
-    expect(extensionOf("scan.pdf")).toBe(".pdf");
-    expect(extensionOf("A.PDF")).toBe(".pdf");
-    expect(extensionOf("photo.JpEg")).toBe(".jpeg");
-    expect(extensionOf("passport scan (1).Png")).toBe(".png");
+describe("a truncated or malformed structure is 415", () => {
+  it("refuses every proper prefix of a complete PNG, JPEG and PDF", () => {
+    const image = png({ x: ppm(300), y: ppm(300), unit: 1 });
+    const photo = jpeg({ jfif: { units: 1, x: 300, y: 300 }, exif: { x: 300, y: 300 } });
+    const document = pdf();
+    // A PDF is whole once its %%EOF is: only the final line break may go.
+    const eof = new TextDecoder().decode(document).lastIndexOf("%%EOF") + 5;
+    for (const [content, name, whole] of [
+      [image, "a.png", image.length],
+      [photo, "a.jpg", photo.length],
+      [document, "a.pdf", eof],
+    ] as const) {
+      expect(judged(content, name)).toHaveProperty("mimeType");
+      for (let end = 0; end < whole; end++) {
+        expect(judged(content.subarray(0, end), name), `${name} cut at ${end}`).toHaveProperty("code", "unsupported_media_type");
+      }
+    }
   });
 
-  it("gives the last of several dots", () => {
-    expect(extensionOf("doc.pdf.exe")).toBe(".exe");
-    expect(extensionOf("archive.tar.gz")).toBe(".gz");
-    expect(extensionOf("scan.2024.01.PNG")).toBe(".png");
-    expect(extensionOf(".hidden.pdf")).toBe(".pdf");
+  it("PNG: refuses a file without IEND, a chunk that runs past the end, and bytes after IEND", () => {
+    expect(judged(pngOf(PNG_IHDR, PNG_IDAT), "a.png")).toEqual(broken("The PNG ends before its IEND chunk"));
+    // A chunk that declares more data than the file holds, even though an IEND-like tail follows.
+    const long = pngChunk("tEXt", ascii("Comment\0hello"));
+    new DataView(long.buffer).setUint32(0, 1000);
+    expect(judged(pngOf(PNG_IHDR, long, PNG_IDAT, PNG_IEND), "a.png")).toEqual(
+      broken("The PNG's chunk at byte 33 runs past the end of the file"),
+    );
+    // A length of 2^32 - 1 does not wrap around.
+    new DataView(long.buffer).setUint32(0, 0xffff_ffff);
+    expect(judged(pngOf(PNG_IHDR, long, PNG_IDAT, PNG_IEND), "a.png")).toEqual(
+      broken("The PNG's chunk at byte 33 runs past the end of the file"),
+    );
+    expect(judged(concat(png(), bytes(0)), "a.png")).toEqual(broken("The PNG continues for 1 byte after its IEND chunk"));
+    expect(judged(concat(png(), ascii("MZ payload")), "a.png")).toEqual(
+      broken("The PNG continues for 10 bytes after its IEND chunk"),
+    );
   });
 
-  it("gives nothing for a name without a dot, or whose only dot leads it", () => {
-    expect(extensionOf("noextension")).toBe("");
-    expect(extensionOf("")).toBe("");
-    expect(extensionOf(".pdf")).toBe("");
-    expect(extensionOf(".PNG")).toBe("");
+  it("JPEG: refuses a file without a scan, a segment that runs past the end, a bad length and a missing marker", () => {
+    const jfif = jpegSegment(0xe0, concat(ascii("JFIF\0"), bytes(1, 2, 1, 1, 44, 1, 44, 0, 0)));
+    const eoi = bytes(0xff, 0xd9);
+    expect(judged(concat(JPEG_SOI, jfif, eoi), "a.jpg")).toEqual(
+      broken("The JPEG has marker FF D9 at byte 20, before its start of scan"),
+    );
+    expect(judged(concat(JPEG_SOI, jfif), "a.jpg")).toEqual(broken("The JPEG ends before its start of scan"));
+    expect(judged(concat(JPEG_SOI, jfif.subarray(0, 10)), "a.jpg")).toEqual(
+      broken("The JPEG's segment at byte 2 runs past the end of the file"),
+    );
+    // Cut inside the two length bytes.
+    expect(judged(concat(JPEG_SOI, bytes(0xff, 0xe0, 0x00)), "a.jpg")).toEqual(
+      broken("The JPEG's segment at byte 2 runs past the end of the file"),
+    );
+    expect(judged(concat(JPEG_SOI, bytes(0xff, 0xfe, 0x00, 0x01), JPEG_SCAN), "a.jpg")).toEqual(
+      broken("The JPEG's segment at byte 2 declares a length under 2"),
+    );
+    expect(judged(concat(JPEG_SOI, jfif, bytes(0x00), JPEG_SCAN), "a.jpg")).toEqual(
+      broken("The JPEG has no marker at byte 20, where a segment should start"),
+    );
+    expect(judged(concat(JPEG_SOI, bytes(0xff, 0xd8), JPEG_SCAN), "a.jpg")).toEqual(
+      broken("The JPEG has marker FF D8 at byte 2, before its start of scan"),
+    );
+  });
+
+  it("JPEG: the file must end with EOI; only zero padding may follow it, as camera encoders write", () => {
+    const photo = jpeg({ jfif: { units: 1, x: 300, y: 300 } });
+    const noEoi = broken("The JPEG does not end with its end-of-image marker (FF D9)");
+    expect(judged(photo.subarray(0, photo.length - 2), "a.jpg")).toEqual(noEoi);
+    expect(judged(concat(photo, ascii("MZ payload")), "a.jpg")).toEqual(noEoi);
+    expect(judged(concat(photo, bytes(0, 0, 0, 1)), "a.jpg")).toEqual(noEoi);
+    expect(judged(concat(photo, bytes(0xff, 0xd9, 0x12)), "a.jpg")).toEqual(noEoi);
+    expect(judged(concat(photo, new Uint8Array(3)), "a.jpg")).toEqual(JPEG);
+    expect(judged(concat(photo, new Uint8Array(4096)), "a.jpg")).toEqual(JPEG);
+    // The FF D9 must follow the start-of-scan segment, not sit inside it.
+    const scanEndingInEoi = concat(JPEG_SOI, jpegSegment(0xda, bytes(1, 1, 0, 0, 0x3f, 0, 0xff, 0xd9)));
+    expect(judged(scanEndingInEoi, "a.jpg")).toEqual(noEoi);
+  });
+
+  it("JPEG: accepts fill bytes before a marker and standalone markers before the scan", () => {
+    const photo = concat(JPEG_SOI, bytes(0xff, 0xff, 0xff, 0x01, 0xff, 0xd0), JPEG_SCAN);
+    expect(judged(photo, "a.jpg")).toEqual(JPEG);
+  });
+
+  it("PDF: needs %%EOF within the last 1024 bytes (the spec's room for trailing whitespace)", () => {
+    const head = ascii("%PDF-1.7\n%%EOF");
+    expect(judged(concat(head, new Uint8Array(1019).fill(0x20)), "a.pdf")).toEqual(PDF);
+    expect(judged(concat(head, new Uint8Array(1020).fill(0x20)), "a.pdf")).toEqual(
+      broken("The PDF has no %%EOF marker in its last 1024 bytes"),
+    );
+    expect(judged(ascii("%PDF-1.4\n%%EO"), "a.pdf")).toEqual(broken("The PDF has no %%EOF marker in its last 1024 bytes"));
+    expect(judged(pdf(10 * 1024 * 1024), "big.pdf")).toEqual(PDF);
   });
 });
 
-describe("statedResolutions: PNG pHYs", () => {
-  it("converts pixels per metre to dots per inch, each axis on its own", () => {
-    expect(resolutionsOf(png({ x: ppm(300), y: ppm(300), unit: 1 }))).toEqual([{ x: 300, y: 300 }]);
-    expect(resolutionsOf(png({ x: 11_811, y: 11_811, unit: 1 }))).toEqual([{ x: 300, y: 300 }]);
-    expect(resolutionsOf(png({ x: ppm(600), y: ppm(72), unit: 1 }))).toEqual([{ x: 600, y: 72 }]);
-    expect(resolutionsOf(png({ x: 2835, y: 3780, unit: 1 }))).toEqual([{ x: 72, y: 96 }]);
-    // 11,800 pixels per metre is 299.72 DPI and 11,790 is 299.466: rounded to the nearest, neither truncated nor raised.
-    expect(resolutionsOf(png({ x: 11_800, y: 11_790, unit: 1 }))).toEqual([{ x: 300, y: 299 }]);
+describe("the order of the rules", () => {
+  it("judges the extension before the structure, and the structure before the resolution", () => {
+    expect(judged(ascii("%PDF-"), "a.png")).toMatchObject(broken(expect.stringContaining(`ends in ".png"`)));
+    const lowPhys = pngChunk("pHYs", physData({ x: ppm(72), y: ppm(72), unit: 1 }));
+    expect(judged(pngOf(PNG_IHDR, lowPhys, PNG_IDAT), "a.png")).toEqual(broken("The PNG ends before its IEND chunk"));
+    const lowPhoto = jpeg({ jfif: { units: 1, x: 72, y: 72 } });
+    expect(judged(lowPhoto.subarray(0, lowPhoto.length - 2), "a.jpg")).toEqual(
+      broken("The JPEG does not end with its end-of-image marker (FF D9)"),
+    );
+  });
+});
+
+describe("resolution: PNG pHYs, wherever it is before the image data", () => {
+  it("converts pixels per metre to dots per inch, judging each axis, rounded to the nearest", () => {
+    expect(judged(pngAt(300, 300), "a.png")).toEqual(PNG);
+    expect(judged(png({ x: 11_811, y: 11_811, unit: 1 }), "a.png")).toEqual(PNG);
+    expect(judged(pngAt(600, 1200), "a.png")).toEqual(PNG);
+    expect(judged(pngAt(600, 72), "a.png")).toEqual(tooLow("600x72 DPI"));
+    expect(judged(png({ x: 2835, y: 3780, unit: 1 }), "a.png")).toEqual(tooLow("72x96 DPI"));
+    // 11,800 pixels per metre is 299.72 DPI and 11,790 is 299.466: rounded, neither truncated nor raised.
+    expect(judged(png({ x: 11_800, y: 11_800, unit: 1 }), "a.png")).toEqual(PNG);
+    expect(judged(png({ x: 11_800, y: 11_790, unit: 1 }), "a.png")).toEqual(tooLow("300x299 DPI"));
   });
 
-  it("states nothing for unit 0 (an aspect ratio only), nor for an image without pHYs", () => {
-    expect(resolutionsOf(png({ x: 2835, y: 2835, unit: 0 }))).toEqual([]);
-    expect(resolutionsOf(png({ x: ppm(72), y: ppm(72), unit: 0 }))).toEqual([]);
-    expect(resolutionsOf(png())).toEqual([]);
+  it("accepts unit 0 (an aspect ratio only) and an image without pHYs", () => {
+    expect(judged(png({ x: 2835, y: 2835, unit: 0 }), "a.png")).toEqual(PNG);
+    expect(judged(png(), "a.png")).toEqual(PNG);
   });
 
   it("finds pHYs after other chunks before the image data, and ignores one after it", () => {
     const text = pngChunk("tEXt", ascii("Comment\0scanned at the front desk"));
     const phys = pngChunk("pHYs", physData({ x: ppm(72), y: ppm(150), unit: 1 }));
-    expect(resolutionsOf(pngOf(PNG_IHDR, text, phys, PNG_IDAT, PNG_IEND))).toEqual([{ x: 72, y: 150 }]);
-    expect(resolutionsOf(pngOf(PNG_IHDR, PNG_IDAT, phys, PNG_IEND))).toEqual([]);
+    expect(judged(pngOf(PNG_IHDR, text, phys, PNG_IDAT, PNG_IEND), "a.png")).toEqual(tooLow("72x150 DPI"));
+    expect(judged(pngOf(PNG_IHDR, PNG_IDAT, phys, PNG_IEND), "a.png")).toEqual(PNG);
+  });
+
+  it("reads pHYs after 10 MiB of tiny chunks, in linear time", () => {
+    // 873,813 empty private chunks ("vnPd": ancillary, private, safe to copy) of 12 bytes each.
+    const tiny = repeated(pngChunk("vnPd", new Uint8Array()), Math.floor((10 * 1024 * 1024) / 12));
+    const at = (dpi: number) => pngChunk("pHYs", physData({ x: ppm(dpi), y: ppm(dpi), unit: 1 }));
+    expect(judged(pngOf(PNG_IHDR, tiny, at(300), PNG_IDAT, PNG_IEND), "a.png")).toEqual(PNG);
+    expect(judged(pngOf(PNG_IHDR, tiny, at(72), PNG_IDAT, PNG_IEND), "a.png")).toEqual(tooLow("72x72 DPI"));
   });
 });
 
-describe("statedResolutions: JPEG JFIF density", () => {
-  it("takes units 1 as dots per inch", () => {
-    expect(resolutionsOf(jpeg({ jfif: { units: 1, x: 300, y: 300 } }))).toEqual([{ x: 300, y: 300 }]);
-    expect(resolutionsOf(jpeg({ jfif: { units: 1, x: 600, y: 72 } }))).toEqual([{ x: 600, y: 72 }]);
-    expect(resolutionsOf(jpeg({ jfif: { units: 1, x: 1200, y: 300 } }))).toEqual([{ x: 1200, y: 300 }]);
+describe("resolution: JPEG JFIF density", () => {
+  it("takes units 1 as dots per inch and converts units 2, dots per centimetre", () => {
+    expect(judged(jpeg({ jfif: { units: 1, x: 300, y: 300 } }), "a.jpg")).toEqual(JPEG);
+    expect(judged(jpeg({ jfif: { units: 1, x: 1200, y: 300 } }), "a.jpg")).toEqual(JPEG);
+    expect(judged(jpeg({ jfif: { units: 1, x: 600, y: 72 } }), "a.jpg")).toEqual(tooLow("600x72 DPI"));
+    expect(judged(jpeg({ jfif: { units: 2, x: 118, y: 118 } }), "a.jpg")).toEqual(JPEG);
+    expect(judged(jpeg({ jfif: { units: 2, x: 28, y: 59 } }), "a.jpg")).toEqual(tooLow("71x150 DPI"));
   });
 
-  it("converts units 2, dots per centimetre, to dots per inch", () => {
-    expect(resolutionsOf(jpeg({ jfif: { units: 2, x: 118, y: 118 } }))).toEqual([{ x: 300, y: 300 }]);
-    expect(resolutionsOf(jpeg({ jfif: { units: 2, x: 28, y: 59 } }))).toEqual([{ x: 71, y: 150 }]);
+  it("accepts units 0 (an aspect ratio only)", () => {
+    expect(judged(jpeg({ jfif: { units: 0, x: 72, y: 72 } }), "a.jpg")).toEqual(JPEG);
   });
 
-  it("states nothing for units 0 (an aspect ratio only)", () => {
-    expect(resolutionsOf(jpeg({ jfif: { units: 0, x: 1, y: 1 } }))).toEqual([]);
-    expect(resolutionsOf(jpeg({ jfif: { units: 0, x: 72, y: 72 } }))).toEqual([]);
+  it("reads a JFIF after 10 MiB of tiny segments and fill bytes, in linear time", () => {
+    const tiny = repeated(bytes(0xff, 0xfe, 0x00, 0x02), (10 * 1024 * 1024) / 4); // empty comments
+    const fill = new Uint8Array(1024 * 1024).fill(0xff);
+    const jfif = (dpi: number) =>
+      jpegSegment(0xe0, concat(ascii("JFIF\0"), bytes(1, 2, 1, dpi >> 8, dpi & 0xff, dpi >> 8, dpi & 0xff, 0, 0)));
+    expect(judged(concat(JPEG_SOI, tiny, fill, jfif(300), JPEG_SCAN), "a.jpg")).toEqual(JPEG);
+    expect(judged(concat(JPEG_SOI, tiny, fill, jfif(72), JPEG_SCAN), "a.jpg")).toEqual(tooLow("72x72 DPI"));
   });
 });
 
-describe("statedResolutions: JPEG EXIF XResolution and YResolution", () => {
+describe("resolution: JPEG EXIF XResolution and YResolution", () => {
   for (const order of ["MM", "II"] as const) {
     describe(`byte order ${order}`, () => {
       it("takes ResolutionUnit 2 as inches, and inches when no unit is given", () => {
-        expect(resolutionsOf(jpeg({ exif: { x: 300, y: 150, unit: 2, order } }))).toEqual([{ x: 300, y: 150 }]);
-        expect(resolutionsOf(jpeg({ exif: { x: 72, y: 96, order } }))).toEqual([{ x: 72, y: 96 }]);
-        // Values past 16 and 8 bits: the whole 32-bit numerator is read.
-        expect(resolutionsOf(jpeg({ exif: { x: 70_000, y: 300, unit: 2, order } }))).toEqual([{ x: 70_000, y: 300 }]);
+        expect(judged(jpeg({ exif: { x: 300, y: 300, unit: 2, order } }), "a.jpg")).toEqual(JPEG);
+        expect(judged(jpeg({ exif: { x: 300, y: 150, unit: 2, order } }), "a.jpg")).toEqual(tooLow("300x150 DPI"));
+        expect(judged(jpeg({ exif: { x: 72, y: 96, order } }), "a.jpg")).toEqual(tooLow("72x96 DPI"));
+        // Values past 16 bits: the whole 32-bit numerator is read.
+        expect(judged(jpeg({ exif: { x: 70_000, y: 299, unit: 2, order } }), "a.jpg")).toEqual(tooLow("70000x299 DPI"));
       });
 
       it("divides each rational by its denominator", () => {
-        expect(resolutionsOf(jpeg({ exif: { x: 600, y: 1200, unit: 2, order, denominator: 2 } }))).toEqual([{ x: 300, y: 600 }]);
+        expect(judged(jpeg({ exif: { x: 600, y: 1200, unit: 2, order, denominator: 2 } }), "a.jpg")).toEqual(JPEG);
+        expect(judged(jpeg({ exif: { x: 600, y: 590, unit: 2, order, denominator: 2 } }), "a.jpg")).toEqual(
+          tooLow("300x295 DPI"),
+        );
       });
 
       it("converts ResolutionUnit 3, centimetres, to inches", () => {
-        expect(resolutionsOf(jpeg({ exif: { x: 118, y: 118, unit: 3, order } }))).toEqual([{ x: 300, y: 300 }]);
-        expect(resolutionsOf(jpeg({ exif: { x: 100, y: 40, unit: 3, order } }))).toEqual([{ x: 254, y: 102 }]);
+        expect(judged(jpeg({ exif: { x: 118, y: 118, unit: 3, order } }), "a.jpg")).toEqual(JPEG);
+        expect(judged(jpeg({ exif: { x: 100, y: 40, unit: 3, order } }), "a.jpg")).toEqual(tooLow("254x102 DPI"));
+        expect(judged(jpeg({ exif: { x: 240, y: 110, unit: 3, order } }), "a.jpg")).toEqual(tooLow("610x279 DPI"));
       });
 
-      it("states nothing for ResolutionUnit 1 (no absolute unit)", () => {
-        expect(resolutionsOf(jpeg({ exif: { x: 72, y: 72, unit: 1, order } }))).toEqual([]);
+      it("accepts ResolutionUnit 1 (no absolute unit)", () => {
+        expect(judged(jpeg({ exif: { x: 72, y: 72, unit: 1, order } }), "a.jpg")).toEqual(JPEG);
+        expect(judged(jpeg({ exif: { x: 72, unit: 1, order } }), "a.jpg")).toEqual(JPEG);
+      });
+
+      it("judges an EXIF with one axis on that axis, either way", () => {
+        expect(judged(jpeg({ exif: { x: 72, order } }), "a.jpg")).toEqual(
+          tooLow("72 DPI horizontally and no vertical resolution"),
+        );
+        expect(judged(jpeg({ exif: { y: 72, order } }), "a.jpg")).toEqual(
+          tooLow("72 DPI vertically and no horizontal resolution"),
+        );
+        expect(judged(jpeg({ exif: { x: 100, unit: 3, order } }), "a.jpg")).toEqual(tooLow("254 DPI horizontally"));
+        expect(judged(jpeg({ exif: { x: 300, order } }), "a.jpg")).toEqual(JPEG);
+        expect(judged(jpeg({ exif: { y: 300, unit: 2, order } }), "a.jpg")).toEqual(JPEG);
       });
     });
   }
 
-  it("reads the same resolution whatever the byte order", () => {
-    const big = resolutionsOf(jpeg({ exif: { x: 240, y: 180, unit: 3, order: "MM" } }));
-    const little = resolutionsOf(jpeg({ exif: { x: 240, y: 180, unit: 3, order: "II" } }));
-    expect(big).toEqual([{ x: 610, y: 457 }]);
-    expect(little).toEqual(big);
+  it("reads no further than each EXIF holds, whatever entry count it claims, in linear time", () => {
+    // 20-byte APP1 segments whose IFD0 claims 65,535 entries and holds none: read as claimed, 10 MiB of them would
+    // take some 34 billion reads.
+    const tiff = concat(ascii("MM"), bytes(0, 42, 0, 0, 0, 8), bytes(0xff, 0xff));
+    const claims = repeated(jpegSegment(0xe1, concat(ascii("Exif\0\0"), tiff)), (10 * 1024 * 1024) / 20);
+    expect(judged(concat(JPEG_SOI, claims, JPEG_SCAN), "a.jpg")).toEqual(JPEG);
+  });
+
+  it("accepts an EXIF that states no resolution at all", () => {
+    expect(judged(jpeg({ exif: { unit: 2 } }), "a.jpg")).toEqual(JPEG);
+    expect(judged(jpeg({ exif: {} }), "a.jpg")).toEqual(JPEG);
   });
 });
 
-describe("statedResolutions: what an image states as a whole", () => {
-  it("lists both the JFIF and the EXIF resolution when a JPEG has both, JFIF first", () => {
-    expect(resolutionsOf(jpeg({ jfif: { units: 1, x: 300, y: 300 }, exif: { x: 96, y: 96 } }))).toEqual([
-      { x: 300, y: 300 },
-      { x: 96, y: 96 },
-    ]);
-    expect(resolutionsOf(jpeg({ jfif: { units: 0, x: 1, y: 1 }, exif: { x: 72, y: 72, unit: 1 } }))).toEqual([]);
-    expect(resolutionsOf(jpeg({ jfif: { units: 0, x: 1, y: 1 }, exif: { x: 600, y: 600, order: "II" } }))).toEqual([
-      { x: 600, y: 600 },
-    ]);
+describe("resolution: what an image states as a whole", () => {
+  it("judges both the JFIF and the EXIF resolution when a JPEG has both", () => {
+    expect(judged(jpeg({ jfif: { units: 1, x: 300, y: 300 }, exif: { x: 600, y: 600 } }), "a.jpg")).toEqual(JPEG);
+    expect(judged(jpeg({ jfif: { units: 1, x: 300, y: 300 }, exif: { x: 96, y: 96 } }), "a.jpg")).toEqual(tooLow("96x96 DPI"));
+    expect(judged(jpeg({ jfif: { units: 1, x: 96, y: 96 }, exif: { x: 300, y: 300 } }), "a.jpg")).toEqual(tooLow("96x96 DPI"));
+    expect(judged(jpeg({ jfif: { units: 0, x: 1, y: 1 }, exif: { x: 72, y: 72, unit: 1 } }), "a.jpg")).toEqual(JPEG);
+    expect(judged(jpeg({ jfif: { units: 0, x: 1, y: 1 }, exif: { x: 600, y: 600, order: "II" } }), "a.jpg")).toEqual(JPEG);
   });
 
-  it("gives no resolution for an image that states none, nor for a PDF", () => {
-    expect(resolutionsOf(jpeg({}))).toEqual([]);
-    expect(resolutionsOf(png())).toEqual([]);
-    expect(resolutionsOf(pdf())).toEqual([]);
-    // A PDF states nothing even when the bytes after its eight-byte header would read as a PNG pHYs chunk.
-    const lookalike = concat(ascii("%PDF-1.4"), pngChunk("pHYs", physData({ x: ppm(72), y: ppm(72), unit: 1 })));
-    expect(sniffed(lookalike).mimeType).toBe("application/pdf");
-    expect(resolutionsOf(lookalike)).toEqual([]);
+  it("accepts an image that states none, and finds none in a PDF whose bytes would read as a pHYs chunk", () => {
+    expect(judged(jpeg({}), "a.jpg")).toEqual(JPEG);
+    expect(judged(png(), "a.png")).toEqual(PNG);
+    const lookalike = concat(
+      ascii("%PDF-1.4"),
+      pngChunk("pHYs", physData({ x: ppm(72), y: ppm(72), unit: 1 })),
+      ascii("\n%%EOF"),
+    );
+    expect(judged(lookalike, "a.pdf")).toEqual(PDF);
   });
 });

@@ -18,7 +18,7 @@ import {
 } from "../src/kyc/documents.ts";
 import { contentDisposition } from "../src/lib/content-disposition.ts";
 import { todayUtc } from "../src/lib/time.ts";
-import { filesPath, jpeg, pdf, png, ppm, uploadedDocument, uploadFile } from "./files.ts";
+import { filesPath, hostileFiles, jpeg, pdf, png, ppm, uploadedDocument, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   anonymous,
@@ -210,6 +210,20 @@ describe("upload", () => {
     );
     await problem(await upload(setup, jpeg({ exif: { x: 100, y: 100, unit: 3 } }), "exif-cm.jpg"), 400, "resolution_too_low");
     await uploadedDocument(await upload(setup, jpeg({ exif: { x: 118, y: 118, unit: 3 } }), "exif-cm-ok.jpg"));
+  });
+
+  describe("refuses the files a hostile test got accepted, storing nothing", () => {
+    for (const file of hostileFiles()) {
+      it(`${file.name}: ${file.status} ${file.code}`, async () => {
+        const setup = await verificationReady();
+        await problem(await upload(setup, file.bytes, file.filename), file.status, file.code);
+        const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM kyc_documents WHERE kyc_id = ?")
+          .bind(setup.kycId.replace("kyc_", ""))
+          .first<{ n: number }>();
+        expect(rows?.n).toBe(0);
+        expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
+      });
+    }
   });
 
   it("accepts exactly 10,485,760 bytes and refuses 10,485,761 with 413", async () => {

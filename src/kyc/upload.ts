@@ -1,14 +1,13 @@
 // Reading and checking a KYC file upload: a bounded multipart body, its fields, and the file judged by its bytes.
 import { type FormPart, formParts } from "../http/multipart.ts";
-import { ApiError, type FieldError, validationError } from "../http/problem.ts";
+import { type FieldError, validationError } from "../http/problem.ts";
 import { decodeUtf8, fileTooLarge, MAX_FILE_BYTES } from "../http/request-body.ts";
 import { issuesToFieldErrors } from "../http/validation.ts";
 import { todayUtc } from "../lib/time.ts";
 import type { CheckedFile } from "./documents.ts";
-import { extensionOf, sniffType, statedResolutions } from "./file-checks.ts";
+import { checkFile } from "./file-checks.ts";
 import { uploadFields } from "./schemas.ts";
 
-const MIN_DPI = 300;
 const MAX_FILENAME_LENGTH = 255;
 
 const UPLOAD_FIELDS = new Set(["file", "document_type", "description", "expiration_date"]);
@@ -58,23 +57,7 @@ export async function readUpload(request: Request, now: number): Promise<Checked
 
   if (file.data.byteLength > MAX_FILE_BYTES) throw fileTooLarge();
   const filename = file.filename!;
-  const type = sniffType(file.data);
-  if (!type) throw new ApiError("unsupported_media_type", "The file is not a PDF, JPEG or PNG (judged by its content)");
-  const extension = extensionOf(filename);
-  if (!type.extensions.includes(extension)) {
-    throw new ApiError(
-      "unsupported_media_type",
-      `The file's content is ${type.mimeType} but its name ends in "${extension || "(no extension)"}"; expected ${type.extensions.join(" or ")}`,
-    );
-  }
-  for (const resolution of statedResolutions(type, file.data)) {
-    if (resolution.x < MIN_DPI || resolution.y < MIN_DPI) {
-      throw new ApiError(
-        "resolution_too_low",
-        `The image states ${resolution.x}x${resolution.y} DPI; scanned documents need at least ${MIN_DPI} DPI on both axes`,
-      );
-    }
-  }
+  const type = checkFile(file.data, filename);
   return {
     content: file.data,
     filename,
