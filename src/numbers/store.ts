@@ -93,7 +93,8 @@ const ALLOCATABLE: OrderStatus[] = ["pending", "processing"];
  * All or nothing, in one D1 batch (one transaction): insert the numbers from the order's row and move the order's
  * counters. Both statements re-check the order's status, the CHECK on fulfilled_quantity refuses an allocation past
  * the quantity, and the unique phone number refuses a taken one; any failure rolls back both. The reads before the
- * batch only find the reason for the common refusals.
+ * batch only find the reason for the common refusals. The batch is the last D1 call and the answer is built from its
+ * rows: a failure after the commit would answer 500 for numbers already allocated, and the client's retry a 409.
  */
 export async function allocateNumbers(
   db: Database,
@@ -115,26 +116,29 @@ export async function allocateNumbers(
   const allocatable = inArray(orders.status, ALLOCATABLE);
   const fulfils = sql`${orders.fulfilledQuantity} + ${added} = ${orders.quantity}`;
   try {
-    const [, [moved]] = await db.batch([
-      db.insert(numbers).select(
-        db
-          .select(
-            insertSelection({
-              id: sql`json_extract(pair.value, '$[0]')`,
-              customerId: orders.customerId,
-              orderId: orders.id,
-              phoneNumber: sql`json_extract(pair.value, '$[1]')`,
-              countryCode: orders.countryCode,
-              numberType: orders.numberType,
-              status: "active" satisfies NumberStatus,
-              createdAt: now,
-              updatedAt: now,
-            }),
-          )
-          .from(sql`json_each(${pairs}) AS pair`)
-          .innerJoin(orders, eq(orders.id, orderId))
-          .where(allocatable),
-      ),
+    const [created, [moved]] = await db.batch([
+      db
+        .insert(numbers)
+        .select(
+          db
+            .select(
+              insertSelection({
+                id: sql`json_extract(pair.value, '$[0]')`,
+                customerId: orders.customerId,
+                orderId: orders.id,
+                phoneNumber: sql`json_extract(pair.value, '$[1]')`,
+                countryCode: orders.countryCode,
+                numberType: orders.numberType,
+                status: "active" satisfies NumberStatus,
+                createdAt: now,
+                updatedAt: now,
+              }),
+            )
+            .from(sql`json_each(${pairs}) AS pair`)
+            .innerJoin(orders, eq(orders.id, orderId))
+            .where(allocatable),
+        )
+        .returning(),
       db
         .update(orders)
         .set({
@@ -147,12 +151,7 @@ export async function allocateNumbers(
         .returning(),
     ]);
     if (!moved) return refusalByState(await findOrderById(db, orderId));
-    const created = await db
-      .select()
-      .from(numbers)
-      .where(inJsonList(numbers.phoneNumber, phoneNumbers))
-      .orderBy(numbers.phoneNumber);
-    return ok({ order: moved, numbers: created });
+    return ok({ order: moved, numbers: created.sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1)) });
   } catch (error) {
     // A concurrent allocation got there first: answer as the reads above would have.
     const retaken = await findTakenPhoneNumbers(db, phoneNumbers);
