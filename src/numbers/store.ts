@@ -111,8 +111,9 @@ export async function allocateNumbers(
   if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
 
   const added = phoneNumbers.length;
+  const ids = phoneNumbers.map(() => crypto.randomUUID());
   // One JSON parameter carries every [id, phone] pair: D1 binds at most 100 parameters a statement.
-  const pairs = JSON.stringify(phoneNumbers.map((phone) => [crypto.randomUUID(), phone]));
+  const pairs = JSON.stringify(phoneNumbers.map((phone, i) => [ids[i], phone]));
   const allocatable = inArray(orders.status, ALLOCATABLE);
   const fulfils = sql`${orders.fulfilledQuantity} + ${added} = ${orders.quantity}`;
   try {
@@ -153,6 +154,10 @@ export async function allocateNumbers(
     if (!moved) return refusalByState(await findOrderById(db, orderId));
     return ok({ order: moved, numbers: created.sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1)) });
   } catch (error) {
+    // The batch may have committed and lost only its answer: numbers with this request's ids are its own, neither
+    // taken nor over the quantity, and the request fails as it stands.
+    const own = await db.select({ id: numbers.id }).from(numbers).where(inJsonList(numbers.id, ids)).limit(1);
+    if (own.length > 0) throw error;
     // A concurrent allocation got there first: answer as the reads above would have.
     const retaken = await findTakenPhoneNumbers(db, phoneNumbers);
     if (retaken.length > 0) return refuse("numbers_taken", { phoneNumbers: retaken });
