@@ -41,7 +41,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const latest = session.bookmark();
   if (latest !== null) c.res.headers.set(BOOKMARK_HEADER, latest);
   // Set when a handler threw; the error handler has answered it already, and only an unexpected one is logged as such.
-  const failure = c.error && isUnexpected(c.error) ? `${c.error.name}: ${c.error.message}\n${c.error.stack ?? ""}` : undefined;
+  const failure = c.error && isUnexpected(c.error) ? describeFailure(c.error) : undefined;
   const line = {
     level: failure ? "error" : "info",
     ...(c.error instanceof ClientClosed ? { event: "client_closed" } : {}),
@@ -60,3 +60,15 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   };
   console.log(JSON.stringify(line));
 };
+
+/**
+ * The error and every error it wraps, each with its stack: Drizzle reports a failed query as its SQL and keeps D1's
+ * own error, the one that says what went wrong, in `cause`.
+ */
+function describeFailure(error: Error): string {
+  const parts: string[] = [];
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    parts.push(`${current.name}: ${current.message}\n${current.stack ?? ""}`);
+  }
+  return parts.join("\nCaused by: ");
+}

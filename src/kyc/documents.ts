@@ -2,7 +2,7 @@
 import type { Database } from "../db/client.ts";
 import type { Outcome } from "../db/outcome.ts";
 import type { DocumentMimeType, DocumentRow, DocumentType, KycRow } from "../db/schema.ts";
-import { deleteDocumentRow, insertDocument, objectKeysWithRows } from "./store.ts";
+import { deleteDocumentRow, findOwnedDocument, insertDocument, objectKeysWithRows } from "./store.ts";
 
 /** Every document object lives under this prefix; the orphan sweep looks nowhere else. */
 export const OBJECT_PREFIX = "kyc/";
@@ -21,7 +21,8 @@ export interface CheckedFile {
 
 /**
  * Object first, row second: a failed or refused row write deletes the object again, so a failure of either
- * leaves neither behind. Should the Worker die between the two, the object has no row and the sweep removes it.
+ * leaves neither behind (and a row write that failed after committing keeps its object). Should the Worker die
+ * between the two, the object has no row and the sweep removes it.
  * Refused when the verification stopped taking files or filled up since it was read.
  */
 export async function storeDocument(
@@ -56,7 +57,10 @@ export async function storeDocument(
       now,
     );
   } catch (error) {
-    await deleteObjectOrLeaveToSweep(bucket, objectKey);
+    // D1 may have written the row and lost only its answer: the object is deleted only once a read shows no row
+    // (should that read fail too, the object stays, and the sweep deletes it if it has no row).
+    const written = await findOwnedDocument(db, verification.customerId, id).then(Boolean, () => true);
+    if (!written) await deleteObjectOrLeaveToSweep(bucket, objectKey);
     throw error;
   }
   if (!outcome.ok) await deleteObjectOrLeaveToSweep(bucket, objectKey);

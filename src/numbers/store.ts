@@ -93,7 +93,8 @@ const ALLOCATABLE: OrderStatus[] = ["pending", "processing"];
  * All or nothing, in one D1 batch (one transaction): insert the numbers from the order's row and move the order's
  * counters. Both statements re-check the order's status, the CHECK on fulfilled_quantity refuses an allocation past
  * the quantity, and the unique phone number refuses a taken one; any failure rolls back both. The reads before the
- * batch only find the reason for the common refusals.
+ * batch only find the reason for the common refusals. The batch is the last D1 call and the answer is built from its
+ * rows: a failure after the commit would answer 500 for numbers already allocated, and the client's retry a 409.
  */
 export async function allocateNumbers(
   db: Database,
@@ -110,31 +111,35 @@ export async function allocateNumbers(
   if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
 
   const added = phoneNumbers.length;
+  const ids = phoneNumbers.map(() => crypto.randomUUID());
   // One JSON parameter carries every [id, phone] pair: D1 binds at most 100 parameters a statement.
-  const pairs = JSON.stringify(phoneNumbers.map((phone) => [crypto.randomUUID(), phone]));
+  const pairs = JSON.stringify(phoneNumbers.map((phone, i) => [ids[i], phone]));
   const allocatable = inArray(orders.status, ALLOCATABLE);
   const fulfils = sql`${orders.fulfilledQuantity} + ${added} = ${orders.quantity}`;
   try {
-    const [, [moved]] = await db.batch([
-      db.insert(numbers).select(
-        db
-          .select(
-            insertSelection({
-              id: sql`json_extract(pair.value, '$[0]')`,
-              customerId: orders.customerId,
-              orderId: orders.id,
-              phoneNumber: sql`json_extract(pair.value, '$[1]')`,
-              countryCode: orders.countryCode,
-              numberType: orders.numberType,
-              status: "active" satisfies NumberStatus,
-              createdAt: now,
-              updatedAt: now,
-            }),
-          )
-          .from(sql`json_each(${pairs}) AS pair`)
-          .innerJoin(orders, eq(orders.id, orderId))
-          .where(allocatable),
-      ),
+    const [created, [moved]] = await db.batch([
+      db
+        .insert(numbers)
+        .select(
+          db
+            .select(
+              insertSelection({
+                id: sql`json_extract(pair.value, '$[0]')`,
+                customerId: orders.customerId,
+                orderId: orders.id,
+                phoneNumber: sql`json_extract(pair.value, '$[1]')`,
+                countryCode: orders.countryCode,
+                numberType: orders.numberType,
+                status: "active" satisfies NumberStatus,
+                createdAt: now,
+                updatedAt: now,
+              }),
+            )
+            .from(sql`json_each(${pairs}) AS pair`)
+            .innerJoin(orders, eq(orders.id, orderId))
+            .where(allocatable),
+        )
+        .returning(),
       db
         .update(orders)
         .set({
@@ -147,13 +152,12 @@ export async function allocateNumbers(
         .returning(),
     ]);
     if (!moved) return refusalByState(await findOrderById(db, orderId));
-    const created = await db
-      .select()
-      .from(numbers)
-      .where(inJsonList(numbers.phoneNumber, phoneNumbers))
-      .orderBy(numbers.phoneNumber);
-    return ok({ order: moved, numbers: created });
+    return ok({ order: moved, numbers: created.sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1)) });
   } catch (error) {
+    // The batch may have committed and lost only its answer: numbers with this request's ids are its own, neither
+    // taken nor over the quantity, and the request fails as it stands.
+    const own = await db.select({ id: numbers.id }).from(numbers).where(inJsonList(numbers.id, ids)).limit(1);
+    if (own.length > 0) throw error;
     // A concurrent allocation got there first: answer as the reads above would have.
     const retaken = await findTakenPhoneNumbers(db, phoneNumbers);
     if (retaken.length > 0) return refuse("numbers_taken", { phoneNumbers: retaken });
