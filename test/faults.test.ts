@@ -494,7 +494,7 @@ customerWriteTests(
     orphans: orphanKeys,
     status: 201,
   },
-  [fails("D1 select numbers + select kyc_verifications"), fails("R2 put"), fails("D1 insert kyc_documents")],
+  [fails("D1 select numbers + select kyc_verifications + select kyc_documents"), fails("R2 put"), fails("D1 insert kyc_documents")],
 );
 
 customerWriteTests(
@@ -529,7 +529,7 @@ describe("KYC upload whose row write fails, and then its clean-up too", () => {
   // With a known key: the key's check with the verification's read, the object, the row (failing), then the clean-up:
   // a read for the row (a failed write may have committed) and, when there is none, the object's removal.
   const steps = [
-    "D1 insert batch_assertions + select numbers + select kyc_verifications",
+    "D1 insert batch_assertions + select numbers + select kyc_verifications + select kyc_documents",
     "R2 put",
     "D1 insert kyc_documents",
     "D1 select kyc_documents",
