@@ -42,6 +42,18 @@ export async function callInIsolate(path: string, init: RequestInit): Promise<Re
   return response;
 }
 
+let addressCounter = 0;
+
+/**
+ * A client address (CF-Connecting-IP) no other test in this file uses. Failed authentication is limited per address,
+ * and requests without one share a bucket, so a test that fails authentication many times sends its own address.
+ */
+export function clientAddress(): string {
+  addressCounter++;
+  // 198.18.0.0/15, the range set aside for tests of network devices (RFC 2544): 131,072 addresses.
+  return `198.${18 + (addressCounter >> 16)}.${(addressCounter >> 8) & 255}.${addressCounter & 255}`;
+}
+
 /** A raw JSON request (any body, even one the API must refuse), with these headers. */
 export function callJson(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return call(path, { method, headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
