@@ -2319,6 +2319,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
@@ -2409,6 +2419,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
@@ -2467,6 +2487,16 @@ export interface operations {
             };
             /** @description Problem details; code: not_found. */
             404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -2538,6 +2568,16 @@ export interface operations {
             };
             /** @description Problem details; code: not_found. */
             404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -2638,6 +2678,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
@@ -2696,6 +2746,16 @@ export interface operations {
             };
             /** @description Problem details; code: not_found. */
             404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -2770,6 +2830,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
@@ -2821,6 +2891,16 @@ export interface operations {
             };
             /** @description Problem details; code: unauthorized. */
             401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -2899,6 +2979,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
@@ -2967,6 +3057,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
@@ -3025,6 +3125,16 @@ export interface operations {
             };
             /** @description Problem details; code: not_found. */
             404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -3125,6 +3235,16 @@ export interface operations {
             };
             /** @description Problem details; code: unsupported_media_type. */
             415: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -3235,6 +3355,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
@@ -3337,6 +3467,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
@@ -3395,6 +3535,16 @@ export interface operations {
             };
             /** @description Problem details; code: not_found. */
             404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -3485,6 +3635,16 @@ export interface operations {
             };
             /** @description Problem details; code: unsupported_media_type. */
             415: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -3586,6 +3746,16 @@ export interface operations {
             };
             /** @description Problem details; code: unsupported_media_type. */
             415: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;

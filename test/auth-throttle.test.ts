@@ -118,6 +118,18 @@ describe("failed authentication per client address", () => {
     await problem(await guessKey("2001:db8:aa:2::1"), 401, "unauthorized");
   });
 
+  it("is declared: every authenticated operation of /openapi.json lists 429", async () => {
+    const response = await call("/openapi.json");
+    const document: { paths: Record<string, Record<string, { security: unknown[]; responses: object }>> } = await response.json();
+    const secured = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, operation]) => operation.security.length > 0)
+        .map(([method, operation]) => ({ operation: `${method} ${path}`, statuses: Object.keys(operation.responses) })),
+    );
+    expect(secured.length).toBeGreaterThan(20);
+    for (const { operation, statuses } of secured) expect(statuses, operation).toContain("429");
+  });
+
   // Last in the file: once the shared bucket is spent, every request without an address (the helpers' own) is refused.
   it("puts every request without CF-Connecting-IP in one shared bucket", { timeout: TIMEOUT }, async () => {
     const customer = await createCustomer();

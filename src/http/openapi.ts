@@ -34,10 +34,14 @@ for (const [code, { status }] of Object.entries(PROBLEMS)) {
   STATUS_DESCRIPTIONS[status] = [STATUS_DESCRIPTIONS[status], code].filter(Boolean).join(", ");
 }
 
-/** The error responses of a route: every route also carries 401, 429 and 500 where it is authenticated. */
+/**
+ * The error responses of a route, and 500 on every route. An authenticated route (one that answers 401) also answers
+ * 429: failed authentication is limited per client address, whoever the route is for.
+ */
 export function errorResponses(...statuses: ProblemStatus[]) {
+  const implied: ProblemStatus[] = statuses.includes(401) ? [429, 500] : [500];
   return Object.fromEntries(
-    [...new Set([...statuses, 500])].map((status) => [
+    [...new Set([...statuses, ...implied])].map((status) => [
       status,
       {
         description: `Problem details; code: ${STATUS_DESCRIPTIONS[status]}.`,
