@@ -25,7 +25,8 @@ function bearerToken(header: string | undefined): string | undefined {
 
 /**
  * The credential a request presents: Authorization: Bearer and X-API-Key may both be sent only with the same value.
- * An Authorization header that is not a Bearer credential counts as a wrong credential, not as an absent one.
+ * A header that is present counts even when it is empty or unusable (`Bearer` alone, `Basic …`): it is a wrong
+ * credential, not an absent one, so beside a valid key it is a conflict.
  */
 function presentedCredential(authorization: string | undefined, apiKeyHeader: string | undefined): string | undefined {
   const bearer = bearerToken(authorization);
@@ -157,7 +158,8 @@ export const requireOwnAccount: MiddlewareHandler<CustomerEnv> = async (c, next)
 /** The operator's ADMIN_TOKEN as a Bearer token; an unset secret refuses every request. Failures count as above. */
 export const requireOperator: MiddlewareHandler<OperatorEnv> = async (c, next) => {
   refuseSpentAddress(c);
-  const token = bearerToken(c.req.header("Authorization"));
+  // X-API-Key carries no operator credential: present at all, even empty, it conflicts with the token.
+  const token = c.req.header("X-API-Key") === undefined ? bearerToken(c.req.header("Authorization")) : undefined;
   const expected = c.env.ADMIN_TOKEN;
   if (!token || !expected || !digestsEqual(await sha256Hex(token), await sha256Hex(expected))) {
     throw await authenticationFailure(c);
