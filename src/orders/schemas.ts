@@ -2,7 +2,14 @@
 // wire and the store.
 import { z } from "@hono/zod-openapi";
 import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
-import { calendarDateSchema, countryCodeSchema, numberTypeSchema, timestampSchema, uuidParam } from "../http/fields.ts";
+import {
+  calendarDateSchema,
+  countryCodeSchema,
+  integerParam,
+  numberTypeSchema,
+  timestampSchema,
+  uuidParam,
+} from "../http/fields.ts";
 import { commaList, countedPageSchema, pageQuery, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
 import { whenFieldsValid } from "../http/validation.ts";
 import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
@@ -97,10 +104,7 @@ const dateQuery = (name: string, description: string) =>
   calendarDateSchema.optional().openapi({ param: { name, in: "query" }, description });
 
 const quantityBoundQuery = (name: string, description: string) =>
-  z.coerce
-    .number()
-    .int()
-    .min(1)
+  integerParam({ min: 1 })
     .optional()
     .openapi({ param: { name, in: "query" }, description });
 
