@@ -7,6 +7,7 @@ import { jsonBodyLimit } from "./http/body-limit.ts";
 import { docsPage } from "./http/docs.ts";
 import { apiDocument } from "./http/openapi.ts";
 import { handleError } from "./http/problem.ts";
+import { publicOrigin } from "./http/public-origin.ts";
 import { requestContext } from "./http/request-context.ts";
 import { createRouter } from "./http/router.ts";
 import { unmatchedRequest } from "./http/routing.ts";
@@ -54,7 +55,7 @@ function build() {
   // Served from the same app it describes, so the document always lists every route the app has.
   app.route(
     "/",
-    publicAudience().get("/openapi.json", (c) => c.json(apiDocument(app, new URL(c.req.url).origin))),
+    publicAudience().get("/openapi.json", (c) => c.json(apiDocument(app, publicOrigin(c)))),
   );
   app.notFound(unmatchedRequest(app));
   app.onError(handleError);

@@ -33,11 +33,17 @@ export function call(path: string, init: RequestInit = {}): Promise<Response> {
 
 /**
  * A raw request handled by the app inside this isolate, not across the Worker's boundary: for streamed bodies the app
- * stops reading part way, which across the boundary aborts a pipe that workerd then reports on the console.
+ * stops reading part way, which across the boundary aborts a pipe that workerd then reports on the console; and every
+ * header reaches the app as it was built. `origin` stands in for the Host a client sent, `bindings` for the Worker's
+ * variables of another deployment.
  */
-export async function callInIsolate(path: string, init: RequestInit): Promise<Response> {
+export async function callInIsolate(
+  path: string,
+  init: RequestInit,
+  { origin = ORIGIN, bindings = {} }: { origin?: string; bindings?: Partial<Record<keyof Env, unknown>> } = {},
+): Promise<Response> {
   const ctx = createExecutionContext();
-  const response = await createApp().fetch(new Request(`${ORIGIN}${path}`, init), env, ctx);
+  const response = await createApp().fetch(new Request(`${origin}${path}`, init), { ...env, ...bindings }, ctx);
   await waitOnExecutionContext(ctx);
   return response;
 }

@@ -6,6 +6,7 @@ import { jsonBodyLimit } from "../http/body-limit.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { ApiError, notFound } from "../http/problem.ts";
+import { publicOrigin } from "../http/public-origin.ts";
 import { createRouter } from "../http/router.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
 import { withPrefix } from "../lib/ids.ts";
@@ -187,7 +188,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
         throw new ApiError("conflict", `A verification holds at most ${stored.limit} documents; delete one first`);
       }
       c.header("Location", downloadPath(stored.value.id));
-      return c.json(toDocument(stored.value, new URL(c.req.url).origin), 201);
+      return c.json(toDocument(stored.value, publicOrigin(c)), 201);
     },
   )
   .openapi(
