@@ -18,7 +18,7 @@ const REFUSED_CAPACITY = 10_000;
  * The bucket of a client address: an IPv4 address itself; an IPv6 address by its /64, the block one subscriber is
  * usually given, so a client cannot get a fresh budget by walking its own block.
  */
-export function addressBucket(address: string | undefined): string {
+function addressBucket(address: string | undefined): string {
   if (!address) return NO_ADDRESS;
   // IPv4, and IPv6 forms that embed one (::ffff:192.0.2.1), are kept whole.
   if (address.includes(".") || !address.includes(":")) return address;
