@@ -12,5 +12,13 @@ const target = path.join(assets, "docs/assets");
 rmSync(target, { recursive: true, force: true });
 mkdirSync(target, { recursive: true });
 copyFileSync(path.join(scalar, "dist/browser/standalone.js"), path.join(target, `scalar-api-reference-${version}.js`));
-// The version is in the file's name, so browsers may keep it for good.
-writeFileSync(path.join(assets, "_headers"), "/docs/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n");
+// Static assets are answered without the Worker, so the security headers every answer carries are set here; and the
+// version is in the file's name, so browsers may keep it for good.
+const headers = [
+  "/*",
+  "  X-Content-Type-Options: nosniff",
+  "  Referrer-Policy: no-referrer",
+  "/docs/assets/*",
+  "  Cache-Control: public, max-age=31536000, immutable",
+];
+writeFileSync(path.join(assets, "_headers"), `${headers.join("\n")}\n`);

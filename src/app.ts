@@ -6,10 +6,12 @@ import { customerAudience, operatorAudience, publicAudience } from "./http/audie
 import { docsPage } from "./http/docs.ts";
 import { apiDocument } from "./http/openapi.ts";
 import { handleError } from "./http/problem.ts";
+import { publicOrigin } from "./http/public-origin.ts";
 import { strictJsonBody } from "./http/request-body.ts";
 import { requestContext } from "./http/request-context.ts";
 import { createRouter } from "./http/router.ts";
 import { unmatchedRequest } from "./http/routing.ts";
+import { htmlPageHeaders, noStore, securityHeaders } from "./http/security-headers.ts";
 import { serviceRoutes } from "./http/service-routes.ts";
 import { kycAdminRoutes } from "./kyc/admin-routes.ts";
 import { kycRoutes } from "./kyc/routes.ts";
@@ -24,12 +26,17 @@ import { userRoutes } from "./users/routes.ts";
 function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
   return (
     app
+      // Outermost, so every answer has them, whoever made it (a guard, the error handler, the unknown-route answer).
+      .use(securityHeaders)
       .use(requestContext)
+      .use("/api/*", noStore)
+      .use("/v1/*", noStore)
+      .use("/admin/*", noStore)
       // Before the guards: an oversized body is refused unread, whoever sends it. (The KYC routes limit their one JSON
       // body themselves, after the guard; their upload reads its own, larger, multipart body.)
       .use("/api/*", strictJsonBody)
       .use("/admin/*", strictJsonBody)
-      .route("/", publicAudience().route("/", serviceRoutes).get("/docs", docsPage))
+      .route("/", publicAudience().route("/", serviceRoutes).get("/docs", htmlPageHeaders, docsPage))
       .route("/api", customerAudience().route("/", orderRoutes).route("/", numberRoutes).route("/", userRoutes))
       .route("/v1", customerAudience().route("/", kycRoutes))
       .route(
@@ -54,7 +61,7 @@ function build() {
   // Served from the same app it describes, so the document always lists every route the app has.
   app.route(
     "/",
-    publicAudience().get("/openapi.json", (c) => c.json(apiDocument(app, new URL(c.req.url).origin))),
+    publicAudience().get("/openapi.json", (c) => c.json(apiDocument(app, publicOrigin(c)))),
   );
   app.notFound(unmatchedRequest(app));
   app.onError(handleError);

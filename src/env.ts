@@ -2,8 +2,11 @@
 import type { Database } from "./db/client.ts";
 import type { RequestSession } from "./db/session.ts";
 
-/** The bindings, as `wrangler types` generates them from wrangler.toml (ADMIN_TOKEN is a required secret there). */
-type Bindings = Env;
+/**
+ * The bindings, as `wrangler types` generates them from wrangler.toml (ADMIN_TOKEN is a required secret there), except
+ * that PUBLIC_BASE_URL is any string: wrangler types it as the literal it has there, empty, but each deployment sets it.
+ */
+type Bindings = Omit<Env, "PUBLIC_BASE_URL"> & { PUBLIC_BASE_URL: string };
 
 /** What the request's one log line says about who made it, filled in by the guard that finds out. */
 interface RequestLog {

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { call, createCustomer, problem, type TestCustomer } from "./helpers.ts";
+import { call, clientAddress, createCustomer, problem, type TestCustomer } from "./helpers.ts";
 
 /** The operations anyone may call; everything else needs a customer's API key or the operator's token. */
 const PUBLIC_OPERATIONS = ["getHealth", "getProblemType"];
@@ -41,8 +41,10 @@ function concrete(path: string): string {
   });
 }
 
-function request(described: Described, headers: Record<string, string>): Promise<Response> {
+/** The walk's request; each from an address of its own, as the walk fails authentication far more than 30 times. */
+function request(described: Described, credential: Record<string, string>): Promise<Response> {
   const hasBody = !["GET", "DELETE"].includes(described.method);
+  const headers = { ...credential, "CF-Connecting-IP": clientAddress() };
   return call(concrete(described.path), {
     method: described.method,
     headers: hasBody ? { ...headers, "Content-Type": "application/json" } : headers,
@@ -83,7 +85,7 @@ describe("default deny over every described operation", () => {
       const response = await request(described, credentials(described.operation).own);
       const text = await response.text();
       const label = `${described.method} ${described.path}: ${response.status} ${text}`;
-      expect([401, 405], label).not.toContain(response.status);
+      expect([401, 405, 429], label).not.toContain(response.status);
       expect(text, label).not.toContain("No route for");
     }
   });

@@ -7,8 +7,11 @@ import {
   allocateNumbers,
   anonymous,
   type Client,
+  callInIsolate,
   client,
+  clientAddress,
   createCustomer,
+  expectStatus,
   INDIVIDUAL_ADDRESS,
   json,
   makeOrderable,
@@ -206,6 +209,38 @@ describe("a key the isolate knows: its check rides on the request's own D1 call"
     await expectUnauthorized(await submit());
     await expectUnauthorized(await badList());
     await expectUnauthorized(await kyc.$get({ param }));
+  });
+});
+
+describe("a present but empty or unusable credential header beside another credential is a conflict", () => {
+  // Built in this isolate, so every header surely reaches the Worker (workerd's own fetch drops an empty Authorization).
+  const request = (path: string, headers: Record<string, string>) =>
+    callInIsolate(path, { headers: { ...headers, "CF-Connecting-IP": clientAddress() } });
+
+  it("refuses a valid X-API-Key beside an empty, blank or unusable Authorization, and a Bearer key beside an empty X-API-Key", async () => {
+    const customer = await createCustomer();
+    const orders = `/api/customers/${customer.slug}/orders`;
+    for (const authorization of ["", "   ", "Bearer", "Bearer ", "Basic x", `Basic ${btoa(`${customer.key}:`)}`]) {
+      const response = await request(orders, { Authorization: authorization, "X-API-Key": customer.key });
+      expect(response.status, `Authorization ${JSON.stringify(authorization)}`).toBe(401);
+      await expectUnauthorized(response);
+    }
+    for (const apiKey of ["", "   "]) {
+      const response = await request(orders, { Authorization: `Bearer ${customer.key}`, "X-API-Key": apiKey });
+      expect(response.status, `X-API-Key ${JSON.stringify(apiKey)}`).toBe(401);
+      await expectUnauthorized(response);
+    }
+    await json(await listOrders(client({ "X-API-Key": customer.key }), customer.slug), 200);
+  });
+
+  it("refuses the admin token beside any X-API-Key header, empty or not", async () => {
+    const customer = await createCustomer();
+    for (const apiKey of ["", "   ", customer.key, TEST_ADMIN_TOKEN]) {
+      const response = await request("/admin/customers", { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "X-API-Key": apiKey });
+      expect(response.status, `X-API-Key ${JSON.stringify(apiKey)}`).toBe(401);
+      await expectUnauthorized(response);
+    }
+    await expectStatus(await request("/admin/customers", { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` }), 200);
   });
 });
 

@@ -494,7 +494,11 @@ customerWriteTests(
     orphans: orphanKeys,
     status: 201,
   },
-  [fails("D1 select numbers + select kyc_verifications + select kyc_documents"), fails("R2 put"), fails("D1 insert kyc_documents")],
+  [
+    fails("D1 select numbers + select kyc_verifications + select kyc_documents"),
+    fails("R2 put"),
+    fails("D1 insert kyc_documents"),
+  ],
 );
 
 customerWriteTests(

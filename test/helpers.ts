@@ -33,13 +33,31 @@ export function call(path: string, init: RequestInit = {}): Promise<Response> {
 
 /**
  * A raw request handled by the app inside this isolate, not across the Worker's boundary: for streamed bodies the app
- * stops reading part way, which across the boundary aborts a pipe that workerd then reports on the console.
+ * stops reading part way, which across the boundary aborts a pipe that workerd then reports on the console; and every
+ * header reaches the app as it was built. `origin` stands in for the Host a client sent, `bindings` for the Worker's
+ * variables of another deployment.
  */
-export async function callInIsolate(path: string, init: RequestInit): Promise<Response> {
+export async function callInIsolate(
+  path: string,
+  init: RequestInit,
+  { origin = ORIGIN, bindings = {} }: { origin?: string; bindings?: Partial<Record<keyof Env, unknown>> } = {},
+): Promise<Response> {
   const ctx = createExecutionContext();
-  const response = await createApp().fetch(new Request(`${ORIGIN}${path}`, init), env, ctx);
+  const response = await createApp().fetch(new Request(`${origin}${path}`, init), { ...env, ...bindings }, ctx);
   await waitOnExecutionContext(ctx);
   return response;
+}
+
+let addressCounter = 0;
+
+/**
+ * A client address (CF-Connecting-IP) no other test in this file uses. Failed authentication is limited per address,
+ * and requests without one share a bucket, so a test that fails authentication many times sends its own address.
+ */
+export function clientAddress(): string {
+  addressCounter++;
+  // 198.18.0.0/15, the range set aside for tests of network devices (RFC 2544): 131,072 addresses.
+  return `198.${18 + (addressCounter >> 16)}.${(addressCounter >> 8) & 255}.${addressCounter & 255}`;
 }
 
 /** A raw JSON request (any body, even one the API must refuse), with these headers. */
@@ -129,28 +147,23 @@ export async function createCustomer(prefix = "c"): Promise<TestCustomer> {
   };
 }
 
-/**
- * Raw requests as the customer, each with the next of `count` keys of its account in turn: for tests that send more
- * requests a minute than one key's budget (TEST_RATE_LIMIT) allows.
- */
-export async function keyRing(
-  customer: Pick<TestCustomer, "slug">,
-  count: number,
-): Promise<(path: string, init?: RequestInit) => Promise<Response>> {
+/** More API keys of the account: tests that send more requests a minute than one key's budget take them in turn. */
+export async function createApiKeys(customer: Pick<TestCustomer, "slug">, count: number): Promise<string[]> {
   const keys: string[] = [];
   for (let i = 0; i < count; i++) {
     const created = await operator.admin.customers[":slug"]["api-keys"].$post({
       param: { slug: customer.slug },
-      json: { name: `ring-${i}` },
+      json: { name: `key ${i}` },
     });
     keys.push((await json(created, 201)).key);
   }
+  return keys;
+}
+
+/** The items one after the other, round and round. */
+export function inTurn<T>(items: readonly T[]): () => T {
   let next = 0;
-  return (path, init = {}) =>
-    call(path, {
-      ...init,
-      headers: { ...Object.fromEntries(new Headers(init.headers)), Authorization: `Bearer ${keys[next++ % count]}` },
-    });
+  return () => items[next++ % items.length]!;
 }
 
 export async function makeOrderable(countryCode: string, numberType: string): Promise<void> {

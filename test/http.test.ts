@@ -133,7 +133,8 @@ describe("service endpoints", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Type")).toContain("text/html");
     const html = await response.text();
-    expect(html).toContain(`<script src="${SCALAR_BUNDLE_PATH}"></script>`);
+    // With the answer's CSP nonce (test/security-headers.test.ts checks it).
+    expect(html).toContain(`<script src="${SCALAR_BUNDLE_PATH}" nonce="`);
     expect(html).toContain('"url": "/openapi.json"');
     expect(html).toContain('"withDefaultFonts": false');
     expect(html).toContain('"telemetry": false');

@@ -14,7 +14,8 @@ import { isFailedBatchAssertion } from "../db/errors.ts";
 import { READ_METHODS } from "../db/session.ts";
 import type { CustomerEnv, OperatorEnv, Principal } from "../env.ts";
 import { isWellFormedApiKey, sha256Hex } from "../lib/api-key.ts";
-import { ApiError, notFound, problemResponse, unauthorized } from "./problem.ts";
+import { authenticationFailure, refuseSpentAddress } from "./auth-failures.ts";
+import { ApiError, notFound, problemResponse } from "./problem.ts";
 
 /** The Bearer token, or undefined when the Authorization header is absent or not a Bearer credential. */
 function bearerToken(header: string | undefined): string | undefined {
@@ -24,7 +25,8 @@ function bearerToken(header: string | undefined): string | undefined {
 
 /**
  * The credential a request presents: Authorization: Bearer and X-API-Key may both be sent only with the same value.
- * An Authorization header that is not a Bearer credential counts as a wrong credential, not as an absent one.
+ * A header that is present counts even when it is empty or unusable (`Bearer` alone, `Basic …`): it is a wrong
+ * credential, not an absent one, so beside a valid key it is a conflict.
  */
 function presentedCredential(authorization: string | undefined, apiKeyHeader: string | undefined): string | undefined {
   const bearer = bearerToken(authorization);
@@ -71,18 +73,20 @@ function markUse(known: KnownKey, now: number): boolean {
  *   nothing, so nothing is lost by deciding late;
  * - a write carries an assertion that the key is active, in front of its own statements in the same batch, so a
  *   revoked key's write rolls back whole. (Handlers touch D1 before anything else, so nothing else happens first.)
- * A key the isolate does not know yet is looked up before anything else.
+ * A key the isolate does not know yet is looked up before anything else. Every failure counts against the client's
+ * address, and an address that spent its budget is refused before anything else.
  */
 export const requireApiKey: MiddlewareHandler<CustomerEnv> = async (c, next) => {
+  refuseSpentAddress(c);
   const key = presentedCredential(c.req.header("Authorization"), c.req.header("X-API-Key"));
-  if (key === undefined) throw unauthorized();
+  if (key === undefined) throw await authenticationFailure(c);
   const keyHash = await sha256Hex(key);
 
   const known = knownKeys.get(keyHash);
   if (!known) {
-    if (!isWellFormedApiKey(key)) throw unauthorized();
+    if (!isWellFormedApiKey(key)) throw await authenticationFailure(c);
     const owner = await findKeyOwnerByHash(c.var.db, keyHash);
-    if (!owner || owner.revokedAt !== null) throw unauthorized();
+    if (!owner || owner.revokedAt !== null) throw await authenticationFailure(c);
     const found = {
       principal: {
         customerId: owner.customerId,
@@ -108,7 +112,7 @@ export const requireApiKey: MiddlewareHandler<CustomerEnv> = async (c, next) => 
     await c.res.body?.cancel();
     // The handler's own outcome (often a failed statement, since its batch was rolled back) is not the answer.
     c.error = undefined;
-    c.res = problemResponse(c, unauthorized());
+    c.res = problemResponse(c, await authenticationFailure(c));
   }
 };
 
@@ -151,12 +155,14 @@ export const requireOwnAccount: MiddlewareHandler<CustomerEnv> = async (c, next)
   await next();
 };
 
-/** The operator's ADMIN_TOKEN as a Bearer token; an unset secret refuses every request. */
+/** The operator's ADMIN_TOKEN as a Bearer token; an unset secret refuses every request. Failures count as above. */
 export const requireOperator: MiddlewareHandler<OperatorEnv> = async (c, next) => {
-  const token = bearerToken(c.req.header("Authorization"));
+  refuseSpentAddress(c);
+  // X-API-Key carries no operator credential: present at all, even empty, it conflicts with the token.
+  const token = c.req.header("X-API-Key") === undefined ? bearerToken(c.req.header("Authorization")) : undefined;
   const expected = c.env.ADMIN_TOKEN;
   if (!token || !expected || !digestsEqual(await sha256Hex(token), await sha256Hex(expected))) {
-    throw unauthorized();
+    throw await authenticationFailure(c);
   }
   await next();
 };

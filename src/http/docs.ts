@@ -9,8 +9,10 @@ import packageJson from "../../package.json" with { type: "json" };
  */
 export const SCALAR_BUNDLE_PATH = `/docs/assets/scalar-api-reference-${packageJson.devDependencies["@scalar/api-reference"]}.js`;
 
-export const docsPage = Scalar({
+export const docsPage = Scalar((c) => ({
   url: "/openapi.json",
+  // The page's Content-Security-Policy allows scripts with this nonce only (see htmlPageHeaders).
+  nonce: c.get("secureHeadersNonce"),
   cdn: SCALAR_BUNDLE_PATH,
   pageTitle: "virtual-numbers API reference",
   // The default fonts come from Scalar's font host; the system's fonts do.
@@ -20,4 +22,4 @@ export const docsPage = Scalar({
   agent: { disabled: true },
   mcp: { disabled: true },
   showDeveloperTools: "never",
-});
+}));

@@ -57,6 +57,37 @@ export const e164Schema = z
   .e164({ error: "must be an E.164 phone number such as +14155550123" })
   .openapi({ example: "+14155550123" });
 
+/** JSON's integer grammar without a sign: what `Number()` would also take ("0x10", "1e3", "+1", " 1", "007") is not it. */
+const DECIMAL_DIGITS = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * An integer in a query string or path, `min` to `max` (at most Number.MAX_SAFE_INTEGER): decimal digits without sign
+ * or leading zeros. A value past `max` is refused however long it is, never rounded; one issue per bad value.
+ */
+export function integerParam({ min, max }: { min: number; max?: number }) {
+  const upper = max ?? Number.MAX_SAFE_INTEGER;
+  return z
+    .string()
+    .transform((text, ctx) => {
+      if (!DECIMAL_DIGITS.test(text)) {
+        ctx.addIssue({ code: "custom", message: "must be a whole number in decimal digits, without sign or leading zeros" });
+        return z.NEVER;
+      }
+      // Past 2^53 - 1 Number() rounds, but never down to 2^53 - 1 or less, so the comparison stays exact.
+      const value = Number(text);
+      if (value > upper) {
+        ctx.addIssue({ code: "too_big", origin: "number", maximum: upper, inclusive: true, input: text });
+        return z.NEVER;
+      }
+      if (value < min) {
+        ctx.addIssue({ code: "too_small", origin: "number", minimum: min, inclusive: true, input: text });
+        return z.NEVER;
+      }
+      return value;
+    })
+    .openapi({ type: "integer", minimum: min, ...(max === undefined ? {} : { maximum: max }) });
+}
+
 /** A path parameter holding a bare uuid; ids are stored lowercase, so the value is lowercased. */
 export function uuidParam(name: string) {
   return z

@@ -35,16 +35,22 @@ for (const [code, { status }] of Object.entries(PROBLEMS)) {
   STATUS_DESCRIPTIONS[status] = [STATUS_DESCRIPTIONS[status], code].filter(Boolean).join(", ");
 }
 
-function problemResponse<S>(status: number, schema: S) {
+function problemDescription<S>(status: number, schema: S) {
   return {
     description: `Problem details; code: ${STATUS_DESCRIPTIONS[status]}.`,
     content: { [PROBLEM_CONTENT_TYPE]: { schema } },
   };
 }
 
-/** The error responses of a route: every route also carries 401, 429 and 500 where it is authenticated. */
+/**
+ * The error responses of a route, and 500 on every route. An authenticated route (one that answers 401) also answers
+ * 429: failed authentication is limited per client address, whoever the route is for.
+ */
 export function errorResponses(...statuses: ProblemStatus[]) {
-  return Object.fromEntries([...new Set([...statuses, 500])].map((status) => [status, problemResponse(status, problemSchema)]));
+  const implied: ProblemStatus[] = statuses.includes(401) ? [429, 500] : [500];
+  return Object.fromEntries(
+    [...new Set([...statuses, ...implied])].map((status) => [status, problemDescription(status, problemSchema)]),
+  );
 }
 
 type SecurityRequirement = Record<string, string[]>;
@@ -182,8 +188,8 @@ function addIdempotencyKey(document: EditableDocument): void {
       if (method !== "post" && method !== "patch") continue;
       operation.parameters = [...(operation.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }];
       const responses = operation.responses ?? {};
-      responses["409"] ??= problemResponse(409, problemRef);
-      responses["422"] = problemResponse(422, problemRef);
+      responses["409"] ??= problemDescription(409, problemRef);
+      responses["422"] = problemDescription(422, problemRef);
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) >= 500 || status === "401" || status === "429") continue;
         response.headers = { ...response.headers, [REPLAYED_HEADER]: { $ref: "#/components/headers/IdempotentReplayed" } };

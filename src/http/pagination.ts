@@ -1,31 +1,27 @@
 // The wire side of every list: page/limit/sort query parameters, comma lists, and the meta object.
 import { z } from "@hono/zod-openapi";
 import type { PageWindow } from "../db/paging.ts";
-import { singleLineText } from "./fields.ts";
+import { integerParam, singleLineText } from "./fields.ts";
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 100;
 
+// The defaults are repeated for the document: the generator does not read a default through integerParam's transform.
 export const pageQuery = {
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
+  page: integerParam({ min: 1 })
     .default(1)
     .openapi({
       param: { name: "page", in: "query" },
       description: "Page number, from 1.",
+      default: 1,
       example: 1,
     }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_LIMIT)
+  limit: integerParam({ min: 1, max: MAX_LIMIT })
     .default(DEFAULT_LIMIT)
     .openapi({
       param: { name: "limit", in: "query" },
       description: "Items per page, 1 to 100.",
+      default: DEFAULT_LIMIT,
       example: 10,
     }),
   sort_order: z

@@ -2,6 +2,7 @@
 import type { ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env.ts";
+import { publicOrigin } from "./public-origin.ts";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
@@ -82,10 +83,13 @@ function fieldName(error: FieldError): string {
 }
 
 /** Builds the problem+json response; `request_id` is the same value as the X-Request-Id header. */
-export function problemResponse(c: { req: { url: string }; var: { requestId: string } }, error: ApiError): Response {
+export function problemResponse(
+  c: Parameters<typeof publicOrigin>[0] & { var: { requestId: string } },
+  error: ApiError,
+): Response {
   const { status, title } = PROBLEMS[error.code];
   const body = {
-    type: `${new URL(c.req.url).origin}/problems/${error.code}`,
+    type: `${publicOrigin(c)}/problems/${error.code}`,
     title,
     status,
     detail: error.message,

@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { errorResponses, jsonResponse, PUBLIC_SECURITY } from "./openapi.ts";
 import { notFound, PROBLEM_CODES, PROBLEMS, type ProblemCode } from "./problem.ts";
+import { publicOrigin } from "./public-origin.ts";
 import { createRouter } from "./router.ts";
 
 const operation = { tags: ["Service"], security: PUBLIC_SECURITY };
@@ -59,7 +60,7 @@ export const serviceRoutes = createRouter<AppEnv>()
       const { status, title } = PROBLEMS[code as ProblemCode];
       return c.json(
         {
-          type: `${new URL(c.req.url).origin}/problems/${code}`,
+          type: `${publicOrigin(c)}/problems/${code}`,
           code: code as ProblemCode,
           status,
           title,

@@ -6,6 +6,7 @@ import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { ApiError, notFound } from "../http/problem.ts";
+import { publicOrigin } from "../http/public-origin.ts";
 import { strictJsonBody } from "../http/request-body.ts";
 import { createRouter } from "../http/router.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
@@ -195,7 +196,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const stored = await storeDocument(c.var.db, c.env.DOCUMENTS, target.value, file, now);
       if (!stored.ok) throw uploadRefused(stored);
       c.header("Location", downloadPath(stored.value.id));
-      return c.json(toDocument(stored.value, new URL(c.req.url).origin), 201);
+      return c.json(toDocument(stored.value, publicOrigin(c)), 201);
     },
   )
   .openapi(

@@ -5,6 +5,7 @@ import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
 import {
   calendarDateSchema,
   countryCodeSchema,
+  integerParam,
   multiLineText,
   numberTypeSchema,
   timestampSchema,
@@ -104,10 +105,7 @@ const dateQuery = (name: string, description: string) =>
   calendarDateSchema.optional().openapi({ param: { name, in: "query" }, description });
 
 const quantityBoundQuery = (name: string, description: string) =>
-  z.coerce
-    .number()
-    .int()
-    .min(1)
+  integerParam({ min: 1 })
     .optional()
     .openapi({ param: { name, in: "query" }, description });
 
