@@ -600,58 +600,66 @@ describe("every shape of query plan, against the contract's reference query", ()
     expect(page.meta.status_counts, queryString(q)).toEqual(expected.statusCounts);
   }
 
-  it("answers random queries with the reference's rows, order, total and status_counts", async () => {
-    const nextClient = await clientsInTurn(6);
-    await fc.assert(
-      fc.asyncProperty(listQuery, (q) => expectAsReference(q, nextClient())),
-      { numRuns: 300 },
-    );
-  }, SWEEP_TIMEOUT_MS);
+  it(
+    "answers random queries with the reference's rows, order, total and status_counts",
+    async () => {
+      const nextClient = await clientsInTurn(6);
+      await fc.assert(
+        fc.asyncProperty(listQuery, (q) => expectAsReference(q, nextClient())),
+        { numRuns: 300 },
+      );
+    },
+    SWEEP_TIMEOUT_MS,
+  );
 
-  it("pages through rare, medium and broad enumeration filters in every sort exactly as the reference", async () => {
-    const nextClient = await clientsInTurn(6);
-    const db = createDatabase(env.DB);
-    const filters: Partial<Pick<ListQuery, "number_type" | "country_code" | "status">>[] = [
-      { number_type: ["national"], country_code: ["JP", "DE"] },
-      { status: ["cancelled"], country_code: ["GB", "JP"] },
-      { status: ["pending", "fulfilled"] },
-    ];
-    const plans = new Set<string>();
-    for (const filter of filters) {
-      for (const sort_by of ORDER_SORT_KEYS) {
-        for (const sort_order of ["asc", "desc"] as const) {
-          for (let pageNumber = 1; pageNumber <= 6; pageNumber++) {
-            const q: ListQuery = {
-              number_type: undefined,
-              country_code: undefined,
-              status: undefined,
-              quantity: undefined,
-              requested: undefined,
-              fulfilled: undefined,
-              search: undefined,
-              ...filter,
-              sort_by,
-              sort_order,
-              page: pageNumber,
-              limit: 7,
-            };
-            const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(queryString(q))));
-            const [pageStatement] = orderListStatements(
-              db,
-              customer.customerId,
-              toOrderListQuery(parsed),
-              pageWindow(parsed.page, parsed.limit),
-              await accountSegments(),
-            );
-            plans.add(present(pageStatement, "page statement").toSQL().sql.includes("WITH segments") ? "segments" : "scan");
-            await expectAsReference(q, nextClient());
+  it(
+    "pages through rare, medium and broad enumeration filters in every sort exactly as the reference",
+    async () => {
+      const nextClient = await clientsInTurn(6);
+      const db = createDatabase(env.DB);
+      const filters: Partial<Pick<ListQuery, "number_type" | "country_code" | "status">>[] = [
+        { number_type: ["national"], country_code: ["JP", "DE"] },
+        { status: ["cancelled"], country_code: ["GB", "JP"] },
+        { status: ["pending", "fulfilled"] },
+      ];
+      const plans = new Set<string>();
+      for (const filter of filters) {
+        for (const sort_by of ORDER_SORT_KEYS) {
+          for (const sort_order of ["asc", "desc"] as const) {
+            for (let pageNumber = 1; pageNumber <= 6; pageNumber++) {
+              const q: ListQuery = {
+                number_type: undefined,
+                country_code: undefined,
+                status: undefined,
+                quantity: undefined,
+                requested: undefined,
+                fulfilled: undefined,
+                search: undefined,
+                ...filter,
+                sort_by,
+                sort_order,
+                page: pageNumber,
+                limit: 7,
+              };
+              const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(queryString(q))));
+              const [pageStatement] = orderListStatements(
+                db,
+                customer.customerId,
+                toOrderListQuery(parsed),
+                pageWindow(parsed.page, parsed.limit),
+                await accountSegments(),
+              );
+              plans.add(present(pageStatement, "page statement").toSQL().sql.includes("WITH segments") ? "segments" : "scan");
+              await expectAsReference(q, nextClient());
+            }
           }
         }
       }
-    }
-    // The rare filters take the page from the segments and the broad one from a scan: both plans were checked.
-    expect(plans).toEqual(new Set(["segments", "scan"]));
-  }, SWEEP_TIMEOUT_MS);
+      // The rare filters take the page from the segments and the broad one from a scan: both plans were checked.
+      expect(plans).toEqual(new Set(["segments", "scan"]));
+    },
+    SWEEP_TIMEOUT_MS,
+  );
 
   it("never scans the orders table, whatever the shape of the query", async () => {
     const db = createDatabase(env.DB);
