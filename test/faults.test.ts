@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
-import { kycDocuments, kycVerifications, numberCounts, numbers, orderCounts, orders } from "../src/db/schema.ts";
+import { idempotencyKeys, kycDocuments, kycVerifications, numberCounts, numbers, orderCounts, orders } from "../src/db/schema.ts";
 import { OBJECT_PREFIX, ORPHAN_AGE_MS, sweepOrphanObjects } from "../src/kyc/documents.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { callOverFaults, FaultPlan, type FaultyCall, InjectedFault } from "./faulty-storage.ts";
@@ -233,6 +233,12 @@ async function withKey<S extends { customer: TestCustomer }>(s: S, key: (custome
 
 // ---- State readers: the rows a write changes, with ids and times left out (fresh data differs in those only).
 
+/** Whether the account holds an idempotency key (claimed or answered). */
+async function idempotencyKeyHeld(customerId: string): Promise<boolean> {
+  const [row] = await db.select({ n: sql<number>`count(*)` }).from(idempotencyKeys).where(eq(idempotencyKeys.scope, customerId));
+  return row!.n > 0;
+}
+
 async function orderState(customerId: string) {
   const rows = await db
     .select({
@@ -403,6 +409,36 @@ customerWriteTests(
     status: 201,
   },
   [fails("D1 insert orders")],
+);
+
+// The idempotency record around a write: claimed before it (riding with the key's check), released when the write
+// fails, written with the answer after it (best-effort: the answer stands, and the key stays claimed).
+customerWriteTests(
+  "order create with an Idempotency-Key",
+  {
+    prepare: async () => {
+      await makeOrderable("US", "mobile");
+      return { customer: await createCustomer("f") };
+    },
+    request: (s) => ({
+      path: `/api/customers/${s.customer.slug}/orders`,
+      init: jsonInit(
+        "POST",
+        { ...authorization(s.key), "Idempotency-Key": "retry-safe" },
+        { number_type: "mobile", country_code: "US", quantity: 3 },
+      ),
+    }),
+    state: async (s) => ({
+      orders: await orderState(s.customer.customerId),
+      keyHeld: await idempotencyKeyHeld(s.customer.customerId),
+    }),
+    status: 201,
+  },
+  [
+    fails("D1 insert idempotency_keys + select idempotency_keys"),
+    fails("D1 insert orders"),
+    bestEffort("D1 update idempotency_keys"),
+  ],
 );
 
 customerWriteTests(

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createApp } from "../src/app.ts";
 import { SCALAR_BUNDLE_PATH } from "../src/http/docs.ts";
+import { describeError } from "../src/lib/describe-error.ts";
 import {
   anonymous,
   call,
@@ -495,6 +496,19 @@ describe("where the JSON body limit stands", () => {
 });
 
 describe("unexpected errors", () => {
+  it("logs an error with the errors it wraps, but never a failed query's values", () => {
+    const d1 = new Error("D1_ERROR: UNIQUE constraint failed");
+    const query = new Error('Failed query: insert into "kyc_verifications" values (?, ?)\nparams: 12-3456789,1 Secret Lane', {
+      cause: d1,
+    });
+    const described = describeError(query);
+    expect(described).toContain('Failed query: insert into "kyc_verifications"');
+    expect(described).toContain("params: (withheld)");
+    expect(described).toContain("Caused by: Error: D1_ERROR: UNIQUE constraint failed");
+    expect(described).not.toContain("Secret Lane");
+    expect(described).not.toContain("12-3456789");
+  });
+
   it("answers 500 internal_error without leaking the error, and logs it with the request id", async () => {
     const app = createApp();
     app.get("/explode", () => {

@@ -9,7 +9,7 @@ const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 export type IdempotencyRecord = typeof idempotencyKeys.$inferSelect;
 
-type Claim = Pick<IdempotencyRecord, "scope" | "keyHash" | "fingerprint" | "claim">;
+export type Claim = Pick<IdempotencyRecord, "scope" | "keyHash" | "fingerprint" | "claim">;
 
 /**
  * Claims the key for a request, unless a record younger than the retention holds it: one batch that inserts the claim

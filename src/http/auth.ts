@@ -14,6 +14,7 @@ import { isFailedBatchAssertion } from "../db/errors.ts";
 import { READ_METHODS } from "../db/session.ts";
 import type { CustomerEnv, OperatorEnv, Principal } from "../env.ts";
 import { isWellFormedApiKey, sha256Hex } from "../lib/api-key.ts";
+import { describeError } from "../lib/describe-error.ts";
 import { authenticationFailure, refuseSpentAddress } from "./auth-failures.ts";
 import { ApiError, notFound, problemResponse } from "./problem.ts";
 
@@ -100,7 +101,7 @@ export const requireApiKey: MiddlewareHandler<CustomerEnv> = async (c, next) => 
     await next();
     // After the answer, so the write never delays it.
     const now = Date.now();
-    if (markUse(found, now)) c.executionCtx.waitUntil(touchApiKey(c.var.db, owner.keyId, now));
+    if (markUse(found, now)) touchAfterAnswer(c, owner.keyId, now);
     return;
   }
 
@@ -116,6 +117,22 @@ export const requireApiKey: MiddlewareHandler<CustomerEnv> = async (c, next) => 
   }
 };
 
+/** Writes the key's last use after the answer; a failure costs only that mark, and is logged. */
+function touchAfterAnswer(c: Context<CustomerEnv>, keyId: string, now: number): void {
+  c.executionCtx.waitUntil(
+    touchApiKey(c.var.db, keyId, now).catch((error: unknown) =>
+      console.log(
+        JSON.stringify({
+          level: "warn",
+          event: "last-used-not-written",
+          request_id: c.var.requestId,
+          error: describeError(error),
+        }),
+      ),
+    ),
+  );
+}
+
 function identify(c: Context<CustomerEnv>, principal: Principal): void {
   c.set("principal", principal);
   c.var.log.customerId = principal.customerId;
@@ -129,7 +146,7 @@ async function checkedAfterRead(c: Context<CustomerEnv>, next: Next, known: Know
   if (!current || current.revokedAt !== null) return false;
   known.lastUsedAt = Math.max(current.lastUsedAt ?? 0, known.lastUsedAt ?? 0) || null;
   const now = Date.now();
-  if (markUse(known, now)) c.executionCtx.waitUntil(touchApiKey(c.var.db, known.principal.apiKeyId, now));
+  if (markUse(known, now)) touchAfterAnswer(c, known.principal.apiKeyId, now);
   return true;
 }
 

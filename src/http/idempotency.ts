@@ -1,7 +1,9 @@
 // Idempotency-Key on every POST and PATCH (the Idempotency section of DECISIONS.md, after the IETF httpapi draft and
 // Stripe): a retry with the same key and the same request gets the first answer again instead of running twice.
 import type { Context, Env, MiddlewareHandler } from "hono";
+import type { Database } from "../db/client.ts";
 import {
+  type Claim,
   claimIdempotencyKey,
   type IdempotencyRecord,
   recordIdempotentResponse,
@@ -9,6 +11,7 @@ import {
 } from "../db/idempotency.ts";
 import type { AppEnv } from "../env.ts";
 import { sha256Hex } from "../lib/api-key.ts";
+import { describeError } from "../lib/describe-error.ts";
 import { formParts } from "./multipart.ts";
 import { ApiError, validationError } from "./problem.ts";
 import { mediaTypeOf, requestBody } from "./request-body.ts";
@@ -124,8 +127,27 @@ function replay(record: IdempotencyRecord, answer: StoredAnswer): Response {
 
 function logRecordFailure(requestId: string, action: string, error: unknown): void {
   console.log(
-    JSON.stringify({ level: "error", event: "idempotency-record-failed", action, request_id: requestId, error: String(error) }),
+    JSON.stringify({
+      level: "warn",
+      event: "idempotency-record-failed",
+      action,
+      request_id: requestId,
+      error: describeError(error),
+    }),
   );
+}
+
+/**
+ * Claims the key. Should the claim fail, it may still have been written (a commit whose answer was lost): it is given
+ * up again, so that a retry is not told the key is in use by a request that never ran.
+ */
+async function claimOrGiveUp(db: Database, claim: Claim): Promise<IdempotencyRecord> {
+  try {
+    return await claimIdempotencyKey(db, claim, Date.now());
+  } catch (error) {
+    await releaseIdempotencyKey(db, claim).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Longer than any request runs: a claim this old belongs to a request whose Worker died, or whose answer was lost. */
@@ -162,13 +184,13 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
       ]);
     }
     const scope = scopeOf(c);
-    const claim = {
+    const claim: Claim = {
       scope,
       keyHash: await sha256Hex(key),
       fingerprint: await fingerprintOf(c.req.raw, c.req.path),
       claim: crypto.randomUUID(),
     };
-    const holder = await claimIdempotencyKey(c.var.db, claim, Date.now());
+    const holder = await claimOrGiveUp(c.var.db, claim);
     if (holder.claim !== claim.claim) {
       if (holder.fingerprint !== claim.fingerprint) {
         throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request; use a new key");

@@ -2,6 +2,7 @@
 import type { MiddlewareHandler } from "hono";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
 import type { AppEnv } from "../env.ts";
+import { describeError } from "../lib/describe-error.ts";
 import { ClientClosed, isUnexpected, problemResponse, validationError } from "./problem.ts";
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -41,7 +42,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const latest = session.bookmark();
   if (latest !== null) c.res.headers.set(BOOKMARK_HEADER, latest);
   // Set when a handler threw; the error handler has answered it already, and only an unexpected one is logged as such.
-  const failure = c.error && isUnexpected(c.error) ? describeFailure(c.error) : undefined;
+  const failure = c.error && isUnexpected(c.error) ? describeError(c.error) : undefined;
   const line = {
     level: failure ? "error" : "info",
     ...(c.error instanceof ClientClosed ? { event: "client_closed" } : {}),
@@ -60,15 +61,3 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   };
   console.log(JSON.stringify(line));
 };
-
-/**
- * The error and every error it wraps, each with its stack: Drizzle reports a failed query as its SQL and keeps D1's
- * own error, the one that says what went wrong, in `cause`.
- */
-function describeFailure(error: Error): string {
-  const parts: string[] = [];
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    parts.push(`${current.name}: ${current.message}\n${current.stack ?? ""}`);
-  }
-  return parts.join("\nCaused by: ");
-}

@@ -2,6 +2,7 @@
 import type { Database } from "../db/client.ts";
 import type { Outcome } from "../db/outcome.ts";
 import type { DocumentMimeType, DocumentRow, DocumentType, KycRow } from "../db/schema.ts";
+import { describeError } from "../lib/describe-error.ts";
 import { deleteDocumentRow, findOwnedDocument, insertDocument, objectKeysWithRows } from "./store.ts";
 
 /** Every document object lives under this prefix; the orphan sweep looks nowhere else. */
@@ -80,7 +81,7 @@ async function deleteObjectOrLeaveToSweep(bucket: R2Bucket, objectKey: string): 
         level: "warn",
         event: "orphan-left-for-sweep",
         object_key: objectKey,
-        error: String(error),
+        error: describeError(error),
       }),
     );
   }

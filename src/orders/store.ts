@@ -27,6 +27,26 @@ function isOrderable(countryCode: SQL | string, numberType: SQL | string): SQL {
 }
 
 /**
+ * Runs an insert of the order `id`. Should it fail, it may have committed all the same (D1 answered, the answer was
+ * lost): the order is looked up, and if it is there the insert did happen, and says so, rather than have a retry
+ * order the numbers twice.
+ */
+async function recognisingOwnCommit(db: Database, id: string, insert: () => Promise<OrderRow[]>): Promise<OrderRow[]> {
+  try {
+    return await insert();
+  } catch (error) {
+    const committed = await db
+      .select()
+      .from(orders)
+      .where(eq(orders.id, id))
+      .get()
+      .catch(() => undefined);
+    if (committed) return [committed];
+    throw error;
+  }
+}
+
+/**
  * One INSERT … SELECT from the catalog: the order exists only if its pair is orderable, and its sequence number is the
  * next of the global sequence, taken in the same statement so concurrent creates can neither collide nor leave gaps.
  */
@@ -36,31 +56,34 @@ export async function createOrder(
   order: NewOrder,
   now: number,
 ): Promise<Outcome<OrderRow, "not_orderable">> {
-  const [row] = await db
-    .insert(orders)
-    .select(
-      db
-        .select(
-          insertSelection({
-            id: crypto.randomUUID(),
-            customerId,
-            orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
-            numberType: catalog.numberType,
-            countryCode: catalog.countryCode,
-            quantity: order.quantity,
-            status: "pending" satisfies OrderStatus,
-            fulfilledQuantity: 0,
-            notes: order.notes ?? null,
-            requestedAt: now,
-            fulfilledAt: null,
-            createdAt: now,
-            updatedAt: now,
-          }),
-        )
-        .from(catalog)
-        .where(and(eq(catalog.countryCode, order.countryCode), eq(catalog.numberType, order.numberType))),
-    )
-    .returning();
+  const id = crypto.randomUUID();
+  const [row] = await recognisingOwnCommit(db, id, () =>
+    db
+      .insert(orders)
+      .select(
+        db
+          .select(
+            insertSelection({
+              id,
+              customerId,
+              orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
+              numberType: catalog.numberType,
+              countryCode: catalog.countryCode,
+              quantity: order.quantity,
+              status: "pending" satisfies OrderStatus,
+              fulfilledQuantity: 0,
+              notes: order.notes ?? null,
+              requestedAt: now,
+              fulfilledAt: null,
+              createdAt: now,
+              updatedAt: now,
+            }),
+          )
+          .from(catalog)
+          .where(and(eq(catalog.countryCode, order.countryCode), eq(catalog.numberType, order.numberType))),
+      )
+      .returning(),
+  );
   return row ? ok(row) : refuse("not_orderable", { countryCode: order.countryCode, numberType: order.numberType });
 }
 

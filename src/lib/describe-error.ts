@@ -1,0 +1,19 @@
+// An error as the logs show it.
+
+/** How Drizzle's failed-query message ends: the statement's values, which are customers' data (addresses, notes). */
+const QUERY_PARAMS = /\nparams: [\s\S]*$/;
+
+/**
+ * The error and every error it wraps (Drizzle keeps D1's own error, the one that says what went wrong, in `cause`),
+ * each by name, message and stack frames, with a failed query's values withheld: logs are no place for customer data.
+ */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const parts: string[] = [];
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    const stack = current.stack ?? "";
+    const frames = stack.indexOf("\n    at ") === -1 ? "" : stack.slice(stack.indexOf("\n    at "));
+    parts.push(`${current.name}: ${current.message.replace(QUERY_PARAMS, "\nparams: (withheld)")}${frames}`);
+  }
+  return parts.join("\nCaused by: ");
+}
