@@ -21,6 +21,7 @@ import {
   makeOrderable,
   operator,
   problem,
+  submittedVerification,
   type TestCustomer,
   uniquePhoneNumber,
   withLogs,
@@ -366,13 +367,9 @@ async function numberOfNewCustomer(): Promise<{ customer: TestCustomer; numberId
   return { customer, numberId: number.number_id };
 }
 
-async function submittedVerification(): Promise<KycSetup> {
-  const { customer, numberId } = await numberOfNewCustomer();
-  const verification = await json(
-    await customer.api.v1.numbers[":number_id"].KYC.address.$post({ param: { number_id: numberId }, json: INDIVIDUAL_ADDRESS }),
-    201,
-  );
-  return { customer, customerId: customer.customerId, numberId, kycId: verification.id };
+async function submittedKyc(): Promise<KycSetup> {
+  const setup = await submittedVerification("f");
+  return { ...setup, customerId: setup.customer.customerId };
 }
 
 async function withDocument(setup: KycSetup): Promise<KycSetup & { documentId: string }> {
@@ -506,7 +503,7 @@ customerWriteTests(
   "KYC amend of a rejected verification (it re-opens, its documents follow)",
   {
     prepare: async () => {
-      const setup = await withDocument(await submittedVerification());
+      const setup = await withDocument(await submittedKyc());
       await review(setup.kycId, "under_review");
       await review(setup.kycId, "rejected", "blurred");
       return setup;
@@ -524,7 +521,7 @@ customerWriteTests(
 customerWriteTests(
   "KYC upload",
   {
-    prepare: submittedVerification,
+    prepare: submittedKyc,
     request: (s) => ({ path: filesPath(`num_${s.numberId}`), init: uploadInit(s.key) }),
     state: documentState,
     orphans: orphanKeys,
@@ -540,7 +537,7 @@ customerWriteTests(
 customerWriteTests(
   "KYC delete",
   {
-    prepare: async () => withDocument(await submittedVerification()),
+    prepare: async () => withDocument(await submittedKyc()),
     request: (s) => ({ path: `/v1/kyc/documents/${s.documentId}`, init: { method: "DELETE", headers: authorization(s.key) } }),
     state: documentState,
     orphans: orphanKeys,
@@ -553,7 +550,7 @@ describe("KYC review (the verification and its documents move together)", () => 
   faultTests(
     {
       prepare: async () => {
-        const setup = await withDocument(await submittedVerification());
+        const setup = await withDocument(await submittedKyc());
         await review(setup.kycId, "under_review");
         return setup;
       },
@@ -581,7 +578,7 @@ describe("KYC upload whose row write fails, and then its clean-up too", () => {
   ])(
     "answers 500 with no row when $cleanUp; the object left has no row and the sweep removes it once old",
     async ({ failing, taken, warned }) => {
-      const setup = await withKey(await submittedVerification(), knownKey);
+      const setup = await withKey(await submittedKyc(), knownKey);
       const plan = new FaultPlan(...failing);
       const { result, lines } = await withLogs(() =>
         callOverFaults(plan, filesPath(`num_${setup.numberId}`), uploadInit(setup.key)),

@@ -213,6 +213,21 @@ export const INDIVIDUAL_ADDRESS = {
   verification_type: "individual",
 } as const;
 
+/** A new customer with one allocated number whose address is submitted: a pending verification, ready for files. */
+export async function submittedVerification(prefix = "c"): Promise<{ customer: TestCustomer; numberId: string; kycId: string }> {
+  const customer = await createCustomer(prefix);
+  const [number] = await allocateNumbers(customer);
+  if (!number) expect.fail("no number allocated");
+  const verification = await json(
+    await customer.api.v1.numbers[":number_id"].KYC.address.$post({
+      param: { number_id: number.number_id },
+      json: INDIVIDUAL_ADDRESS,
+    }),
+    201,
+  );
+  return { customer, numberId: number.number_id, kycId: verification.id };
+}
+
 /** One JSON line the Worker logged. */
 export type LogLine = Record<string, unknown>;
 
@@ -223,6 +238,7 @@ export async function withLogs<T>(run: () => Promise<T>): Promise<{ result: T; l
   console.log = (line: unknown) => {
     if (typeof line === "string" && line.startsWith("{")) lines.push(JSON.parse(line));
   };
+
   try {
     return { result: await run(), lines };
   } finally {

@@ -10,15 +10,14 @@ import { sha256Hex } from "../src/lib/api-key.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { filesPath, pdf, uploadedDocument } from "./files.ts";
 import {
-  allocateNumbers,
   call,
   createCustomer,
   expectStatus,
-  INDIVIDUAL_ADDRESS,
   json,
   makeOrderable,
   ORIGIN,
   problem,
+  submittedVerification,
   type TestCustomer,
 } from "./helpers.ts";
 
@@ -196,15 +195,7 @@ describe("Idempotency-Key", () => {
   });
 
   it("releases the key when the answer is a 5xx, so the retry runs for real", async () => {
-    const customer = await createCustomer();
-    const [number] = await allocateNumbers(customer);
-    await json(
-      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
-        param: { number_id: number!.number_id },
-        json: INDIVIDUAL_ADDRESS,
-      }),
-      201,
-    );
+    const { customer, numberId } = await submittedVerification();
     const form = () => {
       const body = new FormData();
       body.set("file", new File([pdf()], "id.pdf"));
@@ -227,7 +218,7 @@ describe("Idempotency-Key", () => {
     const ctx = createExecutionContext();
     const silenced = vi.spyOn(console, "log").mockImplementation(() => undefined);
     const failed = await createApp().fetch(
-      new Request(`${ORIGIN}${filesPath(number!.number_id)}`, init()),
+      new Request(`${ORIGIN}${filesPath(numberId)}`, init()),
       { ...env, DOCUMENTS: failingBucket },
       ctx,
     );
@@ -236,27 +227,19 @@ describe("Idempotency-Key", () => {
     await problem(failed, 500, "internal_error");
     expect(await record(customer.customerId, "upload-1")).toBeNull();
 
-    const retried = await call(filesPath(number!.number_id), init());
+    const retried = await call(filesPath(numberId), init());
     expect(retried.headers.get("Idempotent-Replayed")).toBeNull();
     await uploadedDocument(retried);
   });
 
   it("stores one document and one object for a retried upload, even with a new multipart boundary", async () => {
-    const customer = await createCustomer();
-    const [number] = await allocateNumbers(customer);
-    const verification = await json(
-      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
-        param: { number_id: number!.number_id },
-        json: INDIVIDUAL_ADDRESS,
-      }),
-      201,
-    );
+    const { customer, numberId, kycId } = await submittedVerification();
     const bytes = pdf();
     const send = (boundary: string, filename = "id.pdf") => {
       const body =
         `--${boundary}\r\nContent-Disposition: form-data; name="document_type"\r\n\r\nidentity\r\n` +
         `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/pdf\r\n\r\n`;
-      return customer.call(filesPath(number!.number_id), {
+      return customer.call(filesPath(numberId), {
         method: "POST",
         headers: { "Content-Type": `multipart/form-data; boundary=${boundary}`, "Idempotency-Key": "scan-1" },
         body: new Uint8Array([
@@ -277,27 +260,16 @@ describe("Idempotency-Key", () => {
     // Another file name is another request.
     await problem(await send("eee", "other.pdf"), 422, "idempotency_key_reused");
 
-    const read = await json(
-      await customer.api.v1.numbers[":number_id"].KYC.$get({ param: { number_id: number!.number_id } }),
-      200,
-    );
+    const read = await json(await customer.api.v1.numbers[":number_id"].KYC.$get({ param: { number_id: numberId } }), 200);
     expect(read.documents).toHaveLength(1);
-    const objects = await env.DOCUMENTS.list({ prefix: `kyc/${customer.customerId}/${verification.id.replace(/^kyc_/, "")}/` });
+    const objects = await env.DOCUMENTS.list({ prefix: `kyc/${customer.customerId}/${kycId.replace(/^kyc_/, "")}/` });
     expect(objects.objects).toHaveLength(1);
   });
 
   it("replays a PATCH too", async () => {
-    const customer = await createCustomer();
-    const [number] = await allocateNumbers(customer);
-    await json(
-      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
-        param: { number_id: number!.number_id },
-        json: INDIVIDUAL_ADDRESS,
-      }),
-      201,
-    );
+    const { customer, numberId } = await submittedVerification();
     const patch = () =>
-      customer.call(`/v1/numbers/${number!.number_id}/KYC/address`, {
+      customer.call(`/v1/numbers/${numberId}/KYC/address`, {
         method: "PATCH",
         headers: { "Content-Type": "application/json", "Idempotency-Key": "amend" },
         body: JSON.stringify({ city: "Leeds" }),

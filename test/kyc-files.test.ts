@@ -20,15 +20,14 @@ import { contentDisposition } from "../src/lib/content-disposition.ts";
 import { todayUtc } from "../src/lib/time.ts";
 import { filesPath, hostileFiles, jpeg, pdf, png, ppm, uploadedDocument, uploadFile } from "./files.ts";
 import {
-  allocateNumbers,
   anonymous,
   callInIsolate,
   createCustomer,
-  INDIVIDUAL_ADDRESS,
   json,
   ORIGIN,
   operator,
   problem,
+  submittedVerification,
   type TestCustomer,
   withLogs,
 } from "./helpers.ts";
@@ -43,18 +42,8 @@ interface Setup {
   kycId: string;
 }
 
-async function verificationReady(): Promise<Setup> {
-  const customer = await createCustomer();
-  const [number] = await allocateNumbers(customer);
-  if (!number) throw new Error("no number allocated");
-  const verification = await json(
-    await customer.api.v1.numbers[":number_id"].KYC.address.$post({
-      param: { number_id: number.number_id },
-      json: INDIVIDUAL_ADDRESS,
-    }),
-    201,
-  );
-  return { customer, numberId: number.number_id, kycId: verification.id };
+function verificationReady(): Promise<Setup> {
+  return submittedVerification();
 }
 
 function upload(

@@ -2,15 +2,7 @@
 // when it is set, whatever Host the client sent; without it, with the request's own origin.
 import { describe, expect, it } from "vitest";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
-import {
-  allocateNumbers,
-  callInIsolate,
-  createCustomer,
-  INDIVIDUAL_ADDRESS,
-  json,
-  problem,
-  type TestCustomer,
-} from "./helpers.ts";
+import { callInIsolate, problem, submittedVerification, type TestCustomer } from "./helpers.ts";
 
 /** A Host an attacker chose; it must never make its way into a link the API hands out. */
 const HOSTILE = "https://attacker.example";
@@ -47,23 +39,9 @@ async function generatedUrls(customer: TestCustomer, numberId: string, options: 
   };
 }
 
-async function numberWithVerification() {
-  const customer = await createCustomer();
-  const [number] = await allocateNumbers(customer);
-  if (!number) expect.fail("no number allocated");
-  await json(
-    await customer.api.v1.numbers[":number_id"].KYC.address.$post({
-      param: { number_id: number.number_id },
-      json: INDIVIDUAL_ADDRESS,
-    }),
-    201,
-  );
-  return { customer, numberId: number.number_id };
-}
-
 describe("PUBLIC_BASE_URL", () => {
   it("starts every generated absolute URL when set, whatever Host the request came with", async () => {
-    const { customer, numberId } = await numberWithVerification();
+    const { customer, numberId } = await submittedVerification();
     const urls = await generatedUrls(customer, numberId, configured);
     expect(urls).toEqual({
       problemTypes: [`${BASE}/problems/not_found`, `${BASE}/problems/unauthorized`, `${BASE}/problems/conflict`],
@@ -75,7 +53,7 @@ describe("PUBLIC_BASE_URL", () => {
   });
 
   it("leaves them to the request's own origin when empty", async () => {
-    const { customer, numberId } = await numberWithVerification();
+    const { customer, numberId } = await submittedVerification();
     const urls = await generatedUrls(customer, numberId, unconfigured);
     expect(urls).toEqual({
       problemTypes: [`${HOSTILE}/problems/not_found`, `${HOSTILE}/problems/unauthorized`, `${HOSTILE}/problems/conflict`],

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { SCALAR_BUNDLE_PATH } from "../src/http/docs.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
-import { allocateNumbers, call, createCustomer, INDIVIDUAL_ADDRESS, json, type TestCustomer } from "./helpers.ts";
+import { call, submittedVerification, type TestCustomer } from "./helpers.ts";
 
 /** A label, the request's answer's status and headers; every body is read (and dropped). */
 interface Answer {
@@ -24,17 +24,8 @@ async function answer(label: string, path: string, init: RequestInit = {}): Prom
 
 /** A customer with a verification holding one document, and the path of its download. */
 async function customerWithDocument(): Promise<{ customer: TestCustomer; download: string }> {
-  const customer = await createCustomer();
-  const [number] = await allocateNumbers(customer);
-  if (!number) expect.fail("no number allocated");
-  await json(
-    await customer.api.v1.numbers[":number_id"].KYC.address.$post({
-      param: { number_id: number.number_id },
-      json: INDIVIDUAL_ADDRESS,
-    }),
-    201,
-  );
-  const document = await uploadedDocument(await uploadFile(customer, `num_${number.number_id}`, pdf(), "a.pdf"));
+  const { customer, numberId } = await submittedVerification();
+  const document = await uploadedDocument(await uploadFile(customer, `num_${numberId}`, pdf(), "a.pdf"));
   return { customer, download: new URL(document.download_url).pathname };
 }
 
