@@ -8,7 +8,7 @@ import { createApp } from "../src/app.ts";
 import worker from "../src/index.ts";
 import { sha256Hex } from "../src/lib/api-key.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { filesPath, pdf, uploadedDocument } from "./files.ts";
+import { filesPath, pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
   call,
   createCustomer,
@@ -264,6 +264,39 @@ describe("Idempotency-Key", () => {
     expect(read.documents).toHaveLength(1);
     const objects = await env.DOCUMENTS.list({ prefix: `kyc/${customer.customerId}/${kycId.replace(/^kyc_/, "")}/` });
     expect(objects.objects).toHaveLength(1);
+  });
+
+  it("replays an upload that filled the verification, though a new one would now be refused", async () => {
+    const { customer, numberId } = await submittedVerification();
+    for (let i = 0; i < 19; i++) await uploadedDocument(await uploadFile(customer, `num_${numberId}`, pdf(), `doc-${i}.pdf`));
+    const twentieth = () => {
+      const form = new FormData();
+      form.set("file", new File([pdf()], "last.pdf"));
+      form.set("document_type", "identity");
+      return customer.call(filesPath(numberId), { method: "POST", headers: { "Idempotency-Key": "twentieth" }, body: form });
+    };
+    const first = await uploadedDocument(await twentieth());
+    const retry = await twentieth();
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await uploadedDocument(retry)).toEqual(first);
+  });
+
+  it("replays a 405 with its Allow header", async () => {
+    const customer = await createCustomer();
+    const patchCollection = () =>
+      customer.call(ordersPath(customer), {
+        method: "PATCH",
+        headers: { "Content-Type": "application/json", "Idempotency-Key": "wrong-method" },
+        body: "{}",
+      });
+    const first = await patchCollection();
+    const allow = first.headers.get("Allow");
+    await problem(first, 405, "method_not_allowed");
+    expect(allow).toContain("POST");
+    const retry = await patchCollection();
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(retry.headers.get("Allow")).toBe(allow);
+    await retry.text();
   });
 
   it("replays a PATCH too", async () => {

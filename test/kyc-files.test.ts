@@ -386,7 +386,7 @@ describe("upload", () => {
     expect(verification.documents).toHaveLength(20);
   });
 
-  it("refuses the 21st document and an upload to a locked verification before reading the body", async () => {
+  it("refuses the 21st document and an upload to a locked verification before reading the body, with or without an Idempotency-Key", async () => {
     /** A body that counts how often it is read from; it holds nothing until pulled. */
     function watchedBody() {
       const watched = { pulls: 0, body: new ReadableStream<Uint8Array>() };
@@ -401,25 +401,27 @@ describe("upload", () => {
       );
       return watched;
     }
-    const send = (setup: Setup, body: ReadableStream<Uint8Array>) =>
+    const send = (setup: Setup, body: ReadableStream<Uint8Array>, headers: Record<string, string>) =>
       callInIsolate(filesPath(setup.numberId), {
         method: "POST",
-        headers: { "Content-Type": "multipart/form-data; boundary=b", Authorization: `Bearer ${setup.customer.key}` },
+        headers: { ...headers, "Content-Type": "multipart/form-data; boundary=b", Authorization: `Bearer ${setup.customer.key}` },
         body,
       });
 
     const full = await verificationReady();
     for (let i = 0; i < 20; i++) await uploadedDocument(await upload(full, pdf(), `doc-${i}.pdf`));
-    const toFull = watchedBody();
-    await problem(await send(full, toFull.body), 409, "conflict");
-    expect(toFull.pulls).toBe(0);
-
     const approved = await verificationReady();
     await json(await review(approved.kycId, { status: "under_review" }), 200);
     await json(await review(approved.kycId, { status: "approved" }), 200);
-    const toApproved = watchedBody();
-    await problem(await send(approved, toApproved.body), 409, "verification_locked");
-    expect(toApproved.pulls).toBe(0);
+    const withAndWithoutKey: Record<string, string>[] = [{}, { "Idempotency-Key": `late-${crypto.randomUUID()}` }];
+    for (const headers of withAndWithoutKey) {
+      const toFull = watchedBody();
+      await problem(await send(full, toFull.body, headers), 409, "conflict");
+      expect(toFull.pulls).toBe(0);
+      const toApproved = watchedBody();
+      await problem(await send(approved, toApproved.body, headers), 409, "verification_locked");
+      expect(toApproved.pulls).toBe(0);
+    }
   });
 
   it("logs a client that goes away mid-upload as client_closed (info), not as a 500", async () => {

@@ -1,6 +1,6 @@
 // The idempotency keys' records: claimed before a request runs, answered from afterwards, released when the request
 // failed, purged after 24 hours.
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { Database } from "./client.ts";
 import { idempotencyKeys } from "./schema.ts";
 
@@ -32,6 +32,21 @@ export async function claimIdempotencyKey(db: Database, claim: Claim, now: numbe
       .where(and(eq(idempotencyKeys.scope, claim.scope), eq(idempotencyKeys.keyHash, claim.keyHash))),
   ]);
   return holder!;
+}
+
+/** Whether a record younger than the retention holds the key (a read: nothing is claimed). */
+export async function isIdempotencyKeyTaken(db: Database, scope: string, keyHash: string, now: number): Promise<boolean> {
+  const [record] = await db
+    .select({ createdAt: idempotencyKeys.createdAt })
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.scope, scope),
+        eq(idempotencyKeys.keyHash, keyHash),
+        gte(idempotencyKeys.createdAt, now - IDEMPOTENCY_RETENTION_MS),
+      ),
+    );
+  return record !== undefined;
 }
 
 function heldBy(claim: Claim) {

@@ -1,11 +1,14 @@
 // Idempotency-Key on every POST and PATCH (the Idempotency section of DECISIONS.md, after the IETF httpapi draft and
 // Stripe): a retry with the same key and the same request gets the first answer again instead of running twice.
 import type { Context, Env, MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Database } from "../db/client.ts";
 import {
   type Claim,
   claimIdempotencyKey,
   type IdempotencyRecord,
+  isIdempotencyKeyTaken,
   recordIdempotentResponse,
   releaseIdempotencyKey,
 } from "../db/idempotency.ts";
@@ -13,7 +16,7 @@ import type { AppEnv } from "../env.ts";
 import { sha256Hex } from "../lib/api-key.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { formParts } from "./multipart.ts";
-import { ApiError, validationError } from "./problem.ts";
+import { ApiError, CLIENT_CLOSED_STATUS, validationError } from "./problem.ts";
 import { mediaTypeOf, requestBody } from "./request-body.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
@@ -30,7 +33,7 @@ export const OPERATOR_SCOPE = "operator";
  * releases the key: a 5xx, or a client that went away.)
  */
 function isStoredAnswer(status: number): boolean {
-  return status < 500 && status !== 401 && status !== 429;
+  return status < 500 && status !== 401 && status !== 429 && status !== CLIENT_CLOSED_STATUS;
 }
 
 /**
@@ -64,13 +67,15 @@ async function fingerprintOf(request: Request, path: string): Promise<string> {
   return [...new Uint8Array(await digest.digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The headers a stored answer keeps: what says what the body is, where the new resource is, and what a 405 allows. */
+const STORED_HEADERS = ["Content-Type", "Location", "Allow"] as const;
+
 /** What is stored of an answer, besides its status. */
 interface StoredAnswer {
   /** The id of the request that produced the answer: a replay carries it, as its body (a problem's request_id) does. */
   requestId: string;
   body: string;
-  contentType: string | null;
-  location: string | null;
+  headers: Record<string, string>;
 }
 
 /**
@@ -119,9 +124,7 @@ async function unseal(stored: string, key: CryptoKey): Promise<StoredAnswer> {
 }
 
 function replay(record: IdempotencyRecord, answer: StoredAnswer): Response {
-  const headers = new Headers({ [REPLAYED_HEADER]: "true", "X-Request-Id": answer.requestId });
-  if (answer.contentType !== null) headers.set("Content-Type", answer.contentType);
-  if (answer.location !== null) headers.set("Location", answer.location);
+  const headers = new Headers({ ...answer.headers, [REPLAYED_HEADER]: "true", "X-Request-Id": answer.requestId });
   return new Response(answer.body, { status: record.status!, headers });
 }
 
@@ -170,9 +173,28 @@ function inUse(holder: IdempotencyRecord, now: number): ApiError {
   });
 }
 
+/** Claims a request's key when called; set for a multipart request whose route reads its own body (see below). */
+const deferredClaims = new WeakMap<Request, () => Promise<void>>();
+
+/**
+ * For a route that reads its own multipart body (the upload): call once the checks that need no body have passed. A
+ * request with an Idempotency-Key claims it here, reading the body for its fingerprint, so a refusal found before the
+ * body (a full or locked verification) costs no read even with a key. Without a key, or with one claimed already,
+ * it does nothing.
+ */
+export async function claimBeforeReadingBody(request: Request): Promise<void> {
+  await deferredClaims.get(request)?.();
+}
+
+function isMultipart(request: Request): boolean {
+  return mediaTypeOf(request.headers.get("Content-Type") ?? undefined) === "multipart/form-data";
+}
+
 /**
  * The middleware, for one audience: `scopeOf` names the scope of the request's credential (it runs after the guard).
- * Without the header, the request runs as it would have.
+ * Without the header, the request runs as it would have. With it, the key is claimed before the route runs; for a
+ * multipart body, whose route checks what it can before reading it, when the route asks (claimBeforeReadingBody),
+ * unless the key is known already: then it is answered from at once (replayed, 409 or 422).
  */
 export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => string): MiddlewareHandler<E> {
   return async (c, next) => {
@@ -184,23 +206,38 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
       ]);
     }
     const scope = scopeOf(c);
-    const claim: Claim = {
-      scope,
-      keyHash: await sha256Hex(key),
-      fingerprint: await fingerprintOf(c.req.raw, c.req.path),
-      claim: crypto.randomUUID(),
-    };
-    const holder = await claimOrGiveUp(c.var.db, claim);
-    if (holder.claim !== claim.claim) {
+    const keyHash = await sha256Hex(key);
+    let held: Claim | undefined;
+    /** Claims the key, or throws the answer it already has (replayed, 409 in flight, 422 for another request). */
+    const claimKey = async () => {
+      const claim: Claim = {
+        scope,
+        keyHash,
+        fingerprint: await fingerprintOf(c.req.raw, c.req.path),
+        claim: crypto.randomUUID(),
+      };
+      const holder = await claimOrGiveUp(c.var.db, claim);
+      if (holder.claim === claim.claim) {
+        held = claim;
+        return;
+      }
       if (holder.fingerprint !== claim.fingerprint) {
         throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request; use a new key");
       }
       if (holder.status === null || holder.response === null) throw inUse(holder, Date.now());
-      c.res = replay(holder, await unseal(holder.response, await sealingKey(key, scope)));
-      return;
+      const answer = replay(holder, await unseal(holder.response, await sealingKey(key, scope)));
+      throw new HTTPException(answer.status as ContentfulStatusCode, { res: answer });
+    };
+    if (isMultipart(c.req.raw) && !(await isIdempotencyKeyTaken(c.var.db, scope, keyHash, Date.now()))) {
+      deferredClaims.set(c.req.raw, claimKey);
+    } else {
+      await claimKey();
     }
 
     await next();
+    // Not claimed: the route refused before it read the body, and nothing ran.
+    if (!held) return;
+    const claim = held;
     const { status } = c.res;
     try {
       if (!isStoredAnswer(status)) {
@@ -210,8 +247,12 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
       const answer: StoredAnswer = {
         requestId: c.var.requestId,
         body: await c.res.clone().text(),
-        contentType: c.res.headers.get("Content-Type"),
-        location: c.res.headers.get("Location"),
+        headers: Object.fromEntries(
+          STORED_HEADERS.flatMap((name) => {
+            const value = c.res.headers.get(name);
+            return value === null ? [] : [[name, value]];
+          }),
+        ),
       };
       await recordIdempotentResponse(c.var.db, claim, status, await seal(answer, await sealingKey(key, scope)));
     } catch (error) {

@@ -123,7 +123,7 @@ export class ClientClosed extends Error {
 }
 
 /** What the request log records for a request whose client went away (nginx's "client closed request"). */
-const CLIENT_CLOSED_STATUS = 499;
+export const CLIENT_CLOSED_STATUS = 499;
 
 /** Whether an error is one no client caused: a bug or a failing dependency, answered as a bare 500 and logged. */
 export function isUnexpected(error: Error): boolean {
@@ -135,6 +135,8 @@ export function isUnexpected(error: Error): boolean {
 /** The one error handler: known errors become their problem; anything else is a bare 500 (the request log has it). */
 export const handleError: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof ClientClosed) return new Response(null, { status: CLIENT_CLOSED_STATUS });
+  // An answer thrown whole (an idempotent replay).
+  if (error instanceof HTTPException && error.res) return error.getResponse();
   if (error instanceof ApiError) return problemResponse(c, error);
   if (error instanceof HTTPException && error.status !== 500) return problemResponse(c, fromHttpException(error));
   return problemResponse(c, new ApiError("internal_error", "An unexpected error occurred"));

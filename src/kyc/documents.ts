@@ -1,6 +1,6 @@
 // Document files: the bytes in R2, the row in D1, kept consistent. Plain functions that take their bindings.
 import type { Database } from "../db/client.ts";
-import type { Outcome } from "../db/outcome.ts";
+import { type Outcome, ok } from "../db/outcome.ts";
 import type { DocumentMimeType, DocumentRow, DocumentType, KycRow } from "../db/schema.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { deleteDocumentRow, findOwnedDocument, insertDocument, objectKeysWithRows } from "./store.ts";
@@ -22,7 +22,7 @@ export interface CheckedFile {
 
 /**
  * Object first, row second: a failed or refused row write deletes the object again, so a failure of either
- * leaves neither behind (and a row write that failed after committing keeps its object). Should the Worker die
+ * leaves neither behind (and a row write whose answer was lost after committing is the upload, done). Should the Worker die
  * between the two, the object has no row and the sweep removes it.
  * Refused when the verification stopped taking files or filled up since it was read.
  */
@@ -58,10 +58,12 @@ export async function storeDocument(
       now,
     );
   } catch (error) {
-    // D1 may have written the row and lost only its answer: the object is deleted only once a read shows no row
-    // (should that read fail too, the object stays, and the sweep deletes it if it has no row).
-    const written = await findOwnedDocument(db, verification.customerId, id).then(Boolean, () => true);
-    if (!written) await deleteObjectOrLeaveToSweep(bucket, objectKey);
+    // D1 may have written the row and lost only its answer: then the upload did happen, and says so (a retry would
+    // store the file twice). The object is deleted only once a read shows no row; should that read fail too, the
+    // object stays, and the sweep deletes it if it has no row.
+    const written = await findOwnedDocument(db, verification.customerId, id).catch(() => null);
+    if (written) return ok(written);
+    if (written === undefined) await deleteObjectOrLeaveToSweep(bucket, objectKey);
     throw error;
   }
   if (!outcome.ok) await deleteObjectOrLeaveToSweep(bucket, objectKey);

@@ -4,6 +4,7 @@ import type { Refusal } from "../db/outcome.ts";
 import type { DocumentRow } from "../db/schema.ts";
 import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
+import { claimBeforeReadingBody } from "../http/idempotency.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { ApiError, notFound } from "../http/problem.ts";
 import { publicOrigin } from "../http/public-origin.ts";
@@ -191,6 +192,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       // Refused before the body is read: a locked or full verification costs no 10 MiB read.
       const target = await findUploadTarget(c.var.db, c.var.principal.customerId, number_id);
       if (!target.ok) throw uploadRefused(target);
+      await claimBeforeReadingBody(c.req.raw);
       const now = Date.now();
       const file = await readUpload(c.req.raw, now);
       const stored = await storeDocument(c.var.db, c.env.DOCUMENTS, target.value, file, now);
