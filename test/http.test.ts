@@ -507,6 +507,11 @@ describe("unexpected errors", () => {
     expect(described).toContain("Caused by: Error: D1_ERROR: UNIQUE constraint failed");
     expect(described).not.toContain("Secret Lane");
     expect(described).not.toContain("12-3456789");
+    expect(described).toContain("    at ");
+
+    // A value that reads like a stack frame does not move where the frames start.
+    const tricky = new Error("Failed query: update orders set notes = ?\nparams: x\n    at here, and then Jane Doe");
+    expect(describeError(tricky)).not.toContain("Jane Doe");
   });
 
   it("answers 500 internal_error without leaking the error, and logs it with the request id", async () => {

@@ -348,6 +348,38 @@ describe("upload", () => {
     for (const [response, message] of cases) expect((await problem(response, 400, "validation_error")).detail).toContain(message);
   });
 
+  it("takes a file name as the browser sent it (backslashes too), and refuses control characters, empty and over-long names", async () => {
+    const setup = await verificationReady();
+    const send = (filename: string) => {
+      const enc = new TextEncoder();
+      const body = new Uint8Array([
+        ...enc.encode('--b\r\nContent-Disposition: form-data; name="document_type"\r\n\r\nidentity\r\n'),
+        ...enc.encode(`--b\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n`),
+        ...pdf(),
+        ...enc.encode("\r\n--b--\r\n"),
+      ]);
+      return setup.customer.call(filesPath(setup.numberId), {
+        method: "POST",
+        headers: { "Content-Type": "multipart/form-data; boundary=b" },
+        body,
+      });
+    };
+    expect((await uploadedDocument(await send("C:\\scans\\passport.pdf"))).filename).toBe("C:\\scans\\passport.pdf");
+    const cases: [string, string][] = [
+      ["a\u0000b.pdf", "file name must not contain control characters"],
+      ["\u001b[31mred.pdf", "file name must not contain control characters"],
+      ["tab\there.pdf", "file name must not contain control characters"],
+      ["", "file name must not be empty"],
+      [`${"x".repeat(252)}.pdf`, "file name must be at most 255 characters"],
+    ];
+    for (const [filename, message] of cases) {
+      expect((await problem(await send(filename), 400, "validation_error")).errors).toEqual([
+        { location: "body", pointer: "/file", message },
+      ]);
+    }
+    expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toHaveLength(1);
+  });
+
   it("refuses a text field that is not valid UTF-8, naming it", async () => {
     const setup = await verificationReady();
     const enc = new TextEncoder();

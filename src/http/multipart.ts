@@ -61,12 +61,15 @@ function startsAt(bytes: Uint8Array, pattern: readonly number[], at: number): bo
   return pattern.every((byte, i) => bytes[at + i] === byte);
 }
 
-/** A header's parameters (`name="value"` or `name=value`), names lowercased; quoted values may escape with "\". */
+/**
+ * A header's parameters (`name="value"` or `name=value`), names lowercased. Quoted values are taken as they are:
+ * browsers escape a quote in a name as %22 and never escape a backslash (the HTML standard), so `C:\dir\a.pdf` is
+ * a name, not an escape sequence.
+ */
 function parameters(header: string): Map<string, string> {
   const found = new Map<string, string>();
-  for (const match of header.matchAll(/;\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]*))/g)) {
-    const quoted = match[2];
-    found.set(match[1]!.toLowerCase(), quoted !== undefined ? quoted.replace(/\\(.)/g, "$1") : match[3]!);
+  for (const match of header.matchAll(/;\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=\s*(?:"([^"]*)"|([^\s;"]*))/g)) {
+    found.set(match[1]!.toLowerCase(), match[2] ?? match[3]!);
   }
   return found;
 }

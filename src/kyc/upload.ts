@@ -1,4 +1,5 @@
 // Reading and checking a KYC file upload: a bounded multipart body, its fields, and the file judged by its bytes.
+import { singleLineText } from "../http/fields.ts";
 import { type FormPart, formParts } from "../http/multipart.ts";
 import { type FieldError, validationError } from "../http/problem.ts";
 import { decodeUtf8, fileTooLarge, MAX_FILE_BYTES } from "../http/request-body.ts";
@@ -8,7 +9,8 @@ import type { CheckedFile } from "./documents.ts";
 import { checkFile } from "./file-checks.ts";
 import { uploadFields } from "./schemas.ts";
 
-const MAX_FILENAME_LENGTH = 255;
+/** A file name is text on one line, like any other name. */
+const filenameSchema = singleLineText().min(1).max(255);
 
 const UPLOAD_FIELDS = new Set(["file", "document_type", "description", "expiration_date"]);
 
@@ -30,9 +32,14 @@ export async function readUpload(request: Request, now: number): Promise<Checked
       errors.push({ location: "body", pointer, message: "must be given once" });
     } else if (key === "file") {
       if (part.filename === undefined) errors.push({ location: "body", pointer, message: "must be a file" });
-      else if (part.filename.length < 1 || part.filename.length > MAX_FILENAME_LENGTH) {
-        errors.push({ location: "body", pointer, message: `must have a file name of 1-${MAX_FILENAME_LENGTH} characters` });
-      } else file = part;
+      else {
+        const name = filenameSchema.safeParse(part.filename);
+        if (name.success) file = part;
+        else
+          errors.push(
+            ...name.error.issues.map((issue) => ({ location: "body" as const, pointer, message: `file name ${issue.message}` })),
+          );
+      }
     } else if (part.filename !== undefined) {
       errors.push({ location: "body", pointer, message: "must be a text field" });
     } else {

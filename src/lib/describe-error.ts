@@ -11,8 +11,10 @@ export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const parts: string[] = [];
   for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    // V8's stack opens with "name: message" (values and all): only what follows it, the frames, is kept.
+    const head = `${current.name}: ${current.message}`;
     const stack = current.stack ?? "";
-    const frames = stack.indexOf("\n    at ") === -1 ? "" : stack.slice(stack.indexOf("\n    at "));
+    const frames = stack.startsWith(head) ? stack.slice(head.length) : "";
     parts.push(`${current.name}: ${current.message.replace(QUERY_PARAMS, "\nparams: (withheld)")}${frames}`);
   }
   return parts.join("\nCaused by: ");
