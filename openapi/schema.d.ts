@@ -1069,6 +1069,15 @@ export interface operations {
                     "application/json": components["schemas"]["ProblemType"];
                 };
             };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {

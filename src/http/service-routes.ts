@@ -51,7 +51,8 @@ export const serviceRoutes = createRouter<AppEnv>()
       },
       responses: {
         200: jsonResponse(problemTypeSchema, "The problem type."),
-        ...errorResponses(404),
+        // A malformed x-d1-bookmark header is refused on every route, this one included.
+        ...errorResponses(400, 404),
       },
     }),
     (c) => {
