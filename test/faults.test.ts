@@ -578,7 +578,7 @@ describe("KYC review (the verification and its documents move together)", () => 
       state: async (s) => ({ verification: await verificationState(s.numberId), documents: await documentState(s) }),
       status: 200,
     },
-    [fails("D1 update kyc_verifications + update kyc_documents + select kyc_documents")],
+    [fails("D1 update kyc_documents + update kyc_verifications + select kyc_documents")],
   );
 });
 

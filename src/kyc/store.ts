@@ -186,8 +186,8 @@ export async function findUploadTarget(
   return ok(verification);
 }
 
-/** Sets every document's status from its verification's; runs in the same batch as each verification move. */
-function syncDocumentStatuses(db: Database, kycId: SQL | string) {
+/** Sets every document's status from its verification's; runs in the same batch as an address update. */
+function syncDocumentStatuses(db: Database, kycId: SQL) {
   return db
     .update(kycDocuments)
     .set({ status: documentStatusFor(statusOfVerification(kycDocuments.kycId), DOCUMENT_STATUS_OF) })
@@ -226,7 +226,13 @@ export async function reviewVerification(
   rejectionReason: string | undefined,
   now: number,
 ): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state">> {
-  const [[moved], , documents] = await db.batch([
+  // The documents move first, under the verification's guard read before it moves, so a refused review changes
+  // neither (a file added after a rejection stays uploaded).
+  const [, [moved], documents] = await db.batch([
+    db
+      .update(kycDocuments)
+      .set({ status: DOCUMENT_STATUS_OF[to] })
+      .where(and(eq(kycDocuments.kycId, kycId), sql`${statusOfVerification(kycId)} = ${REVIEW_FROM[to]}`)),
     db
       .update(kycVerifications)
       .set({
@@ -237,7 +243,6 @@ export async function reviewVerification(
       })
       .where(and(eq(kycVerifications.id, kycId), eq(kycVerifications.status, REVIEW_FROM[to])))
       .returning(),
-    syncDocumentStatuses(db, kycId),
     db
       .select()
       .from(kycDocuments)
