@@ -1,0 +1,223 @@
+// The API as the served /openapi.json lists it, each operation joined with its route's own zod schemas (kept by
+// @hono/zod-openapi in the app's registry), and the one check every answer of the property tests must pass: a status
+// the route declares, with the declared content type and a body the declared zod schema parses (no JSON Schema
+// validator: those compile code at run time, which workerd forbids).
+import { OpenAPIHono, type RouteConfig, type z } from "@hono/zod-openapi";
+import { expect } from "vitest";
+import { createApp } from "../src/app.ts";
+import { TEST_RATE_LIMIT } from "./constants.ts";
+import { call, callInIsolate, json, operator, withLogs } from "./helpers.ts";
+
+/** Who may call an operation, read from its `security`. */
+type Audience = "public" | "customer" | "operator";
+
+export interface DescribedOperation {
+  operationId: string;
+  /** Upper case, as sent. */
+  method: string;
+  /** As the description writes it: /api/customers/{customer_slug}/orders. */
+  path: string;
+  audience: Audience;
+  /** The route's own configuration: its request and response zod schemas. */
+  route: RouteConfig;
+}
+
+type DocumentOperation = { operationId: string; security: Record<string, string[]>[] };
+
+/** Every operation of the served description, with its route; a listed operation without a route fails here. */
+export async function describedOperations(): Promise<DescribedOperation[]> {
+  const response = await call("/openapi.json");
+  expect(response.status).toBe(200);
+  const { paths }: { paths: Record<string, Record<string, DocumentOperation>> } = await response.json();
+  const app = createApp();
+  // The app's type is the chained routes' (for the typed client); the object is the OpenAPIHono that keeps the registry.
+  if (!(app instanceof OpenAPIHono)) throw new Error("createApp() is expected to build an OpenAPIHono");
+  const routes = new Map<string, RouteConfig>();
+  for (const definition of app.openAPIRegistry.definitions) {
+    if (definition.type === "route")
+      routes.set(`${definition.route.method.toUpperCase()} ${definition.route.path}`, definition.route);
+  }
+  return Object.entries(paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => {
+      const key = `${method.toUpperCase()} ${path}`;
+      const route = routes.get(key);
+      if (!route) throw new Error(`${key} is described but has no route in the app's registry`);
+      const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
+      const audience: Audience = schemes.length === 0 ? "public" : schemes.includes("adminToken") ? "operator" : "customer";
+      return { operationId: operation.operationId, method: method.toUpperCase(), path, audience, route };
+    }),
+  );
+}
+
+/** The operation whose route answers this method and described path (for tests that call one operation directly). */
+export function operationNamed(operations: DescribedOperation[], operationId: string): DescribedOperation {
+  const found = operations.find((operation) => operation.operationId === operationId);
+  if (!found) throw new Error(`no described operation ${operationId}`);
+  return found;
+}
+
+export interface Answer {
+  status: number;
+  text: string;
+  /** The parsed JSON body, or undefined for a file or an empty body. */
+  body: unknown;
+  headers: Headers;
+}
+
+function isZod(schema: unknown): schema is z.ZodType {
+  return typeof schema === "object" && schema !== null && "safeParse" in schema;
+}
+
+/**
+ * Asserts that the route declares an answer: the status is one of its responses, the content type one of that
+ * response's, and a JSON body parses against the declared zod schema with nothing the schema does not name (the parsed
+ * value equals the body, as zod drops undeclared keys). A problem also carries its status and the request id.
+ */
+export function expectDeclared(operation: DescribedOperation, status: number, headers: Headers, text: string): Answer {
+  const label = `${operation.method} ${operation.path} answered ${status}: ${text.slice(0, 400)}`;
+  const declared = operation.route.responses[status];
+  expect(declared, `undeclared status; ${label}`).toBeDefined();
+  const content = (declared && "content" in declared ? declared.content : undefined) ?? {};
+  const mediaType = (headers.get("Content-Type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (Object.keys(content).length === 0) {
+    expect(text, `a body where none is declared; ${label}`).toBe("");
+    return { status, text, body: undefined, headers };
+  }
+  expect(Object.keys(content), `undeclared content type "${mediaType}"; ${label}`).toContain(mediaType);
+  if (status >= 400) expect(mediaType, label).toBe("application/problem+json");
+  const media = content[mediaType];
+  const schema = media && "schema" in media ? media.schema : undefined;
+  if (!isZod(schema)) return { status, text, body: undefined, headers };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    expect.fail(`a body that is not JSON; ${label}`);
+  }
+  const parsed = schema.safeParse(body);
+  expect(parsed.success ? [] : parsed.error.issues, `a body the declared schema refuses; ${label}`).toEqual([]);
+  expect(parsed.data, `fields the declared schema does not name; ${label}`).toEqual(body);
+  if (status >= 400) {
+    const problem = body as { status: number; request_id: string };
+    expect(problem.status, label).toBe(status);
+    expect(problem.request_id, label).toBe(headers.get("X-Request-Id"));
+  }
+  return { status, text, body, headers };
+}
+
+/** Requests one key may send before the tests' per-key rate limit could answer 429. */
+const KEY_BUDGET = TEST_RATE_LIMIT - 10;
+
+/** An account's API keys, used in turn. */
+export interface KeyRing {
+  /** The key for the next request. */
+  next(): Promise<string>;
+  /** Keys made so far: each one a row written between the requests under test. */
+  readonly made: number;
+}
+
+/**
+ * A key ring for an account: a new key (made by the operator) every KEY_BUDGET requests, so hundreds of requests stay
+ * under the per-key rate limit. It starts with `unusedKey` when given (a new account's), else with a key of its own.
+ */
+export function keyRing(slug: string, unusedKey?: string): KeyRing {
+  let key = unusedKey ?? "";
+  let used = unusedKey === undefined ? KEY_BUDGET : 0;
+  let made = 0;
+  return {
+    get made() {
+      return made;
+    },
+    async next() {
+      if (used >= KEY_BUDGET) {
+        const created = await json(
+          await operator.admin.customers[":slug"]["api-keys"].$post({ param: { slug }, json: { name: "property run" } }),
+          201,
+        );
+        key = created.key;
+        used = 0;
+        made++;
+      }
+      used++;
+      return key;
+    },
+  };
+}
+
+/** An answer, read, with what was sent (for failure messages) and when, by the test's clock. */
+export interface Sent {
+  status: number;
+  headers: Headers;
+  bytes: Uint8Array;
+  text: string;
+  /** The request, its answer, and for a 5xx what the Worker logged (its stack). */
+  label: string;
+  /** Just before the request: the server's clock read no earlier. */
+  from: number;
+  /** Just after the answer: the server's clock read no later. */
+  to: number;
+}
+
+/**
+ * Sends a request and reads its answer. The Worker's log lines stay off the console (printing hundreds of them slows a
+ * run down); a 5xx's go into the label.
+ */
+export async function sendQuietly(path: string, init: RequestInit = {}): Promise<Sent> {
+  const from = Date.now();
+  const { result: response, lines } = await withLogs(() =>
+    // Forms are handled in this isolate: the app may stop reading one part way (see callInIsolate).
+    init.body instanceof FormData ? callInIsolate(path, init) : call(path, init),
+  );
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
+  const to = Date.now();
+  const logged = response.status >= 500 ? `\nlogged: ${JSON.stringify(lines)}` : "";
+  const label = `${init.method ?? "GET"} ${path} answered ${response.status}: ${text.slice(0, 500)}${logged}`;
+  return { status: response.status, headers: response.headers, bytes, text, label, from, to };
+}
+
+export type Exchange = Sent & Answer;
+
+/** Sends a request for a described operation and checks the answer is one the route declares. */
+async function exchange(operation: DescribedOperation, path: string, init: RequestInit = {}): Promise<Exchange> {
+  const sent = await sendQuietly(path, init);
+  return { ...sent, ...expectDeclared(operation, sent.status, sent.headers, sent.text) };
+}
+
+/** A request's method and body: JSON, or a multipart form. */
+export interface Call {
+  method?: string;
+  json?: unknown;
+  form?: FormData;
+}
+
+/** A request to an operation with a bearer token (an API key or the admin token), checked as `exchange` does. */
+export function exchangeWith(token: string, operation: DescribedOperation, path: string, call: Call = {}): Promise<Exchange> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+  if (call.json !== undefined) headers["Content-Type"] = "application/json";
+  const body = call.form ?? (call.json === undefined ? undefined : JSON.stringify(call.json));
+  return exchange(operation, path, { method: call.method ?? "GET", headers, body });
+}
+
+/** Asserts a refusal: one of these statuses with its code (several when the rules do not say which one wins). */
+export function expectRefusal(answer: Exchange, ...refusals: [status: number, code: string][]): void {
+  const code = (answer.body as { code?: string } | undefined)?.code;
+  expect(
+    refusals.map(([status, c]) => `${status} ${c}`),
+    answer.label,
+  ).toContain(`${answer.status} ${code}`);
+}
+
+const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Asserts a timestamp is ISO 8601 UTC with milliseconds and was taken while the request ran; returns it. */
+export function expectDuring(timestamp: unknown, sent: Pick<Sent, "from" | "to" | "label">): string {
+  expect(
+    typeof timestamp === "string" && ISO_MILLISECONDS.test(timestamp),
+    `${String(timestamp)} is no timestamp; ${sent.label}`,
+  ).toBe(true);
+  const at = Date.parse(String(timestamp));
+  expect(at, `${String(timestamp)} outside the request; ${sent.label}`).toBeGreaterThanOrEqual(sent.from);
+  expect(at, `${String(timestamp)} outside the request; ${sent.label}`).toBeLessThanOrEqual(sent.to);
+  return String(timestamp);
+}

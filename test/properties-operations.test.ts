@@ -1,0 +1,417 @@
+// Properties of every operation /openapi.json lists, over random valid and invalid paths, queries, headers, JSON bodies
+// and upload forms (a new route is covered as soon as it is described): no 5xx; every answer as its route declares it;
+// a refused request (or a read) changes no row and no object; an account's key never sees anything of another account.
+import { env } from "cloudflare:workers";
+import { fc, test } from "@fast-check/vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PROBLEM_CODES } from "../src/http/problem.ts";
+import {
+  type DescribedOperation,
+  describedOperations,
+  expectDeclared,
+  type KeyRing,
+  keyRing,
+  type Sent,
+  sendQuietly,
+} from "./api-description.ts";
+import { calendarDate, later, type Pools, type RequestSpec, requestFor, requestInit } from "./arbitraries.ts";
+import { TEST_ADMIN_TOKEN } from "./constants.ts";
+import { pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createCustomer, json, makeOrderable, operator, type TestCustomer, uniquePhoneNumber } from "./helpers.ts";
+
+/** Generated requests per property. */
+const RUNS = 1000;
+
+/** An account with something of everything: orders in each state, numbers, verifications in each state, files, users. */
+interface Account {
+  customer: TestCustomer;
+  /** In every text the account stores, so its data is recognisable in any answer. */
+  token: string;
+  orderIds: string[];
+  numberIds: string[];
+  phoneNumbers: string[];
+  kycIds: string[];
+  documentIds: string[];
+  userIds: string[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const bare = (id: string) => id.replace(/^[a-z]+_/, "");
+
+async function populatedAccount(prefix: string): Promise<Account> {
+  const customer = await createCustomer(prefix);
+  const token = `${prefix}${crypto.randomUUID().slice(0, 8)}`;
+  const param = { customer_slug: customer.slug };
+  const place = async (quantity: number) =>
+    json(
+      await customer.account.orders.$post({
+        param,
+        json: { number_type: "mobile", country_code: "US", quantity, notes: `${token} order notes` },
+      }),
+      201,
+    );
+  const move = async (orderId: string, status: "processing" | "cancelled") =>
+    json(await operator.admin.orders[":order_id"].status.$post({ param: { order_id: orderId }, json: { status } }), 200);
+  const orders = [await place(3), await place(4), await place(2), await place(5)];
+  const [, processing, cancelled, fulfilled] = orders.map((o) => o.order_id);
+  if (!processing || !cancelled || !fulfilled) throw new Error("orders were not placed");
+  await move(processing, "processing");
+  await move(cancelled, "cancelled");
+  const phoneNumbers = Array.from({ length: 5 }, uniquePhoneNumber);
+  const { numbers } = await json(
+    await operator.admin.orders[":order_id"].numbers.$post({
+      param: { order_id: fulfilled },
+      json: { phone_numbers: phoneNumbers },
+    }),
+    201,
+  );
+  // Number 0 has no verification; 1 to 4 are pending, under review, approved and rejected, each with one file.
+  const kycIds: string[] = [];
+  const documentIds: string[] = [];
+  const reviews = [[], ["under_review"], ["under_review", "approved"], ["under_review", "rejected"]] as const;
+  for (const [i, steps] of reviews.entries()) {
+    const numberId = numbers[i + 1]?.number_id ?? "";
+    const verification = await json(
+      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
+        param: { number_id: numberId },
+        json: {
+          verification_type: i % 2 === 0 ? "individual" : "business",
+          company_name: `${token} Company`,
+          address_line_1: `${token} Main Street`,
+          city: `${token} City`,
+          state_province: "CA",
+          postal_code: "94105",
+          country: "US",
+          email: `${token}@example.com`,
+        },
+      }),
+      201,
+    );
+    kycIds.push(verification.id);
+    documentIds.push((await uploadedDocument(await uploadFile(customer, numberId, pdf(), `${token}.pdf`))).id);
+    for (const status of steps) {
+      const body = status === "rejected" ? { status, rejection_reason: `${token} reason` } : { status };
+      await json(await operator.admin.kyc[":kyc_id"].review.$post({ param: { kyc_id: verification.id }, json: body }), 200);
+    }
+  }
+  const userIds: string[] = [];
+  for (const role of ["owner", "member"] as const) {
+    const user = await json(
+      await operator.admin.customers[":slug"].users.$post({
+        param: { slug: customer.slug },
+        json: { email: `${role}.${token}@example.com`, name: `${token} ${role}`, role },
+      }),
+      201,
+    );
+    userIds.push(user.user_id);
+  }
+  return {
+    customer,
+    token,
+    orderIds: orders.map((o) => o.order_id),
+    numberIds: numbers.map((n) => n.number_id),
+    phoneNumbers,
+    kycIds: kycIds.map(bare),
+    documentIds: documentIds.map(bare),
+    userIds,
+  };
+}
+
+/** An id as clients may write it (bare, prefixed, upper case) or subtly wrong. */
+function idsOf(own: string[], others: string[], prefix?: string): fc.Arbitrary<string> {
+  const forms = (id: string) =>
+    prefix ? [id, `${prefix}_${id}`, `${prefix}_${id}`.toUpperCase(), id.toUpperCase()] : [id, id.toUpperCase()];
+  const wrong = (id: string) => [
+    `${prefix ?? "id"}_x${id}`,
+    id.slice(0, -1),
+    `${id}0`,
+    `num_${id}`,
+    `kyc_${id}`,
+    `doc_${id}`,
+    ` ${id}`,
+  ];
+  const groups: fc.WeightedArbitrary<string>[] = [{ arbitrary: fc.uuid({ version: 4 }), weight: 1 }];
+  if (own.length > 0)
+    groups.push(
+      { arbitrary: fc.constantFrom(...own.flatMap(forms)), weight: 8 },
+      { arbitrary: fc.constantFrom(...own.flatMap(wrong)), weight: 2 },
+    );
+  if (others.length > 0) groups.push({ arbitrary: fc.constantFrom(...others.flatMap(forms)), weight: 3 });
+  return fc.oneof(...groups);
+}
+
+const commaList = (items: string[]) =>
+  fc.uniqueArray(fc.constantFrom(...items), { minLength: 1, maxLength: 3 }).map((list) => list.join(","));
+
+/** The values the generated requests draw on: mostly the first account's, sometimes the second's, sometimes neither. */
+function poolsFor(a: Account, b: Account, revocableKeyIds: string[]): Pools {
+  const freshPhoneNumbers = fc.uniqueArray(fc.stringMatching(/^\+[1-9]\d{9,13}$/), { minLength: 1, maxLength: 4 });
+  return {
+    params: {
+      customer_slug: fc.oneof(
+        { arbitrary: fc.constant(a.customer.slug), weight: 12 },
+        fc.constant(b.customer.slug),
+        fc.constant("demo"),
+      ),
+      order_id: idsOf(a.orderIds, b.orderIds),
+      number_id: idsOf(a.numberIds, b.numberIds, "num"),
+      document_id: idsOf(a.documentIds, b.documentIds, "doc"),
+      kyc_id: idsOf(a.kycIds, b.kycIds, "kyc"),
+      user_id: idsOf(a.userIds, b.userIds),
+      // Only keys no test uses: revoking one of the accounts' keys would turn the rest of the run into 401s.
+      id: idsOf(revocableKeyIds, []),
+      slug: fc.constantFrom(a.customer.slug, b.customer.slug, "no-such-account"),
+      country_code: fc.constantFrom("US", "GB", "DE", "FR"),
+      number_type: fc.constantFrom("mobile", "landline", "toll_free", "fax"),
+      code: fc.constantFrom(...PROBLEM_CODES, "unknown", "__proto__", "constructor", "toString"),
+    },
+    query: {
+      status: commaList([
+        "pending",
+        "processing",
+        "fulfilled",
+        "cancelled",
+        "active",
+        "suspended",
+        "released",
+        "inactive",
+        "locked",
+        "shipped",
+      ]),
+      country_code: commaList(["US", "GB", "DE", "FR", "us", "X"]),
+      number_type: commaList(["mobile", "landline", "toll_free", "fax"]),
+      role: commaList(["owner", "admin", "member", "root"]),
+      // The other account's phone number and token: a search never finds another account's data.
+      search: fc.constantFrom(a.token, b.token, b.phoneNumbers[0] ?? "+1", a.phoneNumbers[0] ?? "+1", "%", "_", "#0", "555"),
+      requested_from: calendarDate,
+      fulfilled_to: calendarDate,
+    },
+    fields: {
+      country_code: fc.constantFrom("US", "GB", "DE", "FR"),
+      number_type: fc.constantFrom("mobile", "landline", "toll_free", "national"),
+      country: fc.constantFrom("US", "DE"),
+      phone_numbers: fc.oneof(
+        { arbitrary: freshPhoneNumbers, weight: 4 },
+        fc.constant([b.phoneNumbers[0]]),
+        fc.constant([a.phoneNumbers[1], "+15550000000"]),
+      ),
+    },
+  };
+}
+
+/**
+ * Counts every row inserted, deleted or changed in any table, with a trigger per table and operation, so a request that
+ * changes nothing leaves the count as it was (an UPDATE that rewrites a row with its own values is not a change). FTS
+ * tables are left out: their shadow tables are written only by triggers on orders. api_keys.last_used_at is the key's
+ * use, written at most once a minute after any request (DECISIONS): not counted.
+ */
+async function installWriteCounter(): Promise<string[]> {
+  await env.DB.prepare("CREATE TABLE property_row_writes (n INTEGER NOT NULL)").run();
+  await env.DB.prepare("INSERT INTO property_row_writes (n) VALUES (0)").run();
+  const { results } = await env.DB.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all<{
+    name: string;
+    sql: string;
+  }>();
+  const virtual = results.filter((t) => /^CREATE VIRTUAL TABLE/i.test(t.sql)).map((t) => t.name);
+  const tables = results
+    .map((t) => t.name)
+    .filter((name) => !/^(sqlite_|_cf_|d1_)/.test(name) && name !== "property_row_writes")
+    .filter((name) => !virtual.some((v) => name === v || name.startsWith(`${v}_`)));
+  for (const table of tables) {
+    for (const operation of ["INSERT", "UPDATE", "DELETE"]) {
+      let when = "";
+      if (operation === "UPDATE") {
+        const columns = await env.DB.prepare("SELECT name FROM pragma_table_info(?)").bind(table).all<{ name: string }>();
+        when = `WHEN ${columns.results
+          .filter((c) => !(table === "api_keys" && c.name === "last_used_at"))
+          .map((c) => `OLD.${c.name} IS NOT NEW.${c.name}`)
+          .join(" OR ")}`;
+      }
+      await env.DB.prepare(
+        `CREATE TRIGGER property_count_${table}_${operation.toLowerCase()} AFTER ${operation} ON ${table} ${when} ` +
+          "BEGIN UPDATE property_row_writes SET n = n + 1; END",
+      ).run();
+    }
+  }
+  return tables;
+}
+
+/** Rows written so far and every object in the bucket: equal before and after a request that changed nothing. */
+async function storageFingerprint(): Promise<{ rowWrites: number; objects: string[] }> {
+  const listObjects = async () => {
+    const objects: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await env.DOCUMENTS.list({ cursor });
+      objects.push(...page.objects.map((o) => `${o.key} ${o.etag}`));
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+    return objects;
+  };
+  const [counted, objects] = await Promise.all([
+    env.DB.prepare("SELECT n FROM property_row_writes").first<{ n: number }>(),
+    listObjects(),
+  ]);
+  return { rowWrites: counted?.n ?? -1, objects };
+}
+
+/** Everything of an account that must never reach another: its ids, slug, phone numbers and the texts it stored. */
+async function secretsOf(account: Account): Promise<string[]> {
+  const id = account.customer.customerId;
+  const rows = await env.DB.batch([
+    env.DB.prepare("SELECT id, slug, name FROM customers WHERE id = ?").bind(id),
+    env.DB.prepare("SELECT id FROM orders WHERE customer_id = ?").bind(id),
+    env.DB.prepare("SELECT id, phone_number FROM numbers WHERE customer_id = ?").bind(id),
+    env.DB.prepare("SELECT id FROM kyc_verifications WHERE customer_id = ?").bind(id),
+    env.DB.prepare("SELECT id FROM kyc_documents WHERE customer_id = ?").bind(id),
+    env.DB.prepare("SELECT id, email, name FROM users WHERE customer_id = ?").bind(id),
+    env.DB.prepare("SELECT id, prefix FROM api_keys WHERE customer_id = ?").bind(id),
+  ]);
+  const values = rows.flatMap((r) => r.results.flatMap((row) => Object.values(row as Record<string, unknown>).map(String)));
+  // Only what is the account's alone: generated requests may have changed its names to short common words.
+  const distinctive = (value: string) =>
+    UUID.test(value) ||
+    /^\+\d{7,}$/.test(value) ||
+    value.startsWith("vnk_") ||
+    value.includes(account.token) ||
+    value.includes(account.customer.slug);
+  return [...new Set([...values.filter(distinctive), account.token])].map((v) => v.toLowerCase());
+}
+
+let operations: DescribedOperation[];
+let byId: Map<string, DescribedOperation>;
+let first: Account;
+let second: Account;
+let pools: Pools;
+let keys: KeyRing;
+
+beforeAll(async () => {
+  operations = await describedOperations();
+  byId = new Map(operations.map((o) => [o.operationId, o]));
+  await makeOrderable("US", "mobile");
+  await makeOrderable("GB", "landline");
+  first = await populatedAccount("first");
+  second = await populatedAccount("second");
+  // Keys of an account no test uses, for the operator's revocation to hit real keys.
+  const spare = await createCustomer("spare");
+  const revocable: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const created = await json(
+      await operator.admin.customers[":slug"]["api-keys"].$post({ param: { slug: spare.slug }, json: { name: `spare ${i}` } }),
+      201,
+    );
+    revocable.push(created.id);
+  }
+  pools = poolsFor(first, second, revocable);
+  keys = keyRing(first.customer.slug);
+});
+
+/** Requests for any of these operations, each operation as likely as the next. */
+const requestsFor = (chosen: () => DescribedOperation[]) =>
+  later(() => fc.oneof(...chosen().map((operation) => requestFor(operation, pools))));
+const anyRequest = requestsFor(() => operations);
+const customerRequest = requestsFor(() => operations.filter((o) => o.audience === "customer"));
+
+function operationOf(spec: RequestSpec): DescribedOperation {
+  const operation = byId.get(spec.operationId);
+  if (!operation) throw new Error(`no operation ${spec.operationId}`);
+  return operation;
+}
+
+/** The credential of the operation's audience: the first account's key, the operator's token, or none. */
+async function credentialFor(spec: RequestSpec): Promise<Record<string, string>> {
+  const { audience } = operationOf(spec);
+  if (audience === "public") return {};
+  if (audience === "operator") return { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+  const key = await keys.next();
+  return spec.apiKeyHeader ? { "X-API-Key": key } : { Authorization: `Bearer ${key}` };
+}
+
+function send(spec: RequestSpec, credential: Record<string, string>): Promise<Sent> {
+  return sendQuietly(spec.path + spec.query, requestInit(spec, credential));
+}
+
+const TIMEOUT = 120_000;
+
+describe("every described operation, under random valid and invalid requests", () => {
+  it("covers every operation the description lists, with a route of the app behind each", () => {
+    expect(operations.length).toBeGreaterThan(30);
+    expect(new Set(operations.map((o) => o.audience))).toEqual(new Set(["public", "customer", "operator"]));
+  });
+
+  test.prop([anyRequest], { numRuns: RUNS })(
+    "never answers with a 5xx",
+    async (spec) => {
+      const { status, label } = await send(spec, await credentialFor(spec));
+      expect(status, label).toBeLessThan(500);
+    },
+    TIMEOUT,
+  );
+
+  test.prop([anyRequest], { numRuns: RUNS })(
+    "answers only with a status, content type and body its route declares",
+    async (spec) => {
+      const { status, headers, text } = await send(spec, await credentialFor(spec));
+      expectDeclared(operationOf(spec), status, headers, text);
+    },
+    TIMEOUT,
+  );
+
+  describe("with every row write counted", () => {
+    /** The storage after the last request: the next one's "before", unless a key was made for the run in between. */
+    let last: Awaited<ReturnType<typeof storageFingerprint>>;
+    let keysMade = 0;
+
+    beforeAll(async () => {
+      const tables = await installWriteCounter();
+      expect(tables).toEqual(
+        expect.arrayContaining(["orders", "numbers", "kyc_verifications", "kyc_documents", "api_keys", "order_counts"]),
+      );
+      // The fingerprint sees a write and an upload (else the property would hold vacuously).
+      const before = await storageFingerprint();
+      await uploadedDocument(await uploadFile(first.customer, first.numberIds[1] ?? "", pdf(), "probe.pdf"));
+      last = await storageFingerprint();
+      expect(last.rowWrites).toBeGreaterThan(before.rowWrites);
+      expect(last.objects.length).toBe(before.objects.length + 1);
+    });
+
+    test.prop([anyRequest], { numRuns: RUNS })(
+      "changes no row and no object when it answers 4xx, or only reads",
+      async (spec) => {
+        const credential = await credentialFor(spec);
+        if (keys.made !== keysMade) {
+          keysMade = keys.made;
+          last = await storageFingerprint();
+        }
+        const before = last;
+        const { status, label } = await send(spec, credential);
+        last = await storageFingerprint();
+        if (status < 400 && spec.method !== "GET") return;
+        expect(last, label).toEqual(before);
+      },
+      TIMEOUT,
+    );
+  });
+
+  describe("with the other account's ids, slug, phone numbers and texts known", () => {
+    let secrets: string[];
+
+    beforeAll(async () => {
+      secrets = await secretsOf(second);
+      expect(secrets.length).toBeGreaterThan(20);
+    });
+
+    test.prop([customerRequest], { numRuns: RUNS })(
+      "shows an account's key nothing of another account, in any answer's body or headers",
+      async (spec) => {
+        const { status, headers, text, label } = await send(spec, await credentialFor(spec));
+        const answer = `${text} ${[...headers].map(([name, value]) => `${name}: ${value}`).join(" ")}`.toLowerCase();
+        // An error may quote what the request said; anything else of the other account's is a leak.
+        const sent = JSON.stringify(spec).toLowerCase();
+        const leaked = secrets.filter((secret) => answer.includes(secret) && !(status >= 400 && sent.includes(secret)));
+        expect(leaked, `${JSON.stringify(leaked)} leaked: ${label}`).toEqual([]);
+      },
+      TIMEOUT,
+    );
+  });
+});
