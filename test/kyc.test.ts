@@ -13,6 +13,7 @@ import {
   operator,
   problem,
   type TestCustomer,
+  withLogs,
 } from "./helpers.ts";
 
 type Verification = TestCustomer["api"]["v1"]["numbers"][":number_id"]["KYC"];
@@ -236,10 +237,14 @@ describe("update address", () => {
     await problem(await customer.callJson("PATCH", path, { company_name: null }), 400, "validation_error");
   });
 
-  it("is locked while under review and once approved (409 verification_locked), nothing changed", async () => {
+  it("is locked while under review and once approved (409 verification_locked), nothing changed, no row written", async () => {
     const { customer, numberId, verification } = await submitted();
+    await uploadPdf(customer, numberId);
     await json(await review(verification.id, { status: "under_review" }), 200);
-    await problem(await updateAddress(customer, `num_${numberId}`, { city: "Oakland" }), 409, "verification_locked");
+    const { result, lines } = await withLogs(() => updateAddress(customer, `num_${numberId}`, { city: "Oakland" }));
+    await problem(result, 409, "verification_locked");
+    // Not even the documents' statuses are written again with the values they have.
+    expect(lines.find((line) => line.method === "PATCH")).toMatchObject({ status: 409, d1_rows_written: 0 });
     await json(await review(verification.id, { status: "approved" }), 200);
     await problem(await updateAddress(customer, `num_${numberId}`, { city: "Oakland" }), 409, "verification_locked");
     expect((await json(await getVerification(customer, `num_${numberId}`), 200)).address.city).toBe("San Francisco");

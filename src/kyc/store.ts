@@ -186,12 +186,16 @@ export async function findUploadTarget(
   return ok(verification);
 }
 
-/** Sets every document's status from its verification's; runs in the same batch as an address update. */
+/**
+ * Sets every document's status from its verification's; runs in the same batch as an address update. Only documents
+ * whose status differs are written, so a refused update (the verification unchanged) writes no row.
+ */
 function syncDocumentStatuses(db: Database, kycId: SQL) {
+  const followed = documentStatusFor(statusOfVerification(kycDocuments.kycId), DOCUMENT_STATUS_OF);
   return db
     .update(kycDocuments)
-    .set({ status: documentStatusFor(statusOfVerification(kycDocuments.kycId), DOCUMENT_STATUS_OF) })
-    .where(sql`${kycDocuments.kycId} = ${kycId}`);
+    .set({ status: followed })
+    .where(and(sql`${kycDocuments.kycId} = ${kycId}`, sql`${kycDocuments.status} IS NOT ${followed}`));
 }
 
 /**
