@@ -6,9 +6,8 @@
 // Usage: npm run bench -- [--duration 6] [--connections 10] [--only <text>] [--json bench-results.json] [--keep]
 //   [--state-in <folder>]  (default /dev/shm when writable, else the system's temporary folder)
 
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -17,6 +16,7 @@ import autocannon from "autocannon";
 import { getPlatformProxy } from "wrangler";
 import { createDatabase } from "../src/db/client.ts";
 import { type Fixtures, seedDataset } from "./bench/dataset.ts";
+import { freePort, startWranglerDev, waitForHealth } from "./bench/dev-server.ts";
 import { type Goal, oneUpload, type Scenario, scenarios } from "./bench/scenarios.ts";
 import { d1File, readSegments, timeStatements } from "./bench/storage-floor.ts";
 
@@ -61,17 +61,6 @@ function wrangler(commandArgs: string[]): void {
   if (result.status !== 0) throw new Error(`wrangler ${commandArgs.join(" ")} failed:\n${result.stdout}${result.stderr}`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** D1 figures per scenario, summed from the Worker's log lines (one per request, tagged by X-Request-Id). */
 interface D1Totals {
   requests: number;
@@ -99,18 +88,6 @@ function collectLogLines(child: ChildProcess): void {
     d1ByRequestId.set(entry.request_id, totals);
   });
   child.stderr!.resume();
-}
-
-async function waitForHealth(base: string): Promise<void> {
-  for (let attempt = 0; attempt < 120; attempt++) {
-    const ok = await fetch(`${base}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error("wrangler dev did not answer /healthz within a minute");
 }
 
 interface Measured {
@@ -240,24 +217,9 @@ try {
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  dev = spawn(
-    process.execPath,
-    [
-      wranglerBin,
-      "dev",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--persist-to",
-      state,
-      "--var",
-      `ADMIN_TOKEN:${crypto.randomUUID()}`,
-    ],
-    { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  dev = startWranglerDev(root, state, port, crypto.randomUUID(), "pipe");
   collectLogLines(dev);
-  await waitForHealth(base);
+  await waitForHealth(base, dev);
 
   const upload = oneUpload(fixtures);
   const uploaded = await fetch(`${base}${upload.path}`, {

@@ -5,8 +5,7 @@
 import { OpenAPIHono, type RouteConfig, type z } from "@hono/zod-openapi";
 import { expect } from "vitest";
 import { createApp } from "../src/app.ts";
-import { TEST_RATE_LIMIT } from "./constants.ts";
-import { call, callInIsolate, json, operator, withLogs } from "./helpers.ts";
+import { call, callInIsolate, withLogs } from "./helpers.ts";
 
 /** Who may call an operation, read from its `security`. */
 type Audience = "public" | "customer" | "operator";
@@ -103,45 +102,6 @@ export function expectDeclared(operation: DescribedOperation, status: number, he
     expect(problem.request_id, label).toBe(headers.get("X-Request-Id"));
   }
   return { status, text, body, headers };
-}
-
-/** Requests one key may send before the tests' per-key rate limit could answer 429. */
-const KEY_BUDGET = TEST_RATE_LIMIT - 10;
-
-/** An account's API keys, used in turn. */
-export interface KeyRing {
-  /** The key for the next request. */
-  next(): Promise<string>;
-  /** Keys made so far: each one a row written between the requests under test. */
-  readonly made: number;
-}
-
-/**
- * A key ring for an account: a new key (made by the operator) every KEY_BUDGET requests, so hundreds of requests stay
- * under the per-key rate limit. It starts with `unusedKey` when given (a new account's), else with a key of its own.
- */
-export function keyRing(slug: string, unusedKey?: string): KeyRing {
-  let key = unusedKey ?? "";
-  let used = unusedKey === undefined ? KEY_BUDGET : 0;
-  let made = 0;
-  return {
-    get made() {
-      return made;
-    },
-    async next() {
-      if (used >= KEY_BUDGET) {
-        const created = await json(
-          await operator.admin.customers[":slug"]["api-keys"].$post({ param: { slug }, json: { name: "property run" } }),
-          201,
-        );
-        key = created.key;
-        used = 0;
-        made++;
-      }
-      used++;
-      return key;
-    },
-  };
 }
 
 /** An answer, read, with what was sent (for failure messages) and when, by the test's clock. */

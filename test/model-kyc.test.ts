@@ -13,14 +13,20 @@ import {
   exchangeWith,
   expectDuring,
   expectRefusal,
-  type KeyRing,
-  keyRing,
   operationNamed,
 } from "./api-description.ts";
 import { FILES, type FileKind } from "./arbitraries.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { filesPath, pdf, uploadedDocument, uploadFile } from "./files.ts";
-import { allocateNumbers, createCustomer, INDIVIDUAL_ADDRESS, json, type TestCustomer } from "./helpers.ts";
+import {
+  allocateNumbers,
+  createCustomer,
+  INDIVIDUAL_ADDRESS,
+  json,
+  type KeyRing,
+  keyRing,
+  type TestCustomer,
+} from "./helpers.ts";
 
 type Status = "pending" | "under_review" | "approved" | "rejected";
 type DocumentStatus = "uploaded" | "pending_review" | "verified" | "rejected";

@@ -11,12 +11,10 @@ import {
   exchangeWith,
   expectDuring,
   expectRefusal,
-  type KeyRing,
-  keyRing,
   operationNamed,
 } from "./api-description.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { createCustomer, json, makeOrderable, operator, type TestCustomer } from "./helpers.ts";
+import { createCustomer, json, type KeyRing, keyRing, makeOrderable, operator, type TestCustomer } from "./helpers.ts";
 
 type Status = "pending" | "processing" | "fulfilled" | "cancelled";
 const STATUSES: Status[] = ["pending", "processing", "fulfilled", "cancelled"];

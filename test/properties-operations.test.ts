@@ -5,19 +5,20 @@ import { env } from "cloudflare:workers";
 import { fc, test } from "@fast-check/vitest";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PROBLEM_CODES } from "../src/http/problem.ts";
-import {
-  type DescribedOperation,
-  describedOperations,
-  expectDeclared,
-  type KeyRing,
-  keyRing,
-  type Sent,
-  sendQuietly,
-} from "./api-description.ts";
+import { type DescribedOperation, describedOperations, expectDeclared, type Sent, sendQuietly } from "./api-description.ts";
 import { calendarDate, later, type Pools, type RequestSpec, requestFor, requestInit } from "./arbitraries.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
-import { createCustomer, json, makeOrderable, operator, type TestCustomer, uniquePhoneNumber } from "./helpers.ts";
+import {
+  createCustomer,
+  json,
+  type KeyRing,
+  keyRing,
+  makeOrderable,
+  operator,
+  type TestCustomer,
+  uniquePhoneNumber,
+} from "./helpers.ts";
 
 /** Generated requests per property. */
 const RUNS = 1000;

@@ -40,25 +40,22 @@ export interface Scenario {
 const ORDER_LIST_GOAL: Goal = { minShare: 0.5, maxRowsRead: 1000 };
 const RANGE_GOAL: Goal = { minShare: 0.3, maxSqliteMs: 15 };
 
-/** A 1 MiB PDF: a valid header, a comment filler, and the end marker. */
-function onePdfMebibyte(): Buffer {
-  const head = Buffer.from("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n");
+/** A valid PDF of `size` bytes: a header, a comment as filler, and the end marker the file checks look for. */
+export function pdfOf(size: number): Buffer {
+  const head = Buffer.from("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "latin1");
   const tail = Buffer.from("\n%%EOF\n");
-  const filler = Buffer.alloc(1024 * 1024 - head.length - tail.length, "%");
-  return Buffer.concat([head, filler, tail]);
+  return Buffer.concat([head, Buffer.alloc(size - head.length - tail.length, "%"), tail]);
 }
 
-const UPLOAD_BOUNDARY = "vn-bench-boundary";
+export const UPLOAD_BOUNDARY = "vn-bench-boundary";
 
-function uploadBody(): Buffer {
+/** A multipart upload of `file` under `filename` as an address proof. */
+export function multipartUpload(file: Buffer, filename: string): Buffer {
   const part = (headers: string, content: Buffer | string) =>
     Buffer.concat([Buffer.from(`--${UPLOAD_BOUNDARY}\r\n${headers}\r\n\r\n`), Buffer.from(content), Buffer.from("\r\n")]);
   return Buffer.concat([
     part('Content-Disposition: form-data; name="document_type"', "address_proof"),
-    part(
-      'Content-Disposition: form-data; name="file"; filename="statement.pdf"\r\nContent-Type: application/pdf',
-      onePdfMebibyte(),
-    ),
+    part(`Content-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/pdf`, file),
     Buffer.from(`--${UPLOAD_BOUNDARY}--\r\n`),
   ]);
 }
@@ -149,7 +146,7 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
       method: "POST",
       path: uploadPath,
       authenticated: true,
-      body: uploadBody(),
+      body: multipartUpload(pdfOf(1024 * 1024), "statement.pdf"),
       contentType: `multipart/form-data; boundary=${UPLOAD_BOUNDARY}`,
     },
     {
@@ -165,7 +162,7 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
 export function oneUpload(f: Fixtures): { path: string; body: Buffer; contentType: string } {
   return {
     path: `/v1/numbers/num_${f.verifiedNumberIds[0]}/KYC/files`,
-    body: uploadBody(),
+    body: multipartUpload(pdfOf(1024 * 1024), "statement.pdf"),
     contentType: `multipart/form-data; boundary=${UPLOAD_BOUNDARY}`,
   };
 }

@@ -10,12 +10,13 @@
 //   [--state-in <folder>]  (--worker: the checkout whose Worker is measured, default this one; a worktree of an older
 //   commit measures the code as it was)
 
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { freePort, startWranglerDev, waitForHealth } from "./dev-server.ts";
+import { multipartUpload, pdfOf, UPLOAD_BOUNDARY } from "./scenarios.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -45,25 +46,6 @@ const MIB = 1024 * 1024;
 const FILE_BYTES = 10 * MIB;
 const SLUG = "memory-bench";
 
-/** A valid PDF of `size` bytes: the header, a comment as filler, and the end marker the file checks look for. */
-function pdf(size: number): Buffer {
-  const head = Buffer.from("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n", "latin1");
-  const tail = Buffer.from("\n%%EOF\n");
-  return Buffer.concat([head, Buffer.alloc(size - head.length - tail.length, "%"), tail]);
-}
-
-const BOUNDARY = "vn-upload-memory-boundary";
-
-function uploadBody(file: Buffer, filename: string): Buffer {
-  const part = (headers: string, content: Buffer | string) =>
-    Buffer.concat([Buffer.from(`--${BOUNDARY}\r\n${headers}\r\n\r\n`), Buffer.from(content), Buffer.from("\r\n")]);
-  return Buffer.concat([
-    part('Content-Disposition: form-data; name="document_type"', "address_proof"),
-    part(`Content-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/pdf`, file),
-    Buffer.from(`--${BOUNDARY}--\r\n`),
-  ]);
-}
-
 interface Mode {
   name: string;
   /** The answer every request of this mode must get, or the run measured something else. */
@@ -77,33 +59,6 @@ const MODES: Mode[] = [
   { name: "read, refused (415)", status: 415, filename: "statement.png", authorized: true },
   { name: "stored in R2 (201)", status: 201, filename: "statement.pdf", authorized: true },
 ];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(base: string, dev: ChildProcess): Promise<void> {
-  for (let attempt = 0; attempt < 120; attempt++) {
-    if (dev.exitCode !== null) throw new Error(`wrangler dev exited with ${dev.exitCode}`);
-    const ok = await fetch(`${base}/healthz`).then(
-      async (r) => {
-        await r.arrayBuffer();
-        return r.ok;
-      },
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error("wrangler dev did not answer /healthz within a minute");
-}
 
 /** Resident set and its peak of a process, in MiB. */
 function memoryOf(pid: number): { rss: number; hwm: number } {
@@ -241,22 +196,7 @@ async function measure(mode: Mode, phase: Phase, body: Buffer): Promise<Measurem
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const adminToken = crypto.randomUUID();
-    dev = spawn(
-      process.execPath,
-      [
-        wranglerBin,
-        "dev",
-        "--ip",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--persist-to",
-        state,
-        "--var",
-        `ADMIN_TOKEN:${adminToken}`,
-      ],
-      { cwd: workerRoot, detached: true, stdio: ["ignore", "ignore", "pipe"] },
-    );
+    dev = startWranglerDev(workerRoot, state, port, adminToken, "ignore");
     let stderr = "";
     dev.stderr!.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);
@@ -271,7 +211,7 @@ async function measure(mode: Mode, phase: Phase, body: Buffer): Promise<Measurem
       const response = await fetch(`${base}/v1/numbers/${numberId}/KYC/files`, {
         method: "POST",
         headers: {
-          "content-type": `multipart/form-data; boundary=${BOUNDARY}`,
+          "content-type": `multipart/form-data; boundary=${UPLOAD_BOUNDARY}`,
           ...(mode.authorized ? { authorization: `Bearer ${key}` } : {}),
         },
         body,
@@ -280,7 +220,7 @@ async function measure(mode: Mode, phase: Phase, body: Buffer): Promise<Measurem
       if (response.status !== mode.status) throw new Error(`${mode.name}: answered ${response.status} ${text}`);
     };
     // The code paths compiled and the first allocations made, on a small file, so "before" is a warm process.
-    await send(uploadBody(pdf(64 * 1024), mode.filename));
+    await send(multipartUpload(pdfOf(64 * 1024), mode.filename));
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const before = memoryOf(runtime).rss;
     const peaks: number[] = [];
@@ -321,7 +261,7 @@ log(
 // Modes and phases alternate within each run, so a machine that gets busier during the runs weighs on all alike.
 for (let run = 1; run <= runs; run++) {
   for (const result of results) {
-    const body = uploadBody(pdf(FILE_BYTES), result.mode.filename);
+    const body = multipartUpload(pdfOf(FILE_BYTES), result.mode.filename);
     for (const phase of PHASES) {
       const m = await measure(result.mode, phase, body);
       (phase === "one by one" ? result.oneByOne : result.atOnce).push(m);

@@ -1,0 +1,48 @@
+// Starting points shared by the benchmarks that drive `wrangler dev`: a free port, and waiting until it answers.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import path from "node:path";
+
+/**
+ * `wrangler dev` of the Worker in `workerRoot`, on 127.0.0.1:`port`, keeping its state in `state`, with this admin
+ * token, in a process group of its own (so stopping it stops workerd too). Its stdout is piped when asked for.
+ */
+export function startWranglerDev(
+  workerRoot: string,
+  state: string,
+  port: number,
+  adminToken: string,
+  stdout: "pipe" | "ignore",
+): ChildProcess {
+  const wranglerBin = path.join(workerRoot, "node_modules", "wrangler", "bin", "wrangler.js");
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--var", `ADMIN_TOKEN:${adminToken}`];
+  return spawn(process.execPath, [wranglerBin, ...args], { cwd: workerRoot, detached: true, stdio: ["ignore", stdout, "pipe"] });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits (a minute at most) until `wrangler dev` answers /healthz; gives up at once if it exited. */
+export async function waitForHealth(base: string, dev: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 120; attempt++) {
+    if (dev.exitCode !== null) throw new Error(`wrangler dev exited with ${dev.exitCode}`);
+    const ok = await fetch(`${base}/healthz`).then(
+      async (r) => {
+        await r.arrayBuffer();
+        return r.ok;
+      },
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error("wrangler dev did not answer /healthz within a minute");
+}
