@@ -17,7 +17,7 @@ import { sha256Hex } from "../lib/api-key.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { formParts } from "./multipart.ts";
 import { ApiError, CLIENT_CLOSED_STATUS, validationError } from "./problem.ts";
-import { mediaTypeOf, requestBody } from "./request-body.ts";
+import { isMultipart, requestBody } from "./request-body.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
@@ -51,7 +51,7 @@ async function fingerprintOf(request: Request, path: string): Promise<string> {
   };
   await write("method", encoder.encode(request.method));
   await write("path", encoder.encode(path));
-  if (mediaTypeOf(request.headers.get("Content-Type") ?? undefined) === "multipart/form-data") {
+  if (isMultipart(request)) {
     for (const part of await formParts(request)) {
       await write("name", encoder.encode(part.name));
       if (part.filename !== undefined) {
@@ -184,10 +184,6 @@ const deferredClaims = new WeakMap<Request, () => Promise<void>>();
  */
 export async function claimBeforeReadingBody(request: Request): Promise<void> {
   await deferredClaims.get(request)?.();
-}
-
-function isMultipart(request: Request): boolean {
-  return mediaTypeOf(request.headers.get("Content-Type") ?? undefined) === "multipart/form-data";
 }
 
 /**

@@ -117,37 +117,58 @@ type Operation = {
   responses?: Record<string, { description?: string; content?: unknown; headers?: Record<string, unknown> }>;
 };
 
+/** Every operation of the document, with its method ("get", "post", …). */
+function operationsOf(document: EditableDocument): [string, Operation][] {
+  return Object.values(document.paths ?? {}).flatMap((item) => Object.entries(item) as [string, Operation][]);
+}
+
+/**
+ * Adds an optional request header (as a parameter) and a response header to the document's components, each under
+ * its component name, and returns references to both.
+ */
+function addHeaderComponents(
+  document: EditableDocument,
+  parameter: { component: string; name: string; description: string; schema: object },
+  header: { component: string; description: string; schema: object },
+) {
+  const { name, description, schema } = parameter;
+  const components = document.components ?? {};
+  components.parameters = {
+    ...components.parameters,
+    [parameter.component]: { name, in: "header", required: false, description, schema },
+  };
+  components.headers = { ...components.headers, [header.component]: { description: header.description, schema: header.schema } };
+  document.components = components;
+  return {
+    parameter: { $ref: `#/components/parameters/${parameter.component}` },
+    header: { $ref: `#/components/headers/${header.component}` },
+  };
+}
+
 /**
  * The `x-d1-bookmark` header on every authenticated operation (they all read D1): accepted as an optional request
  * header, and returned on every response. Added to the generated document, as it belongs to no one route.
  */
 function addBookmarkHeader(document: EditableDocument): void {
-  const components = document.components ?? {};
-  components.parameters = {
-    ...components.parameters,
-    D1Bookmark: {
+  const refs = addHeaderComponents(
+    document,
+    {
+      component: "D1Bookmark",
       name: "x-d1-bookmark",
-      in: "header",
-      required: false,
       description: BOOKMARK_DESCRIPTION,
       schema: { type: "string", pattern: BOOKMARK_PATTERN.source },
     },
-  };
-  components.headers = {
-    ...components.headers,
-    D1Bookmark: {
+    {
+      component: "D1Bookmark",
       description: "The newest D1 bookmark this request saw; send it back as x-d1-bookmark to read your own writes.",
       schema: { type: "string" },
     },
-  };
-  document.components = components;
-  for (const item of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(item) as Operation[]) {
-      if (!operation.security?.length) continue;
-      operation.parameters = [...(operation.parameters ?? []), { $ref: "#/components/parameters/D1Bookmark" }];
-      for (const response of Object.values(operation.responses ?? {})) {
-        response.headers = { ...response.headers, "x-d1-bookmark": { $ref: "#/components/headers/D1Bookmark" } };
-      }
+  );
+  for (const [, operation] of operationsOf(document)) {
+    if (!operation.security?.length) continue;
+    operation.parameters = [...(operation.parameters ?? []), refs.parameter];
+    for (const response of Object.values(operation.responses ?? {})) {
+      response.headers = { ...response.headers, "x-d1-bookmark": refs.header };
     }
   }
 }
@@ -163,39 +184,32 @@ const IDEMPOTENCY_DESCRIPTION =
  * the optional request header, its 409 and 422 answers, and the Idempotent-Replayed header on stored answers.
  */
 function addIdempotencyKey(document: EditableDocument): void {
-  const components = document.components ?? {};
-  components.parameters = {
-    ...components.parameters,
-    IdempotencyKey: {
+  const refs = addHeaderComponents(
+    document,
+    {
+      component: "IdempotencyKey",
       name: IDEMPOTENCY_KEY_HEADER,
-      in: "header",
-      required: false,
       description: IDEMPOTENCY_DESCRIPTION,
       schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source, minLength: 1, maxLength: 255 },
     },
-  };
-  components.headers = {
-    ...components.headers,
-    IdempotentReplayed: {
+    {
+      component: "IdempotentReplayed",
       description: "Present (true) when this answer is the stored answer to an earlier request with the same Idempotency-Key.",
       schema: { type: "string", enum: ["true"] },
     },
-  };
-  document.components = components;
+  );
   const problemRef = { $ref: "#/components/schemas/Problem" };
-  for (const item of Object.values(document.paths ?? {})) {
-    for (const [method, operation] of Object.entries(item) as [string, Operation][]) {
-      if (method !== "post" && method !== "patch") continue;
-      operation.parameters = [...(operation.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }];
-      const responses = operation.responses ?? {};
-      responses["409"] ??= problemDescription(409, problemRef);
-      responses["422"] = problemDescription(422, problemRef);
-      for (const [status, response] of Object.entries(responses)) {
-        if (Number(status) >= 500 || status === "401" || status === "429") continue;
-        response.headers = { ...response.headers, [REPLAYED_HEADER]: { $ref: "#/components/headers/IdempotentReplayed" } };
-      }
-      operation.responses = responses;
+  for (const [method, operation] of operationsOf(document)) {
+    if (method !== "post" && method !== "patch") continue;
+    operation.parameters = [...(operation.parameters ?? []), refs.parameter];
+    const responses = operation.responses ?? {};
+    responses["409"] ??= problemDescription(409, problemRef);
+    responses["422"] = problemDescription(422, problemRef);
+    for (const [status, response] of Object.entries(responses)) {
+      if (Number(status) >= 500 || status === "401" || status === "429") continue;
+      response.headers = { ...response.headers, [REPLAYED_HEADER]: refs.header };
     }
+    operation.responses = responses;
   }
 }
 

@@ -58,12 +58,17 @@ const bodies = new WeakMap<Request, Promise<Uint8Array>>();
 export function requestBody(request: Request): Promise<Uint8Array> {
   let body = bodies.get(request);
   if (!body) {
-    const multipart = mediaTypeOf(request.headers.get("Content-Type") ?? undefined) === "multipart/form-data";
+    const multipart = isMultipart(request);
     const limit = multipart ? MAX_FILE_BYTES + MULTIPART_ENVELOPE_BYTES : JSON_BODY_LIMIT;
     body = readBounded(request, limit, multipart ? fileTooLarge : jsonTooLarge);
     bodies.set(request, body);
   }
   return body;
+}
+
+/** Whether the request's body is multipart/form-data (a file upload), which has limits and a reader of its own. */
+export function isMultipart(request: Request): boolean {
+  return mediaTypeOf(request.headers.get("Content-Type") ?? undefined) === "multipart/form-data";
 }
 
 /** The media type of a Content-Type header, lowercased, without parameters ("" when absent). */

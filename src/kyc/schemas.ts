@@ -186,21 +186,21 @@ export const updateAddressBody = z
   })
   .openapi("UpdateKycAddress");
 
-/** The submitted address as the store takes it. */
+/** The submitted address as the store takes it (the store stores an absent optional field as null). */
 export function toNewVerification(body: z.infer<typeof submitAddressBody>): NewVerification {
   return {
     type: body.verification_type,
     addressLine1: body.address_line_1,
-    addressLine2: body.address_line_2 ?? null,
+    addressLine2: body.address_line_2,
     city: body.city,
     stateProvince: body.state_province,
     postalCode: body.postal_code,
     country: body.country,
-    companyName: body.company_name ?? null,
-    taxId: body.tax_id ?? null,
-    contactPerson: body.contact_person ?? null,
-    phoneNumber: body.phone_number ?? null,
-    email: body.email ?? null,
+    companyName: body.company_name,
+    taxId: body.tax_id,
+    contactPerson: body.contact_person,
+    phoneNumber: body.phone_number,
+    email: body.email,
   };
 }
 

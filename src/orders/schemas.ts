@@ -88,7 +88,7 @@ export function toNewOrder(body: z.infer<typeof createOrderBody>): NewOrder {
     numberType: body.number_type,
     countryCode: body.country_code,
     quantity: body.quantity,
-    notes: body.notes ?? null,
+    notes: body.notes,
   };
 }
 
