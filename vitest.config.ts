@@ -17,8 +17,9 @@ export default defineConfig(async () => {
         miniflare: {
           // vitest's own runner imports node:* modules; the Worker itself does not need the flag.
           compatibilityFlags: ["nodejs_compat"],
-          // Migrations reach the setup file as a binding; the admin token stands in for the Worker secret.
-          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+          // Migrations reach the setup file as a binding; the admin token stands in for the Worker secret; webhook URL rules
+          // are the production ones whatever a developer's .dev.vars says (tests that need http:// set the variable).
+          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: TEST_ADMIN_TOKEN, WEBHOOK_ALLOW_INSECURE_URLS: "" },
           // DB as wrangler.toml declares it, and a second, empty database for the migration test.
           d1Databases: { DB: "virtual-numbers", MIGRATION_TEST_DB: "migration-test" },
           ratelimits: { API_RATE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_RATE_LIMIT, period: 60 } } },

@@ -1,12 +1,18 @@
 // The Worker's bindings, and per audience the variables its middleware hands to handlers.
 import type { Database } from "./db/client.ts";
 import type { RequestSession } from "./db/session.ts";
+import type { Outbox } from "./webhooks/outbox.ts";
 
 /**
  * The bindings, as `wrangler types` generates them from wrangler.toml (ADMIN_TOKEN is a required secret there), except
- * that PUBLIC_BASE_URL is any string: wrangler types it as the literal it has there, empty, but each deployment sets it.
+ * that the variables are any string (wrangler types each as the literal it has there, empty, but each deployment sets
+ * them) and the delivery queue carries delivery ids.
  */
-type Bindings = Omit<Env, "PUBLIC_BASE_URL"> & { PUBLIC_BASE_URL: string };
+export type Bindings = Omit<Env, "PUBLIC_BASE_URL" | "WEBHOOK_ALLOW_INSECURE_URLS" | "WEBHOOK_DELIVERIES"> & {
+  PUBLIC_BASE_URL: string;
+  WEBHOOK_ALLOW_INSECURE_URLS: string;
+  WEBHOOK_DELIVERIES: Queue<string>;
+};
 
 /** What the request's one log line says about who made it, filled in by the guard that finds out. */
 interface RequestLog {
@@ -22,6 +28,8 @@ export interface AppEnv {
     session: RequestSession;
     requestId: string;
     log: RequestLog;
+    /** The webhook deliveries this request's writes created: put on the queue once it is answered. */
+    outbox: Outbox;
   };
 }
 

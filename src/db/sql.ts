@@ -43,3 +43,11 @@ export function insertSelection<T extends Record<string, unknown>>(fields: T): S
   });
   return Object.fromEntries(entries) as Selection<T>;
 }
+
+/**
+ * A random version-4 UUID made by SQLite, a new one per row: for rows an INSERT … SELECT creates in numbers unknown
+ * before it runs. (`random() & 3` picks the variant digit; abs(random()) could overflow.)
+ */
+export function randomUuid(): SQL {
+  return sql`lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (random() & 3), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`;
+}

@@ -1,8 +1,11 @@
-// Per-request plumbing: the request id (echoed or minted), the request's D1 session, and one JSON log line per request.
+// Per-request plumbing: the request id (echoed or minted), the request's D1 session, the webhook deliveries its writes
+// created (sent to the queue once it is answered), and one JSON log line per request.
 import type { MiddlewareHandler } from "hono";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
 import type { AppEnv } from "../env.ts";
 import { describeError } from "../lib/describe-error.ts";
+import { Outbox } from "../webhooks/outbox.ts";
+import { enqueueDeliveries } from "../webhooks/queue.ts";
 import { ClientClosed, isUnexpected, problemResponse, validationError } from "./problem.ts";
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -20,6 +23,8 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const session = openRequestSession(c.env.DB, c.req.method, bookmarkValid ? bookmark : undefined);
   c.set("session", session);
   c.set("db", session.db);
+  const outbox = new Outbox();
+  c.set("outbox", outbox);
 
   if (bookmarkValid) {
     await next();
@@ -60,4 +65,22 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     ...(failure ? { error: failure } : {}),
   };
   console.log(JSON.stringify(line));
+
+  // After the answer, not before it: the deliveries exist in D1 already, and a message lost here is sent by the
+  // scheduled sweep of overdue deliveries.
+  if (outbox.deliveryIds.length > 0) {
+    c.executionCtx.waitUntil(
+      enqueueDeliveries(c.env.WEBHOOK_DELIVERIES, outbox.deliveryIds).catch((error: unknown) => {
+        console.log(
+          JSON.stringify({
+            level: "error",
+            event: "enqueue_failed",
+            request_id: requestId,
+            deliveries: outbox.deliveryIds,
+            error: describeError(error),
+          }),
+        );
+      }),
+    );
+  }
 };

@@ -1,0 +1,98 @@
+// Events written in the same D1 batch as the change they record (an outbox), each with a delivery to every endpoint
+// of the account that takes its type; and the request's tally of new deliveries, put on the queue once it is answered.
+import { type AnyColumn, and, eq, type SQL, sql } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Database } from "../db/client.ts";
+import {
+  type DeliveryStatus,
+  type EventType,
+  events,
+  type WebhookEndpointStatus,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "../db/schema.ts";
+import { insertSelection, randomUuid } from "../db/sql.ts";
+
+/** What a request's writes leave to be sent: the ids of the deliveries they created, in the order they were made. */
+export class Outbox {
+  readonly deliveryIds: string[] = [];
+
+  /** Takes the rows an event's delivery statement returned, once its batch has committed. */
+  add(deliveries: readonly { id: string }[]): void {
+    for (const { id } of deliveries) this.deliveryIds.push(id);
+  }
+}
+
+export interface EventSpec {
+  type: EventType;
+  /** The account the event belongs to, as a column of `from` (or a known id). */
+  customerId: AnyColumn | SQL | string;
+  /** The resource as the API answers it: a JSON expression over `from` (see payloads.ts). */
+  data: SQL;
+  /** The table the event is read from: the changed row's. */
+  from: SQLiteTable;
+  /**
+   * When the change happened, evaluated where the statements stand in the batch: `changeApplied()` right after a
+   * guarded write, or the write's own guard in front of a DELETE.
+   */
+  where: SQL;
+  /** Deliver to this endpoint only, whatever types it takes (the test event); else to every endpoint that takes it. */
+  endpointId?: string;
+}
+
+/**
+ * True in the statement right after an INSERT, UPDATE or DELETE that wrote at least one row: SQLite's changes() counts
+ * the rows of the last completed one (not those its triggers wrote), and a batch runs its statements in order.
+ */
+export function changeApplied(): SQL {
+  return sql`changes() > 0`;
+}
+
+/**
+ * The two statements that record one event, for the change's own batch: the event, if `where` holds, then its
+ * deliveries (returning their ids, for the Outbox), which exist only if the event does. Both read the state the
+ * batch has reached at their place in it.
+ */
+export function eventStatements(db: Database, spec: EventSpec, now: number) {
+  const eventId = crypto.randomUUID();
+  const event = db.insert(events).select(
+    db
+      .select(insertSelection({ id: eventId, customerId: spec.customerId, type: spec.type, data: spec.data, createdAt: now }))
+      .from(spec.from)
+      .where(spec.where),
+  );
+  const subscribed =
+    spec.endpointId === undefined
+      ? and(
+          eq(webhookEndpoints.status, "enabled" satisfies WebhookEndpointStatus),
+          sql`EXISTS (SELECT 1 FROM json_each(${webhookEndpoints.eventTypes}) WHERE value = ${events.type})`,
+        )
+      : eq(webhookEndpoints.id, spec.endpointId);
+  const deliveries = db
+    .insert(webhookDeliveries)
+    .select(
+      db
+        .select(
+          insertSelection({
+            id: randomUuid(),
+            customerId: events.customerId,
+            endpointId: webhookEndpoints.id,
+            eventId: events.id,
+            status: "pending" satisfies DeliveryStatus,
+            attempts: 0,
+            lastStatusCode: null,
+            lastError: null,
+            lastResponse: null,
+            nextAttemptAt: now,
+            leaseExpiresAt: null,
+            createdAt: now,
+            deliveredAt: null,
+          }),
+        )
+        .from(events)
+        .innerJoin(webhookEndpoints, and(eq(webhookEndpoints.customerId, events.customerId), subscribed))
+        .where(eq(events.id, eventId)),
+    )
+    .returning({ id: webhookDeliveries.id });
+  return [event, deliveries] as const;
+}

@@ -1,0 +1,114 @@
+// Event data built in SQL, from the rows as they stand at the event's place in the change's batch: each resource as
+// the API answers it (toOrder, toNumber, toVerification and the document summary build the same JSON in JS; a test
+// holds every event's data equal to the API's answer).
+import { type AnyColumn, asc, eq, type SQL, sql } from "drizzle-orm";
+import { kycDocuments, kycVerifications, numbers, orders } from "../db/schema.ts";
+
+/** toIso in SQL: ISO 8601 UTC with milliseconds; NULL stays NULL. */
+function iso(ms: AnyColumn | SQL): SQL {
+  return sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${ms} / 1000.0, 'unixepoch')`;
+}
+
+function prefixed(prefix: string, id: AnyColumn): SQL {
+  return sql`${`${prefix}_`} || ${id}`;
+}
+
+/** json_object over named fields, in their order. */
+function jsonObject(fields: Record<string, AnyColumn | SQL>): SQL {
+  const pairs = Object.entries(fields).map(([name, value]) => sql`${name}, ${value}`);
+  return sql`json_object(${sql.join(pairs, sql`, `)})`;
+}
+
+/** The Order (toOrder) of the `orders` row in scope. */
+export function orderData(): SQL {
+  return jsonObject({
+    order_id: orders.id,
+    // formatOrderNumber: at least six digits.
+    order_number: sql`printf('#%06d', ${orders.orderSeq})`,
+    number_type: orders.numberType,
+    country_code: orders.countryCode,
+    quantity: orders.quantity,
+    status: orders.status,
+    fulfilled_quantity: orders.fulfilledQuantity,
+    notes: orders.notes,
+    requested_at: iso(orders.requestedAt),
+    fulfilled_at: iso(orders.fulfilledAt),
+    created_at: iso(orders.createdAt),
+    updated_at: iso(orders.updatedAt),
+  });
+}
+
+/**
+ * `{order, numbers}` for an allocation: the order in scope and the numbers with these ids as the numbers list shows
+ * them (toNumber), ordered by phone number as the allocation's answer is.
+ */
+export function allocationData(numberIds: SQL): SQL {
+  const item = jsonObject({
+    number_id: numbers.id,
+    phone_number: numbers.phoneNumber,
+    country_code: numbers.countryCode,
+    number_type: numbers.numberType,
+    status: numbers.status,
+    order_id: numbers.orderId,
+    kyc_status: sql`(SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.numberId} = ${numbers.id})`,
+    created_at: iso(numbers.createdAt),
+    updated_at: iso(numbers.updatedAt),
+  });
+  const list = sql`(SELECT json_group_array(json(${item}) ORDER BY ${numbers.phoneNumber}) FROM ${numbers} WHERE ${numbers.id} IN ${numberIds})`;
+  return jsonObject({ order: sql`json(${orderData()})`, numbers: sql`json(${list})` });
+}
+
+/** The document summary (as a verification lists it) of the `kyc_documents` row in scope. */
+function documentSummary(): SQL {
+  return jsonObject({
+    id: prefixed("doc", kycDocuments.id),
+    document_type: kycDocuments.documentType,
+    filename: kycDocuments.filename,
+    status: kycDocuments.status,
+    uploaded_at: iso(kycDocuments.uploadedAt),
+  });
+}
+
+/** The KYC verification (toVerification) of the `kyc_verifications` row in scope, with its documents oldest first. */
+export function verificationData(): SQL {
+  const documents = sql`(SELECT json_group_array(json(${documentSummary()}) ORDER BY ${asc(kycDocuments.uploadedAt)}, ${asc(kycDocuments.id)}) FROM ${kycDocuments} WHERE ${eq(kycDocuments.kycId, kycVerifications.id)})`;
+  return jsonObject({
+    id: prefixed("kyc", kycVerifications.id),
+    number_id: prefixed("num", kycVerifications.numberId),
+    status: kycVerifications.status,
+    type: kycVerifications.type,
+    address: jsonObject({
+      address_line_1: kycVerifications.addressLine1,
+      address_line_2: kycVerifications.addressLine2,
+      city: kycVerifications.city,
+      state_province: kycVerifications.stateProvince,
+      postal_code: kycVerifications.postalCode,
+      country: kycVerifications.country,
+    }),
+    company_name: kycVerifications.companyName,
+    tax_id: kycVerifications.taxId,
+    contact_person: kycVerifications.contactPerson,
+    phone_number: kycVerifications.phoneNumber,
+    email: kycVerifications.email,
+    documents: sql`json(${documents})`,
+    submitted_at: iso(kycVerifications.submittedAt),
+    updated_at: iso(kycVerifications.updatedAt),
+    reviewed_at: iso(kycVerifications.reviewedAt),
+    rejection_reason: kycVerifications.rejectionReason,
+    expires_at: iso(kycVerifications.expiresAt),
+  });
+}
+
+/** `{kyc_id, number_id, document}` for the `kyc_documents` row in scope (an upload or a delete). */
+export function documentEventData(): SQL {
+  return jsonObject({
+    kyc_id: prefixed("kyc", kycDocuments.kycId),
+    number_id: sql`(SELECT ${prefixed("num", kycVerifications.numberId)} FROM ${kycVerifications} WHERE ${eq(kycVerifications.id, kycDocuments.kycId)})`,
+    document: sql`json(${documentSummary()})`,
+  });
+}
+
+/** `{webhook_endpoint_id}` for the test event of the `webhook_endpoints` row in scope. */
+export function testEventData(endpointId: AnyColumn): SQL {
+  return jsonObject({ webhook_endpoint_id: prefixed("we", endpointId) });
+}
