@@ -8,6 +8,7 @@ import { pageWindow } from "../src/db/paging.ts";
 import { sha256Hex } from "../src/lib/api-key.ts";
 import { allocateNumbers, listNumbers } from "../src/numbers/store.ts";
 import { createOrder, type NewOrder } from "../src/orders/store.ts";
+import { Outbox } from "../src/webhooks/outbox.ts";
 
 export const DEMO_SLUG = "demo";
 
@@ -40,19 +41,21 @@ export interface DemoAccount {
 
 /** The data a new demo account starts with: orders over the last hours, one of them fulfilled with the demo numbers. */
 async function seedNewAccount(db: Database, customerId: string, now: number): Promise<void> {
+  // A new account has no webhook endpoint, so its events have no deliveries to send.
+  const outbox = new Outbox();
   for (const [i, order] of DEMO_ORDERS.entries()) {
     valueOrThrow(
-      await createOrder(db, customerId, order, now - (DEMO_ORDERS.length + 1 - i) * HOUR),
+      await createOrder(db, outbox, customerId, order, now - (DEMO_ORDERS.length + 1 - i) * HOUR),
       "seeding the demo account: an order",
     );
   }
   const numbersOrder = { numberType: "mobile", countryCode: "US", quantity: DEMO_PHONE_NUMBERS.length, notes: "Demo numbers" };
   const order = valueOrThrow(
-    await createOrder(db, customerId, numbersOrder, now - HOUR),
+    await createOrder(db, outbox, customerId, numbersOrder, now - HOUR),
     "seeding the demo account: the numbers' order",
   );
   valueOrThrow(
-    await allocateNumbers(db, order.id, DEMO_PHONE_NUMBERS, now - HOUR / 2),
+    await allocateNumbers(db, outbox, order.id, DEMO_PHONE_NUMBERS, now - HOUR / 2),
     "seeding the demo account: the allocation",
   );
 }

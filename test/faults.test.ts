@@ -6,7 +6,17 @@ import { env } from "cloudflare:workers";
 import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
-import { idempotencyKeys, kycDocuments, kycVerifications, numberCounts, numbers, orderCounts, orders } from "../src/db/schema.ts";
+import {
+  events,
+  idempotencyKeys,
+  kycDocuments,
+  kycVerifications,
+  numberCounts,
+  numbers,
+  orderCounts,
+  orders,
+  webhookDeliveries,
+} from "../src/db/schema.ts";
 import { OBJECT_PREFIX, ORPHAN_AGE_MS, sweepOrphanObjects } from "../src/kyc/documents.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { callOverFaults, FaultPlan, type FaultyCall, InjectedFault } from "./faulty-storage.ts";
@@ -42,6 +52,9 @@ interface Step {
   step: string;
   onFault: OnFault;
 }
+
+/** The statements that record an event, in the batch of the change (src/webhooks/outbox.ts). */
+const EVENT = " + insert events + insert webhook_deliveries";
 
 const fails = (step: string): Step => ({ step, onFault: "fails" });
 const bestEffort = (step: string): Step => ({ step, onFault: "best-effort" });
@@ -91,7 +104,10 @@ async function expectSweptWhenOld(orphans: string[]): Promise<void> {
  * The write's tests: with no fault it takes exactly `steps` (so a new step is noticed), then each step fails in turn on
  * fresh data, and the answer, the log and the state are checked against what that step's failure must lead to.
  */
-function faultTests<S>(write: Write<S>, steps: Step[]): void {
+function faultTests<S extends { customer: TestCustomer }>(write: Write<S>, steps: Step[]): void {
+  const stateOf = write.state;
+  // The account's events join the state: no change without its event, and no event without its change.
+  write = { ...write, state: async (s) => ({ state: await stateOf(s), events: await eventState(s.customer.customerId) }) };
   let reference: Promise<{ before: unknown; after: unknown; steps: string[] }> | undefined;
   /** One run without a fault: the state before and after the complete write, and the steps it took. */
   function referenceRun() {
@@ -233,6 +249,19 @@ async function withKey<S extends { customer: TestCustomer }>(s: S, key: (custome
 }
 
 // ---- State readers: the rows a write changes, with ids and times left out (fresh data differs in those only).
+
+/** The account's events, oldest first, by type; and how many deliveries they have. */
+async function eventState(customerId: string) {
+  const rows = await db
+    .select({
+      type: events.type,
+      deliveries: sql<number>`(SELECT count(*) FROM ${webhookDeliveries} WHERE ${webhookDeliveries.eventId} = ${events.id})`,
+    })
+    .from(events)
+    .where(eq(events.customerId, customerId))
+    .orderBy(sql`${events}.rowid`);
+  return rows;
+}
 
 /** Whether the account holds an idempotency key (claimed or answered). */
 async function idempotencyKeyHeld(customerId: string): Promise<boolean> {
@@ -405,7 +434,7 @@ customerWriteTests(
     state: (s) => orderState(s.customer.customerId),
     status: 201,
   },
-  [fails("D1 insert orders")],
+  [fails(`D1 insert orders${EVENT}`)],
 );
 
 // The idempotency record around a write: claimed before it (riding with the key's check), released when the write
@@ -433,7 +462,7 @@ customerWriteTests(
   },
   [
     fails("D1 insert idempotency_keys + select idempotency_keys"),
-    fails("D1 insert orders"),
+    fails(`D1 insert orders${EVENT}`),
     bestEffort("D1 update idempotency_keys"),
   ],
 );
@@ -449,7 +478,7 @@ customerWriteTests(
     state: (s) => orderState(s.customer.customerId),
     status: 200,
   },
-  [fails("D1 update orders")],
+  [fails(`D1 update orders${EVENT}`)],
 );
 
 describe("allocation", () => {
@@ -466,7 +495,11 @@ describe("allocation", () => {
       }),
       status: 201,
     },
-    [fails("D1 select orders"), fails("D1 select numbers"), fails("D1 insert numbers + update orders")],
+    [
+      fails("D1 select orders"),
+      fails("D1 select numbers"),
+      fails(`D1 insert numbers${EVENT} + update orders + update events${EVENT}${EVENT}`),
+    ],
   );
 });
 
@@ -481,7 +514,7 @@ describe("order status move", () => {
       state: (s) => orderState(s.customer.customerId),
       status: 200,
     },
-    [fails("D1 update orders")],
+    [fails(`D1 update orders${EVENT}`)],
   );
 });
 
@@ -496,7 +529,7 @@ customerWriteTests(
     state: (s) => verificationState(s.numberId),
     status: 201,
   },
-  [fails("D1 insert kyc_verifications")],
+  [fails(`D1 insert kyc_verifications${EVENT}`)],
 );
 
 customerWriteTests(
@@ -515,7 +548,7 @@ customerWriteTests(
     state: async (s) => ({ verification: await verificationState(s.numberId), documents: await documentState(s) }),
     status: 200,
   },
-  [fails("D1 update kyc_verifications + update kyc_documents + select kyc_documents")],
+  [fails(`D1 update kyc_documents + update kyc_verifications${EVENT} + select kyc_documents`)],
 );
 
 customerWriteTests(
@@ -530,7 +563,7 @@ customerWriteTests(
   [
     fails("D1 select numbers + select kyc_verifications + select kyc_documents"),
     fails("R2 put"),
-    fails("D1 insert kyc_documents"),
+    fails(`D1 insert kyc_documents${EVENT}`),
   ],
 );
 
@@ -549,7 +582,7 @@ customerWriteTests(
     fails("D1 select numbers + select kyc_verifications + select kyc_documents"),
     fails("D1 insert idempotency_keys + select idempotency_keys"),
     fails("R2 put"),
-    fails("D1 insert kyc_documents"),
+    fails(`D1 insert kyc_documents${EVENT}`),
     bestEffort("D1 update idempotency_keys"),
   ],
 );
@@ -563,7 +596,7 @@ customerWriteTests(
     orphans: orphanKeys,
     status: 200,
   },
-  [fails("D1 delete kyc_documents"), bestEffort("R2 delete")],
+  [fails(`D1 insert events + insert webhook_deliveries + delete kyc_documents`), bestEffort("R2 delete")],
 );
 
 describe("KYC review (the verification and its documents move together)", () => {
@@ -578,7 +611,7 @@ describe("KYC review (the verification and its documents move together)", () => 
       state: async (s) => ({ verification: await verificationState(s.numberId), documents: await documentState(s) }),
       status: 200,
     },
-    [fails("D1 update kyc_documents + update kyc_verifications + select kyc_documents")],
+    [fails(`D1 update kyc_documents + update kyc_verifications${EVENT} + select kyc_documents`)],
   );
 });
 
@@ -588,7 +621,7 @@ describe("KYC upload whose row write fails, and then its clean-up too", () => {
   const steps = [
     "D1 insert batch_assertions + select numbers + select kyc_verifications + select kyc_documents",
     "R2 put",
-    "D1 insert kyc_documents",
+    `D1 insert kyc_documents${EVENT}`,
     "D1 select kyc_documents",
     "R2 delete",
   ];

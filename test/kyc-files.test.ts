@@ -18,6 +18,7 @@ import {
 } from "../src/kyc/documents.ts";
 import { contentDisposition } from "../src/lib/content-disposition.ts";
 import { todayUtc } from "../src/lib/time.ts";
+import { Outbox } from "../src/webhooks/outbox.ts";
 import { filesPath, hostileFiles, jpeg, pdf, png, ppm, uploadedDocument, uploadFile } from "./files.ts";
 import {
   anonymous,
@@ -647,11 +648,11 @@ describe("R2 and D1 stay consistent", () => {
       description: null,
       expirationDate: null,
     };
-    await expect(storeDocument(failingDocumentInserts(), env.DOCUMENTS, verification, file, Date.now())).rejects.toThrow(
-      "simulated outage",
-    );
+    await expect(
+      storeDocument(failingDocumentInserts(), new Outbox(), env.DOCUMENTS, verification, file, Date.now()),
+    ).rejects.toThrow("simulated outage");
     expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
-    const stored = await storeDocument(createDatabase(env.DB), env.DOCUMENTS, verification, file, Date.now());
+    const stored = await storeDocument(createDatabase(env.DB), new Outbox(), env.DOCUMENTS, verification, file, Date.now());
     if (!stored.ok) throw new Error(`refused: ${stored.reason}`);
     expect(stored.value.filename).toBe("a.pdf");
     expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([stored.value.objectKey]);
@@ -670,9 +671,11 @@ describe("R2 and D1 stay consistent", () => {
     });
     const outcome = await removeDocument(
       createDatabase(env.DB),
+      new Outbox(),
       failingDeletes,
       setup.customer.customerId,
       doc.id.replace("doc_", ""),
+      Date.now(),
     );
     expect(outcome).toMatchObject({ ok: true, value: { objectKey: key } });
     expect(await env.DOCUMENTS.head(key)).not.toBeNull();

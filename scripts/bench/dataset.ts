@@ -8,6 +8,7 @@ import type { Database } from "../../src/db/client.ts";
 import { valueOrThrow } from "../../src/db/outcome.ts";
 import type { OrderStatus } from "../../src/db/schema.ts";
 import { submitVerification } from "../../src/kyc/store.ts";
+import { Outbox } from "../../src/webhooks/outbox.ts";
 
 const LARGE_ORDERS = 100_000;
 const OTHER_ACCOUNTS = 20;
@@ -271,6 +272,7 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
     valueOrThrow(
       await submitVerification(
         db,
+        new Outbox(),
         large.id,
         numberId,
         {

@@ -29,7 +29,14 @@ export const kycAdminRoutes = createRouter<OperatorEnv>().openapi(
   }),
   async (c) => {
     const { status, rejection_reason } = c.req.valid("json");
-    const reviewed = await reviewVerification(c.var.db, c.req.valid("param").kyc_id, status, rejection_reason, Date.now());
+    const reviewed = await reviewVerification(
+      c.var.db,
+      c.var.outbox,
+      c.req.valid("param").kyc_id,
+      status,
+      rejection_reason,
+      Date.now(),
+    );
     if (reviewed.ok) return c.json(toVerification(reviewed.value.verification, reviewed.value.documents), 200);
     if (reviewed.reason === "not_found") throw notFound("Verification");
     throw new ApiError("conflict", `A verification cannot move from ${reviewed.state} to ${status}`);

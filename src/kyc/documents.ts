@@ -3,6 +3,7 @@ import type { Database } from "../db/client.ts";
 import { type Outcome, ok } from "../db/outcome.ts";
 import type { DocumentMimeType, DocumentRow, DocumentType, KycRow } from "../db/schema.ts";
 import { describeError } from "../lib/describe-error.ts";
+import type { Outbox } from "../webhooks/outbox.ts";
 import { deleteDocumentRow, findOwnedDocument, insertDocument, objectKeysWithRows } from "./store.ts";
 
 /** Every document object lives under this prefix; the orphan sweep looks nowhere else. */
@@ -28,6 +29,7 @@ export interface CheckedFile {
  */
 export async function storeDocument(
   db: Database,
+  outbox: Outbox,
   bucket: R2Bucket,
   verification: KycRow,
   file: CheckedFile,
@@ -44,6 +46,7 @@ export async function storeDocument(
   try {
     outcome = await insertDocument(
       db,
+      outbox,
       verification.id,
       {
         id,
@@ -92,11 +95,13 @@ async function deleteObjectOrLeaveToSweep(bucket: R2Bucket, objectKey: string): 
 /** Row first, object second: once the row is gone the document is gone for clients; a leftover object is an orphan. */
 export async function removeDocument(
   db: Database,
+  outbox: Outbox,
   bucket: R2Bucket,
   customerId: string,
   documentId: string,
+  now: number,
 ): Promise<Outcome<DocumentRow, "not_found" | "wrong_state">> {
-  const outcome = await deleteDocumentRow(db, customerId, documentId);
+  const outcome = await deleteDocumentRow(db, outbox, customerId, documentId, now);
   if (outcome.ok) await deleteObjectOrLeaveToSweep(bucket, outcome.value.objectKey);
   return outcome;
 }

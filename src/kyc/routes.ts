@@ -105,7 +105,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { number_id } = c.req.valid("param");
       const body = toNewVerification(c.req.valid("json"));
-      const submitted = await submitVerification(c.var.db, c.var.principal.customerId, number_id, body, Date.now());
+      const submitted = await submitVerification(c.var.db, c.var.outbox, c.var.principal.customerId, number_id, body, Date.now());
       if (!submitted.ok) {
         if (submitted.reason === "not_found") throw notFound("Number");
         throw new ApiError("kyc_exists", "This number already has a verification; amend it with PATCH");
@@ -135,7 +135,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const { number_id } = c.req.valid("param");
       const changes = toAddressChanges(c.req.valid("json"));
       // Scoped to the key's account: another account's number has no verification here, so it is a 404 too.
-      const updated = await updateAddress(c.var.db, c.var.principal.customerId, number_id, changes, Date.now());
+      const updated = await updateAddress(c.var.db, c.var.outbox, c.var.principal.customerId, number_id, changes, Date.now());
       if (updated.ok) return c.json(toVerification(updated.value.verification, updated.value.documents), 200);
       if (updated.reason === "not_found") throw notFound("Verification");
       throw locked(updated.state, "changing the address");
@@ -195,7 +195,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       await claimBeforeReadingBody(c.req.raw);
       const now = Date.now();
       const file = await readUpload(c.req.raw, now);
-      const stored = await storeDocument(c.var.db, c.env.DOCUMENTS, target.value, file, now);
+      const stored = await storeDocument(c.var.db, c.var.outbox, c.env.DOCUMENTS, target.value, file, now);
       if (!stored.ok) throw uploadRefused(stored);
       c.header("Location", downloadPath(stored.value.id));
       return c.json(toDocument(stored.value, publicOrigin(c)), 201);
@@ -256,7 +256,14 @@ export const kycRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { document_id } = c.req.valid("param");
-      const outcome = await removeDocument(c.var.db, c.env.DOCUMENTS, c.var.principal.customerId, document_id);
+      const outcome = await removeDocument(
+        c.var.db,
+        c.var.outbox,
+        c.env.DOCUMENTS,
+        c.var.principal.customerId,
+        document_id,
+        Date.now(),
+      );
       if (!outcome.ok) {
         if (outcome.reason === "not_found") throw notFound("Document");
         throw new ApiError(

@@ -14,6 +14,8 @@ import {
   numbers,
 } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
+import { changeApplied, type EventSpec, eventStatements, type Outbox } from "../webhooks/outbox.ts";
+import { documentEventData, verificationData } from "../webhooks/payloads.ts";
 
 /** A verification holds at most this many documents. */
 export const MAX_DOCUMENTS = 20;
@@ -32,6 +34,12 @@ const REVIEW_FROM = { under_review: "pending", approved: "under_review", rejecte
   string,
   KycStatus
 >;
+/** The event each review move emits. */
+const REVIEW_EVENT = {
+  under_review: "kyc.under_review",
+  approved: "kyc.approved",
+  rejected: "kyc.rejected",
+} as const satisfies Record<keyof typeof REVIEW_FROM, EventSpec["type"]>;
 export type ReviewTarget = keyof typeof REVIEW_FROM;
 export const REVIEW_TARGETS = Object.keys(REVIEW_FROM) as [ReviewTarget, ...ReviewTarget[]];
 
@@ -98,45 +106,51 @@ function documentsOfNumber(db: Database, customerId: string, numberId: string) {
  */
 export async function submitVerification(
   db: Database,
+  outbox: Outbox,
   customerId: string,
   numberId: string,
   input: NewVerification,
   now: number,
 ): Promise<Outcome<KycRow, "not_found" | "duplicate">> {
+  const id = crypto.randomUUID();
   try {
-    const [row] = await db
-      .insert(kycVerifications)
-      .select(
-        db
-          .select(
-            insertSelection({
-              id: crypto.randomUUID(),
-              customerId: numbers.customerId,
-              numberId: numbers.id,
-              status: "pending" satisfies KycStatus,
-              type: input.type,
-              addressLine1: input.addressLine1,
-              addressLine2: input.addressLine2 ?? null,
-              city: input.city,
-              stateProvince: input.stateProvince,
-              postalCode: input.postalCode,
-              country: input.country,
-              companyName: input.companyName ?? null,
-              taxId: input.taxId ?? null,
-              contactPerson: input.contactPerson ?? null,
-              phoneNumber: input.phoneNumber ?? null,
-              email: input.email ?? null,
-              submittedAt: now,
-              updatedAt: null,
-              reviewedAt: null,
-              rejectionReason: null,
-              expiresAt: null,
-            }),
-          )
-          .from(numbers)
-          .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))),
-      )
-      .returning();
+    const [[row], , deliveries] = await db.batch([
+      db
+        .insert(kycVerifications)
+        .select(
+          db
+            .select(
+              insertSelection({
+                id,
+                customerId: numbers.customerId,
+                numberId: numbers.id,
+                status: "pending" satisfies KycStatus,
+                type: input.type,
+                addressLine1: input.addressLine1,
+                addressLine2: input.addressLine2 ?? null,
+                city: input.city,
+                stateProvince: input.stateProvince,
+                postalCode: input.postalCode,
+                country: input.country,
+                companyName: input.companyName ?? null,
+                taxId: input.taxId ?? null,
+                contactPerson: input.contactPerson ?? null,
+                phoneNumber: input.phoneNumber ?? null,
+                email: input.email ?? null,
+                submittedAt: now,
+                updatedAt: null,
+                reviewedAt: null,
+                rejectionReason: null,
+                expiresAt: null,
+              }),
+            )
+            .from(numbers)
+            .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))),
+        )
+        .returning(),
+      ...verificationEvent(db, "kyc.submitted", eq(kycVerifications.id, id), now),
+    ]);
+    outbox.add(deliveries);
     return row ? ok(row) : refuse("not_found");
   } catch (error) {
     if (isUniqueViolation(error)) return refuse("duplicate");
@@ -187,56 +201,87 @@ export async function findUploadTarget(
 }
 
 /**
- * Sets every document's status from its verification's; runs in the same batch as an address update. Only documents
- * whose status differs are written, so a refused update (the verification unchanged) writes no row.
+ * Moves the documents of verification `kycId` to the status its move to `to` gives them, only while it is in one of
+ * `from`: it runs before the verification moves, in the same batch, so a refused move changes neither. Documents
+ * already there are not written.
  */
-function syncDocumentStatuses(db: Database, kycId: SQL) {
-  const followed = documentStatusFor(statusOfVerification(kycDocuments.kycId), DOCUMENT_STATUS_OF);
+function documentsFollow(db: Database, kycId: SQL | string, to: KycStatus, from: readonly KycStatus[]) {
+  const status = DOCUMENT_STATUS_OF[to];
   return db
     .update(kycDocuments)
-    .set({ status: followed })
-    .where(and(sql`${kycDocuments.kycId} = ${kycId}`, sql`${kycDocuments.status} IS NOT ${followed}`));
+    .set({ status })
+    .where(
+      and(
+        sql`${kycDocuments.kycId} = ${kycId}`,
+        sql`${kycDocuments.status} IS NOT ${status}`,
+        sql`${statusOfVerification(kycId)} IN ${from}`,
+      ),
+    );
+}
+
+/** The verification event of the row `which` finds, if the statement before it in the batch wrote a row. */
+function verificationEvent(db: Database, type: EventSpec["type"], which: SQL, now: number) {
+  return eventStatements(
+    db,
+    {
+      type,
+      customerId: kycVerifications.customerId,
+      data: verificationData(),
+      from: kycVerifications,
+      where: and(which, changeApplied())!,
+    },
+    now,
+  ).statements;
+}
+
+/** The document event of the `kyc_documents` row `which` finds, where `when` holds. */
+function documentEvent(db: Database, type: EventSpec["type"], which: SQL, when: SQL, now: number) {
+  return eventStatements(
+    db,
+    { type, customerId: kycDocuments.customerId, data: documentEventData(), from: kycDocuments, where: and(which, when)! },
+    now,
+  ).statements;
 }
 
 /**
- * One guarded UPDATE (pending or rejected only; rejected re-opens), with the documents following and read back, in one
- * batch.
+ * One guarded UPDATE (pending or rejected only; rejected re-opens), with the documents following, its `kyc.updated`
+ * event, and the documents read back, in one batch.
  */
 export async function updateAddress(
   db: Database,
+  outbox: Outbox,
   customerId: string,
   numberId: string,
   changes: AddressChanges,
   now: number,
 ): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state">> {
   const kycIdOfNumber = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${ownedVerification(customerId, numberId)})`;
-  const [[updated], , documents] = await db.batch([
+  const [, [updated], , deliveries, documents] = await db.batch([
+    documentsFollow(db, kycIdOfNumber, "pending", ADDRESS_EDITABLE),
     db
       .update(kycVerifications)
       .set({ ...changes, status: "pending", reviewedAt: null, rejectionReason: null, updatedAt: now })
       .where(and(ownedVerification(customerId, numberId), inArray(kycVerifications.status, ADDRESS_EDITABLE)))
       .returning(),
-    syncDocumentStatuses(db, kycIdOfNumber),
+    ...verificationEvent(db, "kyc.updated", ownedVerification(customerId, numberId)!, now),
     documentsOfNumber(db, customerId, numberId),
   ]);
+  outbox.add(deliveries);
   if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document) });
   return refusalByState(await db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)).get());
 }
 
 export async function reviewVerification(
   db: Database,
+  outbox: Outbox,
   kycId: string,
   to: ReviewTarget,
   rejectionReason: string | undefined,
   now: number,
 ): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state">> {
-  // The documents move first, under the verification's guard read before it moves, so a refused review changes
-  // neither (a file added after a rejection stays uploaded).
-  const [, [moved], documents] = await db.batch([
-    db
-      .update(kycDocuments)
-      .set({ status: DOCUMENT_STATUS_OF[to] })
-      .where(and(eq(kycDocuments.kycId, kycId), sql`${statusOfVerification(kycId)} = ${REVIEW_FROM[to]}`)),
+  // A refused review changes no document either (a file added after a rejection stays uploaded).
+  const [, [moved], , deliveries, documents] = await db.batch([
+    documentsFollow(db, kycId, to, [REVIEW_FROM[to]]),
     db
       .update(kycVerifications)
       .set({
@@ -247,12 +292,14 @@ export async function reviewVerification(
       })
       .where(and(eq(kycVerifications.id, kycId), eq(kycVerifications.status, REVIEW_FROM[to])))
       .returning(),
+    ...verificationEvent(db, REVIEW_EVENT[to], eq(kycVerifications.id, kycId), now),
     db
       .select()
       .from(kycDocuments)
       .where(eq(kycDocuments.kycId, kycId))
       .orderBy(...DOCUMENT_ORDER),
   ]);
+  outbox.add(deliveries);
   if (moved) return ok({ verification: moved, documents });
   return refusalByState(await db.select().from(kycVerifications).where(eq(kycVerifications.id, kycId)).get());
 }
@@ -268,41 +315,46 @@ export type NewDocument = Pick<
  */
 export async function insertDocument(
   db: Database,
+  outbox: Outbox,
   kycId: string,
   doc: NewDocument,
   now: number,
 ): Promise<Outcome<DocumentRow, "wrong_state" | "full">> {
   const documentCount = sql`(SELECT count(*) FROM ${kycDocuments} WHERE ${kycDocuments.kycId} = ${kycVerifications.id})`;
-  const [row] = await db
-    .insert(kycDocuments)
-    .select(
-      db
-        .select(
-          insertSelection({
-            id: doc.id,
-            kycId: kycVerifications.id,
-            customerId: kycVerifications.customerId,
-            documentType: doc.documentType,
-            filename: doc.filename,
-            fileSize: doc.fileSize,
-            mimeType: doc.mimeType,
-            description: doc.description ?? null,
-            expirationDate: doc.expirationDate ?? null,
-            status: documentStatusFor(kycVerifications.status, NEW_DOCUMENT_STATUS_OF),
-            objectKey: doc.objectKey,
-            uploadedAt: now,
-          }),
-        )
-        .from(kycVerifications)
-        .where(
-          and(
-            eq(kycVerifications.id, kycId),
-            inArray(kycVerifications.status, UPLOAD_ALLOWED),
-            sql`${documentCount} < ${MAX_DOCUMENTS}`,
+  const [[row], , deliveries] = await db.batch([
+    db
+      .insert(kycDocuments)
+      .select(
+        db
+          .select(
+            insertSelection({
+              id: doc.id,
+              kycId: kycVerifications.id,
+              customerId: kycVerifications.customerId,
+              documentType: doc.documentType,
+              filename: doc.filename,
+              fileSize: doc.fileSize,
+              mimeType: doc.mimeType,
+              description: doc.description ?? null,
+              expirationDate: doc.expirationDate ?? null,
+              status: documentStatusFor(kycVerifications.status, NEW_DOCUMENT_STATUS_OF),
+              objectKey: doc.objectKey,
+              uploadedAt: now,
+            }),
+          )
+          .from(kycVerifications)
+          .where(
+            and(
+              eq(kycVerifications.id, kycId),
+              inArray(kycVerifications.status, UPLOAD_ALLOWED),
+              sql`${documentCount} < ${MAX_DOCUMENTS}`,
+            ),
           ),
-        ),
-    )
-    .returning();
+      )
+      .returning(),
+    ...documentEvent(db, "kyc.document_uploaded", eq(kycDocuments.id, doc.id), changeApplied(), now),
+  ]);
+  outbox.add(deliveries);
   if (row) return ok(row);
   // Verifications are never deleted: the one the upload was found for is still there.
   const { status } = (await db
@@ -321,17 +373,24 @@ export async function findOwnedDocument(db: Database, customerId: string, docume
     .get();
 }
 
-/** Removes the row only while its verification is not completed; one guarded DELETE. */
+/**
+ * Removes the row only while its verification is not completed: one guarded DELETE, after its `kyc.document_deleted`
+ * event, decided by the same guard on the row as it was.
+ */
 export async function deleteDocumentRow(
   db: Database,
+  outbox: Outbox,
   customerId: string,
   documentId: string,
+  now: number,
 ): Promise<Outcome<DocumentRow, "not_found" | "wrong_state">> {
-  const owned = and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId));
-  const [removed] = await db
-    .delete(kycDocuments)
-    .where(and(owned, sql`${statusOfVerification(kycDocuments.kycId)} IN ${DELETE_ALLOWED}`))
-    .returning();
+  const owned = and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId))!;
+  const deletable = sql`${statusOfVerification(kycDocuments.kycId)} IN ${DELETE_ALLOWED}`;
+  const [, deliveries, [removed]] = await db.batch([
+    ...documentEvent(db, "kyc.document_deleted", owned, deletable, now),
+    db.delete(kycDocuments).where(and(owned, deletable)).returning(),
+  ]);
+  outbox.add(deliveries);
   if (removed) return ok(removed);
   return refusalByState(
     await db

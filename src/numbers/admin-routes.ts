@@ -39,7 +39,7 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
   }),
   async (c) => {
     const { order_id } = c.req.valid("param");
-    const allocated = await allocateNumbers(c.var.db, order_id, c.req.valid("json").phone_numbers, Date.now());
+    const allocated = await allocateNumbers(c.var.db, c.var.outbox, order_id, c.req.valid("json").phone_numbers, Date.now());
     if (allocated.ok) {
       c.header("Location", `/admin/orders/${order_id}`);
       return c.json(

@@ -17,6 +17,8 @@ import {
 } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import { findOrderById } from "../orders/store.ts";
+import { DATA_FILLED_LATER, eventStatements, fillEventData, type Outbox } from "../webhooks/outbox.ts";
+import { allocationData, orderData } from "../webhooks/payloads.ts";
 
 export const NUMBER_SORT_KEYS = ["phone_number", "country_code", "number_type", "status", "created_at"] as const;
 type NumberSortKey = (typeof NUMBER_SORT_KEYS)[number];
@@ -95,9 +97,15 @@ const ALLOCATABLE: OrderStatus[] = ["pending", "processing"];
  * the quantity, and the unique phone number refuses a taken one; any failure rolls back both. The reads before the
  * batch only find the reason for the common refusals. The batch is the last D1 call and the answer is built from its
  * rows: a failure after the commit would answer 500 for numbers already allocated, and the client's retry a 409.
+ *
+ * Its events, in the same batch: `order.processing` when it moves a pending order to processing (decided on the state
+ * before the move, its data filled in after), `order.numbers_allocated`, and `order.fulfilled` when it reaches the
+ * quantity (a pending order fulfilled at once never was processing). The last two hold only if this batch's numbers
+ * exist, which they do exactly when the allocation applied.
  */
 export async function allocateNumbers(
   db: Database,
+  outbox: Outbox,
   orderId: string,
   phoneNumbers: string[],
   now: number,
@@ -116,8 +124,36 @@ export async function allocateNumbers(
   const pairs = JSON.stringify(phoneNumbers.map((phone, i) => [ids[i], phone]));
   const allocatable = inArray(orders.status, ALLOCATABLE);
   const fulfils = sql`${orders.fulfilledQuantity} + ${added} = ${orders.quantity}`;
+  const thisOrder = eq(orders.id, orderId);
+  const applied = sql`EXISTS (SELECT 1 FROM ${numbers} WHERE ${numbers.id} = ${ids[0]})`;
+  const orderEvent = { customerId: orders.customerId, from: orders } as const;
+  const movedToProcessing = eventStatements(
+    db,
+    {
+      ...orderEvent,
+      type: "order.processing",
+      data: DATA_FILLED_LATER,
+      where: and(thisOrder, eq(orders.status, "pending"), sql`NOT (${fulfils})`)!,
+    },
+    now,
+  );
+  const numbersAllocated = eventStatements(
+    db,
+    { ...orderEvent, type: "order.numbers_allocated", data: allocationData(ids), where: and(thisOrder, applied)! },
+    now,
+  );
+  const fulfilled = eventStatements(
+    db,
+    {
+      ...orderEvent,
+      type: "order.fulfilled",
+      data: orderData(),
+      where: and(thisOrder, applied, eq(orders.status, "fulfilled"))!,
+    },
+    now,
+  );
   try {
-    const [created, [moved]] = await db.batch([
+    const [created, , processingDeliveries, [moved], , , allocatedDeliveries, , fulfilledDeliveries] = await db.batch([
       db
         .insert(numbers)
         .select(
@@ -136,10 +172,11 @@ export async function allocateNumbers(
               }),
             )
             .from(sql`json_each(${pairs}) AS pair`)
-            .innerJoin(orders, eq(orders.id, orderId))
+            .innerJoin(orders, thisOrder)
             .where(allocatable),
         )
         .returning(),
+      ...movedToProcessing.statements,
       db
         .update(orders)
         .set({
@@ -148,9 +185,13 @@ export async function allocateNumbers(
           fulfilledAt: sql`CASE WHEN ${fulfils} THEN ${now} ELSE NULL END`,
           updatedAt: now,
         })
-        .where(and(eq(orders.id, orderId), allocatable))
+        .where(and(thisOrder, allocatable))
         .returning(),
+      fillEventData(db, movedToProcessing.eventId, orderData(), orders, thisOrder),
+      ...numbersAllocated.statements,
+      ...fulfilled.statements,
     ]);
+    outbox.add([...processingDeliveries, ...allocatedDeliveries, ...fulfilledDeliveries]);
     if (!moved) return refusalByState(await findOrderById(db, orderId));
     return ok({ order: moved, numbers: created.sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1)) });
   } catch (error) {

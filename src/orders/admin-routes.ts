@@ -45,7 +45,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
     }),
     async (c) => {
       const { status } = c.req.valid("json");
-      const moved = await transitionOrderStatus(c.var.db, c.req.valid("param").order_id, status, Date.now());
+      const moved = await transitionOrderStatus(c.var.db, c.var.outbox, c.req.valid("param").order_id, status, Date.now());
       if (moved.ok) return c.json(toOrder(moved.value), 200);
       if (moved.reason === "not_found") throw notFound("Order");
       throw new ApiError("conflict", `An order cannot move from ${moved.state} to ${status}`);

@@ -104,7 +104,13 @@ export const orderRoutes = createRouter<CustomerEnv>()
       },
     }),
     async (c) => {
-      const created = await createOrder(c.var.db, c.var.principal.customerId, toNewOrder(c.req.valid("json")), Date.now());
+      const created = await createOrder(
+        c.var.db,
+        c.var.outbox,
+        c.var.principal.customerId,
+        toNewOrder(c.req.valid("json")),
+        Date.now(),
+      );
       if (!created.ok) throw notOrderable(created);
       c.header("Location", `/api/customers/${c.req.valid("param").customer_slug}/orders/${created.value.id}`);
       return c.json(toOrder(created.value), 201);
@@ -129,7 +135,7 @@ export const orderRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { order_id } = c.req.valid("param");
       const changes = toOrderChanges(c.req.valid("json"));
-      const updated = await updatePendingOrder(c.var.db, c.var.principal.customerId, order_id, changes, Date.now());
+      const updated = await updatePendingOrder(c.var.db, c.var.outbox, c.var.principal.customerId, order_id, changes, Date.now());
       if (updated.ok) return c.json(toOrder(updated.value), 200);
       switch (updated.reason) {
         case "not_found":

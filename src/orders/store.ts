@@ -2,8 +2,10 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
-import { catalog, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
+import { catalog, type EventType, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
+import { changeApplied, eventStatements, type Outbox } from "../webhooks/outbox.ts";
+import { orderData } from "../webhooks/payloads.ts";
 
 export type NewOrder = Pick<typeof orders.$inferInsert, "numberType" | "countryCode" | "quantity" | "notes">;
 /** The fields a change names; `notes: null` clears the notes. */
@@ -46,44 +48,66 @@ async function recognisingOwnCommit(db: Database, id: string, insert: () => Prom
   }
 }
 
+/** The order event of the `orders` row `orderId`, if the statement before it in the batch wrote a row. */
+function orderEvent(db: Database, type: EventType, orderId: string, now: number) {
+  return eventStatements(
+    db,
+    {
+      type,
+      customerId: orders.customerId,
+      data: orderData(),
+      from: orders,
+      where: and(eq(orders.id, orderId), changeApplied())!,
+    },
+    now,
+  ).statements;
+}
+
 /**
  * One INSERT … SELECT from the catalog: the order exists only if its pair is orderable, and its sequence number is the
  * next of the global sequence, taken in the same statement so concurrent creates can neither collide nor leave gaps.
+ * Its `order.created` event is written in the same batch.
  */
 export async function createOrder(
   db: Database,
+  outbox: Outbox,
   customerId: string,
   order: NewOrder,
   now: number,
 ): Promise<Outcome<OrderRow, "not_orderable">> {
   const id = crypto.randomUUID();
-  const [row] = await recognisingOwnCommit(db, id, () =>
-    db
-      .insert(orders)
-      .select(
-        db
-          .select(
-            insertSelection({
-              id,
-              customerId,
-              orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
-              numberType: catalog.numberType,
-              countryCode: catalog.countryCode,
-              quantity: order.quantity,
-              status: "pending" satisfies OrderStatus,
-              fulfilledQuantity: 0,
-              notes: order.notes ?? null,
-              requestedAt: now,
-              fulfilledAt: null,
-              createdAt: now,
-              updatedAt: now,
-            }),
-          )
-          .from(catalog)
-          .where(and(eq(catalog.countryCode, order.countryCode), eq(catalog.numberType, order.numberType))),
-      )
-      .returning(),
-  );
+  const [row] = await recognisingOwnCommit(db, id, async () => {
+    const [inserted, , deliveries] = await db.batch([
+      db
+        .insert(orders)
+        .select(
+          db
+            .select(
+              insertSelection({
+                id,
+                customerId,
+                orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
+                numberType: catalog.numberType,
+                countryCode: catalog.countryCode,
+                quantity: order.quantity,
+                status: "pending" satisfies OrderStatus,
+                fulfilledQuantity: 0,
+                notes: order.notes ?? null,
+                requestedAt: now,
+                fulfilledAt: null,
+                createdAt: now,
+                updatedAt: now,
+              }),
+            )
+            .from(catalog)
+            .where(and(eq(catalog.countryCode, order.countryCode), eq(catalog.numberType, order.numberType))),
+        )
+        .returning(),
+      ...orderEvent(db, "order.created", id, now),
+    ]);
+    outbox.add(deliveries);
+    return inserted;
+  });
   return row ? ok(row) : refuse("not_orderable", { countryCode: order.countryCode, numberType: order.numberType });
 }
 
@@ -93,6 +117,7 @@ export async function createOrder(
  */
 export async function updatePendingOrder(
   db: Database,
+  outbox: Outbox,
   customerId: string,
   orderId: string,
   changes: OrderChanges,
@@ -101,20 +126,24 @@ export async function updatePendingOrder(
   const nextCountry = changes.countryCode === undefined ? sql`${orders.countryCode}` : sql`${changes.countryCode}`;
   const nextType = changes.numberType === undefined ? sql`${orders.numberType}` : sql`${changes.numberType}`;
   const pairChecked = changes.countryCode !== undefined || changes.numberType !== undefined;
-  const [row] = await db
-    .update(orders)
-    .set({ ...changes, updatedAt: now })
-    .where(
-      and(
-        eq(orders.id, orderId),
-        eq(orders.customerId, customerId),
-        eq(orders.status, "pending"),
-        pairChecked
-          ? sql`((${nextCountry} = ${orders.countryCode} AND ${nextType} = ${orders.numberType}) OR ${isOrderable(nextCountry, nextType)})`
-          : undefined,
-      ),
-    )
-    .returning();
+  const [[row], , deliveries] = await db.batch([
+    db
+      .update(orders)
+      .set({ ...changes, updatedAt: now })
+      .where(
+        and(
+          eq(orders.id, orderId),
+          eq(orders.customerId, customerId),
+          eq(orders.status, "pending"),
+          pairChecked
+            ? sql`((${nextCountry} = ${orders.countryCode} AND ${nextType} = ${orders.numberType}) OR ${isOrderable(nextCountry, nextType)})`
+            : undefined,
+        ),
+      )
+      .returning(),
+    ...orderEvent(db, "order.updated", orderId, now),
+  ]);
+  outbox.add(deliveries);
   if (row) return ok(row);
   const current = await findOrder(db, customerId, orderId);
   if (!current) return refuse("not_found");
@@ -125,30 +154,35 @@ export async function updatePendingOrder(
   });
 }
 
-/** The operator's moves, by the status each may be reached from; fulfilment happens through number allocation. */
-const REACHABLE_FROM: Record<OrderStatus, OrderStatus[]> = {
-  pending: [],
-  processing: ["pending"],
-  fulfilled: [],
-  cancelled: ["pending", "processing"],
+/**
+ * The operator's moves, by the status each may be reached from and the event it emits; fulfilment happens through
+ * number allocation.
+ */
+const OPERATOR_MOVES: Partial<Record<OrderStatus, { from: OrderStatus[]; event: EventType }>> = {
+  processing: { from: ["pending"], event: "order.processing" },
+  cancelled: { from: ["pending", "processing"], event: "order.cancelled" },
 };
 
 export async function transitionOrderStatus(
   db: Database,
+  outbox: Outbox,
   orderId: string,
   to: OrderStatus,
   now: number,
 ): Promise<Outcome<OrderRow, "not_found" | "wrong_state">> {
-  const from = REACHABLE_FROM[to];
-  const [row] =
-    from.length === 0
-      ? []
-      : await db
-          .update(orders)
-          .set({ status: to, updatedAt: now })
-          .where(and(eq(orders.id, orderId), inArray(orders.status, from)))
-          .returning();
-  if (row) return ok(row);
+  const move = OPERATOR_MOVES[to];
+  if (move) {
+    const [[row], , deliveries] = await db.batch([
+      db
+        .update(orders)
+        .set({ status: to, updatedAt: now })
+        .where(and(eq(orders.id, orderId), inArray(orders.status, move.from)))
+        .returning(),
+      ...orderEvent(db, move.event, orderId, now),
+    ]);
+    outbox.add(deliveries);
+    if (row) return ok(row);
+  }
   const current = await findOrderById(db, orderId);
   return refusalByState(current);
 }

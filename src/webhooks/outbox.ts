@@ -51,7 +51,8 @@ export function changeApplied(): SQL {
 /**
  * The two statements that record one event, for the change's own batch: the event, if `where` holds, then its
  * deliveries (returning their ids, for the Outbox), which exist only if the event does. Both read the state the
- * batch has reached at their place in it.
+ * batch has reached at their place in it. The event's id comes back beside them, for a batch that fills the data in
+ * later (see fillEventData).
  */
 export function eventStatements(db: Database, spec: EventSpec, now: number) {
   const eventId = crypto.randomUUID();
@@ -94,5 +95,19 @@ export function eventStatements(db: Database, spec: EventSpec, now: number) {
         .where(eq(events.id, eventId)),
     )
     .returning({ id: webhookDeliveries.id });
-  return [event, deliveries] as const;
+  return { eventId, statements: [event, deliveries] as const };
+}
+
+/** Data not known yet where an event must be decided (before the change, on the state it starts from). */
+export const DATA_FILLED_LATER = sql`'null'`;
+
+/**
+ * Sets the data of an event decided earlier in the batch (with DATA_FILLED_LATER), from the state the change left: a
+ * JSON expression over `from`'s row that `where` finds.
+ */
+export function fillEventData(db: Database, eventId: string, data: SQL, from: SQLiteTable, where: SQL) {
+  return db
+    .update(events)
+    .set({ data: sql`(SELECT ${data} FROM ${from} WHERE ${where})` })
+    .where(eq(events.id, eventId));
 }

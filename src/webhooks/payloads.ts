@@ -3,6 +3,7 @@
 // holds every event's data equal to the API's answer).
 import { type AnyColumn, asc, eq, type SQL, sql } from "drizzle-orm";
 import { kycDocuments, kycVerifications, numbers, orders } from "../db/schema.ts";
+import { inJsonList } from "../db/sql.ts";
 
 /** toIso in SQL: ISO 8601 UTC with milliseconds; NULL stays NULL. */
 function iso(ms: AnyColumn | SQL): SQL {
@@ -42,7 +43,7 @@ export function orderData(): SQL {
  * `{order, numbers}` for an allocation: the order in scope and the numbers with these ids as the numbers list shows
  * them (toNumber), ordered by phone number as the allocation's answer is.
  */
-export function allocationData(numberIds: SQL): SQL {
+export function allocationData(numberIds: readonly string[]): SQL {
   const item = jsonObject({
     number_id: numbers.id,
     phone_number: numbers.phoneNumber,
@@ -54,7 +55,7 @@ export function allocationData(numberIds: SQL): SQL {
     created_at: iso(numbers.createdAt),
     updated_at: iso(numbers.updatedAt),
   });
-  const list = sql`(SELECT json_group_array(json(${item}) ORDER BY ${numbers.phoneNumber}) FROM ${numbers} WHERE ${numbers.id} IN ${numberIds})`;
+  const list = sql`(SELECT json_group_array(json(${item}) ORDER BY ${numbers.phoneNumber}) FROM ${numbers} WHERE ${inJsonList(numbers.id, numberIds)})`;
   return jsonObject({ order: sql`json(${orderData()})`, numbers: sql`json(${list})` });
 }
 
