@@ -122,6 +122,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers/{customer_slug}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description A page of the account's events of the last 30 days, newest first: every change of its orders and verifications, each with the resource as it stood after the change. The same objects webhooks deliver.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an event */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/numbers/{number_id}/KYC/address": {
         parameters: {
             query?: never;
@@ -674,6 +711,75 @@ export interface components {
             inactive: number;
             locked: number;
         };
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            meta: components["schemas"]["EventPageMeta"];
+        };
+        Event: components["schemas"]["OrderEvent"] | components["schemas"]["NumbersAllocatedEvent"] | components["schemas"]["KycVerificationEvent"] | components["schemas"]["KycDocumentEvent"] | components["schemas"]["WebhookTestEvent"];
+        /** @description An order changed: `data` is the order as it stands after the change. */
+        OrderEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.created" | "order.updated" | "order.processing" | "order.fulfilled" | "order.cancelled";
+            data: components["schemas"]["Order"];
+        };
+        /** @description Numbers were allocated to an order. */
+        NumbersAllocatedEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.numbers_allocated";
+            data: components["schemas"]["Allocation"];
+        };
+        Allocation: {
+            order: components["schemas"]["Order"];
+            numbers: components["schemas"]["Number"][];
+        };
+        /** @description A verification changed: `data` is the verification after the change. */
+        KycVerificationEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected";
+            data: components["schemas"]["KycVerification"];
+        };
         KycVerification: {
             /** @example kyc_0b7e8f5e-4a8e-4b8c-9a51-3f1f7f9c2d11 */
             id: string;
@@ -735,6 +841,62 @@ export interface components {
              * @example 2026-11-21T09:30:00.000Z
              */
             uploaded_at: string;
+        };
+        /** @description A document was uploaded to or deleted from a verification. */
+        KycDocumentEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "kyc.document_uploaded" | "kyc.document_deleted";
+            data: {
+                kyc_id: string;
+                number_id: string;
+                document: components["schemas"]["KycDocumentSummary"];
+            };
+        };
+        /** @description Sent on request to one endpoint, to try it. */
+        WebhookTestEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook.test";
+            data: {
+                /** @example we_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e */
+                webhook_endpoint_id: string;
+            };
+        };
+        EventPageMeta: {
+            /** @description Items matching the query across all pages. */
+            total: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            hasNextPage: boolean;
+            hasPreviousPage: boolean;
         };
         SubmitKycAddress: {
             /** @example 1 Market St */
@@ -955,10 +1117,6 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "processing" | "fulfilled" | "cancelled";
-        };
-        Allocation: {
-            order: components["schemas"]["Order"];
-            numbers: components["schemas"]["Number"][];
         };
         NumberAllocation: {
             phone_numbers: string[];
@@ -1656,6 +1814,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserPage"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                /** @description Event types. Comma-separated, at most 20 distinct items. */
+                type?: string;
+            };
+            header?: {
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description evt_<uuid>, or the bare uuid. */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
                 };
             };
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */

@@ -2,6 +2,7 @@
 import { catalogAdminRoutes } from "./catalog/admin-routes.ts";
 import { customerAdminRoutes } from "./customers/admin-routes.ts";
 import type { AppEnv } from "./env.ts";
+import { eventRoutes } from "./events/routes.ts";
 import { customerAudience, operatorAudience, publicAudience } from "./http/audiences.ts";
 import { docsPage } from "./http/docs.ts";
 import { apiDocument } from "./http/openapi.ts";
@@ -37,7 +38,10 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
       .use("/api/*", strictJsonBody)
       .use("/admin/*", strictJsonBody)
       .route("/", publicAudience().route("/", serviceRoutes).get("/docs", htmlPageHeaders, docsPage))
-      .route("/api", customerAudience().route("/", orderRoutes).route("/", numberRoutes).route("/", userRoutes))
+      .route(
+        "/api",
+        customerAudience().route("/", orderRoutes).route("/", numberRoutes).route("/", userRoutes).route("/", eventRoutes),
+      )
       .route("/v1", customerAudience().route("/", kycRoutes))
       .route(
         "/admin",

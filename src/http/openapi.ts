@@ -238,6 +238,10 @@ const TAGS = [
     description: "Identity and address verification of a number: the address, supporting files, the status.",
   },
   {
+    name: "Events",
+    description: "Every change of the account's orders and verifications, kept 30 days: what webhooks deliver, to reconcile.",
+  },
+  {
     name: "Admin",
     description: "The operator's API (ADMIN_TOKEN): accounts, keys, catalog, fulfilment, users and reviews.",
   },

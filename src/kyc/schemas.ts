@@ -22,7 +22,7 @@ import { withPrefix } from "../lib/ids.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
 import { type AddressChanges, type NewVerification, REVIEW_TARGETS } from "./store.ts";
 
-const documentSummarySchema = z
+export const documentSummarySchema = z
   .object({
     id: z.string().openapi({ example: "doc_5c0e1f9e-8f3a-4d0b-9d7e-2a6b1c3d4e5f" }),
     document_type: z.enum(DOCUMENT_TYPES),

@@ -4,8 +4,8 @@ import type { OperatorEnv } from "../env.ts";
 import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
 import { ApiError, notFound, validationError } from "../http/problem.ts";
 import { createRouter } from "../http/router.ts";
-import { orderIdParam, orderSchema, toOrder } from "../orders/schemas.ts";
-import { allocationBody, numberSchema, toNumber } from "./schemas.ts";
+import { orderIdParam, toOrder } from "../orders/schemas.ts";
+import { allocationBody, allocationSchema, toNumber } from "./schemas.ts";
 import { allocateNumbers } from "./store.ts";
 
 /** How many taken numbers a 409 names. */
@@ -28,10 +28,7 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
     },
     responses: {
       201: {
-        ...jsonResponse(
-          z.object({ order: orderSchema, numbers: z.array(numberSchema) }).openapi("Allocation"),
-          "The order and its new numbers.",
-        ),
+        ...jsonResponse(allocationSchema, "The order and its new numbers."),
         headers: locationHeader,
       },
       ...errorResponses(400, 401, 404, 409, 413, 415),

@@ -4,6 +4,7 @@ import { KYC_STATUSES, type KycStatus, NUMBER_STATUSES, type NumberRow } from ".
 import { countryCodeSchema, e164Schema, numberTypeSchema, timestampSchema } from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
 import { toIso } from "../lib/time.ts";
+import { orderSchema } from "../orders/schemas.ts";
 import { NUMBER_SORT_KEYS, type NumberListQuery } from "./store.ts";
 
 export const numberSchema = z
@@ -59,6 +60,9 @@ export function toNumberListQuery(q: z.infer<typeof listNumbersQuery>): NumberLi
 }
 
 export const numberPageSchema = pageSchema(numberSchema, "Number");
+
+/** An allocation: the order after it and the numbers it added, by phone number. */
+export const allocationSchema = z.object({ order: orderSchema, numbers: z.array(numberSchema) }).openapi("Allocation");
 
 const MAX_ALLOCATION = 1000;
 

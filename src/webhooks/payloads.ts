@@ -6,7 +6,7 @@ import { kycDocuments, kycVerifications, numbers, orders } from "../db/schema.ts
 import { inJsonList } from "../db/sql.ts";
 
 /** toIso in SQL: ISO 8601 UTC with milliseconds; NULL stays NULL. */
-function iso(ms: AnyColumn | SQL): SQL {
+export function iso(ms: AnyColumn | SQL): SQL {
   return sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${ms} / 1000.0, 'unixepoch')`;
 }
 
