@@ -494,46 +494,309 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The order.created event
+         * @description Posted to every enabled endpoint that takes `order.created`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_order_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The order.updated event
+         * @description Posted to every enabled endpoint that takes `order.updated`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_order_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The order.processing event
+         * @description Posted to every enabled endpoint that takes `order.processing`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_order_processing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.fulfilled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The order.fulfilled event
+         * @description Posted to every enabled endpoint that takes `order.fulfilled`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_order_fulfilled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The order.cancelled event
+         * @description Posted to every enabled endpoint that takes `order.cancelled`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_order_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.numbers_allocated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The order.numbers_allocated event
+         * @description Posted to every enabled endpoint that takes `order.numbers_allocated`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_order_numbers_allocated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc.submitted event
+         * @description Posted to every enabled endpoint that takes `kyc.submitted`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_submitted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc.updated event
+         * @description Posted to every enabled endpoint that takes `kyc.updated`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.under_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc.under_review event
+         * @description Posted to every enabled endpoint that takes `kyc.under_review`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_under_review"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc.approved event
+         * @description Posted to every enabled endpoint that takes `kyc.approved`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_approved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc.rejected event
+         * @description Posted to every enabled endpoint that takes `kyc.rejected`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_rejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.document_uploaded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc.document_uploaded event
+         * @description Posted to every enabled endpoint that takes `kyc.document_uploaded`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_document_uploaded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.document_deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc.document_deleted event
+         * @description Posted to every enabled endpoint that takes `kyc.document_deleted`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_document_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The webhook.test event
+         * @description Posted to every enabled endpoint that takes `webhook.test`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
-        Health: {
-            /** @enum {string} */
-            status: "ok";
-        };
-        Problem: {
-            /** @example https://api.example.com/problems/validation_error */
-            type: string;
-            /** @example Validation failed */
-            title: string;
-            /** @example 400 */
-            status: number;
-            /** @example quantity must be at most 10000 */
-            detail: string;
-            /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
-            request_id: string;
-            errors?: {
-                /** @enum {string} */
-                location: "body" | "query" | "path" | "header";
-                /** @description JSON Pointer into the body, or the parameter's name. */
-                pointer: string;
-                message: string;
-            }[];
-        };
-        ProblemType: {
-            /** @example https://api.example.com/problems/not_found */
-            type: string;
-            /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
-            /** @example 404 */
-            status: number;
-            /** @example Not found */
-            title: string;
-        };
-        OrderPage: {
-            data: components["schemas"]["Order"][];
-            meta: components["schemas"]["OrderPageMeta"];
+        /** @description An order changed: `data` is the order as it stands after the change. */
+        OrderEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.created" | "order.updated" | "order.processing" | "order.fulfilled" | "order.cancelled";
+            data: components["schemas"]["Order"];
         };
         Order: {
             /** Format: uuid */
@@ -572,60 +835,29 @@ export interface components {
              */
             updated_at: string;
         };
-        OrderPageMeta: {
-            /** @description Items matching the query across all pages. */
-            total: number;
-            page: number;
-            limit: number;
-            totalPages: number;
-            hasNextPage: boolean;
-            hasPreviousPage: boolean;
-            status_counts: components["schemas"]["OrderStatusCounts"];
+        /** @description Numbers were allocated to an order. */
+        NumbersAllocatedEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.numbers_allocated";
+            data: components["schemas"]["Allocation"];
         };
-        OrderStatusCounts: {
-            pending: number;
-            processing: number;
-            fulfilled: number;
-            cancelled: number;
-        };
-        CreateOrder: {
-            /**
-             * @description Kind of numbers, a lowercase identifier such as mobile, landline or toll_free.
-             * @example mobile
-             */
-            number_type: string;
-            /**
-             * @description ISO 3166-1 alpha-2 country code.
-             * @example US
-             */
-            country_code: string;
-            /** @example 100 */
-            quantity: number;
-            /** @example Numbers for the Austin call centre */
-            notes?: string | null;
-        };
-        UpdateOrder: {
-            /**
-             * @description Kind of numbers, a lowercase identifier such as mobile, landline or toll_free.
-             * @example mobile
-             */
-            number_type?: string;
-            /**
-             * @description ISO 3166-1 alpha-2 country code.
-             * @example US
-             */
-            country_code?: string;
-            /** @example 100 */
-            quantity?: number;
-            /**
-             * @description null clears the notes.
-             * @example Numbers for the Austin call centre
-             */
-            notes?: string | null;
-        };
-        NumberPage: {
-            data: components["schemas"]["Number"][];
-            meta: components["schemas"]["NumberPageMeta"];
+        Allocation: {
+            order: components["schemas"]["Order"];
+            numbers: components["schemas"]["Number"][];
         };
         Number: {
             /** Format: uuid */
@@ -655,110 +887,6 @@ export interface components {
              * @example 2026-11-21T09:30:00.000Z
              */
             updated_at: string;
-        };
-        NumberPageMeta: {
-            /** @description Items matching the query across all pages. */
-            total: number;
-            page: number;
-            limit: number;
-            totalPages: number;
-            hasNextPage: boolean;
-            hasPreviousPage: boolean;
-        };
-        UserPage: {
-            data: components["schemas"]["User"][];
-            meta: components["schemas"]["UserPageMeta"];
-        };
-        User: {
-            /** Format: uuid */
-            user_id: string;
-            /** @example ada@example.com */
-            email: string;
-            /** @example Ada Lovelace */
-            name: string;
-            /** @enum {string} */
-            role: "owner" | "admin" | "member";
-            /** @enum {string} */
-            status: "active" | "inactive" | "locked";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            last_login_at: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            updated_at: string;
-        };
-        UserPageMeta: {
-            /** @description Items matching the query across all pages. */
-            total: number;
-            page: number;
-            limit: number;
-            totalPages: number;
-            hasNextPage: boolean;
-            hasPreviousPage: boolean;
-            status_counts: components["schemas"]["UserStatusCounts"];
-        };
-        UserStatusCounts: {
-            active: number;
-            inactive: number;
-            locked: number;
-        };
-        EventPage: {
-            data: components["schemas"]["Event"][];
-            meta: components["schemas"]["EventPageMeta"];
-        };
-        Event: components["schemas"]["OrderEvent"] | components["schemas"]["NumbersAllocatedEvent"] | components["schemas"]["KycVerificationEvent"] | components["schemas"]["KycDocumentEvent"] | components["schemas"]["WebhookTestEvent"];
-        /** @description An order changed: `data` is the order as it stands after the change. */
-        OrderEvent: {
-            /**
-             * @description Also the webhook-id of its deliveries.
-             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change happened.
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            timestamp: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "order.created" | "order.updated" | "order.processing" | "order.fulfilled" | "order.cancelled";
-            data: components["schemas"]["Order"];
-        };
-        /** @description Numbers were allocated to an order. */
-        NumbersAllocatedEvent: {
-            /**
-             * @description Also the webhook-id of its deliveries.
-             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change happened.
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            timestamp: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "order.numbers_allocated";
-            data: components["schemas"]["Allocation"];
-        };
-        Allocation: {
-            order: components["schemas"]["Order"];
-            numbers: components["schemas"]["Number"][];
         };
         /** @description A verification changed: `data` is the verification after the change. */
         KycVerificationEvent: {
@@ -889,6 +1017,159 @@ export interface components {
                 webhook_endpoint_id: string;
             };
         };
+        Health: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        Problem: {
+            /** @example https://api.example.com/problems/validation_error */
+            type: string;
+            /** @example Validation failed */
+            title: string;
+            /** @example 400 */
+            status: number;
+            /** @example quantity must be at most 10000 */
+            detail: string;
+            /** @enum {string} */
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
+            request_id: string;
+            errors?: {
+                /** @enum {string} */
+                location: "body" | "query" | "path" | "header";
+                /** @description JSON Pointer into the body, or the parameter's name. */
+                pointer: string;
+                message: string;
+            }[];
+        };
+        ProblemType: {
+            /** @example https://api.example.com/problems/not_found */
+            type: string;
+            /** @enum {string} */
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
+            /** @example 404 */
+            status: number;
+            /** @example Not found */
+            title: string;
+        };
+        OrderPage: {
+            data: components["schemas"]["Order"][];
+            meta: components["schemas"]["OrderPageMeta"];
+        };
+        OrderPageMeta: {
+            /** @description Items matching the query across all pages. */
+            total: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            hasNextPage: boolean;
+            hasPreviousPage: boolean;
+            status_counts: components["schemas"]["OrderStatusCounts"];
+        };
+        OrderStatusCounts: {
+            pending: number;
+            processing: number;
+            fulfilled: number;
+            cancelled: number;
+        };
+        CreateOrder: {
+            /**
+             * @description Kind of numbers, a lowercase identifier such as mobile, landline or toll_free.
+             * @example mobile
+             */
+            number_type: string;
+            /**
+             * @description ISO 3166-1 alpha-2 country code.
+             * @example US
+             */
+            country_code: string;
+            /** @example 100 */
+            quantity: number;
+            /** @example Numbers for the Austin call centre */
+            notes?: string | null;
+        };
+        UpdateOrder: {
+            /**
+             * @description Kind of numbers, a lowercase identifier such as mobile, landline or toll_free.
+             * @example mobile
+             */
+            number_type?: string;
+            /**
+             * @description ISO 3166-1 alpha-2 country code.
+             * @example US
+             */
+            country_code?: string;
+            /** @example 100 */
+            quantity?: number;
+            /**
+             * @description null clears the notes.
+             * @example Numbers for the Austin call centre
+             */
+            notes?: string | null;
+        };
+        NumberPage: {
+            data: components["schemas"]["Number"][];
+            meta: components["schemas"]["NumberPageMeta"];
+        };
+        NumberPageMeta: {
+            /** @description Items matching the query across all pages. */
+            total: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            hasNextPage: boolean;
+            hasPreviousPage: boolean;
+        };
+        UserPage: {
+            data: components["schemas"]["User"][];
+            meta: components["schemas"]["UserPageMeta"];
+        };
+        User: {
+            /** Format: uuid */
+            user_id: string;
+            /** @example ada@example.com */
+            email: string;
+            /** @example Ada Lovelace */
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /** @enum {string} */
+            status: "active" | "inactive" | "locked";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            last_login_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        UserPageMeta: {
+            /** @description Items matching the query across all pages. */
+            total: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            hasNextPage: boolean;
+            hasPreviousPage: boolean;
+            status_counts: components["schemas"]["UserStatusCounts"];
+        };
+        UserStatusCounts: {
+            active: number;
+            inactive: number;
+            locked: number;
+        };
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            meta: components["schemas"]["EventPageMeta"];
+        };
+        Event: components["schemas"]["OrderEvent"] | components["schemas"]["NumbersAllocatedEvent"] | components["schemas"]["KycVerificationEvent"] | components["schemas"]["KycDocumentEvent"] | components["schemas"]["WebhookTestEvent"];
         EventPageMeta: {
             /** @description Items matching the query across all pages. */
             total: number;
@@ -4331,6 +4612,524 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    webhook_order_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_processing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_fulfilled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_numbers_allocated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NumbersAllocatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_submitted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycVerificationEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycVerificationEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_under_review: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycVerificationEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_approved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycVerificationEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_rejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycVerificationEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_document_uploaded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycDocumentEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_document_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycDocumentEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

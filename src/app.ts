@@ -3,6 +3,7 @@ import { catalogAdminRoutes } from "./catalog/admin-routes.ts";
 import { customerAdminRoutes } from "./customers/admin-routes.ts";
 import type { AppEnv } from "./env.ts";
 import { eventRoutes } from "./events/routes.ts";
+import { describeWebhooks } from "./events/webhooks-description.ts";
 import { customerAudience, operatorAudience, publicAudience } from "./http/audiences.ts";
 import { docsPage } from "./http/docs.ts";
 import { apiDocument } from "./http/openapi.ts";
@@ -62,6 +63,7 @@ export type AppType = ReturnType<typeof mountAudiences>;
 function build() {
   const app = createRouter<AppEnv>();
   const routes = mountAudiences(app);
+  describeWebhooks(app.openAPIRegistry);
   // Served from the same app it describes, so the document always lists every route the app has.
   app.route(
     "/",

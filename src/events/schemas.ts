@@ -58,13 +58,22 @@ const testEventSchema = z
   })
   .openapi("WebhookTestEvent", { description: "Sent on request to one endpoint, to try it." });
 
+/** The event schema of each shape of data, by the name EVENT_TYPES_BY_DATA gives the shape. */
+export const EVENT_SCHEMAS_BY_DATA = {
+  order: orderEventSchema,
+  allocation: allocationEventSchema,
+  verification: verificationEventSchema,
+  document: documentEventSchema,
+  test: testEventSchema,
+} as const satisfies Record<keyof typeof EVENT_TYPES_BY_DATA, z.ZodType>;
+
 export const eventSchema = z
   .discriminatedUnion("type", [
-    orderEventSchema,
-    allocationEventSchema,
-    verificationEventSchema,
-    documentEventSchema,
-    testEventSchema,
+    EVENT_SCHEMAS_BY_DATA.order,
+    EVENT_SCHEMAS_BY_DATA.allocation,
+    EVENT_SCHEMAS_BY_DATA.verification,
+    EVENT_SCHEMAS_BY_DATA.document,
+    EVENT_SCHEMAS_BY_DATA.test,
   ])
   .openapi("Event");
 

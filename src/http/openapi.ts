@@ -242,6 +242,12 @@ const TAGS = [
     description: "Every change of the account's orders and verifications, kept 30 days: what webhooks deliver, to reconcile.",
   },
   {
+    name: "Webhooks",
+    description:
+      "Deliveries of events to the account's endpoints, signed per Standard Webhooks; each event type below is what an " +
+      "endpoint receives.",
+  },
+  {
     name: "Admin",
     description: "The operator's API (ADMIN_TOKEN): accounts, keys, catalog, fulfilment, users and reviews.",
   },
