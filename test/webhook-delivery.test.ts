@@ -16,7 +16,7 @@ import { createDatabase } from "../src/db/client.ts";
 import { eventCounts, events, webhookDeliveries, webhookEndpoints } from "../src/db/schema.ts";
 import worker from "../src/index.ts";
 import { ATTEMPT_TIMEOUT_MS, consumeDeliveries, type DeliveryDeps, LEASE_MS } from "../src/webhooks/delivery.ts";
-import { EVENT_RETENTION_MS, OVERDUE_MS, SWEEP_LIMIT } from "../src/webhooks/maintenance.ts";
+import { OVERDUE_MS, SWEEP_LIMIT } from "../src/webhooks/maintenance.ts";
 import { MAX_QUEUE_DELAY_SECONDS } from "../src/webhooks/queue.ts";
 import { RETRY_DELAYS_SECONDS } from "../src/webhooks/retry-schedule.ts";
 import { FaultPlan, faultyD1 } from "./faulty-storage.ts";
@@ -27,6 +27,8 @@ const db = createDatabase(env.DB);
 const QUEUE = "virtual-numbers-webhook-deliveries";
 const HOOK_URL = "https://hooks.test/receive";
 const realTimeout = AbortSignal.timeout.bind(AbortSignal);
+/** How long events are kept (WEBHOOKS.md). */
+const THIRTY_DAYS_MS = 30 * 86_400_000;
 
 function newSecret(): string {
   return `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`;
@@ -616,12 +618,12 @@ describe("the scheduled sweep", () => {
 
   it(`sends at most ${SWEEP_LIMIT} a run, the most overdue first`, async () => {
     const now = Date.now();
-    const f = await fixture({ delivery: { nextAttemptAt: now - 2 * EVENT_RETENTION_MS } });
+    const f = await fixture({ delivery: { nextAttemptAt: now - 2 * THIRTY_DAYS_MS } });
     const backlog = SWEEP_LIMIT + 20;
     await db.run(sql`
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${backlog})
       INSERT INTO webhook_deliveries (id, customer_id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at)
-      SELECT lower(hex(randomblob(16))), ${f.customerId}, ${f.endpointId}, ${f.eventId}, 'pending', 1, ${now - EVENT_RETENTION_MS} + i, ${now}
+      SELECT lower(hex(randomblob(16))), ${f.customerId}, ${f.endpointId}, ${f.eventId}, 'pending', 1, ${now - THIRTY_DAYS_MS} + i, ${now}
       FROM n`);
     await runScheduled(now);
     const ids = queued().map((m) => m.id);
@@ -655,11 +657,11 @@ describe("the scheduled purge", () => {
   it("deletes events and their deliveries older than 30 days, deliveries first, a few hundred a statement", async () => {
     const now = Date.now();
     const old = await fixture({
-      createdAt: now - EVENT_RETENTION_MS - 1_000,
+      createdAt: now - THIRTY_DAYS_MS - 1_000,
       delivery: { status: "succeeded", nextAttemptAt: null },
     });
     const young = await fixture({
-      createdAt: now - EVENT_RETENTION_MS + 60_000,
+      createdAt: now - THIRTY_DAYS_MS + 60_000,
       delivery: { status: "failed", nextAttemptAt: null },
     });
     // More old deliveries than one statement deletes.

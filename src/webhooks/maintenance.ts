@@ -14,7 +14,7 @@ export const OVERDUE_MS = 5 * 60_000;
 /** Deliveries put back on the queue by one run at most: a backlog drains over the next runs. */
 export const SWEEP_LIMIT = 500;
 /** How long events and their deliveries are kept. */
-export const EVENT_RETENTION_MS = 30 * 86_400_000;
+const EVENT_RETENTION_MS = 30 * 86_400_000;
 /** Rows deleted by one statement of the purge: small enough that no one statement holds the database for long. */
 const PURGE_BATCH = 500;
 
