@@ -2,11 +2,18 @@
 // endpoint), its outcome recorded, and its next attempt put back on the queue.
 import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { createDatabase, type Database } from "../db/client.ts";
-import { type DeliveryStatus, events, type WebhookEndpointStatus, webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
+import {
+  type DeliveryStatus,
+  type EventType,
+  events,
+  type WebhookEndpointStatus,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "../db/schema.ts";
 import type { Bindings } from "../env.ts";
+import { toEvent } from "../events/schemas.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { toIso } from "../lib/time.ts";
 import { changeApplied } from "./outbox.ts";
 import { enqueueDeliveries } from "./queue.ts";
 import { retryAfterSeconds, retryDelaySeconds } from "./retry-schedule.ts";
@@ -73,7 +80,7 @@ interface Target {
   previousSecret: string | null;
   previousSecretExpiresAt: number | null;
   eventId: string;
-  eventType: string;
+  eventType: EventType;
   eventData: string;
   eventCreatedAt: number;
 }
@@ -195,12 +202,10 @@ interface AttemptResult {
 /** One POST of the event to the endpoint, signed at `now`, redirects not followed, within the timeout. */
 async function attempt(target: Target, now: number, deps: DeliveryDeps): Promise<AttemptResult> {
   const webhookId = withPrefix("evt", target.eventId);
-  const body = JSON.stringify({
-    id: webhookId,
-    type: target.eventType,
-    timestamp: toIso(target.eventCreatedAt),
-    data: JSON.parse(target.eventData),
-  });
+  // The event object exactly as the events API answers it.
+  const body = JSON.stringify(
+    toEvent({ id: target.eventId, type: target.eventType, data: target.eventData, createdAt: target.eventCreatedAt }),
+  );
   const timestamp = Math.floor(now / 1000);
   const headers = {
     "Content-Type": "application/json",
