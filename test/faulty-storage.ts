@@ -15,7 +15,7 @@ export class InjectedFault extends Error {
  * storage: a D1 batch or statement run, an R2 put, get, head, delete or list.
  */
 export class FaultPlan {
-  /** Each step taken so far, as `describeSql` and the R2 wrapper name them ("D1 insert orders", "R2 put"). */
+  /** Each step taken so far, as `describeSql` and the R2 and queue wrappers name them ("D1 insert orders", "R2 put"). */
   readonly steps: string[] = [];
   private readonly failing: ReadonlySet<number>;
   private answersLost = false;
@@ -110,9 +110,23 @@ function faultyBucket(bucket: R2Bucket, plan: FaultPlan): R2Bucket {
   return wrapped as R2Bucket;
 }
 
-/** The test's bindings with D1 and R2 going through the plan. */
+function faultyQueue(queue: Queue<string>, plan: FaultPlan): Queue<string> {
+  const wrapped: Pick<Queue<string>, "send" | "sendBatch"> = {
+    send: (...args) => plan.take("Queue send", () => queue.send(...args)),
+    sendBatch: (...args) => plan.take("Queue send", () => queue.sendBatch(...args)),
+  };
+  // Everything the app calls on a queue; a method left out would fail loudly rather than bypass the plan.
+  return wrapped as Queue<string>;
+}
+
+/** The test's bindings with D1, R2 and the delivery queue going through the plan. */
 function faultyEnv(plan: FaultPlan): Env {
-  return { ...env, DB: faultyD1(env.DB, plan), DOCUMENTS: faultyBucket(env.DOCUMENTS, plan) };
+  return {
+    ...env,
+    DB: faultyD1(env.DB, plan),
+    DOCUMENTS: faultyBucket(env.DOCUMENTS, plan),
+    WEBHOOK_DELIVERIES: faultyQueue(env.WEBHOOK_DELIVERIES, plan),
+  };
 }
 
 /** What a request over faulty storage gave: the answer, and the failure of the work it left to waitUntil, if any. */

@@ -73,7 +73,8 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
       enqueueDeliveries(c.env.WEBHOOK_DELIVERIES, outbox.deliveryIds).catch((error: unknown) => {
         console.log(
           JSON.stringify({
-            level: "error",
+            // The sweep of overdue deliveries sends them: a warning, not an error.
+            level: "warn",
             event: "enqueue_failed",
             request_id: requestId,
             deliveries: outbox.deliveryIds,
