@@ -27,7 +27,7 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
-      setupFiles: ["./test/apply-migrations.ts"],
+      setupFiles: ["./test/apply-migrations.ts", "./test/outbound-fetch.ts"],
       // The Worker logs one JSON line per request; show them only for failing tests.
       silent: "passed-only" as const,
     },

@@ -1,16 +1,20 @@
-// The Worker entry: the HTTP app, and the scheduled jobs: the sweep of orphaned document files and the purge of
-// expired idempotency keys.
+// The Worker entry: the HTTP app; the webhook delivery queue's consumer; and the scheduled jobs: the sweep of orphaned
+// document files, the purge of expired idempotency keys, the sweep of overdue webhook deliveries and the purge of
+// events older than 30 days.
 import { createApp } from "./app.ts";
 import { createDatabase } from "./db/client.ts";
 import { purgeExpiredIdempotencyKeys } from "./db/idempotency.ts";
+import type { Bindings } from "./env.ts";
 import { sweepOrphanObjects } from "./kyc/documents.ts";
+import { consumeDeliveries } from "./webhooks/delivery.ts";
+import { purgeExpiredEvents, requeueOverdueDeliveries } from "./webhooks/maintenance.ts";
 
 const app = createApp();
 
-/** Runs one job and logs what it did (or how it failed), as the request log does for requests. */
-async function logged(job: string, run: () => Promise<number>): Promise<void> {
+/** Runs one job and logs what it did (its counts) or how it failed, as the request log does for requests. */
+async function logged(job: string, run: () => Promise<Record<string, number>>): Promise<void> {
   try {
-    console.log(JSON.stringify({ level: "info", job, deleted: await run() }));
+    console.log(JSON.stringify({ level: "info", job, ...(await run()) }));
   } catch (error) {
     console.log(JSON.stringify({ level: "error", job, error: String(error) }));
   }
@@ -18,13 +22,21 @@ async function logged(job: string, run: () => Promise<number>): Promise<void> {
 
 export default {
   fetch: app.fetch,
+  async queue(batch, env) {
+    await consumeDeliveries(batch, env);
+  },
   async scheduled(controller, env, ctx) {
     const db = createDatabase(env.DB);
+    const now = controller.scheduledTime;
     ctx.waitUntil(
       Promise.all([
-        logged("sweep-orphan-documents", () => sweepOrphanObjects(db, env.DOCUMENTS, controller.scheduledTime)),
-        logged("purge-idempotency-keys", () => purgeExpiredIdempotencyKeys(db, controller.scheduledTime)),
+        logged("sweep-orphan-documents", async () => ({ deleted: await sweepOrphanObjects(db, env.DOCUMENTS, now) })),
+        logged("purge-idempotency-keys", async () => ({ deleted: await purgeExpiredIdempotencyKeys(db, now) })),
+        logged("requeue-overdue-deliveries", async () => ({
+          requeued: await requeueOverdueDeliveries(db, env.WEBHOOK_DELIVERIES, now),
+        })),
+        logged("purge-expired-events", () => purgeExpiredEvents(db, now)),
       ]),
     );
   },
-} satisfies ExportedHandler<Env>;
+} satisfies ExportedHandler<Bindings, string>;

@@ -78,7 +78,7 @@ function faultyBatch(
   };
 }
 
-function faultyD1(db: D1Database, plan: FaultPlan): D1Database {
+export function faultyD1(db: D1Database, plan: FaultPlan): D1Database {
   const wrapped = {
     prepare: (sql: string) => faultyStatement(db.prepare(sql), sql, plan),
     batch: faultyBatch((statements) => db.batch(statements), plan),

@@ -80,7 +80,7 @@ export const eventSchema = z
 export type Event = z.infer<typeof eventSchema>;
 
 /** The event object; `data` is stored as the JSON the API answered at the time. */
-export function toEvent(row: EventRow): Event {
+export function toEvent(row: Pick<EventRow, "id" | "type" | "data" | "createdAt">): Event {
   return { id: withPrefix("evt", row.id), type: row.type, timestamp: toIso(row.createdAt), data: JSON.parse(row.data) } as Event;
 }
 
