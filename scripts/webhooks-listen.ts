@@ -173,10 +173,8 @@ function summary(event: Event): string {
   return JSON.stringify(data).slice(0, 120);
 }
 
-await waitForApi();
-const listener = await ensureEndpoint();
-if (listener.status === "disabled") await callApi("PATCH", `/${listener.endpointId}`, { status: "enabled" });
-const verifier = new Webhook(listener.secret);
+/** Set once the endpoint and its secret are known; a delivery before (to an endpoint left enabled) gets a 503, and is retried. */
+let verifier: Webhook | undefined;
 /** webhook-ids seen: a delivery may come more than once (at least once), and receivers de-duplicate on it. */
 const seen = new Set<string>();
 
@@ -190,12 +188,20 @@ const server = createServer(async (request, response) => {
     response.writeHead(413, { "Content-Type": "text/plain" }).end("Body too large for a webhook event.\n");
     return;
   }
+  if (!verifier) {
+    response.writeHead(503, { "Content-Type": "text/plain", "Retry-After": "1" }).end("Starting.\n");
+    return;
+  }
   let event: Event;
   try {
     event = verifier.verify(body, signatureHeaders(request)) as Event;
   } catch (error) {
     const reason = error instanceof WebhookVerificationError ? error.message : String(error);
-    console.error(`✗ refused a delivery (webhook-id ${request.headers["webhook-id"] ?? "none"}): ${reason}`);
+    const hint =
+      reason === "No matching signature found"
+        ? ` (if the secret was rotated elsewhere, delete ${LISTENER_STATE_PATH} and restart)`
+        : "";
+    console.error(`✗ refused a delivery (webhook-id ${request.headers["webhook-id"] ?? "none"}): ${reason}${hint}`);
     response.writeHead(400, { "Content-Type": "text/plain" }).end(`Signature verification failed: ${reason}\n`);
     return;
   }
@@ -206,17 +212,23 @@ const server = createServer(async (request, response) => {
   response.writeHead(204).end();
 });
 
-server.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code === "EADDRINUSE") fail(`Port ${port} is taken: stop what uses it, or pass another with -- --port <n>.`);
-  fail(String(error));
+// Listening first: a port in use ends the script before it changes anything through the API.
+await new Promise<void>((resolve) => {
+  server.once("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EADDRINUSE") fail(`Port ${port} is taken: stop what uses it, or pass another with -- --port <n>.`);
+    fail(String(error));
+  });
+  server.listen(port, "127.0.0.1", resolve);
 });
-server.listen(port, "127.0.0.1", () => {
-  console.log(`
+await waitForApi();
+const listener = await ensureEndpoint();
+if (listener.status === "disabled") await callApi("PATCH", `/${listener.endpointId}`, { status: "enabled" });
+verifier = new Webhook(listener.secret);
+console.log(`
 Listening on ${url} for the events of the demo account (${DEMO_SLUG}), endpoint ${listener.endpointId}.
 Each delivery's signature is checked; bad ones are answered 400. Stop with Ctrl-C (the endpoint is disabled until the
 next run, so events are not sent to a receiver that is not there).
 `);
-});
 
 /** On the way out: the endpoint stops receiving (a later run enables it again), so no delivery fails for want of us. */
 async function stop(): Promise<void> {
