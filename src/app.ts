@@ -23,6 +23,7 @@ import { orderAdminRoutes } from "./orders/admin-routes.ts";
 import { orderRoutes } from "./orders/routes.ts";
 import { userAdminRoutes } from "./users/admin-routes.ts";
 import { userRoutes } from "./users/routes.ts";
+import { webhookEndpointRoutes } from "./webhooks/routes.ts";
 
 /** Every route, each reached only through its audience, on `app` (returned typed, for the client). */
 function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
@@ -41,7 +42,12 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
       .route("/", publicAudience().route("/", serviceRoutes).get("/docs", htmlPageHeaders, docsPage))
       .route(
         "/api",
-        customerAudience().route("/", orderRoutes).route("/", numberRoutes).route("/", userRoutes).route("/", eventRoutes),
+        customerAudience()
+          .route("/", orderRoutes)
+          .route("/", numberRoutes)
+          .route("/", userRoutes)
+          .route("/", eventRoutes)
+          .route("/", webhookEndpointRoutes),
       )
       .route("/v1", customerAudience().route("/", kycRoutes))
       .route(

@@ -90,9 +90,11 @@ describe("integer parameters", () => {
   it("take plain decimal digits within their bounds", async () => {
     for (const parameter of parameters) {
       const customer = await createCustomer("integers");
+      // A list under a resource named by id (an endpoint's deliveries) gets a random one: past validation, a 404.
+      const expected = /\{(?!customer_slug\}|slug\})\w+\}/.test(parameter.path) ? 404 : 200;
       for (const value of [String(parameter.schema.minimum ?? 0), String(parameter.schema.maximum ?? 10)]) {
         const response = await request(parameter, value, customer);
-        expect(response.status, `${parameter.operation} ${parameter.name}=${value}`).toBe(200);
+        expect(response.status, `${parameter.operation} ${parameter.name}=${value}`).toBe(expected);
         await response.text();
       }
     }

@@ -244,8 +244,8 @@ const TAGS = [
   {
     name: "Webhooks",
     description:
-      "Deliveries of events to the account's endpoints, signed per Standard Webhooks; each event type below is what an " +
-      "endpoint receives.",
+      "The account's endpoints, their secrets, test events, delivery logs and retries; deliveries are signed per " +
+      "Standard Webhooks, and each event type below is what an endpoint receives.",
   },
   {
     name: "Admin",

@@ -1,0 +1,14 @@
+// Where the local setup lives, shared by `npm start` and `npm run webhooks:listen`: the port the Worker is served on,
+// .dev.vars, and what is kept beside the local D1 files under .wrangler/state (wiping that folder wipes the database
+// and these files together, so a fresh start makes them afresh).
+import path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dirname, "..");
+/** The port `npm start` serves the Worker on. */
+export const DEV_PORT = 8787;
+export const DEV_VARS_PATH = path.join(ROOT, ".dev.vars");
+const STATE = path.join(ROOT, ".wrangler", "state");
+/** The demo account's API key, written by `npm start`. */
+export const DEMO_KEY_PATH = path.join(STATE, "demo-api-key");
+/** The local receiver's endpoint and signing secret, written by `npm run webhooks:listen`. */
+export const LISTENER_STATE_PATH = path.join(STATE, "webhooks-listen.json");

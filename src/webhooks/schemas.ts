@@ -1,0 +1,262 @@
+// Wire format of webhook endpoints and their deliveries: the URL rules, request bodies, list queries, path parameters,
+// the endpoint and delivery objects, and the mappings between the wire and the store.
+import { type Hook, z } from "@hono/zod-openapi";
+import type { Env } from "hono";
+import {
+  DELIVERY_STATUSES,
+  EVENT_TYPES,
+  type EventType,
+  WEBHOOK_ENDPOINT_STATUSES,
+  type WebhookEndpointRow,
+} from "../db/schema.ts";
+import type { Bindings } from "../env.ts";
+import { prefixedIdParam, singleLineText, timestampSchema } from "../http/fields.ts";
+import { commaList, pageOnlyQuery, pageSchema } from "../http/pagination.ts";
+import { validationError } from "../http/problem.ts";
+import { issuesToFieldErrors, validationHook } from "../http/validation.ts";
+import { withPrefix } from "../lib/ids.ts";
+import { toIso, toIsoOrNull } from "../lib/time.ts";
+import type { DeliveryWithEvent, EndpointChanges, NewEndpoint } from "./store.ts";
+
+const MAX_URL_LENGTH = 2048;
+
+/** Host names that never leave the machine or the private network, whatever they resolve to. */
+const LOCAL_NAME = /(?:^localhost|\.local|\.internal|\.localhost)$/;
+const IPV4_HOST = /^\d+\.\d+\.\d+\.\d+$/;
+/** Loopback hosts, allowed only where insecure URLs are (local development): localhost, 127.0.0.0/8, [::1]. */
+const LOOPBACK_HOST = /^(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+
+/** A C0 control character, space or DEL: the URL parser drops or encodes them, so the text would not be the URL fetched. */
+function hasSpaceOrControl(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code <= 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * The URL rules of WEBHOOKS.md, every one of them: an absolute https:// URL of at most 2,048 characters, without user
+ * info, whose host is a name (not an IP literal) that is not localhost nor a .local, .internal or .localhost name.
+ * `allowInsecure` (WEBHOOK_ALLOW_INSECURE_URLS, local development and tests) also takes http:// and loopback hosts.
+ * Hosts are judged as the WHATWG URL parser (which fetch uses) reads them: an IPv4 address in any form it accepts
+ * (2130706433, 0x7f.1, 127.1) is normalised to dotted decimal, names are lowercased and percent-decoded. The URL is
+ * kept as written, so nothing is ever fetched but what the rules judged.
+ */
+function webhookUrl(allowInsecure: boolean) {
+  return z
+    .string()
+    .max(MAX_URL_LENGTH)
+    .superRefine((value, ctx) => {
+      const refuse = (message: string) => ctx.addIssue({ code: "custom", message, input: value });
+      if (hasSpaceOrControl(value)) return refuse("must not contain spaces or control characters");
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        return refuse("must be an absolute URL");
+      }
+      const schemes = allowInsecure ? ["https:", "http:"] : ["https:"];
+      // Written out in full: the parser also reads "https:host" and "https:\\host" as https://host/.
+      if (!schemes.includes(url.protocol) || !value.toLowerCase().startsWith(`${url.protocol}//`)) {
+        return refuse(allowInsecure ? "must be an https:// or http:// URL" : "must be an https:// URL");
+      }
+      // Also refuses an empty user info ("https://@host/"), which the parser drops from the URL but not from the text.
+      const authority = value.slice(url.protocol.length + 2).split(/[/\\?#]/, 1)[0] ?? "";
+      if (url.username !== "" || url.password !== "" || authority.includes("@")) {
+        return refuse("must not contain a user name or password");
+      }
+      const host = url.hostname.replace(/\.+$/, "");
+      if (allowInsecure && LOOPBACK_HOST.test(host)) return;
+      if (IPV4_HOST.test(host) || host.startsWith("[")) return refuse("must name its host, not an IP address");
+      if (LOCAL_NAME.test(host)) return refuse("must not be localhost or a .local, .internal or .localhost host");
+    });
+}
+
+/** Whether this deployment takes http:// and loopback webhook URLs (local development and tests only). */
+function allowsInsecureUrls(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">): boolean {
+  return env.WEBHOOK_ALLOW_INSECURE_URLS === "true";
+}
+
+/**
+ * The validation hook of the routes whose body has a `url`. Which URLs are allowed depends on a binding, known only
+ * per request, so the body schema holds the rules with the insecure allowance (webhookUrl(true)), and where the
+ * deployment does not allow insecure URLs this hook judges the url by the full rules (webhookUrl(false)) instead;
+ * every invalid field is still reported at once, as the default hook does.
+ */
+export function webhookUrlHook<T>(
+  result: Parameters<Hook<T, Env, string, unknown>>[0],
+  c: { env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS"> },
+): undefined {
+  // On a failure the validator passes the raw body as `data` too, which the hook's type leaves out.
+  const body: unknown = "data" in result ? result.data : undefined;
+  const url = typeof body === "object" && body !== null && "url" in body ? body.url : undefined;
+  const strict =
+    result.target === "json" && typeof url === "string" && !allowsInsecureUrls(c.env)
+      ? webhookUrl(false).safeParse(url)
+      : undefined;
+  if (strict?.success === false) {
+    const others = result.success ? [] : result.error.issues.filter((issue) => issue.path[0] !== "url");
+    const urlIssues = strict.error.issues.map((issue) => ({ ...issue, path: ["url", ...issue.path] }));
+    throw validationError(issuesToFieldErrors([...others, ...urlIssues], "body"));
+  }
+  validationHook(result);
+  return undefined;
+}
+
+/**
+ * The types an endpoint may subscribe to: all but webhook.test, which goes only to the endpoint a test was asked for,
+ * whatever the types it takes (naming it would subscribe to nothing).
+ */
+const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((type) => type !== "webhook.test") as [
+  Exclude<EventType, "webhook.test">,
+  ...Exclude<EventType, "webhook.test">[],
+];
+
+const URL_DESCRIPTION =
+  `Where events are delivered: an absolute https:// URL of at most ${MAX_URL_LENGTH} characters, without user name or ` +
+  "password, whose host is a name (not an IP address), not localhost and not a .local, .internal or .localhost name.";
+
+const urlField = webhookUrl(true).openapi({
+  description: URL_DESCRIPTION,
+  format: "uri",
+  example: "https://hooks.example.com/virtual-numbers",
+});
+
+const descriptionField = singleLineText()
+  .max(500)
+  .openapi({ description: "A label of your own, at most 500 characters.", example: "Order fulfilment service" });
+
+const eventTypesField = z
+  .array(z.enum(SUBSCRIBABLE_EVENT_TYPES))
+  .min(1)
+  .transform((types) => SUBSCRIBABLE_EVENT_TYPES.filter((type) => types.includes(type)))
+  .openapi({
+    description:
+      "The event types delivered here, at least one; repeats are ignored. webhook.test is not one of them: a test " +
+      "event goes to the endpoint it is sent to, whatever its types.",
+    example: ["order.created", "order.fulfilled"],
+  });
+
+const endpointStatusSchema = z.enum(WEBHOOK_ENDPOINT_STATUSES);
+
+export const webhookEndpointSchema = z
+  .object({
+    id: z.string().openapi({ example: "we_2b1f7c3e-5a4d-4e8f-9c0b-1d2e3f4a5b6c" }),
+    url: z.string().openapi({ example: "https://hooks.example.com/virtual-numbers" }),
+    description: z.string().nullable(),
+    event_types: z.array(z.enum(SUBSCRIBABLE_EVENT_TYPES)),
+    status: endpointStatusSchema.openapi({ description: "A disabled endpoint is sent nothing." }),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .openapi("WebhookEndpoint");
+
+const secretSchema = z.string().openapi({
+  description:
+    "The signing secret: whsec_ and the base64 of 32 random bytes. Shown only when the endpoint is created and when " +
+    "the secret is rotated.",
+  example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5pRWmV4yIDQ=",
+});
+
+export const createdWebhookEndpointSchema = webhookEndpointSchema
+  .extend({ secret: secretSchema })
+  .openapi("CreatedWebhookEndpoint");
+
+export const rotatedSecretSchema = z.object({ secret: secretSchema }).openapi("WebhookEndpointSecret");
+
+export const deletedWebhookEndpointSchema = z
+  .object({ message: z.string(), deleted_at: timestampSchema })
+  .openapi("WebhookEndpointDeleted");
+
+export function toWebhookEndpoint(row: WebhookEndpointRow): z.infer<typeof webhookEndpointSchema> {
+  return {
+    id: withPrefix("we", row.id),
+    url: row.url,
+    description: row.description,
+    event_types: JSON.parse(row.eventTypes),
+    status: row.status,
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+export const createWebhookEndpointBody = z
+  .strictObject({
+    url: urlField,
+    description: descriptionField.optional(),
+    event_types: eventTypesField.optional(),
+  })
+  .openapi("CreateWebhookEndpoint");
+
+export const updateWebhookEndpointBody = z
+  .strictObject({
+    url: urlField.optional(),
+    description: descriptionField.nullable().optional().openapi({ description: "null clears the description." }),
+    event_types: eventTypesField.optional(),
+    status: endpointStatusSchema.optional().openapi({ description: "disabled stops deliveries; enabled resumes them." }),
+  })
+  .refine((body) => Object.keys(body).length > 0, {
+    error: "must contain at least one field to change",
+  })
+  .openapi("UpdateWebhookEndpoint");
+
+export function toNewEndpoint(body: z.infer<typeof createWebhookEndpointBody>): NewEndpoint {
+  return {
+    url: body.url,
+    description: body.description,
+    eventTypes: body.event_types ?? SUBSCRIBABLE_EVENT_TYPES,
+  };
+}
+
+export function toEndpointChanges(body: z.infer<typeof updateWebhookEndpointBody>): EndpointChanges {
+  return {
+    url: body.url,
+    description: body.description,
+    eventTypes: body.event_types,
+    status: body.status,
+  };
+}
+
+export const webhookEndpointPageSchema = pageSchema(webhookEndpointSchema, "WebhookEndpoint");
+
+export const endpointIdParam = prefixedIdParam("we", "endpoint_id");
+export const deliveryIdParam = prefixedIdParam("whd", "delivery_id");
+
+export const deliverySchema = z
+  .object({
+    id: z.string().openapi({ example: "whd_7d0c2a9e-3b4f-4c1d-8e2f-6a5b4c3d2e1f" }),
+    event_id: z.string().openapi({ example: "evt_0e9d8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b" }),
+    event_type: z.enum(EVENT_TYPES),
+    status: z.enum(DELIVERY_STATUSES).openapi({
+      description: "pending until an attempt succeeds (succeeded) or the last one fails (failed).",
+    }),
+    attempts: z.int().openapi({ description: "Attempts made so far.", example: 1 }),
+    last_status_code: z.int().nullable().openapi({ description: "The HTTP status of the last attempt; null when it got none." }),
+    last_error: z.string().nullable().openapi({ description: "Why the last attempt failed, if it did." }),
+    next_attempt_at: timestampSchema.nullable().openapi({ description: "When the next attempt is due; null unless pending." }),
+    created_at: timestampSchema,
+    delivered_at: timestampSchema.nullable(),
+  })
+  .openapi("WebhookDelivery");
+
+export function toDelivery({ delivery, eventType }: DeliveryWithEvent): z.infer<typeof deliverySchema> {
+  return {
+    id: withPrefix("whd", delivery.id),
+    event_id: withPrefix("evt", delivery.eventId),
+    event_type: eventType,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_status_code: delivery.lastStatusCode,
+    last_error: delivery.lastError,
+    next_attempt_at: toIsoOrNull(delivery.nextAttemptAt),
+    created_at: toIso(delivery.createdAt),
+    delivered_at: toIsoOrNull(delivery.deliveredAt),
+  };
+}
+
+export const listDeliveriesQuery = pageOnlyQuery.extend({
+  status: commaList(z.enum(DELIVERY_STATUSES), "status", "Delivery statuses."),
+});
+
+export const deliveryPageSchema = pageSchema(deliverySchema, "WebhookDelivery");

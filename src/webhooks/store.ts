@@ -1,0 +1,292 @@
+// Queries for webhook endpoints and their deliveries: the guarded create (at most MAX_ENDPOINTS an account), changes,
+// secret rotation, delete with its deliveries, the test event, the delivery log and a delivery's retry.
+import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
+import { type PageWindow, stableOrder } from "../db/paging.ts";
+import {
+  customers,
+  type DeliveryStatus,
+  type EventType,
+  events,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
+  type WebhookEndpointStatus,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "../db/schema.ts";
+import { insertSelection } from "../db/sql.ts";
+import { eventStatements, type Outbox } from "./outbox.ts";
+import { testEventData } from "./payloads.ts";
+
+/** An account has at most this many endpoints. */
+export const MAX_ENDPOINTS = 10;
+/** How long the secret before a rotation still signs deliveries, beside the new one. */
+const PREVIOUS_SECRET_TTL_MS = 24 * 3_600_000;
+
+export interface NewEndpoint {
+  url: string;
+  description?: string | undefined;
+  eventTypes: readonly EventType[];
+}
+
+/** The fields a change names; `description: null` clears it. */
+export interface EndpointChanges {
+  url?: string | undefined;
+  description?: string | null | undefined;
+  eventTypes?: readonly EventType[] | undefined;
+  status?: WebhookEndpointStatus | undefined;
+}
+
+/** A delivery with the type of its event, as the delivery log lists it. */
+export interface DeliveryWithEvent {
+  delivery: WebhookDeliveryRow;
+  eventType: EventType;
+}
+
+/** `whsec_` and the base64 of 32 random bytes (Standard Webhooks: the key is the decoded bytes). */
+function generateSecret(): string {
+  return `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`;
+}
+
+function owned(customerId: string, endpointId: string) {
+  return and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.customerId, customerId));
+}
+
+/**
+ * One INSERT … SELECT from the account that writes the endpoint only while the account has fewer than MAX_ENDPOINTS,
+ * so concurrent creates can never pass the limit between a count and an insert.
+ */
+export async function createEndpoint(
+  db: Database,
+  customerId: string,
+  endpoint: NewEndpoint,
+  now: number,
+): Promise<Outcome<WebhookEndpointRow, "full">> {
+  const endpointCount = sql`(SELECT count(*) FROM ${webhookEndpoints} WHERE ${webhookEndpoints.customerId} = ${customers.id})`;
+  const [row] = await db
+    .insert(webhookEndpoints)
+    .select(
+      db
+        .select(
+          insertSelection({
+            id: crypto.randomUUID(),
+            customerId: customers.id,
+            url: endpoint.url,
+            description: endpoint.description ?? null,
+            eventTypes: JSON.stringify(endpoint.eventTypes),
+            status: "enabled" satisfies WebhookEndpointStatus,
+            secret: generateSecret(),
+            previousSecret: null,
+            previousSecretExpiresAt: null,
+            createdAt: now,
+            updatedAt: now,
+          }),
+        )
+        .from(customers)
+        .where(and(eq(customers.id, customerId), sql`${endpointCount} < ${MAX_ENDPOINTS}`)),
+    )
+    .returning();
+  return row ? ok(row) : refuse("full", { limit: MAX_ENDPOINTS });
+}
+
+/** A page of the account's endpoints, newest first. */
+export async function listEndpoints(
+  db: Database,
+  customerId: string,
+  window: PageWindow,
+): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
+  const [rows, [totals]] = await db.batch([
+    db
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.customerId, customerId))
+      .orderBy(...stableOrder({ key: webhookEndpoints.createdAt, nullable: false }, webhookEndpoints.id, "desc"))
+      .limit(window.limit)
+      .offset(window.offset),
+    db.select({ total: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.customerId, customerId)),
+  ]);
+  return { rows, total: totals!.total };
+}
+
+export async function findEndpoint(
+  db: Database,
+  customerId: string,
+  endpointId: string,
+): Promise<WebhookEndpointRow | undefined> {
+  return db.select().from(webhookEndpoints).where(owned(customerId, endpointId)).get();
+}
+
+export async function updateEndpoint(
+  db: Database,
+  customerId: string,
+  endpointId: string,
+  changes: EndpointChanges,
+  now: number,
+): Promise<Outcome<WebhookEndpointRow, "not_found">> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({
+      url: changes.url,
+      description: changes.description,
+      eventTypes: changes.eventTypes && JSON.stringify(changes.eventTypes),
+      status: changes.status,
+      updatedAt: now,
+    })
+    .where(owned(customerId, endpointId))
+    .returning();
+  return row ? ok(row) : refuse("not_found");
+}
+
+/**
+ * A new secret; the one it replaces keeps signing (beside it) for PREVIOUS_SECRET_TTL_MS, so receivers can switch
+ * without losing a delivery. A second rotation within that time drops the oldest secret. One UPDATE: its right-hand
+ * sides read the row as it was.
+ */
+export async function rotateSecret(
+  db: Database,
+  customerId: string,
+  endpointId: string,
+  now: number,
+): Promise<Outcome<WebhookEndpointRow, "not_found">> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({
+      secret: generateSecret(),
+      previousSecret: sql`${webhookEndpoints.secret}`,
+      previousSecretExpiresAt: now + PREVIOUS_SECRET_TTL_MS,
+      updatedAt: now,
+    })
+    .where(owned(customerId, endpointId))
+    .returning();
+  return row ? ok(row) : refuse("not_found");
+}
+
+/**
+ * Deletes the endpoint and every delivery to it, in one batch: deliveries reference their endpoint, so none can
+ * outlive it, and a pending one is thereby cancelled (the consumer finds no delivery for its message). The events
+ * stay: they are the account's, listed by the events API.
+ */
+export async function deleteEndpoint(
+  db: Database,
+  customerId: string,
+  endpointId: string,
+): Promise<Outcome<WebhookEndpointRow, "not_found">> {
+  const [, [removed]] = await db.batch([
+    db
+      .delete(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.customerId, customerId))),
+    db.delete(webhookEndpoints).where(owned(customerId, endpointId)).returning(),
+  ]);
+  return removed ? ok(removed) : refuse("not_found");
+}
+
+const enabled = eq(webhookEndpoints.status, "enabled" satisfies WebhookEndpointStatus);
+
+/** Deliveries of this endpoint of the account (and `where`), each with its event's type. */
+function deliveriesWithEvent(db: Database, customerId: string, endpointId: string, where?: SQL) {
+  return db
+    .select({ delivery: webhookDeliveries, eventType: events.type })
+    .from(webhookDeliveries)
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.customerId, customerId), where));
+}
+
+/**
+ * A webhook.test event and its one delivery, to this endpoint only (whatever the types it takes), in one batch that
+ * reads the delivery back; only an enabled endpoint gets one, as a disabled one is sent nothing. The delivery goes to
+ * the outbox.
+ */
+export async function sendTestEvent(
+  db: Database,
+  outbox: Outbox,
+  customerId: string,
+  endpointId: string,
+  now: number,
+): Promise<Outcome<DeliveryWithEvent, "not_found" | "wrong_state">> {
+  const { eventId, statements } = eventStatements(
+    db,
+    {
+      type: "webhook.test",
+      customerId: webhookEndpoints.customerId,
+      data: testEventData(webhookEndpoints.id),
+      from: webhookEndpoints,
+      where: and(owned(customerId, endpointId), enabled)!,
+      endpointId,
+    },
+    now,
+  );
+  const [, deliveries, [created]] = await db.batch([
+    ...statements,
+    deliveriesWithEvent(db, customerId, endpointId, eq(webhookDeliveries.eventId, eventId)),
+  ]);
+  outbox.add(deliveries);
+  return created ? ok(created) : refusalByState(await findEndpoint(db, customerId, endpointId));
+}
+
+export interface DeliveryListQuery {
+  statuses?: readonly DeliveryStatus[] | undefined;
+}
+
+/** A page of the endpoint's deliveries, newest first; not_found when the endpoint is not the account's. */
+export async function listDeliveries(
+  db: Database,
+  customerId: string,
+  endpointId: string,
+  q: DeliveryListQuery,
+  window: PageWindow,
+): Promise<Outcome<{ rows: DeliveryWithEvent[]; total: number }, "not_found">> {
+  const statuses = q.statuses && inArray(webhookDeliveries.status, q.statuses);
+  const [[endpoint], rows, [totals]] = await db.batch([
+    db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(owned(customerId, endpointId)),
+    deliveriesWithEvent(db, customerId, endpointId, statuses)
+      .orderBy(...stableOrder({ key: webhookDeliveries.createdAt, nullable: false }, webhookDeliveries.id, "desc"))
+      .limit(window.limit)
+      .offset(window.offset),
+    db
+      .select({ total: count() })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.customerId, customerId), statuses)),
+  ]);
+  if (!endpoint) return refuse("not_found");
+  return ok({ rows, total: totals!.total });
+}
+
+/**
+ * Sends a finished delivery (succeeded or failed) again, now: one guarded UPDATE makes it pending and due, its attempt
+ * count going on, and goes to the outbox. A pending delivery is on its way already, and a disabled endpoint is sent
+ * nothing: both refused.
+ */
+export async function retryDelivery(
+  db: Database,
+  outbox: Outbox,
+  customerId: string,
+  endpointId: string,
+  deliveryId: string,
+  now: number,
+): Promise<Outcome<DeliveryWithEvent, "not_found" | "wrong_state">> {
+  const endpointEnabled = sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${and(owned(customerId, endpointId), enabled)})`;
+  const [updated, [current], [endpoint]] = await db.batch([
+    db
+      .update(webhookDeliveries)
+      .set({ status: "pending", nextAttemptAt: now, leaseExpiresAt: null })
+      .where(
+        and(
+          eq(webhookDeliveries.id, deliveryId),
+          eq(webhookDeliveries.endpointId, endpointId),
+          eq(webhookDeliveries.customerId, customerId),
+          inArray(webhookDeliveries.status, ["succeeded", "failed"] satisfies DeliveryStatus[]),
+          endpointEnabled,
+        ),
+      )
+      .returning({ id: webhookDeliveries.id }),
+    deliveriesWithEvent(db, customerId, endpointId, eq(webhookDeliveries.id, deliveryId)),
+    db.select({ status: webhookEndpoints.status }).from(webhookEndpoints).where(owned(customerId, endpointId)),
+  ]);
+  outbox.add(updated);
+  if (!current || !endpoint) return refuse("not_found");
+  if (updated.length === 0) {
+    return refuse("wrong_state", { state: endpoint.status === "disabled" ? "disabled" : current.delivery.status });
+  }
+  return ok(current);
+}
