@@ -24,6 +24,7 @@ import { filesPath, pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   createCustomer,
+  createWebhookEndpoint,
   expectStatus,
   INDIVIDUAL_ADDRESS,
   json,
@@ -105,9 +106,20 @@ async function expectSweptWhenOld(orphans: string[]): Promise<void> {
  * fresh data, and the answer, the log and the state are checked against what that step's failure must lead to.
  */
 function faultTests<S extends { customer: TestCustomer }>(write: Write<S>, steps: Step[]): void {
-  const stateOf = write.state;
-  // The account's events join the state: no change without its event, and no event without its change.
-  write = { ...write, state: async (s) => ({ state: await stateOf(s), events: await eventState(s.customer.customerId) }) };
+  const { prepare, state } = write;
+  write = {
+    ...write,
+    // The account has a webhook endpoint, so a change's event has a delivery to put on the queue after the answer.
+    prepare: async () => {
+      const s = await prepare();
+      await createWebhookEndpoint(s.customer);
+      return s;
+    },
+    // The account's events and their deliveries join the state: no change without them, and none without a change.
+    state: async (s) => ({ state: await state(s), events: await eventState(s.customer.customerId) }),
+  };
+  // Last, after the answer: the new deliveries go on the queue; a lost message is the sweep's to send.
+  steps = [...steps, bestEffort("Queue send")];
   let reference: Promise<{ before: unknown; after: unknown; steps: string[] }> | undefined;
   /** One run without a fault: the state before and after the complete write, and the steps it took. */
   function referenceRun() {

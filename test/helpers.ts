@@ -2,7 +2,7 @@
 // what the types would refuse to send, and a fresh customer account per test.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { type ClientResponse, hc } from "hono/client";
+import { type ClientResponse, hc, type InferRequestType } from "hono/client";
 import { expect } from "vitest";
 import { type AppType, createApp } from "../src/app.ts";
 import type { ProblemCode } from "../src/http/problem.ts";
@@ -221,6 +221,14 @@ export async function allocateNumbers(customer: TestCustomer, count = 1) {
     201,
   );
   return allocated.numbers;
+}
+
+/** A webhook endpoint of the customer's (every event type, on a `.test` host the test setup's receiver answers). */
+export async function createWebhookEndpoint(
+  customer: TestCustomer,
+  body: InferRequestType<TestCustomer["account"]["webhook-endpoints"]["$post"]>["json"] = { url: "https://hooks.test/a" },
+) {
+  return json(await customer.account["webhook-endpoints"].$post({ param: { customer_slug: customer.slug }, json: body }), 201);
 }
 
 /** A complete address submission for an individual verification. */

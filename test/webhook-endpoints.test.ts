@@ -4,7 +4,15 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { EVENT_TYPES } from "../src/db/schema.ts";
-import { callInIsolate, createCustomer, expectStatus, json, problem, type TestCustomer } from "./helpers.ts";
+import {
+  callInIsolate,
+  createCustomer,
+  createWebhookEndpoint,
+  expectStatus,
+  json,
+  problem,
+  type TestCustomer,
+} from "./helpers.ts";
 
 const SUBSCRIBABLE = EVENT_TYPES.filter((type) => type !== "webhook.test");
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
@@ -31,12 +39,6 @@ const bare = (id: string) => id.replace(/^[a-z]+_/, "");
 
 function endpoints(customer: TestCustomer) {
   return customer.account["webhook-endpoints"];
-}
-
-type CreateBody = { url: string; description?: string; event_types?: (typeof SUBSCRIBABLE)[number][] };
-
-async function createEndpoint(customer: TestCustomer, body: CreateBody = { url: "https://hooks.test/a" }) {
-  return json(await endpoints(customer).$post({ param: { customer_slug: customer.slug }, json: body }), 201);
 }
 
 function endpointParam(customer: TestCustomer, endpointId: string) {
@@ -118,12 +120,12 @@ describe("POST /api/customers/{slug}/webhook-endpoints", () => {
     expect(response.headers.get("Location")).toBe(`/api/customers/${customer.slug}/webhook-endpoints/${body.id}`);
     expect((await endpointRow(body.id))?.secret).toBe(body.secret);
     // Each endpoint its own secret.
-    expect((await createEndpoint(customer)).secret).not.toBe(body.secret);
+    expect((await createWebhookEndpoint(customer)).secret).not.toBe(body.secret);
   });
 
   it("takes the named event types, repeats collapsed, in the catalogue's order; description absent is null", async () => {
     const customer = await createCustomer();
-    const body = await createEndpoint(customer, {
+    const body = await createWebhookEndpoint(customer, {
       url: "https://hooks.test/a",
       event_types: ["kyc.approved", "order.created", "kyc.approved"],
     });
@@ -173,8 +175,8 @@ describe("POST /api/customers/{slug}/webhook-endpoints", () => {
   it("allows at most 10 endpoints per account (409 conflict), and counts only the account's own", async () => {
     const customer = await createCustomer();
     const other = await createCustomer();
-    await createEndpoint(other);
-    for (let i = 0; i < 10; i++) await createEndpoint(customer, { url: `https://hooks.test/${i}` });
+    await createWebhookEndpoint(other);
+    for (let i = 0; i < 10; i++) await createWebhookEndpoint(customer, { url: `https://hooks.test/${i}` });
     const refused = await problem(
       await endpoints(customer).$post({ param: { customer_slug: customer.slug }, json: { url: "https://hooks.test/11" } }),
       409,
@@ -186,7 +188,7 @@ describe("POST /api/customers/{slug}/webhook-endpoints", () => {
     const [first] = (await json(await endpoints(customer).$get({ param: { customer_slug: customer.slug }, query: {} }), 200))
       .data;
     await expectStatus(await endpoints(customer)[":endpoint_id"].$delete({ param: endpointParam(customer, first!.id) }), 200);
-    await createEndpoint(customer);
+    await createWebhookEndpoint(customer);
   });
 
   it("never passes 10 under concurrent creates", async () => {
@@ -304,7 +306,7 @@ describe("URL rules", () => {
     );
     expect(refused.errors).toEqual([{ location: "body", pointer: "/url", message }]);
     expect(refused.detail).toBe(`url ${message}`);
-    const endpoint = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
     const onUpdate = await problem(
       await customer.callJson("PATCH", `/api/customers/${customer.slug}/webhook-endpoints/${endpoint.id}`, { url }),
       400,
@@ -328,7 +330,7 @@ describe("URL rules", () => {
 
   it.each(ACCEPTED)("takes %s as written", async (url) => {
     const customer = await createCustomer();
-    const created = await createEndpoint(customer, { url });
+    const created = await createWebhookEndpoint(customer, { url });
     expect(created.url).toBe(url);
   });
 
@@ -409,9 +411,9 @@ describe("GET webhook endpoints", () => {
   it("lists the account's endpoints newest first, paginated, never with a secret", async () => {
     const customer = await createCustomer();
     const other = await createCustomer();
-    await createEndpoint(other);
+    await createWebhookEndpoint(other);
     const created = [];
-    for (let i = 0; i < 3; i++) created.push(await createEndpoint(customer, { url: `https://hooks.test/${i}` }));
+    for (let i = 0; i < 3; i++) created.push(await createWebhookEndpoint(customer, { url: `https://hooks.test/${i}` }));
     const response = await endpoints(customer).$get({ param: { customer_slug: customer.slug }, query: { limit: "2" } });
     const text = await response.clone().text();
     const page = await json(response, 200);
@@ -429,7 +431,7 @@ describe("GET webhook endpoints", () => {
 
   it("reads one endpoint by we_ id or bare uuid, never with its secret", async () => {
     const customer = await createCustomer();
-    const { secret, ...endpoint } = await createEndpoint(customer);
+    const { secret, ...endpoint } = await createWebhookEndpoint(customer);
     for (const id of [endpoint.id, bare(endpoint.id), endpoint.id.toUpperCase().replace("WE_", "we_")]) {
       const response = await endpoints(customer)[":endpoint_id"].$get({ param: endpointParam(customer, id) });
       const text = await response.text();
@@ -462,7 +464,7 @@ describe("GET webhook endpoints", () => {
 describe("PATCH webhook endpoints", () => {
   it("changes only the fields named; null clears the description; status disables and enables", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer, { url: "https://hooks.test/a", description: "first" });
+    const endpoint = await createWebhookEndpoint(customer, { url: "https://hooks.test/a", description: "first" });
     const patch = (body: object) =>
       customer.callJson("PATCH", `/api/customers/${customer.slug}/webhook-endpoints/${endpoint.id}`, body);
     const moved = JSON.parse(await (await patch({ url: "https://hooks.test/b" })).text());
@@ -507,7 +509,7 @@ describe("PATCH webhook endpoints", () => {
     ["a null url", { url: null }, "/url"],
   ])("refuses %s (400) and changes nothing", async (_, body, pointer) => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
     const refused = await problem(
       await customer.callJson("PATCH", `/api/customers/${customer.slug}/webhook-endpoints/${endpoint.id}`, body),
       400,
@@ -524,7 +526,7 @@ describe("PATCH webhook endpoints", () => {
 describe("POST …/{endpoint_id}/rotate-secret", () => {
   it("answers a new secret and keeps the old one signing for 24 hours", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
     const before = Date.now();
     const rotated = await json(
       await endpoints(customer)[":endpoint_id"]["rotate-secret"].$post({ param: endpointParam(customer, endpoint.id) }),
@@ -552,10 +554,10 @@ describe("POST …/{endpoint_id}/rotate-secret", () => {
 describe("POST …/{endpoint_id}/test", () => {
   it("records one webhook.test event delivered to this endpoint only, put on the queue", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer, { url: "https://hooks.test/a", event_types: ["order.created"] });
-    const sibling = await createEndpoint(customer, { url: "https://hooks.test/b" });
+    const endpoint = await createWebhookEndpoint(customer, { url: "https://hooks.test/a", event_types: ["order.created"] });
+    const sibling = await createWebhookEndpoint(customer, { url: "https://hooks.test/b" });
     const other = await createCustomer();
-    await createEndpoint(other);
+    await createWebhookEndpoint(other);
     const delivery = await sendTest(customer, endpoint.id);
     expect(delivery).toEqual({
       id: expect.stringMatching(/^whd_[0-9a-f-]{36}$/),
@@ -583,7 +585,7 @@ describe("POST …/{endpoint_id}/test", () => {
 
   it("refuses a disabled endpoint (409) and records nothing", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
     await expectStatus(
       await endpoints(customer)[":endpoint_id"].$patch({
         param: endpointParam(customer, endpoint.id),
@@ -606,7 +608,7 @@ describe("POST …/{endpoint_id}/test", () => {
 
   it("replays a test with the same Idempotency-Key: one event, one delivery, one message", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
     const send = () =>
       customer.call(`/api/customers/${customer.slug}/webhook-endpoints/${endpoint.id}/test`, {
         method: "POST",
@@ -627,7 +629,7 @@ describe("POST …/{endpoint_id}/test", () => {
 describe("GET …/{endpoint_id}/deliveries", () => {
   it("lists the endpoint's deliveries newest first, paginated, filtered by status", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
     const sent: Awaited<ReturnType<typeof sendTest>>[] = [];
     for (let i = 0; i < 3; i++) sent.push(await sendTest(customer, endpoint.id));
     await finishDelivery(sent[0]!.id, "succeeded", 1);
@@ -658,7 +660,7 @@ describe("GET …/{endpoint_id}/deliveries", () => {
 
   it("refuses an unknown status (400)", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
     const refused = await problem(
       await customer.call(`/api/customers/${customer.slug}/webhook-endpoints/${endpoint.id}/deliveries?status=pending,lost`),
       400,
@@ -671,7 +673,7 @@ describe("GET …/{endpoint_id}/deliveries", () => {
 describe("POST …/deliveries/{delivery_id}/retry", () => {
   it("makes a failed or succeeded delivery pending and due now, its attempts going on, and queues it", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
     for (const status of ["failed", "succeeded"] as const) {
       const delivery = await sendTest(customer, endpoint.id);
       await finishDelivery(delivery.id, status, 4);
@@ -694,7 +696,7 @@ describe("POST …/deliveries/{delivery_id}/retry", () => {
 
   it("refuses a pending delivery (409): it is on its way already", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
     const delivery = await sendTest(customer, endpoint.id);
     enqueued.mockClear();
     const refused = await problem(
@@ -710,7 +712,7 @@ describe("POST …/deliveries/{delivery_id}/retry", () => {
 
   it("refuses a delivery of a disabled endpoint (409), leaving it as it was", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
     const delivery = await sendTest(customer, endpoint.id);
     await finishDelivery(delivery.id, "failed", 10);
     await expectStatus(
@@ -733,8 +735,8 @@ describe("POST …/deliveries/{delivery_id}/retry", () => {
 
   it("answers 404 for a delivery of another endpoint of the account, and 400 for a malformed id", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer);
-    const sibling = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
+    const sibling = await createWebhookEndpoint(customer);
     const delivery = await sendTest(customer, endpoint.id);
     await finishDelivery(delivery.id, "failed", 10);
     const retry = (endpointId: string, deliveryId: string) =>
@@ -751,8 +753,8 @@ describe("POST …/deliveries/{delivery_id}/retry", () => {
 describe("DELETE webhook endpoints", () => {
   it("deletes the endpoint and every delivery to it, pending ones too; the events and other endpoints stay", async () => {
     const customer = await createCustomer();
-    const endpoint = await createEndpoint(customer);
-    const kept = await createEndpoint(customer);
+    const endpoint = await createWebhookEndpoint(customer);
+    const kept = await createWebhookEndpoint(customer);
     const pending = await sendTest(customer, endpoint.id);
     const done = await sendTest(customer, endpoint.id);
     await finishDelivery(done.id, "succeeded", 1);
@@ -788,7 +790,7 @@ describe("another account's endpoints and deliveries", () => {
   it("answers 404 on every route and changes nothing", async () => {
     const owner = await createCustomer();
     const intruder = await createCustomer();
-    const endpoint = await createEndpoint(owner);
+    const endpoint = await createWebhookEndpoint(owner);
     const delivery = await sendTest(owner, endpoint.id);
     await finishDelivery(delivery.id, "failed", 10);
     const base = `/api/customers/${intruder.slug}/webhook-endpoints/${endpoint.id}`;
