@@ -3,7 +3,7 @@
 // a refused request (or a read) changes no row and no object; an account's key never sees anything of another account.
 import { env } from "cloudflare:workers";
 import { fc, test } from "@fast-check/vitest";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { PROBLEM_CODES } from "../src/http/problem.ts";
 import { type DescribedOperation, describedOperations, expectDeclared, type Sent, sendQuietly } from "./api-description.ts";
 import { calendarDate, later, type Pools, type RequestSpec, requestFor, requestInit } from "./arbitraries.ts";
@@ -11,6 +11,7 @@ import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
   createCustomer,
+  createWebhookEndpoint,
   json,
   type KeyRing,
   keyRing,
@@ -23,7 +24,10 @@ import {
 /** Generated requests per property. */
 const RUNS = 1000;
 
-/** An account with something of everything: orders in each state, numbers, verifications in each state, files, users. */
+/**
+ * An account with something of everything: orders in each state, numbers, verifications in each state, files, users,
+ * webhook endpoints (enabled and disabled) with deliveries in each state, and the events of it all.
+ */
 interface Account {
   customer: TestCustomer;
   /** In every text the account stores, so its data is recognisable in any answer. */
@@ -34,6 +38,9 @@ interface Account {
   kycIds: string[];
   documentIds: string[];
   userIds: string[];
+  endpointIds: string[];
+  deliveryIds: string[];
+  eventIds: string[];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -43,6 +50,15 @@ async function populatedAccount(prefix: string): Promise<Account> {
   const customer = await createCustomer(prefix);
   const token = `${prefix}${crypto.randomUUID().slice(0, 8)}`;
   const param = { customer_slug: customer.slug };
+  // Endpoints first, so every change below has deliveries: one for every type, one for order.created only (disabled).
+  const everything = await createWebhookEndpoint(customer, {
+    url: `https://hooks.test/${token}/all`,
+    description: `${token} hook`,
+  });
+  const created = await createWebhookEndpoint(customer, {
+    url: `https://hooks.test/${token}/created`,
+    event_types: ["order.created"],
+  });
   const place = async (quantity: number) =>
     json(
       await customer.account.orders.$post({
@@ -106,6 +122,28 @@ async function populatedAccount(prefix: string): Promise<Account> {
     );
     userIds.push(user.user_id);
   }
+  await json(
+    await customer.account["webhook-endpoints"][":endpoint_id"].$patch({
+      param: { ...param, endpoint_id: created.id },
+      json: { status: "disabled" },
+    }),
+    200,
+  );
+  // Deliveries in every state: most pending (nothing is sent in this file), one succeeded, one failed.
+  const { results: deliveries } = await env.DB.prepare("SELECT id FROM webhook_deliveries WHERE customer_id = ? ORDER BY rowid")
+    .bind(customer.customerId)
+    .all<{ id: string }>();
+  await env.DB.batch(
+    (["succeeded", "failed"] as const).map((status, i) =>
+      env.DB.prepare("UPDATE webhook_deliveries SET status = ?, attempts = 1, next_attempt_at = NULL WHERE id = ?").bind(
+        status,
+        deliveries[i]?.id ?? "",
+      ),
+    ),
+  );
+  const { results: events } = await env.DB.prepare("SELECT id FROM events WHERE customer_id = ?")
+    .bind(customer.customerId)
+    .all<{ id: string }>();
   return {
     customer,
     token,
@@ -115,6 +153,9 @@ async function populatedAccount(prefix: string): Promise<Account> {
     kycIds: kycIds.map(bare),
     documentIds: documentIds.map(bare),
     userIds,
+    endpointIds: [everything.id, created.id].map(bare),
+    deliveryIds: deliveries.map((d) => d.id),
+    eventIds: events.map((e) => e.id),
   };
 }
 
@@ -159,6 +200,9 @@ function poolsFor(a: Account, b: Account, revocableKeyIds: string[]): Pools {
       document_id: idsOf(a.documentIds, b.documentIds, "doc"),
       kyc_id: idsOf(a.kycIds, b.kycIds, "kyc"),
       user_id: idsOf(a.userIds, b.userIds),
+      endpoint_id: idsOf(a.endpointIds, b.endpointIds, "we"),
+      delivery_id: idsOf(a.deliveryIds, b.deliveryIds, "whd"),
+      event_id: idsOf(a.eventIds, b.eventIds, "evt"),
       // Only keys no test uses: revoking one of the accounts' keys would turn the rest of the run into 401s.
       id: idsOf(revocableKeyIds, []),
       slug: fc.constantFrom(a.customer.slug, b.customer.slug, "no-such-account"),
@@ -191,6 +235,14 @@ function poolsFor(a: Account, b: Account, revocableKeyIds: string[]): Pools {
       country_code: fc.constantFrom("US", "GB", "DE", "FR"),
       number_type: fc.constantFrom("mobile", "landline", "toll_free", "national"),
       country: fc.constantFrom("US", "DE"),
+      url: fc.constantFrom(
+        `https://hooks.test/${a.token}`,
+        "https://hooks.example.com/x",
+        "http://hooks.test/plain",
+        "https://127.0.0.1/",
+        "https://localhost/x",
+        "https://user@hooks.test/",
+      ),
       phone_numbers: fc.oneof(
         { arbitrary: freshPhoneNumbers, weight: 4 },
         fc.constant([b.phoneNumbers[0]]),
@@ -267,6 +319,9 @@ async function secretsOf(account: Account): Promise<string[]> {
     env.DB.prepare("SELECT id FROM kyc_documents WHERE customer_id = ?").bind(id),
     env.DB.prepare("SELECT id, email, name FROM users WHERE customer_id = ?").bind(id),
     env.DB.prepare("SELECT id, prefix FROM api_keys WHERE customer_id = ?").bind(id),
+    env.DB.prepare("SELECT id, url, secret FROM webhook_endpoints WHERE customer_id = ?").bind(id),
+    env.DB.prepare("SELECT id FROM webhook_deliveries WHERE customer_id = ?").bind(id),
+    env.DB.prepare("SELECT id FROM events WHERE customer_id = ?").bind(id),
   ]);
   const values = rows.flatMap((r) => r.results.flatMap((row) => Object.values(row as Record<string, unknown>).map(String)));
   // Only what is the account's alone: generated requests may have changed its names to short common words.
@@ -274,6 +329,7 @@ async function secretsOf(account: Account): Promise<string[]> {
     UUID.test(value) ||
     /^\+\d{7,}$/.test(value) ||
     value.startsWith("vnk_") ||
+    value.startsWith("whsec_") ||
     value.includes(account.token) ||
     value.includes(account.customer.slug);
   return [...new Set([...values.filter(distinctive), account.token])].map((v) => v.toLowerCase());
@@ -287,6 +343,10 @@ let pools: Pools;
 let keys: KeyRing;
 
 beforeAll(async () => {
+  // Nothing goes on the delivery queue: a consumer running beside the requests would write rows they did not.
+  vi.spyOn(env.WEBHOOK_DELIVERIES, "sendBatch").mockResolvedValue({
+    metadata: { metrics: { backlogCount: 0, backlogBytes: 0 } },
+  });
   operations = await describedOperations();
   byId = new Map(operations.map((o) => [o.operationId, o]));
   await makeOrderable("US", "mobile");
