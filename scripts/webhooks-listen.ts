@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import { DEMO_KEY_PATH, DEV_PORT, LISTENER_STATE_PATH } from "./local-dev.ts";
+import { DEMO_KEY_PATH, DEV_PORT, isHealthy, LISTENER_STATE_PATH } from "./local-dev.ts";
 import { DEMO_SLUG } from "./seed.ts";
 
 const USAGE = `Usage: npm run webhooks:listen [-- --port 8788] [--api http://localhost:${DEV_PORT}]`;
@@ -60,14 +60,7 @@ async function callApi<T>(method: string, apiPath: string, body?: object): Promi
 /** Waits for `npm start` to answer (it may still be starting); a minute at most. */
 async function waitForApi(): Promise<void> {
   for (let attempt = 0; attempt < 120; attempt++) {
-    const up = await fetch(`${api}/healthz`).then(
-      async (r) => {
-        await r.arrayBuffer();
-        return r.ok;
-      },
-      () => false,
-    );
-    if (up) return;
+    if (await isHealthy(api)) return;
     if (attempt === 0) console.log(`Waiting for the API at ${api} (is \`npm start\` running?)…`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }

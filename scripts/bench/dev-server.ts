@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
+import { isHealthy } from "../local-dev.ts";
 
 /**
  * `wrangler dev` of the Worker in `workerRoot`, on 127.0.0.1:`port`, keeping its state in `state`, with this admin
@@ -34,14 +35,7 @@ export function freePort(): Promise<number> {
 export async function waitForHealth(base: string, dev: ChildProcess): Promise<void> {
   for (let attempt = 0; attempt < 120; attempt++) {
     if (dev.exitCode !== null) throw new Error(`wrangler dev exited with ${dev.exitCode}`);
-    const ok = await fetch(`${base}/healthz`).then(
-      async (r) => {
-        await r.arrayBuffer();
-        return r.ok;
-      },
-      () => false,
-    );
-    if (ok) return;
+    if (await isHealthy(base)) return;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   throw new Error("wrangler dev did not answer /healthz within a minute");
