@@ -5,8 +5,10 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
+import { pageWindow } from "../src/db/paging.ts";
 import { EVENT_TYPES } from "../src/db/schema.ts";
 import { EVENT_TYPES_BY_DATA, type Event } from "../src/events/schemas.ts";
+import { eventPageQuery } from "../src/events/store.ts";
 import { toIso } from "../src/lib/time.ts";
 import { iso } from "../src/webhooks/payloads.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
@@ -354,5 +356,26 @@ describe("event data built in SQL", () => {
       }),
       { numRuns: 50 },
     );
+  });
+});
+
+describe("the events list's query plan", () => {
+  it("walks an index led by customer_id in the list's order: no scan of events, no sort", async () => {
+    const db = createDatabase(env.DB);
+    const customer = await createCustomer("ev");
+    const plans: Record<string, string> = {};
+    for (const types of [undefined, ["order.created"], ["order.created", "kyc.approved"]] as const) {
+      const { sql: text, params } = eventPageQuery(db, customer.customerId, types, pageWindow(3, 10)).toSQL();
+      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${text}`)
+        .bind(...params)
+        .all<{ detail: string }>();
+      plans[String(types)] = plan.results.map((r) => r.detail).join("\n");
+    }
+    for (const details of Object.values(plans)) {
+      expect(details).toMatch(/SEARCH events USING INDEX events_customer_\w+ \(customer_id=/);
+      expect(details).not.toMatch(/SCAN events|TEMP B-TREE/);
+    }
+    // One type has an index of its own; several walk the account's events newest first, keeping theirs.
+    expect(plans["order.created"]).toMatch(/events_customer_type_created_idx \(customer_id=\? AND type=\?\)/);
   });
 });
