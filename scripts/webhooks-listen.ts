@@ -88,7 +88,7 @@ function saveListener(saved: SavedListener): SavedListener {
   return saved;
 }
 
-/** Every endpoint of the demo account (at most 10, so two pages at most). */
+/** Every endpoint of the demo account: at most 10, so one page of 100 holds them all. */
 async function listEndpoints(): Promise<Endpoint[]> {
   return (await callApi<{ data: Endpoint[] }>("GET", "?limit=100")).data;
 }

@@ -18,7 +18,7 @@ import worker from "../src/index.ts";
 import { ATTEMPT_TIMEOUT_MS, consumeDeliveries, type DeliveryDeps, LEASE_MS } from "../src/webhooks/delivery.ts";
 import { OVERDUE_MS, SWEEP_LIMIT } from "../src/webhooks/maintenance.ts";
 import { MAX_QUEUE_DELAY_SECONDS } from "../src/webhooks/queue.ts";
-import { RETRY_DELAYS_SECONDS } from "../src/webhooks/retry-schedule.ts";
+import { MAX_RETRY_AFTER_SECONDS, RETRY_DELAYS_SECONDS } from "../src/webhooks/retry-schedule.ts";
 import { FaultPlan, faultyD1 } from "./faulty-storage.ts";
 import { createCustomer, type LogLine, withLogs } from "./helpers.ts";
 import { receivedRequests } from "./outbound-fetch.ts";
@@ -358,6 +358,15 @@ describe("a failed attempt", () => {
       },
       { name: "429 asking less than the schedule", status: 429, header: () => "1", delay: 5 },
       { name: "500 (not honoured there)", status: 500, header: () => "120", delay: 5 },
+      // A receiver cannot park a delivery beyond a week (nor past what a number or a date holds).
+      { name: "429 asking a year (a week at most)", status: 429, header: () => "31536000", delay: MAX_RETRY_AFTER_SECONDS },
+      { name: "429 with 400 digits", status: 429, header: () => "9".repeat(400), delay: MAX_RETRY_AFTER_SECONDS },
+      {
+        name: "503 with a date in 9999",
+        status: 503,
+        header: () => "Fri, 31 Dec 9999 23:59:59 GMT",
+        delay: MAX_RETRY_AFTER_SECONDS,
+      },
     ];
     for (const { name, status, header, delay } of cases) {
       it(name, async () => {
@@ -371,7 +380,8 @@ describe("a failed attempt", () => {
           lastStatusCode: status,
           nextAttemptAt: now + delay * 1000,
         });
-        expect(queued()).toEqual([{ id: f.deliveryId, delaySeconds: delay }]);
+        // The queue delays a message 12 h at most: a longer wait is chained.
+        expect(queued()).toEqual([{ id: f.deliveryId, delaySeconds: Math.min(delay, MAX_QUEUE_DELAY_SECONDS) }]);
       });
     }
   });

@@ -17,13 +17,20 @@ export function retryDelaySeconds(attempts: number, random: () => number): numbe
 }
 
 /**
- * The seconds a Retry-After header asks to wait (RFC 9110: delta-seconds or an HTTP-date), measured from `now`; null
- * when absent or unreadable. A date in the past asks for no wait.
+ * The longest wait a Retry-After is honoured for: a week, well inside the 30 days a delivery is kept. Beyond it a
+ * receiver's answer ("wait a year", or more digits than a number holds) would leave the delivery pending, neither
+ * attempted nor retryable, until the purge.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 7 * 86_400;
+
+/**
+ * The seconds a Retry-After header asks to wait (RFC 9110: delta-seconds or an HTTP-date), measured from `now` and at
+ * most MAX_RETRY_AFTER_SECONDS; null when absent or unreadable. A date in the past asks for no wait.
  */
 export function retryAfterSeconds(header: string | null, now: number): number | null {
   if (header === null) return null;
   const value = header.trim();
-  if (/^\d+$/.test(value)) return Number(value);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+  const date = /^\d+$/.test(value) ? null : Date.parse(value);
+  const seconds = date === null ? Number(value) : Number.isNaN(date) ? null : Math.ceil((date - now) / 1000);
+  return seconds === null ? null : Math.min(Math.max(0, seconds), MAX_RETRY_AFTER_SECONDS);
 }
