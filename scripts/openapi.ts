@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
-import { describeApi } from "../src/app.ts";
+import { describeApi } from "../src/api.ts";
 
 const folder = path.join(import.meta.dirname, "..", "openapi");
 

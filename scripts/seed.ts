@@ -8,9 +8,13 @@ import { pageWindow } from "../src/db/paging.ts";
 import { sha256Hex } from "../src/lib/api-key.ts";
 import { allocateNumbers, listNumbers } from "../src/numbers/store.ts";
 import { createOrder, type NewOrder } from "../src/orders/store.ts";
+import { issueInvitation } from "../src/users/credentials.ts";
+import { createUser, findUserByEmail } from "../src/users/store.ts";
 import { Outbox } from "../src/webhooks/outbox.ts";
 
 export const DEMO_SLUG = "demo";
+/** The demo account's owner, who reaches the portal through the invitation link npm start prints. */
+export const DEMO_OWNER_EMAIL = "owner@demo.example";
 
 /** Pairs that real operators sell in these countries. */
 const DEFAULT_CATALOG: Record<string, string[]> = {
@@ -36,6 +40,8 @@ const HOUR = 3_600_000;
 
 export interface DemoAccount {
   apiKey: string;
+  /** A fresh invitation token of the demo owner (each start makes one; it also resets a password set before). */
+  ownerInvitation: string;
   numbers: { id: string; phoneNumber: string }[];
 }
 
@@ -81,5 +87,16 @@ export async function seedDemo(db: Database, savedKey: string | undefined, now: 
     (await stillValid(db, savedKey)) ??
     valueOrThrow(await createApiKey(db, DEMO_SLUG, "demo", now), "seeding the demo account: the API key").key;
   const numbers = await listNumbers(db, customer.id, { sortBy: "phone_number", sortOrder: "asc" }, pageWindow(1, 10));
-  return { apiKey, numbers: numbers.rows.map(({ number }) => ({ id: number.id, phoneNumber: number.phoneNumber })) };
+  const owner =
+    (await findUserByEmail(db, customer.id, DEMO_OWNER_EMAIL)) ??
+    valueOrThrow(
+      await createUser(db, DEMO_SLUG, { email: DEMO_OWNER_EMAIL, name: "Demo Owner", role: "owner", status: "active" }, now),
+      "seeding the demo account: its owner",
+    );
+  const invitation = valueOrThrow(await issueInvitation(db, owner.id, now), "seeding the demo account: the owner's invitation");
+  return {
+    apiKey,
+    ownerInvitation: invitation.token,
+    numbers: numbers.rows.map(({ number }) => ({ id: number.id, phoneNumber: number.phoneNumber })),
+  };
 }

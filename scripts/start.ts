@@ -6,7 +6,7 @@ import { getPlatformProxy } from "wrangler";
 import { createDatabase } from "../src/db/client.ts";
 import { isWellFormedApiKey } from "../src/lib/api-key.ts";
 import { DEMO_KEY_PATH, DEV_PORT, DEV_VARS_PATH, ROOT } from "./local-dev.ts";
-import { DEMO_SLUG, seedDemo } from "./seed.ts";
+import { DEMO_OWNER_EMAIL, DEMO_SLUG, seedDemo } from "./seed.ts";
 
 /** Runs a wrangler command quietly; its output is shown only when it fails. */
 function wrangler(args: string[]): void {
@@ -54,6 +54,8 @@ virtual-numbers is starting on ${base}
 
   Demo account:   ${DEMO_SLUG}
   Demo API key:   ${demoKey}
+  Portal:         ${base}/portal/invitations/${demo.ownerInvitation}
+                  (the demo owner, ${DEMO_OWNER_EMAIL}, sets a password there, then signs in; a new link each start)
   Admin token:    ${adminToken}   (ADMIN_TOKEN in .dev.vars)
   API reference:  ${base}/docs
 

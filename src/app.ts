@@ -1,90 +1,22 @@
-// createApp(): the audiences mounted where they answer, the error answers, /openapi.json and /docs.
-import { catalogAdminRoutes } from "./catalog/admin-routes.ts";
-import { customerAdminRoutes } from "./customers/admin-routes.ts";
-import type { AppEnv } from "./env.ts";
-import { eventRoutes } from "./events/routes.ts";
-import { describeWebhooks } from "./events/webhooks-description.ts";
-import { customerAudience, operatorAudience, publicAudience } from "./http/audiences.ts";
-import { docsPage } from "./http/docs.ts";
-import { apiDocument } from "./http/openapi.ts";
-import { handleError } from "./http/problem.ts";
-import { publicOrigin } from "./http/public-origin.ts";
-import { strictJsonBody } from "./http/request-body.ts";
-import { requestContext } from "./http/request-context.ts";
-import { createRouter } from "./http/router.ts";
-import { unmatchedRequest } from "./http/routing.ts";
-import { htmlPageHeaders, noStore, securityHeaders } from "./http/security-headers.ts";
-import { serviceRoutes } from "./http/service-routes.ts";
-import { kycAdminRoutes } from "./kyc/admin-routes.ts";
-import { kycRoutes } from "./kyc/routes.ts";
-import { numberAdminRoutes } from "./numbers/admin-routes.ts";
-import { numberRoutes } from "./numbers/routes.ts";
-import { orderAdminRoutes } from "./orders/admin-routes.ts";
-import { orderRoutes } from "./orders/routes.ts";
-import { userAdminRoutes } from "./users/admin-routes.ts";
-import { userRoutes } from "./users/routes.ts";
-import { webhookEndpointRoutes } from "./webhooks/routes.ts";
+// createApp(): the Worker's whole app: the API (src/api.ts) and the customer portal's pages under /portal.
+import { type AppRouter, type AppType, buildApp } from "./api.ts";
+import { portalAudience } from "./http/audiences.ts";
+import { noStore, portalPageHeaders } from "./http/security-headers.ts";
+import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
+import { orderPages } from "./portal/orders-pages.tsx";
+import { sameOriginForms } from "./portal/session-guard.ts";
 
-/** Every route, each reached only through its audience, on `app` (returned typed, for the client). */
-function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
-  return (
-    app
-      // Outermost, so every answer has them, whoever made it (a guard, the error handler, the unknown-route answer).
-      .use(securityHeaders)
-      .use(requestContext)
-      .use("/api/*", noStore)
-      .use("/v1/*", noStore)
-      .use("/admin/*", noStore)
-      // Before the guards: an oversized body is refused unread, whoever sends it. (The KYC routes limit their one JSON
-      // body themselves, after the guard; their upload reads its own, larger, multipart body.)
-      .use("/api/*", strictJsonBody)
-      .use("/admin/*", strictJsonBody)
-      .route("/", publicAudience().route("/", serviceRoutes).get("/docs", htmlPageHeaders, docsPage))
-      .route(
-        "/api",
-        customerAudience()
-          .route("/", orderRoutes)
-          .route("/", numberRoutes)
-          .route("/", userRoutes)
-          .route("/", eventRoutes)
-          .route("/", webhookEndpointRoutes),
-      )
-      .route("/v1", customerAudience().route("/", kycRoutes))
-      .route(
-        "/admin",
-        operatorAudience()
-          .route("/", customerAdminRoutes)
-          .route("/", catalogAdminRoutes)
-          .route("/", orderAdminRoutes)
-          .route("/", numberAdminRoutes)
-          .route("/", userAdminRoutes)
-          .route("/", kycAdminRoutes),
-      )
-  );
-}
+export type { AppType } from "./api.ts";
 
-/** The app's type, with every route's input and output: what `hc<AppType>` builds a typed client from. */
-export type AppType = ReturnType<typeof mountAudiences>;
-
-function build() {
-  const app = createRouter<AppEnv>();
-  const routes = mountAudiences(app);
-  describeWebhooks(app.openAPIRegistry);
-  // Served from the same app it describes, so the document always lists every route the app has.
-  app.route(
-    "/",
-    publicAudience().get("/openapi.json", (c) => c.json(apiDocument(app, publicOrigin(c)))),
-  );
-  app.notFound(unmatchedRequest(app));
-  app.onError(handleError);
-  return { app, routes };
+function mountPortal(app: AppRouter): void {
+  app
+    .use("/portal/*", portalPageHeaders, noStore, sameOriginForms)
+    .use("/portal", portalPageHeaders, noStore)
+    // The public pages first: a route that answers ends the chain before the session guard of the audience below.
+    .route("/", publicPortalPages)
+    .route("/portal", portalAudience().route("/", signOut).route("/", orderPages));
 }
 
 export function createApp(): AppType {
-  return build().routes;
-}
-
-/** The API description, for a server at `origin` (relative to wherever it is served when absent). */
-export function describeApi(origin?: string) {
-  return apiDocument(build().app, origin);
+  return buildApp(mountPortal).routes;
 }

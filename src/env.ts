@@ -1,5 +1,6 @@
 // The Worker's bindings, and per audience the variables its middleware hands to handlers.
 import type { Database } from "./db/client.ts";
+import type { UserRow } from "./db/schema.ts";
 import type { RequestSession } from "./db/session.ts";
 import type { Outbox } from "./webhooks/outbox.ts";
 
@@ -43,6 +44,21 @@ export interface Principal {
 /** Routes of the customer API (an API key): the key's account is known. */
 export interface CustomerEnv extends AppEnv {
   Variables: AppEnv["Variables"] & { principal: Principal };
+}
+
+/** Who is signed in to the portal, from the session cookie. */
+export interface PortalVisitor {
+  user: UserRow;
+  customer: { id: string; slug: string; name: string };
+  /** The session's CSRF token: every form of the session's pages carries it. */
+  csrfToken: string;
+  /** The session id from the cookie (to keep this session when a password change ends the others). */
+  sessionToken: string;
+}
+
+/** Pages of the portal (a session cookie): the visitor is known. */
+export interface PortalEnv extends AppEnv {
+  Variables: AppEnv["Variables"] & { visitor: PortalVisitor };
 }
 
 /** Routes of the operator (ADMIN_TOKEN): nothing more is known than on a public route, only that the operator asked. */

@@ -241,6 +241,11 @@ export const users = sqliteTable(
     lastLoginAt: integer("last_login_at"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /** A PHC string (src/lib/passwords.ts); null until the user sets a password through an invitation. */
+    passwordHash: text("password_hash"),
+    /** Failed sign-ins since failedSignInsSince; the tenth within the lockout window locks the user. */
+    failedSignIns: integer("failed_sign_ins").notNull().default(0),
+    failedSignInsSince: integer("failed_sign_ins_since"),
   },
   (t) => [
     uniqueIndex("users_customer_email_unique").on(t.customerId, t.email),
@@ -264,6 +269,42 @@ export const userCounts = sqliteTable(
     count: integer("count").notNull(),
   },
   (t) => [primaryKey({ columns: [t.customerId, t.role, t.status] })],
+);
+
+/** A signed-in person's portal session: only the SHA-256 of its cookie's random id is stored. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    /** Hex SHA-256 of the session id the cookie holds. */
+    idHash: text("id_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    createdAt: integer("created_at").notNull(),
+    /** The session's last use; it ends after 12 idle hours, and in any case 7 days after createdAt. */
+    lastSeenAt: integer("last_seen_at").notNull(),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId), index("sessions_last_seen_idx").on(t.lastSeenAt)],
+);
+
+/** A link that lets a user set a password: single use, 72 hours; only the SHA-256 of its token is stored. */
+export const invitations = sqliteTable(
+  "invitations",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("invitations_user_idx").on(t.userId)],
 );
 
 export const KYC_STATUSES = ["pending", "under_review", "approved", "rejected"] as const;
@@ -516,3 +557,4 @@ export type DocumentRow = typeof kycDocuments.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type SessionRow = typeof sessions.$inferSelect;

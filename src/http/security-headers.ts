@@ -5,9 +5,10 @@ import { NONCE, secureHeaders } from "hono/secure-headers";
 
 /**
  * Every response: X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer, and hono's other defaults (HSTS,
- * same-origin resource and opener policies). Nothing the API answers is meant to be framed, so DENY everywhere.
+ * same-origin resource and opener policies). Nothing the API answers is meant to be framed, so DENY everywhere. A header
+ * an inner middleware set is kept (the portal's pages say Referrer-Policy: same-origin).
  */
-export const securityHeaders = secureHeaders({ xFrameOptions: "DENY" });
+export const securityHeaders = secureHeaders({ xFrameOptions: "DENY", overwrite: false });
 
 /**
  * HTML pages: scripts run only with this answer's nonce (secureHeaders mints it, and the page reads it as
@@ -39,3 +40,24 @@ export const noStore: MiddlewareHandler = async (c, next) => {
   const policy = c.res.headers.get("Cache-Control") ?? "";
   if (!/\bno-store\b/i.test(policy)) c.res.headers.set("Cache-Control", "no-store");
 };
+
+/**
+ * The portal's pages: scripts only with the answer's nonce, styles only from this origin (the portal's own file),
+ * forms posting only here, and `Referrer-Policy: same-origin`: under no-referrer a browser sends `Origin: null` on a
+ * page's own form posts, which the CSRF check refuses.
+ */
+export const portalPageHeaders = secureHeaders({
+  xFrameOptions: "DENY",
+  referrerPolicy: "same-origin",
+  contentSecurityPolicy: {
+    defaultSrc: ["'self'"],
+    scriptSrc: [NONCE],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'"],
+    connectSrc: ["'self'"],
+    objectSrc: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+  },
+});

@@ -1,12 +1,23 @@
 // The operator's management of an account's users.
 import { createRoute, z } from "@hono/zod-openapi";
 import { slugParams } from "../customers/schemas.ts";
+import { valueOrThrow } from "../db/outcome.ts";
 import type { OperatorEnv } from "../env.ts";
 import { uuidParam } from "../http/fields.ts";
 import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
 import { ApiError, notFound } from "../http/problem.ts";
+import { publicOrigin } from "../http/public-origin.ts";
 import { createRouter } from "../http/router.ts";
-import { createUserBody, toUser, updateUserBody, userSchema } from "./schemas.ts";
+import { issueInvitation } from "./credentials.ts";
+import {
+  createUserBody,
+  invitationSchema,
+  invitedUserSchema,
+  toInvitation,
+  toUser,
+  updateUserBody,
+  userSchema,
+} from "./schemas.ts";
 import { createUser, findUser, updateUser } from "./store.ts";
 
 const userIdParams = z.object({ user_id: uuidParam("user_id") });
@@ -19,11 +30,13 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       method: "post",
       path: "/customers/{slug}/users",
       summary: "Create a user of an account",
-      description: "The email is unique within the account, whatever its case (409 otherwise).",
+      description:
+        "The email is unique within the account, whatever its case (409 otherwise). The answer carries the user's " +
+        "invitation link to the customer portal, where they set a password (single use, 72 hours).",
       request: { params: slugParams, body: jsonBody(createUserBody) },
       responses: {
         201: {
-          ...jsonResponse(userSchema, "The new user."),
+          ...jsonResponse(invitedUserSchema, "The new user, with their invitation link."),
           headers: locationHeader,
         },
         ...errorResponses(400, 401, 404, 409, 413, 415),
@@ -35,8 +48,31 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
         if (created.reason === "not_found") throw notFound("Customer");
         throw new ApiError("conflict", "This account already has a user with this email");
       }
+      const invitation = valueOrThrow(await issueInvitation(c.var.db, created.value.id, Date.now()), "the new user's invitation");
       c.header("Location", `/admin/users/${created.value.id}`);
-      return c.json(toUser(created.value), 201);
+      return c.json({ ...toUser(created.value), ...toInvitation(publicOrigin(c), invitation.token, invitation.expiresAt) }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...OPERATOR_OPERATION,
+      operationId: "inviteUser",
+      method: "post",
+      path: "/users/{user_id}/invitation",
+      summary: "Issue a new invitation link",
+      description:
+        "A new link to set a password (also how a password is reset): single use, valid 72 hours; earlier links of the " +
+        "user stop working.",
+      request: { params: userIdParams },
+      responses: {
+        201: jsonResponse(invitationSchema, "The new invitation link."),
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const invitation = await issueInvitation(c.var.db, c.req.valid("param").user_id, Date.now());
+      if (!invitation.ok) throw notFound("User");
+      return c.json(toInvitation(publicOrigin(c), invitation.value.token, invitation.value.expiresAt), 201);
     },
   )
   .openapi(

@@ -19,6 +19,24 @@ export const userSchema = z
   })
   .openapi("User");
 
+export const invitationSchema = z
+  .object({
+    invitation_url: z.string().openapi({
+      description: "Where the user sets a password: single use, valid 72 hours. Only this answer shows it.",
+      example: "https://api.example.com/portal/invitations/3q2-7wEAAAA…",
+    }),
+    invitation_expires_at: timestampSchema,
+  })
+  .openapi("Invitation");
+
+/** A new user, with the invitation link that lets them set a password. */
+export const invitedUserSchema = userSchema.extend(invitationSchema.shape).openapi("InvitedUser");
+
+/** The link of an invitation token, under `origin`. */
+export function toInvitation(origin: string, token: string, expiresAt: number): z.infer<typeof invitationSchema> {
+  return { invitation_url: `${origin}/portal/invitations/${token}`, invitation_expires_at: toIso(expiresAt) };
+}
+
 export function toUser(row: UserRow): z.infer<typeof userSchema> {
   return {
     user_id: row.id,

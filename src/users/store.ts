@@ -7,6 +7,7 @@ import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { countByStatus, type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
 import { customers, USER_STATUSES, type UserRole, type UserRow, type UserStatus, userCounts, users } from "../db/schema.ts";
 import { containsText, insertSelection } from "../db/sql.ts";
+import { endSessionsOfInactiveUser } from "./sessions.ts";
 
 export const USER_SORT_KEYS = ["name", "email", "role", "status", "created_at", "last_login_at"] as const;
 type UserSortKey = (typeof USER_SORT_KEYS)[number];
@@ -83,6 +84,9 @@ export async function createUser(
               lastLoginAt: null,
               createdAt: now,
               updatedAt: now,
+              passwordHash: null,
+              failedSignIns: 0,
+              failedSignInsSince: null,
             }),
           )
           .from(customers)
@@ -96,20 +100,37 @@ export async function createUser(
   }
 }
 
+/** The account's user with this e-mail (any case), or undefined. */
+export async function findUserByEmail(db: Database, customerId: string, email: string): Promise<UserRow | undefined> {
+  return db
+    .select()
+    .from(users)
+    .where(and(eq(users.customerId, customerId), eq(users.email, email.toLowerCase())))
+    .get();
+}
+
 export async function findUser(db: Database, userId: string): Promise<UserRow | undefined> {
   return db.select().from(users).where(eq(users.id, userId)).get();
 }
 
+/**
+ * Changes a user; one that is no longer active (deactivated or locked) loses every portal session in the same batch.
+ * Unlocking (status active) also clears the failed sign-ins that locked it.
+ */
 export async function updateUser(
   db: Database,
   userId: string,
   changes: UserChanges,
   now: number,
 ): Promise<Outcome<UserRow, "not_found">> {
-  const [row] = await db
-    .update(users)
-    .set({ ...changes, updatedAt: now })
-    .where(eq(users.id, userId))
-    .returning();
+  const unlocks = changes.status === "active" ? { failedSignIns: 0, failedSignInsSince: null } : {};
+  const [[row]] = await db.batch([
+    db
+      .update(users)
+      .set({ ...changes, ...unlocks, updatedAt: now })
+      .where(eq(users.id, userId))
+      .returning(),
+    endSessionsOfInactiveUser(db, userId),
+  ]);
   return row ? ok(row) : refuse("not_found");
 }

@@ -1,0 +1,91 @@
+// The portal's guard: the session cookie (`__Host-vn_session`: HttpOnly, Secure, SameSite=Lax, Path=/), and on every
+// state-changing request the Origin check (hono/csrf) and the session's CSRF token, read from the form the handler
+// reads too.
+import type { Context, MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { csrf } from "hono/csrf";
+import type { PortalEnv } from "../env.ts";
+import { formParts } from "../http/multipart.ts";
+import { isMultipart } from "../http/request-body.ts";
+import { findSession, SESSION_MAX_MS } from "../users/sessions.ts";
+
+const SESSION_COOKIE = "vn_session";
+const SIGN_IN_PATH = "/portal/sign-in";
+const encoder = new TextEncoder();
+
+/** Cross-site form posts are refused: a request passes with `Sec-Fetch-Site: same-origin` or an Origin of this host. */
+export const sameOriginForms = csrf();
+
+export function setSessionCookie(c: Context, token: string): void {
+  setCookie(c, SESSION_COOKIE, token, { prefix: "host", httpOnly: true, sameSite: "Lax", maxAge: SESSION_MAX_MS / 1000 });
+}
+
+export function clearSessionCookie(c: Context): void {
+  deleteCookie(c, SESSION_COOKIE, { prefix: "host", secure: true, path: "/" });
+}
+
+export function sessionCookie(c: Context): string | undefined {
+  return getCookie(c, SESSION_COOKIE, "host");
+}
+
+/**
+ * The session's CSRF token: an HMAC of "csrf" keyed with the session id, which only the cookie holds (D1 has its hash),
+ * so nothing stored reveals it, and it changes with every session.
+ */
+export async function csrfTokenFor(sessionToken: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", encoder.encode(sessionToken), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode("csrf")));
+  return btoa(String.fromCharCode(...mac))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
+}
+
+/** A text field of the posted form, urlencoded or multipart, read through the same (cached) parse the handler uses. */
+export async function formField(c: Context, name: string): Promise<string | undefined> {
+  if (isMultipart(c.req.raw)) {
+    const part = (await formParts(c.req.raw)).find((p) => p.name === name && p.filename === undefined);
+    return part ? new TextDecoder().decode(part.data) : undefined;
+  }
+  const value = (await c.req.parseBody())[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+function sameToken(a: string, b: string): boolean {
+  const x = encoder.encode(a);
+  const y = encoder.encode(b);
+  return x.byteLength === y.byteLength && crypto.subtle.timingSafeEqual(x, y);
+}
+
+/**
+ * A page of a session: without a live session (or for a user no longer active) a GET goes to sign-in, anything else
+ * is refused. A POST must carry the session's CSRF token.
+ */
+export const requireSession: MiddlewareHandler<PortalEnv> = async (c, next) => {
+  const token = sessionCookie(c);
+  const found = token === undefined ? undefined : await findSession(c.var.db, token, Date.now());
+  if (!found || token === undefined) {
+    if (c.req.method === "GET" || c.req.method === "HEAD") {
+      const back = new URL(c.req.url);
+      return c.redirect(`${SIGN_IN_PATH}?next=${encodeURIComponent(back.pathname + back.search)}`, 303);
+    }
+    return c.redirect(SIGN_IN_PATH, 303);
+  }
+  const csrfToken = await csrfTokenFor(token);
+  if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+    const sent = await formField(c, "csrf_token");
+    if (sent === undefined || !sameToken(sent, csrfToken)) {
+      return c.text("This form has expired: go back, reload the page and try again.", 403);
+    }
+  }
+  c.set("visitor", { user: found.user, customer: found.customer, csrfToken, sessionToken: token });
+  c.var.log.customerId = found.customer.id;
+  await next();
+};
+
+/** Where a signed-in visitor goes: the asked page when it is a portal path of this site, else the orders. */
+export function landingPath(next: string | undefined): string {
+  return next?.startsWith("/portal/") && !next.startsWith("//") ? next : "/portal/orders";
+}

@@ -1,0 +1,63 @@
+// The portal's one stylesheet, served by the Worker (no CDN): a plain, readable look that works from 375 px up.
+export const PORTAL_CSS = `
+:root { --ink: #1b1f24; --muted: #5b6570; --line: #d9dee3; --bg: #f6f7f9; --card: #fff; --accent: #2451b3;
+  --ok: #1f7a3d; --warn: #8a5a00; --bad: #b3261e; --info: #2451b3; font-family: system-ui, -apple-system, "Segoe UI",
+  Roboto, sans-serif; color: var(--ink); background: var(--bg); }
+* { box-sizing: border-box; }
+body { margin: 0; line-height: 1.45; }
+a { color: var(--accent); }
+header.top { background: var(--ink); color: #fff; display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1.5rem;
+  padding: .6rem 1rem; }
+header.top .brand { font-weight: 700; color: #fff; text-decoration: none; }
+header.top nav { display: flex; flex-wrap: wrap; gap: .25rem; flex: 1; }
+header.top nav a { color: #d6dbe1; text-decoration: none; padding: .3rem .6rem; border-radius: 6px; }
+header.top nav a[aria-current="page"] { background: #39424d; color: #fff; }
+header.top .who { display: flex; align-items: center; gap: .5rem; font-size: .9rem; color: #d6dbe1; }
+header.top .who button { background: none; border: 1px solid #6b7580; color: #fff; }
+main { max-width: 72rem; margin: 0 auto; padding: 1.25rem 1rem 3rem; }
+h1 { font-size: 1.5rem; margin: 0 0 1rem; }
+h2 { font-size: 1.15rem; margin: 1.5rem 0 .75rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 1rem; margin-bottom: 1rem; }
+.narrow { max-width: 26rem; margin: 3rem auto; }
+form.stack { display: grid; gap: .9rem; }
+form.inline { display: inline; }
+label { display: grid; gap: .25rem; font-weight: 600; font-size: .92rem; }
+input, select, textarea { font: inherit; padding: .5rem .6rem; border: 1px solid #aeb6bf; border-radius: 6px; background: #fff;
+  width: 100%; }
+input:focus, select:focus, textarea:focus, button:focus, a:focus { outline: 3px solid #8fb0f0; outline-offset: 1px; }
+button, .button { font: inherit; cursor: pointer; border-radius: 6px; padding: .5rem .9rem; border: 1px solid var(--accent);
+  background: var(--accent); color: #fff; text-decoration: none; display: inline-block; }
+button.secondary, .button.secondary { background: #fff; color: var(--accent); }
+button.danger { background: var(--bad); border-color: var(--bad); }
+.field-error { color: var(--bad); font-weight: 500; font-size: .88rem; }
+[aria-invalid="true"] { border-color: var(--bad); }
+.notice { padding: .75rem 1rem; border-radius: 8px; margin-bottom: 1rem; border: 1px solid; }
+.notice.error { background: #fdecea; border-color: #f3b8b3; color: #7a1c16; }
+.notice.success { background: #e8f5ec; border-color: #a9d8b8; color: #14532d; }
+.secret { font-family: ui-monospace, monospace; word-break: break-all; background: #f1f3f5; padding: .5rem; border-radius: 6px; }
+.table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 10px; }
+table { border-collapse: collapse; width: 100%; font-size: .93rem; }
+th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
+th { background: #eef1f4; font-weight: 600; }
+tr:last-child td { border-bottom: 0; }
+.badge { display: inline-block; padding: .1rem .55rem; border-radius: 999px; font-size: .8rem; font-weight: 600;
+  background: #e6e9ed; color: #39424d; }
+.badge.pending, .badge.uploaded, .badge.pending_review, .badge.under_review { background: #fff3d6; color: var(--warn); }
+.badge.processing, .badge.enabled { background: #dfe8fb; color: var(--info); }
+.badge.fulfilled, .badge.approved, .badge.verified, .badge.active, .badge.succeeded { background: #dcf1e3; color: var(--ok); }
+.badge.cancelled, .badge.rejected, .badge.failed, .badge.locked, .badge.disabled, .badge.inactive { background: #fbe0de; color: var(--bad); }
+.tabs { display: flex; flex-wrap: wrap; gap: .25rem; margin: 0 0 1rem; padding: 0; list-style: none; }
+.tabs a { display: inline-block; padding: .35rem .75rem; border-radius: 999px; text-decoration: none; border: 1px solid var(--line);
+  background: #fff; }
+.tabs a[aria-current="page"] { background: var(--accent); border-color: var(--accent); color: #fff; }
+.filters { display: flex; flex-wrap: wrap; gap: .75rem; align-items: end; margin-bottom: 1rem; }
+.filters label { min-width: 9rem; flex: 1; }
+.pager { display: flex; gap: .75rem; align-items: center; margin-top: .75rem; }
+.empty { text-align: center; padding: 2rem 1rem; color: var(--muted); }
+.muted { color: var(--muted); }
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; }
+@media (max-width: 600px) { main { padding: 1rem .75rem 2rem; } header.top .who span { display: none; } }
+`;

@@ -1,0 +1,157 @@
+// The portal's sign-in machinery inside the workers pool: invitations, passwords, sessions, CSRF, lockout, and the
+// pages' guard. (The flows in a real browser are in test/browser/.)
+import { describe, expect, it } from "vitest";
+import { createApp } from "../src/app.ts";
+import { hashPassword, SCRYPT_PARAMETERS, verifyPassword } from "../src/lib/passwords.ts";
+import { call, createCustomer, json, operator, type TestCustomer } from "./helpers.ts";
+
+const PASSWORD = "correct horse battery staple";
+const SAME_ORIGIN = { Origin: "https://vn.test", "Content-Type": "application/x-www-form-urlencoded" };
+
+async function invitedUser(customer: TestCustomer, role: "owner" | "admin" | "member" = "owner") {
+  const user = await json(
+    await operator.admin.customers[":slug"].users.$post({
+      param: { slug: customer.slug },
+      json: { email: `${role}.${crypto.randomUUID().slice(0, 6)}@example.com`, name: `The ${role}`, role },
+    }),
+    201,
+  );
+  return { ...user, path: new URL(user.invitation_url).pathname };
+}
+
+function post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  return call(path, {
+    method: "POST",
+    headers: { ...SAME_ORIGIN, ...headers },
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+  });
+}
+
+/** The session cookie a sign-in answer sets, as a Cookie header. */
+function sessionOf(response: Response): string {
+  const cookie = response.headers.get("Set-Cookie") ?? "";
+  expect(cookie).toMatch(/^__Host-vn_session=[^;]+; Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+  return cookie.split(";")[0]!;
+}
+
+async function signedIn(customer: TestCustomer, role: "owner" | "admin" | "member" = "owner") {
+  const user = await invitedUser(customer, role);
+  expect((await post(user.path, { password: PASSWORD, password_confirmation: PASSWORD })).status).toBe(303);
+  const answer = await post("/portal/sign-in", { account: customer.slug, email: user.email, password: PASSWORD });
+  expect(answer.status).toBe(303);
+  return { user, cookie: sessionOf(answer) };
+}
+
+/** Pages anyone may open; every other portal page needs a session. */
+const PUBLIC_PAGES = [
+  "GET /portal",
+  "GET /portal/assets/portal.css",
+  "GET /portal/sign-in",
+  "POST /portal/sign-in",
+  "GET /portal/invitations/:token",
+  "POST /portal/invitations/:token",
+];
+
+describe("the portal's guard", () => {
+  it("sends every page but the public ones to sign-in without a session, and refuses their forms", async () => {
+    const routes = createApp()
+      .routes.filter((route) => route.path.startsWith("/portal") && route.method !== "ALL")
+      .map((route) => `${route.method} ${route.path}`);
+    const guarded = [...new Set(routes)].filter((route) => !PUBLIC_PAGES.includes(route));
+    expect(guarded.length).toBeGreaterThan(0);
+    for (const route of guarded) {
+      const [method, path] = route.split(" ") as [string, string];
+      const concrete = path.replace(/:(\w+)/g, "00000000-0000-4000-8000-000000000000");
+      const answer = await call(concrete, {
+        method,
+        headers: SAME_ORIGIN,
+        redirect: "manual",
+        body: method === "GET" ? undefined : "",
+      });
+      expect(answer.status, route).toBe(303);
+      expect(answer.headers.get("Location"), route).toMatch(/^\/portal\/sign-in/);
+    }
+  });
+});
+
+describe("passwords", () => {
+  it("are scrypt N=2^14, r=8, p=5 in a PHC string, which production Workers accept and OWASP lists", async () => {
+    expect(SCRYPT_PARAMETERS).toEqual({ logN: 14, r: 8, p: 5 });
+    const hash = await hashPassword(PASSWORD);
+    expect(hash).toMatch(/^\$scrypt\$ln=14,r=8,p=5\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    expect(await verifyPassword(PASSWORD, hash)).toEqual({ matches: true, outdated: false });
+    expect(await verifyPassword(`${PASSWORD}!`, hash)).toEqual({ matches: false, outdated: false });
+  });
+});
+
+describe("invitation, sign-in, pages, sign-out", () => {
+  it("sets a password once through the link, signs in, shows the orders, signs out", async () => {
+    const customer = await createCustomer("portal");
+    const user = await invitedUser(customer);
+    expect(user.invitation_url).toMatch(/^https:\/\/vn\.test\/portal\/invitations\/[A-Za-z0-9_-]{43}$/);
+    expect((await call(user.path)).status).toBe(200);
+    const set = await post(user.path, { password: PASSWORD, password_confirmation: PASSWORD });
+    expect(set.status).toBe(303);
+    expect(set.headers.get("Location")).toBe(`/portal/sign-in?account=${customer.slug}&email=${encodeURIComponent(user.email)}`);
+    // Single use.
+    expect((await call(user.path)).status).toBe(410);
+
+    const answer = await post("/portal/sign-in", { account: customer.slug, email: user.email.toUpperCase(), password: PASSWORD });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get("Location")).toBe("/portal/orders");
+    const cookie = sessionOf(answer);
+    const page = await call("/portal/orders", { headers: { Cookie: cookie } });
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    expect(text.startsWith("<!DOCTYPE html>")).toBe(true);
+    expect(text).toContain("The owner");
+    expect(page.headers.get("Referrer-Policy")).toBe("same-origin");
+    expect(page.headers.get("Cache-Control")).toBe("no-store");
+    expect(page.headers.get("Content-Security-Policy")).toContain("script-src 'nonce-");
+
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(text)?.[1] ?? "";
+    expect((await post("/portal/sign-out", { csrf_token: "forged" }, { Cookie: cookie })).status).toBe(403);
+    const out = await post("/portal/sign-out", { csrf_token: csrf }, { Cookie: cookie });
+    expect(out.status).toBe(303);
+    const after = await call("/portal/orders", { headers: { Cookie: cookie }, redirect: "manual" });
+    expect(after.status).toBe(303);
+    expect(after.headers.get("Location")).toBe("/portal/sign-in?next=%2Fportal%2Forders");
+  });
+
+  it("refuses a cross-site form post before it reaches the page", async () => {
+    const customer = await createCustomer("portal");
+    const { cookie } = await signedIn(customer);
+    const page = await (await call("/portal/orders", { headers: { Cookie: cookie } })).text();
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    const forged = await post("/portal/sign-out", { csrf_token: csrf }, { Cookie: cookie, Origin: "https://evil.example" });
+    expect(forged.status).toBe(403);
+    expect((await call("/portal/orders", { headers: { Cookie: cookie } })).status).toBe(200);
+  });
+
+  it("answers one message for an unknown e-mail and a wrong password, and locks the user at the tenth failure", async () => {
+    const customer = await createCustomer("portal");
+    const { user, cookie } = await signedIn(customer);
+    const unknown = await post("/portal/sign-in", { account: customer.slug, email: "nobody@example.com", password: PASSWORD });
+    const wrong = await post("/portal/sign-in", { account: customer.slug, email: user.email, password: "wrong password!" });
+    expect(unknown.status).toBe(400);
+    expect(wrong.status).toBe(400);
+    const message = (html: string) => /role="alert">([^<]+)</.exec(html)?.[1];
+    expect(message(await unknown.text())).toBe(message(await wrong.text()));
+    for (let i = 2; i <= 10; i++) {
+      await (await post("/portal/sign-in", { account: customer.slug, email: user.email, password: "wrong password!" })).text();
+    }
+    const status = await json(await operator.admin.users[":user_id"].$get({ param: { user_id: user.user_id } }), 200);
+    expect(status.status).toBe("locked");
+    // The lock ends the session, and the right password no longer gets in.
+    expect((await call("/portal/orders", { headers: { Cookie: cookie }, redirect: "manual" })).status).toBe(303);
+    const locked = await post("/portal/sign-in", { account: customer.slug, email: user.email, password: PASSWORD });
+    expect(await locked.text()).toContain("locked");
+    // An unlock lets the user in again.
+    await json(
+      await operator.admin.users[":user_id"].$patch({ param: { user_id: user.user_id }, json: { status: "active" } }),
+      200,
+    );
+    expect((await post("/portal/sign-in", { account: customer.slug, email: user.email, password: PASSWORD })).status).toBe(303);
+  });
+});
