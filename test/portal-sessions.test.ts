@@ -1,8 +1,22 @@
 // The portal's sign-in machinery inside the workers pool: invitations, passwords, sessions, CSRF, lockout, and the
 // pages' guard. (The flows in a real browser are in test/browser/.)
+
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
+import { createDatabase } from "../src/db/client.ts";
 import { hashPassword, SCRYPT_PARAMETERS, verifyPassword } from "../src/lib/passwords.ts";
+import {
+  acceptInvitation,
+  findInvitation,
+  INVITATION_TTL_MS,
+  issueInvitation,
+  LOCKOUT_WINDOW_MS,
+  passwordProblem,
+  signIn,
+} from "../src/users/credentials.ts";
+import { findSession, SESSION_IDLE_MS, SESSION_MAX_MS, startSession } from "../src/users/sessions.ts";
+import { findUser } from "../src/users/store.ts";
 import { call, createCustomer, json, operator, type TestCustomer } from "./helpers.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -153,5 +167,71 @@ describe("invitation, sign-in, pages, sign-out", () => {
       200,
     );
     expect((await post("/portal/sign-in", { account: customer.slug, email: user.email, password: PASSWORD })).status).toBe(303);
+  });
+});
+
+describe("the stores' clocks", () => {
+  const db = createDatabase(env.DB);
+
+  async function userWithPassword(customer: TestCustomer) {
+    const user = await invitedUser(customer);
+    const token = user.path.split("/").pop()!;
+    const accepted = await acceptInvitation(db, token, PASSWORD, Date.now());
+    if (!accepted.ok) throw new Error("the invitation was refused");
+    return accepted.value;
+  }
+
+  it("an invitation works for 72 hours, once, and a new one voids the old", async () => {
+    const customer = await createCustomer("portal");
+    const user = await invitedUser(customer);
+    const first = user.path.split("/").pop()!;
+    const issued = Date.now();
+    expect(await findInvitation(db, first, issued + INVITATION_TTL_MS - 1000)).toBeDefined();
+    expect(await findInvitation(db, first, issued + INVITATION_TTL_MS + 1000)).toBeUndefined();
+    expect(await acceptInvitation(db, first, PASSWORD, issued + INVITATION_TTL_MS + 1000)).toMatchObject({ ok: false });
+    const renewed = await issueInvitation(db, user.user_id, Date.now());
+    if (!renewed.ok) throw new Error("no new invitation");
+    expect(await findInvitation(db, first, Date.now())).toBeUndefined();
+    expect(await acceptInvitation(db, renewed.value.token, PASSWORD, Date.now())).toMatchObject({ ok: true });
+    expect(await acceptInvitation(db, renewed.value.token, PASSWORD, Date.now())).toMatchObject({
+      ok: false,
+      reason: "not_found",
+    });
+  });
+
+  it("a session ends after 12 idle hours and 7 days in any case; use keeps it alive", async () => {
+    const customer = await createCustomer("portal");
+    const user = await userWithPassword(customer);
+    const start = Date.now();
+    const idle = await startSession(db, user, start);
+    expect(await findSession(db, idle, start + SESSION_IDLE_MS - 60_000)).toBeDefined();
+    expect(await findSession(db, idle, start + 2 * SESSION_IDLE_MS)).toBeUndefined();
+
+    const busy = await startSession(db, user, start);
+    // Used every 11 hours it lives on, until 7 days after it began.
+    let now = start;
+    while (now + 11 * 3_600_000 < start + SESSION_MAX_MS) {
+      now += 11 * 3_600_000;
+      expect(await findSession(db, busy, now)).toBeDefined();
+    }
+    expect(await findSession(db, busy, start + SESSION_MAX_MS + 1)).toBeUndefined();
+  });
+
+  it("failures older than 15 minutes start a new count: nine, a pause, nine more do not lock", async () => {
+    const customer = await createCustomer("portal");
+    const user = await userWithPassword(customer);
+    const start = Date.now();
+    for (let i = 0; i < 9; i++) await signIn(db, customer.slug, user.email, "wrong password!", start + i);
+    for (let i = 0; i < 9; i++) await signIn(db, customer.slug, user.email, "wrong password!", start + LOCKOUT_WINDOW_MS + i);
+    expect(await findUser(db, user.id)).toMatchObject({ status: "active", failedSignIns: 9 });
+    await signIn(db, customer.slug, user.email, "wrong password!", start + LOCKOUT_WINDOW_MS + 10);
+    expect(await findUser(db, user.id)).toMatchObject({ status: "locked", failedSignIns: 10 });
+  });
+
+  it("refuses a password under 12 or over 128 characters, or equal to the e-mail", () => {
+    expect(passwordProblem("short", "a@b.c")).toMatch(/at least 12/);
+    expect(passwordProblem("x".repeat(129), "a@b.c")).toMatch(/at most 128/);
+    expect(passwordProblem("Someone@Example.com", "someone@example.com")).toMatch(/e-mail/);
+    expect(passwordProblem("x".repeat(12), "a@b.c")).toBeNull();
   });
 });
