@@ -90,7 +90,7 @@ describe("invitation, password, sign-in", () => {
     const input = await page.getByLabel("New password").boundingBox();
     const shown = await error.boundingBox();
     expect(input && shown && shown.y - (input.y + input.height)).toBeGreaterThanOrEqual(0);
-    expect(input && shown && shown.y - (input.y + input.height)).toBeLessThan(40);
+    expect(input && shown && shown.y - (input.y + input.height)).toBeLessThan(20);
     await portal.screenshot(page, "set-password-error");
     // The password was not set: the link still works.
     expect((await fetch(user.invitation_url)).status).toBe(200);
