@@ -22,8 +22,8 @@ h2 { font-size: 1.15rem; margin: 1.5rem 0 .75rem; }
 form.stack { display: grid; gap: .9rem; }
 form.inline { display: inline; }
 label { display: grid; gap: .25rem; font-weight: 600; font-size: .92rem; }
-input, select, textarea { font: inherit; font-weight: 400; padding: .5rem .6rem; border: 1px solid #aeb6bf; border-radius: 6px; background: #fff;
-  width: 100%; }
+input, select, textarea { font: inherit; font-weight: 400; padding: .5rem .6rem; border: 1px solid #aeb6bf; border-radius: 6px;
+  background: #fff; width: 100%; }
 input:focus, select:focus, textarea:focus, button:focus, a:focus { outline: 3px solid #8fb0f0; outline-offset: 1px; }
 button, .button { font: inherit; cursor: pointer; border-radius: 6px; padding: .5rem .9rem; border: 1px solid var(--accent);
   background: var(--accent); color: #fff; text-decoration: none; display: inline-block; }

@@ -50,10 +50,10 @@ async function bundledChrome({ fresh = false } = {}): Promise<Chrome | undefined
   else process.env.TMPDIR = tmpdir;
   const [executablePath, al2023] = await inflating;
   const fontsConf = path.join(dir, "fonts.conf");
-  const fontDirs = ["/usr/share/fonts", "/usr/local/share/fonts", path.join(dir, "fonts")];
+  const fontDirs = ["/usr/share/fonts", "/usr/local/share/fonts", path.join(dir, "fonts")].map((d) => `<dir>${d}</dir>`);
   await writeFile(
     fontsConf,
-    `<?xml version="1.0"?><fontconfig>${fontDirs.map((d) => `<dir>${d}</dir>`).join("")}<cachedir>${dir}/fonts-cache</cachedir></fontconfig>\n`,
+    `<?xml version="1.0"?><fontconfig>${fontDirs.join("")}<cachedir>${dir}/fonts-cache</cachedir></fontconfig>\n`,
   );
   const env: Record<string, string> = { FONTCONFIG_FILE: fontsConf };
   if (starts(executablePath, env)) return { executablePath, source: "@sparticuz/chromium", env };

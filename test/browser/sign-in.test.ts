@@ -139,10 +139,9 @@ describe("sessions", () => {
     // Another port of the same host: the same site, so the SameSite=Lax cookie goes with the post.
     const evil = createServer((_, res) => {
       res.setHeader("Content-Type", "text/html; charset=utf-8");
-      res.end(
-        `<!DOCTYPE html><form method="post" action="${portal.base}/portal/sign-out"><input type="hidden" name="csrf_token" value="${token}"></form>` +
-          "<script>document.forms[0].submit()</script>",
-      );
+      res.end(`<!DOCTYPE html>
+        <form method="post" action="${portal.base}/portal/sign-out"><input type="hidden" name="csrf_token" value="${token}"></form>
+        <script>document.forms[0].submit()</script>`);
     });
     await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
     try {
