@@ -1,4 +1,6 @@
-// Tests run inside workerd (@cloudflare/vitest-plugin) against real local D1 and R2, configured from wrangler.toml.
+// Two test projects. "workers": the Worker inside workerd (@cloudflare/vitest-plugin) against real local D1 and R2,
+// configured from wrangler.toml. "browser": the portal in a real Chromium (playwright-core), the Worker served by
+// wrangler's createTestHarness() in this Node process (test/browser/).
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
@@ -11,23 +13,51 @@ process.env.ADMIN_TOKEN = TEST_ADMIN_TOKEN;
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
-        miniflare: {
-          // vitest's own runner imports node:* modules; the Worker itself does not need the flag.
-          compatibilityFlags: ["nodejs_compat"],
-          // Migrations reach the setup file as a binding; the admin token stands in for the Worker secret; webhook URL rules
-          // are the production ones whatever a developer's .dev.vars says (tests that need http:// set the variable).
-          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: TEST_ADMIN_TOKEN, WEBHOOK_ALLOW_INSECURE_URLS: "" },
-          // DB as wrangler.toml declares it, and a second, empty database for the migration test.
-          d1Databases: { DB: "virtual-numbers", MIGRATION_TEST_DB: "migration-test" },
-          ratelimits: { API_RATE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_RATE_LIMIT, period: 60 } } },
-        },
-      }),
-    ],
     test: {
-      setupFiles: ["./test/apply-migrations.ts", "./test/outbound-fetch.ts"],
+      projects: [
+        {
+          // The plugin only in this project's plugins: it makes its project a workerd one (webworker target, no node
+          // resolve condition), which the browser project must not be.
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                // vitest's own runner imports node:* modules; the Worker itself does not need the flag.
+                compatibilityFlags: ["nodejs_compat"],
+                // Migrations reach the setup file as a binding; the admin token stands in for the Worker secret; webhook URL
+                // rules are the production ones whatever a developer's .dev.vars says (tests that need http:// set the variable).
+                bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: TEST_ADMIN_TOKEN, WEBHOOK_ALLOW_INSECURE_URLS: "" },
+                // DB as wrangler.toml declares it, and a second, empty database for the migration test.
+                d1Databases: { DB: "virtual-numbers", MIGRATION_TEST_DB: "migration-test" },
+                ratelimits: { API_RATE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_RATE_LIMIT, period: 60 } } },
+              },
+            }),
+          ],
+          test: {
+            name: "workers",
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/browser/**"],
+            setupFiles: ["./test/apply-migrations.ts", "./test/outbound-fetch.ts"],
+            sequence: { groupOrder: 1 },
+          },
+        },
+        {
+          test: {
+            name: "browser",
+            include: ["test/browser/**/*.test.ts"],
+            environment: "node",
+            // After the workers project: the two would fight over the CPUs. Both orders are explicit and non-zero: vitest
+            // runs a project with groupOrder 0 and maxWorkers 1 (the default on 2 vCPUs) in a group of its own, last.
+            sequence: { groupOrder: 2 },
+            // Finds (or inflates) Chromium once, before any file.
+            globalSetup: ["./test/browser/global-setup.ts"],
+            // One Worker harness and one Chromium at a time.
+            fileParallelism: false,
+            testTimeout: 30_000,
+            hookTimeout: 60_000,
+          },
+        },
+      ],
       // The Worker logs one JSON line per request; show them only for failing tests.
       silent: "passed-only" as const,
     },

@@ -22,14 +22,14 @@ h2 { font-size: 1.15rem; margin: 1.5rem 0 .75rem; }
 form.stack { display: grid; gap: .9rem; }
 form.inline { display: inline; }
 label { display: grid; gap: .25rem; font-weight: 600; font-size: .92rem; }
-input, select, textarea { font: inherit; padding: .5rem .6rem; border: 1px solid #aeb6bf; border-radius: 6px; background: #fff;
-  width: 100%; }
+input, select, textarea { font: inherit; font-weight: 400; padding: .5rem .6rem; border: 1px solid #aeb6bf; border-radius: 6px;
+  background: #fff; width: 100%; }
 input:focus, select:focus, textarea:focus, button:focus, a:focus { outline: 3px solid #8fb0f0; outline-offset: 1px; }
 button, .button { font: inherit; cursor: pointer; border-radius: 6px; padding: .5rem .9rem; border: 1px solid var(--accent);
   background: var(--accent); color: #fff; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: #fff; color: var(--accent); }
 button.danger { background: var(--bad); border-color: var(--bad); }
-.field-error { color: var(--bad); font-weight: 500; font-size: .88rem; }
+.field-error { color: var(--bad); font-weight: 500; font-size: .88rem; margin: -.55rem 0 0; }
 [aria-invalid="true"] { border-color: var(--bad); }
 .notice { padding: .75rem 1rem; border-radius: 8px; margin-bottom: 1rem; border: 1px solid; }
 .notice.error { background: #fdecea; border-color: #f3b8b3; color: #7a1c16; }
@@ -59,5 +59,11 @@ tr:last-child td { border-bottom: 0; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
-@media (max-width: 600px) { main { padding: 1rem .75rem 2rem; } header.top .who span { display: none; } }
+@media (max-width: 600px) {
+  main { padding: 1rem .75rem 2rem; }
+  header.top .who span { display: none; }
+  /* The brand and sign-out on the first row, the sections on a full-width row under them. */
+  header.top .who { margin-left: auto; }
+  header.top nav { order: 1; flex-basis: 100%; margin: 0 -.6rem; }
+}
 `;

@@ -1,0 +1,204 @@
+// Browser tests: the real Worker (wrangler's createTestHarness(): fresh D1/R2, migrations applied, on 127.0.0.1 and a
+// random port) driven by a real Chromium (playwright-core; which one: test/browser/chrome.ts).
+//
+// A test file starts with `const portal = usePortal();` at its top level: that registers the hooks that start the
+// Worker and the browser before the file's tests and stop them after, and closes each test's pages after the test.
+// Then, in a test:
+//
+//   const { page, account, user } = await portal.signInAsNewOwner();  // a new account, its owner invited, password set,
+//                                                                     // signed in: `page` shows /portal/orders
+//   await page.getByRole("link", { name: "Numbers" }).click();        // find things as a user does: role and name,
+//   await page.getByLabel("Quantity").fill("3");                      // a field by its <label> (fails if it has none),
+//   await page.getByRole("button", { name: "Create order" }).click(); // a button by its text;
+//   await page.waitForURL(`${portal.base}/portal/orders`);            // after a POST/redirect/GET;
+//   expect(await page.getByRole("alert").textContent()).toBe("…");   // what the user sees (Notice kind="error");
+//   expect(await page.locator("tbody tr").count()).toBe(1);           // a table's rows;
+//   const orders = await json(await account.api.orders.$get({ param: { customer_slug: account.slug }, query: {} }), 200);
+//                                                                     // and what the API then answers (typed client).
+//
+//   await portal.admin.admin.users[":user_id"].$get({ param: { user_id: user.user_id } })   // the operator's API
+//   const other = await portal.newPage({ width: 375 });               // a second visitor: its own context (cookies)
+//   await portal.screenshot(page, "orders");                         // screenshots/orders-1280.png and -375.png
+//
+// Playwright's locators wait for what they look for (up to 5 s here), so a test needs no sleeps. Everything runs in
+// Node: read the page through locators, or page.evaluate("…") given a string (there are no DOM types here).
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { type ClientResponse, hc } from "hono/client";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
+import { createTestHarness } from "wrangler";
+import type { AppType } from "../../src/app.ts";
+
+const ADMIN_TOKEN = "browser-admin-token-0123456789";
+/** A password every invited user of these tests sets (12 characters or more, not the e-mail address). */
+export const PASSWORD = "correct horse battery staple";
+/** Where screenshots go (gitignored; README "Browser tests"). */
+const SCREENSHOTS = path.resolve("screenshots");
+/** The widths screenshots are taken at: a desktop and a small phone. */
+const WIDTHS = [1280, 375] as const;
+
+/** A typed client of the whole API at the harness's address, sending `headers` with every request. */
+function apiClient(base: string, headers: Record<string, string>) {
+  return hc<AppType>(base, { headers });
+}
+
+type Client = ReturnType<typeof apiClient>;
+
+/** The body of an answer with the expected status (the body is printed when the status differs). */
+export async function json<R extends ClientResponse<unknown, number, string>, S extends R["status"]>(
+  response: R,
+  status: S,
+): Promise<Awaited<ReturnType<Extract<R, { status: S }>["json"]>>> {
+  if (response.status !== status) expect.fail(`expected ${status}, got ${response.status}: ${await response.text()}`);
+  return (await response.json()) as Awaited<ReturnType<Extract<R, { status: S }>["json"]>>;
+}
+
+interface Account {
+  slug: string;
+  name: string;
+  customerId: string;
+  /** The customer's own API with an API key of the account: `account.api.orders.$post({ param: { customer_slug }, … })`. */
+  api: Client["api"]["customers"][":customer_slug"];
+}
+
+interface InvitedUser {
+  user_id: string;
+  email: string;
+  name: string;
+  role: "owner" | "admin" | "member";
+  /** The set-password page's absolute address, on the harness's origin. */
+  invitation_url: string;
+}
+
+export interface Portal {
+  /** The Worker's origin, e.g. http://127.0.0.1:41234. */
+  readonly base: string;
+  /** The operator's API (ADMIN_TOKEN): `portal.admin.admin.customers.$post(…)`. */
+  readonly admin: Client;
+  /** A new page in a new browser context (its own cookies), closed after the test. */
+  newPage(viewport?: { width?: number; height?: number }): Promise<Page>;
+  /** A new customer account with an API key. */
+  createAccount(prefix?: string): Promise<Account>;
+  /** A user of the account, invited by the operator (not yet with a password). */
+  inviteUser(account: Account, role?: InvitedUser["role"]): Promise<InvitedUser>;
+  /** Opens the invitation link and sets the password; `page` then shows sign-in, account and e-mail filled in. */
+  acceptInvitation(page: Page, user: InvitedUser, password?: string): Promise<void>;
+  /** Signs in through the sign-in page and waits for the landing page (a failed sign-in fails here). */
+  signIn(page: Page, account: Account, user: InvitedUser, password?: string): Promise<void>;
+  /** A new account, its user of `role` invited, the password set and signed in: `page` shows /portal/orders. */
+  signInAsNewUser(role: InvitedUser["role"]): Promise<{ page: Page; account: Account; user: InvitedUser }>;
+  signInAsNewOwner(): Promise<{ page: Page; account: Account; user: InvitedUser }>;
+  /** Full-page screenshots of `page` at 1280 and 375 px wide: screenshots/<name>-1280.png and <name>-375.png. */
+  screenshot(page: Page, name: string): Promise<void>;
+}
+
+/** The Worker and the browser for the calling test file (call it at the file's top level). */
+export function usePortal(): Portal {
+  const server = createTestHarness({
+    workers: [{ configPath: "./wrangler.toml", secrets: { ADMIN_TOKEN }, vars: { WEBHOOK_ALLOW_INSECURE_URLS: "true" } }],
+  });
+  let browser: Browser | undefined;
+  let base = "";
+  let admin: Client | undefined;
+  let contexts: BrowserContext[] = [];
+  let accounts = 0;
+
+  beforeAll(async () => {
+    const chrome = inject("chrome");
+    const [{ url }, launched] = await Promise.all([
+      server.listen(),
+      // Playwright passes --no-sandbox itself (chromiumSandbox: false), needed as root; no other flag is.
+      chromium.launch({ executablePath: chrome.executablePath, env: { ...process.env, ...chrome.env } }),
+    ]);
+    browser = launched;
+    base = url.origin;
+    admin = apiClient(base, { Authorization: `Bearer ${ADMIN_TOKEN}` });
+    await server.getWorker().applyD1Migrations("DB");
+  });
+  afterEach(async () => {
+    await Promise.all(contexts.map((context) => context.close()));
+    contexts = [];
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server.close();
+  });
+
+  const operator = () => admin ?? expect.fail("the portal is not started: call usePortal() at the top of the file");
+
+  const portal: Portal = {
+    get base() {
+      return base;
+    },
+    get admin() {
+      return operator();
+    },
+    async newPage({ width = 1280, height = 800 } = {}) {
+      if (!browser) expect.fail("the browser is not started: call usePortal() at the top of the file");
+      const context = await browser.newContext({ viewport: { width, height } });
+      context.setDefaultTimeout(5_000);
+      contexts.push(context);
+      return context.newPage();
+    },
+    async createAccount(prefix = "acme") {
+      const slug = `${prefix}-${++accounts}`;
+      const name = `${prefix[0]?.toUpperCase()}${prefix.slice(1)} ${accounts}`;
+      const customer = await json(await operator().admin.customers.$post({ json: { slug, name } }), 201);
+      const key = await json(
+        await operator().admin.customers[":slug"]["api-keys"].$post({ param: { slug }, json: { name: "browser test" } }),
+        201,
+      );
+      const api = apiClient(base, { Authorization: `Bearer ${key.key}` });
+      return { slug, name, customerId: customer.customer_id, api: api.api.customers[":customer_slug"] };
+    },
+    async inviteUser(account, role = "owner") {
+      const email = `${role}.${crypto.randomUUID().slice(0, 8)}@example.com`;
+      const user = await json(
+        await operator().admin.customers[":slug"].users.$post({
+          param: { slug: account.slug },
+          json: { email, name: `Ada ${role[0]?.toUpperCase()}${role.slice(1)}`, role },
+        }),
+        201,
+      );
+      return { user_id: user.user_id, email: user.email, name: user.name, role: user.role, invitation_url: user.invitation_url };
+    },
+    async acceptInvitation(page, user, password = PASSWORD) {
+      await page.goto(user.invitation_url);
+      await page.getByLabel("New password").fill(password);
+      await page.getByLabel("Repeat the password").fill(password);
+      await page.getByRole("button", { name: "Set password" }).click();
+      await page.waitForURL((url) => url.pathname === "/portal/sign-in");
+    },
+    async signIn(page, account, user, password = PASSWORD) {
+      if (!page.url().startsWith(`${base}/portal/sign-in`)) await page.goto(`${base}/portal/sign-in`);
+      await page.getByLabel("Account").fill(account.slug);
+      await page.getByLabel("E-mail").fill(user.email);
+      await page.getByLabel("Password").fill(password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL((url) => url.pathname !== "/portal/sign-in");
+    },
+    async signInAsNewUser(role) {
+      const account = await portal.createAccount();
+      const user = await portal.inviteUser(account, role);
+      const page = await portal.newPage();
+      await portal.acceptInvitation(page, user);
+      await portal.signIn(page, account, user);
+      expect(new URL(page.url()).pathname).toBe("/portal/orders");
+      return { page, account, user };
+    },
+    signInAsNewOwner() {
+      return portal.signInAsNewUser("owner");
+    },
+    async screenshot(page, name) {
+      await mkdir(SCREENSHOTS, { recursive: true });
+      const viewport = page.viewportSize() ?? { width: 1280, height: 800 };
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: viewport.height });
+        await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
+      }
+      await page.setViewportSize(viewport);
+    },
+  };
+  return portal;
+}
