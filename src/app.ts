@@ -6,6 +6,7 @@ import { apiKeyPages } from "./portal/api-key-pages.tsx";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
 import { orderPages } from "./portal/orders-pages.tsx";
 import { sameOriginForms } from "./portal/session-guard.ts";
+import { teamPages } from "./portal/team-pages.tsx";
 
 export type { AppType } from "./api.ts";
 
@@ -15,7 +16,7 @@ function mountPortal(app: AppRouter): void {
     .use("/portal", portalPageHeaders, noStore)
     // The public pages first: a route that answers ends the chain before the session guard of the audience below.
     .route("/", publicPortalPages)
-    .route("/portal", portalAudience().route("/", signOut).route("/", orderPages).route("/", apiKeyPages));
+    .route("/portal", portalAudience().route("/", signOut).route("/", orderPages).route("/", apiKeyPages).route("/", teamPages));
 }
 
 export function createApp(): AppType {

@@ -101,3 +101,133 @@ describe("API keys", () => {
     expect((await other.account.users.$get({ param: { customer_slug: other.slug }, query: {} })).status).toBe(200);
   });
 });
+
+async function userState(userId: string) {
+  const user = await json(await operator.admin.users[":user_id"].$get({ param: { user_id: userId } }), 200);
+  return { role: user.role, status: user.status };
+}
+
+describe("Team", () => {
+  it("invites a teammate with a link that works, changes a role, deactivates, reactivates and reissues a link", async () => {
+    const customer = await createCustomer("team");
+    const owner = await signedIn(customer, "owner");
+    const list = await page(await owner.get("/portal/settings/team?status=&role=owner"), 200);
+    expect(list).toContain(owner.user.email);
+
+    const invited = await page(
+      await owner.post("/portal/settings/team", { email: "New.Mate@example.com", name: "New Mate", role: "member" }),
+      200,
+    );
+    const link = /id="invitation-link">(https:\/\/vn\.test\/portal\/invitations\/[A-Za-z0-9_-]+)</.exec(invited)?.[1] ?? "";
+    expect(link).not.toBe("");
+    expect((await call(new URL(link).pathname)).status).toBe(200);
+    const users = await json(
+      await customer.account.users.$get({ param: { customer_slug: customer.slug }, query: { search: "new.mate" } }),
+      200,
+    );
+    const mate = users.data[0]!;
+    expect(mate).toMatchObject({ email: "new.mate@example.com", role: "member", status: "active" });
+
+    redirected(
+      await owner.post(`/portal/settings/team/${mate.user_id}/role`, { role: "admin" }),
+      "/portal/settings/team?done=role",
+    );
+    expect(await userState(mate.user_id)).toEqual({ role: "admin", status: "active" });
+    redirected(await owner.post(`/portal/settings/team/${mate.user_id}/status`, { status: "inactive" }), /done=inactive$/);
+    expect(await userState(mate.user_id)).toEqual({ role: "admin", status: "inactive" });
+    redirected(await owner.post(`/portal/settings/team/${mate.user_id}/status`, { status: "active" }), /done=active$/);
+    expect(await userState(mate.user_id)).toEqual({ role: "admin", status: "active" });
+
+    // A new link replaces the first one.
+    const again = await page(await owner.post(`/portal/settings/team/${mate.user_id}/invitation`), 200);
+    const second = /id="invitation-link">([^<]+)</.exec(again)?.[1] ?? "";
+    expect(second).not.toBe(link);
+    expect((await call(new URL(second).pathname)).status).toBe(200);
+    expect((await call(new URL(link).pathname)).status).not.toBe(200);
+
+    const bad = await page(await owner.post("/portal/settings/team", { email: "not an e-mail", name: "", role: "member" }), 400);
+    expect(bad).toMatch(/id="invite-email-error">must be an email address</);
+    expect(bad).toMatch(/id="invite-name-error">[^<]+</);
+  });
+
+  it("unlocks a locked user", async () => {
+    const customer = await createCustomer("team");
+    const admin = await signedIn(customer, "admin");
+    const member = await invitedUser(customer, "member");
+    await json(
+      await operator.admin.users[":user_id"].$patch({ param: { user_id: member.user_id }, json: { status: "locked" } }),
+      200,
+    );
+    expect(await page(await admin.get("/portal/settings/team"), 200)).toContain(">Unlock<");
+    redirected(await admin.post(`/portal/settings/team/${member.user_id}/status`, { status: "active" }), /done=active$/);
+    expect(await userState(member.user_id)).toEqual({ role: "member", status: "active" });
+  });
+
+  it("refuses an admin's change of an owner, an admin making an owner, and an admin's invitation of an owner", async () => {
+    const customer = await createCustomer("team");
+    const owner = await signedIn(customer, "owner");
+    const admin = await signedIn(customer, "admin");
+    const member = await invitedUser(customer, "member");
+    const ownerId = owner.user.user_id;
+    for (const [path, fields] of [
+      [`/portal/settings/team/${ownerId}/role`, { role: "member" }],
+      [`/portal/settings/team/${ownerId}/status`, { status: "inactive" }],
+      [`/portal/settings/team/${ownerId}/invitation`, {}],
+      [`/portal/settings/team/${member.user_id}/role`, { role: "owner" }],
+    ] as const) {
+      expect(await page(await admin.post(path, fields), 409), path).toContain("Only an owner can change an owner");
+    }
+    expect(await userState(ownerId)).toEqual({ role: "owner", status: "active" });
+    expect(await userState(member.user_id)).toEqual({ role: "member", status: "active" });
+    const invite = await admin.post("/portal/settings/team", { email: "boss@example.com", name: "Boss", role: "owner" });
+    expect(await page(invite, 409)).toContain("Only an owner can change an owner");
+    const found = await json(
+      await customer.account.users.$get({ param: { customer_slug: customer.slug }, query: { search: "boss@" } }),
+      200,
+    );
+    expect(found.data).toEqual([]);
+    // The owner may.
+    redirected(await owner.post(`/portal/settings/team/${member.user_id}/role`, { role: "owner" }), /done=role$/);
+    expect(await userState(member.user_id)).toEqual({ role: "owner", status: "active" });
+  });
+
+  it("keeps the last active owner, and nobody deactivates themselves", async () => {
+    const customer = await createCustomer("team");
+    const owner = await signedIn(customer, "owner");
+    const admin = await signedIn(customer, "admin");
+    const ownerId = owner.user.user_id;
+    expect(await page(await owner.post(`/portal/settings/team/${ownerId}/role`, { role: "admin" }), 409)).toContain(
+      "last active owner",
+    );
+    expect(await userState(ownerId)).toEqual({ role: "owner", status: "active" });
+    for (const who of [owner, admin]) {
+      const self = await who.post(`/portal/settings/team/${who.user.user_id}/status`, { status: "inactive" });
+      expect(await page(self, 409)).toContain("cannot deactivate or lock yourself");
+      expect(await userState(who.user.user_id)).toMatchObject({ status: "active" });
+    }
+    // With a second active owner, the first may step down; then the second is the last.
+    const second = await invitedUser(customer, "owner");
+    redirected(await owner.post(`/portal/settings/team/${ownerId}/role`, { role: "admin" }), /done=role$/);
+    expect(await userState(ownerId)).toEqual({ role: "admin", status: "active" });
+    expect(await page(await owner.post(`/portal/settings/team/${second.user_id}/status`, { status: "inactive" }), 409)).toContain(
+      "Only an owner",
+    );
+  });
+
+  it("lets only one of two concurrent demotions of the last two owners through", async () => {
+    const customer = await createCustomer("team");
+    const first = await signedIn(customer, "owner");
+    const second = await signedIn(customer, "owner");
+    const answers = await Promise.all([
+      first.post(`/portal/settings/team/${second.user.user_id}/role`, { role: "member" }),
+      second.post(`/portal/settings/team/${first.user.user_id}/role`, { role: "member" }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([303, 409]);
+    await Promise.all(answers.map((a) => a.text()));
+    const owners = await json(
+      await customer.account.users.$get({ param: { customer_slug: customer.slug }, query: { role: "owner", status: "active" } }),
+      200,
+    );
+    expect(owners.data).toHaveLength(1);
+  });
+});

@@ -60,4 +60,11 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1r
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
 @media (max-width: 600px) { main { padding: 1rem .75rem 2rem; } header.top .who span { display: none; } }
+/* Settings pages (API keys, Team, Webhooks) */
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+td .actions select { width: auto; }
+.badge.revoked { background: #fbe0de; color: var(--bad); }
+fieldset.checks { border: 1px solid var(--line); border-radius: 8px; display: grid; gap: .35rem; }
+fieldset.checks label { display: flex; gap: .5rem; align-items: center; font-weight: 400; }
+fieldset.checks input, label.check input { width: auto; }
 `;
