@@ -1,6 +1,8 @@
 // The portal's Settings pages inside the workers pool: API keys, Team, Webhooks, for owners and admins only; checked
 // through the pages and then through the API.
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { createApp } from "../src/app.ts";
 import { call, createCustomer, json, operator, type TestCustomer } from "./helpers.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -229,5 +231,159 @@ describe("Team", () => {
       200,
     );
     expect(owners.data).toHaveLength(1);
+  });
+});
+
+describe("Webhooks", () => {
+  beforeEach(() => {
+    // No consumer runs: the deliveries stay as the pages made them.
+    vi.spyOn(env.WEBHOOK_DELIVERIES, "sendBatch").mockResolvedValue({
+      metadata: { metrics: { backlogCount: 0, backlogBytes: 0 } },
+    });
+  });
+
+  it("creates an endpoint (the secret once), edits, rotates, sends a test event, retries nothing pending, deletes", async () => {
+    const customer = await createCustomer("hooks");
+    const admin = await signedIn(customer, "admin");
+    const bad = await page(await admin.post("/portal/settings/webhooks", { url: "https://10.0.0.1/hook", event_types: [] }), 400);
+    expect(bad).toMatch(/aria-invalid="true" aria-describedby="hook-url-error"/);
+    expect(bad).toMatch(/id="hook-url-error">must name its host, not an IP address</);
+    expect(bad).toMatch(/id="hook-types-error">[^<]+</);
+
+    const created = await page(
+      await admin.post("/portal/settings/webhooks", {
+        url: "https://hooks.test/portal",
+        description: "Fulfilment",
+        event_types: ["order.created", "order.fulfilled"],
+      }),
+      200,
+    );
+    const secret = /id="new-secret">(whsec_[^<]+)</.exec(created)?.[1] ?? "";
+    expect(secret).not.toBe("");
+    const listed = await json(
+      await customer.account["webhook-endpoints"].$get({ param: { customer_slug: customer.slug }, query: {} }),
+      200,
+    );
+    expect(listed.data).toHaveLength(1);
+    const endpoint = listed.data[0]!;
+    expect(endpoint).toMatchObject({
+      url: "https://hooks.test/portal",
+      description: "Fulfilment",
+      event_types: ["order.created", "order.fulfilled"],
+    });
+    expect(JSON.stringify(listed)).not.toContain(secret);
+    const id = endpoint.id.replace(/^we_/, "");
+    const path = `/portal/settings/webhooks/${id}`;
+    expect(await page(await admin.get("/portal/settings/webhooks"), 200)).not.toContain(secret);
+
+    // Edit: an error beside its field and nothing saved; then a change that is saved.
+    const badEdit = await page(
+      await admin.post(path, { url: "http://hooks.test/x", event_types: ["order.created"], status: "enabled" }),
+      400,
+    );
+    expect(badEdit).toMatch(/id="hook-url-error">[^<]+</);
+    redirected(
+      await admin.post(path, {
+        url: "https://hooks.test/v2",
+        description: "",
+        event_types: ["order.cancelled"],
+        status: "disabled",
+      }),
+      `${path}?done=saved`,
+    );
+    const api = () =>
+      customer.account["webhook-endpoints"][":endpoint_id"].$get({
+        param: { customer_slug: customer.slug, endpoint_id: endpoint.id },
+      });
+    expect(await json(await api(), 200)).toMatchObject({
+      url: "https://hooks.test/v2",
+      description: null,
+      event_types: ["order.cancelled"],
+      status: "disabled",
+    });
+    // Disabled: a test event is refused.
+    await page(await admin.post(`${path}/test`), 409);
+    redirected(
+      await admin.post(path, { url: "https://hooks.test/v2", event_types: ["order.cancelled"], status: "enabled" }),
+      `${path}?done=saved`,
+    );
+
+    const rotated = await page(await admin.post(`${path}/rotate`), 200);
+    const newSecret = /id="new-secret">(whsec_[^<]+)</.exec(rotated)?.[1] ?? "";
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(secret);
+
+    redirected(await admin.post(`${path}/test`), `${path}?done=test`);
+    const deliveries = await json(
+      await customer.account["webhook-endpoints"][":endpoint_id"].deliveries.$get({
+        param: { customer_slug: customer.slug, endpoint_id: endpoint.id },
+        query: {},
+      }),
+      200,
+    );
+    expect(deliveries.data.map((d) => [d.event_type, d.status])).toEqual([["webhook.test", "pending"]]);
+    const shown = await page(await admin.get(`${path}?done=test`), 200);
+    expect(shown).toContain("webhook.test");
+    expect(shown).toContain('class="badge pending"');
+    const deliveryId = deliveries.data[0]!.id.replace(/^whd_/, "");
+    expect(await page(await admin.post(`${path}/deliveries/${deliveryId}/retry`), 409)).toContain("on its way already");
+
+    expect(await page(await admin.get(`${path}/delete`), 200)).toContain("I understand");
+    await page(await admin.post(`${path}/delete`), 409);
+    expect((await api()).status).toBe(200);
+    redirected(await admin.post(`${path}/delete`, { confirm: "yes" }), "/portal/settings/webhooks?done=deleted");
+    expect((await api()).status).toBe(404);
+  });
+
+  it("retries a finished delivery", async () => {
+    const customer = await createCustomer("hooks");
+    const owner = await signedIn(customer, "owner");
+    const endpoint = await json(
+      await customer.account["webhook-endpoints"].$post({
+        param: { customer_slug: customer.slug },
+        json: { url: "https://hooks.test/r" },
+      }),
+      201,
+    );
+    const id = endpoint.id.replace(/^we_/, "");
+    redirected(await owner.post(`/portal/settings/webhooks/${id}/test`), /done=test$/);
+    const [delivery] = await env.DB.prepare("SELECT id FROM webhook_deliveries WHERE endpoint_id = ?").bind(id).raw<[string]>();
+    await env.DB.prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE id = ?")
+      .bind(delivery![0])
+      .run();
+    const path = `/portal/settings/webhooks/${id}`;
+    expect(await page(await owner.get(path), 200)).toContain(`${path}/deliveries/${delivery![0]}/retry`);
+    redirected(await owner.post(`${path}/deliveries/${delivery![0]}/retry`), `${path}?done=retried`);
+    const row = await env.DB.prepare("SELECT status FROM webhook_deliveries WHERE id = ?")
+      .bind(delivery![0])
+      .first<{ status: string }>();
+    expect(row?.status).toBe("pending");
+  });
+});
+
+describe("a member", () => {
+  it("gets a 403 page on every Settings page and form, and changes nothing", async () => {
+    const customer = await createCustomer("member");
+    const member = await signedIn(customer, "member");
+    const routes = [
+      ...new Set(
+        createApp()
+          .routes.filter((r) => r.path.startsWith("/portal/settings") && r.method !== "ALL")
+          .map((r) => `${r.method} ${r.path}`),
+      ),
+    ];
+    expect(routes.length).toBeGreaterThanOrEqual(15);
+    const somebody = await invitedUser(customer, "admin");
+    for (const route of routes) {
+      const [method, pattern] = route.split(" ") as [string, string];
+      const path = pattern.replace(/:(\w+)/g, somebody.user_id);
+      const answer =
+        method === "GET" ? await member.get(path) : await member.post(path, { role: "member", status: "inactive", name: "x" });
+      expect(answer.status, route).toBe(403);
+      expect(await answer.text(), route).toContain("Settings are for the account");
+    }
+    expect(await userState(somebody.user_id)).toEqual({ role: "admin", status: "active" });
+    const nav = await page(await member.get("/portal/orders"), 200);
+    expect(nav).not.toContain("/portal/settings/");
   });
 });
