@@ -2,9 +2,12 @@
 import { type AppRouter, type AppType, buildApp } from "./api.ts";
 import { portalAudience } from "./http/audiences.ts";
 import { noStore, portalPageHeaders } from "./http/security-headers.ts";
+import { apiKeyPages } from "./portal/api-key-pages.tsx";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
 import { orderPages } from "./portal/orders-pages.tsx";
 import { sameOriginForms } from "./portal/session-guard.ts";
+import { teamPages } from "./portal/team-pages.tsx";
+import { webhookPages } from "./portal/webhook-pages.tsx";
 
 export type { AppType } from "./api.ts";
 
@@ -14,7 +17,15 @@ function mountPortal(app: AppRouter): void {
     .use("/portal", portalPageHeaders, noStore)
     // The public pages first: a route that answers ends the chain before the session guard of the audience below.
     .route("/", publicPortalPages)
-    .route("/portal", portalAudience().route("/", signOut).route("/", orderPages));
+    .route(
+      "/portal",
+      portalAudience()
+        .route("/", signOut)
+        .route("/", orderPages)
+        .route("/", apiKeyPages)
+        .route("/", teamPages)
+        .route("/", webhookPages),
+    );
 }
 
 export function createApp(): AppType {

@@ -66,4 +66,11 @@ dl.facts dd { margin: 0; }
   header.top .who { margin-left: auto; }
   header.top nav { order: 1; flex-basis: 100%; margin: 0 -.6rem; }
 }
+/* Settings pages (API keys, Team, Webhooks) */
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+td .actions select { width: auto; }
+.badge.revoked { background: #fbe0de; color: var(--bad); }
+fieldset.checks { border: 1px solid var(--line); border-radius: 8px; display: grid; gap: .35rem; }
+fieldset.checks label { display: flex; gap: .5rem; align-items: center; font-weight: 400; }
+fieldset.checks input, label.check input { width: auto; }
 `;

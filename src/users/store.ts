@@ -1,11 +1,20 @@
 // Queries for the users of an account: the list with status counts, create, update.
-import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
-import { isUniqueViolation } from "../db/errors.ts";
+import { isFailedBatchAssertion, isUniqueViolation } from "../db/errors.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { countByStatus, type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
-import { customers, USER_STATUSES, type UserRole, type UserRow, type UserStatus, userCounts, users } from "../db/schema.ts";
+import {
+  batchAssertions,
+  customers,
+  USER_STATUSES,
+  type UserRole,
+  type UserRow,
+  type UserStatus,
+  userCounts,
+  users,
+} from "../db/schema.ts";
 import { containsText, insertSelection } from "../db/sql.ts";
 import { endSessionsOfInactiveUser } from "./sessions.ts";
 
@@ -123,14 +132,56 @@ export async function updateUser(
   changes: UserChanges,
   now: number,
 ): Promise<Outcome<UserRow, "not_found">> {
-  const unlocks = changes.status === "active" ? { failedSignIns: 0, failedSignInsSince: null } : {};
-  const [[row]] = await db.batch([
-    db
-      .update(users)
-      .set({ ...changes, ...unlocks, updatedAt: now })
-      .where(eq(users.id, userId))
-      .returning(),
-    endSessionsOfInactiveUser(db, userId),
-  ]);
+  const [[row]] = await db.batch([userUpdate(db, userId, changes, now), endSessionsOfInactiveUser(db, userId)]);
   return row ? ok(row) : refuse("not_found");
+}
+
+function userUpdate(db: Database, userId: string, changes: UserChanges, now: number, where?: SQL) {
+  const unlocks = changes.status === "active" ? { failedSignIns: 0, failedSignInsSince: null } : {};
+  return db
+    .update(users)
+    .set({ ...changes, ...unlocks, updatedAt: now })
+    .where(and(eq(users.id, userId), where))
+    .returning();
+}
+
+/** What a teammate's change was decided on: the user's account, role and status when the rules were checked. */
+export interface SeenUser {
+  customerId: string;
+  role: UserRole;
+  status: UserStatus;
+}
+
+/**
+ * A change decided on a read of the user (see src/users/team.ts): written only while the user is still as `seen`
+ * (else wrong_state "changed"), and, when `keepActiveOwner`, in a batch that asserts the account still has an active
+ * owner afterwards (else wrong_state "last_active_owner", nothing written). D1 runs batches one at a time, so two
+ * concurrent demotions of the last two owners cannot both pass. Ends the sessions of a user no longer active.
+ */
+export async function updateTeammate(
+  db: Database,
+  userId: string,
+  seen: SeenUser,
+  changes: UserChanges,
+  keepActiveOwner: boolean,
+  now: number,
+): Promise<Outcome<UserRow, "wrong_state">> {
+  const unchanged = and(eq(users.customerId, seen.customerId), eq(users.role, seen.role), eq(users.status, seen.status));
+  const activeOwner = and(
+    eq(users.customerId, seen.customerId),
+    eq(users.role, "owner" satisfies UserRole),
+    eq(users.status, "active" satisfies UserStatus),
+  );
+  const assertion = db
+    .insert(batchAssertions)
+    .select(sql`SELECT 'no active owner left' WHERE NOT EXISTS (SELECT 1 FROM ${users} WHERE ${activeOwner})`);
+  try {
+    const [[row]] = keepActiveOwner
+      ? await db.batch([userUpdate(db, userId, changes, now, unchanged), assertion, endSessionsOfInactiveUser(db, userId)])
+      : await db.batch([userUpdate(db, userId, changes, now, unchanged), endSessionsOfInactiveUser(db, userId)]);
+    return row ? ok(row) : refuse("wrong_state", { state: "changed" });
+  } catch (error) {
+    if (isFailedBatchAssertion(error)) return refuse("wrong_state", { state: "last_active_owner" });
+    throw error;
+  }
 }

@@ -43,7 +43,7 @@ function hasSpaceOrControl(value: string): boolean {
  * (2130706433, 0x7f.1, 127.1) is normalised to dotted decimal, names are lowercased and percent-decoded. The URL is
  * kept as written, so nothing is ever fetched but what the rules judged.
  */
-function webhookUrl(allowInsecure: boolean) {
+export function webhookUrl(allowInsecure: boolean) {
   return z
     .string()
     .max(MAX_URL_LENGTH)
@@ -74,7 +74,7 @@ function webhookUrl(allowInsecure: boolean) {
 }
 
 /** Whether this deployment takes http:// and loopback webhook URLs (local development and tests only). */
-function allowsInsecureUrls(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">): boolean {
+export function allowsInsecureUrls(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">): boolean {
   return env.WEBHOOK_ALLOW_INSECURE_URLS === "true";
 }
 
@@ -108,7 +108,7 @@ export function webhookUrlHook<T>(
  * The types an endpoint may subscribe to: all but webhook.test, which goes only to the endpoint a test was asked for,
  * whatever the types it takes (naming it would subscribe to nothing).
  */
-const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((type) => type !== "webhook.test") as [
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((type) => type !== "webhook.test") as [
   Exclude<EventType, "webhook.test">,
   ...Exclude<EventType, "webhook.test">[],
 ];

@@ -1,0 +1,111 @@
+// What the Settings pages (API keys, Team, Webhooks) share: the owners-and-admins guard, the once-shown secret with its
+// copy button, form reading, dates, and the notices a redirect names.
+import type { Context, MiddlewareHandler } from "hono";
+import type { PortalEnv, PortalVisitor } from "../env.ts";
+import { FieldError, managesSettings, Notice, renderPage, type Section } from "./layout.tsx";
+
+/** Settings are for owners and admins: a member gets a 403 page, for a GET and a POST alike. */
+export const requireSettingsRole: MiddlewareHandler<PortalEnv> = async (c, next) => {
+  const visitor = c.var.visitor;
+  if (managesSettings(visitor.user.role)) return next();
+  return renderPage(
+    c,
+    visitor,
+    { title: "Not allowed", section: "orders" },
+    <>
+      <h1>Not allowed</h1>
+      <Notice kind="error">Settings are for the account's owners and admins. Ask one of them for what you need.</Notice>
+    </>,
+    403,
+  );
+};
+
+/** The posted form's fields: a repeated field (checkboxes) as its list of values, others as one string. */
+export async function postedForm(c: Context): Promise<{ text(name: string): string; list(name: string): string[] }> {
+  const body = await c.req.parseBody({ all: true });
+  return {
+    text: (name) => {
+      const value = body[name];
+      return typeof value === "string" ? value : "";
+    },
+    list: (name) => {
+      const value = body[name];
+      const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+      return values.filter((v): v is string => typeof v === "string");
+    },
+  };
+}
+
+/** A stored time for people: "2026-11-21 09:30" UTC, or a dash. */
+export function when(ms: number | null): string {
+  return ms === null ? "—" : new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+}
+
+/** Field errors by field name, from a zod failure: the first message of each field. */
+export function fieldErrors(issues: readonly { path: PropertyKey[]; message: string }[]): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const issue of issues) {
+    const field = String(issue.path[0] ?? "");
+    errors[field] ??= issue.message;
+  }
+  return errors;
+}
+
+/** The attributes of an input with an error beside it. */
+export function invalid(id: string, error: string | undefined) {
+  return error ? { "aria-invalid": "true" as const, "aria-describedby": `${id}-error` } : {};
+}
+
+export { FieldError };
+
+// The copy buttons start hidden and the script shows them: without JavaScript the secret is selectable text.
+const COPY_SCRIPT = `for (const button of document.querySelectorAll("button[data-copy]")) {
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    const text = document.getElementById(button.dataset.copy).textContent;
+    try { await navigator.clipboard.writeText(text); button.textContent = "Copied"; }
+    catch { button.textContent = "Select the text and copy it"; }
+  });
+}`;
+
+/** A secret shown once: the text, a copy button, and the warning that it will not be shown again. */
+export function OnceSecret({ c, id, label, secret }: { c: Context; id: string; label: string; secret: string }) {
+  return (
+    <div class="card">
+      <p>
+        <strong>{label}</strong> — copy it now: it is shown only this once.
+      </p>
+      <p class="secret" id={id}>
+        {secret}
+      </p>
+      <button type="button" class="secondary" data-copy={id} hidden>
+        Copy
+      </button>
+      <script nonce={c.get("secureHeadersNonce")} dangerouslySetInnerHTML={{ __html: COPY_SCRIPT }} />
+    </div>
+  );
+}
+
+/** A page that refuses an action, with the reason (409) or because the thing is not the account's (404). */
+export function refusalPage(
+  c: Context,
+  visitor: PortalVisitor,
+  section: Section,
+  status: 404 | 409,
+  message: string,
+  back: string,
+) {
+  return renderPage(
+    c,
+    visitor,
+    { title: status === 404 ? "Not found" : "Not done", section },
+    <>
+      <h1>{status === 404 ? "Not found" : "Not done"}</h1>
+      <Notice kind="error">{message}</Notice>
+      <p>
+        <a href={back}>Back</a>
+      </p>
+    </>,
+    status,
+  );
+}
