@@ -1,0 +1,58 @@
+// The Settings pages in a real browser: an owner makes an API key, the API takes it, the owner revokes it, the API
+// refuses it; a member is refused every Settings page; the team and webhooks pages render (screenshots).
+import { expect, it } from "vitest";
+import { usePortal } from "./helpers.ts";
+
+const portal = usePortal();
+
+/** The account's orders through the API with this key: its status. */
+async function ordersStatus(slug: string, key: string): Promise<number> {
+  const answer = await fetch(`${portal.base}/api/customers/${slug}/orders`, { headers: { Authorization: `Bearer ${key}` } });
+  await answer.arrayBuffer();
+  return answer.status;
+}
+
+it("an owner creates an API key (shown once), the API accepts it; revoked, the API refuses it", async () => {
+  const { page, account } = await portal.signInAsNewOwner();
+  await page.getByRole("link", { name: "API keys" }).click();
+  await page.getByLabel("Name").fill("ci deploys");
+  await page.getByRole("button", { name: "Create key" }).click();
+  const key = (await page.locator(".secret").textContent())?.trim() ?? "";
+  expect(key).toMatch(/^vnk_/);
+  // The copy button shows once the page's script ran (the page's CSP allowed it).
+  await expect.poll(() => page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true);
+  await portal.screenshot(page, "api-key-created");
+  expect(await ordersStatus(account.slug, key)).toBe(200);
+
+  // Listed by its prefix and last four only, never again in full.
+  await page.goto(`${portal.base}/portal/settings/api-keys`);
+  expect(await page.content()).not.toContain(key);
+  await portal.screenshot(page, "api-keys");
+  const row = page.locator("tr", { hasText: "ci deploys" });
+  await row.getByRole("link", { name: /Revoke/ }).click();
+  await page.getByLabel(/I understand/).check();
+  await page.getByRole("button", { name: "Revoke the key" }).click();
+  await page.waitForURL(`${portal.base}/portal/settings/api-keys**`);
+  expect(await ordersStatus(account.slug, key)).toBe(401);
+});
+
+it("a member sees no Settings and is refused every Settings page", async () => {
+  const { page } = await portal.signInAsNewUser("member");
+  expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link").allTextContents()).toEqual(["Orders", "Numbers"]);
+  for (const path of ["/portal/settings/api-keys", "/portal/settings/team", "/portal/settings/webhooks"]) {
+    const answer = await page.goto(`${portal.base}${path}`);
+    expect(answer?.status(), path).toBe(403);
+  }
+});
+
+it("the team and webhooks pages render for an owner", async () => {
+  const { page } = await portal.signInAsNewOwner();
+  for (const [link, name] of [
+    ["Team", "team"],
+    ["Webhooks", "webhooks"],
+  ] as const) {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link }).click();
+    expect(await page.getByRole("link", { name: link, exact: true }).getAttribute("aria-current")).toBe("page");
+    await portal.screenshot(page, name);
+  }
+});
