@@ -140,7 +140,7 @@ async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: un
       {top}
       {rows.length === 0 ? (
         <div class="card empty">
-          <p>No endpoints yet: add one below to be told of orders, numbers and verifications as they change.</p>
+          <p>No endpoints yet: add one below to be told of orders and verifications as they change.</p>
         </div>
       ) : (
         <div class="table-wrap">
