@@ -3,6 +3,7 @@ import { type AppRouter, type AppType, buildApp } from "./api.ts";
 import { portalAudience } from "./http/audiences.ts";
 import { noStore, portalPageHeaders } from "./http/security-headers.ts";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
+import { numberPages } from "./portal/numbers-pages.tsx";
 import { orderPages } from "./portal/orders-pages.tsx";
 import { sameOriginForms } from "./portal/session-guard.ts";
 
@@ -14,7 +15,7 @@ function mountPortal(app: AppRouter): void {
     .use("/portal", portalPageHeaders, noStore)
     // The public pages first: a route that answers ends the chain before the session guard of the audience below.
     .route("/", publicPortalPages)
-    .route("/portal", portalAudience().route("/", signOut).route("/", orderPages));
+    .route("/portal", portalAudience().route("/", signOut).route("/", orderPages).route("/", numberPages));
 }
 
 export function createApp(): AppType {

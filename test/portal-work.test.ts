@@ -1,7 +1,18 @@
 // The portal's work pages (orders, numbers, verifications) inside the workers pool: each page for a signed-in member,
 // and every change made through a form checked through the API, with the same events.
 import { describe, expect, it, vi } from "vitest";
-import { call, createCustomer, createWebhookEndpoint, json, makeOrderable, operator, type TestCustomer } from "./helpers.ts";
+import { pdf } from "./files.ts";
+import {
+  allocateNumbers,
+  call,
+  createCustomer,
+  createWebhookEndpoint,
+  INDIVIDUAL_ADDRESS,
+  json,
+  makeOrderable,
+  operator,
+  type TestCustomer,
+} from "./helpers.ts";
 import { receivedRequests } from "./outbound-fetch.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -225,3 +236,198 @@ describe("orders in the portal", () => {
     expect(await apiOrder(owner, order.order_id)).toMatchObject({ quantity: 5 });
   });
 });
+
+async function apiVerification(customer: TestCustomer, numberId: string) {
+  return json(await customer.api.v1.numbers[":number_id"].KYC.$get({ param: { number_id: numberId } }), 200);
+}
+
+const EMPTY_ADDRESS = {
+  verification_type: "",
+  address_line_1: "",
+  address_line_2: "",
+  city: "",
+  state_province: "",
+  postal_code: "",
+  country: "",
+  company_name: "",
+  tax_id: "",
+  contact_person: "",
+  phone_number: "",
+  email: "",
+};
+
+/** The upload form as a browser sends it: every field, "" for the empty ones. */
+function uploadForm(file: File, fields: Partial<Record<"document_type" | "description" | "expiration_date", string>> = {}) {
+  const form = new FormData();
+  form.set("file", file);
+  form.set("document_type", fields.document_type ?? "");
+  form.set("description", fields.description ?? "");
+  form.set("expiration_date", fields.expiration_date ?? "");
+  return form;
+}
+
+describe("numbers and verifications in the portal", () => {
+  it("lists the numbers with filters and their verification status, each linking to its page", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    const [first, second] = await allocateNumbers(customer, 2);
+    if (!first || !second) expect.fail("no numbers allocated");
+    await json(
+      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
+        param: { number_id: first.number_id },
+        json: INDIVIDUAL_ADDRESS,
+      }),
+      201,
+    );
+    const listed = await page(await member.get("/portal/numbers?search=&status=&country_code=&number_type="), 200);
+    expect(listed).toContain(`<a href="/portal/numbers/${first.number_id}">${first.phone_number}</a>`);
+    expect(listed).toContain(`<a href="/portal/numbers/${second.number_id}">${second.phone_number}</a>`);
+    expect(listed).toContain('<span class="badge pending">pending</span>');
+    const searched = await page(
+      await member.get(`/portal/numbers?search=${encodeURIComponent(second.phone_number.slice(-6))}`),
+      200,
+    );
+    expect(searched).toContain(second.phone_number);
+    expect(searched).not.toContain(first.phone_number);
+    const refused = await page(await member.get("/portal/numbers?status=lost"), 400);
+    expect(fieldError(refused, "status")).toMatch(/^Statuses has an invalid item &quot;lost&quot;/);
+  });
+
+  it("submits an address (field errors beside the fields first), then amends it", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    const [number] = await allocateNumbers(customer);
+    if (!number) expect.fail("no number allocated");
+    const path = `/portal/numbers/${number.number_id}`;
+    expect(await page(await member.get(path), 200)).toContain(`action="${path}/address"`);
+
+    const refused = await page(
+      await member.post(`${path}/address`, { ...EMPTY_ADDRESS, ...INDIVIDUAL_ADDRESS, verification_type: "business", city: "" }),
+      400,
+    );
+    expect(fieldError(refused, "company_name")).toBe("Company name is required for business verification");
+    expect(fieldError(refused, "city")).toBe("City must not be empty");
+    expect(fieldError(refused, "address_line_1")).toBeUndefined();
+    await problemNotFound(customer, number.number_id);
+
+    const submitted = await member.post(`${path}/address`, { ...EMPTY_ADDRESS, ...INDIVIDUAL_ADDRESS, tax_id: "" });
+    expect(submitted.status).toBe(303);
+    expect(submitted.headers.get("Location")).toBe(path);
+    const verification = await apiVerification(customer, number.number_id);
+    expect(verification).toMatchObject({
+      status: "pending",
+      type: "individual",
+      tax_id: null,
+      address: { city: "San Francisco" },
+    });
+
+    const amended = await member.post(`${path}/address/edit`, {
+      ...EMPTY_ADDRESS,
+      ...INDIVIDUAL_ADDRESS,
+      verification_type: "",
+      city: "Oakland",
+      tax_id: "12-3456789",
+    });
+    expect(amended.status).toBe(303);
+    expect(await apiVerification(customer, number.number_id)).toMatchObject({
+      tax_id: "12-3456789",
+      address: { city: "Oakland" },
+    });
+    expect(await eventTypes(customer)).toEqual(expect.arrayContaining(["kyc.submitted", "kyc.updated"]));
+  });
+
+  it("uploads a document, downloads the same bytes, and deletes it", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    const [number] = await allocateNumbers(customer);
+    if (!number) expect.fail("no number allocated");
+    await json(
+      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
+        param: { number_id: number.number_id },
+        json: INDIVIDUAL_ADDRESS,
+      }),
+      201,
+    );
+    const path = `/portal/numbers/${number.number_id}`;
+    const bytes = pdf();
+
+    // A browser's form: the CSRF token, and "" for the fields left empty; the missing type is shown beside its field.
+    const refused = await page(
+      await member.postMultipart(`${path}/documents`, uploadForm(new File([bytes], "passport.pdf"))),
+      400,
+    );
+    expect(fieldError(refused, "document_type")).toBe(
+      "Document type must be one of identity, address_proof, business_registration, tax_certificate, utility_bill, bank_statement, other",
+    );
+    expect(fieldError(refused, "file")).toBeUndefined();
+    const noFile = await page(
+      await member.postMultipart(`${path}/documents`, uploadForm(new File([], ""), { document_type: "identity" })),
+      400,
+    );
+    expect(fieldError(noFile, "file")).toBe("File is required");
+
+    const uploaded = await member.postMultipart(
+      `${path}/documents`,
+      uploadForm(new File([bytes], "passport.pdf"), { document_type: "identity", description: "Front page" }),
+    );
+    expect(uploaded.status, await uploaded.clone().text()).toBe(303);
+    const [document] = (await apiVerification(customer, number.number_id)).documents;
+    if (!document) expect.fail("no document stored");
+    expect(document).toMatchObject({ filename: "passport.pdf", document_type: "identity" });
+    expect(await eventTypes(customer)).toContain("kyc.document_uploaded");
+
+    const shown = await page(await member.get(path), 200);
+    const bareId = document.id.replace(/^doc_/, "");
+    expect(shown).toContain(`href="/portal/documents/${bareId}/download"`);
+    const download = await member.get(`/portal/documents/${bareId}/download`);
+    expect(download.status).toBe(200);
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(bytes);
+    const apiDownload = await customer.call(`/v1/kyc/documents/${document.id}/download`);
+    await apiDownload.arrayBuffer();
+    for (const header of ["Content-Type", "Content-Disposition", "X-Content-Type-Options", "ETag", "Content-Length"]) {
+      expect(download.headers.get(header), header).toBe(apiDownload.headers.get(header));
+    }
+
+    const deleted = await member.post(`${path}/documents/${bareId}/delete`, {});
+    expect(deleted.status).toBe(303);
+    expect(deleted.headers.get("Location")).toBe(path);
+    expect((await apiVerification(customer, number.number_id)).documents).toEqual([]);
+    expect((await customer.call(`/v1/kyc/documents/${document.id}/download`)).status).toBe(404);
+  });
+
+  it("answers another account's number and document with the not-found page", async () => {
+    const owner = await createCustomer("pw");
+    const stranger = await signedInMember(await createCustomer("pw"));
+    const [number] = await allocateNumbers(owner);
+    if (!number) expect.fail("no number allocated");
+    await json(
+      await owner.api.v1.numbers[":number_id"].KYC.address.$post({
+        param: { number_id: number.number_id },
+        json: INDIVIDUAL_ADDRESS,
+      }),
+      201,
+    );
+    const bytes = pdf();
+    const form = new FormData();
+    form.set("file", new File([bytes], "id.pdf"));
+    form.set("document_type", "identity");
+    const stored = await owner.call(`/v1/numbers/${number.number_id}/KYC/files`, { method: "POST", body: form });
+    const document = (await stored.json()) as { id: string };
+    expect(stored.status).toBe(201);
+    const path = `/portal/numbers/${number.number_id}`;
+    expect(await page(await stranger.get(path), 404)).toContain("Number not found");
+    expect(await page(await stranger.get(`/portal/documents/${document.id}/download`), 404)).toContain("Document not found");
+    expect((await stranger.post(`${path}/address/edit`, { ...EMPTY_ADDRESS, city: "Elsewhere" })).status).toBe(404);
+    expect((await stranger.post(`${path}/documents/${document.id}/delete`, {})).status).toBe(404);
+    const verification = await apiVerification(owner, number.number_id);
+    expect(verification.address.city).toBe("San Francisco");
+    expect(verification.documents).toHaveLength(1);
+  });
+});
+
+/** The number has no verification yet, as the API says. */
+async function problemNotFound(customer: TestCustomer, numberId: string) {
+  const response = await customer.api.v1.numbers[":number_id"].KYC.$get({ param: { number_id: numberId } });
+  expect(response.status).toBe(404);
+  await response.text();
+}
