@@ -60,4 +60,11 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1r
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
 @media (max-width: 600px) { main { padding: 1rem .75rem 2rem; } header.top .who span { display: none; } }
+/* Work pages (orders, numbers, verifications): a heading with its action, hints under inputs, the filter form's
+   buttons on the inputs' baseline. */
+.page-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: .5rem; }
+.page-head h1 { margin-bottom: .5rem; }
+.hint { font-weight: 400; font-size: .85rem; }
+.filters .actions { align-self: end; padding-bottom: .1rem; }
+td.actions { white-space: nowrap; }
 `;
