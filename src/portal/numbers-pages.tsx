@@ -210,16 +210,18 @@ function DocumentsTable({
                 <Badge status={doc.status} />
               </td>
               <td>{minute(doc.uploadedAt)}</td>
-              <td class="actions">
-                <a href={`/portal/documents/${doc.id}/download`}>Download</a>
-                {deletable ? (
-                  <form method="post" action={`/portal/numbers/${numberId}/documents/${doc.id}/delete`} class="inline">
-                    <CsrfField token={token} />
-                    <button type="submit" class="danger">
-                      Delete {doc.filename}
-                    </button>
-                  </form>
-                ) : null}
+              <td>
+                <div class="actions">
+                  <a href={`/portal/documents/${doc.id}/download`}>Download</a>
+                  {deletable ? (
+                    <form method="post" action={`/portal/numbers/${numberId}/documents/${doc.id}/delete`} class="inline">
+                      <CsrfField token={token} />
+                      <button type="submit" class="danger">
+                        Delete {doc.filename}
+                      </button>
+                    </form>
+                  ) : null}
+                </div>
               </td>
             </tr>
           ))}

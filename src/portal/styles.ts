@@ -66,5 +66,4 @@ dl.facts dd { margin: 0; }
 .page-head h1 { margin-bottom: .5rem; }
 .hint { font-weight: 400; font-size: .85rem; }
 .filters .actions { align-self: end; padding-bottom: .1rem; }
-td.actions { white-space: nowrap; }
 `;
