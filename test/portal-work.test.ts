@@ -144,7 +144,10 @@ describe("orders in the portal", () => {
     expect(order).toMatchObject({ number_type: "landline", country_code: "GB", quantity: 12, notes: null, status: "pending" });
     expect(await eventTypes(customer)).toEqual(["order.created"]);
     // The portal's request put the delivery on the queue, as the API's would.
-    await vi.waitUntil(() => receivedRequests.some((r) => r.url === url && r.body.includes(orderId)), { timeout: 15_000 });
+    await vi.waitUntil(() => receivedRequests.some((r) => r.url === url && r.body.includes(orderId)), {
+      timeout: 4_000,
+      interval: 50,
+    });
 
     const shown = await page(await member.get(`/portal/orders/${orderId}`), 200);
     expect(shown).toContain(order.order_number);
