@@ -368,6 +368,17 @@ describe("numbers and verifications in the portal", () => {
       400,
     );
     expect(fieldError(noFile, "file")).toBe("File is required");
+    // A file the API refuses by its bytes: the API's reason, beside the file input, and the chosen type kept.
+    const notPdf = await page(
+      await member.postMultipart(
+        `${path}/documents`,
+        uploadForm(new File(["plain text"], "notes.pdf"), { document_type: "other" }),
+      ),
+      400,
+    );
+    expect(fieldError(notPdf, "file")).toMatch(/^File .+/);
+    expect(notPdf).toContain('<option value="other" selected="">other</option>');
+    expect((await apiVerification(customer, number.number_id)).documents).toEqual([]);
 
     const uploaded = await member.postMultipart(
       `${path}/documents`,
