@@ -339,6 +339,38 @@ describe("numbers and verifications in the portal", () => {
     expect(await eventTypes(customer)).toEqual(expect.arrayContaining(["kyc.submitted", "kyc.updated"]));
   });
 
+  it("shows a rejection with its reason; amending a business address keeps its company name and re-opens it", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    const [number] = await allocateNumbers(customer);
+    if (!number) expect.fail("no number allocated");
+    const path = `/portal/numbers/${number.number_id}`;
+    const business = { ...EMPTY_ADDRESS, ...INDIVIDUAL_ADDRESS, verification_type: "business", company_name: "Acme" };
+    expect((await member.post(`${path}/address`, business)).status).toBe(303);
+    const { id } = await apiVerification(customer, number.number_id);
+    const review = (body: { status: "under_review" } | { status: "rejected"; rejection_reason: string }) =>
+      operator.admin.kyc[":kyc_id"].review.$post({ param: { kyc_id: id }, json: body });
+    await json(await review({ status: "under_review" }), 200);
+    const underReview = await page(await member.get(path), 200);
+    expect(underReview).toContain('<span class="badge under_review">under review</span>');
+    expect(underReview).not.toContain(`action="${path}/address/edit"`);
+    await json(await review({ status: "rejected", rejection_reason: "The address is unreadable" }), 200);
+    const rejected = await page(await member.get(path), 200);
+    expect(rejected).toContain("<dt>Rejection reason</dt><dd>The address is unreadable</dd>");
+    expect(rejected).toContain(`action="${path}/address/edit"`);
+
+    const emptied = await page(await member.post(`${path}/address/edit`, { ...business, company_name: "" }), 400);
+    expect(fieldError(emptied, "company_name")).toBe("Company name must not be empty");
+    expect(await apiVerification(customer, number.number_id)).toMatchObject({ status: "rejected", company_name: "Acme" });
+    expect((await member.post(`${path}/address/edit`, { ...business, postal_code: "94110" })).status).toBe(303);
+    expect(await apiVerification(customer, number.number_id)).toMatchObject({
+      status: "pending",
+      rejection_reason: null,
+      company_name: "Acme",
+      address: { postal_code: "94110" },
+    });
+  });
+
   it("uploads a document, downloads the same bytes, and deletes it", async () => {
     const customer = await createCustomer("pw");
     const member = await signedInMember(customer);
