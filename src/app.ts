@@ -4,6 +4,7 @@ import { portalAudience } from "./http/audiences.ts";
 import { noStore, portalPageHeaders } from "./http/security-headers.ts";
 import { apiKeyPages } from "./portal/api-key-pages.tsx";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
+import { numberPages } from "./portal/numbers-pages.tsx";
 import { orderPages } from "./portal/orders-pages.tsx";
 import { sameOriginForms } from "./portal/session-guard.ts";
 import { teamPages } from "./portal/team-pages.tsx";
@@ -22,6 +23,7 @@ function mountPortal(app: AppRouter): void {
       portalAudience()
         .route("/", signOut)
         .route("/", orderPages)
+        .route("/", numberPages)
         .route("/", apiKeyPages)
         .route("/", teamPages)
         .route("/", webhookPages),

@@ -1,7 +1,6 @@
 // Number verification (KYC) under /v1: address submit and update, status, file upload, download and delete.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Refusal } from "../db/outcome.ts";
-import type { DocumentRow } from "../db/schema.ts";
 import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { claimBeforeReadingBody } from "../http/idempotency.ts";
@@ -10,10 +9,10 @@ import { ApiError, notFound } from "../http/problem.ts";
 import { publicOrigin } from "../http/public-origin.ts";
 import { strictJsonBody } from "../http/request-body.ts";
 import { createRouter } from "../http/router.ts";
-import { contentDisposition } from "../lib/content-disposition.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import { removeDocument, storeDocument } from "./documents.ts";
+import { downloadResponse } from "./download.ts";
 import {
   deletedDocumentSchema,
   documentSchema,
@@ -46,17 +45,6 @@ const documentParams = z.object({
 const operation = { tags: ["KYC"], security: API_KEY_SECURITY };
 const verificationPath = (numberId: string) => `/v1/numbers/${withPrefix("num", numberId)}/KYC`;
 
-/** The headers of a download and of its 304. */
-function downloadHeaders(row: DocumentRow, object: R2Object): Headers {
-  return new Headers({
-    "Content-Type": row.mimeType,
-    "Content-Disposition": contentDisposition(row.filename),
-    "X-Content-Type-Options": "nosniff",
-    "Cache-Control": "private, no-store",
-    ETag: object.httpEtag,
-  });
-}
-
 function locked(state: string, action: string): ApiError {
   return new ApiError("verification_locked", `The verification is ${state}; ${action} is not possible now`);
 }
@@ -73,14 +61,6 @@ function uploadRefused(refusal: Refusal<"not_found" | "not_submitted" | "wrong_s
     case "full":
       return new ApiError("conflict", `A verification holds at most ${refusal.limit} documents; delete one first`);
   }
-}
-
-/** If-None-Match against an ETag, compared weakly (RFC 9110 §13.1.2); a malformed header simply does not match. */
-function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  if (ifNoneMatch.trim() === "*") return true;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
-  return ifNoneMatch.split(",").some((candidate) => opaque(candidate) === opaque(etag));
 }
 
 export const kycRoutes = createRouter<CustomerEnv>()
@@ -227,17 +207,9 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const { document_id } = c.req.valid("param");
       const row = await findOwnedDocument(c.var.db, c.var.principal.customerId, document_id);
       if (!row) throw notFound("Document");
-      // A conditional request reads only the object's metadata: an unchanged file is answered without its bytes.
-      const ifNoneMatch = c.req.header("If-None-Match");
-      const stored = ifNoneMatch === undefined ? undefined : await c.env.DOCUMENTS.head(row.objectKey);
-      if (stored && etagMatches(ifNoneMatch, stored.httpEtag)) {
-        return new Response(null, { status: 304, headers: downloadHeaders(row, stored) });
-      }
-      const object = await c.env.DOCUMENTS.get(row.objectKey);
-      if (!object) throw notFound("Document");
-      const headers = downloadHeaders(row, object);
-      headers.set("Content-Length", String(object.size));
-      return new Response(object.body, { status: 200, headers });
+      const answer = await downloadResponse(c.env.DOCUMENTS, row, c.req.header("If-None-Match"));
+      if (!answer) throw notFound("Document");
+      return answer;
     },
   )
   .openapi(

@@ -23,11 +23,11 @@ export const MAX_DOCUMENTS = 20;
 const YEAR_MS = 365 * 86_400_000;
 
 /** States in which the address may change (a rejected verification re-opens). */
-const ADDRESS_EDITABLE: KycStatus[] = ["pending", "rejected"];
+export const ADDRESS_EDITABLE: readonly KycStatus[] = ["pending", "rejected"];
 /** States in which files may be added. */
-const UPLOAD_ALLOWED: KycStatus[] = ["pending", "under_review", "rejected"];
+export const UPLOAD_ALLOWED: readonly KycStatus[] = ["pending", "under_review", "rejected"];
 /** States in which a file may still be removed. */
-const DELETE_ALLOWED: KycStatus[] = ["pending", "under_review"];
+export const DELETE_ALLOWED: readonly KycStatus[] = ["pending", "under_review"];
 
 /** The operator's review moves: the state each target may be reached from. */
 const REVIEW_FROM = { under_review: "pending", approved: "under_review", rejected: "under_review" } as const satisfies Record<

@@ -14,9 +14,22 @@ const filenameSchema = singleLineText().min(1).max(255);
 
 const UPLOAD_FIELDS = new Set(["file", "document_type", "description", "expiration_date"]);
 
+/**
+ * How the form was sent: "api" takes the fields as given; "portal" is a browser's form, which carries the session's
+ * csrf_token (the guard's, checked before) and sends every field, "" for an empty one and a nameless empty file when
+ * none was chosen: those count as absent.
+ */
+export type UploadForm = "api" | "portal";
+
+function absentInPortal(part: FormPart): boolean {
+  if (part.name === "csrf_token") return true;
+  return part.data.byteLength === 0 && (part.filename === undefined || part.filename === "");
+}
+
 /** Parses and checks an upload; throws the problem for the first rule it breaks (all field errors at once). */
-export async function readUpload(request: Request, now: number): Promise<CheckedFile> {
-  const parts = await formParts(request);
+export async function readUpload(request: Request, now: number, form: UploadForm = "api"): Promise<CheckedFile> {
+  const all = await formParts(request);
+  const parts = form === "portal" ? all.filter((part) => !absentInPortal(part)) : all;
   const errors: FieldError[] = [];
   // No prototype: a field named "__proto__" is a field like any other (and refused as unknown).
   const fields: Record<string, string> = Object.create(null);

@@ -67,6 +67,15 @@ function totalQuery(db: Database, customerId: string, q: NumberListQuery) {
     );
 }
 
+/** One of the account's numbers; another account's number is none. */
+export async function findOwnedNumber(db: Database, customerId: string, numberId: string): Promise<NumberRow | undefined> {
+  return db
+    .select()
+    .from(numbers)
+    .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId)))
+    .get();
+}
+
 export async function listNumbers(
   db: Database,
   customerId: string,

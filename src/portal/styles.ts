@@ -73,4 +73,10 @@ td .actions select { width: auto; }
 fieldset.checks { border: 1px solid var(--line); border-radius: 8px; display: grid; gap: .35rem; }
 fieldset.checks label { display: flex; gap: .5rem; align-items: center; font-weight: 400; }
 fieldset.checks input, label.check input { width: auto; }
+/* Work pages (orders, numbers, verifications): a heading with its action, hints under inputs, the filter form's
+   buttons on the inputs' baseline. */
+.page-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: .5rem; }
+.page-head h1 { margin-bottom: .5rem; }
+.hint { font-weight: 400; font-size: .85rem; }
+.filters .actions { align-self: end; padding-bottom: .1rem; }
 `;

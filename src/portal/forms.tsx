@@ -1,0 +1,128 @@
+// Form plumbing of the work pages (orders, numbers, verifications): the posted fields as the API's schemas take them,
+// zod issues as one message per field, and labelled inputs that show their error beside them.
+
+import type { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { FieldError } from "./layout.tsx";
+
+/** One message per field (the first), keyed by the field's top-level name; issues about the whole form under "". */
+export function fieldMessages(issues: readonly z.core.$ZodIssue[]): Record<string, string> {
+  const messages: Record<string, string> = {};
+  for (const issue of issues) {
+    const names = issue.code === "unrecognized_keys" ? issue.keys : [String(issue.path[0] ?? "")];
+    for (const name of names) messages[name] ??= issue.message;
+  }
+  return messages;
+}
+
+/** The posted urlencoded form's text fields without the CSRF token, which is the guard's and not the API's. */
+export async function postedFields(c: Context): Promise<Record<string, string>> {
+  const body = await c.req.parseBody();
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (name !== "csrf_token" && typeof value === "string") fields[name] = value;
+  }
+  return fields;
+}
+
+/** A query or form without its empty fields: a browser sends every field of a form, "" for the ones left empty. */
+export function withoutBlanks(fields: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== ""));
+}
+
+/** A whole number typed into a form as the API's JSON would carry it; anything else stays text for the schema to refuse. */
+export function formInteger(value: string | undefined): number | string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  return /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+}
+
+interface FieldProps {
+  name: string;
+  label: string;
+  error?: string | undefined;
+  hint?: string;
+}
+
+function describedBy(name: string, error: string | undefined, hint: string | undefined): string | undefined {
+  const ids = [error ? `${name}-error` : undefined, hint ? `${name}-hint` : undefined].filter(Boolean);
+  return ids.length > 0 ? ids.join(" ") : undefined;
+}
+
+function Hint({ name, hint }: { name: string; hint: string | undefined }) {
+  return hint ? (
+    <span class="muted hint" id={`${name}-hint`}>
+      {hint}
+    </span>
+  ) : null;
+}
+
+export function TextInput(
+  props: FieldProps & { value?: string | undefined; type?: string; required?: boolean; min?: string; max?: string },
+) {
+  const { name, label, error, hint, value, type = "text", required, min, max } = props;
+  return (
+    <label>
+      {label}
+      <input
+        type={type}
+        name={name}
+        id={name}
+        value={value ?? ""}
+        required={required}
+        min={min}
+        max={max}
+        aria-invalid={error ? "true" : undefined}
+        aria-describedby={describedBy(name, error, hint)}
+      />
+      <Hint name={name} hint={hint} />
+      <FieldError id={`${name}-error`} message={error && `${label} ${error}`} />
+    </label>
+  );
+}
+
+export function TextArea(props: FieldProps & { value?: string | undefined }) {
+  const { name, label, error, hint, value } = props;
+  return (
+    <label>
+      {label}
+      <textarea
+        name={name}
+        id={name}
+        rows={3}
+        aria-invalid={error ? "true" : undefined}
+        aria-describedby={describedBy(name, error, hint)}
+      >
+        {value ?? ""}
+      </textarea>
+      <Hint name={name} hint={hint} />
+      <FieldError id={`${name}-error`} message={error && `${label} ${error}`} />
+    </label>
+  );
+}
+
+/** A select; `options` are [value, label] pairs, and a blank first option when `blank` names it. */
+export function Select(
+  props: FieldProps & { value?: string | undefined; options: readonly (readonly [string, string])[]; blank?: string },
+) {
+  const { name, label, error, hint, value, options, blank } = props;
+  return (
+    <label>
+      {label}
+      <select name={name} id={name} aria-invalid={error ? "true" : undefined} aria-describedby={describedBy(name, error, hint)}>
+        {blank !== undefined ? <option value="">{blank}</option> : null}
+        {options.map(([optionValue, optionLabel]) => (
+          <option value={optionValue} selected={optionValue === value}>
+            {optionLabel}
+          </option>
+        ))}
+      </select>
+      <Hint name={name} hint={hint} />
+      <FieldError id={`${name}-error`} message={error && `${label} ${error}`} />
+    </label>
+  );
+}
+
+/** Options from plain values, each its own label. */
+export function optionsOf(values: readonly string[]): [string, string][] {
+  return values.map((value) => [value, value]);
+}

@@ -1,0 +1,589 @@
+// The portal's Numbers and each number's verification (KYC): the list with the API's filters; the verification's
+// status, rejection reason, expiry and address; submitting or amending the address; uploading, downloading and
+// deleting documents. Every action goes through the API's own schemas, stores and upload reader, with the request's
+// outbox, so the portal emits the same events and keeps the same rules.
+import type { Context } from "hono";
+import { pageWindow } from "../db/paging.ts";
+import { DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow, NUMBER_STATUSES, type NumberRow } from "../db/schema.ts";
+import type { PortalEnv } from "../env.ts";
+import { prefixedIdParam } from "../http/fields.ts";
+import { pageMeta } from "../http/pagination.ts";
+import { ApiError } from "../http/problem.ts";
+import { createRouter } from "../http/router.ts";
+import { removeDocument, storeDocument } from "../kyc/documents.ts";
+import { downloadResponse } from "../kyc/download.ts";
+import { submitAddressBody, toAddressChanges, toNewVerification, updateAddressBody } from "../kyc/schemas.ts";
+import {
+  ADDRESS_EDITABLE,
+  DELETE_ALLOWED,
+  findOwnedDocument,
+  findUploadTarget,
+  findVerificationWithDocuments,
+  MAX_DOCUMENTS,
+  submitVerification,
+  UPLOAD_ALLOWED,
+  updateAddress,
+} from "../kyc/store.ts";
+import { readUpload } from "../kyc/upload.ts";
+import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
+import { findOwnedNumber, listNumbers, NUMBER_SORT_KEYS } from "../numbers/store.ts";
+import { fieldMessages, optionsOf, postedFields, Select, TextArea, TextInput, withoutBlanks } from "./forms.tsx";
+import { Badge, CsrfField, Notice, renderPage } from "./layout.tsx";
+import { withQuery } from "./orders-pages.tsx";
+import { formField } from "./session-guard.ts";
+
+type Messages = Record<string, string>;
+
+const numberIdParam = prefixedIdParam("num", "number_id");
+const documentIdParam = prefixedIdParam("doc", "document_id");
+const SORT_ORDERS = [
+  ["desc", "Descending"],
+  ["asc", "Ascending"],
+] as const;
+const day = (ms: number | null) => (ms === null ? "—" : new Date(ms).toISOString().slice(0, 10));
+const minute = (ms: number | null) => (ms === null ? "—" : `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`);
+
+function NumberFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
+  return (
+    <form method="get" action="/portal/numbers" class="filters card" aria-label="Filters">
+      <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
+      <TextInput name="status" label="Statuses" value={values.status} error={errors.status} hint={NUMBER_STATUSES.join(", ")} />
+      <TextInput
+        name="country_code"
+        label="Countries"
+        value={values.country_code}
+        error={errors.country_code}
+        hint="e.g. US,GB"
+      />
+      <TextInput
+        name="number_type"
+        label="Number types"
+        value={values.number_type}
+        error={errors.number_type}
+        hint="Comma list"
+      />
+      <Select
+        name="sort_by"
+        label="Sort by"
+        value={values.sort_by ?? "created_at"}
+        options={optionsOf(NUMBER_SORT_KEYS)}
+        error={errors.sort_by}
+      />
+      <Select
+        name="sort_order"
+        label="Order"
+        value={values.sort_order ?? "desc"}
+        options={SORT_ORDERS}
+        error={errors.sort_order}
+      />
+      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+      <div class="actions">
+        <button type="submit">Apply</button>
+        <a href="/portal/numbers">Clear</a>
+      </div>
+    </form>
+  );
+}
+
+/** The address fields; `business` adds nothing hidden: company name is always offered, required for business. */
+function AddressFields({ values, errors, withType }: { values: Record<string, string>; errors: Messages; withType: boolean }) {
+  return (
+    <>
+      {withType ? (
+        <Select
+          name="verification_type"
+          label="Verification for"
+          value={values.verification_type}
+          blank="Choose"
+          options={optionsOf(KYC_TYPES)}
+          error={errors.verification_type}
+        />
+      ) : null}
+      <TextInput name="address_line_1" label="Address line 1" value={values.address_line_1} error={errors.address_line_1} />
+      <TextInput name="address_line_2" label="Address line 2" value={values.address_line_2} error={errors.address_line_2} />
+      <TextInput name="city" label="City" value={values.city} error={errors.city} />
+      <TextInput name="state_province" label="State or province" value={values.state_province} error={errors.state_province} />
+      <TextInput name="postal_code" label="Postal code" value={values.postal_code} error={errors.postal_code} />
+      <TextInput name="country" label="Country" value={values.country} error={errors.country} hint="2 letters, e.g. US" />
+      <TextInput
+        name="company_name"
+        label="Company name"
+        value={values.company_name}
+        error={errors.company_name}
+        hint="Required for a business"
+      />
+      <TextInput name="tax_id" label="Tax id" value={values.tax_id} error={errors.tax_id} />
+      <TextInput name="contact_person" label="Contact person" value={values.contact_person} error={errors.contact_person} />
+      <TextInput
+        name="phone_number"
+        label="Phone number"
+        type="tel"
+        value={values.phone_number}
+        error={errors.phone_number}
+        hint="E.164, e.g. +14155550123"
+      />
+      <TextInput name="email" label="E-mail" type="email" value={values.email} error={errors.email} />
+    </>
+  );
+}
+
+const REQUIRED_ADDRESS = ["address_line_1", "city", "state_province", "postal_code", "country"] as const;
+const OPTIONAL_ADDRESS = ["address_line_2", "company_name", "tax_id", "contact_person", "phone_number", "email"] as const;
+
+/** The API's submit body from the form: an empty optional field is absent; a required one stays "" to be refused. */
+function submitBodyFrom(form: Record<string, string>) {
+  const body: Record<string, unknown> = { verification_type: form.verification_type || undefined };
+  for (const name of REQUIRED_ADDRESS) body[name] = form[name];
+  for (const name of OPTIONAL_ADDRESS) body[name] = form[name]?.trim() ? form[name] : undefined;
+  return submitAddressBody.safeParse(body);
+}
+
+/** The API's update body from the amend form, which sends every field: an empty optional field clears it (null). */
+function updateBodyFrom(form: Record<string, string>, type: KycRow["type"]) {
+  const body: Record<string, unknown> = {};
+  for (const name of REQUIRED_ADDRESS) body[name] = form[name];
+  for (const name of OPTIONAL_ADDRESS) body[name] = form[name]?.trim() ? form[name] : null;
+  // A company name cannot be cleared (the API refuses null): a business's empty one is refused as empty, an
+  // individual's empty one is left as it is.
+  if (type === "business") body.company_name = form.company_name ?? "";
+  else if (body.company_name === null) body.company_name = undefined;
+  return updateAddressBody.safeParse(body);
+}
+
+function addressValues(row: KycRow): Record<string, string> {
+  return {
+    address_line_1: row.addressLine1,
+    address_line_2: row.addressLine2 ?? "",
+    city: row.city,
+    state_province: row.stateProvince,
+    postal_code: row.postalCode,
+    country: row.country,
+    company_name: row.companyName ?? "",
+    tax_id: row.taxId ?? "",
+    contact_person: row.contactPerson ?? "",
+    phone_number: row.phoneNumber ?? "",
+    email: row.email ?? "",
+  };
+}
+
+interface PageState {
+  address?: { values: Record<string, string>; errors: Messages };
+  upload?: { values: Record<string, string>; errors: Messages };
+  notice?: { kind: "error" | "success"; text: string };
+}
+
+function DocumentsTable({
+  numberId,
+  documents,
+  deletable,
+  token,
+}: {
+  numberId: string;
+  documents: DocumentRow[];
+  deletable: boolean;
+  token: string;
+}) {
+  if (documents.length === 0)
+    return <p class="muted">No documents yet. Upload an identity document or a proof of address below.</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">File</th>
+            <th scope="col">Type</th>
+            <th scope="col">Description</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Status</th>
+            <th scope="col">Uploaded</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {documents.map((doc) => (
+            <tr>
+              <td>{doc.filename}</td>
+              <td>{doc.documentType.replaceAll("_", " ")}</td>
+              <td>{doc.description ?? "—"}</td>
+              <td>{doc.expirationDate ?? "—"}</td>
+              <td>
+                <Badge status={doc.status} />
+              </td>
+              <td>{minute(doc.uploadedAt)}</td>
+              <td>
+                <div class="actions">
+                  <a href={`/portal/documents/${doc.id}/download`}>Download</a>
+                  {deletable ? (
+                    <form method="post" action={`/portal/numbers/${numberId}/documents/${doc.id}/delete`} class="inline">
+                      <CsrfField token={token} />
+                      <button type="submit" class="danger">
+                        Delete {doc.filename}
+                      </button>
+                    </form>
+                  ) : null}
+                </div>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function UploadForm({ numberId, token, state }: { numberId: string; token: string; state: PageState["upload"] }) {
+  const values = state?.values ?? {};
+  const errors = state?.errors ?? {};
+  return (
+    <form
+      method="post"
+      action={`/portal/numbers/${numberId}/documents`}
+      enctype="multipart/form-data"
+      class="stack card"
+      novalidate
+    >
+      <CsrfField token={token} />
+      <TextInput name="file" label="File" type="file" error={errors.file} hint="PDF, JPEG or PNG, at most 10 MiB" />
+      <Select
+        name="document_type"
+        label="Document type"
+        value={values.document_type}
+        blank="Choose a type"
+        options={DOCUMENT_TYPES.map((type) => [type, type.replaceAll("_", " ")] as const)}
+        error={errors.document_type}
+      />
+      <TextArea name="description" label="Description" value={values.description} error={errors.description} hint="Optional" />
+      <TextInput
+        name="expiration_date"
+        label="Expiration date"
+        type="date"
+        value={values.expiration_date}
+        error={errors.expiration_date}
+        hint="Optional; not in the past"
+      />
+      <div class="actions">
+        <button type="submit">Upload</button>
+      </div>
+    </form>
+  );
+}
+
+async function verificationPage(c: Context<PortalEnv>, number: NumberRow, state: PageState = {}, status: 200 | 400 | 409 = 200) {
+  const visitor = c.var.visitor;
+  const found = await findVerificationWithDocuments(c.var.db, visitor.customer.id, number.id);
+  const kyc = found?.verification;
+  const token = visitor.csrfToken;
+  return renderPage(
+    c,
+    visitor,
+    { title: `Verification of ${number.phoneNumber}`, section: "numbers" },
+    <>
+      <p>
+        <a href="/portal/numbers">← Numbers</a>
+      </p>
+      <h1>
+        {number.phoneNumber} <Badge status={number.status} />
+      </h1>
+      {state.notice ? <Notice kind={state.notice.kind}>{state.notice.text}</Notice> : null}
+      {!kyc || !found ? (
+        <>
+          <p>This number is not verified yet: submit the address it is used at, then upload the supporting documents.</p>
+          <h2>Submit the address</h2>
+          <form method="post" action={`/portal/numbers/${number.id}/address`} class="stack card" novalidate>
+            <CsrfField token={token} />
+            <AddressFields values={state.address?.values ?? {}} errors={state.address?.errors ?? {}} withType={true} />
+            <div class="actions">
+              <button type="submit">Submit address</button>
+            </div>
+          </form>
+        </>
+      ) : (
+        <>
+          <div class="card">
+            <dl class="facts">
+              <dt>Verification</dt>
+              <dd>
+                <Badge status={kyc.status} />
+              </dd>
+              <dt>For</dt>
+              <dd>{kyc.type}</dd>
+              {kyc.rejectionReason ? (
+                <>
+                  <dt>Rejection reason</dt>
+                  <dd>{kyc.rejectionReason}</dd>
+                </>
+              ) : null}
+              <dt>Expires</dt>
+              <dd>{day(kyc.expiresAt)}</dd>
+              <dt>Submitted</dt>
+              <dd>{minute(kyc.submittedAt)}</dd>
+              <dt>Reviewed</dt>
+              <dd>{minute(kyc.reviewedAt)}</dd>
+              <dt>Address</dt>
+              <dd>
+                {[kyc.addressLine1, kyc.addressLine2, kyc.city, kyc.stateProvince, kyc.postalCode, kyc.country]
+                  .filter((part) => part)
+                  .join(", ")}
+              </dd>
+              {kyc.companyName ? (
+                <>
+                  <dt>Company</dt>
+                  <dd>{kyc.companyName}</dd>
+                </>
+              ) : null}
+            </dl>
+          </div>
+          {ADDRESS_EDITABLE.includes(kyc.status) ? (
+            <>
+              <h2>Amend the address</h2>
+              <p class="muted">{kyc.status === "rejected" ? "Amending re-opens the verification for review." : null}</p>
+              <form method="post" action={`/portal/numbers/${number.id}/address/edit`} class="stack card" novalidate>
+                <CsrfField token={token} />
+                <AddressFields
+                  values={state.address?.values ?? addressValues(kyc)}
+                  errors={state.address?.errors ?? {}}
+                  withType={false}
+                />
+                <div class="actions">
+                  <button type="submit">Save address</button>
+                </div>
+              </form>
+            </>
+          ) : null}
+          <h2>Documents</h2>
+          <DocumentsTable
+            numberId={number.id}
+            documents={found.documents}
+            deletable={DELETE_ALLOWED.includes(kyc.status)}
+            token={token}
+          />
+          {UPLOAD_ALLOWED.includes(kyc.status) && found.documents.length < MAX_DOCUMENTS ? (
+            <>
+              <h2>Upload a document</h2>
+              <UploadForm numberId={number.id} token={token} state={state.upload} />
+            </>
+          ) : null}
+        </>
+      )}
+    </>,
+    status,
+  );
+}
+
+function notFoundPage(c: Context<PortalEnv>, what: "Number" | "Document") {
+  return renderPage(
+    c,
+    c.var.visitor,
+    { title: `${what} not found`, section: "numbers" },
+    <>
+      <h1>{what} not found</h1>
+      <p>
+        This account has no such {what.toLowerCase()}. <a href="/portal/numbers">Back to the numbers</a>.
+      </p>
+    </>,
+    404,
+  );
+}
+
+/** The visitor's number by the path's id (num_<uuid> or the bare uuid); another account's number is none. */
+async function visitorsNumber(c: Context<PortalEnv>): Promise<NumberRow | undefined> {
+  const id = numberIdParam.safeParse(c.req.param("number_id"));
+  return id.success ? findOwnedNumber(c.var.db, c.var.visitor.customer.id, id.data) : undefined;
+}
+
+/** An upload's problems by field: the reader's field errors, or a refusal of the file itself beside the file input. */
+function uploadMessages(error: ApiError): Messages {
+  if (!error.errors) return { file: error.message };
+  const messages: Messages = {};
+  for (const field of error.errors) messages[field.pointer.slice(1) || "file"] ??= field.message;
+  return messages;
+}
+
+/** The text fields of the multipart form, read through the guard's cached parse, to show again beside a refused upload. */
+async function uploadValues(c: Context<PortalEnv>): Promise<Record<string, string>> {
+  const values: Record<string, string> = {};
+  for (const name of ["document_type", "description", "expiration_date"]) {
+    const value = await formField(c, name);
+    if (value !== undefined) values[name] = value;
+  }
+  return values;
+}
+
+export const numberPages = createRouter<PortalEnv>()
+  .get("/numbers", async (c) => {
+    const visitor = c.var.visitor;
+    const raw = withoutBlanks(c.req.query());
+    const parsed = listNumbersQuery.safeParse(raw);
+    if (!parsed.success) {
+      return renderPage(
+        c,
+        visitor,
+        { title: "Numbers", section: "numbers" },
+        <>
+          <h1>Numbers</h1>
+          <Notice kind="error">Some filters cannot be used; each problem is shown beside its field.</Notice>
+          <NumberFilters values={raw} errors={fieldMessages(parsed.error.issues)} />
+        </>,
+        400,
+      );
+    }
+    const query = parsed.data;
+    const window = pageWindow(query.page, query.limit);
+    const list = await listNumbers(c.var.db, visitor.customer.id, toNumberListQuery(query), window);
+    const meta = pageMeta(window, list.total);
+    return renderPage(
+      c,
+      visitor,
+      { title: "Numbers", section: "numbers" },
+      <>
+        <h1>Numbers</h1>
+        <NumberFilters values={raw} errors={{}} />
+        {list.rows.length === 0 ? (
+          <div class="card empty">
+            <p>
+              No numbers match. Numbers arrive when an order is fulfilled: <a href="/portal/orders/new">place an order</a>.
+            </p>
+          </div>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Number</th>
+                  <th scope="col">Country</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Verification</th>
+                  <th scope="col">Since</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.rows
+                  .map((r) => toNumber(r.number, r.kycStatus))
+                  .map((n) => (
+                    <tr>
+                      <td>
+                        <a href={`/portal/numbers/${n.number_id}`}>{n.phone_number}</a>
+                      </td>
+                      <td>{n.country_code}</td>
+                      <td>{n.number_type}</td>
+                      <td>
+                        <Badge status={n.status} />
+                      </td>
+                      <td>{n.kyc_status ? <Badge status={n.kyc_status} /> : <span class="muted">not submitted</span>}</td>
+                      <td>{n.created_at.slice(0, 10)}</td>
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <nav class="pager" aria-label="Pages">
+          {meta.hasPreviousPage ? (
+            <a href={`/portal/numbers${withQuery(raw, { page: String(meta.page - 1) })}`}>Previous</a>
+          ) : null}
+          <span class="muted">
+            Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} numbers
+          </span>
+          {meta.hasNextPage ? <a href={`/portal/numbers${withQuery(raw, { page: String(meta.page + 1) })}`}>Next</a> : null}
+        </nav>
+      </>,
+    );
+  })
+  .get("/numbers/:number_id", async (c) => {
+    const number = await visitorsNumber(c);
+    return number ? verificationPage(c, number) : notFoundPage(c, "Number");
+  })
+  .post("/numbers/:number_id/address", async (c) => {
+    const number = await visitorsNumber(c);
+    if (!number) return notFoundPage(c, "Number");
+    const form = await postedFields(c);
+    const parsed = submitBodyFrom(form);
+    if (!parsed.success) {
+      return verificationPage(c, number, { address: { values: form, errors: fieldMessages(parsed.error.issues) } }, 400);
+    }
+    const submitted = await submitVerification(
+      c.var.db,
+      c.var.outbox,
+      c.var.visitor.customer.id,
+      number.id,
+      toNewVerification(parsed.data),
+      Date.now(),
+    );
+    if (!submitted.ok && submitted.reason === "not_found") return notFoundPage(c, "Number");
+    if (!submitted.ok) {
+      return verificationPage(c, number, { notice: { kind: "error", text: "This number already has a verification." } }, 409);
+    }
+    return c.redirect(`/portal/numbers/${number.id}`, 303);
+  })
+  .post("/numbers/:number_id/address/edit", async (c) => {
+    const number = await visitorsNumber(c);
+    if (!number) return notFoundPage(c, "Number");
+    const current = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
+    if (!current) return verificationPage(c, number, { notice: { kind: "error", text: "Submit the address first." } }, 409);
+    const form = await postedFields(c);
+    const parsed = updateBodyFrom(form, current.verification.type);
+    if (!parsed.success) {
+      return verificationPage(c, number, { address: { values: form, errors: fieldMessages(parsed.error.issues) } }, 400);
+    }
+    const changes = toAddressChanges(parsed.data);
+    const updated = await updateAddress(c.var.db, c.var.outbox, c.var.visitor.customer.id, number.id, changes, Date.now());
+    if (!updated.ok) {
+      const text =
+        updated.reason === "wrong_state"
+          ? `The verification is ${updated.state}; the address can no longer be changed.`
+          : "Submit the address first.";
+      return verificationPage(c, number, { notice: { kind: "error", text } }, 409);
+    }
+    return c.redirect(`/portal/numbers/${number.id}`, 303);
+  })
+  .post("/numbers/:number_id/documents", async (c) => {
+    const number = await visitorsNumber(c);
+    if (!number) return notFoundPage(c, "Number");
+    const customerId = c.var.visitor.customer.id;
+    const refused = (reason: string) => verificationPage(c, number, { notice: { kind: "error", text: reason } }, 409);
+    const target = await findUploadTarget(c.var.db, customerId, number.id);
+    if (!target.ok) {
+      if (target.reason === "not_found") return notFoundPage(c, "Number");
+      if (target.reason === "not_submitted") return refused("Submit the address before uploading files.");
+      if (target.reason === "full") return refused(`A verification holds at most ${target.limit} documents; delete one first.`);
+      return refused(`The verification is ${target.state}; files cannot be added now.`);
+    }
+    const now = Date.now();
+    let file: Awaited<ReturnType<typeof readUpload>>;
+    try {
+      // The API's reader, in its portal mode: the CSRF field and a browser's empty fields are not the upload's.
+      file = await readUpload(c.req.raw, now, "portal");
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return verificationPage(c, number, { upload: { values: await uploadValues(c), errors: uploadMessages(error) } }, 400);
+    }
+    const stored = await storeDocument(c.var.db, c.var.outbox, c.env.DOCUMENTS, target.value, file, now);
+    if (!stored.ok) {
+      return refused(
+        stored.reason === "full"
+          ? `A verification holds at most ${stored.limit} documents; delete one first.`
+          : `The verification is ${stored.state}; files cannot be added now.`,
+      );
+    }
+    return c.redirect(`/portal/numbers/${number.id}`, 303);
+  })
+  .post("/numbers/:number_id/documents/:document_id/delete", async (c) => {
+    const number = await visitorsNumber(c);
+    const documentId = documentIdParam.safeParse(c.req.param("document_id"));
+    if (!number || !documentId.success) return notFoundPage(c, number ? "Document" : "Number");
+    const customerId = c.var.visitor.customer.id;
+    const removed = await removeDocument(c.var.db, c.var.outbox, c.env.DOCUMENTS, customerId, documentId.data, Date.now());
+    if (!removed.ok && removed.reason === "not_found") return notFoundPage(c, "Document");
+    if (!removed.ok) {
+      const text = `The verification is ${removed.state}; its documents can no longer be deleted.`;
+      return verificationPage(c, number, { notice: { kind: "error", text } }, 409);
+    }
+    return c.redirect(`/portal/numbers/${number.id}`, 303);
+  })
+  .get("/documents/:document_id/download", async (c) => {
+    const documentId = documentIdParam.safeParse(c.req.param("document_id"));
+    const row = documentId.success ? await findOwnedDocument(c.var.db, c.var.visitor.customer.id, documentId.data) : undefined;
+    const answer = row ? await downloadResponse(c.env.DOCUMENTS, row, c.req.header("If-None-Match")) : undefined;
+    return answer ?? notFoundPage(c, "Document");
+  });

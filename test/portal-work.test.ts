@@ -1,0 +1,479 @@
+// The portal's work pages (orders, numbers, verifications) inside the workers pool: each page for a signed-in member,
+// and every change made through a form checked through the API, with the same events.
+import { describe, expect, it, vi } from "vitest";
+import { pdf } from "./files.ts";
+import {
+  allocateNumbers,
+  call,
+  createCustomer,
+  createWebhookEndpoint,
+  INDIVIDUAL_ADDRESS,
+  json,
+  makeOrderable,
+  operator,
+  type TestCustomer,
+} from "./helpers.ts";
+import { receivedRequests } from "./outbound-fetch.ts";
+
+const PASSWORD = "correct horse battery staple";
+const ORIGIN = { Origin: "https://vn.test" };
+
+/** A member of the account, signed in: its Cookie header and the CSRF token its pages carry. */
+async function signedInMember(customer: TestCustomer) {
+  const user = await json(
+    await operator.admin.customers[":slug"].users.$post({
+      param: { slug: customer.slug },
+      json: { email: `member.${crypto.randomUUID().slice(0, 6)}@example.com`, name: "A member", role: "member" },
+    }),
+    201,
+  );
+  const form = (fields: Record<string, string>, cookie = "") =>
+    ({
+      method: "POST",
+      headers: { ...ORIGIN, "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie },
+      body: new URLSearchParams(fields),
+      redirect: "manual",
+    }) as const;
+  const invitation = new URL(user.invitation_url).pathname;
+  expect((await call(invitation, form({ password: PASSWORD, password_confirmation: PASSWORD }))).status).toBe(303);
+  const answer = await call("/portal/sign-in", form({ account: customer.slug, email: user.email, password: PASSWORD }));
+  expect(answer.status).toBe(303);
+  const cookie = (answer.headers.get("Set-Cookie") ?? "").split(";")[0]!;
+  const page = await (await call("/portal/orders", { headers: { Cookie: cookie } })).text();
+  const csrf = /name="csrf_token" value="([^"]+)"/.exec(page)?.[1];
+  if (!csrf) expect.fail("no CSRF token on the orders page");
+  return {
+    get: (path: string) => call(path, { headers: { Cookie: cookie }, redirect: "manual" }),
+    post: (path: string, fields: Record<string, string>) => call(path, form({ ...fields, csrf_token: csrf }, cookie)),
+    postMultipart: (path: string, body: FormData) =>
+      call(path, { method: "POST", headers: { ...ORIGIN, Cookie: cookie }, body: withCsrf(body, csrf), redirect: "manual" }),
+  };
+}
+
+function withCsrf(body: FormData, csrf: string): FormData {
+  body.set("csrf_token", csrf);
+  return body;
+}
+
+/** The page's HTML, asserting its status. */
+async function page(response: Response, status: number): Promise<string> {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
+  return text;
+}
+
+/** The field error shown beside an input: the input names it in aria-describedby, and its paragraph follows. */
+function fieldError(html: string, name: string): string | undefined {
+  const input = new RegExp(
+    `<(?:input|select|textarea)[^>]*name="${name}"[^>]*aria-invalid="true"[^>]*aria-describedby="${name}-error`,
+  );
+  if (!input.test(html)) return undefined;
+  return new RegExp(`<p class="field-error" id="${name}-error">([^<]*)</p>`).exec(html)?.[1];
+}
+
+async function eventTypes(customer: TestCustomer): Promise<string[]> {
+  const body = await json(
+    await customer.account.events.$get({ param: { customer_slug: customer.slug }, query: { limit: "100" } }),
+    200,
+  );
+  return body.data.map((event) => event.type).reverse();
+}
+
+async function apiOrder(customer: TestCustomer, orderId: string) {
+  return json(
+    await customer.account.orders[":order_id"].$get({ param: { customer_slug: customer.slug, order_id: orderId } }),
+    200,
+  );
+}
+
+describe("orders in the portal", () => {
+  it("lists with every filter, and a bad filter is shown beside its field", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    await makeOrderable("US", "mobile");
+    const order = await json(
+      await customer.account.orders.$post({
+        param: { customer_slug: customer.slug },
+        json: { number_type: "mobile", country_code: "US", quantity: 7, notes: "tower" },
+      }),
+      201,
+    );
+    const listed = await page(await member.get("/portal/orders"), 200);
+    expect(listed).toContain(`<a href="/portal/orders/${order.order_id}">${order.order_number}</a>`);
+    for (const name of ["search", "number_type", "country_code", "quantity_min", "quantity_max", "requested_from"]) {
+      expect(listed).toContain(`name="${name}"`);
+    }
+    for (const name of ["requested_to", "fulfilled_from", "fulfilled_to", "sort_by", "sort_order", "limit"]) {
+      expect(listed).toContain(`name="${name}"`);
+    }
+    // A browser sends every field of the GET form, "" for the empty ones: that is no filter.
+    const blank = "search=&number_type=&country_code=&quantity_min=&quantity_max=&requested_from=&requested_to=";
+    expect(await page(await member.get(`/portal/orders?${blank}&sort_by=quantity&sort_order=asc`), 200)).toContain(
+      order.order_number,
+    );
+    expect(await page(await member.get("/portal/orders?quantity_min=8"), 200)).not.toContain(order.order_number);
+    expect(await page(await member.get("/portal/orders?search=tower&quantity_max=7"), 200)).toContain(order.order_number);
+
+    const refused = await page(await member.get("/portal/orders?quantity_min=9&quantity_max=2&requested_to=soon"), 400);
+    expect(fieldError(refused, "quantity_min")).toBe("Quantity from must not be greater than quantity_max");
+    expect(fieldError(refused, "requested_to")).toBe("Requested to must be a calendar date YYYY-MM-DD");
+    expect(fieldError(refused, "search")).toBeUndefined();
+  });
+
+  it("creates an order from the form, as the API would, with the same event and delivery", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    await makeOrderable("GB", "landline");
+    const url = `https://hooks.test/${customer.slug}`;
+    await createWebhookEndpoint(customer, { url, event_types: ["order.created", "order.updated"] });
+
+    const form = await page(await member.get("/portal/orders/new"), 200);
+    expect(form).toContain('<option value="GB">GB</option>');
+    expect(form).toContain('<option value="landline">landline</option>');
+
+    const created = await member.post("/portal/orders/new", {
+      number_type: "landline",
+      country_code: "GB",
+      quantity: "12",
+      notes: "",
+    });
+    expect(created.status).toBe(303);
+    const orderId = /^\/portal\/orders\/([0-9a-f-]{36})$/.exec(created.headers.get("Location") ?? "")?.[1];
+    if (!orderId) expect.fail(`unexpected Location ${created.headers.get("Location")}`);
+    const order = await apiOrder(customer, orderId);
+    expect(order).toMatchObject({ number_type: "landline", country_code: "GB", quantity: 12, notes: null, status: "pending" });
+    expect(await eventTypes(customer)).toEqual(["order.created"]);
+    // The portal's request put the delivery on the queue, as the API's would.
+    await vi.waitUntil(() => receivedRequests.some((r) => r.url === url && r.body.includes(orderId)), {
+      timeout: 4_000,
+      interval: 50,
+    });
+
+    const shown = await page(await member.get(`/portal/orders/${orderId}`), 200);
+    expect(shown).toContain(order.order_number);
+    expect(shown).toContain('<span class="badge pending">pending</span>');
+    expect(shown).toContain(`action="/portal/orders/${orderId}/edit"`);
+  });
+
+  it("shows each field's error beside it and creates nothing", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    await makeOrderable("US", "mobile");
+    const refused = await page(
+      await member.post("/portal/orders/new", { number_type: "mobile", country_code: "", quantity: "0", notes: "" }),
+      400,
+    );
+    expect(fieldError(refused, "quantity")).toBe("Quantity must be at least 1");
+    expect(fieldError(refused, "country_code")).toBe("Country is required");
+    expect(fieldError(refused, "number_type")).toBeUndefined();
+    const notOrderable = await page(
+      await member.post("/portal/orders/new", { number_type: "mobile", country_code: "ZZ", quantity: "3", notes: "" }),
+      400,
+    );
+    expect(notOrderable).toContain("mobile numbers cannot be ordered in ZZ right now");
+    const list = await json(await customer.account.orders.$get({ param: { customer_slug: customer.slug }, query: {} }), 200);
+    expect(list.meta.total).toBe(0);
+    expect(await eventTypes(customer)).toEqual([]);
+  });
+
+  it("edits a pending order, refuses a bad edit beside its field, and refuses once it is processing", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    await makeOrderable("US", "mobile");
+    const order = await json(
+      await customer.account.orders.$post({
+        param: { customer_slug: customer.slug },
+        json: { number_type: "mobile", country_code: "US", quantity: 5, notes: "first" },
+      }),
+      201,
+    );
+    const edit = `/portal/orders/${order.order_id}/edit`;
+    const saved = await member.post(edit, { number_type: "mobile", country_code: "US", quantity: "9", notes: "" });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get("Location")).toBe(`/portal/orders/${order.order_id}`);
+    expect(await apiOrder(customer, order.order_id)).toMatchObject({ quantity: 9, notes: null });
+    expect(await eventTypes(customer)).toEqual(["order.created", "order.updated"]);
+
+    const bad = await page(
+      await member.post(edit, { number_type: "mobile", country_code: "US", quantity: "ten", notes: "" }),
+      400,
+    );
+    expect(fieldError(bad, "quantity")).toBe("Quantity must be a number");
+    expect(await apiOrder(customer, order.order_id)).toMatchObject({ quantity: 9 });
+
+    await json(
+      await operator.admin.orders[":order_id"].status.$post({
+        param: { order_id: order.order_id },
+        json: { status: "processing" },
+      }),
+      200,
+    );
+    const late = await page(
+      await member.post(edit, { number_type: "mobile", country_code: "US", quantity: "1", notes: "" }),
+      409,
+    );
+    expect(late).toContain("This order is processing now; it can no longer be changed.");
+    expect(late).not.toContain(`action="${edit}"`);
+    expect(await apiOrder(customer, order.order_id)).toMatchObject({ quantity: 9, status: "processing" });
+  });
+
+  it("answers another account's order with the not-found page", async () => {
+    const owner = await createCustomer("pw");
+    const stranger = await signedInMember(await createCustomer("pw"));
+    await makeOrderable("US", "mobile");
+    const order = await json(
+      await owner.account.orders.$post({
+        param: { customer_slug: owner.slug },
+        json: { number_type: "mobile", country_code: "US", quantity: 5 },
+      }),
+      201,
+    );
+    expect(await page(await stranger.get(`/portal/orders/${order.order_id}`), 404)).toContain("Order not found");
+    expect(await page(await stranger.get("/portal/orders/not-a-uuid"), 404)).toContain("Order not found");
+    const edit = await stranger.post(`/portal/orders/${order.order_id}/edit`, {
+      number_type: "mobile",
+      country_code: "US",
+      quantity: "1",
+    });
+    expect(edit.status).toBe(404);
+    expect(await apiOrder(owner, order.order_id)).toMatchObject({ quantity: 5 });
+  });
+});
+
+async function apiVerification(customer: TestCustomer, numberId: string) {
+  return json(await customer.api.v1.numbers[":number_id"].KYC.$get({ param: { number_id: numberId } }), 200);
+}
+
+const EMPTY_ADDRESS = {
+  verification_type: "",
+  address_line_1: "",
+  address_line_2: "",
+  city: "",
+  state_province: "",
+  postal_code: "",
+  country: "",
+  company_name: "",
+  tax_id: "",
+  contact_person: "",
+  phone_number: "",
+  email: "",
+};
+
+/** The upload form as a browser sends it: every field, "" for the empty ones. */
+function uploadForm(file: File, fields: Partial<Record<"document_type" | "description" | "expiration_date", string>> = {}) {
+  const form = new FormData();
+  form.set("file", file);
+  form.set("document_type", fields.document_type ?? "");
+  form.set("description", fields.description ?? "");
+  form.set("expiration_date", fields.expiration_date ?? "");
+  return form;
+}
+
+describe("numbers and verifications in the portal", () => {
+  it("lists the numbers with filters and their verification status, each linking to its page", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    const [first, second] = await allocateNumbers(customer, 2);
+    if (!first || !second) expect.fail("no numbers allocated");
+    await json(
+      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
+        param: { number_id: first.number_id },
+        json: INDIVIDUAL_ADDRESS,
+      }),
+      201,
+    );
+    const listed = await page(await member.get("/portal/numbers?search=&status=&country_code=&number_type="), 200);
+    expect(listed).toContain(`<a href="/portal/numbers/${first.number_id}">${first.phone_number}</a>`);
+    expect(listed).toContain(`<a href="/portal/numbers/${second.number_id}">${second.phone_number}</a>`);
+    expect(listed).toContain('<span class="badge pending">pending</span>');
+    const searched = await page(
+      await member.get(`/portal/numbers?search=${encodeURIComponent(second.phone_number.slice(-6))}`),
+      200,
+    );
+    expect(searched).toContain(second.phone_number);
+    expect(searched).not.toContain(first.phone_number);
+    const refused = await page(await member.get("/portal/numbers?status=lost"), 400);
+    expect(fieldError(refused, "status")).toMatch(/^Statuses has an invalid item &quot;lost&quot;/);
+  });
+
+  it("submits an address (field errors beside the fields first), then amends it", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    const [number] = await allocateNumbers(customer);
+    if (!number) expect.fail("no number allocated");
+    const path = `/portal/numbers/${number.number_id}`;
+    expect(await page(await member.get(path), 200)).toContain(`action="${path}/address"`);
+
+    const refused = await page(
+      await member.post(`${path}/address`, { ...EMPTY_ADDRESS, ...INDIVIDUAL_ADDRESS, verification_type: "business", city: "" }),
+      400,
+    );
+    expect(fieldError(refused, "company_name")).toBe("Company name is required for business verification");
+    expect(fieldError(refused, "city")).toBe("City must not be empty");
+    expect(fieldError(refused, "address_line_1")).toBeUndefined();
+    await problemNotFound(customer, number.number_id);
+
+    const submitted = await member.post(`${path}/address`, { ...EMPTY_ADDRESS, ...INDIVIDUAL_ADDRESS, tax_id: "" });
+    expect(submitted.status).toBe(303);
+    expect(submitted.headers.get("Location")).toBe(path);
+    const verification = await apiVerification(customer, number.number_id);
+    expect(verification).toMatchObject({
+      status: "pending",
+      type: "individual",
+      tax_id: null,
+      address: { city: "San Francisco" },
+    });
+
+    const amended = await member.post(`${path}/address/edit`, {
+      ...EMPTY_ADDRESS,
+      ...INDIVIDUAL_ADDRESS,
+      verification_type: "",
+      city: "Oakland",
+      tax_id: "12-3456789",
+    });
+    expect(amended.status).toBe(303);
+    expect(await apiVerification(customer, number.number_id)).toMatchObject({
+      tax_id: "12-3456789",
+      address: { city: "Oakland" },
+    });
+    expect(await eventTypes(customer)).toEqual(expect.arrayContaining(["kyc.submitted", "kyc.updated"]));
+  });
+
+  it("shows a rejection with its reason; amending a business address keeps its company name and re-opens it", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    const [number] = await allocateNumbers(customer);
+    if (!number) expect.fail("no number allocated");
+    const path = `/portal/numbers/${number.number_id}`;
+    const business = { ...EMPTY_ADDRESS, ...INDIVIDUAL_ADDRESS, verification_type: "business", company_name: "Acme" };
+    expect((await member.post(`${path}/address`, business)).status).toBe(303);
+    const { id } = await apiVerification(customer, number.number_id);
+    const review = (body: { status: "under_review" } | { status: "rejected"; rejection_reason: string }) =>
+      operator.admin.kyc[":kyc_id"].review.$post({ param: { kyc_id: id }, json: body });
+    await json(await review({ status: "under_review" }), 200);
+    const underReview = await page(await member.get(path), 200);
+    expect(underReview).toContain('<span class="badge under_review">under review</span>');
+    expect(underReview).not.toContain(`action="${path}/address/edit"`);
+    await json(await review({ status: "rejected", rejection_reason: "The address is unreadable" }), 200);
+    const rejected = await page(await member.get(path), 200);
+    expect(rejected).toContain("<dt>Rejection reason</dt><dd>The address is unreadable</dd>");
+    expect(rejected).toContain(`action="${path}/address/edit"`);
+
+    const emptied = await page(await member.post(`${path}/address/edit`, { ...business, company_name: "" }), 400);
+    expect(fieldError(emptied, "company_name")).toBe("Company name must not be empty");
+    expect(await apiVerification(customer, number.number_id)).toMatchObject({ status: "rejected", company_name: "Acme" });
+    expect((await member.post(`${path}/address/edit`, { ...business, postal_code: "94110" })).status).toBe(303);
+    expect(await apiVerification(customer, number.number_id)).toMatchObject({
+      status: "pending",
+      rejection_reason: null,
+      company_name: "Acme",
+      address: { postal_code: "94110" },
+    });
+  });
+
+  it("uploads a document, downloads the same bytes, and deletes it", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedInMember(customer);
+    const [number] = await allocateNumbers(customer);
+    if (!number) expect.fail("no number allocated");
+    await json(
+      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
+        param: { number_id: number.number_id },
+        json: INDIVIDUAL_ADDRESS,
+      }),
+      201,
+    );
+    const path = `/portal/numbers/${number.number_id}`;
+    const bytes = pdf();
+
+    // A browser's form: the CSRF token, and "" for the fields left empty; the missing type is shown beside its field.
+    const refused = await page(
+      await member.postMultipart(`${path}/documents`, uploadForm(new File([bytes], "passport.pdf"))),
+      400,
+    );
+    expect(fieldError(refused, "document_type")).toBe(
+      "Document type must be one of identity, address_proof, business_registration, tax_certificate, utility_bill, bank_statement, other",
+    );
+    expect(fieldError(refused, "file")).toBeUndefined();
+    const noFile = await page(
+      await member.postMultipart(`${path}/documents`, uploadForm(new File([], ""), { document_type: "identity" })),
+      400,
+    );
+    expect(fieldError(noFile, "file")).toBe("File is required");
+    // A file the API refuses by its bytes: the API's reason, beside the file input, and the chosen type kept.
+    const notPdf = await page(
+      await member.postMultipart(
+        `${path}/documents`,
+        uploadForm(new File(["plain text"], "notes.pdf"), { document_type: "other" }),
+      ),
+      400,
+    );
+    expect(fieldError(notPdf, "file")).toMatch(/^File .+/);
+    expect(notPdf).toContain('<option value="other" selected="">other</option>');
+    expect((await apiVerification(customer, number.number_id)).documents).toEqual([]);
+
+    const uploaded = await member.postMultipart(
+      `${path}/documents`,
+      uploadForm(new File([bytes], "passport.pdf"), { document_type: "identity", description: "Front page" }),
+    );
+    expect(uploaded.status, await uploaded.clone().text()).toBe(303);
+    const [document] = (await apiVerification(customer, number.number_id)).documents;
+    if (!document) expect.fail("no document stored");
+    expect(document).toMatchObject({ filename: "passport.pdf", document_type: "identity" });
+    expect(await eventTypes(customer)).toContain("kyc.document_uploaded");
+
+    const shown = await page(await member.get(path), 200);
+    const bareId = document.id.replace(/^doc_/, "");
+    expect(shown).toContain(`href="/portal/documents/${bareId}/download"`);
+    const download = await member.get(`/portal/documents/${bareId}/download`);
+    expect(download.status).toBe(200);
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(bytes);
+    const apiDownload = await customer.call(`/v1/kyc/documents/${document.id}/download`);
+    await apiDownload.arrayBuffer();
+    for (const header of ["Content-Type", "Content-Disposition", "X-Content-Type-Options", "ETag", "Content-Length"]) {
+      expect(download.headers.get(header), header).toBe(apiDownload.headers.get(header));
+    }
+
+    const deleted = await member.post(`${path}/documents/${bareId}/delete`, {});
+    expect(deleted.status).toBe(303);
+    expect(deleted.headers.get("Location")).toBe(path);
+    expect((await apiVerification(customer, number.number_id)).documents).toEqual([]);
+    expect((await customer.call(`/v1/kyc/documents/${document.id}/download`)).status).toBe(404);
+  });
+
+  it("answers another account's number and document with the not-found page", async () => {
+    const owner = await createCustomer("pw");
+    const stranger = await signedInMember(await createCustomer("pw"));
+    const [number] = await allocateNumbers(owner);
+    if (!number) expect.fail("no number allocated");
+    await json(
+      await owner.api.v1.numbers[":number_id"].KYC.address.$post({
+        param: { number_id: number.number_id },
+        json: INDIVIDUAL_ADDRESS,
+      }),
+      201,
+    );
+    const bytes = pdf();
+    const form = new FormData();
+    form.set("file", new File([bytes], "id.pdf"));
+    form.set("document_type", "identity");
+    const stored = await owner.call(`/v1/numbers/${number.number_id}/KYC/files`, { method: "POST", body: form });
+    const document = (await stored.json()) as { id: string };
+    expect(stored.status).toBe(201);
+    const path = `/portal/numbers/${number.number_id}`;
+    expect(await page(await stranger.get(path), 404)).toContain("Number not found");
+    expect(await page(await stranger.get(`/portal/documents/${document.id}/download`), 404)).toContain("Document not found");
+    expect((await stranger.post(`${path}/address/edit`, { ...EMPTY_ADDRESS, city: "Elsewhere" })).status).toBe(404);
+    expect((await stranger.post(`${path}/documents/${document.id}/delete`, {})).status).toBe(404);
+    const verification = await apiVerification(owner, number.number_id);
+    expect(verification.address.city).toBe("San Francisco");
+    expect(verification.documents).toHaveLength(1);
+  });
+});
+
+/** The number has no verification yet, as the API says. */
+async function problemNotFound(customer: TestCustomer, numberId: string) {
+  const response = await customer.api.v1.numbers[":number_id"].KYC.$get({ param: { number_id: numberId } });
+  expect(response.status).toBe(404);
+  await response.text();
+}
