@@ -52,8 +52,6 @@ export interface PortalVisitor {
   customer: { id: string; slug: string; name: string };
   /** The session's CSRF token: every form of the session's pages carries it. */
   csrfToken: string;
-  /** The session id from the cookie (to keep this session when a password change ends the others). */
-  sessionToken: string;
 }
 
 /** Pages of the portal (a session cookie): the visitor is known. */

@@ -18,44 +18,7 @@ import {
 import { findSession, SESSION_IDLE_MS, SESSION_MAX_MS, startSession } from "../src/users/sessions.ts";
 import { findUser } from "../src/users/store.ts";
 import { call, createCustomer, json, operator, type TestCustomer } from "./helpers.ts";
-
-const PASSWORD = "correct horse battery staple";
-const SAME_ORIGIN = { Origin: "https://vn.test", "Content-Type": "application/x-www-form-urlencoded" };
-
-async function invitedUser(customer: TestCustomer, role: "owner" | "admin" | "member" = "owner") {
-  const user = await json(
-    await operator.admin.customers[":slug"].users.$post({
-      param: { slug: customer.slug },
-      json: { email: `${role}.${crypto.randomUUID().slice(0, 6)}@example.com`, name: `The ${role}`, role },
-    }),
-    201,
-  );
-  return { ...user, path: new URL(user.invitation_url).pathname };
-}
-
-function post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  return call(path, {
-    method: "POST",
-    headers: { ...SAME_ORIGIN, ...headers },
-    body: new URLSearchParams(fields),
-    redirect: "manual",
-  });
-}
-
-/** The session cookie a sign-in answer sets, as a Cookie header. */
-function sessionOf(response: Response): string {
-  const cookie = response.headers.get("Set-Cookie") ?? "";
-  expect(cookie).toMatch(/^__Host-vn_session=[^;]+; Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
-  return cookie.split(";")[0]!;
-}
-
-async function signedIn(customer: TestCustomer, role: "owner" | "admin" | "member" = "owner") {
-  const user = await invitedUser(customer, role);
-  expect((await post(user.path, { password: PASSWORD, password_confirmation: PASSWORD })).status).toBe(303);
-  const answer = await post("/portal/sign-in", { account: customer.slug, email: user.email, password: PASSWORD });
-  expect(answer.status).toBe(303);
-  return { user, cookie: sessionOf(answer) };
-}
+import { invitedUser, PASSWORD, postForm, SAME_ORIGIN, sessionOf, signedIn } from "./portal.ts";
 
 /** Pages anyone may open; every other portal page needs a session. */
 const PUBLIC_PAGES = [
@@ -105,13 +68,17 @@ describe("invitation, sign-in, pages, sign-out", () => {
     const user = await invitedUser(customer);
     expect(user.invitation_url).toMatch(/^https:\/\/vn\.test\/portal\/invitations\/[A-Za-z0-9_-]{43}$/);
     expect((await call(user.path)).status).toBe(200);
-    const set = await post(user.path, { password: PASSWORD, password_confirmation: PASSWORD });
+    const set = await postForm(user.path, { password: PASSWORD, password_confirmation: PASSWORD });
     expect(set.status).toBe(303);
     expect(set.headers.get("Location")).toBe(`/portal/sign-in?account=${customer.slug}&email=${encodeURIComponent(user.email)}`);
     // Single use.
     expect((await call(user.path)).status).toBe(410);
 
-    const answer = await post("/portal/sign-in", { account: customer.slug, email: user.email.toUpperCase(), password: PASSWORD });
+    const answer = await postForm("/portal/sign-in", {
+      account: customer.slug,
+      email: user.email.toUpperCase(),
+      password: PASSWORD,
+    });
     expect(answer.status).toBe(303);
     expect(answer.headers.get("Location")).toBe("/portal/orders");
     const cookie = sessionOf(answer);
@@ -125,8 +92,8 @@ describe("invitation, sign-in, pages, sign-out", () => {
     expect(page.headers.get("Content-Security-Policy")).toContain("script-src 'nonce-");
 
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(text)?.[1] ?? "";
-    expect((await post("/portal/sign-out", { csrf_token: "forged" }, { Cookie: cookie })).status).toBe(403);
-    const out = await post("/portal/sign-out", { csrf_token: csrf }, { Cookie: cookie });
+    expect((await postForm("/portal/sign-out", { csrf_token: "forged" }, { Cookie: cookie })).status).toBe(403);
+    const out = await postForm("/portal/sign-out", { csrf_token: csrf }, { Cookie: cookie });
     expect(out.status).toBe(303);
     const after = await call("/portal/orders", { headers: { Cookie: cookie }, redirect: "manual" });
     expect(after.status).toBe(303);
@@ -138,7 +105,7 @@ describe("invitation, sign-in, pages, sign-out", () => {
     const { cookie } = await signedIn(customer);
     const page = await (await call("/portal/orders", { headers: { Cookie: cookie } })).text();
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(page)?.[1] ?? "";
-    const forged = await post("/portal/sign-out", { csrf_token: csrf }, { Cookie: cookie, Origin: "https://evil.example" });
+    const forged = await postForm("/portal/sign-out", { csrf_token: csrf }, { Cookie: cookie, Origin: "https://evil.example" });
     expect(forged.status).toBe(403);
     expect((await call("/portal/orders", { headers: { Cookie: cookie } })).status).toBe(200);
   });
@@ -146,27 +113,35 @@ describe("invitation, sign-in, pages, sign-out", () => {
   it("answers one message for an unknown e-mail and a wrong password, and locks the user at the tenth failure", async () => {
     const customer = await createCustomer("portal");
     const { user, cookie } = await signedIn(customer);
-    const unknown = await post("/portal/sign-in", { account: customer.slug, email: "nobody@example.com", password: PASSWORD });
-    const wrong = await post("/portal/sign-in", { account: customer.slug, email: user.email, password: "wrong password!" });
+    const unknown = await postForm("/portal/sign-in", {
+      account: customer.slug,
+      email: "nobody@example.com",
+      password: PASSWORD,
+    });
+    const wrong = await postForm("/portal/sign-in", { account: customer.slug, email: user.email, password: "wrong password!" });
     expect(unknown.status).toBe(400);
     expect(wrong.status).toBe(400);
     const message = (html: string) => /role="alert">([^<]+)</.exec(html)?.[1];
     expect(message(await unknown.text())).toBe(message(await wrong.text()));
     for (let i = 2; i <= 10; i++) {
-      await (await post("/portal/sign-in", { account: customer.slug, email: user.email, password: "wrong password!" })).text();
+      await (
+        await postForm("/portal/sign-in", { account: customer.slug, email: user.email, password: "wrong password!" })
+      ).text();
     }
     const status = await json(await operator.admin.users[":user_id"].$get({ param: { user_id: user.user_id } }), 200);
     expect(status.status).toBe("locked");
     // The lock ends the session, and the right password no longer gets in.
     expect((await call("/portal/orders", { headers: { Cookie: cookie }, redirect: "manual" })).status).toBe(303);
-    const locked = await post("/portal/sign-in", { account: customer.slug, email: user.email, password: PASSWORD });
+    const locked = await postForm("/portal/sign-in", { account: customer.slug, email: user.email, password: PASSWORD });
     expect(await locked.text()).toContain("locked");
     // An unlock lets the user in again.
     await json(
       await operator.admin.users[":user_id"].$patch({ param: { user_id: user.user_id }, json: { status: "active" } }),
       200,
     );
-    expect((await post("/portal/sign-in", { account: customer.slug, email: user.email, password: PASSWORD })).status).toBe(303);
+    expect((await postForm("/portal/sign-in", { account: customer.slug, email: user.email, password: PASSWORD })).status).toBe(
+      303,
+    );
   });
 });
 

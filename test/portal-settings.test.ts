@@ -3,52 +3,8 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app.ts";
-import { call, createCustomer, json, operator, type TestCustomer } from "./helpers.ts";
-
-const PASSWORD = "correct horse battery staple";
-const SAME_ORIGIN = { Origin: "https://vn.test", "Content-Type": "application/x-www-form-urlencoded" };
-type Role = "owner" | "admin" | "member";
-
-async function invitedUser(customer: TestCustomer, role: Role) {
-  const user = await json(
-    await operator.admin.customers[":slug"].users.$post({
-      param: { slug: customer.slug },
-      json: { email: `${role}.${crypto.randomUUID().slice(0, 6)}@example.com`, name: `The ${role}`, role },
-    }),
-    201,
-  );
-  return { ...user, path: new URL(user.invitation_url).pathname };
-}
-
-function post(path: string, fields: Record<string, string | string[]>, headers: Record<string, string> = {}) {
-  const body = new URLSearchParams();
-  for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
-  return call(path, { method: "POST", headers: { ...SAME_ORIGIN, ...headers }, body, redirect: "manual" });
-}
-
-/** A signed-in person of the account: their pages (GET) and forms (POST, with the session's CSRF token). */
-async function signedIn(customer: TestCustomer, role: Role) {
-  const user = await invitedUser(customer, role);
-  expect((await post(user.path, { password: PASSWORD, password_confirmation: PASSWORD })).status).toBe(303);
-  const answer = await post("/portal/sign-in", { account: customer.slug, email: user.email, password: PASSWORD });
-  expect(answer.status).toBe(303);
-  const cookie = (answer.headers.get("Set-Cookie") ?? "").split(";")[0]!;
-  const orders = await (await call("/portal/orders", { headers: { Cookie: cookie } })).text();
-  const csrf = /name="csrf_token" value="([^"]+)"/.exec(orders)?.[1] ?? "";
-  return {
-    user,
-    get: (path: string) => call(path, { headers: { Cookie: cookie }, redirect: "manual" }),
-    post: (path: string, fields: Record<string, string | string[]> = {}) =>
-      post(path, { csrf_token: csrf, ...fields }, { Cookie: cookie }),
-  };
-}
-
-/** The page's text after asserting its status. */
-async function page(response: Response, status: number): Promise<string> {
-  const text = await response.text();
-  expect(response.status, text.slice(0, 2000)).toBe(status);
-  return text;
-}
+import { call, createCustomer, json, operator } from "./helpers.ts";
+import { invitedUser, pageText, signedIn } from "./portal.ts";
 
 function redirected(response: Response, location: string | RegExp) {
   expect(response.status).toBe(303);
@@ -59,15 +15,15 @@ describe("API keys", () => {
   it("creates a key shown once that the API takes, and revokes it after a confirmation so the API refuses it", async () => {
     const customer = await createCustomer("keys");
     const admin = await signedIn(customer, "admin");
-    expect(await page(await admin.get("/portal/settings/api-keys"), 200)).toContain(`${customer.key.slice(0, 8)}`);
+    expect(await pageText(await admin.get("/portal/settings/api-keys"), 200)).toContain(`${customer.key.slice(0, 8)}`);
 
-    const created = await page(await admin.post("/portal/settings/api-keys", { name: "deploy bot" }), 200);
+    const created = await pageText(await admin.post("/portal/settings/api-keys", { name: "deploy bot" }), 200);
     const key = /id="new-key">(vnk_[^<]+)</.exec(created)?.[1] ?? "";
     expect(key).not.toBe("");
     expect(created).toMatch(/<script nonce="[^"]+">/);
     expect(created).toContain('data-copy="new-key" hidden');
     // Shown once: the list afterwards has its prefix and last four only.
-    const list = await page(await admin.get("/portal/settings/api-keys"), 200);
+    const list = await pageText(await admin.get("/portal/settings/api-keys"), 200);
     expect(list).not.toContain(key);
     expect(list).toContain(key.slice(-4));
     expect(list).toContain("deploy bot");
@@ -80,26 +36,26 @@ describe("API keys", () => {
       200,
     );
     const id = keys.data.find((k) => k.name === "deploy bot")!.id;
-    expect(await page(await admin.get(`/portal/settings/api-keys/${id}/revoke`), 200)).toContain("I understand");
+    expect(await pageText(await admin.get(`/portal/settings/api-keys/${id}/revoke`), 200)).toContain("I understand");
     // Without the confirmation nothing is revoked.
-    await page(await admin.post(`/portal/settings/api-keys/${id}/revoke`), 409);
+    await pageText(await admin.post(`/portal/settings/api-keys/${id}/revoke`), 409);
     expect((await api(key)).status).toBe(200);
     redirected(
       await admin.post(`/portal/settings/api-keys/${id}/revoke`, { confirm: "yes" }),
       "/portal/settings/api-keys?done=revoked",
     );
     expect((await api(key)).status).toBe(401);
-    expect(await page(await admin.get("/portal/settings/api-keys?done=revoked"), 200)).toContain("The key is revoked");
+    expect(await pageText(await admin.get("/portal/settings/api-keys?done=revoked"), 200)).toContain("The key is revoked");
   });
 
   it("shows a name's error beside the field, and does not revoke another account's key", async () => {
     const customer = await createCustomer("keys");
     const other = await createCustomer("keys");
     const owner = await signedIn(customer, "owner");
-    const bad = await page(await owner.post("/portal/settings/api-keys", { name: "" }), 400);
+    const bad = await pageText(await owner.post("/portal/settings/api-keys", { name: "" }), 400);
     expect(bad).toMatch(/aria-invalid="true" aria-describedby="key-name-error"/);
     expect(bad).toMatch(/id="key-name-error">must not be empty</);
-    await page(await owner.post(`/portal/settings/api-keys/${other.keyId}/revoke`, { confirm: "yes" }), 404);
+    await pageText(await owner.post(`/portal/settings/api-keys/${other.keyId}/revoke`, { confirm: "yes" }), 404);
     expect((await other.account.users.$get({ param: { customer_slug: other.slug }, query: {} })).status).toBe(200);
   });
 });
@@ -113,10 +69,10 @@ describe("Team", () => {
   it("invites a teammate with a link that works, changes a role, deactivates, reactivates and reissues a link", async () => {
     const customer = await createCustomer("team");
     const owner = await signedIn(customer, "owner");
-    const list = await page(await owner.get("/portal/settings/team?status=&role=owner"), 200);
+    const list = await pageText(await owner.get("/portal/settings/team?status=&role=owner"), 200);
     expect(list).toContain(owner.user.email);
 
-    const invited = await page(
+    const invited = await pageText(
       await owner.post("/portal/settings/team", { email: "New.Mate@example.com", name: "New Mate", role: "member" }),
       200,
     );
@@ -141,13 +97,16 @@ describe("Team", () => {
     expect(await userState(mate.user_id)).toEqual({ role: "admin", status: "active" });
 
     // A new link replaces the first one.
-    const again = await page(await owner.post(`/portal/settings/team/${mate.user_id}/invitation`), 200);
+    const again = await pageText(await owner.post(`/portal/settings/team/${mate.user_id}/invitation`), 200);
     const second = /id="invitation-link">([^<]+)</.exec(again)?.[1] ?? "";
     expect(second).not.toBe(link);
     expect((await call(new URL(second).pathname)).status).toBe(200);
     expect((await call(new URL(link).pathname)).status).not.toBe(200);
 
-    const bad = await page(await owner.post("/portal/settings/team", { email: "not an e-mail", name: "", role: "member" }), 400);
+    const bad = await pageText(
+      await owner.post("/portal/settings/team", { email: "not an e-mail", name: "", role: "member" }),
+      400,
+    );
     expect(bad).toMatch(/id="invite-email-error">must be an email address</);
     expect(bad).toMatch(/id="invite-name-error">[^<]+</);
   });
@@ -160,7 +119,7 @@ describe("Team", () => {
       await operator.admin.users[":user_id"].$patch({ param: { user_id: member.user_id }, json: { status: "locked" } }),
       200,
     );
-    expect(await page(await admin.get("/portal/settings/team"), 200)).toContain(">Unlock<");
+    expect(await pageText(await admin.get("/portal/settings/team"), 200)).toContain(">Unlock<");
     redirected(await admin.post(`/portal/settings/team/${member.user_id}/status`, { status: "active" }), /done=active$/);
     expect(await userState(member.user_id)).toEqual({ role: "member", status: "active" });
   });
@@ -177,12 +136,12 @@ describe("Team", () => {
       [`/portal/settings/team/${ownerId}/invitation`, {}],
       [`/portal/settings/team/${member.user_id}/role`, { role: "owner" }],
     ] as const) {
-      expect(await page(await admin.post(path, fields), 409), path).toContain("Only an owner can change an owner");
+      expect(await pageText(await admin.post(path, fields), 409), path).toContain("Only an owner can change an owner");
     }
     expect(await userState(ownerId)).toEqual({ role: "owner", status: "active" });
     expect(await userState(member.user_id)).toEqual({ role: "member", status: "active" });
     const invite = await admin.post("/portal/settings/team", { email: "boss@example.com", name: "Boss", role: "owner" });
-    expect(await page(invite, 409)).toContain("Only an owner can change an owner");
+    expect(await pageText(invite, 409)).toContain("Only an owner can change an owner");
     const found = await json(
       await customer.account.users.$get({ param: { customer_slug: customer.slug }, query: { search: "boss@" } }),
       200,
@@ -198,22 +157,22 @@ describe("Team", () => {
     const owner = await signedIn(customer, "owner");
     const admin = await signedIn(customer, "admin");
     const ownerId = owner.user.user_id;
-    expect(await page(await owner.post(`/portal/settings/team/${ownerId}/role`, { role: "admin" }), 409)).toContain(
+    expect(await pageText(await owner.post(`/portal/settings/team/${ownerId}/role`, { role: "admin" }), 409)).toContain(
       "last active owner",
     );
     expect(await userState(ownerId)).toEqual({ role: "owner", status: "active" });
     for (const who of [owner, admin]) {
       const self = await who.post(`/portal/settings/team/${who.user.user_id}/status`, { status: "inactive" });
-      expect(await page(self, 409)).toContain("cannot deactivate or lock yourself");
+      expect(await pageText(self, 409)).toContain("cannot deactivate or lock yourself");
       expect(await userState(who.user.user_id)).toMatchObject({ status: "active" });
     }
     // With a second active owner, the first may step down; then the second is the last.
     const second = await invitedUser(customer, "owner");
     redirected(await owner.post(`/portal/settings/team/${ownerId}/role`, { role: "admin" }), /done=role$/);
     expect(await userState(ownerId)).toEqual({ role: "admin", status: "active" });
-    expect(await page(await owner.post(`/portal/settings/team/${second.user_id}/status`, { status: "inactive" }), 409)).toContain(
-      "Only an owner",
-    );
+    expect(
+      await pageText(await owner.post(`/portal/settings/team/${second.user_id}/status`, { status: "inactive" }), 409),
+    ).toContain("Only an owner");
   });
 
   it("lets only one of two concurrent demotions of the last two owners through", async () => {
@@ -245,12 +204,15 @@ describe("Webhooks", () => {
   it("creates an endpoint (the secret once), edits, rotates, sends a test event, retries nothing pending, deletes", async () => {
     const customer = await createCustomer("hooks");
     const admin = await signedIn(customer, "admin");
-    const bad = await page(await admin.post("/portal/settings/webhooks", { url: "https://10.0.0.1/hook", event_types: [] }), 400);
+    const bad = await pageText(
+      await admin.post("/portal/settings/webhooks", { url: "https://10.0.0.1/hook", event_types: [] }),
+      400,
+    );
     expect(bad).toMatch(/aria-invalid="true" aria-describedby="hook-url-error"/);
     expect(bad).toMatch(/id="hook-url-error">must name its host, not an IP address</);
     expect(bad).toMatch(/id="hook-types-error">[^<]+</);
 
-    const created = await page(
+    const created = await pageText(
       await admin.post("/portal/settings/webhooks", {
         url: "https://hooks.test/portal",
         description: "Fulfilment",
@@ -274,10 +236,10 @@ describe("Webhooks", () => {
     expect(JSON.stringify(listed)).not.toContain(secret);
     const id = endpoint.id.replace(/^we_/, "");
     const path = `/portal/settings/webhooks/${id}`;
-    expect(await page(await admin.get("/portal/settings/webhooks"), 200)).not.toContain(secret);
+    expect(await pageText(await admin.get("/portal/settings/webhooks"), 200)).not.toContain(secret);
 
     // Edit: an error beside its field and nothing saved; then a change that is saved.
-    const badEdit = await page(
+    const badEdit = await pageText(
       await admin.post(path, { url: "http://hooks.test/x", event_types: ["order.created"], status: "enabled" }),
       400,
     );
@@ -302,13 +264,13 @@ describe("Webhooks", () => {
       status: "disabled",
     });
     // Disabled: a test event is refused.
-    await page(await admin.post(`${path}/test`), 409);
+    await pageText(await admin.post(`${path}/test`), 409);
     redirected(
       await admin.post(path, { url: "https://hooks.test/v2", event_types: ["order.cancelled"], status: "enabled" }),
       `${path}?done=saved`,
     );
 
-    const rotated = await page(await admin.post(`${path}/rotate`), 200);
+    const rotated = await pageText(await admin.post(`${path}/rotate`), 200);
     const newSecret = /id="new-secret">(whsec_[^<]+)</.exec(rotated)?.[1] ?? "";
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(secret);
@@ -322,14 +284,14 @@ describe("Webhooks", () => {
       200,
     );
     expect(deliveries.data.map((d) => [d.event_type, d.status])).toEqual([["webhook.test", "pending"]]);
-    const shown = await page(await admin.get(`${path}?done=test`), 200);
+    const shown = await pageText(await admin.get(`${path}?done=test`), 200);
     expect(shown).toContain("webhook.test");
     expect(shown).toContain('class="badge pending"');
     const deliveryId = deliveries.data[0]!.id.replace(/^whd_/, "");
-    expect(await page(await admin.post(`${path}/deliveries/${deliveryId}/retry`), 409)).toContain("on its way already");
+    expect(await pageText(await admin.post(`${path}/deliveries/${deliveryId}/retry`), 409)).toContain("on its way already");
 
-    expect(await page(await admin.get(`${path}/delete`), 200)).toContain("I understand");
-    await page(await admin.post(`${path}/delete`), 409);
+    expect(await pageText(await admin.get(`${path}/delete`), 200)).toContain("I understand");
+    await pageText(await admin.post(`${path}/delete`), 409);
     expect((await api()).status).toBe(200);
     redirected(await admin.post(`${path}/delete`, { confirm: "yes" }), "/portal/settings/webhooks?done=deleted");
     expect((await api()).status).toBe(404);
@@ -352,7 +314,7 @@ describe("Webhooks", () => {
       .bind(delivery![0])
       .run();
     const path = `/portal/settings/webhooks/${id}`;
-    expect(await page(await owner.get(path), 200)).toContain(`${path}/deliveries/${delivery![0]}/retry`);
+    expect(await pageText(await owner.get(path), 200)).toContain(`${path}/deliveries/${delivery![0]}/retry`);
     redirected(await owner.post(`${path}/deliveries/${delivery![0]}/retry`), `${path}?done=retried`);
     const row = await env.DB.prepare("SELECT status FROM webhook_deliveries WHERE id = ?")
       .bind(delivery![0])
@@ -383,7 +345,7 @@ describe("a member", () => {
       expect(await answer.text(), route).toContain("Settings are for the account");
     }
     expect(await userState(somebody.user_id)).toEqual({ role: "admin", status: "active" });
-    const nav = await page(await member.get("/portal/orders"), 200);
+    const nav = await pageText(await member.get("/portal/orders"), 200);
     expect(nav).not.toContain("/portal/settings/");
   });
 });

@@ -4,7 +4,6 @@ import { describe, expect, it, vi } from "vitest";
 import { pdf } from "./files.ts";
 import {
   allocateNumbers,
-  call,
   createCustomer,
   createWebhookEndpoint,
   INDIVIDUAL_ADDRESS,
@@ -14,53 +13,7 @@ import {
   type TestCustomer,
 } from "./helpers.ts";
 import { receivedRequests } from "./outbound-fetch.ts";
-
-const PASSWORD = "correct horse battery staple";
-const ORIGIN = { Origin: "https://vn.test" };
-
-/** A member of the account, signed in: its Cookie header and the CSRF token its pages carry. */
-async function signedInMember(customer: TestCustomer) {
-  const user = await json(
-    await operator.admin.customers[":slug"].users.$post({
-      param: { slug: customer.slug },
-      json: { email: `member.${crypto.randomUUID().slice(0, 6)}@example.com`, name: "A member", role: "member" },
-    }),
-    201,
-  );
-  const form = (fields: Record<string, string>, cookie = "") =>
-    ({
-      method: "POST",
-      headers: { ...ORIGIN, "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie },
-      body: new URLSearchParams(fields),
-      redirect: "manual",
-    }) as const;
-  const invitation = new URL(user.invitation_url).pathname;
-  expect((await call(invitation, form({ password: PASSWORD, password_confirmation: PASSWORD }))).status).toBe(303);
-  const answer = await call("/portal/sign-in", form({ account: customer.slug, email: user.email, password: PASSWORD }));
-  expect(answer.status).toBe(303);
-  const cookie = (answer.headers.get("Set-Cookie") ?? "").split(";")[0]!;
-  const page = await (await call("/portal/orders", { headers: { Cookie: cookie } })).text();
-  const csrf = /name="csrf_token" value="([^"]+)"/.exec(page)?.[1];
-  if (!csrf) expect.fail("no CSRF token on the orders page");
-  return {
-    get: (path: string) => call(path, { headers: { Cookie: cookie }, redirect: "manual" }),
-    post: (path: string, fields: Record<string, string>) => call(path, form({ ...fields, csrf_token: csrf }, cookie)),
-    postMultipart: (path: string, body: FormData) =>
-      call(path, { method: "POST", headers: { ...ORIGIN, Cookie: cookie }, body: withCsrf(body, csrf), redirect: "manual" }),
-  };
-}
-
-function withCsrf(body: FormData, csrf: string): FormData {
-  body.set("csrf_token", csrf);
-  return body;
-}
-
-/** The page's HTML, asserting its status. */
-async function page(response: Response, status: number): Promise<string> {
-  const text = await response.text();
-  expect(response.status, text).toBe(status);
-  return text;
-}
+import { pageText, signedIn } from "./portal.ts";
 
 /** The field error shown beside an input: the input names it in aria-describedby, and its paragraph follows. */
 function fieldError(html: string, name: string): string | undefined {
@@ -89,7 +42,7 @@ async function apiOrder(customer: TestCustomer, orderId: string) {
 describe("orders in the portal", () => {
   it("lists with every filter, and a bad filter is shown beside its field", async () => {
     const customer = await createCustomer("pw");
-    const member = await signedInMember(customer);
+    const member = await signedIn(customer, "member");
     await makeOrderable("US", "mobile");
     const order = await json(
       await customer.account.orders.$post({
@@ -98,7 +51,7 @@ describe("orders in the portal", () => {
       }),
       201,
     );
-    const listed = await page(await member.get("/portal/orders"), 200);
+    const listed = await pageText(await member.get("/portal/orders"), 200);
     expect(listed).toContain(`<a href="/portal/orders/${order.order_id}">${order.order_number}</a>`);
     for (const name of ["search", "number_type", "country_code", "quantity_min", "quantity_max", "requested_from"]) {
       expect(listed).toContain(`name="${name}"`);
@@ -108,13 +61,13 @@ describe("orders in the portal", () => {
     }
     // A browser sends every field of the GET form, "" for the empty ones: that is no filter.
     const blank = "search=&number_type=&country_code=&quantity_min=&quantity_max=&requested_from=&requested_to=";
-    expect(await page(await member.get(`/portal/orders?${blank}&sort_by=quantity&sort_order=asc`), 200)).toContain(
+    expect(await pageText(await member.get(`/portal/orders?${blank}&sort_by=quantity&sort_order=asc`), 200)).toContain(
       order.order_number,
     );
-    expect(await page(await member.get("/portal/orders?quantity_min=8"), 200)).not.toContain(order.order_number);
-    expect(await page(await member.get("/portal/orders?search=tower&quantity_max=7"), 200)).toContain(order.order_number);
+    expect(await pageText(await member.get("/portal/orders?quantity_min=8"), 200)).not.toContain(order.order_number);
+    expect(await pageText(await member.get("/portal/orders?search=tower&quantity_max=7"), 200)).toContain(order.order_number);
 
-    const refused = await page(await member.get("/portal/orders?quantity_min=9&quantity_max=2&requested_to=soon"), 400);
+    const refused = await pageText(await member.get("/portal/orders?quantity_min=9&quantity_max=2&requested_to=soon"), 400);
     expect(fieldError(refused, "quantity_min")).toBe("Quantity from must not be greater than quantity_max");
     expect(fieldError(refused, "requested_to")).toBe("Requested to must be a calendar date YYYY-MM-DD");
     expect(fieldError(refused, "search")).toBeUndefined();
@@ -122,12 +75,12 @@ describe("orders in the portal", () => {
 
   it("creates an order from the form, as the API would, with the same event and delivery", async () => {
     const customer = await createCustomer("pw");
-    const member = await signedInMember(customer);
+    const member = await signedIn(customer, "member");
     await makeOrderable("GB", "landline");
     const url = `https://hooks.test/${customer.slug}`;
     await createWebhookEndpoint(customer, { url, event_types: ["order.created", "order.updated"] });
 
-    const form = await page(await member.get("/portal/orders/new"), 200);
+    const form = await pageText(await member.get("/portal/orders/new"), 200);
     expect(form).toContain('<option value="GB">GB</option>');
     expect(form).toContain('<option value="landline">landline</option>');
 
@@ -149,7 +102,7 @@ describe("orders in the portal", () => {
       interval: 50,
     });
 
-    const shown = await page(await member.get(`/portal/orders/${orderId}`), 200);
+    const shown = await pageText(await member.get(`/portal/orders/${orderId}`), 200);
     expect(shown).toContain(order.order_number);
     expect(shown).toContain('<span class="badge pending">pending</span>');
     expect(shown).toContain(`action="/portal/orders/${orderId}/edit"`);
@@ -157,16 +110,16 @@ describe("orders in the portal", () => {
 
   it("shows each field's error beside it and creates nothing", async () => {
     const customer = await createCustomer("pw");
-    const member = await signedInMember(customer);
+    const member = await signedIn(customer, "member");
     await makeOrderable("US", "mobile");
-    const refused = await page(
+    const refused = await pageText(
       await member.post("/portal/orders/new", { number_type: "mobile", country_code: "", quantity: "0", notes: "" }),
       400,
     );
     expect(fieldError(refused, "quantity")).toBe("Quantity must be at least 1");
     expect(fieldError(refused, "country_code")).toBe("Country is required");
     expect(fieldError(refused, "number_type")).toBeUndefined();
-    const notOrderable = await page(
+    const notOrderable = await pageText(
       await member.post("/portal/orders/new", { number_type: "mobile", country_code: "ZZ", quantity: "3", notes: "" }),
       400,
     );
@@ -178,7 +131,7 @@ describe("orders in the portal", () => {
 
   it("edits a pending order, refuses a bad edit beside its field, and refuses once it is processing", async () => {
     const customer = await createCustomer("pw");
-    const member = await signedInMember(customer);
+    const member = await signedIn(customer, "member");
     await makeOrderable("US", "mobile");
     const order = await json(
       await customer.account.orders.$post({
@@ -194,7 +147,7 @@ describe("orders in the portal", () => {
     expect(await apiOrder(customer, order.order_id)).toMatchObject({ quantity: 9, notes: null });
     expect(await eventTypes(customer)).toEqual(["order.created", "order.updated"]);
 
-    const bad = await page(
+    const bad = await pageText(
       await member.post(edit, { number_type: "mobile", country_code: "US", quantity: "ten", notes: "" }),
       400,
     );
@@ -208,7 +161,7 @@ describe("orders in the portal", () => {
       }),
       200,
     );
-    const late = await page(
+    const late = await pageText(
       await member.post(edit, { number_type: "mobile", country_code: "US", quantity: "1", notes: "" }),
       409,
     );
@@ -219,7 +172,7 @@ describe("orders in the portal", () => {
 
   it("answers another account's order with the not-found page", async () => {
     const owner = await createCustomer("pw");
-    const stranger = await signedInMember(await createCustomer("pw"));
+    const stranger = await signedIn(await createCustomer("pw"));
     await makeOrderable("US", "mobile");
     const order = await json(
       await owner.account.orders.$post({
@@ -228,8 +181,8 @@ describe("orders in the portal", () => {
       }),
       201,
     );
-    expect(await page(await stranger.get(`/portal/orders/${order.order_id}`), 404)).toContain("Order not found");
-    expect(await page(await stranger.get("/portal/orders/not-a-uuid"), 404)).toContain("Order not found");
+    expect(await pageText(await stranger.get(`/portal/orders/${order.order_id}`), 404)).toContain("Order not found");
+    expect(await pageText(await stranger.get("/portal/orders/not-a-uuid"), 404)).toContain("Order not found");
     const edit = await stranger.post(`/portal/orders/${order.order_id}/edit`, {
       number_type: "mobile",
       country_code: "US",
@@ -272,7 +225,7 @@ function uploadForm(file: File, fields: Partial<Record<"document_type" | "descri
 describe("numbers and verifications in the portal", () => {
   it("lists the numbers with filters and their verification status, each linking to its page", async () => {
     const customer = await createCustomer("pw");
-    const member = await signedInMember(customer);
+    const member = await signedIn(customer, "member");
     const [first, second] = await allocateNumbers(customer, 2);
     if (!first || !second) expect.fail("no numbers allocated");
     await json(
@@ -282,29 +235,29 @@ describe("numbers and verifications in the portal", () => {
       }),
       201,
     );
-    const listed = await page(await member.get("/portal/numbers?search=&status=&country_code=&number_type="), 200);
+    const listed = await pageText(await member.get("/portal/numbers?search=&status=&country_code=&number_type="), 200);
     expect(listed).toContain(`<a href="/portal/numbers/${first.number_id}">${first.phone_number}</a>`);
     expect(listed).toContain(`<a href="/portal/numbers/${second.number_id}">${second.phone_number}</a>`);
     expect(listed).toContain('<span class="badge pending">pending</span>');
-    const searched = await page(
+    const searched = await pageText(
       await member.get(`/portal/numbers?search=${encodeURIComponent(second.phone_number.slice(-6))}`),
       200,
     );
     expect(searched).toContain(second.phone_number);
     expect(searched).not.toContain(first.phone_number);
-    const refused = await page(await member.get("/portal/numbers?status=lost"), 400);
+    const refused = await pageText(await member.get("/portal/numbers?status=lost"), 400);
     expect(fieldError(refused, "status")).toMatch(/^Statuses has an invalid item &quot;lost&quot;/);
   });
 
   it("submits an address (field errors beside the fields first), then amends it", async () => {
     const customer = await createCustomer("pw");
-    const member = await signedInMember(customer);
+    const member = await signedIn(customer, "member");
     const [number] = await allocateNumbers(customer);
     if (!number) expect.fail("no number allocated");
     const path = `/portal/numbers/${number.number_id}`;
-    expect(await page(await member.get(path), 200)).toContain(`action="${path}/address"`);
+    expect(await pageText(await member.get(path), 200)).toContain(`action="${path}/address"`);
 
-    const refused = await page(
+    const refused = await pageText(
       await member.post(`${path}/address`, { ...EMPTY_ADDRESS, ...INDIVIDUAL_ADDRESS, verification_type: "business", city: "" }),
       400,
     );
@@ -341,7 +294,7 @@ describe("numbers and verifications in the portal", () => {
 
   it("shows a rejection with its reason; amending a business address keeps its company name and re-opens it", async () => {
     const customer = await createCustomer("pw");
-    const member = await signedInMember(customer);
+    const member = await signedIn(customer, "member");
     const [number] = await allocateNumbers(customer);
     if (!number) expect.fail("no number allocated");
     const path = `/portal/numbers/${number.number_id}`;
@@ -351,15 +304,15 @@ describe("numbers and verifications in the portal", () => {
     const review = (body: { status: "under_review" } | { status: "rejected"; rejection_reason: string }) =>
       operator.admin.kyc[":kyc_id"].review.$post({ param: { kyc_id: id }, json: body });
     await json(await review({ status: "under_review" }), 200);
-    const underReview = await page(await member.get(path), 200);
+    const underReview = await pageText(await member.get(path), 200);
     expect(underReview).toContain('<span class="badge under_review">under review</span>');
     expect(underReview).not.toContain(`action="${path}/address/edit"`);
     await json(await review({ status: "rejected", rejection_reason: "The address is unreadable" }), 200);
-    const rejected = await page(await member.get(path), 200);
+    const rejected = await pageText(await member.get(path), 200);
     expect(rejected).toContain("<dt>Rejection reason</dt><dd>The address is unreadable</dd>");
     expect(rejected).toContain(`action="${path}/address/edit"`);
 
-    const emptied = await page(await member.post(`${path}/address/edit`, { ...business, company_name: "" }), 400);
+    const emptied = await pageText(await member.post(`${path}/address/edit`, { ...business, company_name: "" }), 400);
     expect(fieldError(emptied, "company_name")).toBe("Company name must not be empty");
     expect(await apiVerification(customer, number.number_id)).toMatchObject({ status: "rejected", company_name: "Acme" });
     expect((await member.post(`${path}/address/edit`, { ...business, postal_code: "94110" })).status).toBe(303);
@@ -373,7 +326,7 @@ describe("numbers and verifications in the portal", () => {
 
   it("uploads a document, downloads the same bytes, and deletes it", async () => {
     const customer = await createCustomer("pw");
-    const member = await signedInMember(customer);
+    const member = await signedIn(customer, "member");
     const [number] = await allocateNumbers(customer);
     if (!number) expect.fail("no number allocated");
     await json(
@@ -387,7 +340,7 @@ describe("numbers and verifications in the portal", () => {
     const bytes = pdf();
 
     // A browser's form: the CSRF token, and "" for the fields left empty; the missing type is shown beside its field.
-    const refused = await page(
+    const refused = await pageText(
       await member.postMultipart(`${path}/documents`, uploadForm(new File([bytes], "passport.pdf"))),
       400,
     );
@@ -395,13 +348,13 @@ describe("numbers and verifications in the portal", () => {
       "Document type must be one of identity, address_proof, business_registration, tax_certificate, utility_bill, bank_statement, other",
     );
     expect(fieldError(refused, "file")).toBeUndefined();
-    const noFile = await page(
+    const noFile = await pageText(
       await member.postMultipart(`${path}/documents`, uploadForm(new File([], ""), { document_type: "identity" })),
       400,
     );
     expect(fieldError(noFile, "file")).toBe("File is required");
     // A file the API refuses by its bytes: the API's reason, beside the file input, and the chosen type kept.
-    const notPdf = await page(
+    const notPdf = await pageText(
       await member.postMultipart(
         `${path}/documents`,
         uploadForm(new File(["plain text"], "notes.pdf"), { document_type: "other" }),
@@ -422,7 +375,7 @@ describe("numbers and verifications in the portal", () => {
     expect(document).toMatchObject({ filename: "passport.pdf", document_type: "identity" });
     expect(await eventTypes(customer)).toContain("kyc.document_uploaded");
 
-    const shown = await page(await member.get(path), 200);
+    const shown = await pageText(await member.get(path), 200);
     const bareId = document.id.replace(/^doc_/, "");
     expect(shown).toContain(`href="/portal/documents/${bareId}/download"`);
     const download = await member.get(`/portal/documents/${bareId}/download`);
@@ -443,7 +396,7 @@ describe("numbers and verifications in the portal", () => {
 
   it("answers another account's number and document with the not-found page", async () => {
     const owner = await createCustomer("pw");
-    const stranger = await signedInMember(await createCustomer("pw"));
+    const stranger = await signedIn(await createCustomer("pw"));
     const [number] = await allocateNumbers(owner);
     if (!number) expect.fail("no number allocated");
     await json(
@@ -461,8 +414,8 @@ describe("numbers and verifications in the portal", () => {
     const document = (await stored.json()) as { id: string };
     expect(stored.status).toBe(201);
     const path = `/portal/numbers/${number.number_id}`;
-    expect(await page(await stranger.get(path), 404)).toContain("Number not found");
-    expect(await page(await stranger.get(`/portal/documents/${document.id}/download`), 404)).toContain("Document not found");
+    expect(await pageText(await stranger.get(path), 404)).toContain("Number not found");
+    expect(await pageText(await stranger.get(`/portal/documents/${document.id}/download`), 404)).toContain("Document not found");
     expect((await stranger.post(`${path}/address/edit`, { ...EMPTY_ADDRESS, city: "Elsewhere" })).status).toBe(404);
     expect((await stranger.post(`${path}/documents/${document.id}/delete`, {})).status).toBe(404);
     const verification = await apiVerification(owner, number.number_id);

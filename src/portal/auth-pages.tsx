@@ -2,9 +2,16 @@
 import type { Context } from "hono";
 import type { AppEnv, PortalEnv } from "../env.ts";
 import { createRouter } from "../http/router.ts";
-import { acceptInvitation, findInvitation, passwordProblem, signIn } from "../users/credentials.ts";
+import {
+  acceptInvitation,
+  findInvitation,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  passwordProblem,
+  signIn,
+} from "../users/credentials.ts";
 import { endSession, startSession } from "../users/sessions.ts";
-import { FieldError, Notice, renderBarePage } from "./layout.tsx";
+import { FieldError, Notice, PORTAL_CSS_PATH, renderBarePage } from "./layout.tsx";
 import { clearSessionCookie, landingPath, requireSession, sessionCookie, setSessionCookie } from "./session-guard.ts";
 import { PORTAL_CSS } from "./styles.ts";
 
@@ -53,7 +60,7 @@ const SIGN_IN_REFUSED = {
 
 /** Pages anyone may open: sign-in, invitations, the stylesheet. Mounted before the session pages. */
 export const publicPortalPages = createRouter<AppEnv>()
-  .get("/portal/assets/portal.css", (c) => {
+  .get(PORTAL_CSS_PATH, (c) => {
     c.header("Content-Type", "text/css; charset=utf-8");
     return c.body(PORTAL_CSS);
   })
@@ -133,8 +140,8 @@ function SetPassword({ email, errors = {} }: { email: string; errors?: { passwor
             type="password"
             autocomplete="new-password"
             required
-            minlength={12}
-            maxlength={128}
+            minlength={PASSWORD_MIN_LENGTH}
+            maxlength={PASSWORD_MAX_LENGTH}
             aria-invalid={errors.password ? "true" : undefined}
             aria-describedby={errors.password ? "password-error" : undefined}
           />

@@ -32,7 +32,7 @@ export function sessionCookie(c: Context): string | undefined {
  * The session's CSRF token: an HMAC of "csrf" keyed with the session id, which only the cookie holds (D1 has its hash),
  * so nothing stored reveals it, and it changes with every session.
  */
-export async function csrfTokenFor(sessionToken: string): Promise<string> {
+async function csrfTokenFor(sessionToken: string): Promise<string> {
   const key = await crypto.subtle.importKey("raw", encoder.encode(sessionToken), { name: "HMAC", hash: "SHA-256" }, false, [
     "sign",
   ]);
@@ -80,7 +80,7 @@ export const requireSession: MiddlewareHandler<PortalEnv> = async (c, next) => {
       return c.text("This form has expired: go back, reload the page and try again.", 403);
     }
   }
-  c.set("visitor", { user: found.user, customer: found.customer, csrfToken, sessionToken: token });
+  c.set("visitor", { user: found.user, customer: found.customer, csrfToken });
   c.var.log.customerId = found.customer.id;
   await next();
 };

@@ -11,7 +11,7 @@ import { endSessionsOfInactiveUser, randomToken } from "./sessions.ts";
 
 export const INVITATION_TTL_MS = 72 * 3_600_000;
 /** Failed sign-ins that lock a user, and the window they must fall in. */
-export const LOCKOUT_FAILURES = 10;
+const LOCKOUT_FAILURES = 10;
 export const LOCKOUT_WINDOW_MS = 15 * 60_000;
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 128;

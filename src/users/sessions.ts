@@ -1,6 +1,6 @@
 // Portal sessions: a random 256-bit id in the browser's cookie, its SHA-256 in D1. A session ends after 12 idle hours,
-// 7 days after it began, when its user signs out or stops being active, and (the others) when the password changes.
-import { and, eq, gt, ne, sql } from "drizzle-orm";
+// 7 days after it began, when its user signs out or stops being active, and when a new password is set (invitation).
+import { and, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { type CustomerRow, customers, sessions, type UserRow, type UserStatus, users } from "../db/schema.ts";
 import { sha256Hex } from "../lib/api-key.ts";
@@ -67,11 +67,6 @@ export async function findSession(
 
 export async function endSession(db: Database, token: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.idHash, await sha256Hex(token)));
-}
-
-/** Every session of the user but the one with this id (a password change keeps the session that made it). */
-export async function endOtherSessions(db: Database, userId: string, keptToken: string): Promise<void> {
-  await db.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.idHash, await sha256Hex(keptToken))));
 }
 
 /** For a user's change's batch: ends every session of the user if it is not active after the change. */
