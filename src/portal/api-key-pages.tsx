@@ -7,7 +7,7 @@ import { pageWindow } from "../db/paging.ts";
 import type { PortalEnv, PortalVisitor } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
-import { Badge, CsrfField, Notice, renderPage } from "./layout.tsx";
+import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
 import {
   FieldError,
   fieldErrors,
@@ -98,13 +98,7 @@ async function keysPage(
           </table>
         </div>
       )}
-      <nav class="pager" aria-label="Pages">
-        {meta.hasPreviousPage ? <a href={`${KEYS_PATH}?page=${meta.page - 1}`}>Previous</a> : null}
-        <span class="muted">
-          Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} keys
-        </span>
-        {meta.hasNextPage ? <a href={`${KEYS_PATH}?page=${meta.page + 1}`}>Next</a> : null}
-      </nav>
+      <Pager meta={meta} noun="keys" hrefOf={(page) => `${KEYS_PATH}?page=${page}`} />
     </>,
     status,
   );

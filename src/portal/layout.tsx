@@ -41,6 +41,27 @@ export function FieldError({ id, message }: { id: string; message: string | unde
   ) : null;
 }
 
+/** A list's paging: previous and next links around "Page n of m · total <noun>"; `hrefOf` makes a page's address. */
+export function Pager({
+  meta,
+  noun,
+  hrefOf,
+}: {
+  meta: { page: number; totalPages: number; total: number; hasPreviousPage: boolean; hasNextPage: boolean };
+  noun: string;
+  hrefOf: (page: number) => string;
+}) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      {meta.hasPreviousPage ? <a href={hrefOf(meta.page - 1)}>Previous</a> : null}
+      <span class="muted">
+        Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} {noun}
+      </span>
+      {meta.hasNextPage ? <a href={hrefOf(meta.page + 1)}>Next</a> : null}
+    </nav>
+  );
+}
+
 export function Notice({ kind, children }: { kind: "error" | "success"; children: Child }) {
   return (
     <div class={`notice ${kind}`} role={kind === "error" ? "alert" : "status"}>

@@ -28,7 +28,7 @@ import { readUpload } from "../kyc/upload.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers, NUMBER_SORT_KEYS } from "../numbers/store.ts";
 import { fieldMessages, optionsOf, postedFields, Select, TextArea, TextInput, withoutBlanks } from "./forms.tsx";
-import { Badge, CsrfField, Notice, renderPage } from "./layout.tsx";
+import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
 import { withQuery } from "./orders-pages.tsx";
 import { formField } from "./session-guard.ts";
 
@@ -478,15 +478,7 @@ export const numberPages = createRouter<PortalEnv>()
             </table>
           </div>
         )}
-        <nav class="pager" aria-label="Pages">
-          {meta.hasPreviousPage ? (
-            <a href={`/portal/numbers${withQuery(raw, { page: String(meta.page - 1) })}`}>Previous</a>
-          ) : null}
-          <span class="muted">
-            Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} numbers
-          </span>
-          {meta.hasNextPage ? <a href={`/portal/numbers${withQuery(raw, { page: String(meta.page + 1) })}`}>Next</a> : null}
-        </nav>
+        <Pager meta={meta} noun="numbers" hrefOf={(page) => `/portal/numbers${withQuery(raw, { page: String(page) })}`} />
       </>,
     );
   })

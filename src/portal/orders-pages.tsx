@@ -23,7 +23,7 @@ import {
 } from "../orders/schemas.ts";
 import { createOrder, findOrder, updatePendingOrder } from "../orders/store.ts";
 import { fieldMessages, formInteger, optionsOf, postedFields, Select, TextArea, TextInput, withoutBlanks } from "./forms.tsx";
-import { Badge, CsrfField, Notice, renderPage } from "./layout.tsx";
+import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
 
 /** The current query string with some parameters replaced (undefined removes one); page goes back to 1. */
 export function withQuery(current: Record<string, string>, changes: Record<string, string | undefined>): string {
@@ -400,15 +400,7 @@ export const orderPages = createRouter<PortalEnv>()
             </table>
           </div>
         )}
-        <nav class="pager" aria-label="Pages">
-          {meta.hasPreviousPage ? (
-            <a href={`/portal/orders${withQuery(raw, { page: String(meta.page - 1) })}`}>Previous</a>
-          ) : null}
-          <span class="muted">
-            Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} orders
-          </span>
-          {meta.hasNextPage ? <a href={`/portal/orders${withQuery(raw, { page: String(meta.page + 1) })}`}>Next</a> : null}
-        </nav>
+        <Pager meta={meta} noun="orders" hrefOf={(page) => `/portal/orders${withQuery(raw, { page: String(page) })}`} />
       </>,
     );
   })

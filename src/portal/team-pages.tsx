@@ -10,7 +10,7 @@ import { createRouter } from "../http/router.ts";
 import { createUserBody, listUsersQuery, toUserListQuery } from "../users/schemas.ts";
 import { listUsers } from "../users/store.ts";
 import { changeTeammate, inviteTeammate, reinviteTeammate, type TeamActor, type TeamRefusal } from "../users/team.ts";
-import { Badge, CsrfField, Notice, renderPage } from "./layout.tsx";
+import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
 import { withQuery } from "./orders-pages.tsx";
 import {
   FieldError,
@@ -234,13 +234,7 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, top?: unknown, 
           </table>
         </div>
       )}
-      <nav class="pager" aria-label="Pages">
-        {meta.hasPreviousPage ? <a href={`${TEAM_PATH}${withQuery(raw, { page: String(meta.page - 1) })}`}>Previous</a> : null}
-        <span class="muted">
-          Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} users
-        </span>
-        {meta.hasNextPage ? <a href={`${TEAM_PATH}${withQuery(raw, { page: String(meta.page + 1) })}`}>Next</a> : null}
-      </nav>
+      <Pager meta={meta} noun="users" hrefOf={(page) => `${TEAM_PATH}${withQuery(raw, { page: String(page) })}`} />
     </>,
     status,
   );

@@ -27,7 +27,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from "../webhooks/store.ts";
-import { Badge, CsrfField, Notice, renderPage } from "./layout.tsx";
+import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
 import {
   FieldError,
   fieldErrors,
@@ -170,13 +170,7 @@ async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: un
           </table>
         </div>
       )}
-      <nav class="pager" aria-label="Pages">
-        {meta.hasPreviousPage ? <a href={`${HOOKS_PATH}?page=${meta.page - 1}`}>Previous</a> : null}
-        <span class="muted">
-          Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} endpoints
-        </span>
-        {meta.hasNextPage ? <a href={`${HOOKS_PATH}?page=${meta.page + 1}`}>Next</a> : null}
-      </nav>
+      <Pager meta={meta} noun="endpoints" hrefOf={(page) => `${HOOKS_PATH}?page=${page}`} />
       <form method="post" action={HOOKS_PATH} class="card stack">
         <h2>New endpoint</h2>
         <EndpointFields c={c} form={form} edit={false} />
@@ -289,13 +283,7 @@ async function endpointPage(
           </table>
         </div>
       )}
-      <nav class="pager" aria-label="Pages">
-        {meta.hasPreviousPage ? <a href={`${base}?page=${meta.page - 1}`}>Previous</a> : null}
-        <span class="muted">
-          Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} deliveries
-        </span>
-        {meta.hasNextPage ? <a href={`${base}?page=${meta.page + 1}`}>Next</a> : null}
-      </nav>
+      <Pager meta={meta} noun="deliveries" hrefOf={(page) => `${base}?page=${page}`} />
       <form method="post" action={base} class="card stack">
         <h2>Edit</h2>
         <EndpointFields c={c} form={form} edit={true} />
