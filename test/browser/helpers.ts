@@ -58,6 +58,8 @@ interface Account {
   slug: string;
   name: string;
   customerId: string;
+  /** The account's API key (for requests the typed client does not cover, e.g. /v1). */
+  key: string;
   /** The customer's own API with an API key of the account: `account.api.orders.$post({ param: { customer_slug }, … })`. */
   api: Client["api"]["customers"][":customer_slug"];
 }
@@ -150,7 +152,7 @@ export function usePortal(): Portal {
         201,
       );
       const api = apiClient(base, { Authorization: `Bearer ${key.key}` });
-      return { slug, name, customerId: customer.customer_id, api: api.api.customers[":customer_slug"] };
+      return { slug, name, customerId: customer.customer_id, key: key.key, api: api.api.customers[":customer_slug"] };
     },
     async inviteUser(account, role = "owner") {
       const email = `${role}.${crypto.randomUUID().slice(0, 8)}@example.com`;

@@ -1,0 +1,98 @@
+// Orders and verifications by hand, in a real browser: an order placed and edited through the portal's forms; an
+// address submitted and a document uploaded, downloaded and deleted; each time the API answers what the page showed.
+import { readFile } from "node:fs/promises";
+import { expect, it } from "vitest";
+import { json, usePortal } from "./helpers.ts";
+
+const portal = usePortal();
+
+/** A small well-formed PDF: the header, one line, and %%EOF at the end, as the upload's checks want. */
+const PDF = Buffer.from("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n");
+
+async function orderable() {
+  const answer = await portal.admin.admin.catalog[":country_code"][":number_type"].$put({
+    param: { country_code: "US", number_type: "mobile" },
+  });
+  expect([200, 201]).toContain(answer.status);
+}
+
+it("places an order through the new-order form and edits it while pending; the API shows both", async () => {
+  await orderable();
+  const { page, account } = await portal.signInAsNewOwner();
+  await page.getByRole("link", { name: "New order" }).click();
+  await page.getByLabel("Number type").selectOption("mobile");
+  await page.getByLabel("Country").selectOption("US");
+  await page.getByLabel("Quantity").fill("3");
+  await page.getByLabel("Notes").fill("Front desk lines");
+  await portal.screenshot(page, "new-order");
+  await page.getByRole("button", { name: "Place order" }).click();
+  await page.waitForURL(/\/portal\/orders\/[0-9a-f-]{36}$/);
+  const orderId = page.url().split("/").pop()!;
+  const placed = await json(
+    await account.api.orders[":order_id"].$get({ param: { customer_slug: account.slug, order_id: orderId } }),
+    200,
+  );
+  expect(placed).toMatchObject({ quantity: 3, notes: "Front desk lines", status: "pending", number_type: "mobile" });
+  await portal.screenshot(page, "order");
+
+  await page.getByLabel("Quantity").fill("5");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await page.waitForURL(`${portal.base}/portal/orders/${orderId}**`);
+  const edited = await json(
+    await account.api.orders[":order_id"].$get({ param: { customer_slug: account.slug, order_id: orderId } }),
+    200,
+  );
+  expect(edited.quantity).toBe(5);
+  expect(await page.locator("dl.facts").textContent()).toContain("5");
+});
+
+it("submits a number's address, uploads, downloads and deletes a document; the API follows each step", async () => {
+  await orderable();
+  const { page, account } = await portal.signInAsNewOwner();
+  const order = await json(
+    await account.api.orders.$post({
+      param: { customer_slug: account.slug },
+      json: { number_type: "mobile", country_code: "US", quantity: 1 },
+    }),
+    201,
+  );
+  const phone = `+1415555${String(Date.now() % 10_000).padStart(4, "0")}`;
+  const { numbers } = await json(
+    await portal.admin.admin.orders[":order_id"].numbers.$post({
+      param: { order_id: order.order_id },
+      json: { phone_numbers: [phone] },
+    }),
+    201,
+  );
+  const numberId = numbers[0]!.number_id;
+  const verification = () =>
+    fetch(`${portal.base}/v1/numbers/num_${numberId}/KYC`, { headers: { Authorization: `Bearer ${account.key}` } });
+
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Numbers" }).click();
+  await portal.screenshot(page, "numbers");
+  await page.getByRole("link", { name: phone }).click();
+  await page.getByLabel("Verification for").selectOption("individual");
+  await page.getByLabel("Address line 1").fill("1 Market St");
+  await page.getByLabel("City").fill("San Francisco");
+  await page.getByLabel("State or province").fill("CA");
+  await page.getByLabel("Postal code").fill("94105");
+  await page.getByLabel("Country", { exact: false }).first().fill("US");
+  await page.getByRole("button", { name: "Submit address" }).click();
+  await expect.poll(async () => (await verification()).status).toBe(200);
+  expect(await (await verification()).json()).toMatchObject({ status: "pending", address: { city: "San Francisco" } });
+
+  await page.getByLabel("File").setInputFiles({ name: "passport.pdf", mimeType: "application/pdf", buffer: PDF });
+  await page.getByLabel("Document type").selectOption("identity");
+  await page.getByRole("button", { name: "Upload" }).click();
+  await page.getByRole("link", { name: "Download" }).waitFor();
+  await portal.screenshot(page, "verification");
+  const withDocument = (await (await verification()).json()) as { documents: { filename: string }[] };
+  expect(withDocument.documents.map((d) => d.filename)).toEqual(["passport.pdf"]);
+
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download" }).click()]);
+  expect(download.suggestedFilename()).toBe("passport.pdf");
+  expect(Buffer.compare(await readFile((await download.path())!), PDF)).toBe(0);
+
+  await page.getByRole("button", { name: "Delete passport.pdf" }).click();
+  await expect.poll(async () => ((await (await verification()).json()) as { documents: unknown[] }).documents.length).toBe(0);
+});
