@@ -42,7 +42,7 @@ export function sessionOf(response: Response): string {
 }
 
 /** The CSRF token a page's forms carry. */
-export function csrfOf(html: string): string {
+function csrfOf(html: string): string {
   const token = /name="csrf_token" value="([^"]+)"/.exec(html)?.[1];
   if (!token) expect.fail("the page has no CSRF token");
   return token;
