@@ -41,6 +41,18 @@ export function FieldError({ id, message }: { id: string; message: string | unde
   ) : null;
 }
 
+/** The current query string with some parameters replaced (undefined removes one); page goes back to 1. */
+export function withQuery(current: Record<string, string>, changes: Record<string, string | undefined>): string {
+  const next = new URLSearchParams({ ...current });
+  next.delete("page");
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) next.delete(name);
+    else next.set(name, value);
+  }
+  const text = next.toString();
+  return text ? `?${text}` : "";
+}
+
 /** A list's paging: previous and next links around "Page n of m · total <noun>"; `hrefOf` makes a page's address. */
 export function Pager({
   meta,

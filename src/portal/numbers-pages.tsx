@@ -28,8 +28,7 @@ import { readUpload } from "../kyc/upload.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers, NUMBER_SORT_KEYS } from "../numbers/store.ts";
 import { fieldMessages, optionsOf, postedFields, Select, TextArea, TextInput, withoutBlanks } from "./forms.tsx";
-import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
-import { withQuery } from "./orders-pages.tsx";
+import { Badge, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
 import { formField } from "./session-guard.ts";
 
 type Messages = Record<string, string>;

@@ -23,19 +23,7 @@ import {
 } from "../orders/schemas.ts";
 import { createOrder, findOrder, updatePendingOrder } from "../orders/store.ts";
 import { fieldMessages, formInteger, optionsOf, postedFields, Select, TextArea, TextInput, withoutBlanks } from "./forms.tsx";
-import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
-
-/** The current query string with some parameters replaced (undefined removes one); page goes back to 1. */
-export function withQuery(current: Record<string, string>, changes: Record<string, string | undefined>): string {
-  const next = new URLSearchParams({ ...current });
-  next.delete("page");
-  for (const [name, value] of Object.entries(changes)) {
-    if (value === undefined) next.delete(name);
-    else next.set(name, value);
-  }
-  const text = next.toString();
-  return text ? `?${text}` : "";
-}
+import { Badge, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
 
 const SORT_ORDERS = [
   ["desc", "Descending"],

@@ -10,8 +10,7 @@ import { createRouter } from "../http/router.ts";
 import { createUserBody, listUsersQuery, toUserListQuery } from "../users/schemas.ts";
 import { listUsers } from "../users/store.ts";
 import { changeTeammate, inviteTeammate, reinviteTeammate, type TeamActor, type TeamRefusal } from "../users/team.ts";
-import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
-import { withQuery } from "./orders-pages.tsx";
+import { Badge, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
 import {
   FieldError,
   fieldErrors,
