@@ -6,7 +6,7 @@ import { apiKeyPages } from "./portal/api-key-pages.tsx";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
 import { numberPages } from "./portal/numbers-pages.tsx";
 import { orderPages } from "./portal/orders-pages.tsx";
-import { sameOriginForms } from "./portal/session-guard.ts";
+import { boundedFormBody, sameOriginForms } from "./portal/session-guard.ts";
 import { teamPages } from "./portal/team-pages.tsx";
 import { webhookPages } from "./portal/webhook-pages.tsx";
 
@@ -14,7 +14,7 @@ export type { AppType } from "./api.ts";
 
 function mountPortal(app: AppRouter): void {
   app
-    .use("/portal/*", portalPageHeaders, noStore, sameOriginForms)
+    .use("/portal/*", portalPageHeaders, noStore, sameOriginForms, boundedFormBody)
     .use("/portal", portalPageHeaders, noStore)
     // The public pages first: a route that answers ends the chain before the session guard of the audience below.
     .route("/", publicPortalPages)

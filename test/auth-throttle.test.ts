@@ -3,21 +3,25 @@
 import { describe, expect, it } from "vitest";
 import { generateApiKey } from "../src/lib/api-key.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { call, clientAddress, createCustomer, expectStatus, operator, problem, type TestCustomer, withLogs } from "./helpers.ts";
+import {
+  awaitFreshRateWindow,
+  call,
+  clientAddress,
+  createCustomer,
+  expectStatus,
+  operator,
+  problem,
+  type TestCustomer,
+  withLogs,
+} from "./helpers.ts";
 
 /** Failures an address may make in a minute (wrangler.toml's AUTH_FAILURE_LIMITER). */
 const FAILURE_BUDGET = 30;
 /** Long enough for awaitFreshWindow's wait and a budget's worth of requests. */
 const TIMEOUT = 20_000;
 
-/**
- * Local workerd's limiter counts in windows aligned to the clock's minutes; a budget spent across two windows would
- * never run out. So a test that must see the 31st failure refused starts, when the minute is about to end, in the next.
- */
-async function awaitFreshWindow(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
-}
+/** A budget's worth of failures takes well under this long here. */
+const awaitFreshWindow = () => awaitFreshRateWindow(5_000);
 
 /** A request with these headers, from `address` (none: no CF-Connecting-IP header). */
 function from(address: string | undefined, path: string, headers: Record<string, string>): Promise<Response> {

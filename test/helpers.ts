@@ -48,6 +48,16 @@ export async function callInIsolate(
   return response;
 }
 
+/**
+ * Local workerd's rate limiters count in windows aligned to the clock's minutes; a budget spent across two windows
+ * would never run out. So a test that must see a budget run out starts, when the minute has less than `needMs` left,
+ * in the next.
+ */
+export async function awaitFreshRateWindow(needMs: number): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
 let addressCounter = 0;
 
 /**

@@ -17,7 +17,16 @@ import {
 } from "../src/users/credentials.ts";
 import { findSession, SESSION_IDLE_MS, SESSION_MAX_MS, startSession } from "../src/users/sessions.ts";
 import { findUser } from "../src/users/store.ts";
-import { call, createCustomer, json, operator, type TestCustomer } from "./helpers.ts";
+import {
+  awaitFreshRateWindow,
+  call,
+  clientAddress,
+  createCustomer,
+  json,
+  operator,
+  type TestCustomer,
+  withLogs,
+} from "./helpers.ts";
 import { invitedUser, PASSWORD, postForm, SAME_ORIGIN, sessionOf, signedIn } from "./portal.ts";
 
 /** Pages anyone may open; every other portal page needs a session. */
@@ -208,5 +217,90 @@ describe("the stores' clocks", () => {
     expect(passwordProblem("x".repeat(129), "a@b.c")).toMatch(/at most 128/);
     expect(passwordProblem("Someone@Example.com", "someone@example.com")).toMatch(/e-mail/);
     expect(passwordProblem("x".repeat(12), "a@b.c")).toBeNull();
+  });
+});
+
+describe("hardening", () => {
+  it("never writes an invitation's token into the request log", async () => {
+    const customer = await createCustomer("portal");
+    const user = await invitedUser(customer);
+    const token = user.path.split("/").pop()!;
+    const { lines } = await withLogs(async () => {
+      await (await call(user.path)).text();
+      await (await postForm(user.path, { password: "short", password_confirmation: "short" })).text();
+    });
+    expect(lines.map((line) => line.path)).toEqual(["/portal/invitations/<token>", "/portal/invitations/<token>"]);
+    expect(JSON.stringify(lines)).not.toContain(token);
+  });
+
+  it("limits failed sign-ins per client address like failed API keys: past 30 a minute, not even the right password is checked", {
+    timeout: 40_000,
+  }, async () => {
+    const customer = await createCustomer("portal");
+    const { user } = await signedIn(customer);
+    // 31 password checks take a few seconds here.
+    await awaitFreshRateWindow(15_000);
+    const from = { "CF-Connecting-IP": clientAddress() };
+    const attempt = (email: string, password: string) =>
+      postForm("/portal/sign-in", { account: customer.slug, email, password }, from);
+    // Unknown e-mails: the address's budget runs out, and no user is locked on the way.
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push((await attempt(`nobody.${i}@example.com`, PASSWORD)).status);
+    expect(statuses.slice(0, 30).every((s) => s === 400)).toBe(true);
+    expect(statuses[30]).toBe(429);
+    const refused = await attempt(user.email, PASSWORD);
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain("Too many failed sign-ins");
+    // Another address signs in.
+    expect(
+      (
+        await postForm(
+          "/portal/sign-in",
+          { account: customer.slug, email: user.email, password: PASSWORD },
+          { "CF-Connecting-IP": clientAddress() },
+        )
+      ).status,
+    ).toBe(303);
+  });
+
+  it("lands on sign-in's next page only when it is a plain portal path", async () => {
+    const customer = await createCustomer("portal");
+    const { user } = await signedIn(customer);
+    for (const [next, landing] of [
+      ["/portal/numbers?status=active", "/portal/numbers?status=active"],
+      // Percent-encoded, a line break is harmless text of a path (the page answers 404); raw, it is refused.
+      ["/portal/%0D%0AX-Evil:%201", "/portal/%0D%0AX-Evil:%201"],
+      ["/portal/\r\nX-Evil: 1", "/portal/orders"],
+      ["//evil.example/portal/", "/portal/orders"],
+      ["/portal/\\evil.example", "/portal/orders"],
+      ["https://evil.example/portal/", "/portal/orders"],
+      ["/portal/é", "/portal/orders"],
+    ]) {
+      const answer = await postForm("/portal/sign-in", {
+        account: customer.slug,
+        email: user.email,
+        password: PASSWORD,
+        next: next!,
+      });
+      expect(answer.status, next).toBe(303);
+      expect(answer.headers.get("Location"), next).toBe(landing);
+    }
+  });
+
+  it("reads a form of at most 64 KiB, and only UTF-8", async () => {
+    const big = await call("/portal/sign-in", {
+      method: "POST",
+      headers: { ...SAME_ORIGIN, "Content-Type": "application/x-www-form-urlencoded" },
+      body: `password=${"x".repeat(70_000)}`,
+    });
+    expect(big.status).toBe(413);
+    await big.text();
+    const invalid = await call("/portal/sign-in", {
+      method: "POST",
+      headers: { ...SAME_ORIGIN, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new Uint8Array([0x61, 0x3d, 0xff, 0xfe]),
+    });
+    expect(invalid.status).toBe(400);
+    await invalid.text();
   });
 });

@@ -10,6 +10,7 @@ import { ClientClosed, isUnexpected, problemResponse, validationError } from "./
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BOOKMARK_HEADER = "x-d1-bookmark";
+const INVITATION_TOKEN = /^(\/portal\/invitations\/)[^/]+/;
 
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
@@ -52,7 +53,8 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     level: failure ? "error" : "info",
     ...(c.error instanceof ClientClosed ? { event: "client_closed" } : {}),
     method: c.req.method,
-    path: c.req.path,
+    // An invitation's token is a credential (whoever opens the link sets the password): never in a log.
+    path: c.req.path.replace(INVITATION_TOKEN, "$1<token>"),
     status: c.res.status,
     duration_ms: Date.now() - started,
     request_id: requestId,

@@ -1,6 +1,7 @@
 // The portal's pages before a session: sign-in and an invitation's set-password page; sign-out; the stylesheet.
 import type { Context } from "hono";
 import type { AppEnv, PortalEnv } from "../env.ts";
+import { authenticationFailure, refuseSpentAddress } from "../http/auth-failures.ts";
 import { createRouter } from "../http/router.ts";
 import {
   acceptInvitation,
@@ -52,6 +53,18 @@ async function fields(c: Context): Promise<Record<string, string>> {
   return Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === "string"));
 }
 
+const TOO_MANY_FAILURES = "Too many failed sign-ins from this address: wait a minute and try again.";
+
+/** Whether the request's address has spent its budget of failed authentications (the 429 of the API). */
+function addressIsRefused(c: Context): boolean {
+  try {
+    refuseSpentAddress(c);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 const SIGN_IN_REFUSED = {
   invalid: "That account, e-mail and password do not match.",
   inactive: "This user is deactivated. Ask an owner or admin of the account.",
@@ -75,9 +88,14 @@ export const publicPortalPages = createRouter<AppEnv>()
   .post("/portal/sign-in", async (c) => {
     const form = await fields(c);
     const attempt = { account: form.account ?? "", email: form.email ?? "", next: form.next };
+    const tooMany = () => renderBarePage(c, "Sign in", <SignIn form={{ ...attempt, error: TOO_MANY_FAILURES }} />, 429);
+    // Failed sign-ins spend the address's budget as failed API keys do: past it, no password is checked.
+    if (addressIsRefused(c)) return tooMany();
     const outcome = await signIn(c.var.db, attempt.account, attempt.email, form.password ?? "", Date.now());
-    if (!outcome.ok)
+    if (!outcome.ok) {
+      if ((await authenticationFailure(c)).code === "rate_limited") return tooMany();
       return renderBarePage(c, "Sign in", <SignIn form={{ ...attempt, error: SIGN_IN_REFUSED[outcome.reason] }} />, 400);
+    }
     setSessionCookie(c, await startSession(c.var.db, outcome.value, Date.now()));
     return c.redirect(landingPath(attempt.next), 303);
   })

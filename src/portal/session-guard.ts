@@ -6,7 +6,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import type { PortalEnv } from "../env.ts";
 import { formParts } from "../http/multipart.ts";
-import { isMultipart } from "../http/request-body.ts";
+import { decodeUtf8, isMultipart, requestBody } from "../http/request-body.ts";
 import { findSession, SESSION_MAX_MS } from "../users/sessions.ts";
 
 const SESSION_COOKIE = "vn_session";
@@ -85,7 +85,24 @@ export const requireSession: MiddlewareHandler<PortalEnv> = async (c, next) => {
   await next();
 };
 
+/** A portal path of this site in printable ASCII, nothing that could leave the site or break a Location header. */
+const PORTAL_PATH = /^\/portal\/[\x21-\x5b\x5d-\x7e]*$/;
+
 /** Where a signed-in visitor goes: the asked page when it is a portal path of this site, else the orders. */
 export function landingPath(next: string | undefined): string {
-  return next?.startsWith("/portal/") && !next.startsWith("//") ? next : "/portal/orders";
+  return next !== undefined && PORTAL_PATH.test(next) ? next : "/portal/orders";
 }
+
+/**
+ * A form's body read in bounded work (at most 64 KiB: src/http/request-body.ts) and refused unless it is UTF-8;
+ * multipart forms (uploads) are read by their own bounded parser. Hono's parseBody then reads these bytes.
+ */
+export const boundedFormBody: MiddlewareHandler = async (c, next) => {
+  if (c.req.raw.body && !isMultipart(c.req.raw)) {
+    const bytes = await requestBody(c.req.raw);
+    if (decodeUtf8(bytes) === undefined) return c.text("This form's text is not valid UTF-8.", 400);
+    // Its cache holds promises, though its type says otherwise.
+    c.req.bodyCache.arrayBuffer = Promise.resolve(bytes.slice().buffer) as unknown as ArrayBuffer;
+  }
+  await next();
+};
