@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { pdf } from "./files.ts";
 import {
   allocateNumbers,
+  callInIsolate,
   createCustomer,
   createWebhookEndpoint,
   INDIVIDUAL_ADDRESS,
@@ -13,7 +14,7 @@ import {
   type TestCustomer,
 } from "./helpers.ts";
 import { receivedRequests } from "./outbound-fetch.ts";
-import { pageText, signedIn } from "./portal.ts";
+import { pageText, SAME_ORIGIN, signedIn } from "./portal.ts";
 
 /** The field error shown beside an input: the input names it in aria-describedby, and its paragraph follows. */
 function fieldError(html: string, name: string): string | undefined {
@@ -322,6 +323,44 @@ describe("numbers and verifications in the portal", () => {
       company_name: "Acme",
       address: { postal_code: "94110" },
     });
+  });
+
+  it("refuses an upload to a locked verification before reading its body, as the API does", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedIn(customer, "member");
+    const [number] = await allocateNumbers(customer);
+    if (!number) expect.fail("no number allocated");
+    const verification = await json(
+      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
+        param: { number_id: number.number_id },
+        json: INDIVIDUAL_ADDRESS,
+      }),
+      201,
+    );
+    for (const status of ["under_review", "approved"] as const) {
+      await json(await operator.admin.kyc[":kyc_id"].review.$post({ param: { kyc_id: verification.id }, json: { status } }), 200);
+    }
+    let pulls = 0;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulls++;
+          controller.enqueue(new Uint8Array(1024 * 1024));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    // In this isolate: across the Worker's boundary, a body left unread is reported as a broken pipe.
+    const answer = await callInIsolate(
+      `/portal/numbers/${number.number_id}/documents?csrf_token=${encodeURIComponent(member.csrf)}`,
+      {
+        method: "POST",
+        headers: { ...SAME_ORIGIN, Cookie: member.cookie, "Content-Type": "multipart/form-data; boundary=b" },
+        body,
+      },
+    );
+    expect(await pageText(answer, 409)).toContain("files cannot be added now");
+    expect(pulls).toBe(0);
   });
 
   it("uploads a document, downloads the same bytes, and deletes it", async () => {

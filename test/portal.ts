@@ -66,10 +66,14 @@ export async function signedIn(customer: TestCustomer, role: Role = "owner") {
     get: (path: string) => call(path, { headers: { Cookie: cookie }, redirect: "manual" }),
     post: (path: string, fields: Record<string, string | string[]> = {}) =>
       postForm(path, { csrf_token: csrf, ...fields }, { Cookie: cookie }),
-    postMultipart: (path: string, body: FormData) => {
-      body.set("csrf_token", csrf);
-      return call(path, { method: "POST", headers: { ...SAME_ORIGIN, Cookie: cookie }, body, redirect: "manual" });
-    },
+    /** An upload's form: the token in the action's query, as the page's form sends it. */
+    postMultipart: (path: string, body: FormData) =>
+      call(`${path}?csrf_token=${encodeURIComponent(csrf)}`, {
+        method: "POST",
+        headers: { ...SAME_ORIGIN, Cookie: cookie },
+        body,
+        redirect: "manual",
+      }),
   };
 }
 

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { PortalVisitor } from "../env.ts";
+import { CSRF_FIELD } from "./session-guard.ts";
 
 /** Where the stylesheet is served; its content is a module constant, so the address never changes meaning. */
 export const PORTAL_CSS_PATH = "/portal/assets/portal.css";
@@ -25,7 +26,7 @@ export function managesSettings(role: PortalVisitor["user"]["role"]): boolean {
 
 /** The hidden field every form of a session's pages carries. */
 export function CsrfField({ token }: { token: string }) {
-  return <input type="hidden" name="csrf_token" value={token} />;
+  return <input type="hidden" name={CSRF_FIELD} value={token} />;
 }
 
 export function Badge({ status }: { status: string }) {

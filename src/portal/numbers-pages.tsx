@@ -29,7 +29,7 @@ import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schema
 import { findOwnedNumber, listNumbers, NUMBER_SORT_KEYS } from "../numbers/store.ts";
 import { fieldMessages, optionsOf, postedFields, Select, TextArea, TextInput, withoutBlanks } from "./forms.tsx";
 import { Badge, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
-import { formField } from "./session-guard.ts";
+import { CSRF_FIELD, formField } from "./session-guard.ts";
 
 type Messages = Record<string, string>;
 
@@ -236,12 +236,11 @@ function UploadForm({ numberId, token, state }: { numberId: string; token: strin
   return (
     <form
       method="post"
-      action={`/portal/numbers/${numberId}/documents`}
+      action={`/portal/numbers/${numberId}/documents?${CSRF_FIELD}=${encodeURIComponent(token)}`}
       enctype="multipart/form-data"
       class="stack card"
       novalidate
     >
-      <CsrfField token={token} />
       <TextInput name="file" label="File" type="file" error={errors.file} hint="PDF, JPEG or PNG, at most 10 MiB" />
       <Select
         name="document_type"

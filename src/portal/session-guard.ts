@@ -10,6 +10,8 @@ import { decodeUtf8, isMultipart, requestBody } from "../http/request-body.ts";
 import { findSession, SESSION_MAX_MS } from "../users/sessions.ts";
 
 const SESSION_COOKIE = "vn_session";
+/** The form field (and, for uploads, the query parameter) that carries the session's CSRF token. */
+export const CSRF_FIELD = "csrf_token";
 const SIGN_IN_PATH = "/portal/sign-in";
 const encoder = new TextEncoder();
 
@@ -75,7 +77,9 @@ export const requireSession: MiddlewareHandler<PortalEnv> = async (c, next) => {
   }
   const csrfToken = await csrfTokenFor(token);
   if (c.req.method !== "GET" && c.req.method !== "HEAD") {
-    const sent = await formField(c, "csrf_token");
+    // An upload's form carries it in its action's query: its body is read only once the upload's own checks passed
+    // (a full or locked verification is refused unread, as the API refuses it).
+    const sent = isMultipart(c.req.raw) ? c.req.query(CSRF_FIELD) : await formField(c, CSRF_FIELD);
     if (sent === undefined || !sameToken(sent, csrfToken)) {
       return c.text("This form has expired: go back, reload the page and try again.", 403);
     }
