@@ -1,12 +1,14 @@
 // createApp(): the Worker's whole app: the API (src/api.ts) and the customer portal's pages under /portal.
 import { type AppRouter, type AppType, buildApp } from "./api.ts";
 import { portalAudience } from "./http/audiences.ts";
+import { handleError } from "./http/problem.ts";
 import { noStore, portalPageHeaders } from "./http/security-headers.ts";
 import { apiKeyPages } from "./portal/api-key-pages.tsx";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
+import { portalErrorPage } from "./portal/error-page.tsx";
 import { numberPages } from "./portal/numbers-pages.tsx";
 import { orderPages } from "./portal/orders-pages.tsx";
-import { boundedFormBody, sameOriginForms } from "./portal/session-guard.ts";
+import { boundedFormBody, sameOriginForms } from "./portal/session-guard.tsx";
 import { teamPages } from "./portal/team-pages.tsx";
 import { webhookPages } from "./portal/webhook-pages.tsx";
 
@@ -31,5 +33,12 @@ function mountPortal(app: AppRouter): void {
 }
 
 export function createApp(): AppType {
-  return buildApp(mountPortal).routes;
+  const { app, routes } = buildApp(mountPortal);
+  // Errors on the portal's paths are pages; the API's stay problem+json.
+  app.onError((error, c) => (isPortalPath(c.req.path) ? portalErrorPage(error, c) : handleError(error, c)));
+  return routes;
+}
+
+function isPortalPath(path: string): boolean {
+  return path === "/portal" || path.startsWith("/portal/");
 }

@@ -101,7 +101,9 @@ describe("invitation, sign-in, pages, sign-out", () => {
     expect(page.headers.get("Content-Security-Policy")).toContain("script-src 'nonce-");
 
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(text)?.[1] ?? "";
-    expect((await postForm("/portal/sign-out", { csrf_token: "forged" }, { Cookie: cookie })).status).toBe(403);
+    const expired = await postForm("/portal/sign-out", { csrf_token: "forged" }, { Cookie: cookie });
+    expect(expired.status).toBe(403);
+    expect(await expired.text()).toContain("This form has expired");
     const out = await postForm("/portal/sign-out", { csrf_token: csrf }, { Cookie: cookie });
     expect(out.status).toBe(303);
     const after = await call("/portal/orders", { headers: { Cookie: cookie }, redirect: "manual" });
@@ -116,6 +118,9 @@ describe("invitation, sign-in, pages, sign-out", () => {
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(page)?.[1] ?? "";
     const forged = await postForm("/portal/sign-out", { csrf_token: csrf }, { Cookie: cookie, Origin: "https://evil.example" });
     expect(forged.status).toBe(403);
+    // A page a person can read, not the API's problem+json.
+    expect(forged.headers.get("Content-Type")).toBe("text/html; charset=UTF-8");
+    expect(await forged.text()).toContain("not sent from this site");
     expect((await call("/portal/orders", { headers: { Cookie: cookie } })).status).toBe(200);
   });
 
@@ -294,6 +299,7 @@ describe("hardening", () => {
       body: `password=${"x".repeat(70_000)}`,
     });
     expect(big.status).toBe(413);
+    expect(big.headers.get("Content-Type")).toBe("text/html; charset=UTF-8");
     await big.text();
     const invalid = await call("/portal/sign-in", {
       method: "POST",
@@ -301,6 +307,6 @@ describe("hardening", () => {
       body: new Uint8Array([0x61, 0x3d, 0xff, 0xfe]),
     });
     expect(invalid.status).toBe(400);
-    await invalid.text();
+    expect(await invalid.text()).toContain("not valid UTF-8");
   });
 });

@@ -1,7 +1,7 @@
 // The audiences: each a router with its own Env type and its guard applied once, where it is mounted. A route is
 // reachable only through the audience it is added to, so no route can be left without its guard.
 import type { AppEnv, CustomerEnv, OperatorEnv, PortalEnv } from "../env.ts";
-import { requireSession } from "../portal/session-guard.ts";
+import { requireSession } from "../portal/session-guard.tsx";
 import { rateLimitByKey, requireApiKey, requireOperator, requireOwnAccount } from "./auth.ts";
 import { idempotency, OPERATOR_SCOPE } from "./idempotency.ts";
 import { createRouter } from "./router.ts";

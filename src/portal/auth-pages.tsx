@@ -13,7 +13,7 @@ import {
 } from "../users/credentials.ts";
 import { endSession, startSession } from "../users/sessions.ts";
 import { FieldError, Notice, PORTAL_CSS_PATH, renderBarePage } from "./layout.tsx";
-import { clearSessionCookie, landingPath, requireSession, sessionCookie, setSessionCookie } from "./session-guard.ts";
+import { clearSessionCookie, landingPath, requireSession, sessionCookie, setSessionCookie } from "./session-guard.tsx";
 import { PORTAL_CSS } from "./styles.ts";
 
 interface SignInForm {

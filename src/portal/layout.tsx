@@ -4,10 +4,12 @@ import type { Context } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { PortalVisitor } from "../env.ts";
-import { CSRF_FIELD } from "./session-guard.ts";
 
 /** Where the stylesheet is served; its content is a module constant, so the address never changes meaning. */
 export const PORTAL_CSS_PATH = "/portal/assets/portal.css";
+
+/** The form field (and, for uploads, the query parameter) that carries the session's CSRF token. */
+export const CSRF_FIELD = "csrf_token";
 
 export type Section = "orders" | "numbers" | "keys" | "team" | "webhooks";
 

@@ -28,8 +28,8 @@ import { readUpload } from "../kyc/upload.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers, NUMBER_SORT_KEYS } from "../numbers/store.ts";
 import { fieldMessages, optionsOf, postedFields, Select, TextArea, TextInput, withoutBlanks } from "./forms.tsx";
-import { Badge, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
-import { CSRF_FIELD, formField } from "./session-guard.ts";
+import { Badge, CSRF_FIELD, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
+import { formField } from "./session-guard.tsx";
 
 type Messages = Record<string, string>;
 

@@ -8,10 +8,9 @@ import type { PortalEnv } from "../env.ts";
 import { formParts } from "../http/multipart.ts";
 import { decodeUtf8, isMultipart, requestBody } from "../http/request-body.ts";
 import { findSession, SESSION_MAX_MS } from "../users/sessions.ts";
+import { CSRF_FIELD, renderBarePage } from "./layout.tsx";
 
 const SESSION_COOKIE = "vn_session";
-/** The form field (and, for uploads, the query parameter) that carries the session's CSRF token. */
-export const CSRF_FIELD = "csrf_token";
 const SIGN_IN_PATH = "/portal/sign-in";
 const encoder = new TextEncoder();
 
@@ -81,7 +80,15 @@ export const requireSession: MiddlewareHandler<PortalEnv> = async (c, next) => {
     // (a full or locked verification is refused unread, as the API refuses it).
     const sent = isMultipart(c.req.raw) ? c.req.query(CSRF_FIELD) : await formField(c, CSRF_FIELD);
     if (sent === undefined || !sameToken(sent, csrfToken)) {
-      return c.text("This form has expired: go back, reload the page and try again.", 403);
+      return renderBarePage(
+        c,
+        "Form expired",
+        <div class="card narrow">
+          <h1>This form has expired</h1>
+          <p>Nothing was done. Go back, reload the page and try again.</p>
+        </div>,
+        403,
+      );
     }
   }
   c.set("visitor", { user: found.user, customer: found.customer, csrfToken });
@@ -104,7 +111,14 @@ export function landingPath(next: string | undefined): string {
 export const boundedFormBody: MiddlewareHandler = async (c, next) => {
   if (c.req.raw.body && !isMultipart(c.req.raw)) {
     const bytes = await requestBody(c.req.raw);
-    if (decodeUtf8(bytes) === undefined) return c.text("This form's text is not valid UTF-8.", 400);
+    if (decodeUtf8(bytes) === undefined) {
+      return renderBarePage(
+        c,
+        "Not sent",
+        <p class="card narrow">This form's text is not valid UTF-8: nothing was done.</p>,
+        400,
+      );
+    }
     // Its cache holds promises, though its type says otherwise.
     c.req.bodyCache.arrayBuffer = Promise.resolve(bytes.slice().buffer) as unknown as ArrayBuffer;
   }

@@ -1,0 +1,33 @@
+// The portal's answer to an error: the API's problem (its status and message) as a page a person can read, rather
+// than problem+json. A refusal of the Origin check, a form too large, a failure: each a page with a way back.
+import type { ErrorHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "../env.ts";
+import { ApiError, ClientClosed, handleError, PROBLEMS } from "../http/problem.ts";
+import { renderBarePage } from "./layout.tsx";
+
+function errorPage(c: Parameters<ErrorHandler<AppEnv>>[1], status: number, title: string, text: string) {
+  return renderBarePage(
+    c,
+    title,
+    <div class="card narrow">
+      <h1>{title}</h1>
+      <p>{text}</p>
+      <p>
+        <a href="/portal/orders">Back to the portal</a>
+      </p>
+    </div>,
+    status as 400,
+  );
+}
+
+export const portalErrorPage: ErrorHandler<AppEnv> = (error, c) => {
+  if (error instanceof ClientClosed) return handleError(error, c);
+  // hono/csrf's refusal: a form posted from another site.
+  if (error instanceof HTTPException && error.status === 403) {
+    return errorPage(c, 403, "Refused", "This form was not sent from this site, so nothing was done.");
+  }
+  if (error instanceof ApiError) return errorPage(c, PROBLEMS[error.code].status, PROBLEMS[error.code].title, error.message);
+  if (error instanceof HTTPException && error.status < 500) return errorPage(c, error.status, "Refused", error.message);
+  return errorPage(c, 500, "Something went wrong", "Nothing you did caused this; please try again in a moment.");
+};
