@@ -1,9 +1,9 @@
 // createApp(): the Worker's whole app: the API (src/api.ts) and the customer portal's pages under /portal.
 import { type AppRouter, type AppType, buildApp } from "./api.ts";
-import { portalAudience } from "./http/audiences.ts";
 import { handleError } from "./http/problem.ts";
 import { noStore, portalPageHeaders } from "./http/security-headers.ts";
 import { apiKeyPages } from "./portal/api-key-pages.tsx";
+import { portalAudience } from "./portal/audience.ts";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
 import { portalErrorPage } from "./portal/error-page.tsx";
 import { numberPages } from "./portal/numbers-pages.tsx";

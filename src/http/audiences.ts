@@ -1,7 +1,7 @@
-// The audiences: each a router with its own Env type and its guard applied once, where it is mounted. A route is
-// reachable only through the audience it is added to, so no route can be left without its guard.
-import type { AppEnv, CustomerEnv, OperatorEnv, PortalEnv } from "../env.ts";
-import { requireSession } from "../portal/session-guard.tsx";
+// The API's audiences: each a router with its own Env type and its guard applied once, where it is mounted (the
+// portal's, whose pages are JSX, is in src/portal/audience.ts, so a Node script can load the API without them). A
+// route is reachable only through the audience it is added to, so no route can be left without its guard.
+import type { AppEnv, CustomerEnv, OperatorEnv } from "../env.ts";
 import { rateLimitByKey, requireApiKey, requireOperator, requireOwnAccount } from "./auth.ts";
 import { idempotency, OPERATOR_SCOPE } from "./idempotency.ts";
 import { createRouter } from "./router.ts";
@@ -34,15 +34,5 @@ export function operatorAudience() {
     requireOperator,
     idempotency<OperatorEnv>(() => OPERATOR_SCOPE),
   );
-  return router;
-}
-
-/**
- * People of an account, by the portal's session cookie (and on every form, its CSRF token). Mounted at /portal after
- * the portal's public pages (sign-in, invitations), whose routes answer before this guard is reached.
- */
-export function portalAudience() {
-  const router = createRouter<PortalEnv>();
-  router.use(requireSession);
   return router;
 }
