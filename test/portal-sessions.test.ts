@@ -111,6 +111,21 @@ describe("invitation, sign-in, pages, sign-out", () => {
     expect(after.headers.get("Location")).toBe("/portal/sign-in?next=%2Fportal%2Forders");
   });
 
+  it("ends the session a browser had when it signs in again", async () => {
+    const customer = await createCustomer("portal");
+    const { user, cookie } = await signedIn(customer);
+    const again = await postForm(
+      "/portal/sign-in",
+      { account: customer.slug, email: user.email, password: PASSWORD },
+      { Cookie: cookie },
+    );
+    expect(again.status).toBe(303);
+    const fresh = sessionOf(again);
+    expect(fresh).not.toBe(cookie);
+    expect((await call("/portal/orders", { headers: { Cookie: cookie }, redirect: "manual" })).status).toBe(303);
+    expect((await call("/portal/orders", { headers: { Cookie: fresh } })).status).toBe(200);
+  });
+
   it("refuses a cross-site form post before it reaches the page", async () => {
     const customer = await createCustomer("portal");
     const { cookie } = await signedIn(customer);

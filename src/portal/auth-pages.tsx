@@ -96,6 +96,9 @@ export const publicPortalPages = createRouter<AppEnv>()
       if ((await authenticationFailure(c)).code === "rate_limited") return tooMany();
       return renderBarePage(c, "Sign in", <SignIn form={{ ...attempt, error: SIGN_IN_REFUSED[outcome.reason] }} />, 400);
     }
+    // A session this browser had before ends: a sign-in always starts afresh.
+    const previous = sessionCookie(c);
+    if (previous !== undefined) await endSession(c.var.db, previous);
     setSessionCookie(c, await startSession(c.var.db, outcome.value, Date.now()));
     return c.redirect(landingPath(attempt.next), 303);
   })

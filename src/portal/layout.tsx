@@ -56,6 +56,43 @@ export function withQuery(current: Record<string, string>, changes: Record<strin
   return text ? `?${text}` : "";
 }
 
+/**
+ * A list's status counts as tabs: "All" and one tab per status, each keeping the other filters; the tab of the one
+ * status filtered on (or All) is the current one.
+ */
+export function StatusTabs<S extends string>({
+  path,
+  query,
+  statuses,
+  counts,
+  filtered,
+}: {
+  path: string;
+  query: Record<string, string>;
+  statuses: readonly S[];
+  counts: Record<S, number>;
+  filtered: readonly S[] | undefined;
+}) {
+  const all = statuses.reduce((sum, status) => sum + counts[status], 0);
+  const current = filtered?.length === 1 ? filtered[0] : undefined;
+  return (
+    <ul class="tabs" aria-label="Status">
+      <li>
+        <a href={`${path}${withQuery(query, { status: undefined })}`} aria-current={filtered ? undefined : "page"}>
+          All ({all})
+        </a>
+      </li>
+      {statuses.map((status) => (
+        <li>
+          <a href={`${path}${withQuery(query, { status })}`} aria-current={current === status ? "page" : undefined}>
+            {status} ({counts[status]})
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** A list's paging: previous and next links around "Page n of m · total <noun>"; `hrefOf` makes a page's address. */
 export function Pager({
   meta,

@@ -23,7 +23,7 @@ import {
 } from "../orders/schemas.ts";
 import { createOrder, findOrder, updatePendingOrder } from "../orders/store.ts";
 import { fieldMessages, formInteger, optionsOf, postedFields, Select, TextArea, TextInput, withoutBlanks } from "./forms.tsx";
-import { Badge, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
+import { Badge, CsrfField, Notice, Pager, renderPage, StatusTabs, withQuery } from "./layout.tsx";
 
 const SORT_ORDERS = [
   ["desc", "Descending"],
@@ -320,8 +320,6 @@ export const orderPages = createRouter<PortalEnv>()
     const window = pageWindow(query.page, query.limit);
     const list = await listOrders(c.var.db, visitor.customer.id, toOrderListQuery(query), window);
     const meta = pageMeta(window, list.total);
-    const activeStatus = query.status?.length === 1 ? query.status[0] : undefined;
-    const all = Object.values(list.statusCounts).reduce((a, b) => a + b, 0);
     return renderPage(
       c,
       visitor,
@@ -333,20 +331,13 @@ export const orderPages = createRouter<PortalEnv>()
             New order
           </a>
         </div>
-        <ul class="tabs" aria-label="Status">
-          <li>
-            <a href={`/portal/orders${withQuery(raw, { status: undefined })}`} aria-current={query.status ? undefined : "page"}>
-              All ({all})
-            </a>
-          </li>
-          {ORDER_STATUSES.map((status) => (
-            <li>
-              <a href={`/portal/orders${withQuery(raw, { status })}`} aria-current={activeStatus === status ? "page" : undefined}>
-                {status} ({list.statusCounts[status]})
-              </a>
-            </li>
-          ))}
-        </ul>
+        <StatusTabs
+          path="/portal/orders"
+          query={raw}
+          statuses={ORDER_STATUSES}
+          counts={list.statusCounts}
+          filtered={query.status}
+        />
         <OrderFilters values={raw} errors={{}} />
         {list.rows.length === 0 ? (
           <div class="card empty">

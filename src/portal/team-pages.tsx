@@ -10,7 +10,7 @@ import { createRouter } from "../http/router.ts";
 import { createUserBody, listUsersQuery, toUserListQuery } from "../users/schemas.ts";
 import { listUsers } from "../users/store.ts";
 import { changeTeammate, inviteTeammate, reinviteTeammate, type TeamActor, type TeamRefusal } from "../users/team.ts";
-import { Badge, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
+import { Badge, CsrfField, Notice, Pager, renderPage, StatusTabs, withQuery } from "./layout.tsx";
 import {
   FieldError,
   fieldErrors,
@@ -142,6 +142,7 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, top?: unknown, 
       {top}
       <InviteFields visitor={visitor} form={form} />
       <h2>Users</h2>
+      <StatusTabs path={TEAM_PATH} query={raw} statuses={USER_STATUSES} counts={list.statusCounts} filtered={query.status} />
       <form method="get" action={TEAM_PATH} class="filters">
         <label>
           Search

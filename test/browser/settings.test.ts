@@ -55,4 +55,10 @@ it("the team and webhooks pages render for an owner", async () => {
     expect(await page.getByRole("link", { name: link, exact: true }).getAttribute("aria-current")).toBe("page");
     await portal.screenshot(page, name);
   }
+  // The team's status counts as tabs, as the orders' are: the owner alone, active.
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Team" }).click();
+  const tabs = page.getByRole("list", { name: "Status" });
+  expect(await tabs.getByRole("link").allTextContents()).toEqual(["All (1)", "active (1)", "inactive (0)", "locked (0)"]);
+  await tabs.getByRole("link", { name: "active (1)" }).click();
+  expect(await tabs.getByRole("link", { name: "active (1)" }).getAttribute("aria-current")).toBe("page");
 });
