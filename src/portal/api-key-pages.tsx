@@ -7,17 +7,9 @@ import { pageWindow } from "../db/paging.ts";
 import type { PortalEnv, PortalVisitor } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
+import { fieldMessages } from "./forms.tsx";
 import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
-import {
-  FieldError,
-  fieldErrors,
-  invalid,
-  OnceSecret,
-  postedForm,
-  refusalPage,
-  requireSettingsRole,
-  when,
-} from "./settings-common.tsx";
+import { FieldError, invalid, OnceSecret, postedForm, refusalPage, requireSettingsRole, when } from "./settings-common.tsx";
 
 const KEYS_PATH = "/portal/settings/api-keys";
 const DONE: Record<string, string> = { revoked: "The key is revoked: the API refuses it from now on." };
@@ -118,7 +110,7 @@ export const apiKeyPages = createRouter<PortalEnv>()
     const visitor = c.var.visitor;
     const name = (await postedForm(c)).text("name");
     const parsed = createApiKeyBody.safeParse({ name });
-    if (!parsed.success) return keysPage(c, visitor, { name, error: fieldErrors(parsed.error.issues).name }, undefined, 400);
+    if (!parsed.success) return keysPage(c, visitor, { name, error: fieldMessages(parsed.error.issues).name }, undefined, 400);
     const created = await createApiKey(c.var.db, visitor.customer.slug, parsed.data.name, Date.now());
     if (!created.ok) return refusalPage(c, visitor, "keys", 404, "This account no longer exists.", KEYS_PATH);
     const secret = <OnceSecret c={c} id="new-key" label={`The key "${created.value.row.name}"`} secret={created.value.key} />;

@@ -12,6 +12,7 @@ import {
   signIn,
 } from "../users/credentials.ts";
 import { endSession, startSession } from "../users/sessions.ts";
+import { postedFields } from "./forms.tsx";
 import { FieldError, Notice, PORTAL_CSS_PATH, renderBarePage } from "./layout.tsx";
 import { clearSessionCookie, landingPath, requireSession, sessionCookie, setSessionCookie } from "./session-guard.tsx";
 import { PORTAL_CSS } from "./styles.ts";
@@ -48,11 +49,6 @@ function SignIn({ form }: { form: SignInForm }) {
   );
 }
 
-async function fields(c: Context): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
-  return Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === "string"));
-}
-
 const TOO_MANY_FAILURES = "Too many failed sign-ins from this address: wait a minute and try again.";
 
 /** Whether the request's address has spent its budget of failed authentications (the 429 of the API). */
@@ -86,7 +82,7 @@ export const publicPortalPages = createRouter<AppEnv>()
     ),
   )
   .post("/portal/sign-in", async (c) => {
-    const form = await fields(c);
+    const form = await postedFields(c);
     const attempt = { account: form.account ?? "", email: form.email ?? "", next: form.next };
     const tooMany = () => renderBarePage(c, "Sign in", <SignIn form={{ ...attempt, error: TOO_MANY_FAILURES }} />, 429);
     // Failed sign-ins spend the address's budget as failed API keys do: past it, no password is checked.
@@ -111,7 +107,7 @@ export const publicPortalPages = createRouter<AppEnv>()
     const token = c.req.param("token");
     const invitation = await findInvitation(c.var.db, token, Date.now());
     if (!invitation) return invitationGone(c);
-    const form = await fields(c);
+    const form = await postedFields(c);
     const password = form.password ?? "";
     const problem = passwordProblem(password, invitation.user.email);
     const mismatch = problem === null && password !== form.password_confirmation ? "must match the password" : undefined;

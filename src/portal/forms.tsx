@@ -3,7 +3,7 @@
 
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { FieldError } from "./layout.tsx";
+import { CSRF_FIELD, FieldError } from "./layout.tsx";
 
 /** One message per field (the first), keyed by the field's top-level name; issues about the whole form under "". */
 export function fieldMessages(issues: readonly z.core.$ZodIssue[]): Record<string, string> {
@@ -20,7 +20,7 @@ export async function postedFields(c: Context): Promise<Record<string, string>> 
   const body = await c.req.parseBody();
   const fields: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) {
-    if (name !== "csrf_token" && typeof value === "string") fields[name] = value;
+    if (name !== CSRF_FIELD && typeof value === "string") fields[name] = value;
   }
   return fields;
 }

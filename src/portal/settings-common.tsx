@@ -1,5 +1,5 @@
 // What the Settings pages (API keys, Team, Webhooks) share: the owners-and-admins guard, the once-shown secret with its
-// copy button, form reading, dates, and the notices a redirect names.
+// copy button, form reading, dates, and the notices a redirect names. (Field errors: fieldMessages in forms.tsx.)
 import type { Context, MiddlewareHandler } from "hono";
 import type { PortalEnv, PortalVisitor } from "../env.ts";
 import { FieldError, managesSettings, Notice, renderPage, type Section } from "./layout.tsx";
@@ -39,16 +39,6 @@ export async function postedForm(c: Context): Promise<{ text(name: string): stri
 /** A stored time for people: "2026-11-21 09:30" UTC, or a dash. */
 export function when(ms: number | null): string {
   return ms === null ? "—" : new Date(ms).toISOString().slice(0, 16).replace("T", " ");
-}
-
-/** Field errors by field name, from a zod failure: the first message of each field. */
-export function fieldErrors(issues: readonly { path: PropertyKey[]; message: string }[]): Record<string, string> {
-  const errors: Record<string, string> = {};
-  for (const issue of issues) {
-    const field = String(issue.path[0] ?? "");
-    errors[field] ??= issue.message;
-  }
-  return errors;
 }
 
 /** The attributes of an input with an error beside it. */

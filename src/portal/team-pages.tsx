@@ -10,17 +10,9 @@ import { createRouter } from "../http/router.ts";
 import { createUserBody, listUsersQuery, toUserListQuery } from "../users/schemas.ts";
 import { listUsers } from "../users/store.ts";
 import { changeTeammate, inviteTeammate, reinviteTeammate, type TeamActor, type TeamRefusal } from "../users/team.ts";
+import { fieldMessages } from "./forms.tsx";
 import { Badge, CsrfField, Notice, Pager, renderPage, StatusTabs, withQuery } from "./layout.tsx";
-import {
-  FieldError,
-  fieldErrors,
-  invalid,
-  OnceSecret,
-  postedForm,
-  refusalPage,
-  requireSettingsRole,
-  when,
-} from "./settings-common.tsx";
+import { FieldError, invalid, OnceSecret, postedForm, refusalPage, requireSettingsRole, when } from "./settings-common.tsx";
 
 const TEAM_PATH = "/portal/settings/team";
 const DONE: Record<string, string> = {
@@ -265,7 +257,7 @@ export const teamPages = createRouter<PortalEnv>()
     const posted = await postedForm(c);
     const form = { email: posted.text("email"), name: posted.text("name"), role: posted.text("role") };
     const parsed = createUserBody.safeParse(form);
-    if (!parsed.success) return teamPage(c, { ...form, errors: fieldErrors(parsed.error.issues) }, undefined, 400);
+    if (!parsed.success) return teamPage(c, { ...form, errors: fieldMessages(parsed.error.issues) }, undefined, 400);
     const invited = await inviteTeammate(
       c.var.db,
       { ...actorOf(visitor), customerSlug: visitor.customer.slug },

@@ -27,17 +27,9 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from "../webhooks/store.ts";
+import { fieldMessages } from "./forms.tsx";
 import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
-import {
-  FieldError,
-  fieldErrors,
-  invalid,
-  OnceSecret,
-  postedForm,
-  refusalPage,
-  requireSettingsRole,
-  when,
-} from "./settings-common.tsx";
+import { FieldError, invalid, OnceSecret, postedForm, refusalPage, requireSettingsRole, when } from "./settings-common.tsx";
 
 const HOOKS_PATH = "/portal/settings/webhooks";
 const DONE: Record<string, string> = {
@@ -70,8 +62,8 @@ async function readEndpointForm(c: Context<PortalEnv>): Promise<EndpointForm> {
  * The form's errors by field: the body schema's, and the URL judged by this deployment's rules, as webhookUrlHook does
  * for the API (the schema holds the insecure allowance; without WEBHOOK_ALLOW_INSECURE_URLS the full rules apply).
  */
-function formErrors(c: Context<PortalEnv>, issues: Parameters<typeof fieldErrors>[0], url: string): Record<string, string> {
-  const errors = fieldErrors(issues);
+function formErrors(c: Context<PortalEnv>, issues: Parameters<typeof fieldMessages>[0], url: string): Record<string, string> {
+  const errors = fieldMessages(issues);
   if (!errors.url && !allowsInsecureUrls(c.env)) {
     const strict = webhookUrl(false).safeParse(url);
     if (!strict.success && strict.error.issues[0]) errors.url = strict.error.issues[0].message;
