@@ -14,6 +14,7 @@ import {
 } from "../db/idempotency.ts";
 import type { AppEnv } from "../env.ts";
 import { sha256Hex } from "../lib/api-key.ts";
+import { fromBase64, toBase64 } from "../lib/base64.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { formParts } from "./multipart.ts";
 import { ApiError, CLIENT_CLOSED_STATUS, validationError } from "./problem.ts";
@@ -95,16 +96,6 @@ async function sealingKey(idempotencyKey: string, scope: string): Promise<Crypto
 }
 
 const IV_BYTES = 12;
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-function fromBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
-}
 
 async function seal(answer: StoredAnswer, key: CryptoKey): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));

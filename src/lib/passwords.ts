@@ -1,6 +1,7 @@
 // Password hashing for the portal: scrypt (node:crypto, memory-hard; OWASP's password storage cheat sheet: N=2^14,
 // r=8, p=5) stored as a PHC string with its parameters, so they can be raised later and old hashes re-hashed on sign-in.
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { fromBase64, toBase64 } from "./base64.ts";
 
 /** The parameters new hashes use (a test pins them). */
 export const SCRYPT_PARAMETERS = { logN: 14, r: 8, p: 5 } as const;
@@ -24,8 +25,8 @@ function derive(password: string, salt: Uint8Array, { logN, r, p }: Parameters, 
   );
 }
 
-const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/=+$/, "");
-const unbase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+/** PHC strings carry base64 without its padding. */
+const base64 = (bytes: Uint8Array) => toBase64(bytes).replace(/=+$/, "");
 
 /** `$scrypt$ln=14,r=8,p=5$<salt>$<hash>` (unpadded base64), with a fresh random salt. */
 export async function hashPassword(password: string): Promise<string> {
@@ -43,8 +44,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const match = PHC.exec(stored);
   if (!match) return { matches: false, outdated: false };
   const parameters = { logN: Number(match[1]), r: Number(match[2]), p: Number(match[3]) };
-  const expected = unbase64(match[5]!);
-  const key = await derive(password, unbase64(match[4]!), parameters, expected.byteLength);
+  const expected = fromBase64(match[5]!);
+  const key = await derive(password, fromBase64(match[4]!), parameters, expected.byteLength);
   const matches = timingSafeEqual(key, expected);
   const { logN, r, p } = SCRYPT_PARAMETERS;
   return { matches, outdated: parameters.logN !== logN || parameters.r !== r || parameters.p !== p };

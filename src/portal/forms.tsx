@@ -3,7 +3,9 @@
 
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { CSRF_FIELD, FieldError } from "./layout.tsx";
+import type { Child } from "hono/jsx";
+import type { PortalEnv } from "../env.ts";
+import { CSRF_FIELD, FieldError, Notice, renderPage, type Section } from "./layout.tsx";
 
 /** One message per field (the first), keyed by the field's top-level name; issues about the whole form under "". */
 export function fieldMessages(issues: readonly z.core.$ZodIssue[]): Record<string, string> {
@@ -125,4 +127,32 @@ export function Select(
 /** Options from plain values, each its own label. */
 export function optionsOf(values: readonly string[]): [string, string][] {
   return values.map((value) => [value, value]);
+}
+
+/**
+ * A list page's filters, parsed by the API's own query schema from the page's query string (a browser's blank fields
+ * dropped); when they do not parse, the page's answer instead: the filters with each problem beside its field (400).
+ */
+export function listFilters<S extends z.ZodType>(
+  c: Context<PortalEnv>,
+  schema: S,
+  page: { title: string; section: Section },
+  Filters: (props: { values: Record<string, string>; errors: Record<string, string> }) => Child,
+): { raw: Record<string, string>; query: z.output<S> } | { refused: Response | Promise<Response> } {
+  const raw = withoutBlanks(c.req.query());
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { raw, query: parsed.data };
+  return {
+    refused: renderPage(
+      c,
+      c.var.visitor,
+      page,
+      <>
+        <h1>{page.title}</h1>
+        <Notice kind="error">Some filters cannot be used; each problem is shown beside its field.</Notice>
+        <Filters values={raw} errors={fieldMessages(parsed.error.issues)} />
+      </>,
+      400,
+    ),
+  };
 }

@@ -27,7 +27,7 @@ import {
 import { readUpload } from "../kyc/upload.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers, NUMBER_SORT_KEYS } from "../numbers/store.ts";
-import { fieldMessages, optionsOf, postedFields, Select, TextArea, TextInput, withoutBlanks } from "./forms.tsx";
+import { fieldMessages, listFilters, optionsOf, postedFields, Select, TextArea, TextInput } from "./forms.tsx";
 import { Badge, CSRF_FIELD, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
 import { formField } from "./session-guard.tsx";
 
@@ -410,22 +410,9 @@ async function uploadValues(c: Context<PortalEnv>): Promise<Record<string, strin
 export const numberPages = createRouter<PortalEnv>()
   .get("/numbers", async (c) => {
     const visitor = c.var.visitor;
-    const raw = withoutBlanks(c.req.query());
-    const parsed = listNumbersQuery.safeParse(raw);
-    if (!parsed.success) {
-      return renderPage(
-        c,
-        visitor,
-        { title: "Numbers", section: "numbers" },
-        <>
-          <h1>Numbers</h1>
-          <Notice kind="error">Some filters cannot be used; each problem is shown beside its field.</Notice>
-          <NumberFilters values={raw} errors={fieldMessages(parsed.error.issues)} />
-        </>,
-        400,
-      );
-    }
-    const query = parsed.data;
+    const filters = listFilters(c, listNumbersQuery, { title: "Numbers", section: "numbers" }, NumberFilters);
+    if ("refused" in filters) return filters.refused;
+    const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const list = await listNumbers(c.var.db, visitor.customer.id, toNumberListQuery(query), window);
     const meta = pageMeta(window, list.total);

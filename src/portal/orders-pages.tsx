@@ -22,7 +22,7 @@ import {
   updateOrderBody,
 } from "../orders/schemas.ts";
 import { createOrder, findOrder, updatePendingOrder } from "../orders/store.ts";
-import { fieldMessages, formInteger, optionsOf, postedFields, Select, TextArea, TextInput, withoutBlanks } from "./forms.tsx";
+import { fieldMessages, formInteger, listFilters, optionsOf, postedFields, Select, TextArea, TextInput } from "./forms.tsx";
 import { Badge, CsrfField, Notice, Pager, renderPage, StatusTabs, withQuery } from "./layout.tsx";
 
 const SORT_ORDERS = [
@@ -301,22 +301,9 @@ async function visitorsOrder(c: Context<PortalEnv>): Promise<OrderRow | undefine
 export const orderPages = createRouter<PortalEnv>()
   .get("/orders", async (c) => {
     const visitor = c.var.visitor;
-    const raw = withoutBlanks(c.req.query());
-    const parsed = listOrdersQuery.safeParse(raw);
-    if (!parsed.success) {
-      return renderPage(
-        c,
-        visitor,
-        { title: "Orders", section: "orders" },
-        <>
-          <h1>Orders</h1>
-          <Notice kind="error">Some filters cannot be used; each problem is shown beside its field.</Notice>
-          <OrderFilters values={raw} errors={fieldMessages(parsed.error.issues)} />
-        </>,
-        400,
-      );
-    }
-    const query = parsed.data;
+    const filters = listFilters(c, listOrdersQuery, { title: "Orders", section: "orders" }, OrderFilters);
+    if ("refused" in filters) return filters.refused;
+    const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const list = await listOrders(c.var.db, visitor.customer.id, toOrderListQuery(query), window);
     const meta = pageMeta(window, list.total);

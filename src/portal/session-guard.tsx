@@ -7,6 +7,7 @@ import { csrf } from "hono/csrf";
 import type { PortalEnv } from "../env.ts";
 import { formParts } from "../http/multipart.ts";
 import { decodeUtf8, isMultipart, requestBody } from "../http/request-body.ts";
+import { toBase64Url } from "../lib/base64.ts";
 import { findSession, SESSION_MAX_MS } from "../users/sessions.ts";
 import { CSRF_FIELD, renderBarePage } from "./layout.tsx";
 
@@ -38,10 +39,7 @@ async function csrfTokenFor(sessionToken: string): Promise<string> {
     "sign",
   ]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode("csrf")));
-  return btoa(String.fromCharCode(...mac))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
+  return toBase64Url(mac);
 }
 
 /** A text field of the posted form, urlencoded or multipart, read through the same (cached) parse the handler uses. */

@@ -10,7 +10,7 @@ import { createRouter } from "../http/router.ts";
 import { createUserBody, listUsersQuery, toUserListQuery } from "../users/schemas.ts";
 import { listUsers } from "../users/store.ts";
 import { changeTeammate, inviteTeammate, reinviteTeammate, type TeamActor, type TeamRefusal } from "../users/team.ts";
-import { fieldMessages } from "./forms.tsx";
+import { fieldMessages, withoutBlanks } from "./forms.tsx";
 import { Badge, CsrfField, Notice, Pager, renderPage, StatusTabs, withQuery } from "./layout.tsx";
 import { FieldError, invalid, OnceSecret, postedForm, refusalPage, requireSettingsRole, when } from "./settings-common.tsx";
 
@@ -116,7 +116,7 @@ function UserActions({ visitor, user }: { visitor: PortalVisitor; user: UserRow 
 async function teamPage(c: Context<PortalEnv>, form: InviteForm, top?: unknown, status: 200 | 400 = 200) {
   const visitor = c.var.visitor;
   // An empty filter of the form means no filter.
-  const raw = Object.fromEntries(Object.entries(c.req.query()).filter(([, v]) => v !== ""));
+  const raw = withoutBlanks(c.req.query());
   const parsed = listUsersQuery.safeParse(raw);
   const query = parsed.success ? parsed.data : listUsersQuery.parse({});
   const window = pageWindow(query.page, query.limit);

@@ -4,6 +4,7 @@ import { and, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { type CustomerRow, customers, sessions, type UserRow, type UserStatus, users } from "../db/schema.ts";
 import { sha256Hex } from "../lib/api-key.ts";
+import { toBase64Url } from "../lib/base64.ts";
 
 export const SESSION_IDLE_MS = 12 * 3_600_000;
 export const SESSION_MAX_MS = 7 * 86_400_000;
@@ -13,10 +14,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 /** A new random token: 32 bytes, base64url. */
 export function randomToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
+  return toBase64Url(bytes);
 }
 
 /** Starts a session for the user; returns the id for the cookie (only its hash is stored). */

@@ -1,5 +1,7 @@
 // Standard Webhooks signatures (v1, symmetric): HMAC-SHA256 with WebCrypto, the Worker having no node:crypto.
 
+import { fromBase64, toBase64 } from "../lib/base64.ts";
+
 const SECRET_PREFIX = "whsec_";
 const encoder = new TextEncoder();
 
@@ -25,7 +27,7 @@ export async function signatureHeader(secrets: readonly string[], id: string, ti
         "sign",
       ]);
       const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, content));
-      return `v1,${btoa(String.fromCharCode(...mac))}`;
+      return `v1,${toBase64(mac)}`;
     }),
   );
   return signatures.join(" ");
@@ -33,5 +35,5 @@ export async function signatureHeader(secrets: readonly string[], id: string, ti
 
 function secretKeyBytes(secret: string): Uint8Array {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  return Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
+  return fromBase64(encoded);
 }

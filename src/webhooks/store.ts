@@ -16,6 +16,7 @@ import {
   webhookEndpoints,
 } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
+import { toBase64 } from "../lib/base64.ts";
 import { eventStatements, type Outbox } from "./outbox.ts";
 import { testEventData } from "./payloads.ts";
 
@@ -46,7 +47,7 @@ export interface DeliveryWithEvent {
 
 /** `whsec_` and the base64 of 32 random bytes (Standard Webhooks: the key is the decoded bytes). */
 function generateSecret(): string {
-  return `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`;
+  return `whsec_${toBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
 }
 
 function owned(customerId: string, endpointId: string) {
