@@ -10,8 +10,17 @@ import { TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./constants.ts";
 
 export const ORIGIN = "https://vn.test";
 
+/**
+ * The client address (CF-Connecting-IP) of this file's requests that name none. Failed authentication is limited per
+ * address and requests without one share a bucket across every test file, so a file that spends that bucket (the
+ * throttle's own test of it, through callWithoutAddress) would refuse another file's failures as 429.
+ */
+const FILE_ADDRESS = `198.19.${crypto.getRandomValues(new Uint8Array(2)).join(".")}`;
+
 function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-  return exports.default.fetch(new Request(input, init));
+  const request = new Request(input, init);
+  if (!request.headers.has("CF-Connecting-IP")) request.headers.set("CF-Connecting-IP", FILE_ADDRESS);
+  return exports.default.fetch(request);
 }
 
 /** A typed client of the whole API, sending `headers` with every request. */
@@ -29,6 +38,11 @@ export const anonymous = client();
 /** A raw request, for what the typed client does not send: malformed bodies, odd headers, unknown paths. */
 export function call(path: string, init: RequestInit = {}): Promise<Response> {
   return workerFetch(`${ORIGIN}${path}`, init);
+}
+
+/** A raw request without CF-Connecting-IP, as only local tools send: it spends the one bucket all such requests share. */
+export function callWithoutAddress(path: string, init: RequestInit = {}): Promise<Response> {
+  return exports.default.fetch(new Request(`${ORIGIN}${path}`, init));
 }
 
 /**
@@ -66,8 +80,8 @@ let addressCounter = 0;
  */
 export function clientAddress(): string {
   addressCounter++;
-  // 198.18.0.0/15, the range set aside for tests of network devices (RFC 2544): 131,072 addresses.
-  return `198.${18 + (addressCounter >> 16)}.${(addressCounter >> 8) & 255}.${addressCounter & 255}`;
+  // 198.18.0.0/16 of the range set aside for tests of network devices (RFC 2544, 198.18.0.0/15); FILE_ADDRESS is in 198.19.
+  return `198.18.${(addressCounter >> 8) & 255}.${addressCounter & 255}`;
 }
 
 /** A raw JSON request (any body, even one the API must refuse), with these headers. */
