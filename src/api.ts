@@ -11,7 +11,7 @@ import { apiDocument } from "./http/openapi.ts";
 import { handleError } from "./http/problem.ts";
 import { publicOrigin } from "./http/public-origin.ts";
 import { strictJsonBody } from "./http/request-body.ts";
-import { requestContext } from "./http/request-context.ts";
+import { d1Bookmarks, requestContext } from "./http/request-context.ts";
 import { createRouter } from "./http/router.ts";
 import { unmatchedRequest } from "./http/routing.ts";
 import { htmlPageHeaders, noStore, securityHeaders } from "./http/security-headers.ts";
@@ -33,9 +33,9 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
       // Outermost, so every answer has them, whoever made it (a guard, the error handler, the unknown-route answer).
       .use(securityHeaders)
       .use(requestContext)
-      .use("/api/*", noStore)
-      .use("/v1/*", noStore)
-      .use("/admin/*", noStore)
+      .use("/api/*", noStore, d1Bookmarks)
+      .use("/v1/*", noStore, d1Bookmarks)
+      .use("/admin/*", noStore, d1Bookmarks)
       // Before the guards: an oversized body is refused unread, whoever sends it. (The KYC routes limit their one JSON
       // body themselves, after the guard; their upload reads its own, larger, multipart body.)
       .use("/api/*", strictJsonBody)

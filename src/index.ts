@@ -1,11 +1,12 @@
 // The Worker entry: the HTTP app; the webhook delivery queue's consumer; and the scheduled jobs: the sweep of orphaned
-// document files, the purge of expired idempotency keys, the sweep of overdue webhook deliveries and the purge of
-// events older than 30 days.
+// document files, the purge of expired idempotency keys, the sweep of overdue webhook deliveries, the purge of events
+// older than 30 days, and the purge of expired portal sessions, invitations and sign-in tickets.
 import { createApp } from "./app.ts";
 import { createDatabase } from "./db/client.ts";
 import { purgeExpiredIdempotencyKeys } from "./db/idempotency.ts";
 import type { Bindings } from "./env.ts";
 import { sweepOrphanObjects } from "./kyc/documents.ts";
+import { purgeExpiredCredentials } from "./users/sessions.ts";
 import { consumeDeliveries } from "./webhooks/delivery.ts";
 import { purgeExpiredEvents, requeueOverdueDeliveries } from "./webhooks/maintenance.ts";
 
@@ -36,6 +37,7 @@ export default {
           requeued: await requeueOverdueDeliveries(db, env.WEBHOOK_DELIVERIES, now),
         })),
         logged("purge-expired-events", () => purgeExpiredEvents(db, now)),
+        logged("purge-expired-credentials", () => purgeExpiredCredentials(db, now)),
       ]),
     );
   },

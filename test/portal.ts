@@ -55,7 +55,7 @@ function csrfOf(html: string): string {
 export async function signedIn(customer: TestCustomer, role: Role = "owner") {
   const user = await invitedUser(customer, role);
   expect((await postForm(user.path, { password: PASSWORD, password_confirmation: PASSWORD })).status).toBe(303);
-  const answer = await postForm("/portal/sign-in", { account: customer.slug, email: user.email, password: PASSWORD });
+  const answer = await postForm("/portal/sign-in", { email: user.email, password: PASSWORD });
   expect(answer.status).toBe(303);
   const cookie = sessionOf(answer);
   const csrf = csrfOf(await (await call("/portal/orders", { headers: { Cookie: cookie } })).text());

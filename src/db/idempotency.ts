@@ -1,7 +1,8 @@
 // The idempotency keys' records: claimed before a request runs, answered from afterwards, released when the request
 // failed, purged after 24 hours.
-import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { and, eq, gte, lt } from "drizzle-orm";
 import type { Database } from "./client.ts";
+import { deleteInBatches } from "./purge.ts";
 import { idempotencyKeys } from "./schema.ts";
 
 /** How long a key and its answer are kept. */
@@ -67,20 +68,7 @@ export async function releaseIdempotencyKey(db: Database, claim: Claim): Promise
   await db.delete(idempotencyKeys).where(heldBy(claim));
 }
 
-/** Rows deleted by one statement of the purge: small enough that no one statement holds the database for long. */
-const PURGE_BATCH = 500;
-
 /** Deletes the records older than the retention, a few hundred at a time. Returns how many it deleted. */
-export async function purgeExpiredIdempotencyKeys(db: Database, now: number): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    const expired = db
-      .select({ rowid: sql`rowid` })
-      .from(idempotencyKeys)
-      .where(lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_RETENTION_MS))
-      .limit(PURGE_BATCH);
-    const { meta } = await db.delete(idempotencyKeys).where(sql`rowid IN ${expired}`).run();
-    deleted += meta.changes;
-    if (meta.changes < PURGE_BATCH) return deleted;
-  }
+export function purgeExpiredIdempotencyKeys(db: Database, now: number): Promise<number> {
+  return deleteInBatches(db, idempotencyKeys, lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_RETENTION_MS));
 }

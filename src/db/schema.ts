@@ -249,6 +249,8 @@ export const users = sqliteTable(
   },
   (t) => [
     uniqueIndex("users_customer_email_unique").on(t.customerId, t.email),
+    /** Sign-in asks for an e-mail alone, and finds the person's memberships of every account by it. */
+    index("users_email_idx").on(t.email),
     index("users_customer_created_idx").on(t.customerId, t.createdAt, t.id),
     index("users_customer_name_idx").on(t.customerId, t.name, t.id),
     index("users_customer_role_idx").on(t.customerId, t.role, t.id),
@@ -287,7 +289,30 @@ export const sessions = sqliteTable(
     /** The session's last use; it ends after 12 idle hours, and in any case 7 days after createdAt. */
     lastSeenAt: integer("last_seen_at").notNull(),
   },
-  (t) => [index("sessions_user_idx").on(t.userId), index("sessions_last_seen_idx").on(t.lastSeenAt)],
+  (t) => [
+    index("sessions_user_idx").on(t.userId, t.createdAt),
+    index("sessions_last_seen_idx").on(t.lastSeenAt),
+    index("sessions_created_idx").on(t.createdAt),
+  ],
+);
+
+/**
+ * A sign-in whose password matched the person's membership of several accounts, waiting for them to choose one: a
+ * random ticket in a short-lived cookie, only its SHA-256 here, one row per account it may open. Each row keeps the
+ * password hash the password was checked against, so the session starts only while that hash (and the user's active
+ * status) still holds.
+ */
+export const signInChoices = sqliteTable(
+  "sign_in_choices",
+  {
+    ticketHash: text("ticket_hash").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    passwordHash: text("password_hash").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ticketHash, t.userId] }), index("sign_in_choices_expires_idx").on(t.expiresAt)],
 );
 
 /** A link that lets a user set a password: single use, 72 hours; only the SHA-256 of its token is stored. */

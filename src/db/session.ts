@@ -32,6 +32,11 @@ interface Passenger {
 
 export interface RequestSession {
   db: Database;
+  /**
+   * Starts the session from a client's bookmark instead: only before its first query (the API's bookmark middleware
+   * runs before anything reads).
+   */
+  startFrom(bookmark: string): void;
   usage: D1Usage;
   /** The newest bookmark the session has seen, or null before its first query. */
   bookmark(): string | null;
@@ -44,15 +49,24 @@ export interface RequestSession {
 
 /**
  * Reads start on the nearest replica (`first-unconstrained`), writes on the primary (`first-primary`); a client's
- * bookmark from an earlier response wins over both, so a client always reads its own writes.
+ * bookmark from an earlier response wins over both, so a client always reads its own writes. The D1 session is opened
+ * at the first query, so the bookmark may be given until then.
  */
-export function openRequestSession(d1: D1Database, method: string, bookmark: string | undefined): RequestSession {
-  const session = d1.withSession(bookmark ?? (READ_METHODS.has(method) ? "first-unconstrained" : "first-primary"));
-  const metered = new MeteredSession(session);
+export function openRequestSession(d1: D1Database, method: string): RequestSession {
+  let start = READ_METHODS.has(method) ? "first-unconstrained" : "first-primary";
+  let opened: D1DatabaseSession | undefined;
+  const metered = new MeteredSession(() => {
+    opened ??= d1.withSession(start);
+    return opened;
+  });
   return {
     db: createDatabase(metered.asD1Database()),
     usage: metered.usage,
-    bookmark: () => session.getBookmark(),
+    startFrom: (bookmark) => {
+      if (opened) throw new Error("the D1 session is open already: its bookmark can no longer change");
+      start = bookmark;
+    },
+    bookmark: () => opened?.getBookmark() ?? null,
     carry: (query) => metered.carry(query.toSQL()),
   };
 }
@@ -81,10 +95,15 @@ class MeteredSession {
   };
   private boarding: Boarding[] = [];
 
-  private readonly session: D1DatabaseSession;
+  /** The D1 session, opened when first asked for. */
+  private readonly open: () => D1DatabaseSession;
 
-  constructor(session: D1DatabaseSession) {
-    this.session = session;
+  constructor(open: () => D1DatabaseSession) {
+    this.open = open;
+  }
+
+  private get session(): D1DatabaseSession {
+    return this.open();
   }
 
   carry(query: { sql: string; params: unknown[] }): Passenger {

@@ -1,16 +1,35 @@
-// Per-request plumbing: the request id (echoed or minted), the request's D1 session, the webhook deliveries its writes
-// created (sent to the queue once it is answered), and one JSON log line per request.
+// Per-request plumbing: the request id (echoed or minted), the request's D1 session (and on the API, its bookmarks),
+// the webhook deliveries its writes created (sent to the queue once it is answered), and one JSON log line per request.
 import type { MiddlewareHandler } from "hono";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
 import type { AppEnv } from "../env.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { Outbox } from "../webhooks/outbox.ts";
 import { enqueueDeliveries } from "../webhooks/queue.ts";
-import { ClientClosed, isUnexpected, problemResponse, validationError } from "./problem.ts";
+import { ClientClosed, isUnexpected, validationError } from "./problem.ts";
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BOOKMARK_HEADER = "x-d1-bookmark";
 const INVITATION_TOKEN = /^(\/portal\/invitations\/)[^/]+/;
+
+/**
+ * For the API's paths, before any D1 call: a client's bookmark from an earlier answer starts the session (a read then
+ * sees the client's own writes, whichever replica answers), and every answer that used D1 says the latest bookmark.
+ * Pages and public answers carry none: a bookmark moves with every write, so it would tell a sign-in page's visitor
+ * which e-mails exist.
+ */
+export const d1Bookmarks: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const bookmark = c.req.header(BOOKMARK_HEADER);
+  if (bookmark !== undefined && !BOOKMARK_PATTERN.test(bookmark)) {
+    throw validationError([
+      { location: "header", pointer: BOOKMARK_HEADER, message: "must be a bookmark from an earlier response" },
+    ]);
+  }
+  if (bookmark !== undefined) c.var.session.startFrom(bookmark);
+  await next();
+  const latest = c.var.session.bookmark();
+  if (latest !== null) c.res.headers.set(BOOKMARK_HEADER, latest);
+};
 
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
@@ -18,35 +37,17 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const requestId = incoming !== undefined && CLIENT_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   c.set("requestId", requestId);
   c.set("log", { customerId: null });
-
-  const bookmark = c.req.header(BOOKMARK_HEADER);
-  const bookmarkValid = bookmark === undefined || BOOKMARK_PATTERN.test(bookmark);
-  const session = openRequestSession(c.env.DB, c.req.method, bookmarkValid ? bookmark : undefined);
+  const session = openRequestSession(c.env.DB, c.req.method);
   c.set("session", session);
   c.set("db", session.db);
   const outbox = new Outbox();
   c.set("outbox", outbox);
 
-  if (bookmarkValid) {
-    await next();
-  } else {
-    c.res = problemResponse(
-      c,
-      validationError([
-        {
-          location: "header",
-          pointer: BOOKMARK_HEADER,
-          message: "must be a bookmark from an earlier response",
-        },
-      ]),
-    );
-  }
+  await next();
 
   // A replayed answer (Idempotency-Key) keeps the id of the request that produced it, which its body names too.
   const answeredBy = c.res.headers.get("X-Request-Id") ?? requestId;
   c.res.headers.set("X-Request-Id", answeredBy);
-  const latest = session.bookmark();
-  if (latest !== null) c.res.headers.set(BOOKMARK_HEADER, latest);
   // Set when a handler threw; the error handler has answered it already, and only an unexpected one is logged as such.
   const failure = c.error && isUnexpected(c.error) ? describeError(c.error) : undefined;
   const line = {

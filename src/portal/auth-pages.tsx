@@ -1,9 +1,11 @@
-// The portal's pages before a session: sign-in and an invitation's set-password page; sign-out; the stylesheet.
+// The portal's pages before a session: sign-in (e-mail and password; a choice of account when the password opens
+// several), an invitation's set-password page; sign-out; the stylesheet.
 import type { Context } from "hono";
 import type { AppEnv, PortalEnv } from "../env.ts";
 import { authenticationFailure, refuseSpentAddress } from "../http/auth-failures.ts";
 import { createRouter } from "../http/router.ts";
 import {
+  type AccountChoice,
   acceptInvitation,
   findInvitation,
   PASSWORD_MAX_LENGTH,
@@ -11,39 +13,43 @@ import {
   passwordProblem,
   signIn,
 } from "../users/credentials.ts";
-import { endSession, startSession } from "../users/sessions.ts";
-import { postedFields } from "./forms.tsx";
-import { FieldError, Notice, PORTAL_CSS_PATH, renderBarePage } from "./layout.tsx";
-import { clearSessionCookie, landingPath, requireSession, sessionCookie, setSessionCookie } from "./session-guard.tsx";
+import { endSession, signInChoicesOf, startChosenSession } from "../users/sessions.ts";
+import { postedFields, TextInput } from "./forms.tsx";
+import { Notice, PORTAL_CSS_PATH, renderBarePage } from "./layout.tsx";
+import {
+  CHOOSE_ACCOUNT_PATH,
+  clearSessionCookie,
+  clearSignInChoiceCookie,
+  landingPath,
+  requireSession,
+  SIGN_IN_PATH,
+  sessionCookie,
+  setSessionCookie,
+  setSignInChoiceCookie,
+  signInChoiceCookie,
+} from "./session-guard.tsx";
 import { PORTAL_CSS } from "./styles.ts";
 
 interface SignInForm {
-  account?: string;
-  email?: string;
-  next?: string;
-  error?: string;
+  email?: string | undefined;
+  next?: string | undefined;
+  error?: string | undefined;
+  notice?: string | undefined;
 }
 
 function SignIn({ form }: { form: SignInForm }) {
   return (
     <div class="card narrow">
       <h1>Sign in</h1>
+      {form.notice ? <Notice kind="success">{form.notice}</Notice> : null}
       {form.error ? <Notice kind="error">{form.error}</Notice> : null}
-      <form method="post" action="/portal/sign-in" class="stack">
+      <form method="post" action={SIGN_IN_PATH} class="stack">
         <input type="hidden" name="next" value={form.next ?? ""} />
-        <label>
-          Account
-          <input name="account" autocomplete="organization" required value={form.account ?? ""} />
-        </label>
-        <label>
-          E-mail
-          <input name="email" type="email" autocomplete="username" required value={form.email ?? ""} />
-        </label>
-        <label>
-          Password
-          <input name="password" type="password" autocomplete="current-password" required />
-        </label>
-        <button type="submit">Sign in</button>
+        <TextInput name="email" label="E-mail" type="email" autocomplete="username" required value={form.email} />
+        <TextInput name="password" label="Password" type="password" autocomplete="current-password" required />
+        <div>
+          <button type="submit">Sign in</button>
+        </div>
       </form>
     </div>
   );
@@ -61,11 +67,42 @@ function addressIsRefused(c: Context): boolean {
   }
 }
 
-const SIGN_IN_REFUSED = {
-  invalid: "That account, e-mail and password do not match.",
-  inactive: "This user is deactivated. Ask an owner or admin of the account.",
-  locked: "This user is locked after too many failed sign-ins. Ask an owner or admin of the account to unlock it.",
-} as const;
+/**
+ * The one answer to every refused sign-in, whatever the reason (unknown e-mail, wrong password, a locked or inactive
+ * user): it says what to do in each case without saying which it is.
+ */
+const SIGN_IN_REFUSED =
+  "That e-mail and password do not match. A user locked after too many failed sign-ins, or deactivated, cannot sign " +
+  "in: ask an owner or admin of the account.";
+const CHOICE_EXPIRED = "That sign-in has expired: sign in again.";
+
+/** What a redirect to sign-in may announce. */
+const SIGN_IN_NOTICES: Record<string, string> = {
+  password: "Your password is set: sign in with it.",
+  signed_out: "You are signed out.",
+};
+
+function ChooseAccount({ accounts, next }: { accounts: AccountChoice[]; next: string | undefined }) {
+  return (
+    <div class="card narrow">
+      <h1>Choose an account</h1>
+      <p>Your e-mail and password open several accounts. Which one do you want to work in?</p>
+      <ul class="choices">
+        {accounts.map((account) => (
+          <li>
+            <form method="post" action={CHOOSE_ACCOUNT_PATH}>
+              <input type="hidden" name="account" value={account.slug} />
+              <input type="hidden" name="next" value={next ?? ""} />
+              <button type="submit" class="secondary">
+                {account.name} <span class="muted">({account.slug})</span>
+              </button>
+            </form>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
 
 /** Pages anyone may open: sign-in, invitations, the stylesheet. Mounted before the session pages. */
 export const publicPortalPages = createRouter<AppEnv>()
@@ -74,29 +111,52 @@ export const publicPortalPages = createRouter<AppEnv>()
     return c.body(PORTAL_CSS);
   })
   .get("/portal", (c) => c.redirect("/portal/orders", 303))
-  .get("/portal/sign-in", (c) =>
+  .get(SIGN_IN_PATH, (c) =>
     renderBarePage(
       c,
       "Sign in",
-      <SignIn form={{ account: c.req.query("account"), email: c.req.query("email"), next: c.req.query("next") }} />,
+      <SignIn
+        form={{ email: c.req.query("email"), next: c.req.query("next"), notice: SIGN_IN_NOTICES[c.req.query("done") ?? ""] }}
+      />,
     ),
   )
-  .post("/portal/sign-in", async (c) => {
+  .post(SIGN_IN_PATH, async (c) => {
     const form = await postedFields(c);
-    const attempt = { account: form.account ?? "", email: form.email ?? "", next: form.next };
+    const attempt = { email: form.email ?? "", next: form.next };
     const tooMany = () => renderBarePage(c, "Sign in", <SignIn form={{ ...attempt, error: TOO_MANY_FAILURES }} />, 429);
     // Failed sign-ins spend the address's budget as failed API keys do: past it, no password is checked.
     if (addressIsRefused(c)) return tooMany();
-    const outcome = await signIn(c.var.db, attempt.account, attempt.email, form.password ?? "", Date.now());
-    if (!outcome.ok) {
-      if ((await authenticationFailure(c)).code === "rate_limited") return tooMany();
-      return renderBarePage(c, "Sign in", <SignIn form={{ ...attempt, error: SIGN_IN_REFUSED[outcome.reason] }} />, 400);
+    // A sign-in always starts afresh: the session this browser had ends with it.
+    const result = await signIn(c.var.db, attempt.email, form.password ?? "", Date.now(), sessionCookie(c));
+    switch (result.outcome) {
+      case "refused":
+        if ((await authenticationFailure(c)).code === "rate_limited") return tooMany();
+        return renderBarePage(c, "Sign in", <SignIn form={{ ...attempt, error: SIGN_IN_REFUSED }} />, 400);
+      case "signed_in":
+        setSessionCookie(c, result.session);
+        return c.redirect(landingPath(attempt.next), 303);
+      case "choose_account":
+        setSignInChoiceCookie(c, result.ticket);
+        return c.redirect(`${CHOOSE_ACCOUNT_PATH}${attempt.next ? `?${new URLSearchParams({ next: attempt.next })}` : ""}`, 303);
     }
-    // A session this browser had before ends: a sign-in always starts afresh.
-    const previous = sessionCookie(c);
-    if (previous !== undefined) await endSession(c.var.db, previous);
-    setSessionCookie(c, await startSession(c.var.db, outcome.value, Date.now()));
-    return c.redirect(landingPath(attempt.next), 303);
+  })
+  .get(CHOOSE_ACCOUNT_PATH, async (c) => {
+    const ticket = signInChoiceCookie(c);
+    const accounts = ticket === undefined ? [] : await signInChoicesOf(c.var.db, ticket, Date.now());
+    if (accounts.length === 0) return renderBarePage(c, "Sign in", <SignIn form={{ error: CHOICE_EXPIRED }} />, 400);
+    return renderBarePage(c, "Choose an account", <ChooseAccount accounts={accounts} next={c.req.query("next")} />);
+  })
+  .post(CHOOSE_ACCOUNT_PATH, async (c) => {
+    const form = await postedFields(c);
+    const ticket = signInChoiceCookie(c);
+    const session =
+      ticket === undefined
+        ? undefined
+        : await startChosenSession(c.var.db, ticket, form.account ?? "", Date.now(), sessionCookie(c));
+    clearSignInChoiceCookie(c);
+    if (session === undefined) return renderBarePage(c, "Sign in", <SignIn form={{ error: CHOICE_EXPIRED }} />, 400);
+    setSessionCookie(c, session);
+    return c.redirect(landingPath(form.next), 303);
   })
   .get("/portal/invitations/:token", async (c) => {
     const invitation = await findInvitation(c.var.db, c.req.param("token"), Date.now());
@@ -124,8 +184,8 @@ export const publicPortalPages = createRouter<AppEnv>()
     }
     const accepted = await acceptInvitation(c.var.db, token, password, Date.now());
     if (!accepted.ok) return invitationGone(c);
-    const query = new URLSearchParams({ account: invitation.customerSlug, email: invitation.user.email });
-    return c.redirect(`/portal/sign-in?${query}`, 303);
+    const query = new URLSearchParams({ email: invitation.user.email, done: "password" });
+    return c.redirect(`${SIGN_IN_PATH}?${query}`, 303);
   });
 
 function invitationGone(c: Context) {
@@ -150,33 +210,27 @@ function SetPassword({ email, errors = {} }: { email: string; errors?: { passwor
       <p class="muted">For {email}. 12 to 128 characters, not your e-mail address.</p>
       <form method="post" class="stack">
         <input type="hidden" name="email" value={email} autocomplete="username" />
-        <label>
-          New password
-          <input
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            required
-            minlength={PASSWORD_MIN_LENGTH}
-            maxlength={PASSWORD_MAX_LENGTH}
-            aria-invalid={errors.password ? "true" : undefined}
-            aria-describedby={errors.password ? "password-error" : undefined}
-          />
-        </label>
-        <FieldError id="password-error" message={errors.password} />
-        <label>
-          Repeat the password
-          <input
-            name="password_confirmation"
-            type="password"
-            autocomplete="new-password"
-            required
-            aria-invalid={errors.password_confirmation ? "true" : undefined}
-            aria-describedby={errors.password_confirmation ? "password_confirmation-error" : undefined}
-          />
-        </label>
-        <FieldError id="password_confirmation-error" message={errors.password_confirmation} />
-        <button type="submit">Set password</button>
+        <TextInput
+          name="password"
+          label="New password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minlength={PASSWORD_MIN_LENGTH}
+          maxlength={PASSWORD_MAX_LENGTH}
+          error={errors.password}
+        />
+        <TextInput
+          name="password_confirmation"
+          label="Repeat the password"
+          type="password"
+          autocomplete="new-password"
+          required
+          error={errors.password_confirmation}
+        />
+        <div>
+          <button type="submit">Set password</button>
+        </div>
       </form>
     </div>
   );
@@ -187,5 +241,5 @@ export const signOut = createRouter<PortalEnv>().post("/sign-out", requireSessio
   const token = sessionCookie(c);
   if (token !== undefined) await endSession(c.var.db, token);
   clearSessionCookie(c);
-  return c.redirect("/portal/sign-in", 303);
+  return c.redirect(`${SIGN_IN_PATH}?done=signed_out`, 303);
 });

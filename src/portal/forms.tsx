@@ -41,64 +41,83 @@ export function formInteger(value: string | undefined): number | string | undefi
 interface FieldProps {
   name: string;
   label: string;
+  /** The control's id, when its name alone is not unique on the page (it defaults to the name). */
+  id?: string | undefined;
   error?: string | undefined;
-  hint?: string;
+  hint?: string | undefined;
 }
 
-function describedBy(name: string, error: string | undefined, hint: string | undefined): string | undefined {
-  const ids = [error ? `${name}-error` : undefined, hint ? `${name}-hint` : undefined].filter(Boolean);
+/** The ids a control's aria-describedby names: its error, then its hint. */
+function describedBy(id: string, error: string | undefined, hint: string | undefined): string | undefined {
+  const ids = [error ? `${id}-error` : undefined, hint ? `${id}-hint` : undefined].filter(Boolean);
   return ids.length > 0 ? ids.join(" ") : undefined;
 }
 
-function Hint({ name, hint }: { name: string; hint: string | undefined }) {
-  return hint ? (
-    <span class="muted hint" id={`${name}-hint`}>
-      {hint}
-    </span>
-  ) : null;
+/** What every control of a field carries: its id, and its error and hint tied to it. */
+function controlAttributes({ name, id = name, error, hint }: FieldProps) {
+  return { name, id, "aria-invalid": error ? ("true" as const) : undefined, "aria-describedby": describedBy(id, error, hint) };
 }
 
-export function TextInput(
-  props: FieldProps & { value?: string | undefined; type?: string; required?: boolean; min?: string; max?: string },
-) {
-  const { name, label, error, hint, value, type = "text", required, min, max } = props;
+/**
+ * A field: the label (which alone names the control, so a screen reader says "Country", not "Country 2 letters, e.g.
+ * US"), the control, then its hint and its error beside it, both outside the label and named by aria-describedby.
+ */
+function Field({ name, id = name, label, error, hint, children }: FieldProps & { children: Child }) {
   return (
-    <label>
-      {label}
-      <input
-        type={type}
-        name={name}
-        id={name}
-        value={value ?? ""}
-        required={required}
-        min={min}
-        max={max}
-        aria-invalid={error ? "true" : undefined}
-        aria-describedby={describedBy(name, error, hint)}
-      />
-      <Hint name={name} hint={hint} />
-      <FieldError id={`${name}-error`} message={error && `${label} ${error}`} />
-    </label>
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children}
+      {hint ? (
+        <p class="hint muted" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+      <FieldError id={`${id}-error`} message={error && `${label} ${error}`} />
+    </div>
   );
 }
 
-export function TextArea(props: FieldProps & { value?: string | undefined }) {
-  const { name, label, error, hint, value } = props;
+interface InputProps extends FieldProps {
+  value?: string | undefined;
+  type?: string;
+  required?: boolean;
+  min?: string;
+  max?: string;
+  minlength?: number;
+  maxlength?: number;
+  autocomplete?: string;
+  inputmode?: "numeric" | "email" | "tel" | "text";
+}
+
+export function TextInput(props: InputProps) {
+  const { value, type = "text", required, min, max, minlength, maxlength, autocomplete, inputmode } = props;
+  // A password is never sent back into a page.
+  const shown = type === "password" || type === "file" ? undefined : (value ?? "");
   return (
-    <label>
-      {label}
-      <textarea
-        name={name}
-        id={name}
-        rows={3}
-        aria-invalid={error ? "true" : undefined}
-        aria-describedby={describedBy(name, error, hint)}
-      >
-        {value ?? ""}
+    <Field {...props}>
+      <input
+        {...controlAttributes(props)}
+        type={type}
+        value={shown}
+        required={required}
+        min={min}
+        max={max}
+        minlength={minlength}
+        maxlength={maxlength}
+        autocomplete={autocomplete}
+        inputmode={inputmode}
+      />
+    </Field>
+  );
+}
+
+export function TextArea(props: FieldProps & { value?: string | undefined; maxlength?: number }) {
+  return (
+    <Field {...props}>
+      <textarea {...controlAttributes(props)} rows={3} maxlength={props.maxlength}>
+        {props.value ?? ""}
       </textarea>
-      <Hint name={name} hint={hint} />
-      <FieldError id={`${name}-error`} message={error && `${label} ${error}`} />
-    </label>
+    </Field>
   );
 }
 
@@ -106,11 +125,10 @@ export function TextArea(props: FieldProps & { value?: string | undefined }) {
 export function Select(
   props: FieldProps & { value?: string | undefined; options: readonly (readonly [string, string])[]; blank?: string },
 ) {
-  const { name, label, error, hint, value, options, blank } = props;
+  const { value, options, blank } = props;
   return (
-    <label>
-      {label}
-      <select name={name} id={name} aria-invalid={error ? "true" : undefined} aria-describedby={describedBy(name, error, hint)}>
+    <Field {...props}>
+      <select {...controlAttributes(props)}>
         {blank !== undefined ? <option value="">{blank}</option> : null}
         {options.map(([optionValue, optionLabel]) => (
           <option value={optionValue} selected={optionValue === value}>
@@ -118,9 +136,29 @@ export function Select(
           </option>
         ))}
       </select>
-      <Hint name={name} hint={hint} />
-      <FieldError id={`${name}-error`} message={error && `${label} ${error}`} />
-    </label>
+    </Field>
+  );
+}
+
+/** A group of checkboxes under one legend, its error after the group, named by the group's aria-describedby. */
+export function Checkboxes(props: FieldProps & { values: readonly string[]; options: readonly (readonly [string, string])[] }) {
+  const { name, id = name, label, error, hint, values, options } = props;
+  return (
+    <fieldset class="checks" id={id} aria-invalid={error ? "true" : undefined} aria-describedby={describedBy(id, error, hint)}>
+      <legend>{label}</legend>
+      {options.map(([value, text]) => (
+        <label class="check">
+          <input type="checkbox" name={name} value={value} checked={values.includes(value)} />
+          {text}
+        </label>
+      ))}
+      {hint ? (
+        <p class="hint muted" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+      <FieldError id={`${id}-error`} message={error && `${label} ${error}`} />
+    </fieldset>
   );
 }
 

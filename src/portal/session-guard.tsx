@@ -8,11 +8,14 @@ import type { PortalEnv } from "../env.ts";
 import { formParts } from "../http/multipart.ts";
 import { decodeUtf8, isMultipart, requestBody } from "../http/request-body.ts";
 import { toBase64Url } from "../lib/base64.ts";
-import { findSession, SESSION_MAX_MS } from "../users/sessions.ts";
+import { findSession, SESSION_MAX_MS, SIGN_IN_CHOICE_TTL_MS } from "../users/sessions.ts";
 import { CSRF_FIELD, renderBarePage } from "./layout.tsx";
 
 const SESSION_COOKIE = "vn_session";
-const SIGN_IN_PATH = "/portal/sign-in";
+/** The ticket of a sign-in whose password opened several accounts, until one is chosen. */
+const SIGN_IN_CHOICE_COOKIE = "vn_sign_in";
+export const SIGN_IN_PATH = "/portal/sign-in";
+export const CHOOSE_ACCOUNT_PATH = "/portal/sign-in/account";
 const encoder = new TextEncoder();
 
 /** Cross-site form posts are refused: a request passes with `Sec-Fetch-Site: same-origin` or an Origin of this host. */
@@ -28,6 +31,23 @@ export function clearSessionCookie(c: Context): void {
 
 export function sessionCookie(c: Context): string | undefined {
   return getCookie(c, SESSION_COOKIE, "host");
+}
+
+export function setSignInChoiceCookie(c: Context, ticket: string): void {
+  setCookie(c, SIGN_IN_CHOICE_COOKIE, ticket, {
+    prefix: "host",
+    httpOnly: true,
+    sameSite: "Lax",
+    maxAge: SIGN_IN_CHOICE_TTL_MS / 1000,
+  });
+}
+
+export function clearSignInChoiceCookie(c: Context): void {
+  deleteCookie(c, SIGN_IN_CHOICE_COOKIE, { prefix: "host", secure: true, path: "/" });
+}
+
+export function signInChoiceCookie(c: Context): string | undefined {
+  return getCookie(c, SIGN_IN_CHOICE_COOKIE, "host");
 }
 
 /**

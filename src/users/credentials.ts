@@ -1,13 +1,13 @@
 // How a user gets in: invitations (a link to set a password, single use, 72 h, only its hash stored), the password,
 // and sign-in with its lockout (10 failures within 15 minutes lock the user).
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { customers, invitations, sessions, type UserRow, type UserStatus, users } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
 import { sha256Hex } from "../lib/api-key.ts";
 import { DECOY_HASH, hashPassword, verifyPassword } from "../lib/passwords.ts";
-import { endSessionsOfInactiveUser, randomToken } from "./sessions.ts";
+import { type CheckedPassword, issueSignInChoice, randomToken, startSession } from "./sessions.ts";
 
 export const INVITATION_TTL_MS = 72 * 3_600_000;
 /** Failed sign-ins that lock a user, and the window they must fall in. */
@@ -97,62 +97,80 @@ export async function acceptInvitation(
   return user ? ok(user) : refuse("not_found");
 }
 
-export type SignInRefusal = "invalid" | "inactive" | "locked";
-
-/**
- * Checks an e-mail and password of the account with this slug. An unknown account or e-mail costs a password check
- * too, and answers as a wrong password does. A wrong password counts towards the lock: the tenth failure within
- * LOCKOUT_WINDOW_MS locks the user (status locked, sessions ended). An inactive or locked user is refused whatever the
- * password, but only once it is right (a wrong one is "invalid", so nothing is said about the account). A right
- * password resets the count, sets last_login_at and re-hashes a hash of older parameters.
- */
-export async function signIn(
-  db: Database,
-  accountSlug: string,
-  email: string,
-  password: string,
-  now: number,
-): Promise<Outcome<UserRow, never> | { ok: false; reason: SignInRefusal }> {
-  const found = await db
-    .select({ user: users })
-    .from(users)
-    .innerJoin(customers, eq(customers.id, users.customerId))
-    .where(and(eq(customers.slug, accountSlug.toLowerCase()), eq(users.email, email.trim().toLowerCase())))
-    .get();
-  const check = await verifyPassword(password, found?.user.passwordHash ?? DECOY_HASH);
-  if (!found || !check.matches) {
-    if (found) await recordFailure(db, found.user.id, now);
-    return { ok: false, reason: "invalid" };
-  }
-  const { user } = found;
-  if (user.status !== ("active" satisfies UserStatus))
-    return { ok: false, reason: user.status === "locked" ? "locked" : "inactive" };
-  const [signedIn] = await db
-    .update(users)
-    .set({
-      lastLoginAt: now,
-      failedSignIns: 0,
-      failedSignInsSince: null,
-      ...(check.outdated ? { passwordHash: await hashPassword(password) } : {}),
-    })
-    .where(and(eq(users.id, user.id), eq(users.status, "active" satisfies UserStatus)))
-    .returning();
-  return signedIn ? ok(signedIn) : { ok: false, reason: "invalid" };
+/** An account a person may choose to sign in to. */
+export interface AccountChoice {
+  slug: string;
+  name: string;
 }
 
-/** One failed sign-in, in one UPDATE: a new window when the last one is over, the lock at the tenth; a lock ends sessions. */
-async function recordFailure(db: Database, userId: string, now: number): Promise<void> {
+/** What a sign-in comes to: a session, a choice of accounts (a ticket for it), or the one refusal. */
+export type SignInResult =
+  | { outcome: "signed_in"; session: string }
+  | { outcome: "choose_account"; ticket: string; accounts: AccountChoice[] }
+  | { outcome: "refused" };
+
+/**
+ * Checks an e-mail and password against the person's active memberships of every account, each against its own hash.
+ * Locked and inactive memberships are never checked, so no answer says whether their password was right; a person with
+ * no active membership (or an unknown e-mail) costs one decoy check instead, and a refusal always runs the same
+ * statements (recordFailures), so known and unknown e-mails do the same work. One matching membership starts its
+ * session at once (`ending` is the session the browser had); several give a ticket to choose one with.
+ */
+export async function signIn(db: Database, email: string, password: string, now: number, ending?: string): Promise<SignInResult> {
+  const address = email.trim().toLowerCase();
+  const memberships = await db
+    .select({ user: users, slug: customers.slug, name: customers.name })
+    .from(users)
+    .innerJoin(customers, eq(customers.id, users.customerId))
+    .where(eq(users.email, address))
+    .orderBy(customers.name, customers.slug);
+  const candidates = memberships.filter(({ user }) => user.status === ("active" satisfies UserStatus) && user.passwordHash);
+  if (candidates.length === 0) await verifyPassword(password, DECOY_HASH);
+  const matched: { membership: (typeof memberships)[number]; checked: CheckedPassword; outdated: boolean }[] = [];
+  for (const membership of candidates) {
+    const passwordHash = membership.user.passwordHash!;
+    const check = await verifyPassword(password, passwordHash);
+    if (check.matches)
+      matched.push({ membership, checked: { userId: membership.user.id, passwordHash }, outdated: check.outdated });
+  }
+  if (matched.length === 0) {
+    await recordFailures(db, address, now);
+    return { outcome: "refused" };
+  }
+  const rehashed = async ({ checked, outdated }: (typeof matched)[number]) => ({
+    ...checked,
+    rehash: outdated ? await hashPassword(password) : undefined,
+  });
+  if (matched.length === 1) {
+    const { rehash, ...checked } = await rehashed(matched[0]!);
+    const session = await startSession(db, checked, now, { ending, rehash });
+    return session === undefined ? { outcome: "refused" } : { outcome: "signed_in", session };
+  }
+  const ticket = await issueSignInChoice(db, await Promise.all(matched.map(rehashed)), now);
+  return { outcome: "choose_account", ticket, accounts: matched.map(({ membership: { slug, name } }) => ({ slug, name })) };
+}
+
+/**
+ * A failed sign-in for every active membership of the e-mail, in one batch that runs the same statements whether the
+ * e-mail is known or not: each count goes up (a new window when the last one is over), the tenth locks the user, and
+ * a lock ends the user's sessions.
+ */
+async function recordFailures(db: Database, email: string, now: number): Promise<void> {
   const windowOver = sql`(${users.failedSignInsSince} IS NULL OR ${users.failedSignInsSince} <= ${now - LOCKOUT_WINDOW_MS})`;
   const count = sql`CASE WHEN ${windowOver} THEN 1 ELSE ${users.failedSignIns} + 1 END`;
+  const lockedNow = db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.email, email), ne(users.status, "active" satisfies UserStatus)));
   await db.batch([
     db
       .update(users)
       .set({
         failedSignIns: count,
         failedSignInsSince: sql`CASE WHEN ${windowOver} THEN ${now} ELSE ${users.failedSignInsSince} END`,
-        status: sql`CASE WHEN ${users.status} = ${"active" satisfies UserStatus} AND ${count} >= ${LOCKOUT_FAILURES} THEN ${"locked" satisfies UserStatus} ELSE ${users.status} END`,
+        status: sql`CASE WHEN ${count} >= ${LOCKOUT_FAILURES} THEN ${"locked" satisfies UserStatus} ELSE ${users.status} END`,
       })
-      .where(eq(users.id, userId)),
-    endSessionsOfInactiveUser(db, userId),
+      .where(and(eq(users.email, email), eq(users.status, "active" satisfies UserStatus))),
+    db.delete(sessions).where(inArray(sessions.userId, lockedNow)),
   ]);
 }

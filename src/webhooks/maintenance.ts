@@ -1,8 +1,8 @@
 // The scheduled handler's webhook jobs: deliveries whose message was lost go back on the queue, and events and their
 // deliveries are purged after 30 days.
-import { and, asc, eq, isNull, lt, lte, notExists, or, type SQL, sql } from "drizzle-orm";
-import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { and, asc, eq, isNull, lt, lte, notExists, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
+import { deleteInBatches } from "../db/purge.ts";
 import { type DeliveryStatus, events, webhookDeliveries } from "../db/schema.ts";
 import { enqueueDeliveries } from "./queue.ts";
 
@@ -15,8 +15,6 @@ export const OVERDUE_MS = 5 * 60_000;
 export const SWEEP_LIMIT = 500;
 /** How long events and their deliveries are kept. */
 const EVENT_RETENTION_MS = 30 * 86_400_000;
-/** Rows deleted by one statement of the purge: small enough that no one statement holds the database for long. */
-const PURGE_BATCH = 500;
 
 /**
  * Sends again the pending deliveries whose next attempt is overdue and which no consumer holds (a message lost
@@ -55,15 +53,4 @@ export async function purgeExpiredEvents(db: Database, now: number): Promise<{ d
   );
   const deleted = await deleteInBatches(db, events, and(lt(events.createdAt, cutoff), unreferenced)!);
   return { deliveries, events: deleted };
-}
-
-async function deleteInBatches(db: Database, table: SQLiteTable, where: SQL): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    const chunk = db.select({ rowid: sql`rowid` }).from(table).where(where).limit(PURGE_BATCH);
-    // Counted from RETURNING: D1's meta.changes also counts what triggers wrote (event_counts, for events).
-    const rows = await db.delete(table).where(sql`rowid IN ${chunk}`).returning({ rowid: sql`rowid` });
-    deleted += rows.length;
-    if (rows.length < PURGE_BATCH) return deleted;
-  }
 }

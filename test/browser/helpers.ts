@@ -84,10 +84,10 @@ export interface Portal {
   createAccount(prefix?: string): Promise<Account>;
   /** A user of the account, invited by the operator (not yet with a password). */
   inviteUser(account: Account, role?: InvitedUser["role"]): Promise<InvitedUser>;
-  /** Opens the invitation link and sets the password; `page` then shows sign-in, account and e-mail filled in. */
+  /** Opens the invitation link and sets the password; `page` then shows sign-in, the e-mail filled in. */
   acceptInvitation(page: Page, user: InvitedUser, password?: string): Promise<void>;
   /** Signs in through the sign-in page and waits for the landing page (a failed sign-in fails here). */
-  signIn(page: Page, account: Account, user: InvitedUser, password?: string): Promise<void>;
+  signIn(page: Page, user: InvitedUser, password?: string): Promise<void>;
   /** A new account, its user of `role` invited, the password set and signed in: `page` shows /portal/orders. */
   signInAsNewUser(role: InvitedUser["role"]): Promise<{ page: Page; account: Account; user: InvitedUser }>;
   signInAsNewOwner(): Promise<{ page: Page; account: Account; user: InvitedUser }>;
@@ -172,9 +172,8 @@ export function usePortal(): Portal {
       await page.getByRole("button", { name: "Set password" }).click();
       await page.waitForURL((url) => url.pathname === "/portal/sign-in");
     },
-    async signIn(page, account, user, password = PASSWORD) {
+    async signIn(page, user, password = PASSWORD) {
       if (!page.url().startsWith(`${base}/portal/sign-in`)) await page.goto(`${base}/portal/sign-in`);
-      await page.getByLabel("Account").fill(account.slug);
       await page.getByLabel("E-mail").fill(user.email);
       await page.getByLabel("Password").fill(password);
       await page.getByRole("button", { name: "Sign in" }).click();
@@ -185,7 +184,7 @@ export function usePortal(): Portal {
       const user = await portal.inviteUser(account, role);
       const page = await portal.newPage();
       await portal.acceptInvitation(page, user);
-      await portal.signIn(page, account, user);
+      await portal.signIn(page, user);
       expect(new URL(page.url()).pathname).toBe("/portal/orders");
       return { page, account, user };
     },
