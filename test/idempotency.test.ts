@@ -16,6 +16,7 @@ import {
   json,
   makeOrderable,
   ORIGIN,
+  operator,
   problem,
   submittedVerification,
   type TestCustomer,
@@ -264,6 +265,34 @@ describe("Idempotency-Key", () => {
     expect(read.documents).toHaveLength(1);
     const objects = await env.DOCUMENTS.list({ prefix: `kyc/${customer.customerId}/${kycId.replace(/^kyc_/, "")}/` });
     expect(objects.objects).toHaveLength(1);
+  });
+
+  it("runs a bodiless POST sent as multipart once: a route that reads no multipart body claims the key at once", async () => {
+    const customer = await createCustomer();
+    const user = await json(
+      await operator.admin.customers[":slug"].users.$post({
+        param: { slug: customer.slug },
+        json: { email: `multi.${crypto.randomUUID().slice(0, 6)}@example.com`, name: "Multi", role: "member" },
+      }),
+      201,
+    );
+    const invite = () => {
+      const form = new FormData();
+      form.set("note", "anything");
+      return call(`/admin/users/${user.user_id}/invitation`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "Idempotency-Key": `multipart-${user.user_id}` },
+        body: form,
+      });
+    };
+    const answers = await Promise.all([invite(), invite(), invite()]);
+    const bodies = await Promise.all(answers.map((answer) => answer.text()));
+    const ran = answers.filter((answer) => answer.status === 201 && answer.headers.get("Idempotent-Replayed") === null);
+    expect(ran).toHaveLength(1);
+    expect(answers.every((answer) => answer.status === 201 || answer.status === 409)).toBe(true);
+    const replay = await invite();
+    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await replay.text()).toBe(bodies[answers.indexOf(ran[0]!)]);
   });
 
   it("replays an upload that filled the verification, though a new one would now be refused", async () => {

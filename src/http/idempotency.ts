@@ -2,6 +2,7 @@
 // Stripe): a retry with the same key and the same request gets the first answer again instead of running twice.
 import type { Context, Env, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { matchedRoutes } from "hono/route";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Database } from "../db/client.ts";
 import {
@@ -168,6 +169,18 @@ function inUse(holder: IdempotencyRecord, now: number): ApiError {
 const deferredClaims = new WeakMap<Request, () => Promise<void>>();
 
 /**
+ * The mark of a route that reads its own multipart body and calls claimBeforeReadingBody once its checks that need no
+ * body have passed (the upload): put it in the route's middleware. A request to any other route claims its key at
+ * once, whatever its Content-Type says, so a bodiless POST sent as multipart never runs without its claim.
+ */
+export const readsOwnMultipartBody: MiddlewareHandler = (_c, next) => next();
+
+/** Whether the route this request matched carries readsOwnMultipartBody. */
+function routeReadsOwnMultipart(c: Context): boolean {
+  return matchedRoutes(c).some((route) => route.handler === readsOwnMultipartBody);
+}
+
+/**
  * For a route that reads its own multipart body (the upload): call once the checks that need no body have passed. A
  * request with an Idempotency-Key claims it here, reading the body for its fingerprint, so a refusal found before the
  * body (a full or locked verification) costs no read even with a key. Without a key, or with one claimed already,
@@ -180,8 +193,9 @@ export async function claimBeforeReadingBody(request: Request): Promise<void> {
 /**
  * The middleware, for one audience: `scopeOf` names the scope of the request's credential (it runs after the guard).
  * Without the header, the request runs as it would have. With it, the key is claimed before the route runs; for a
- * multipart body, whose route checks what it can before reading it, when the route asks (claimBeforeReadingBody),
- * unless the key is known already: then it is answered from at once (replayed, 409 or 422).
+ * multipart body to a route that reads it itself (readsOwnMultipartBody), which checks what it can before reading it,
+ * when the route asks (claimBeforeReadingBody), unless the key is known already: then it is answered from at once
+ * (replayed, 409 or 422).
  */
 export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => string): MiddlewareHandler<E> {
   return async (c, next) => {
@@ -215,7 +229,11 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
       const answer = replay(holder, await unseal(holder.response, await sealingKey(key, scope)));
       throw new HTTPException(answer.status as ContentfulStatusCode, { res: answer });
     };
-    if (isMultipart(c.req.raw) && !(await isIdempotencyKeyTaken(c.var.db, scope, keyHash, Date.now()))) {
+    if (
+      isMultipart(c.req.raw) &&
+      routeReadsOwnMultipart(c) &&
+      !(await isIdempotencyKeyTaken(c.var.db, scope, keyHash, Date.now()))
+    ) {
       deferredClaims.set(c.req.raw, claimKey);
     } else {
       await claimKey();

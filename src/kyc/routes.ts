@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Refusal } from "../db/outcome.ts";
 import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
-import { claimBeforeReadingBody } from "../http/idempotency.ts";
+import { claimBeforeReadingBody, readsOwnMultipartBody } from "../http/idempotency.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { ApiError, notFound } from "../http/problem.ts";
 import { publicOrigin } from "../http/public-origin.ts";
@@ -146,6 +146,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
     createRoute({
       ...operation,
       operationId: "uploadKycDocument",
+      middleware: [readsOwnMultipartBody] as const,
       method: "post",
       path: "/numbers/{number_id}/KYC/files",
       summary: "Upload a supporting file",
