@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { pdf } from "./files.ts";
 import {
   allocateNumbers,
+  call,
   callInIsolate,
   createCustomer,
   createWebhookEndpoint,
@@ -38,6 +39,30 @@ async function apiOrder(customer: TestCustomer, orderId: string) {
     await customer.account.orders[":order_id"].$get({ param: { customer_slug: customer.slug, order_id: orderId } }),
     200,
   );
+}
+
+const BOUNDARY = "portal-upload-boundary";
+
+/**
+ * A multipart body whose first chunk holds the field `name` (the CSRF token's, by default) and a file part's start,
+ * and whose file then never ends: 1 MiB a pull, counted.
+ */
+function endlessUpload(value: string, name = "csrf_token") {
+  let pulls = 0;
+  const head = new TextEncoder().encode(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n` +
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-`,
+  );
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        pulls++;
+        controller.enqueue(pulls === 1 ? head : new Uint8Array(1024 * 1024));
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { body, pulls: () => pulls };
 }
 
 describe("orders in the portal", () => {
@@ -340,27 +365,61 @@ describe("numbers and verifications in the portal", () => {
     for (const status of ["under_review", "approved"] as const) {
       await json(await operator.admin.kyc[":kyc_id"].review.$post({ param: { kyc_id: verification.id }, json: { status } }), 200);
     }
-    let pulls = 0;
-    const body = new ReadableStream<Uint8Array>(
-      {
-        pull(controller) {
-          pulls++;
-          controller.enqueue(new Uint8Array(1024 * 1024));
-        },
-      },
-      { highWaterMark: 0 },
-    );
+    // The token's part, then a file that never ends: only the first chunk may be read.
+    const watched = endlessUpload(member.csrf);
     // In this isolate: across the Worker's boundary, a body left unread is reported as a broken pipe.
-    const answer = await callInIsolate(
-      `/portal/numbers/${number.number_id}/documents?csrf_token=${encodeURIComponent(member.csrf)}`,
-      {
-        method: "POST",
-        headers: { ...SAME_ORIGIN, Cookie: member.cookie, "Content-Type": "multipart/form-data; boundary=b" },
-        body,
-      },
-    );
+    const answer = await callInIsolate(`/portal/numbers/${number.number_id}/documents`, {
+      method: "POST",
+      headers: { ...SAME_ORIGIN, Cookie: member.cookie, "Content-Type": `multipart/form-data; boundary=${BOUNDARY}` },
+      body: watched.body,
+    });
     expect(await pageText(answer, 409)).toContain("files cannot be added now");
-    expect(pulls).toBe(0);
+    expect(watched.pulls()).toBe(1);
+  });
+
+  it("refuses an upload with a forged token, or none first, having read only the form's first part", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedIn(customer, "member");
+    const [number] = await allocateNumbers(customer);
+    if (!number) expect.fail("no number allocated");
+    await json(
+      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
+        param: { number_id: number.number_id },
+        json: INDIVIDUAL_ADDRESS,
+      }),
+      201,
+    );
+    for (const [first, value] of [
+      ["csrf_token", "forged"],
+      ["document_type", "identity"],
+    ] as const) {
+      const watched = endlessUpload(value, first);
+      const answer = await callInIsolate(`/portal/numbers/${number.number_id}/documents`, {
+        method: "POST",
+        headers: { ...SAME_ORIGIN, Cookie: member.cookie, "Content-Type": `multipart/form-data; boundary=${BOUNDARY}` },
+        body: watched.body,
+      });
+      expect(await pageText(answer, 403)).toContain("This form has expired");
+      expect(watched.pulls(), first).toBe(1);
+    }
+    // The right token sent anywhere but first is refused too: the guard reads the first part alone.
+    const form = new FormData();
+    form.set("document_type", "identity");
+    form.set("csrf_token", member.csrf);
+    form.set("file", new File([pdf()], "id.pdf"));
+    const late = await call(`/portal/numbers/${number.number_id}/documents`, {
+      method: "POST",
+      headers: { ...SAME_ORIGIN, Cookie: member.cookie },
+      body: form,
+      redirect: "manual",
+    });
+    expect(late.status).toBe(403);
+    await late.text();
+    expect((await apiVerification(customer, number.number_id)).documents).toEqual([]);
+    // No page puts the token in a URL (platform logs keep URLs).
+    const page = await pageText(await member.get(`/portal/numbers/${number.number_id}`), 200);
+    expect(page).not.toMatch(/(action|href)="[^"]*csrf_token/);
+    expect(page).toContain('enctype="multipart/form-data"');
   });
 
   it("uploads a document, downloads the same bytes, and deletes it", async () => {

@@ -66,14 +66,13 @@ export async function signedIn(customer: TestCustomer, role: Role = "owner") {
     get: (path: string) => call(path, { headers: { Cookie: cookie }, redirect: "manual" }),
     post: (path: string, fields: Record<string, string | string[]> = {}) =>
       postForm(path, { csrf_token: csrf, ...fields }, { Cookie: cookie }),
-    /** An upload's form: the token in the action's query, as the page's form sends it. */
-    postMultipart: (path: string, body: FormData) =>
-      call(`${path}?csrf_token=${encodeURIComponent(csrf)}`, {
-        method: "POST",
-        headers: { ...SAME_ORIGIN, Cookie: cookie },
-        body,
-        redirect: "manual",
-      }),
+    /** An upload's form: the token as its first part, as the page's form sends it, then the form's fields. */
+    postMultipart: (path: string, form: FormData) => {
+      const body = new FormData();
+      body.set("csrf_token", csrf);
+      for (const [name, value] of form) body.append(name, value);
+      return call(path, { method: "POST", headers: { ...SAME_ORIGIN, Cookie: cookie }, body, redirect: "manual" });
+    },
   };
 }
 

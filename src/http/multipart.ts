@@ -2,7 +2,7 @@
 // most MAX_PARTS parts whose contents are views into that buffer, never copies. Parsing stops at the first part too
 // many, so a body of thousands of empty parts costs no more than one of a few.
 import { ApiError, validationError } from "./problem.ts";
-import { decodeUtf8, mediaTypeOf, requestBody } from "./request-body.ts";
+import { bodyStartGrown, decodeUtf8, mediaTypeOf, requestBody } from "./request-body.ts";
 
 /** One part of a form. */
 export interface FormPart {
@@ -94,30 +94,76 @@ function readPartHeaders(block: string): Omit<FormPart, "data"> {
   return { name, filename: params.get("filename"), contentType };
 }
 
+/** Where the part after the body's first delimiter starts (a preamble before it is allowed), or -1 without one. */
+function opening(body: Uint8Array, delimiter: Uint8Array): number {
+  // The first delimiter may open the body, without the CRLF in front (anything before it is a preamble).
+  const at = startsAt(body, [...delimiter.subarray(2)], 0) ? -2 : indexOf(body, delimiter, 0);
+  return at === -1 ? -1 : at + delimiter.length;
+}
+
+/**
+ * The part that starts at `at` (right after a delimiter), and where the next delimiter ends; null when "--" closes the
+ * body there, "incomplete" when the bytes end before the part does (a peek at the body's start).
+ */
+function partAt(body: Uint8Array, at: number, delimiter: Uint8Array): { part: FormPart; next: number } | null | "incomplete" {
+  // After a delimiter: "--" closes the body; otherwise a CRLF starts the next part (transport padding allowed).
+  if (body[at] === 0x2d && body[at + 1] === 0x2d) return null;
+  while (body[at] === 0x20 || body[at] === 0x09) at++;
+  if (at + 2 > body.length) return "incomplete";
+  if (!startsAt(body, CRLF, at)) throw malformed("a delimiter is not followed by a line break");
+  const headersStart = at + 2;
+  const headersEnd = indexOf(body.subarray(0, headersStart + MAX_HEADER_BYTES), HEADER_END, headersStart);
+  if (headersEnd === -1) {
+    if (body.length < headersStart + MAX_HEADER_BYTES) return "incomplete";
+    throw malformed("a part's headers do not end");
+  }
+  const block = decodeUtf8(body.subarray(headersStart, headersEnd));
+  if (block === undefined) throw malformed("a part's headers are not valid UTF-8");
+  const contentStart = headersEnd + HEADER_END.length;
+  const contentEnd = indexOf(body, delimiter, contentStart);
+  if (contentEnd === -1) return "incomplete";
+  return {
+    part: { ...readPartHeaders(block), data: body.subarray(contentStart, contentEnd) },
+    next: contentEnd + delimiter.length,
+  };
+}
+
 /** Splits a multipart body into its parts (views into `body`); more than MAX_PARTS parts is a 400, found unparsed. */
 function parseMultipart(body: Uint8Array, boundary: string): FormPart[] {
   const delimiter = ascii.encode(`\r\n--${boundary}`);
-  // The first delimiter may open the body, without the CRLF in front (anything before it is a preamble).
-  const opening = startsAt(body, [...delimiter.subarray(2)], 0) ? -2 : indexOf(body, delimiter, 0);
-  if (opening === -1) throw malformed("the boundary does not occur in the body");
-  let at = opening + delimiter.length;
+  let at = opening(body, delimiter);
+  if (at === -1) throw malformed("the boundary does not occur in the body");
   const parts: FormPart[] = [];
   for (;;) {
-    // After a delimiter: "--" closes the body; otherwise a CRLF starts the next part (transport padding allowed).
-    if (body[at] === 0x2d && body[at + 1] === 0x2d) return parts;
-    while (body[at] === 0x20 || body[at] === 0x09) at++;
-    if (!startsAt(body, CRLF, at)) throw malformed("a delimiter is not followed by a line break");
-    if (parts.length === MAX_PARTS) throw malformed(`a form has at most ${MAX_PARTS} parts`);
-    const headersStart = at + 2;
-    const headersEnd = indexOf(body.subarray(0, headersStart + MAX_HEADER_BYTES), HEADER_END, headersStart);
-    if (headersEnd === -1) throw malformed("a part's headers do not end");
-    const block = decodeUtf8(body.subarray(headersStart, headersEnd));
-    if (block === undefined) throw malformed("a part's headers are not valid UTF-8");
-    const contentStart = headersEnd + HEADER_END.length;
-    const contentEnd = indexOf(body, delimiter, contentStart);
-    if (contentEnd === -1) throw malformed("the body ends before its closing boundary");
-    parts.push({ ...readPartHeaders(block), data: body.subarray(contentStart, contentEnd) });
-    at = contentEnd + delimiter.length;
+    if (parts.length === MAX_PARTS && !(body[at] === 0x2d && body[at + 1] === 0x2d)) {
+      throw malformed(`a form has at most ${MAX_PARTS} parts`);
+    }
+    const found = partAt(body, at, delimiter);
+    if (found === null) return parts;
+    if (found === "incomplete") throw malformed("the body ends before its closing boundary");
+    parts.push(found.part);
+    at = found.next;
+  }
+}
+
+/** How much of a body a form's first part may take: a hidden field's name and value, with room to spare. */
+const MAX_FIRST_PART_BYTES = 16 * 1024;
+
+/**
+ * The first part of a multipart/form-data body, read without reading what follows it (a guard's look at a form's
+ * first field before the route decides whether to read the rest); the bytes read stay for formParts. Undefined when
+ * the body has no part, or its first part does not end within MAX_FIRST_PART_BYTES.
+ */
+export async function firstFormPart(request: Request): Promise<FormPart | undefined> {
+  const delimiter = ascii.encode(`\r\n--${boundaryOf(request.headers.get("Content-Type") ?? undefined)}`);
+  for (;;) {
+    const start = await bodyStartGrown(request);
+    if (start === undefined) return undefined;
+    const at = opening(start, delimiter);
+    const found = at === -1 ? "incomplete" : partAt(start, at, delimiter);
+    if (found === null) return undefined;
+    if (found !== "incomplete") return found.part;
+    if (start.length >= MAX_FIRST_PART_BYTES) return undefined;
   }
 }
 

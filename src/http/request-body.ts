@@ -6,40 +6,98 @@ import { ApiError, ClientClosed } from "./problem.ts";
 
 const JSON_BODY_LIMIT = 64 * 1024;
 
+/** A body's stream, with the chunks read from it so far: a peek at its start keeps them for the whole read. */
+interface BodyStream {
+  reader: ReadableStreamDefaultReader<Uint8Array>;
+  chunks: Uint8Array[];
+  size: number;
+  done: boolean;
+}
+
+const streams = new WeakMap<Request, BodyStream>();
+
+function streamOf(request: Request): BodyStream | undefined {
+  let stream = streams.get(request);
+  if (!stream && request.body) {
+    stream = { reader: request.body.getReader(), chunks: [], size: 0, done: false };
+    streams.set(request, stream);
+  }
+  return stream;
+}
+
+/** The next chunk of the body, or undefined at its end; a client gone mid-body is ClientClosed. */
+async function nextChunk(stream: BodyStream): Promise<Uint8Array | undefined> {
+  if (stream.done) return undefined;
+  let chunk: ReadableStreamReadResult<Uint8Array>;
+  try {
+    chunk = await stream.reader.read();
+  } catch (error) {
+    throw new ClientClosed("The client closed the connection while sending its body", { cause: error });
+  }
+  if (chunk.done) stream.done = true;
+  return chunk.value;
+}
+
+/** The length a request declares, when it declares a plain one. */
+function declaredLengthOf(request: Request): number | undefined {
+  const declared = request.headers.get("Content-Length");
+  return declared !== null && /^[0-9]{1,15}$/.test(declared) ? Number(declared) : undefined;
+}
+
 /**
  * The whole body in one buffer of at most `limit` bytes: a declared length past the limit is refused before reading,
  * a body that grows past it as soon as it does. The buffer is sized from Content-Length (or the limit when the
- * length is not declared), so the body is never held twice.
+ * length is not declared), so the body is never held twice. Whatever a peek (bodyStartGrown) read comes first.
  */
 async function readBounded(request: Request, limit: number, tooLarge: () => ApiError): Promise<Uint8Array> {
-  const declared = request.headers.get("Content-Length");
-  const declaredLength = declared !== null && /^[0-9]{1,15}$/.test(declared) ? Number(declared) : undefined;
+  const declaredLength = declaredLengthOf(request);
   if (declaredLength !== undefined && declaredLength > limit) throw tooLarge();
-  if (!request.body) return new Uint8Array(0);
+  const stream = streamOf(request);
+  if (!stream) return new Uint8Array(0);
   const buffer = new Uint8Array(declaredLength ?? limit);
-  const reader = request.body.getReader();
   let size = 0;
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch (error) {
-      throw new ClientClosed("The client closed the connection while sending its body", { cause: error });
-    }
-    if (chunk.done) break;
-    if (size + chunk.value.byteLength > buffer.byteLength) {
-      await reader.cancel().catch(() => undefined);
+  const append = async (chunk: Uint8Array) => {
+    if (size + chunk.byteLength > buffer.byteLength) {
+      await stream.reader.cancel().catch(() => undefined);
       throw tooLarge();
     }
-    buffer.set(chunk.value, size);
-    size += chunk.value.byteLength;
-  }
+    buffer.set(chunk, size);
+    size += chunk.byteLength;
+  };
+  const peeked = stream.chunks;
+  stream.chunks = [];
+  stream.size = 0;
+  for (const chunk of peeked) await append(chunk);
+  for (let chunk = await nextChunk(stream); chunk !== undefined; chunk = await nextChunk(stream)) await append(chunk);
   return buffer.subarray(0, size);
+}
+
+/**
+ * The start of a multipart body, one more chunk of it than the last call read (undefined at the body's end), read no
+ * further and kept for requestBody: a guard can look at a form's first part before the route decides whether to read
+ * the rest. A body declared larger than the upload limit is refused unread.
+ */
+export async function bodyStartGrown(request: Request): Promise<Uint8Array | undefined> {
+  const declaredLength = declaredLengthOf(request);
+  if (declaredLength !== undefined && declaredLength > MULTIPART_LIMIT) throw fileTooLarge();
+  const stream = streamOf(request);
+  const chunk = stream && (await nextChunk(stream));
+  if (!stream || chunk === undefined) return undefined;
+  stream.chunks.push(chunk);
+  stream.size += chunk.byteLength;
+  const start = new Uint8Array(stream.size);
+  let at = 0;
+  for (const piece of stream.chunks) {
+    start.set(piece, at);
+    at += piece.byteLength;
+  }
+  return start;
 }
 
 /** A file upload's largest file; a multipart body may carry MULTIPART_ENVELOPE_BYTES more (boundaries, text fields). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 const MULTIPART_ENVELOPE_BYTES = 64 * 1024;
+const MULTIPART_LIMIT = MAX_FILE_BYTES + MULTIPART_ENVELOPE_BYTES;
 
 export function fileTooLarge(): ApiError {
   return new ApiError("payload_too_large", `Files are limited to ${MAX_FILE_BYTES} bytes (10 MiB)`);
@@ -59,7 +117,7 @@ export function requestBody(request: Request): Promise<Uint8Array> {
   let body = bodies.get(request);
   if (!body) {
     const multipart = isMultipart(request);
-    const limit = multipart ? MAX_FILE_BYTES + MULTIPART_ENVELOPE_BYTES : JSON_BODY_LIMIT;
+    const limit = multipart ? MULTIPART_LIMIT : JSON_BODY_LIMIT;
     body = readBounded(request, limit, multipart ? fileTooLarge : jsonTooLarge);
     bodies.set(request, body);
   }

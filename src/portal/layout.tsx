@@ -8,7 +8,7 @@ import type { PortalVisitor } from "../env.ts";
 /** Where the stylesheet is served; its content is a module constant, so the address never changes meaning. */
 export const PORTAL_CSS_PATH = "/portal/assets/portal.css";
 
-/** The form field (and, for uploads, the query parameter) that carries the session's CSRF token. */
+/** The form field that carries the session's CSRF token (an upload's first part). */
 export const CSRF_FIELD = "csrf_token";
 
 export type Section = "orders" | "numbers" | "keys" | "team" | "webhooks";

@@ -28,7 +28,7 @@ import { readUpload } from "../kyc/upload.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers, NUMBER_SORT_KEYS } from "../numbers/store.ts";
 import { fieldMessages, listFilters, optionsOf, postedFields, Select, TextArea, TextInput } from "./forms.tsx";
-import { Badge, CSRF_FIELD, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
+import { Badge, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
 import { formField } from "./session-guard.tsx";
 
 type Messages = Record<string, string>;
@@ -236,11 +236,13 @@ function UploadForm({ numberId, token, state }: { numberId: string; token: strin
   return (
     <form
       method="post"
-      action={`/portal/numbers/${numberId}/documents?${CSRF_FIELD}=${encodeURIComponent(token)}`}
+      action={`/portal/numbers/${numberId}/documents`}
       enctype="multipart/form-data"
       class="stack card"
       novalidate
     >
+      {/* First: the guard reads this part alone before the file (src/portal/session-guard.tsx). */}
+      <CsrfField token={token} />
       <TextInput name="file" label="File" type="file" error={errors.file} hint="PDF, JPEG or PNG, at most 10 MiB" />
       <Select
         name="document_type"

@@ -5,7 +5,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import type { PortalEnv } from "../env.ts";
-import { formParts } from "../http/multipart.ts";
+import { firstFormPart, formParts } from "../http/multipart.ts";
 import { decodeUtf8, isMultipart, requestBody } from "../http/request-body.ts";
 import { toBase64Url } from "../lib/base64.ts";
 import { findSession, SESSION_MAX_MS, SIGN_IN_CHOICE_TTL_MS } from "../users/sessions.ts";
@@ -72,6 +72,12 @@ export async function formField(c: Context, name: string): Promise<string | unde
   return typeof value === "string" ? value : undefined;
 }
 
+/** The text of a multipart form's first part when it is the field `name`, read without the parts after it. */
+async function firstFieldNamed(request: Request, name: string): Promise<string | undefined> {
+  const part = await firstFormPart(request);
+  return part?.name === name && part.filename === undefined ? decodeUtf8(part.data) : undefined;
+}
+
 function sameToken(a: string, b: string): boolean {
   const x = encoder.encode(a);
   const y = encoder.encode(b);
@@ -94,9 +100,10 @@ export const requireSession: MiddlewareHandler<PortalEnv> = async (c, next) => {
   }
   const csrfToken = await csrfTokenFor(token);
   if (c.req.method !== "GET" && c.req.method !== "HEAD") {
-    // An upload's form carries it in its action's query: its body is read only once the upload's own checks passed
-    // (a full or locked verification is refused unread, as the API refuses it).
-    const sent = isMultipart(c.req.raw) ? c.req.query(CSRF_FIELD) : await formField(c, CSRF_FIELD);
+    // An upload's form carries it as its first part, and only that part is read here: the file is read only once
+    // the token and the upload's own checks passed (a full or locked verification is refused unread, as the API
+    // refuses it). Never in a URL, which platform logs keep.
+    const sent = isMultipart(c.req.raw) ? await firstFieldNamed(c.req.raw, CSRF_FIELD) : await formField(c, CSRF_FIELD);
     if (sent === undefined || !sameToken(sent, csrfToken)) {
       return renderBarePage(
         c,
