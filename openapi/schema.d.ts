@@ -174,7 +174,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Events of the types named in event_types (every type when absent) are delivered to url, signed with the endpoint's secret (Standard Webhooks). The secret is in this answer only, and in a rotation's. At most 10 endpoints per account.
+         * @description Events of the types named in event_types (every type, present and future, when absent) are delivered to url, signed with the endpoint's secret (Standard Webhooks). The secret is in this answer only, and in a rotation's. At most 10 endpoints per account.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -1344,7 +1344,10 @@ export interface components {
             /** @example https://hooks.example.com/virtual-numbers */
             url: string;
             description: string | null;
-            event_types: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted")[];
+            /** @description The types delivered here: every current type when the endpoint takes every type, present and future. */
+            event_types: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "webhook.test")[];
+            /** @description Whether the endpoint takes every type, present and future (event_types ["*"], the default). */
+            every_event_type: boolean;
             /**
              * @description A disabled endpoint is sent nothing.
              * @enum {string}
@@ -1364,7 +1367,7 @@ export interface components {
         CreateWebhookEndpoint: {
             /**
              * Format: uri
-             * @description Where events are delivered: an absolute https:// URL of at most 2048 characters, without user name or password, whose host is a name (not an IP address), not localhost and not a .local, .internal or .localhost name.
+             * @description Where events are delivered: an absolute https:// URL of at most 2048 characters, without user name or password, whose host is a name with a dot (not an IP address), not localhost and not a .local, .internal, .localhost or .home.arpa name.
              * @example https://hooks.example.com/virtual-numbers
              */
             url: string;
@@ -1374,13 +1377,13 @@ export interface components {
              */
             description?: string;
             /**
-             * @description The event types delivered here, at least one; repeats are ignored. webhook.test is not one of them: a test event goes to the endpoint it is sent to, whatever its types.
+             * @description The event types delivered here, at least one; repeats are ignored. ["*"] (also the default) takes every type, present and future: types added later reach the endpoint too. A test event goes to the endpoint it is sent to, whatever its types.
              * @example [
              *       "order.created",
              *       "order.fulfilled"
              *     ]
              */
-            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted")[];
+            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "webhook.test" | "*")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -1398,7 +1401,7 @@ export interface components {
         UpdateWebhookEndpoint: {
             /**
              * Format: uri
-             * @description Where events are delivered: an absolute https:// URL of at most 2048 characters, without user name or password, whose host is a name (not an IP address), not localhost and not a .local, .internal or .localhost name.
+             * @description Where events are delivered: an absolute https:// URL of at most 2048 characters, without user name or password, whose host is a name with a dot (not an IP address), not localhost and not a .local, .internal, .localhost or .home.arpa name.
              * @example https://hooks.example.com/virtual-numbers
              */
             url?: string;
@@ -1408,13 +1411,13 @@ export interface components {
              */
             description?: string | null;
             /**
-             * @description The event types delivered here, at least one; repeats are ignored. webhook.test is not one of them: a test event goes to the endpoint it is sent to, whatever its types.
+             * @description The event types delivered here, at least one; repeats are ignored. ["*"] (also the default) takes every type, present and future: types added later reach the endpoint too. A test event goes to the endpoint it is sent to, whatever its types.
              * @example [
              *       "order.created",
              *       "order.fulfilled"
              *     ]
              */
-            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted")[];
+            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "webhook.test" | "*")[];
             /**
              * @description disabled stops deliveries; enabled resumes them.
              * @enum {string}

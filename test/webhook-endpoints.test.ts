@@ -1,6 +1,7 @@
 // Webhook endpoints: create (secret shown once, default and named event types, the 10-endpoint limit), list, read,
 // change, delete with its deliveries, secret rotation, the test event, the delivery log and a delivery's retry; the URL
 // rules (each refused form, the insecure allowance only with its variable), other accounts' ids, idempotent replays.
+import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { EVENT_TYPES } from "../src/db/schema.ts";
@@ -10,11 +11,11 @@ import {
   createWebhookEndpoint,
   expectStatus,
   json,
+  makeOrderable,
   problem,
   type TestCustomer,
 } from "./helpers.ts";
 
-const SUBSCRIBABLE = EVENT_TYPES.filter((type) => type !== "webhook.test");
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const DAY_MS = 86_400_000;
 
@@ -58,6 +59,7 @@ async function listDeliveries(customer: TestCustomer, endpointId: string, query:
 
 interface EndpointRow {
   secret: string;
+  event_types: string;
   previous_secret: string | null;
   previous_secret_expires_at: number | null;
   updated_at: number;
@@ -98,7 +100,7 @@ async function finishDelivery(deliveryId: string, status: "succeeded" | "failed"
 }
 
 describe("POST /api/customers/{slug}/webhook-endpoints", () => {
-  it("creates an enabled endpoint for every type but webhook.test, with its secret shown and a Location", async () => {
+  it("creates an enabled endpoint for every type, present and future, with its secret shown and a Location", async () => {
     const customer = await createCustomer();
     const response = await endpoints(customer).$post({
       param: { customer_slug: customer.slug },
@@ -109,13 +111,15 @@ describe("POST /api/customers/{slug}/webhook-endpoints", () => {
       id: expect.stringMatching(/^we_[0-9a-f-]{36}$/),
       url: "https://hooks.test/orders",
       description: "Order service",
-      event_types: SUBSCRIBABLE,
+      event_types: [...EVENT_TYPES],
+      every_event_type: true,
       status: "enabled",
       secret: expect.stringMatching(SECRET),
       created_at: expect.any(String),
       updated_at: body.created_at,
     });
-    expect(body.event_types).not.toContain("webhook.test");
+    // Stored as every type, so types added later reach it too.
+    expect((await endpointRow(body.id))?.event_types).toBe('["*"]');
     expect(atob(body.secret.slice("whsec_".length))).toHaveLength(32);
     expect(response.headers.get("Location")).toBe(`/api/customers/${customer.slug}/webhook-endpoints/${body.id}`);
     expect((await endpointRow(body.id))?.secret).toBe(body.secret);
@@ -135,11 +139,7 @@ describe("POST /api/customers/{slug}/webhook-endpoints", () => {
 
   it.each([
     ["an unknown type", { url: "https://hooks.test/a", event_types: ["order.shipped"] }, "/event_types/0"],
-    [
-      "webhook.test, which is not subscribed to",
-      { url: "https://hooks.test/a", event_types: ["webhook.test"] },
-      "/event_types/0",
-    ],
+    ['"*" beside a type', { url: "https://hooks.test/a", event_types: ["*", "order.created"] }, "/event_types"],
     ["an empty list", { url: "https://hooks.test/a", event_types: [] }, "/event_types"],
     ["event_types not a list", { url: "https://hooks.test/a", event_types: "order.created" }, "/event_types"],
     ["no url", { description: "x" }, "/url"],
@@ -242,7 +242,8 @@ describe("URL rules", () => {
   const ABSOLUTE = "must be an absolute URL";
   const USER_INFO = "must not contain a user name or password";
   const IP = "must name its host, not an IP address";
-  const LOCAL = "must not be localhost or a .local, .internal or .localhost host";
+  const LOCAL =
+    "must name a public host: not localhost, a name without a dot, nor a .local, .internal, .localhost or .home.arpa name";
   const SPACES = "must not contain spaces or control characters";
   const REFUSED: [string, string, string][] = [
     ["http://hooks.test/a", "http", HTTPS],
@@ -289,6 +290,10 @@ describe("URL rules", () => {
     ["https://api.internal./a", ".internal with a trailing dot", LOCAL],
     ["https://app.localhost/a", ".localhost", LOCAL],
     ["https://app.localhost../a", ".localhost with trailing dots", LOCAL],
+    ["https://internal/a", "a single label", LOCAL],
+    ["https://metadata./a", "a single label with a trailing dot", LOCAL],
+    ["https://router.home.arpa/a", ".home.arpa", LOCAL],
+    ["https://NAS.Home.Arpa./a", ".home.arpa in capitals, with a trailing dot", LOCAL],
     [" https://hooks.test/a", "a leading space", SPACES],
     ["https://hooks.test/a b", "a space", SPACES],
     ["https://hooks.test/a\n", "a line break", SPACES],
@@ -471,14 +476,22 @@ describe("PATCH webhook endpoints", () => {
     expect(moved).toMatchObject({
       url: "https://hooks.test/b",
       description: "first",
-      event_types: SUBSCRIBABLE,
+      event_types: [...EVENT_TYPES],
+      every_event_type: true,
       status: "enabled",
     });
     expect(moved.updated_at >= endpoint.updated_at).toBe(true);
     const cleared = JSON.parse(
       await (await patch({ description: null, event_types: ["order.fulfilled", "order.fulfilled"] })).text(),
     );
-    expect(cleared).toMatchObject({ url: "https://hooks.test/b", description: null, event_types: ["order.fulfilled"] });
+    expect(cleared).toMatchObject({
+      url: "https://hooks.test/b",
+      description: null,
+      event_types: ["order.fulfilled"],
+      every_event_type: false,
+    });
+    const every = JSON.parse(await (await patch({ event_types: ["*", "*"] })).text());
+    expect(every).toMatchObject({ event_types: [...EVENT_TYPES], every_event_type: true });
     const off = await json(
       await endpoints(customer)[":endpoint_id"].$patch({
         param: endpointParam(customer, endpoint.id),
@@ -504,7 +517,7 @@ describe("PATCH webhook endpoints", () => {
     ["an empty body", {}, ""],
     ["an unknown status", { status: "paused" }, "/status"],
     ["an empty event_types", { event_types: [] }, "/event_types"],
-    ["webhook.test in event_types", { event_types: ["webhook.test"] }, "/event_types/0"],
+    ["an unknown event type", { event_types: ["order.shipped"] }, "/event_types/0"],
     ["a secret", { secret: "whsec_x" }, "/secret"],
     ["a null url", { url: null }, "/url"],
   ])("refuses %s (400) and changes nothing", async (_, body, pointer) => {
@@ -581,6 +594,27 @@ describe("POST …/{endpoint_id}/test", () => {
     expect(enqueuedIds()).toEqual([bare(delivery.id)]);
     expect((await listDeliveries(customer, sibling.id)).data).toEqual([]);
     expect((await listDeliveries(customer, endpoint.id)).data).toEqual([delivery]);
+  });
+
+  it("takes webhook.test like any type: an endpoint subscribed to it alone is sent test events only", async () => {
+    const customer = await createCustomer();
+    await makeOrderable("US", "mobile");
+    const tests = await createWebhookEndpoint(customer, { url: "https://hooks.test/t", event_types: ["webhook.test"] });
+    expect(tests).toMatchObject({ event_types: ["webhook.test"], every_event_type: false });
+    const every = await createWebhookEndpoint(customer, { url: "https://hooks.test/all" });
+    await json(
+      await customer.account.orders.$post({
+        param: { customer_slug: customer.slug },
+        json: { number_type: "mobile", country_code: "US", quantity: 1 },
+      }),
+      201,
+    );
+    expect((await listDeliveries(customer, tests.id)).data).toEqual([]);
+    expect((await listDeliveries(customer, every.id)).data.map((d) => d.event_type)).toEqual(["order.created"]);
+    const delivery = await sendTest(customer, tests.id);
+    expect((await listDeliveries(customer, tests.id)).data).toEqual([delivery]);
+    // A test event goes to the endpoint it was sent to, never to another that takes every type.
+    expect((await listDeliveries(customer, every.id)).data.map((d) => d.event_type)).toEqual(["order.created"]);
   });
 
   it("refuses a disabled endpoint (409) and records nothing", async () => {
@@ -816,5 +850,37 @@ describe("another account's endpoints and deliveries", () => {
     expect(await json(await endpoints(owner)[":endpoint_id"].$get({ param: endpointParam(owner, endpoint.id) }), 200)).toEqual(
       unchanged,
     );
+  });
+});
+
+describe("the migration to every event type", () => {
+  it("makes an endpoint made with the full list of its day take every type, present and future, and leaves others", async () => {
+    const db = env.MIGRATION_TEST_DB;
+    await applyD1Migrations(
+      db,
+      env.TEST_MIGRATIONS.filter((m) => m.name < "0009"),
+    );
+    await db
+      .prepare("INSERT INTO customers (id, slug, name, created_at, updated_at) VALUES ('c', 'legacy', 'Legacy', 0, 0)")
+      .run();
+    const insert = (id: string, types: readonly string[]) =>
+      db
+        .prepare(
+          `INSERT INTO webhook_endpoints (id, customer_id, url, event_types, secret, created_at, updated_at)
+           VALUES (?, 'c', 'https://hooks.test/', ?, 'whsec_x', 0, 0)`,
+        )
+        .bind(id, JSON.stringify(types))
+        .run();
+    await insert(
+      "full",
+      EVENT_TYPES.filter((type) => type !== "webhook.test"),
+    );
+    await insert("some", ["order.created", "kyc.approved"]);
+    await applyD1Migrations(db, env.TEST_MIGRATIONS);
+    const { results } = await db.prepare("SELECT id, event_types FROM webhook_endpoints ORDER BY id").all();
+    expect(results).toEqual([
+      { id: "full", event_types: '["*"]' },
+      { id: "some", event_types: '["order.created","kyc.approved"]' },
+    ]);
   });
 });

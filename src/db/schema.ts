@@ -465,6 +465,11 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** In an endpoint's event types, alone: every type, present and future (types added later reach it too). */
+export const EVERY_EVENT_TYPE = "*";
+/** What an endpoint takes: some types, or every type (present and future). */
+export type EventTypeSelection = readonly EventType[] | readonly [typeof EVERY_EVENT_TYPE];
+
 /**
  * One change of one resource, written in the same batch as the change (an outbox). `data` is the resource as the API
  * answered it at that moment, as JSON text. Listed newest first; rowid (insertion order) breaks ties between events of
@@ -514,7 +519,7 @@ export const webhookEndpoints = sqliteTable(
       .references(() => customers.id),
     url: text("url").notNull(),
     description: text("description"),
-    /** JSON array of the event types delivered here. */
+    /** JSON array of the event types delivered here, or ["*"] for every type, present and future. */
     eventTypes: text("event_types").notNull(),
     status: text("status", { enum: WEBHOOK_ENDPOINT_STATUSES }).notNull().default("enabled"),
     /** `whsec_` + base64 of 32 random bytes. */

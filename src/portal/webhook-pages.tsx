@@ -3,14 +3,13 @@
 // webhook store and the API's body schemas and URL rules; the outbox sends what the store queues, as for the API.
 import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
-import type { WebhookEndpointRow } from "../db/schema.ts";
+import { EVENT_TYPES, type WebhookEndpointRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
 import {
   allowsInsecureUrls,
   createWebhookEndpointBody,
-  SUBSCRIBABLE_EVENT_TYPES,
   toEndpointChanges,
   toNewEndpoint,
   updateWebhookEndpointBody,
@@ -25,6 +24,8 @@ import {
   retryDelivery,
   rotateSecret,
   sendTestEvent,
+  subscribedTypes,
+  takesEveryType,
   updateEndpoint,
 } from "../webhooks/store.ts";
 import { fieldMessages } from "./forms.tsx";
@@ -88,7 +89,7 @@ function EndpointFields({ c, form, edit }: { c: Context<PortalEnv>; form: Endpoi
       <FieldError id="hook-description-error" message={errors.description} />
       <fieldset class="checks" {...invalid("hook-types", errors.event_types)}>
         <legend>Event types</legend>
-        {SUBSCRIBABLE_EVENT_TYPES.map((type) => (
+        {EVENT_TYPES.map((type) => (
           <label>
             <input type="checkbox" name="event_types" value={type} checked={form.eventTypes.includes(type)} />
             {type}
@@ -113,7 +114,7 @@ function EndpointFields({ c, form, edit }: { c: Context<PortalEnv>; form: Endpoi
   );
 }
 
-const NEW_FORM: EndpointForm = { url: "", description: "", eventTypes: [...SUBSCRIBABLE_EVENT_TYPES] };
+const NEW_FORM: EndpointForm = { url: "", description: "", eventTypes: [...EVENT_TYPES] };
 
 async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: unknown, status: 200 | 400 | 409 = 200) {
   const visitor = c.var.visitor;
@@ -155,7 +156,7 @@ async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: un
                   <td>
                     <Badge status={endpoint.status} />
                   </td>
-                  <td>{(JSON.parse(endpoint.eventTypes) as string[]).join(", ")}</td>
+                  <td>{takesEveryType(endpoint) ? "every type" : subscribedTypes(endpoint).join(", ")}</td>
                 </tr>
               ))}
             </tbody>
@@ -179,7 +180,7 @@ function formOf(endpoint: WebhookEndpointRow): EndpointForm {
   return {
     url: endpoint.url,
     description: endpoint.description ?? "",
-    eventTypes: JSON.parse(endpoint.eventTypes),
+    eventTypes: subscribedTypes(endpoint),
     status: endpoint.status,
   };
 }

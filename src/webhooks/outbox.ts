@@ -5,6 +5,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
 import {
   type DeliveryStatus,
+  EVERY_EVENT_TYPE,
   type EventType,
   events,
   type WebhookEndpointStatus,
@@ -66,7 +67,7 @@ export function eventStatements(db: Database, spec: EventSpec, now: number) {
     spec.endpointId === undefined
       ? and(
           eq(webhookEndpoints.status, "enabled" satisfies WebhookEndpointStatus),
-          sql`EXISTS (SELECT 1 FROM json_each(${webhookEndpoints.eventTypes}) WHERE value = ${events.type})`,
+          sql`EXISTS (SELECT 1 FROM json_each(${webhookEndpoints.eventTypes}) WHERE value IN (${events.type}, ${EVERY_EVENT_TYPE}))`,
         )
       : eq(webhookEndpoints.id, spec.endpointId);
   const deliveries = db

@@ -70,7 +70,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       path: "/customers/{customer_slug}/webhook-endpoints",
       summary: "Create a webhook endpoint",
       description:
-        `Events of the types named in event_types (every type when absent) are delivered to url, signed with the ` +
+        `Events of the types named in event_types (every type, present and future, when absent) are delivered to url, signed with the ` +
         `endpoint's secret (Standard Webhooks). The secret is in this answer only, and in a rotation's. At most ` +
         `${MAX_ENDPOINTS} endpoints per account.`,
       request: { params: slugParams, body: jsonBody(createWebhookEndpointBody) },

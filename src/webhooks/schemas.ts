@@ -5,7 +5,8 @@ import type { Env } from "hono";
 import {
   DELIVERY_STATUSES,
   EVENT_TYPES,
-  type EventType,
+  EVERY_EVENT_TYPE,
+  type EventTypeSelection,
   WEBHOOK_ENDPOINT_STATUSES,
   type WebhookEndpointRow,
 } from "../db/schema.ts";
@@ -16,12 +17,18 @@ import { validationError } from "../http/problem.ts";
 import { issuesToFieldErrors, validationHook } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
-import type { DeliveryWithEvent, EndpointChanges, NewEndpoint } from "./store.ts";
+import { type DeliveryWithEvent, type EndpointChanges, type NewEndpoint, subscribedTypes, takesEveryType } from "./store.ts";
 
 const MAX_URL_LENGTH = 2048;
 
-/** Host names that never leave the machine or the private network, whatever they resolve to. */
-const LOCAL_NAME = /(?:^localhost|\.local|\.internal|\.localhost)$/;
+/**
+ * Host names that never leave the machine or the private network, whatever they resolve to: localhost, the special-use
+ * .local, .internal, .localhost and .home.arpa names (RFC 6761, 6762, 8375), and single-label names (`https://intranet/`),
+ * which only a local resolver's search list completes.
+ */
+const LOCAL_NAME = /(?:^localhost|\.local|\.internal|\.localhost|\.home\.arpa)$|^[^.]+$/;
+const LOCAL_NAME_REFUSED =
+  "must name a public host: not localhost, a name without a dot, nor a .local, .internal, .localhost or .home.arpa name";
 const IPV4_HOST = /^\d+\.\d+\.\d+\.\d+$/;
 /** Loopback hosts, allowed only where insecure URLs are (local development): localhost, 127.0.0.0/8, [::1]. */
 const LOOPBACK_HOST = /^(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
@@ -37,7 +44,7 @@ function hasSpaceOrControl(value: string): boolean {
 
 /**
  * The URL rules of WEBHOOKS.md, every one of them: an absolute https:// URL of at most 2,048 characters, without user
- * info, whose host is a name (not an IP literal) that is not localhost nor a .local, .internal or .localhost name.
+ * info, whose host is a name (not an IP literal) that is not local (LOCAL_NAME).
  * `allowInsecure` (WEBHOOK_ALLOW_INSECURE_URLS, local development and tests) also takes http:// and loopback hosts.
  * Hosts are judged as the WHATWG URL parser (which fetch uses) reads them: an IPv4 address in any form it accepts
  * (2130706433, 0x7f.1, 127.1) is normalised to dotted decimal, names are lowercased and percent-decoded. The URL is
@@ -69,7 +76,7 @@ export function webhookUrl(allowInsecure: boolean) {
       const host = url.hostname.replace(/\.+$/, "");
       if (allowInsecure && LOOPBACK_HOST.test(host)) return;
       if (IPV4_HOST.test(host) || host.startsWith("[")) return refuse("must name its host, not an IP address");
-      if (LOCAL_NAME.test(host)) return refuse("must not be localhost or a .local, .internal or .localhost host");
+      if (LOCAL_NAME.test(host)) return refuse(LOCAL_NAME_REFUSED);
     });
 }
 
@@ -104,18 +111,10 @@ export function webhookUrlHook<T>(
   return undefined;
 }
 
-/**
- * The types an endpoint may subscribe to: all but webhook.test, which goes only to the endpoint a test was asked for,
- * whatever the types it takes (naming it would subscribe to nothing).
- */
-export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((type) => type !== "webhook.test") as [
-  Exclude<EventType, "webhook.test">,
-  ...Exclude<EventType, "webhook.test">[],
-];
-
 const URL_DESCRIPTION =
   `Where events are delivered: an absolute https:// URL of at most ${MAX_URL_LENGTH} characters, without user name or ` +
-  "password, whose host is a name (not an IP address), not localhost and not a .local, .internal or .localhost name.";
+  "password, whose host is a name with a dot (not an IP address), not localhost and not a .local, .internal, " +
+  ".localhost or .home.arpa name.";
 
 const urlField = webhookUrl(true).openapi({
   description: URL_DESCRIPTION,
@@ -128,13 +127,20 @@ const descriptionField = singleLineText()
   .openapi({ description: "A label of your own, at most 500 characters.", example: "Order fulfilment service" });
 
 const eventTypesField = z
-  .array(z.enum(SUBSCRIBABLE_EVENT_TYPES))
+  .array(z.enum([...EVENT_TYPES, EVERY_EVENT_TYPE]))
   .min(1)
-  .transform((types) => SUBSCRIBABLE_EVENT_TYPES.filter((type) => types.includes(type)))
+  .refine((types) => !types.includes(EVERY_EVENT_TYPE) || types.every((type) => type === EVERY_EVENT_TYPE), {
+    error: `must be "${EVERY_EVENT_TYPE}" alone, or event types without it`,
+  })
+  .transform(
+    (types): EventTypeSelection =>
+      types.includes(EVERY_EVENT_TYPE) ? [EVERY_EVENT_TYPE] : EVENT_TYPES.filter((type) => types.includes(type)),
+  )
   .openapi({
     description:
-      "The event types delivered here, at least one; repeats are ignored. webhook.test is not one of them: a test " +
-      "event goes to the endpoint it is sent to, whatever its types.",
+      'The event types delivered here, at least one; repeats are ignored. ["*"] (also the default) takes every type, ' +
+      "present and future: types added later reach the endpoint too. A test event goes to the endpoint it is sent to, " +
+      "whatever its types.",
     example: ["order.created", "order.fulfilled"],
   });
 
@@ -145,7 +151,12 @@ export const webhookEndpointSchema = z
     id: z.string().openapi({ example: "we_2b1f7c3e-5a4d-4e8f-9c0b-1d2e3f4a5b6c" }),
     url: z.string().openapi({ example: "https://hooks.example.com/virtual-numbers" }),
     description: z.string().nullable(),
-    event_types: z.array(z.enum(SUBSCRIBABLE_EVENT_TYPES)),
+    event_types: z.array(z.enum(EVENT_TYPES)).openapi({
+      description: "The types delivered here: every current type when the endpoint takes every type, present and future.",
+    }),
+    every_event_type: z.boolean().openapi({
+      description: 'Whether the endpoint takes every type, present and future (event_types ["*"], the default).',
+    }),
     status: endpointStatusSchema.openapi({ description: "A disabled endpoint is sent nothing." }),
     created_at: timestampSchema,
     updated_at: timestampSchema,
@@ -174,7 +185,8 @@ export function toWebhookEndpoint(row: WebhookEndpointRow): z.infer<typeof webho
     id: withPrefix("we", row.id),
     url: row.url,
     description: row.description,
-    event_types: JSON.parse(row.eventTypes),
+    event_types: subscribedTypes(row),
+    every_event_type: takesEveryType(row),
     status: row.status,
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
@@ -205,7 +217,7 @@ export function toNewEndpoint(body: z.infer<typeof createWebhookEndpointBody>): 
   return {
     url: body.url,
     description: body.description,
-    eventTypes: body.event_types ?? SUBSCRIBABLE_EVENT_TYPES,
+    eventTypes: body.event_types ?? [EVERY_EVENT_TYPE],
   };
 }
 

@@ -7,7 +7,10 @@ import { type PageWindow, stableOrder } from "../db/paging.ts";
 import {
   customers,
   type DeliveryStatus,
+  EVENT_TYPES,
+  EVERY_EVENT_TYPE,
   type EventType,
+  type EventTypeSelection,
   events,
   type WebhookDeliveryRow,
   type WebhookEndpointRow,
@@ -28,14 +31,14 @@ const PREVIOUS_SECRET_TTL_MS = 24 * 3_600_000;
 export interface NewEndpoint {
   url: string;
   description?: string | undefined;
-  eventTypes: readonly EventType[];
+  eventTypes: EventTypeSelection;
 }
 
 /** The fields a change names; `description: null` clears it. */
 export interface EndpointChanges {
   url?: string | undefined;
   description?: string | null | undefined;
-  eventTypes?: readonly EventType[] | undefined;
+  eventTypes?: EventTypeSelection | undefined;
   status?: WebhookEndpointStatus | undefined;
 }
 
@@ -48,6 +51,17 @@ export interface DeliveryWithEvent {
 /** `whsec_` and the base64 of 32 random bytes (Standard Webhooks: the key is the decoded bytes). */
 function generateSecret(): string {
   return `whsec_${toBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
+}
+
+/** The types an endpoint takes, every current one when it takes every type. */
+export function subscribedTypes(endpoint: Pick<WebhookEndpointRow, "eventTypes">): EventType[] {
+  const stored: string[] = JSON.parse(endpoint.eventTypes);
+  return stored.includes(EVERY_EVENT_TYPE) ? [...EVENT_TYPES] : EVENT_TYPES.filter((type) => stored.includes(type));
+}
+
+/** Whether an endpoint takes every type, present and future. */
+export function takesEveryType(endpoint: Pick<WebhookEndpointRow, "eventTypes">): boolean {
+  return (JSON.parse(endpoint.eventTypes) as string[]).includes(EVERY_EVENT_TYPE);
 }
 
 function owned(customerId: string, endpointId: string) {
