@@ -385,7 +385,20 @@ describe("text and encodings", () => {
       "validation_error",
     );
     await problem(await customer.call(`${ordersPath(customer)}?search=a%00b`), 400, "validation_error");
-    expect(await orderCount(customer)).toBe(1);
+    // Text that displays in another order than it is stored, in any text field; the plain direction marks pass.
+    const bidi = "must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)";
+    for (const notes of ["pay \u202eten\u202c now", "\u2066isolated\u2069"]) {
+      const refused = await problem(
+        await customer.callJson("POST", ordersPath(customer), { ...order, notes }),
+        400,
+        "validation_error",
+      );
+      expect(refused.errors).toEqual([{ location: "body", pointer: "/notes", message: bidi }]);
+    }
+    const marked = await customer.callJson("POST", ordersPath(customer), { ...order, notes: "\u200fשלום\u200e 42" });
+    expect(marked.status).toBe(201);
+    await marked.text();
+    expect(await orderCount(customer)).toBe(2);
   });
 
   it("refuses lone surrogates, which have no UTF-8 form", async () => {

@@ -262,6 +262,34 @@ describe("users", () => {
     await problem(await byId.$patch({ param: { user_id: crypto.randomUUID() }, json: { name: "Nobody" } }), 404, "not_found");
   });
 
+  it("refuses to demote, deactivate or lock an account's last active owner (409), as the portal does", async () => {
+    const customer = await createCustomer();
+    const owner = await json(await createUser(customer.slug, { email: "own@example.com", name: "Own", role: "owner" }), 201);
+    const byId = operator.admin.users[":user_id"];
+    for (const change of [
+      { role: "admin" },
+      { status: "inactive" },
+      { status: "locked" },
+      { role: "member", status: "active" },
+    ] as const) {
+      const refused = await problem(await byId.$patch({ param: { user_id: owner.user_id }, json: change }), 409, "conflict");
+      expect(refused.detail).toBe(
+        "The account's last active owner cannot be demoted or deactivated: make someone else an owner first.",
+      );
+    }
+    expect(await json(await byId.$get({ param: { user_id: owner.user_id } }), 200)).toMatchObject({
+      role: "owner",
+      status: "active",
+    });
+    // A name is no threat to ownership; with a second active owner the first may step down.
+    await json(await byId.$patch({ param: { user_id: owner.user_id }, json: { name: "Owner" } }), 200);
+    await json(await createUser(customer.slug, { email: "two@example.com", name: "Two", role: "owner" }), 201);
+    expect(await json(await byId.$patch({ param: { user_id: owner.user_id }, json: { role: "admin" } }), 200)).toMatchObject({
+      role: "admin",
+      name: "Owner",
+    });
+  });
+
   it("lists users with status_counts ignoring the status filter, filters, search and sorts", async () => {
     const customer = await createCustomer();
     const people: NewUser[] = [

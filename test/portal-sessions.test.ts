@@ -33,6 +33,7 @@ import { invitedUser, PASSWORD, postForm, SAME_ORIGIN, sessionOf, signedIn } fro
 const PUBLIC_PAGES = [
   "GET /portal",
   "GET /portal/assets/portal.css",
+  "GET /portal/assets/icon.svg",
   "GET /portal/sign-in",
   "POST /portal/sign-in",
   "GET /portal/sign-in/account",
@@ -292,6 +293,26 @@ describe("hardening", () => {
       expect(answer.status, next).toBe(303);
       expect(answer.headers.get("Location"), next).toBe(landing);
     }
+  });
+
+  it("links only what the pages' Content-Security-Policy allows: the stylesheet and icon from this origin, no data: URL", async () => {
+    const customer = await createCustomer("portal");
+    const { get } = await signedIn(customer);
+    for (const page of [await call("/portal/sign-in"), await get("/portal/orders")]) {
+      const csp = page.headers.get("Content-Security-Policy") ?? "";
+      expect(csp).toContain("img-src 'self'");
+      expect(csp).not.toMatch(/img-src[^;]*data:/);
+      const html = await page.text();
+      expect(html).not.toContain('"data:');
+      const links = [...html.matchAll(/<link rel="(icon|stylesheet)" href="([^"]+)"/g)].map((m) => [m[1], m[2]]);
+      expect(links).toEqual([
+        ["stylesheet", "/portal/assets/portal.css"],
+        ["icon", "/portal/assets/icon.svg"],
+      ]);
+    }
+    const icon = await call("/portal/assets/icon.svg");
+    expect(icon.headers.get("Content-Type")).toBe("image/svg+xml");
+    expect(await icon.text()).toMatch(/^<svg /);
   });
 
   it("reads a form of at most 64 KiB, and only UTF-8", async () => {

@@ -133,11 +133,13 @@ describe("Team", () => {
     for (const [path, fields] of [
       [`/portal/settings/team/${ownerId}/role`, { role: "member" }],
       [`/portal/settings/team/${ownerId}/status`, { status: "inactive" }],
-      [`/portal/settings/team/${ownerId}/invitation`, {}],
       [`/portal/settings/team/${member.user_id}/role`, { role: "owner" }],
     ] as const) {
       expect(await pageText(await admin.post(path, fields), 409), path).toContain("Only an owner can change an owner");
     }
+    expect(await pageText(await admin.post(`/portal/settings/team/${ownerId}/invitation`, {}), 409)).toContain(
+      "Only an owner can issue a new link for an owner or an admin",
+    );
     expect(await userState(ownerId)).toEqual({ role: "owner", status: "active" });
     expect(await userState(member.user_id)).toEqual({ role: "member", status: "active" });
     const invite = await admin.post("/portal/settings/team", { email: "boss@example.com", name: "Boss", role: "owner" });
@@ -150,6 +152,24 @@ describe("Team", () => {
     // The owner may.
     redirected(await owner.post(`/portal/settings/team/${member.user_id}/role`, { role: "owner" }), /done=role$/);
     expect(await userState(member.user_id)).toEqual({ role: "owner", status: "active" });
+  });
+
+  it("lets only an owner issue a new link for an admin: whoever holds it sets the password", async () => {
+    const customer = await createCustomer("team");
+    const owner = await signedIn(customer, "owner");
+    const admin = await signedIn(customer, "admin");
+    const otherAdmin = await invitedUser(customer, "admin");
+    const member = await invitedUser(customer, "member");
+    const refused = await admin.post(`/portal/settings/team/${otherAdmin.user_id}/invitation`, {});
+    expect(await pageText(refused, 409)).toContain("Only an owner can issue a new link for an owner or an admin");
+    // The admin's earlier link still works: nothing was issued.
+    expect((await call(otherAdmin.path)).status).toBe(200);
+    expect(await pageText(await admin.post(`/portal/settings/team/${member.user_id}/invitation`, {}), 200)).toContain(
+      "/portal/invitations/",
+    );
+    expect(await pageText(await owner.post(`/portal/settings/team/${otherAdmin.user_id}/invitation`, {}), 200)).toContain(
+      "/portal/invitations/",
+    );
   });
 
   it("keeps the last active owner, and nobody deactivates themselves", async () => {

@@ -14,24 +14,42 @@ function hasControlCharacter(value: string, allowLineBreaks: boolean): boolean {
 }
 
 /**
- * Text that goes on one line (names, address fields, search terms): no C0 control character, not even a tab or a line
- * break, and no lone surrogate (which has no UTF-8 form). Checked before any trimming, so nothing is silently dropped.
+ * The bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): they make text display in
+ * another order than it is stored ("cod.exe" shown as "exe.doc"), so a file name or a note could read as what it is
+ * not. The plain direction marks (U+200E, U+200F) are allowed: they reorder nothing around them.
  */
-export function singleLineText() {
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+
+/** The text rules every text field shares: valid Unicode, no control characters (tab, CR, LF where allowed). */
+function text(allowLineBreaks: boolean) {
   return z
     .string()
     .refine((value) => value.isWellFormed(), { error: "must be valid Unicode text (no unpaired surrogates)", abort: true })
-    .refine((value) => !hasControlCharacter(value, false), { error: "must not contain control characters" });
+    .superRefine((value, ctx) => {
+      if (hasControlCharacter(value, allowLineBreaks)) {
+        const message = allowLineBreaks
+          ? "must not contain control characters other than tab, CR and LF"
+          : "must not contain control characters";
+        ctx.addIssue({ code: "custom", message, input: value });
+      } else if (BIDI_CONTROL.test(value)) {
+        const message = "must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)";
+        ctx.addIssue({ code: "custom", message, input: value });
+      }
+    });
+}
+
+/**
+ * Text that goes on one line (names, address fields, search terms): no C0 control character, not even a tab or a line
+ * break, no bidirectional control, and no lone surrogate (which has no UTF-8 form). Checked before any trimming, so
+ * nothing is silently dropped.
+ */
+export function singleLineText() {
+  return text(false);
 }
 
 /** Free text (notes, descriptions): as singleLineText, but tab, CR and LF are allowed. */
 export function multiLineText() {
-  return z
-    .string()
-    .refine((value) => value.isWellFormed(), { error: "must be valid Unicode text (no unpaired surrogates)", abort: true })
-    .refine((value) => !hasControlCharacter(value, true), {
-      error: "must not contain control characters other than tab, CR and LF",
-    });
+  return text(true);
 }
 
 /** A timestamp on the wire: ISO 8601 UTC with milliseconds. */

@@ -15,7 +15,7 @@ import {
 } from "../users/credentials.ts";
 import { endSession, signInChoicesOf, startChosenSession } from "../users/sessions.ts";
 import { postedFields, TextInput } from "./forms.tsx";
-import { Notice, PORTAL_CSS_PATH, renderBarePage } from "./layout.tsx";
+import { Notice, PORTAL_CSS_PATH, PORTAL_ICON_PATH, renderBarePage } from "./layout.tsx";
 import {
   CHOOSE_ACCOUNT_PATH,
   clearSessionCookie,
@@ -28,7 +28,7 @@ import {
   setSignInChoiceCookie,
   signInChoiceCookie,
 } from "./session-guard.tsx";
-import { PORTAL_CSS } from "./styles.ts";
+import { PORTAL_CSS, PORTAL_ICON_SVG } from "./styles.ts";
 
 interface SignInForm {
   email?: string | undefined;
@@ -109,6 +109,10 @@ export const publicPortalPages = createRouter<AppEnv>()
   .get(PORTAL_CSS_PATH, (c) => {
     c.header("Content-Type", "text/css; charset=utf-8");
     return c.body(PORTAL_CSS);
+  })
+  .get(PORTAL_ICON_PATH, (c) => {
+    c.header("Content-Type", "image/svg+xml");
+    return c.body(PORTAL_ICON_SVG);
   })
   .get("/portal", (c) => c.redirect("/portal/orders", 303))
   .get(SIGN_IN_PATH, (c) =>

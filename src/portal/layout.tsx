@@ -7,6 +7,8 @@ import type { PortalVisitor } from "../env.ts";
 
 /** Where the stylesheet is served; its content is a module constant, so the address never changes meaning. */
 export const PORTAL_CSS_PATH = "/portal/assets/portal.css";
+/** Where the icon is served: from this origin, as the pages' Content-Security-Policy allows images (no data: URL). */
+export const PORTAL_ICON_PATH = "/portal/assets/icon.svg";
 
 /** The form field that carries the session's CSRF token (an upload's first part). */
 export const CSRF_FIELD = "csrf_token";
@@ -130,7 +132,7 @@ function Document({ title, children }: { title: string; children: Child }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · virtual-numbers`}</title>
         <link rel="stylesheet" href={PORTAL_CSS_PATH} />
-        <link rel="icon" href="data:," />
+        <link rel="icon" href={PORTAL_ICON_PATH} type="image/svg+xml" />
       </head>
       <body>{children}</body>
     </html>

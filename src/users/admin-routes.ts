@@ -18,7 +18,8 @@ import {
   updateUserBody,
   userSchema,
 } from "./schemas.ts";
-import { createUser, findUser, updateUser } from "./store.ts";
+import { createUser, findUser } from "./store.ts";
+import { changeUser } from "./team.ts";
 
 const userIdParams = z.object({ user_id: uuidParam("user_id") });
 
@@ -101,15 +102,19 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       method: "patch",
       path: "/users/{user_id}",
       summary: "Update a user",
+      description:
+        "Changes name, role or status (active also unlocks). An account's last active owner cannot be demoted, " +
+        "deactivated or locked (409): make someone else an owner first.",
       request: { params: userIdParams, body: jsonBody(updateUserBody) },
       responses: {
         200: jsonResponse(userSchema, "The updated user."),
-        ...errorResponses(400, 401, 404, 413, 415),
+        ...errorResponses(400, 401, 404, 409, 413, 415),
       },
     }),
     async (c) => {
-      const updated = await updateUser(c.var.db, c.req.valid("param").user_id, c.req.valid("json"), Date.now());
-      if (!updated.ok) throw notFound("User");
-      return c.json(toUser(updated.value), 200);
+      const updated = await changeUser(c.var.db, c.req.valid("param").user_id, c.req.valid("json"), Date.now());
+      if (updated.ok) return c.json(toUser(updated.value), 200);
+      if (updated.reason === "refused") throw new ApiError("conflict", updated.message);
+      throw notFound("User");
     },
   );

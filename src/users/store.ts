@@ -122,20 +122,6 @@ export async function findUser(db: Database, userId: string): Promise<UserRow | 
   return db.select().from(users).where(eq(users.id, userId)).get();
 }
 
-/**
- * Changes a user; one that is no longer active (deactivated or locked) loses every portal session in the same batch.
- * Unlocking (status active) also clears the failed sign-ins that locked it.
- */
-export async function updateUser(
-  db: Database,
-  userId: string,
-  changes: UserChanges,
-  now: number,
-): Promise<Outcome<UserRow, "not_found">> {
-  const [[row]] = await db.batch([userUpdate(db, userId, changes, now), endSessionsOfInactiveUser(db, userId)]);
-  return row ? ok(row) : refuse("not_found");
-}
-
 function userUpdate(db: Database, userId: string, changes: UserChanges, now: number, where?: SQL) {
   const unlocks = changes.status === "active" ? { failedSignIns: 0, failedSignInsSince: null } : {};
   return db

@@ -1,6 +1,6 @@
-// The rules of managing an account's team, in one place for every page that changes a teammate: who may change whom,
-// and what no change may do (leave the account without an active owner, deactivate oneself). The store's guarded
-// write (updateTeammate) holds them against concurrent changes.
+// The rules of managing an account's team, in one place for every page and route that changes a user: who may change
+// whom, who may issue whose password link, and what no change may do (leave the account without an active owner,
+// deactivate oneself). The store's guarded write (updateTeammate) holds them against concurrent changes.
 import type { Database } from "../db/client.ts";
 import type { UserRole, UserRow } from "../db/schema.ts";
 import { issueInvitation } from "./credentials.ts";
@@ -23,7 +23,8 @@ export type TeamOutcome<T> = { ok: true; value: T } | TeamRefusal;
 const ADMIN_VS_OWNER = "Only an owner can change an owner or make someone an owner.";
 const LAST_OWNER = "The account's last active owner cannot be demoted or deactivated: make someone else an owner first.";
 const SELF_DEACTIVATION = "You cannot deactivate or lock yourself: ask another owner or admin.";
-const CHANGED = "This user was changed meanwhile: reload the page and try again.";
+const CHANGED = "This user was changed meanwhile: look again and retry.";
+const LINK_FOR_ADMIN = "Only an owner can issue a new link for an owner or an admin: whoever holds the link sets their password.";
 
 function refused(message: string): TeamRefusal {
   return { ok: false, reason: "refused", message };
@@ -56,11 +57,26 @@ export async function changeTeammate(
   const problem = touchProblem(actor, target) ?? (actor.role !== "owner" && changes.role === "owner" ? ADMIN_VS_OWNER : null);
   if (problem) return refused(problem);
   if (target.id === actor.id && changes.status !== undefined && changes.status !== "active") return refused(SELF_DEACTIVATION);
+  return guardedChange(db, target, changes, now);
+}
+
+/**
+ * The operator's change of any account's user (name, role, status): the operator may change anyone, but the last
+ * active owner of an account stays an active owner, as in the portal.
+ */
+export async function changeUser(db: Database, userId: string, changes: UserChanges, now: number): Promise<TeamOutcome<UserRow>> {
+  const target = await findUser(db, userId);
+  if (!target) return { ok: false, reason: "not_found" };
+  return guardedChange(db, target, changes, now);
+}
+
+/** Writes a change decided on `target` as read, only while it is still so, keeping the account's last active owner. */
+async function guardedChange(db: Database, target: UserRow, changes: UserChanges, now: number): Promise<TeamOutcome<UserRow>> {
   const losesOwner =
     target.role === "owner" &&
     target.status === "active" &&
     ((changes.role !== undefined && changes.role !== "owner") || (changes.status !== undefined && changes.status !== "active"));
-  const seen = { customerId: actor.customerId, role: target.role, status: target.status };
+  const seen = { customerId: target.customerId, role: target.role, status: target.status };
   const updated = await updateTeammate(db, target.id, seen, changes, losesOwner, now);
   if (updated.ok) return updated;
   return refused(updated.state === "last_active_owner" ? LAST_OWNER : CHANGED);
@@ -83,8 +99,9 @@ export async function inviteTeammate(
 }
 
 /**
- * A new invitation link for a teammate (how a password is reset; earlier links stop working). An admin cannot issue
- * one for an owner: whoever holds the link sets the owner's password.
+ * A new invitation link for a teammate (how a password is reset; earlier links stop working). Whoever holds the link
+ * sets the password, so an admin issues one only for a member or for themselves: an owner's or another admin's link
+ * would hand the admin that account.
  */
 export async function reinviteTeammate(
   db: Database,
@@ -94,8 +111,7 @@ export async function reinviteTeammate(
 ): Promise<TeamOutcome<{ user: UserRow; token: string; expiresAt: number }>> {
   const target = await teammate(db, actor, userId);
   if (!target) return { ok: false, reason: "not_found" };
-  const problem = touchProblem(actor, target);
-  if (problem) return refused(problem);
+  if (actor.role !== "owner" && target.role !== "member" && target.id !== actor.id) return refused(LINK_FOR_ADMIN);
   const invitation = await issueInvitation(db, target.id, now);
   return invitation.ok ? { ok: true, value: invitation.value } : { ok: false, reason: "not_found" };
 }
