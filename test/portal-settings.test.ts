@@ -17,11 +17,25 @@ describe("API keys", () => {
     const admin = await signedIn(customer, "admin");
     expect(await pageText(await admin.get("/portal/settings/api-keys"), 200)).toContain(`${customer.key.slice(0, 8)}`);
 
-    const created = await pageText(await admin.post("/portal/settings/api-keys", { name: "deploy bot" }), 200);
+    // The slug every API path names is on the page.
+    expect(await pageText(await admin.get("/portal/settings/api-keys"), 200)).toContain(`<code>${customer.slug}</code>`);
+    // The form's answer is a redirect: a reload of the page it leads to creates nothing.
+    const answer = await admin.post("/portal/settings/api-keys", { name: "deploy bot" });
+    redirected(answer, /^\/portal\/settings\/api-keys$/);
+    expect(answer.headers.get("Set-Cookie")).toMatch(
+      /^__Host-vn_once=[^;]+; Max-Age=60; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+    );
+    const created = await pageText(await admin.follow(answer), 200);
     const key = /id="new-key">(vnk_[^<]+)</.exec(created)?.[1] ?? "";
     expect(key).not.toBe("");
+    expect(created).toContain("The key “deploy bot” is created.");
     expect(created).toMatch(/<script nonce="[^"]+">/);
     expect(created).toContain('data-copy="new-key" hidden');
+    // The sealed cookie shows nothing to another session.
+    const other = await signedIn(customer, "admin");
+    const cookie = answer.headers.get("Set-Cookie")!.split(";")[0]!;
+    const elsewhere = await call("/portal/settings/api-keys", { headers: { Cookie: `${other.cookie}; ${cookie}` } });
+    expect(await pageText(elsewhere, 200)).not.toContain(key);
     // Shown once: the list afterwards has its prefix and last four only.
     const list = await pageText(await admin.get("/portal/settings/api-keys"), 200);
     expect(list).not.toContain(key);
@@ -36,14 +50,12 @@ describe("API keys", () => {
       200,
     );
     const id = keys.data.find((k) => k.name === "deploy bot")!.id;
-    expect(await pageText(await admin.get(`/portal/settings/api-keys/${id}/revoke`), 200)).toContain("I understand");
-    // Without the confirmation nothing is revoked.
-    await pageText(await admin.post(`/portal/settings/api-keys/${id}/revoke`), 409);
+    // Asked once, on a page of its own: one button, no checkbox.
+    const confirm = await pageText(await admin.get(`/portal/settings/api-keys/${id}/revoke`), 200);
+    expect(confirm).toContain("Revoke the key “deploy bot”?");
+    expect(confirm).not.toContain('type="checkbox"');
     expect((await api(key)).status).toBe(200);
-    redirected(
-      await admin.post(`/portal/settings/api-keys/${id}/revoke`, { confirm: "yes" }),
-      "/portal/settings/api-keys?done=revoked",
-    );
+    redirected(await admin.post(`/portal/settings/api-keys/${id}/revoke`), "/portal/settings/api-keys?done=revoked");
     expect((await api(key)).status).toBe(401);
     expect(await pageText(await admin.get("/portal/settings/api-keys?done=revoked"), 200)).toContain("The key is revoked");
   });
@@ -53,9 +65,9 @@ describe("API keys", () => {
     const other = await createCustomer("keys");
     const owner = await signedIn(customer, "owner");
     const bad = await pageText(await owner.post("/portal/settings/api-keys", { name: "" }), 400);
-    expect(bad).toMatch(/aria-invalid="true" aria-describedby="key-name-error"/);
-    expect(bad).toMatch(/id="key-name-error">must not be empty</);
-    await pageText(await owner.post(`/portal/settings/api-keys/${other.keyId}/revoke`, { confirm: "yes" }), 404);
+    expect(bad).toMatch(/aria-invalid="true" aria-describedby="name-error"/);
+    expect(bad).toMatch(/id="name-error">Name must not be empty</);
+    await pageText(await owner.post(`/portal/settings/api-keys/${other.keyId}/revoke`), 404);
     expect((await other.account.users.$get({ param: { customer_slug: other.slug }, query: {} })).status).toBe(200);
   });
 });
@@ -72,10 +84,13 @@ describe("Team", () => {
     const list = await pageText(await owner.get("/portal/settings/team?status=&role=owner"), 200);
     expect(list).toContain(owner.user.email);
 
-    const invited = await pageText(
-      await owner.post("/portal/settings/team", { email: "New.Mate@example.com", name: "New Mate", role: "member" }),
-      200,
-    );
+    const invitedAnswer = await owner.post("/portal/settings/team", {
+      email: "New.Mate@example.com",
+      name: "New Mate",
+      role: "member",
+    });
+    redirected(invitedAnswer, /^\/portal\/settings\/team$/);
+    const invited = await pageText(await owner.follow(invitedAnswer), 200);
     const link = /id="invitation-link">(https:\/\/vn\.test\/portal\/invitations\/[A-Za-z0-9_-]+)</.exec(invited)?.[1] ?? "";
     expect(link).not.toBe("");
     expect((await call(new URL(link).pathname)).status).toBe(200);
@@ -97,7 +112,7 @@ describe("Team", () => {
     expect(await userState(mate.user_id)).toEqual({ role: "admin", status: "active" });
 
     // A new link replaces the first one.
-    const again = await pageText(await owner.post(`/portal/settings/team/${mate.user_id}/invitation`), 200);
+    const again = await pageText(await owner.follow(await owner.post(`/portal/settings/team/${mate.user_id}/invitation`)), 200);
     const second = /id="invitation-link">([^<]+)</.exec(again)?.[1] ?? "";
     expect(second).not.toBe(link);
     expect((await call(new URL(second).pathname)).status).toBe(200);
@@ -107,7 +122,7 @@ describe("Team", () => {
       await owner.post("/portal/settings/team", { email: "not an e-mail", name: "", role: "member" }),
       400,
     );
-    expect(bad).toMatch(/id="invite-email-error">must be an email address</);
+    expect(bad).toMatch(/id="invite-email-error">E-mail must be an email address</);
     expect(bad).toMatch(/id="invite-name-error">[^<]+</);
   });
 
@@ -164,12 +179,12 @@ describe("Team", () => {
     expect(await pageText(refused, 409)).toContain("Only an owner can issue a new link for an owner or an admin");
     // The admin's earlier link still works: nothing was issued.
     expect((await call(otherAdmin.path)).status).toBe(200);
-    expect(await pageText(await admin.post(`/portal/settings/team/${member.user_id}/invitation`, {}), 200)).toContain(
-      "/portal/invitations/",
-    );
-    expect(await pageText(await owner.post(`/portal/settings/team/${otherAdmin.user_id}/invitation`, {}), 200)).toContain(
-      "/portal/invitations/",
-    );
+    expect(
+      await pageText(await admin.follow(await admin.post(`/portal/settings/team/${member.user_id}/invitation`, {})), 200),
+    ).toContain("/portal/invitations/");
+    expect(
+      await pageText(await owner.follow(await owner.post(`/portal/settings/team/${otherAdmin.user_id}/invitation`, {})), 200),
+    ).toContain("/portal/invitations/");
   });
 
   it("keeps the last active owner, and nobody deactivates themselves", async () => {
@@ -228,18 +243,22 @@ describe("Webhooks", () => {
       await admin.post("/portal/settings/webhooks", { url: "https://10.0.0.1/hook", event_types: [] }),
       400,
     );
-    expect(bad).toMatch(/aria-invalid="true" aria-describedby="hook-url-error"/);
-    expect(bad).toMatch(/id="hook-url-error">must name its host, not an IP address</);
-    expect(bad).toMatch(/id="hook-types-error">[^<]+</);
-
-    const created = await pageText(
-      await admin.post("/portal/settings/webhooks", {
-        url: "https://hooks.test/portal",
-        description: "Fulfilment",
-        event_types: ["order.created", "order.fulfilled"],
-      }),
-      200,
+    expect(bad).toMatch(/aria-invalid="true" aria-describedby="new-url-error"/);
+    expect(bad).toMatch(/id="new-url-error">URL must name its host, not an IP address</);
+    const noTypes = await pageText(
+      await admin.post("/portal/settings/webhooks", { url: "https://hooks.test/x", delivers: "chosen", event_types: [] }),
+      400,
     );
+    expect(noTypes).toMatch(/id="new-event-types-error">Event types [^<]+</);
+
+    const createdAnswer = await admin.post("/portal/settings/webhooks", {
+      url: "https://hooks.test/portal",
+      description: "Fulfilment",
+      delivers: "chosen",
+      event_types: ["order.created", "order.fulfilled"],
+    });
+    expect(createdAnswer.status).toBe(303);
+    const created = await pageText(await admin.follow(createdAnswer), 200);
     const secret = /id="new-secret">(whsec_[^<]+)</.exec(created)?.[1] ?? "";
     expect(secret).not.toBe("");
     const listed = await json(
@@ -263,11 +282,12 @@ describe("Webhooks", () => {
       await admin.post(path, { url: "http://hooks.test/x", event_types: ["order.created"], status: "enabled" }),
       400,
     );
-    expect(badEdit).toMatch(/id="hook-url-error">[^<]+</);
+    expect(badEdit).toMatch(/id="edit-url-error">[^<]+</);
     redirected(
       await admin.post(path, {
         url: "https://hooks.test/v2",
         description: "",
+        delivers: "chosen",
         event_types: ["order.cancelled"],
         status: "disabled",
       }),
@@ -286,11 +306,12 @@ describe("Webhooks", () => {
     // Disabled: a test event is refused.
     await pageText(await admin.post(`${path}/test`), 409);
     redirected(
-      await admin.post(path, { url: "https://hooks.test/v2", event_types: ["order.cancelled"], status: "enabled" }),
+      await admin.post(path, { url: "https://hooks.test/v2", delivers: "every", status: "enabled" }),
       `${path}?done=saved`,
     );
+    expect(await json(await api(), 200)).toMatchObject({ every_event_type: true, status: "enabled" });
 
-    const rotated = await pageText(await admin.post(`${path}/rotate`), 200);
+    const rotated = await pageText(await admin.follow(await admin.post(`${path}/rotate`)), 200);
     const newSecret = /id="new-secret">(whsec_[^<]+)</.exec(rotated)?.[1] ?? "";
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(secret);
@@ -310,10 +331,9 @@ describe("Webhooks", () => {
     const deliveryId = deliveries.data[0]!.id.replace(/^whd_/, "");
     expect(await pageText(await admin.post(`${path}/deliveries/${deliveryId}/retry`), 409)).toContain("on its way already");
 
-    expect(await pageText(await admin.get(`${path}/delete`), 200)).toContain("I understand");
-    await pageText(await admin.post(`${path}/delete`), 409);
+    expect(await pageText(await admin.get(`${path}/delete`), 200)).toContain("Delete the endpoint https://hooks.test/v2?");
     expect((await api()).status).toBe(200);
-    redirected(await admin.post(`${path}/delete`, { confirm: "yes" }), "/portal/settings/webhooks?done=deleted");
+    redirected(await admin.post(`${path}/delete`), "/portal/settings/webhooks?done=deleted");
     expect((await api()).status).toBe(404);
   });
 

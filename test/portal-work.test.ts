@@ -117,7 +117,7 @@ describe("orders in the portal", () => {
       notes: "",
     });
     expect(created.status).toBe(303);
-    const orderId = /^\/portal\/orders\/([0-9a-f-]{36})$/.exec(created.headers.get("Location") ?? "")?.[1];
+    const orderId = /^\/portal\/orders\/([0-9a-f-]{36})\?done=placed$/.exec(created.headers.get("Location") ?? "")?.[1];
     if (!orderId) expect.fail(`unexpected Location ${created.headers.get("Location")}`);
     const order = await apiOrder(customer, orderId);
     expect(order).toMatchObject({ number_type: "landline", country_code: "GB", quantity: 12, notes: null, status: "pending" });
@@ -128,8 +128,9 @@ describe("orders in the portal", () => {
       interval: 50,
     });
 
-    const shown = await pageText(await member.get(`/portal/orders/${orderId}`), 200);
+    const shown = await pageText(await member.get(`/portal/orders/${orderId}?done=placed`), 200);
     expect(shown).toContain(order.order_number);
+    expect(shown).toContain("The order is placed.");
     expect(shown).toContain('<span class="badge pending">pending</span>');
     expect(shown).toContain(`action="/portal/orders/${orderId}/edit"`);
   });
@@ -149,7 +150,7 @@ describe("orders in the portal", () => {
       await member.post("/portal/orders/new", { number_type: "mobile", country_code: "ZZ", quantity: "3", notes: "" }),
       400,
     );
-    expect(notOrderable).toContain("mobile numbers cannot be ordered in ZZ right now");
+    expect(notOrderable).toContain("Mobile numbers cannot be ordered in ZZ right now");
     const list = await json(await customer.account.orders.$get({ param: { customer_slug: customer.slug }, query: {} }), 200);
     expect(list.meta.total).toBe(0);
     expect(await eventTypes(customer)).toEqual([]);
@@ -169,7 +170,8 @@ describe("orders in the portal", () => {
     const edit = `/portal/orders/${order.order_id}/edit`;
     const saved = await member.post(edit, { number_type: "mobile", country_code: "US", quantity: "9", notes: "" });
     expect(saved.status).toBe(303);
-    expect(saved.headers.get("Location")).toBe(`/portal/orders/${order.order_id}`);
+    expect(saved.headers.get("Location")).toBe(`/portal/orders/${order.order_id}?done=saved`);
+    expect(await pageText(await member.get(saved.headers.get("Location")!), 200)).toContain("The order is saved.");
     expect(await apiOrder(customer, order.order_id)).toMatchObject({ quantity: 9, notes: null });
     expect(await eventTypes(customer)).toEqual(["order.created", "order.updated"]);
 
@@ -294,7 +296,16 @@ describe("numbers and verifications in the portal", () => {
 
     const submitted = await member.post(`${path}/address`, { ...EMPTY_ADDRESS, ...INDIVIDUAL_ADDRESS, tax_id: "" });
     expect(submitted.status).toBe(303);
-    expect(submitted.headers.get("Location")).toBe(path);
+    expect(submitted.headers.get("Location")).toBe(`${path}?done=submitted`);
+    const led = await pageText(await member.get(`${path}?done=submitted`), 200);
+    expect(led).toContain("The address is submitted. Now upload the documents that prove it.");
+    // The documents and the upload lead; the address follows, its amendment one click away.
+    expect(led.indexOf("<h2>Documents</h2>")).toBeLessThan(led.indexOf("<h2>Address</h2>"));
+    expect(led).toContain(`href="${path}/address/edit"`);
+    expect(led).not.toContain(`action="${path}/address/edit"`);
+    const amendForm = await pageText(await member.get(`${path}/address/edit`), 200);
+    expect(amendForm).toContain(`action="${path}/address/edit"`);
+    expect(amendForm).toContain('value="San Francisco"');
     const verification = await apiVerification(customer, number.number_id);
     expect(verification).toMatchObject({
       status: "pending",
@@ -311,6 +322,7 @@ describe("numbers and verifications in the portal", () => {
       tax_id: "12-3456789",
     });
     expect(amended.status).toBe(303);
+    expect(amended.headers.get("Location")).toBe(`${path}?done=amended`);
     expect(await apiVerification(customer, number.number_id)).toMatchObject({
       tax_id: "12-3456789",
       address: { city: "Oakland" },
@@ -332,11 +344,11 @@ describe("numbers and verifications in the portal", () => {
     await json(await review({ status: "under_review" }), 200);
     const underReview = await pageText(await member.get(path), 200);
     expect(underReview).toContain('<span class="badge under_review">under review</span>');
-    expect(underReview).not.toContain(`action="${path}/address/edit"`);
+    expect(underReview).not.toContain(`href="${path}/address/edit"`);
     await json(await review({ status: "rejected", rejection_reason: "The address is unreadable" }), 200);
     const rejected = await pageText(await member.get(path), 200);
     expect(rejected).toContain("<dt>Rejection reason</dt><dd>The address is unreadable</dd>");
-    expect(rejected).toContain(`action="${path}/address/edit"`);
+    expect(rejected).toContain(`href="${path}/address/edit"`);
 
     const emptied = await pageText(await member.post(`${path}/address/edit`, { ...business, company_name: "" }), 400);
     expect(fieldError(emptied, "company_name")).toBe("Company name must not be empty");
@@ -460,7 +472,7 @@ describe("numbers and verifications in the portal", () => {
       400,
     );
     expect(fieldError(notPdf, "file")).toMatch(/^File .+/);
-    expect(notPdf).toContain('<option value="other" selected="">other</option>');
+    expect(notPdf).toContain('<option value="other" selected="">Other</option>');
     expect((await apiVerification(customer, number.number_id)).documents).toEqual([]);
 
     const uploaded = await member.postMultipart(
@@ -485,9 +497,13 @@ describe("numbers and verifications in the portal", () => {
       expect(download.headers.get(header), header).toBe(apiDownload.headers.get(header));
     }
 
+    // Deleting asks first, on a page of its own.
+    expect(shown).toContain(`href="${path}/documents/${bareId}/delete"`);
+    expect(await pageText(await member.get(`${path}/documents/${bareId}/delete`), 200)).toContain("Delete passport.pdf?");
+    expect((await apiVerification(customer, number.number_id)).documents).toHaveLength(1);
     const deleted = await member.post(`${path}/documents/${bareId}/delete`, {});
     expect(deleted.status).toBe(303);
-    expect(deleted.headers.get("Location")).toBe(path);
+    expect(deleted.headers.get("Location")).toBe(`${path}?done=deleted`);
     expect((await apiVerification(customer, number.number_id)).documents).toEqual([]);
     expect((await customer.call(`/v1/kyc/documents/${document.id}/download`)).status).toBe(404);
   });
@@ -516,6 +532,8 @@ describe("numbers and verifications in the portal", () => {
     expect(await pageText(await stranger.get(`/portal/documents/${document.id}/download`), 404)).toContain("Document not found");
     expect((await stranger.post(`${path}/address/edit`, { ...EMPTY_ADDRESS, city: "Elsewhere" })).status).toBe(404);
     expect((await stranger.post(`${path}/documents/${document.id}/delete`, {})).status).toBe(404);
+    expect((await stranger.get(`${path}/documents/${document.id}/delete`)).status).toBe(404);
+    expect((await stranger.get(`${path}/address/edit`)).status).toBe(404);
     const verification = await apiVerification(owner, number.number_id);
     expect(verification.address.city).toBe("San Francisco");
     expect(verification.documents).toHaveLength(1);

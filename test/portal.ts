@@ -64,6 +64,12 @@ export async function signedIn(customer: TestCustomer, role: Role = "owner") {
     cookie,
     csrf,
     get: (path: string) => call(path, { headers: { Cookie: cookie }, redirect: "manual" }),
+    /** The page a form's 303 leads to, as a browser opens it: with the cookies the answer set (a secret shown once). */
+    follow: (answer: Response) => {
+      expect(answer.status).toBe(303);
+      const set = answer.headers.getSetCookie().map((c) => c.split(";")[0]!);
+      return call(answer.headers.get("Location")!, { headers: { Cookie: [cookie, ...set].join("; ") }, redirect: "manual" });
+    },
     post: (path: string, fields: Record<string, string | string[]> = {}) =>
       postForm(path, { csrf_token: csrf, ...fields }, { Cookie: cookie }),
     /** An upload's form: the token as its first part, as the page's form sends it, then the form's fields. */

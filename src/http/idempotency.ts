@@ -15,8 +15,8 @@ import {
 } from "../db/idempotency.ts";
 import type { AppEnv } from "../env.ts";
 import { sha256Hex } from "../lib/api-key.ts";
-import { fromBase64, toBase64 } from "../lib/base64.ts";
 import { describeError } from "../lib/describe-error.ts";
+import { seal, sealingKey, unseal } from "../lib/sealing.ts";
 import { formParts } from "./multipart.ts";
 import { ApiError, CLIENT_CLOSED_STATUS, validationError } from "./problem.ts";
 import { isMultipart, requestBody } from "./request-body.ts";
@@ -84,35 +84,8 @@ interface StoredAnswer {
  * The key that seals a stored answer, derived from the idempotency key itself: the answers (which may carry an API
  * key's plaintext, addresses, tax ids) are unreadable at rest to anyone who does not hold the idempotency key.
  */
-async function sealingKey(idempotencyKey: string, scope: string): Promise<CryptoKey> {
-  const encoder = new TextEncoder();
-  const material = await crypto.subtle.importKey("raw", encoder.encode(idempotencyKey), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: encoder.encode(scope), info: encoder.encode("idempotent-answer") },
-    material,
-    { name: "AES-GCM", length: 256 },
-    false,
-    ["encrypt", "decrypt"],
-  );
-}
-
-const IV_BYTES = 12;
-
-async function seal(answer: StoredAnswer, key: CryptoKey): Promise<string> {
-  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const plain = new TextEncoder().encode(JSON.stringify(answer));
-  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, plain));
-  const out = new Uint8Array(IV_BYTES + sealed.byteLength);
-  out.set(iv);
-  out.set(sealed, IV_BYTES);
-  return toBase64(out);
-}
-
-async function unseal(stored: string, key: CryptoKey): Promise<StoredAnswer> {
-  const bytes = fromBase64(stored);
-  const iv = bytes.subarray(0, IV_BYTES);
-  const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv }, key, bytes.subarray(IV_BYTES));
-  return JSON.parse(new TextDecoder().decode(plain));
+function answerKey(idempotencyKey: string, scope: string): Promise<CryptoKey> {
+  return sealingKey(idempotencyKey, scope, "idempotent-answer");
 }
 
 function replay(record: IdempotencyRecord, answer: StoredAnswer): Response {
@@ -226,7 +199,7 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
         throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request; use a new key");
       }
       if (holder.status === null || holder.response === null) throw inUse(holder, Date.now());
-      const answer = replay(holder, await unseal(holder.response, await sealingKey(key, scope)));
+      const answer = replay(holder, JSON.parse(await unseal(holder.response, await answerKey(key, scope))));
       throw new HTTPException(answer.status as ContentfulStatusCode, { res: answer });
     };
     if (
@@ -259,7 +232,7 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
           }),
         ),
       };
-      await recordIdempotentResponse(c.var.db, claim, status, await seal(answer, await sealingKey(key, scope)));
+      await recordIdempotentResponse(c.var.db, claim, status, await seal(JSON.stringify(answer), await answerKey(key, scope)));
     } catch (error) {
       // The answer stands. The key stays claimed, so retries answer 409 until it expires: never run twice.
       logRecordFailure(c.var.requestId, isStoredAnswer(status) ? "record" : "release", error);

@@ -1,48 +1,62 @@
-// Settings → API keys: the account's keys, a new key (shown once, in the POST's answer), a revocation after a
-// confirmation. Through the same store functions as the operator's API, scoped to the visitor's account.
+// Settings → API keys: the account's slug (every API path names it), its keys, a new key (shown once, after the
+// redirect that follows the form), a revocation after a confirmation. Through the same store functions as the
+// operator's API, scoped to the visitor's account.
 import type { Context } from "hono";
 import { createApiKeyBody } from "../customers/schemas.ts";
 import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from "../customers/store.ts";
 import { pageWindow } from "../db/paging.ts";
-import type { PortalEnv, PortalVisitor } from "../env.ts";
+import type { ApiKeyRow } from "../db/schema.ts";
+import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
-import { fieldMessages } from "./forms.tsx";
-import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
-import { FieldError, invalid, OnceSecret, postedForm, refusalPage, requireSettingsRole, when } from "./settings-common.tsx";
+import { fieldMessages, TextInput } from "./forms.tsx";
+import { Badge, Confirmation, CsrfField, dateTime, Notice, Pager, renderPage, Table } from "./layout.tsx";
+import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
+import { OnceSecret, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
 
 const KEYS_PATH = "/portal/settings/api-keys";
 const DONE: Record<string, string> = { revoked: "The key is revoked: the API refuses it from now on." };
 
-async function keysPage(
-  c: Context,
-  visitor: PortalVisitor,
-  form: { name?: string; error?: string },
-  top?: unknown,
-  status: 200 | 400 = 200,
-) {
+function KeyText({ apiKey }: { apiKey: ApiKeyRow }) {
+  return (
+    <code>
+      {apiKey.prefix}…{apiKey.lastFour}
+    </code>
+  );
+}
+
+async function keysPage(c: Context<PortalEnv>, form: { name?: string; error?: string }, status: 200 | 400 = 200) {
+  const visitor = c.var.visitor;
   const query = pageOnlyQuery.safeParse(c.req.query());
   const window = query.success ? pageWindow(query.data.page, query.data.limit) : pageWindow(1, 20);
   const listed = await listApiKeys(c.var.db, visitor.customer.slug, window);
   const { rows, total } = listed.ok ? listed.value : { rows: [], total: 0 };
   const meta = pageMeta(window, total);
+  const shown = status === 200 ? await takeShownOnce(c) : undefined;
   const done = DONE[c.req.query("done") ?? ""];
+  const slug = visitor.customer.slug;
   return renderPage(
     c,
     visitor,
     { title: "API keys", section: "keys" },
     <>
       <h1>API keys</h1>
-      {done && status === 200 && !top ? <Notice kind="success">{done}</Notice> : null}
-      {top}
+      {shown ? (
+        <>
+          <Notice kind="success">{shown.notice}</Notice>
+          <OnceSecret c={c} id="new-key" label={shown.label} secret={shown.secret} />
+        </>
+      ) : done && status === 200 ? (
+        <Notice kind="success">{done}</Notice>
+      ) : null}
+      <p>
+        This account's slug is <code>{slug}</code>: every path of the API names it, as in{" "}
+        <code>/api/customers/{slug}/orders</code>.
+      </p>
       <form method="post" action={KEYS_PATH} class="card stack">
         <h2>New key</h2>
         <CsrfField token={visitor.csrfToken} />
-        <label>
-          Name
-          <input name="name" required maxlength={200} value={form.name ?? ""} {...invalid("key-name", form.error)} />
-        </label>
-        <FieldError id="key-name-error" message={form.error} />
+        <TextInput name="name" label="Name" required maxlength={200} value={form.name} error={form.error} />
         <div>
           <button type="submit">Create key</button>
         </div>
@@ -53,44 +67,28 @@ async function keysPage(
           <p>No keys yet: create one above to use the API.</p>
         </div>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((key) => (
-                <tr>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>
-                      {key.prefix}…{key.lastFour}
-                    </code>
-                  </td>
-                  <td>{when(key.createdAt)}</td>
-                  <td>{when(key.lastUsedAt)}</td>
-                  <td>{key.revokedAt === null ? <Badge status="active" /> : <Badge status="revoked" />}</td>
-                  <td>
-                    {key.revokedAt === null ? (
-                      <a href={`${KEYS_PATH}/${key.id}/revoke`}>Revoke…</a>
-                    ) : (
-                      <span class="muted">revoked {when(key.revokedAt)}</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          label="API keys"
+          rows={rows}
+          columns={[
+            { label: "Name", cell: (key) => key.name },
+            { label: "Key", cell: (key) => <KeyText apiKey={key} /> },
+            { label: "Created", cell: (key) => dateTime(key.createdAt) },
+            { label: "Last used", cell: (key) => dateTime(key.lastUsedAt) },
+            { label: "Status", cell: (key) => <Badge status={key.revokedAt === null ? "active" : "revoked"} /> },
+            {
+              label: "Action",
+              cell: (key) =>
+                key.revokedAt === null ? (
+                  <a href={`${KEYS_PATH}/${key.id}/revoke`}>Revoke…</a>
+                ) : (
+                  <span class="muted">revoked {dateTime(key.revokedAt)}</span>
+                ),
+            },
+          ]}
+        />
       )}
-      <Pager meta={meta} noun="keys" hrefOf={(page) => `${KEYS_PATH}?page=${page}`} />
+      <Pager meta={meta} noun="key" hrefOf={(page) => `${KEYS_PATH}?page=${page}`} />
     </>,
     status,
   );
@@ -102,61 +100,53 @@ async function ownKey(c: Context<PortalEnv>, id: string) {
   return key?.customerId === c.var.visitor.customer.id ? key : undefined;
 }
 
+function noSuchKey(c: Context<PortalEnv>) {
+  return refusalPage(c, c.var.visitor, "keys", 404, "There is no such key in this account.", KEYS_PATH);
+}
+
 export const apiKeyPages = createRouter<PortalEnv>()
   .use("/settings/api-keys", requireSettingsRole)
   .use("/settings/api-keys/*", requireSettingsRole)
-  .get("/settings/api-keys", (c) => keysPage(c, c.var.visitor, {}))
+  .get("/settings/api-keys", (c) => keysPage(c, {}))
   .post("/settings/api-keys", async (c) => {
     const visitor = c.var.visitor;
     const name = (await postedForm(c)).text("name");
     const parsed = createApiKeyBody.safeParse({ name });
-    if (!parsed.success) return keysPage(c, visitor, { name, error: fieldMessages(parsed.error.issues).name }, undefined, 400);
+    if (!parsed.success) return keysPage(c, { name, error: fieldMessages(parsed.error.issues).name }, 400);
     const created = await createApiKey(c.var.db, visitor.customer.slug, parsed.data.name, Date.now());
     if (!created.ok) return refusalPage(c, visitor, "keys", 404, "This account no longer exists.", KEYS_PATH);
-    const secret = <OnceSecret c={c} id="new-key" label={`The key "${created.value.row.name}"`} secret={created.value.key} />;
-    return keysPage(c, visitor, {}, secret);
+    await showOnceAfterRedirect(c, {
+      label: `The key “${created.value.row.name}”`,
+      secret: created.value.key,
+      notice: `The key “${created.value.row.name}” is created. Send it as Authorization: Bearer <key>.`,
+    });
+    return c.redirect(KEYS_PATH, 303);
   })
   .get("/settings/api-keys/:id/revoke", async (c) => {
     const visitor = c.var.visitor;
     const key = await ownKey(c, c.req.param("id"));
-    if (!key) return refusalPage(c, visitor, "keys", 404, "There is no such key in this account.", KEYS_PATH);
+    if (!key) return noSuchKey(c);
     return renderPage(
       c,
       visitor,
       { title: "Revoke an API key", section: "keys" },
-      <div class="card">
-        <h1>Revoke the key "{key.name}"?</h1>
+      <Confirmation
+        token={visitor.csrfToken}
+        title={`Revoke the key “${key.name}”?`}
+        action={`${KEYS_PATH}/${key.id}/revoke`}
+        button="Revoke the key"
+        cancel={KEYS_PATH}
+      >
         <p>
-          <code>
-            {key.prefix}…{key.lastFour}
-          </code>{" "}
-          will be refused by the API at once, and cannot be used again.
+          <KeyText apiKey={key} /> will be refused by the API at once, and cannot be used again: programs that use it stop
+          working.
         </p>
-        <form method="post" action={`${KEYS_PATH}/${key.id}/revoke`} class="stack">
-          <CsrfField token={visitor.csrfToken} />
-          <label>
-            <span>
-              <input type="checkbox" name="confirm" value="yes" required /> I understand that programs using this key will stop
-              working
-            </span>
-          </label>
-          <div class="actions">
-            <button type="submit" class="danger">
-              Revoke the key
-            </button>
-            <a href={KEYS_PATH}>Cancel</a>
-          </div>
-        </form>
-      </div>,
+      </Confirmation>,
     );
   })
   .post("/settings/api-keys/:id/revoke", async (c) => {
-    const visitor = c.var.visitor;
     const key = await ownKey(c, c.req.param("id"));
-    if (!key) return refusalPage(c, visitor, "keys", 404, "There is no such key in this account.", KEYS_PATH);
-    if ((await postedForm(c)).text("confirm") !== "yes") {
-      return refusalPage(c, visitor, "keys", 409, "Tick “I understand” to revoke the key.", `${KEYS_PATH}/${key.id}/revoke`);
-    }
+    if (!key) return noSuchKey(c);
     await revokeApiKey(c.var.db, key.id, Date.now());
     return c.redirect(`${KEYS_PATH}?done=revoked`, 303);
   });

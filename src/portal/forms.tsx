@@ -121,20 +121,40 @@ export function TextArea(props: FieldProps & { value?: string | undefined; maxle
   );
 }
 
-/** A select; `options` are [value, label] pairs, and a blank first option when `blank` names it. */
+type Options = readonly (readonly [string, string])[];
+
+/**
+ * A select; `options` are [value, label] pairs, and a blank first option when `blank` names it. With `groups`, the
+ * options come in labelled groups instead, and `group` names the one whose option `value` is chosen (a value may
+ * recur in several groups).
+ */
 export function Select(
-  props: FieldProps & { value?: string | undefined; options: readonly (readonly [string, string])[]; blank?: string },
+  props: FieldProps & {
+    value?: string | undefined;
+    options?: Options;
+    groups?: readonly { label: string; options: Options }[];
+    group?: string | undefined;
+    blank?: string;
+  },
 ) {
-  const { value, options, blank } = props;
+  const { value, options = [], groups, group, blank } = props;
+  const optionsOf = (list: Options, chosen: boolean) =>
+    list.map(([optionValue, optionLabel]) => (
+      <option value={optionValue} selected={chosen && optionValue === value}>
+        {optionLabel}
+      </option>
+    ));
   return (
     <Field {...props}>
       <select {...controlAttributes(props)}>
         {blank !== undefined ? <option value="">{blank}</option> : null}
-        {options.map(([optionValue, optionLabel]) => (
-          <option value={optionValue} selected={optionValue === value}>
-            {optionLabel}
-          </option>
-        ))}
+        {groups
+          ? groups.map((g) => (
+              <optgroup label={g.label} data-group={g.label}>
+                {optionsOf(g.options, g.label === group)}
+              </optgroup>
+            ))
+          : optionsOf(options, true)}
       </select>
     </Field>
   );
@@ -162,9 +182,93 @@ export function Checkboxes(props: FieldProps & { values: readonly string[]; opti
   );
 }
 
-/** Options from plain values, each its own label. */
-export function optionsOf(values: readonly string[]): [string, string][] {
-  return values.map((value) => [value, value]);
+/** What a list's sort keys read as on a page. */
+const SORT_KEY_LABELS: Record<string, string> = {
+  created_at: "Created",
+  requested_at: "Requested",
+  fulfilled_at: "Fulfilled",
+  last_login_at: "Last sign-in",
+  order_number: "Order number",
+  number_type: "Number type",
+  country_code: "Country",
+  phone_number: "Phone number",
+  quantity: "Quantity",
+  status: "Status",
+  name: "Name",
+  email: "E-mail",
+  role: "Role",
+};
+
+const SORT_ORDERS = [
+  ["desc", "Newest or largest first"],
+  ["asc", "Oldest or smallest first"],
+] as const;
+
+/** A list's sort key and direction, in words; the API's defaults (created_at, desc) when the query names none. */
+export function SortFields({
+  keys,
+  values,
+  errors,
+}: {
+  keys: readonly string[];
+  values: Record<string, string>;
+  errors: Record<string, string>;
+}) {
+  return (
+    <>
+      <Select
+        name="sort_by"
+        label="Sort by"
+        value={values.sort_by ?? "created_at"}
+        options={keys.map((key) => [key, SORT_KEY_LABELS[key] ?? key] as const)}
+        error={errors.sort_by}
+      />
+      <Select
+        name="sort_order"
+        label="Order"
+        value={values.sort_order ?? "desc"}
+        options={SORT_ORDERS}
+        error={errors.sort_order}
+      />
+    </>
+  );
+}
+
+/**
+ * A list's filter form, folded behind one "Filters" control on small screens (open when a filter is in use); on wider
+ * screens it is always open (styles.ts).
+ */
+export function FilterForm({ action, values, children }: { action: string; values: Record<string, string>; children: Child }) {
+  const inUse = Object.keys(values).filter((name) => !["page", "limit", "sort_by", "sort_order"].includes(name)).length;
+  return (
+    <details class="fold" open={inUse > 0}>
+      <summary>{inUse > 0 ? `Filters (${inUse} in use)` : "Filters"}</summary>
+      <form method="get" action={action} class="filters card" aria-label="Filters">
+        {children}
+        <div class="actions">
+          <button type="submit">Apply</button>
+          <a href={action}>Clear</a>
+        </div>
+      </form>
+    </details>
+  );
+}
+
+/**
+ * Country codes as a person types them (" us", "gb, de") as the API takes them: trimmed and uppercased, in the named
+ * fields. The API itself stays strict; a form is kinder.
+ */
+export function withCountryCodesUppercased(fields: Record<string, string>, names: readonly string[]): Record<string, string> {
+  const out = { ...fields };
+  for (const name of names) {
+    const value = out[name];
+    if (value !== undefined)
+      out[name] = value
+        .trim()
+        .toUpperCase()
+        .replace(/\s*,\s*/g, ",");
+  }
+  return out;
 }
 
 /**
@@ -177,7 +281,7 @@ export function listFilters<S extends z.ZodType>(
   page: { title: string; section: Section },
   Filters: (props: { values: Record<string, string>; errors: Record<string, string> }) => Child,
 ): { raw: Record<string, string>; query: z.output<S> } | { refused: Response | Promise<Response> } {
-  const raw = withoutBlanks(c.req.query());
+  const raw = withCountryCodesUppercased(withoutBlanks(c.req.query()), ["country_code"]);
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { raw, query: parsed.data };
   return {

@@ -33,8 +33,103 @@ export function CsrfField({ token }: { token: string }) {
   return <input type="hidden" name={CSRF_FIELD} value={token} />;
 }
 
+/** A stored value for people: "under_review" reads "under review", "toll_free" "toll free". */
+export function words(value: string): string {
+  return value.replaceAll("_", " ");
+}
+
+/** The same, capitalised, for a label or a choice: "Under review", "Individual". */
+export function capitalised(value: string): string {
+  const text = words(value);
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A time for people, to the minute: "2026-11-21 09:30 UTC", from stored milliseconds or the API's ISO text; a dash for none. */
+export function dateTime(time: number | string | null): string {
+  return time === null ? "—" : `${new Date(time).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** A calendar day for people: "2026-11-21" (UTC); a dash for none. */
+export function date(time: number | string | null): string {
+  return time === null ? "—" : new Date(time).toISOString().slice(0, 10);
+}
+
+/** "1 key", "3 keys"; `many` for the irregular ("deliveries"). */
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 export function Badge({ status }: { status: string }) {
-  return <span class={`badge ${status}`}>{status.replaceAll("_", " ")}</span>;
+  return <span class={`badge ${status}`}>{words(status)}</span>;
+}
+
+/** One column of a Table: its header, and what a row shows in it. */
+export interface Column<T> {
+  label: string;
+  cell: (row: T) => Child;
+}
+
+/**
+ * A table that never makes a page scroll sideways: wide screens see rows and columns (scrolling inside the table when
+ * they must); at 600 px and less each row is a card, each cell under its column's label (data-label).
+ */
+export function Table<T>({ label, columns, rows }: { label: string; columns: readonly Column<T>[]; rows: readonly T[] }) {
+  return (
+    <div class="table-wrap">
+      <table aria-label={label}>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th scope="col">{column.label}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr>
+              {columns.map((column) => (
+                <td data-label={column.label}>{column.cell(row)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * The one way a destructive action asks first: a page that says what will go and what follows, one button that does
+ * it, and a way back. The action's POST carries the CSRF token like every form.
+ */
+export function Confirmation({
+  token,
+  title,
+  children,
+  action,
+  button,
+  cancel,
+}: {
+  token: string;
+  title: string;
+  children: Child;
+  action: string;
+  button: string;
+  cancel: string;
+}) {
+  return (
+    <div class="card">
+      <h1>{title}</h1>
+      {children}
+      <form method="post" action={action} class="actions">
+        <CsrfField token={token} />
+        <button type="submit" class="danger">
+          {button}
+        </button>
+        <a href={cancel}>Cancel</a>
+      </form>
+    </div>
+  );
 }
 
 /** A field's error, next to it; `id` is what the input's aria-describedby names. */
@@ -87,7 +182,7 @@ export function StatusTabs<S extends string>({
       {statuses.map((status) => (
         <li>
           <a href={`${path}${withQuery(query, { status })}`} aria-current={current === status ? "page" : undefined}>
-            {status} ({counts[status]})
+            {capitalised(status)} ({counts[status]})
           </a>
         </li>
       ))}
@@ -95,21 +190,26 @@ export function StatusTabs<S extends string>({
   );
 }
 
-/** A list's paging: previous and next links around "Page n of m · total <noun>"; `hrefOf` makes a page's address. */
+/**
+ * A list's paging: previous and next links around "Page n of m · 3 keys"; `hrefOf` makes a page's address, `noun`
+ * names one item and `nouns` several, when not `noun` + s.
+ */
 export function Pager({
   meta,
   noun,
+  nouns,
   hrefOf,
 }: {
   meta: { page: number; totalPages: number; total: number; hasPreviousPage: boolean; hasNextPage: boolean };
   noun: string;
+  nouns?: string;
   hrefOf: (page: number) => string;
 }) {
   return (
     <nav class="pager" aria-label="Pages">
       {meta.hasPreviousPage ? <a href={hrefOf(meta.page - 1)}>Previous</a> : null}
       <span class="muted">
-        Page {meta.page} of {Math.max(meta.totalPages, 1)} · {meta.total} {noun}
+        Page {meta.page} of {Math.max(meta.totalPages, 1)} · {plural(meta.total, noun, nouns)}
       </span>
       {meta.hasNextPage ? <a href={hrefOf(meta.page + 1)}>Next</a> : null}
     </nav>
@@ -167,8 +267,11 @@ export function renderPage(
           ))}
         </nav>
         <div class="who">
-          <span>
+          <span class="person">
             {visitor.user.name} · {visitor.customer.name}
+          </span>
+          <span class="slug" title="The account's slug, in every API path">
+            {visitor.customer.slug}
           </span>
           <form method="post" action="/portal/sign-out" class="inline">
             <CsrfField token={visitor.csrfToken} />

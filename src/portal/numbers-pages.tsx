@@ -27,26 +27,56 @@ import {
 import { readUpload } from "../kyc/upload.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers, NUMBER_SORT_KEYS } from "../numbers/store.ts";
-import { fieldMessages, listFilters, optionsOf, postedFields, Select, TextArea, TextInput } from "./forms.tsx";
-import { Badge, CsrfField, Notice, Pager, renderPage, withQuery } from "./layout.tsx";
+import {
+  FilterForm,
+  fieldMessages,
+  listFilters,
+  postedFields,
+  Select,
+  SortFields,
+  TextArea,
+  TextInput,
+  withCountryCodesUppercased,
+} from "./forms.tsx";
+import {
+  Badge,
+  Confirmation,
+  CsrfField,
+  capitalised,
+  date,
+  dateTime,
+  Notice,
+  Pager,
+  renderPage,
+  Table,
+  withQuery,
+  words,
+} from "./layout.tsx";
 import { formField } from "./session-guard.tsx";
 
 type Messages = Record<string, string>;
 
 const numberIdParam = prefixedIdParam("num", "number_id");
 const documentIdParam = prefixedIdParam("doc", "document_id");
-const SORT_ORDERS = [
-  ["desc", "Descending"],
-  ["asc", "Ascending"],
-] as const;
-const day = (ms: number | null) => (ms === null ? "—" : new Date(ms).toISOString().slice(0, 10));
-const minute = (ms: number | null) => (ms === null ? "—" : `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`);
+/** What the verification page says after its redirects. */
+const DONE: Record<string, string> = {
+  submitted: "The address is submitted. Now upload the documents that prove it.",
+  amended: "The address is saved.",
+  uploaded: "The document is uploaded.",
+  deleted: "The document is deleted.",
+};
 
 function NumberFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
   return (
-    <form method="get" action="/portal/numbers" class="filters card" aria-label="Filters">
+    <FilterForm action="/portal/numbers" values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
-      <TextInput name="status" label="Statuses" value={values.status} error={errors.status} hint={NUMBER_STATUSES.join(", ")} />
+      <TextInput
+        name="status"
+        label="Statuses"
+        value={values.status}
+        error={errors.status}
+        hint={`e.g. ${NUMBER_STATUSES.join(",")}`}
+      />
       <TextInput
         name="country_code"
         label="Countries"
@@ -59,28 +89,11 @@ function NumberFilters({ values, errors }: { values: Record<string, string>; err
         label="Number types"
         value={values.number_type}
         error={errors.number_type}
-        hint="Comma list"
+        hint="e.g. mobile,landline"
       />
-      <Select
-        name="sort_by"
-        label="Sort by"
-        value={values.sort_by ?? "created_at"}
-        options={optionsOf(NUMBER_SORT_KEYS)}
-        error={errors.sort_by}
-      />
-      <Select
-        name="sort_order"
-        label="Order"
-        value={values.sort_order ?? "desc"}
-        options={SORT_ORDERS}
-        error={errors.sort_order}
-      />
+      <SortFields keys={NUMBER_SORT_KEYS} values={values} errors={errors} />
       <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
-      <div class="actions">
-        <button type="submit">Apply</button>
-        <a href="/portal/numbers">Clear</a>
-      </div>
-    </form>
+    </FilterForm>
   );
 }
 
@@ -94,7 +107,7 @@ function AddressFields({ values, errors, withType }: { values: Record<string, st
           label="Verification for"
           value={values.verification_type}
           blank="Choose"
-          options={optionsOf(KYC_TYPES)}
+          options={KYC_TYPES.map((type) => [type, type === "individual" ? "A person" : "A business"] as const)}
           error={errors.verification_type}
         />
       ) : null}
@@ -103,7 +116,15 @@ function AddressFields({ values, errors, withType }: { values: Record<string, st
       <TextInput name="city" label="City" value={values.city} error={errors.city} />
       <TextInput name="state_province" label="State or province" value={values.state_province} error={errors.state_province} />
       <TextInput name="postal_code" label="Postal code" value={values.postal_code} error={errors.postal_code} />
-      <TextInput name="country" label="Country" value={values.country} error={errors.country} hint="2 letters, e.g. US" />
+      <TextInput
+        name="country"
+        label="Country"
+        value={values.country}
+        error={errors.country}
+        hint="2 letters, e.g. US"
+        maxlength={2}
+        autocomplete="country"
+      />
       <TextInput
         name="company_name"
         label="Company name"
@@ -130,7 +151,8 @@ const REQUIRED_ADDRESS = ["address_line_1", "city", "state_province", "postal_co
 const OPTIONAL_ADDRESS = ["address_line_2", "company_name", "tax_id", "contact_person", "phone_number", "email"] as const;
 
 /** The API's submit body from the form: an empty optional field is absent; a required one stays "" to be refused. */
-function submitBodyFrom(form: Record<string, string>) {
+function submitBodyFrom(posted: Record<string, string>) {
+  const form = withCountryCodesUppercased(posted, ["country"]);
   const body: Record<string, unknown> = { verification_type: form.verification_type || undefined };
   for (const name of REQUIRED_ADDRESS) body[name] = form[name];
   for (const name of OPTIONAL_ADDRESS) body[name] = form[name]?.trim() ? form[name] : undefined;
@@ -138,7 +160,8 @@ function submitBodyFrom(form: Record<string, string>) {
 }
 
 /** The API's update body from the amend form, which sends every field: an empty optional field clears it (null). */
-function updateBodyFrom(form: Record<string, string>, type: KycRow["type"]) {
+function updateBodyFrom(posted: Record<string, string>, type: KycRow["type"]) {
+  const form = withCountryCodesUppercased(posted, ["country"]);
   const body: Record<string, unknown> = {};
   for (const name of REQUIRED_ADDRESS) body[name] = form[name];
   for (const name of OPTIONAL_ADDRESS) body[name] = form[name]?.trim() ? form[name] : null;
@@ -171,62 +194,35 @@ interface PageState {
   notice?: { kind: "error" | "success"; text: string };
 }
 
-function DocumentsTable({
-  numberId,
-  documents,
-  deletable,
-  token,
-}: {
-  numberId: string;
-  documents: DocumentRow[];
-  deletable: boolean;
-  token: string;
-}) {
+function DocumentsTable({ numberId, documents, deletable }: { numberId: string; documents: DocumentRow[]; deletable: boolean }) {
   if (documents.length === 0)
     return <p class="muted">No documents yet. Upload an identity document or a proof of address below.</p>;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">File</th>
-            <th scope="col">Type</th>
-            <th scope="col">Description</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Status</th>
-            <th scope="col">Uploaded</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {documents.map((doc) => (
-            <tr>
-              <td>{doc.filename}</td>
-              <td>{doc.documentType.replaceAll("_", " ")}</td>
-              <td>{doc.description ?? "—"}</td>
-              <td>{doc.expirationDate ?? "—"}</td>
-              <td>
-                <Badge status={doc.status} />
-              </td>
-              <td>{minute(doc.uploadedAt)}</td>
-              <td>
-                <div class="actions">
-                  <a href={`/portal/documents/${doc.id}/download`}>Download</a>
-                  {deletable ? (
-                    <form method="post" action={`/portal/numbers/${numberId}/documents/${doc.id}/delete`} class="inline">
-                      <CsrfField token={token} />
-                      <button type="submit" class="danger">
-                        Delete {doc.filename}
-                      </button>
-                    </form>
-                  ) : null}
-                </div>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      label="Documents"
+      rows={documents}
+      columns={[
+        { label: "File", cell: (doc) => doc.filename },
+        { label: "Type", cell: (doc) => capitalised(doc.documentType) },
+        { label: "Description", cell: (doc) => doc.description ?? "—" },
+        { label: "Expires", cell: (doc) => doc.expirationDate ?? "—" },
+        { label: "Status", cell: (doc) => <Badge status={doc.status} /> },
+        { label: "Uploaded", cell: (doc) => dateTime(doc.uploadedAt) },
+        {
+          label: "Actions",
+          cell: (doc) => (
+            <span class="actions">
+              <a href={`/portal/documents/${doc.id}/download`}>Download</a>
+              {deletable ? (
+                <a href={`/portal/numbers/${numberId}/documents/${doc.id}/delete`} aria-label={`Delete ${doc.filename}…`}>
+                  Delete…
+                </a>
+              ) : null}
+            </span>
+          ),
+        },
+      ]}
+    />
   );
 }
 
@@ -249,7 +245,7 @@ function UploadForm({ numberId, token, state }: { numberId: string; token: strin
         label="Document type"
         value={values.document_type}
         blank="Choose a type"
-        options={DOCUMENT_TYPES.map((type) => [type, type.replaceAll("_", " ")] as const)}
+        options={DOCUMENT_TYPES.map((type) => [type, capitalised(type)] as const)}
         error={errors.document_type}
       />
       <TextArea name="description" label="Description" value={values.description} error={errors.description} hint="Optional" />
@@ -271,8 +267,8 @@ function UploadForm({ numberId, token, state }: { numberId: string; token: strin
 async function verificationPage(c: Context<PortalEnv>, number: NumberRow, state: PageState = {}, status: 200 | 400 | 409 = 200) {
   const visitor = c.var.visitor;
   const found = await findVerificationWithDocuments(c.var.db, visitor.customer.id, number.id);
-  const kyc = found?.verification;
-  const token = visitor.csrfToken;
+  const done = status === 200 && !state.notice ? DONE[c.req.query("done") ?? ""] : undefined;
+  const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
   return renderPage(
     c,
     visitor,
@@ -284,87 +280,132 @@ async function verificationPage(c: Context<PortalEnv>, number: NumberRow, state:
       <h1>
         {number.phoneNumber} <Badge status={number.status} />
       </h1>
-      {state.notice ? <Notice kind={state.notice.kind}>{state.notice.text}</Notice> : null}
-      {!kyc || !found ? (
+      {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
+      {found ? (
+        <Verification c={c} number={number} kyc={found.verification} documents={found.documents} upload={state.upload} />
+      ) : (
         <>
           <p>This number is not verified yet: submit the address it is used at, then upload the supporting documents.</p>
           <h2>Submit the address</h2>
           <form method="post" action={`/portal/numbers/${number.id}/address`} class="stack card" novalidate>
-            <CsrfField token={token} />
+            <CsrfField token={visitor.csrfToken} />
             <AddressFields values={state.address?.values ?? {}} errors={state.address?.errors ?? {}} withType={true} />
             <div class="actions">
               <button type="submit">Submit address</button>
             </div>
           </form>
         </>
-      ) : (
-        <>
-          <div class="card">
-            <dl class="facts">
-              <dt>Verification</dt>
-              <dd>
-                <Badge status={kyc.status} />
-              </dd>
-              <dt>For</dt>
-              <dd>{kyc.type}</dd>
-              {kyc.rejectionReason ? (
-                <>
-                  <dt>Rejection reason</dt>
-                  <dd>{kyc.rejectionReason}</dd>
-                </>
-              ) : null}
-              <dt>Expires</dt>
-              <dd>{day(kyc.expiresAt)}</dd>
-              <dt>Submitted</dt>
-              <dd>{minute(kyc.submittedAt)}</dd>
-              <dt>Reviewed</dt>
-              <dd>{minute(kyc.reviewedAt)}</dd>
-              <dt>Address</dt>
-              <dd>
-                {[kyc.addressLine1, kyc.addressLine2, kyc.city, kyc.stateProvince, kyc.postalCode, kyc.country]
-                  .filter((part) => part)
-                  .join(", ")}
-              </dd>
-              {kyc.companyName ? (
-                <>
-                  <dt>Company</dt>
-                  <dd>{kyc.companyName}</dd>
-                </>
-              ) : null}
-            </dl>
-          </div>
-          {ADDRESS_EDITABLE.includes(kyc.status) ? (
-            <>
-              <h2>Amend the address</h2>
-              <p class="muted">{kyc.status === "rejected" ? "Amending re-opens the verification for review." : null}</p>
-              <form method="post" action={`/portal/numbers/${number.id}/address/edit`} class="stack card" novalidate>
-                <CsrfField token={token} />
-                <AddressFields
-                  values={state.address?.values ?? addressValues(kyc)}
-                  errors={state.address?.errors ?? {}}
-                  withType={false}
-                />
-                <div class="actions">
-                  <button type="submit">Save address</button>
-                </div>
-              </form>
-            </>
-          ) : null}
-          <h2>Documents</h2>
-          <DocumentsTable
-            numberId={number.id}
-            documents={found.documents}
-            deletable={DELETE_ALLOWED.includes(kyc.status)}
-            token={token}
-          />
-          {UPLOAD_ALLOWED.includes(kyc.status) && found.documents.length < MAX_DOCUMENTS ? (
-            <>
-              <h2>Upload a document</h2>
-              <UploadForm numberId={number.id} token={token} state={state.upload} />
-            </>
-          ) : null}
-        </>
       )}
+    </>,
+    status,
+  );
+}
+
+/** A submitted verification: its status, then its documents and the upload, then the address with a way to amend it. */
+function Verification({
+  c,
+  number,
+  kyc,
+  documents,
+  upload,
+}: {
+  c: Context<PortalEnv>;
+  number: NumberRow;
+  kyc: KycRow;
+  documents: DocumentRow[];
+  upload: PageState["upload"];
+}) {
+  return (
+    <>
+      <div class="card">
+        <dl class="facts">
+          <dt>Verification</dt>
+          <dd>
+            <Badge status={kyc.status} />
+          </dd>
+          {kyc.rejectionReason ? (
+            <>
+              <dt>Rejection reason</dt>
+              <dd>{kyc.rejectionReason}</dd>
+            </>
+          ) : null}
+          <dt>Expires</dt>
+          <dd>{date(kyc.expiresAt)}</dd>
+          <dt>Submitted</dt>
+          <dd>{dateTime(kyc.submittedAt)}</dd>
+          <dt>Reviewed</dt>
+          <dd>{dateTime(kyc.reviewedAt)}</dd>
+        </dl>
+      </div>
+      <section class="work">
+        <h2>Documents</h2>
+        <DocumentsTable numberId={number.id} documents={documents} deletable={DELETE_ALLOWED.includes(kyc.status)} />
+        {UPLOAD_ALLOWED.includes(kyc.status) && documents.length < MAX_DOCUMENTS ? (
+          <>
+            <h2>Upload a document</h2>
+            <UploadForm numberId={number.id} token={c.var.visitor.csrfToken} state={upload} />
+          </>
+        ) : null}
+      </section>
+      <section class="work">
+        <h2>Address</h2>
+        <div class="card">
+          <dl class="facts">
+            <dt>For</dt>
+            <dd>{kyc.type === "individual" ? "A person" : "A business"}</dd>
+            {kyc.companyName ? (
+              <>
+                <dt>Company</dt>
+                <dd>{kyc.companyName}</dd>
+              </>
+            ) : null}
+            <dt>Address</dt>
+            <dd>
+              {[kyc.addressLine1, kyc.addressLine2, kyc.city, kyc.stateProvince, kyc.postalCode, kyc.country]
+                .filter((part) => part)
+                .join(", ")}
+            </dd>
+          </dl>
+        </div>
+        {ADDRESS_EDITABLE.includes(kyc.status) ? (
+          <p>
+            <a class="button secondary" href={`/portal/numbers/${number.id}/address/edit`}>
+              Amend the address
+            </a>{" "}
+            {kyc.status === "rejected" ? <span class="muted">Amending re-opens the verification for review.</span> : null}
+          </p>
+        ) : null}
+      </section>
+    </>
+  );
+}
+
+/** The amend form, on a page of its own, one click from the verification. */
+function amendPage(
+  c: Context<PortalEnv>,
+  number: NumberRow,
+  kyc: KycRow,
+  form: { values: Record<string, string>; errors: Messages },
+  status: 200 | 400 = 200,
+) {
+  return renderPage(
+    c,
+    c.var.visitor,
+    { title: `Amend the address of ${number.phoneNumber}`, section: "numbers" },
+    <>
+      <p>
+        <a href={`/portal/numbers/${number.id}`}>← Verification of {number.phoneNumber}</a>
+      </p>
+      <h1>Amend the address</h1>
+      {kyc.status === "rejected" ? <p class="muted">Saving re-opens the verification for review.</p> : null}
+      <form method="post" action={`/portal/numbers/${number.id}/address/edit`} class="stack card" novalidate>
+        <CsrfField token={c.var.visitor.csrfToken} />
+        <AddressFields values={form.values} errors={form.errors} withType={false} />
+        <div class="actions">
+          <button type="submit">Save address</button>
+          <a href={`/portal/numbers/${number.id}`}>Cancel</a>
+        </div>
+      </form>
     </>,
     status,
   );
@@ -432,40 +473,23 @@ export const numberPages = createRouter<PortalEnv>()
             </p>
           </div>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Number</th>
-                  <th scope="col">Country</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Verification</th>
-                  <th scope="col">Since</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.rows
-                  .map((r) => toNumber(r.number, r.kycStatus))
-                  .map((n) => (
-                    <tr>
-                      <td>
-                        <a href={`/portal/numbers/${n.number_id}`}>{n.phone_number}</a>
-                      </td>
-                      <td>{n.country_code}</td>
-                      <td>{n.number_type}</td>
-                      <td>
-                        <Badge status={n.status} />
-                      </td>
-                      <td>{n.kyc_status ? <Badge status={n.kyc_status} /> : <span class="muted">not submitted</span>}</td>
-                      <td>{n.created_at.slice(0, 10)}</td>
-                    </tr>
-                  ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            label="Numbers"
+            rows={list.rows.map((r) => toNumber(r.number, r.kycStatus))}
+            columns={[
+              { label: "Number", cell: (n) => <a href={`/portal/numbers/${n.number_id}`}>{n.phone_number}</a> },
+              { label: "Country", cell: (n) => n.country_code },
+              { label: "Type", cell: (n) => words(n.number_type) },
+              { label: "Status", cell: (n) => <Badge status={n.status} /> },
+              {
+                label: "Verification",
+                cell: (n) => (n.kyc_status ? <Badge status={n.kyc_status} /> : <span class="muted">not submitted</span>),
+              },
+              { label: "Since", cell: (n) => date(n.created_at) },
+            ]}
+          />
         )}
-        <Pager meta={meta} noun="numbers" hrefOf={(page) => `/portal/numbers${withQuery(raw, { page: String(page) })}`} />
+        <Pager meta={meta} noun="number" hrefOf={(page) => `/portal/numbers${withQuery(raw, { page: String(page) })}`} />
       </>,
     );
   })
@@ -493,7 +517,14 @@ export const numberPages = createRouter<PortalEnv>()
     if (!submitted.ok) {
       return verificationPage(c, number, { notice: { kind: "error", text: "This number already has a verification." } }, 409);
     }
-    return c.redirect(`/portal/numbers/${number.id}`, 303);
+    return c.redirect(`/portal/numbers/${number.id}?done=submitted`, 303);
+  })
+  .get("/numbers/:number_id/address/edit", async (c) => {
+    const number = await visitorsNumber(c);
+    if (!number) return notFoundPage(c, "Number");
+    const current = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
+    if (!current) return c.redirect(`/portal/numbers/${number.id}`, 303);
+    return amendPage(c, number, current.verification, { values: addressValues(current.verification), errors: {} });
   })
   .post("/numbers/:number_id/address/edit", async (c) => {
     const number = await visitorsNumber(c);
@@ -503,7 +534,7 @@ export const numberPages = createRouter<PortalEnv>()
     const form = await postedFields(c);
     const parsed = updateBodyFrom(form, current.verification.type);
     if (!parsed.success) {
-      return verificationPage(c, number, { address: { values: form, errors: fieldMessages(parsed.error.issues) } }, 400);
+      return amendPage(c, number, current.verification, { values: form, errors: fieldMessages(parsed.error.issues) }, 400);
     }
     const changes = toAddressChanges(parsed.data);
     const updated = await updateAddress(c.var.db, c.var.outbox, c.var.visitor.customer.id, number.id, changes, Date.now());
@@ -514,7 +545,7 @@ export const numberPages = createRouter<PortalEnv>()
           : "Submit the address first.";
       return verificationPage(c, number, { notice: { kind: "error", text } }, 409);
     }
-    return c.redirect(`/portal/numbers/${number.id}`, 303);
+    return c.redirect(`/portal/numbers/${number.id}?done=amended`, 303);
   })
   .post("/numbers/:number_id/documents", async (c) => {
     const number = await visitorsNumber(c);
@@ -545,7 +576,32 @@ export const numberPages = createRouter<PortalEnv>()
           : `The verification is ${stored.state}; files cannot be added now.`,
       );
     }
-    return c.redirect(`/portal/numbers/${number.id}`, 303);
+    return c.redirect(`/portal/numbers/${number.id}?done=uploaded`, 303);
+  })
+  .get("/numbers/:number_id/documents/:document_id/delete", async (c) => {
+    const number = await visitorsNumber(c);
+    const documentId = documentIdParam.safeParse(c.req.param("document_id"));
+    if (!number || !documentId.success) return notFoundPage(c, number ? "Document" : "Number");
+    const found = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
+    const document = found?.documents.find((doc) => doc.id === documentId.data);
+    if (!document) return notFoundPage(c, "Document");
+    return renderPage(
+      c,
+      c.var.visitor,
+      { title: `Delete ${document.filename}`, section: "numbers" },
+      <Confirmation
+        token={c.var.visitor.csrfToken}
+        title={`Delete ${document.filename}?`}
+        action={`/portal/numbers/${number.id}/documents/${document.id}/delete`}
+        button="Delete the document"
+        cancel={`/portal/numbers/${number.id}`}
+      >
+        <p>
+          The file goes from the verification of {number.phoneNumber} and cannot be downloaded again; upload it anew if it is
+          needed.
+        </p>
+      </Confirmation>,
+    );
   })
   .post("/numbers/:number_id/documents/:document_id/delete", async (c) => {
     const number = await visitorsNumber(c);
@@ -558,7 +614,7 @@ export const numberPages = createRouter<PortalEnv>()
       const text = `The verification is ${removed.state}; its documents can no longer be deleted.`;
       return verificationPage(c, number, { notice: { kind: "error", text } }, 409);
     }
-    return c.redirect(`/portal/numbers/${number.id}`, 303);
+    return c.redirect(`/portal/numbers/${number.id}?done=deleted`, 303);
   })
   .get("/documents/:document_id/download", async (c) => {
     const documentId = documentIdParam.safeParse(c.req.param("document_id"));

@@ -3,6 +3,7 @@
 // change goes through the API's store with the request's outbox, so the portal emits the same events.
 
 import type { Context } from "hono";
+import type { Child } from "hono/jsx";
 import { listCatalog } from "../catalog/store.ts";
 import type { Database } from "../db/client.ts";
 import { pageWindow } from "../db/paging.ts";
@@ -22,20 +23,37 @@ import {
   updateOrderBody,
 } from "../orders/schemas.ts";
 import { createOrder, findOrder, updatePendingOrder } from "../orders/store.ts";
-import { fieldMessages, formInteger, listFilters, optionsOf, postedFields, Select, TextArea, TextInput } from "./forms.tsx";
-import { Badge, CsrfField, Notice, Pager, renderPage, StatusTabs, withQuery } from "./layout.tsx";
-
-const SORT_ORDERS = [
-  ["desc", "Descending"],
-  ["asc", "Ascending"],
-] as const;
+import {
+  FilterForm,
+  fieldMessages,
+  formInteger,
+  listFilters,
+  postedFields,
+  Select,
+  SortFields,
+  TextArea,
+  TextInput,
+} from "./forms.tsx";
+import {
+  Badge,
+  CsrfField,
+  capitalised,
+  dateTime,
+  Notice,
+  Pager,
+  renderPage,
+  StatusTabs,
+  Table,
+  withQuery,
+  words,
+} from "./layout.tsx";
 
 type Messages = Record<string, string>;
 
 /** The list's filters as a GET form: what the API's query takes, each problem beside its field. */
 function OrderFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
   return (
-    <form method="get" action="/portal/orders" class="filters card" aria-label="Filters">
+    <FilterForm action="/portal/orders" values={values}>
       {values.status ? <input type="hidden" name="status" value={values.status} /> : null}
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Order number or notes" />
       <TextInput
@@ -43,7 +61,7 @@ function OrderFilters({ values, errors }: { values: Record<string, string>; erro
         label="Number types"
         value={values.number_type}
         error={errors.number_type}
-        hint="Comma list"
+        hint="e.g. mobile,toll_free"
       />
       <TextInput
         name="country_code"
@@ -76,66 +94,71 @@ function OrderFilters({ values, errors }: { values: Record<string, string>; erro
         error={errors.fulfilled_from}
       />
       <TextInput name="fulfilled_to" label="Fulfilled to" type="date" value={values.fulfilled_to} error={errors.fulfilled_to} />
-      <Select
-        name="sort_by"
-        label="Sort by"
-        value={values.sort_by ?? "created_at"}
-        options={optionsOf(ORDER_SORT_KEYS)}
-        error={errors.sort_by}
-      />
-      <Select
-        name="sort_order"
-        label="Order"
-        value={values.sort_order ?? "desc"}
-        options={SORT_ORDERS}
-        error={errors.sort_order}
-      />
+      <SortFields keys={ORDER_SORT_KEYS} values={values} errors={errors} />
       <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
-      <div class="actions">
-        <button type="submit">Apply</button>
-        <a href="/portal/orders">Clear</a>
-      </div>
-    </form>
+    </FilterForm>
   );
 }
 
-/** The orderable pairs, for the order forms: the catalog is small (one row per country and type). */
-async function orderableCatalog(db: Database): Promise<{ types: string[]; countries: string[] }> {
+/** The orderable (country, type) pairs, by country: the catalog is small (one row per pair). */
+type Orderable = { country: string; types: string[] }[];
+
+async function orderableCatalog(db: Database): Promise<Orderable> {
   const { rows } = await listCatalog(db, pageWindow(1, 1000));
-  const distinct = (values: string[]) => [...new Set(values)].sort();
-  return { types: distinct(rows.map((r) => r.numberType)), countries: distinct(rows.map((r) => r.countryCode)) };
+  const byCountry = new Map<string, string[]>();
+  for (const row of rows) byCountry.set(row.countryCode, [...(byCountry.get(row.countryCode) ?? []), row.numberType]);
+  return [...byCountry.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([country, types]) => ({ country, types: types.sort() }));
 }
 
+/**
+ * The number type follows the country: each country's types are a group of the type's select, and this script shows
+ * only the chosen country's (without it, every group shows, and the API's not_orderable refusal is the guard).
+ */
+const TYPE_FOLLOWS_COUNTRY = `for (const form of document.querySelectorAll("form[data-orderable]")) {
+  const country = form.querySelector("select[name=country_code]");
+  const type = form.querySelector("select[name=number_type]");
+  const follow = () => {
+    for (const group of type.querySelectorAll("optgroup")) {
+      const shown = group.dataset.group === country.value;
+      group.hidden = !shown;
+      group.disabled = !shown;
+    }
+    if (type.selectedOptions[0]?.parentElement?.disabled) type.value = "";
+  };
+  country.addEventListener("change", follow);
+  follow();
+}`;
+
 /** The order fields of a form (new or edit), from what was posted or the order as it is. */
-function OrderFields({
-  values,
-  errors,
-  catalog,
-}: {
-  values: Record<string, string>;
-  errors: Messages;
-  catalog: { types: string[]; countries: string[] };
-}) {
-  // The current value stays selectable even if it has left the catalog, so an edit of another field still works.
-  const withCurrent = (list: string[], current: string | undefined) =>
-    current && !list.includes(current) ? [...list, current] : list;
+function OrderFields({ values, errors, catalog }: { values: Record<string, string>; errors: Messages; catalog: Orderable }) {
+  // The current pair stays selectable even if it has left the catalog, so an edit of another field still works.
+  const current = values.country_code && values.number_type ? { country: values.country_code, type: values.number_type } : null;
+  const groups = catalog.map(({ country, types }) => ({
+    label: country,
+    types: current?.country === country && !types.includes(current.type) ? [...types, current.type] : types,
+  }));
+  if (current && !groups.some((g) => g.label === current.country)) groups.push({ label: current.country, types: [current.type] });
   return (
     <>
-      <Select
-        name="number_type"
-        label="Number type"
-        value={values.number_type}
-        blank="Choose a type"
-        options={optionsOf(withCurrent(catalog.types, values.number_type))}
-        error={errors.number_type}
-      />
       <Select
         name="country_code"
         label="Country"
         value={values.country_code}
         blank="Choose a country"
-        options={optionsOf(withCurrent(catalog.countries, values.country_code))}
+        options={groups.map((g) => [g.label, g.label] as const)}
         error={errors.country_code}
+      />
+      <Select
+        name="number_type"
+        label="Number type"
+        value={values.number_type}
+        group={values.country_code}
+        blank="Choose a type"
+        groups={groups.map((g) => ({ label: g.label, options: g.types.map((type) => [type, words(type)] as const) }))}
+        error={errors.number_type}
+        hint="The types orderable in the chosen country"
       />
       <TextInput
         name="quantity"
@@ -146,8 +169,19 @@ function OrderFields({
         value={values.quantity}
         error={errors.quantity}
       />
-      <TextArea name="notes" label="Notes" value={values.notes} error={errors.notes} hint="Optional, up to 1000 characters" />
+      <TextArea name="notes" label="Notes" value={values.notes} error={errors.notes} hint="Optional, up to 1,000 characters" />
     </>
+  );
+}
+
+/** A form of order fields, with the script that makes the type follow the country. */
+function OrderForm({ c, action, children }: { c: Context<PortalEnv>; action: string; children: Child }) {
+  return (
+    <form method="post" action={action} class="stack card" data-orderable novalidate>
+      <CsrfField token={c.var.visitor.csrfToken} />
+      {children}
+      <script nonce={c.get("secureHeadersNonce")} dangerouslySetInnerHTML={{ __html: TYPE_FOLLOWS_COUNTRY }} />
+    </form>
   );
 }
 
@@ -172,35 +206,34 @@ function updateBodyFrom(form: Record<string, string>) {
 }
 
 function NewOrderPage({
-  token,
+  c,
   values,
   errors,
   catalog,
   refusal,
 }: {
-  token: string;
+  c: Context<PortalEnv>;
   values: Record<string, string>;
   errors: Messages;
-  catalog: { types: string[]; countries: string[] };
-  refusal?: string;
+  catalog: Orderable;
+  refusal?: string | undefined;
 }) {
   return (
     <>
       <h1>New order</h1>
       {refusal ? <Notice kind="error">{refusal}</Notice> : null}
-      {catalog.types.length === 0 ? (
+      {catalog.length === 0 ? (
         <div class="card empty">
           <p>Nothing can be ordered right now: no number type is open in any country. Ask your account manager.</p>
         </div>
       ) : (
-        <form method="post" action="/portal/orders/new" class="stack card" novalidate>
-          <CsrfField token={token} />
+        <OrderForm c={c} action="/portal/orders/new">
           <OrderFields values={values} errors={errors} catalog={catalog} />
           <div class="actions">
             <button type="submit">Place order</button>
             <a href="/portal/orders">Cancel</a>
           </div>
-        </form>
+        </OrderForm>
       )}
     </>
   );
@@ -211,10 +244,13 @@ function orderFormValues(row: OrderRow): Record<string, string> {
 }
 
 function notOrderableMessage(numberType: string, countryCode: string): string {
-  return `${numberType} numbers cannot be ordered in ${countryCode} right now; choose another type or country.`;
+  return `${capitalised(numberType)} numbers cannot be ordered in ${countryCode} right now; choose another type or country.`;
 }
 
-const formatTime = (iso: string | null) => (iso === null ? "—" : `${iso.slice(0, 16).replace("T", " ")} UTC`);
+const DONE: Record<string, string> = {
+  placed: "The order is placed. It can be changed here until it is processed.",
+  saved: "The order is saved.",
+};
 
 async function orderPage(
   c: Context<PortalEnv>,
@@ -225,6 +261,7 @@ async function orderPage(
   const visitor = c.var.visitor;
   const order = toOrder(row);
   const catalog = order.status === "pending" ? await orderableCatalog(c.var.db) : undefined;
+  const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
     visitor,
@@ -236,11 +273,15 @@ async function orderPage(
       <h1>
         Order {order.order_number} <Badge status={order.status} />
       </h1>
-      {edit.notice ? <Notice kind={edit.notice.kind}>{edit.notice.text}</Notice> : null}
+      {edit.notice ? (
+        <Notice kind={edit.notice.kind}>{edit.notice.text}</Notice>
+      ) : done && status === 200 ? (
+        <Notice kind="success">{done}</Notice>
+      ) : null}
       <div class="card">
         <dl class="facts">
           <dt>Number type</dt>
-          <dd>{order.number_type}</dd>
+          <dd>{words(order.number_type)}</dd>
           <dt>Country</dt>
           <dd>{order.country_code}</dd>
           <dt>Quantity</dt>
@@ -250,24 +291,23 @@ async function orderPage(
           <dt>Notes</dt>
           <dd>{order.notes ?? "—"}</dd>
           <dt>Requested</dt>
-          <dd>{formatTime(order.requested_at)}</dd>
+          <dd>{dateTime(order.requested_at)}</dd>
           <dt>Fulfilled at</dt>
-          <dd>{formatTime(order.fulfilled_at)}</dd>
+          <dd>{dateTime(order.fulfilled_at)}</dd>
           <dt>Last change</dt>
-          <dd>{formatTime(order.updated_at)}</dd>
+          <dd>{dateTime(order.updated_at)}</dd>
         </dl>
       </div>
       {catalog ? (
         <>
           <h2>Change the order</h2>
           <p class="muted">An order can be changed until it is processed.</p>
-          <form method="post" action={`/portal/orders/${order.order_id}/edit`} class="stack card" novalidate>
-            <CsrfField token={visitor.csrfToken} />
+          <OrderForm c={c} action={`/portal/orders/${order.order_id}/edit`}>
             <OrderFields values={edit.values ?? orderFormValues(row)} errors={edit.errors ?? {}} catalog={catalog} />
             <div class="actions">
               <button type="submit">Save changes</button>
             </div>
-          </form>
+          </OrderForm>
         </>
       ) : (
         <p class="muted">This order is {order.status}; it can no longer be changed.</p>
@@ -333,40 +373,21 @@ export const orderPages = createRouter<PortalEnv>()
             </p>
           </div>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Order</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Country</th>
-                  <th scope="col">Quantity</th>
-                  <th scope="col">Fulfilled</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Requested</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.rows.map(toOrder).map((order) => (
-                  <tr>
-                    <td>
-                      <a href={`/portal/orders/${order.order_id}`}>{order.order_number}</a>
-                    </td>
-                    <td>{order.number_type}</td>
-                    <td>{order.country_code}</td>
-                    <td>{order.quantity}</td>
-                    <td>{order.fulfilled_quantity}</td>
-                    <td>
-                      <Badge status={order.status} />
-                    </td>
-                    <td>{order.requested_at.slice(0, 16).replace("T", " ")}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            label="Orders"
+            rows={list.rows.map(toOrder)}
+            columns={[
+              { label: "Order", cell: (order) => <a href={`/portal/orders/${order.order_id}`}>{order.order_number}</a> },
+              { label: "Type", cell: (order) => words(order.number_type) },
+              { label: "Country", cell: (order) => order.country_code },
+              { label: "Quantity", cell: (order) => order.quantity },
+              { label: "Fulfilled", cell: (order) => order.fulfilled_quantity },
+              { label: "Status", cell: (order) => <Badge status={order.status} /> },
+              { label: "Requested", cell: (order) => dateTime(order.requested_at) },
+            ]}
+          />
         )}
-        <Pager meta={meta} noun="orders" hrefOf={(page) => `/portal/orders${withQuery(raw, { page: String(page) })}`} />
+        <Pager meta={meta} noun="order" hrefOf={(page) => `/portal/orders${withQuery(raw, { page: String(page) })}`} />
       </>,
     );
   })
@@ -375,7 +396,7 @@ export const orderPages = createRouter<PortalEnv>()
       c,
       c.var.visitor,
       { title: "New order", section: "orders" },
-      <NewOrderPage token={c.var.visitor.csrfToken} values={{}} errors={{}} catalog={await orderableCatalog(c.var.db)} />,
+      <NewOrderPage c={c} values={{}} errors={{}} catalog={await orderableCatalog(c.var.db)} />,
     ),
   )
   .post("/orders/new", async (c) => {
@@ -387,19 +408,13 @@ export const orderPages = createRouter<PortalEnv>()
         c,
         visitor,
         { title: "New order", section: "orders" },
-        <NewOrderPage
-          token={visitor.csrfToken}
-          values={form}
-          errors={errors}
-          catalog={await orderableCatalog(c.var.db)}
-          refusal={refusal}
-        />,
+        <NewOrderPage c={c} values={form} errors={errors} catalog={await orderableCatalog(c.var.db)} refusal={refusal} />,
         400,
       );
     if (!parsed.success) return again(fieldMessages(parsed.error.issues));
     const created = await createOrder(c.var.db, c.var.outbox, visitor.customer.id, toNewOrder(parsed.data), Date.now());
     if (!created.ok) return again({}, notOrderableMessage(created.numberType, created.countryCode));
-    return c.redirect(`/portal/orders/${created.value.id}`, 303);
+    return c.redirect(`/portal/orders/${created.value.id}?done=placed`, 303);
   })
   .get("/orders/:order_id", async (c) => {
     const row = await visitorsOrder(c);
@@ -419,7 +434,7 @@ export const orderPages = createRouter<PortalEnv>()
       toOrderChanges(parsed.data),
       Date.now(),
     );
-    if (updated.ok) return c.redirect(`/portal/orders/${row.id}`, 303);
+    if (updated.ok) return c.redirect(`/portal/orders/${row.id}?done=saved`, 303);
     switch (updated.reason) {
       case "not_found":
         return orderNotFound(c);

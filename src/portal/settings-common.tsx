@@ -1,8 +1,8 @@
 // What the Settings pages (API keys, Team, Webhooks) share: the owners-and-admins guard, the once-shown secret with its
-// copy button, form reading, dates, and the notices a redirect names. (Field errors: fieldMessages in forms.tsx.)
+// copy button, form reading, and the refusal page. (Field errors: fieldMessages in forms.tsx.)
 import type { Context, MiddlewareHandler } from "hono";
 import type { PortalEnv, PortalVisitor } from "../env.ts";
-import { FieldError, managesSettings, Notice, renderPage, type Section } from "./layout.tsx";
+import { managesSettings, Notice, renderPage, type Section } from "./layout.tsx";
 
 /** Settings are for owners and admins: a member gets a 403 page, for a GET and a POST alike. */
 export const requireSettingsRole: MiddlewareHandler<PortalEnv> = async (c, next) => {
@@ -35,18 +35,6 @@ export async function postedForm(c: Context): Promise<{ text(name: string): stri
     },
   };
 }
-
-/** A stored time for people: "2026-11-21 09:30" UTC, or a dash. */
-export function when(ms: number | null): string {
-  return ms === null ? "—" : new Date(ms).toISOString().slice(0, 16).replace("T", " ");
-}
-
-/** The attributes of an input with an error beside it. */
-export function invalid(id: string, error: string | undefined) {
-  return error ? { "aria-invalid": "true" as const, "aria-describedby": `${id}-error` } : {};
-}
-
-export { FieldError };
 
 // The copy buttons start hidden and the script shows them: without JavaScript the secret is selectable text.
 const COPY_SCRIPT = `for (const button of document.querySelectorAll("button[data-copy]")) {

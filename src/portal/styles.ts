@@ -22,7 +22,9 @@ h2 { font-size: 1.15rem; margin: 1.5rem 0 .75rem; }
 .narrow { max-width: 26rem; margin: 3rem auto; }
 form.stack { display: grid; gap: .9rem; }
 form.inline { display: inline; }
-label { display: grid; gap: .25rem; font-weight: 600; font-size: .92rem; }
+.field { display: grid; gap: .25rem; align-content: start; }
+label { font-weight: 600; font-size: .92rem; }
+label.check { display: flex; gap: .5rem; align-items: center; font-weight: 400; }
 input, select, textarea { font: inherit; font-weight: 400; padding: .5rem .6rem; border: 1px solid #aeb6bf; border-radius: 6px;
   background: #fff; width: 100%; }
 input:focus, select:focus, textarea:focus, button:focus, a:focus { outline: 3px solid #8fb0f0; outline-offset: 1px; }
@@ -30,13 +32,14 @@ button, .button { font: inherit; cursor: pointer; border-radius: 6px; padding: .
   background: var(--accent); color: #fff; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: #fff; color: var(--accent); }
 button.danger { background: var(--bad); border-color: var(--bad); }
-.field-error { color: var(--bad); font-weight: 500; font-size: .88rem; margin: -.55rem 0 0; }
+.field-error { color: var(--bad); font-weight: 500; font-size: .88rem; margin: 0; }
 [aria-invalid="true"] { border-color: var(--bad); }
 .notice { padding: .75rem 1rem; border-radius: 8px; margin-bottom: 1rem; border: 1px solid; }
 .notice.error { background: #fdecea; border-color: #f3b8b3; color: #7a1c16; }
 .notice.success { background: #e8f5ec; border-color: #a9d8b8; color: #14532d; }
 .secret { font-family: ui-monospace, monospace; word-break: break-all; background: #f1f3f5; padding: .5rem; border-radius: 6px; }
-.table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 10px; }
+/* Positioned, so nothing absolutely placed inside (a visually hidden label) can reach past it and widen the page. */
+.table-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 10px; }
 table { border-collapse: collapse; width: 100%; font-size: .93rem; }
 th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
 th { background: #eef1f4; font-weight: 600; }
@@ -52,7 +55,17 @@ tr:last-child td { border-bottom: 0; }
   background: #fff; }
 .tabs a[aria-current="page"] { background: var(--accent); border-color: var(--accent); color: #fff; }
 .filters { display: flex; flex-wrap: wrap; gap: .75rem; align-items: end; margin-bottom: 1rem; }
-.filters label { min-width: 9rem; flex: 1; }
+.filters .field { min-width: 9rem; flex: 1; }
+/* Filters fold behind one control on small screens; on wider ones (where the browser can say so) they are always open. */
+details.fold { margin-bottom: 1rem; }
+details.fold > summary { cursor: pointer; font-weight: 600; padding: .5rem .9rem; border: 1px solid var(--line); border-radius: 6px;
+  background: #fff; display: inline-block; margin-bottom: .5rem; }
+@supports selector(::details-content) {
+  @media (min-width: 601px) {
+    details.fold > summary { display: none; }
+    details.fold::details-content { content-visibility: visible; display: block; }
+  }
+}
 .pager { display: flex; gap: .75rem; align-items: center; margin-top: .75rem; }
 .empty { text-align: center; padding: 2rem 1rem; color: var(--muted); }
 .muted { color: var(--muted); }
@@ -62,23 +75,38 @@ dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
 @media (max-width: 600px) {
   main { padding: 1rem .75rem 2rem; }
-  header.top .who span { display: none; }
+  header.top .who .person { display: none; }
+  /* Tables become cards: a row a card, each cell under its column's label. */
+  .table-wrap { overflow: visible; background: none; border: 0; }
+  .table-wrap table, .table-wrap tbody, .table-wrap tr, .table-wrap td { display: block; width: 100%; }
+  .table-wrap thead { position: absolute; left: 0; top: 0; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  .table-wrap tr { background: var(--card); border: 1px solid var(--line); border-radius: 10px; margin-bottom: .75rem;
+    padding: .35rem .75rem; }
+  .table-wrap td { display: grid; grid-template-columns: 7.5rem minmax(0, 1fr); gap: .5rem; border: 0; padding: .3rem 0;
+    white-space: normal; overflow-wrap: anywhere; }
+  .table-wrap td::before { content: attr(data-label); color: var(--muted); font-weight: 600; }
   /* The brand and sign-out on the first row, the sections on a full-width row under them. */
   header.top .who { margin-left: auto; }
   header.top nav { order: 1; flex-basis: 100%; margin: 0 -.6rem; }
 }
 /* Settings pages (API keys, Team, Webhooks) */
-.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+.visually-hidden { position: absolute; left: 0; top: 0; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
+  white-space: nowrap; }
 td .actions select { width: auto; }
 .badge.revoked { background: #fbe0de; color: var(--bad); }
+.badge.invited { background: #dfe8fb; color: var(--info); }
 fieldset.checks { border: 1px solid var(--line); border-radius: 8px; display: grid; gap: .35rem; }
-fieldset.checks label { display: flex; gap: .5rem; align-items: center; font-weight: 400; }
 fieldset.checks input, label.check input { width: auto; }
+fieldset.checks legend { font-weight: 600; font-size: .92rem; }
+ul.choices { list-style: none; padding: 0; display: grid; gap: .5rem; }
+ul.choices button { width: 100%; text-align: left; }
+header.top .who .slug { color: #aeb6bf; }
+main section.work { margin-bottom: 1.5rem; }
 /* Work pages (orders, numbers, verifications): a heading with its action, hints under inputs, the filter form's
    buttons on the inputs' baseline. */
 .page-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: .5rem; }
 .page-head h1 { margin-bottom: .5rem; }
-.hint { font-weight: 400; font-size: .85rem; }
+.hint { font-weight: 400; font-size: .85rem; margin: 0; }
 .filters .actions { align-self: end; padding-bottom: .1rem; }
 `;
 

@@ -8,11 +8,12 @@ import { pageMeta } from "../http/pagination.ts";
 import { publicOrigin } from "../http/public-origin.ts";
 import { createRouter } from "../http/router.ts";
 import { createUserBody, listUsersQuery, toUserListQuery } from "../users/schemas.ts";
-import { listUsers } from "../users/store.ts";
+import { listUsers, USER_SORT_KEYS } from "../users/store.ts";
 import { changeTeammate, inviteTeammate, reinviteTeammate, type TeamActor, type TeamRefusal } from "../users/team.ts";
-import { fieldMessages, withoutBlanks } from "./forms.tsx";
-import { Badge, CsrfField, Notice, Pager, renderPage, StatusTabs, withQuery } from "./layout.tsx";
-import { FieldError, invalid, OnceSecret, postedForm, refusalPage, requireSettingsRole, when } from "./settings-common.tsx";
+import { FilterForm, fieldMessages, Select, SortFields, TextInput, withoutBlanks } from "./forms.tsx";
+import { Badge, CsrfField, capitalised, dateTime, Notice, Pager, renderPage, StatusTabs, Table, withQuery } from "./layout.tsx";
+import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
+import { OnceSecret, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
 
 const TEAM_PATH = "/portal/settings/team";
 const DONE: Record<string, string> = {
@@ -43,27 +44,17 @@ function InviteFields({ visitor, form }: { visitor: PortalVisitor; form: InviteF
     <form method="post" action={TEAM_PATH} class="card stack">
       <h2>Invite a teammate</h2>
       <CsrfField token={visitor.csrfToken} />
-      <label>
-        E-mail
-        <input name="email" type="email" required value={form.email ?? ""} {...invalid("invite-email", errors.email)} />
-      </label>
-      <FieldError id="invite-email-error" message={errors.email} />
-      <label>
-        Name
-        <input name="name" required value={form.name ?? ""} {...invalid("invite-name", errors.name)} />
-      </label>
-      <FieldError id="invite-name-error" message={errors.name} />
-      <label>
-        Role
-        <select name="role" {...invalid("invite-role", errors.role)}>
-          {assignableRoles(visitor).map((role) => (
-            <option value={role} selected={(form.role ?? "member") === role}>
-              {role}
-            </option>
-          ))}
-        </select>
-      </label>
-      <FieldError id="invite-role-error" message={errors.role} />
+      <TextInput name="email" id="invite-email" label="E-mail" type="email" required value={form.email} error={errors.email} />
+      <TextInput name="name" id="invite-name" label="Name" required value={form.name} error={errors.name} />
+      <Select
+        name="role"
+        id="invite-role"
+        label="Role"
+        value={form.role ?? "member"}
+        options={assignableRoles(visitor).map((role) => [role, capitalised(role)] as const)}
+        error={errors.role}
+        hint="Owners and admins manage keys, the team and webhooks; members work with orders and numbers."
+      />
       <div>
         <button type="submit">Invite</button>
       </div>
@@ -73,47 +64,82 @@ function InviteFields({ visitor, form }: { visitor: PortalVisitor; form: InviteF
 
 function UserActions({ visitor, user }: { visitor: PortalVisitor; user: UserRow }) {
   const base = `${TEAM_PATH}/${user.id}`;
+  const self = user.id === visitor.user.id;
   return (
     <div class="actions">
       <form method="post" action={`${base}/role`} class="actions">
         <CsrfField token={visitor.csrfToken} />
-        <label>
-          <span class="visually-hidden">Role of {user.name}</span>
-          <select name="role">
-            {USER_ROLES.map((role) => (
-              <option value={role} selected={user.role === role}>
-                {role}
-              </option>
-            ))}
-          </select>
-        </label>
+        <select name="role" aria-label={`Role of ${user.name}`}>
+          {USER_ROLES.map((role) => (
+            <option value={role} selected={user.role === role}>
+              {capitalised(role)}
+            </option>
+          ))}
+        </select>
         <button type="submit" class="secondary">
           Change role
         </button>
       </form>
-      <form method="post" action={`${base}/status`} class="inline">
-        <CsrfField token={visitor.csrfToken} />
-        {user.status === "active" ? (
-          <button type="submit" name="status" value="inactive" class="danger">
-            Deactivate
-          </button>
-        ) : (
-          <button type="submit" name="status" value="active" class="secondary">
-            {user.status === "locked" ? "Unlock" : "Reactivate"}
-          </button>
-        )}
-      </form>
+      {self ? null : (
+        <form method="post" action={`${base}/status`} class="inline">
+          <CsrfField token={visitor.csrfToken} />
+          {user.status === "active" ? (
+            <button type="submit" name="status" value="inactive" class="danger">
+              Deactivate
+            </button>
+          ) : (
+            <button type="submit" name="status" value="active" class="secondary">
+              {user.status === "locked" ? "Unlock" : "Reactivate"}
+            </button>
+          )}
+        </form>
+      )}
       <form method="post" action={`${base}/invitation`} class="inline">
         <CsrfField token={visitor.csrfToken} />
         <button type="submit" class="secondary">
-          New invitation link
+          {user.passwordHash === null ? "New invitation link" : "Password reset link"}
         </button>
       </form>
     </div>
   );
 }
 
-async function teamPage(c: Context<PortalEnv>, form: InviteForm, top?: unknown, status: 200 | 400 = 200) {
+/** A user's status, and "invited" while they have not set a password through their link. */
+function UserStatus({ user }: { user: UserRow }) {
+  return (
+    <span class="actions">
+      <Badge status={user.status} />
+      {user.passwordHash === null ? <Badge status="invited" /> : null}
+    </span>
+  );
+}
+
+function TeamFilters({ values, errors }: { values: Record<string, string>; errors: Record<string, string> }) {
+  return (
+    <FilterForm action={TEAM_PATH} values={values}>
+      <TextInput name="search" label="Search" type="search" value={values.search} error={errors.search} hint="E-mail or name" />
+      <Select
+        name="status"
+        label="Status"
+        value={values.status}
+        blank="Any"
+        options={USER_STATUSES.map((s) => [s, capitalised(s)] as const)}
+        error={errors.status}
+      />
+      <Select
+        name="role"
+        label="Role"
+        value={values.role}
+        blank="Any"
+        options={USER_ROLES.map((r) => [r, capitalised(r)] as const)}
+        error={errors.role}
+      />
+      <SortFields keys={USER_SORT_KEYS} values={values} errors={errors} />
+    </FilterForm>
+  );
+}
+
+async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 400 = 200) {
   const visitor = c.var.visitor;
   // An empty filter of the form means no filter.
   const raw = withoutBlanks(c.req.query());
@@ -122,6 +148,7 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, top?: unknown, 
   const window = pageWindow(query.page, query.limit);
   const list = await listUsers(c.var.db, visitor.customer.id, toUserListQuery(query), window);
   const meta = pageMeta(window, list.total);
+  const shown = status === 200 ? await takeShownOnce(c) : undefined;
   const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
@@ -129,104 +156,46 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, top?: unknown, 
     { title: "Team", section: "team" },
     <>
       <h1>Team</h1>
-      {done && !top ? <Notice kind="success">{done}</Notice> : null}
+      {shown ? (
+        <>
+          <Notice kind="success">{shown.notice}</Notice>
+          <OnceSecret c={c} id="invitation-link" label={shown.label} secret={shown.secret} />
+        </>
+      ) : done && status === 200 ? (
+        <Notice kind="success">{done}</Notice>
+      ) : null}
       {parsed.success ? null : <Notice kind="error">These filters cannot be used; showing everyone.</Notice>}
-      {top}
       <InviteFields visitor={visitor} form={form} />
       <h2>Users</h2>
       <StatusTabs path={TEAM_PATH} query={raw} statuses={USER_STATUSES} counts={list.statusCounts} filtered={query.status} />
-      <form method="get" action={TEAM_PATH} class="filters">
-        <label>
-          Search
-          <input name="search" type="search" value={query.search ?? ""} />
-        </label>
-        <label>
-          Status
-          <select name="status">
-            <option value="">any</option>
-            {USER_STATUSES.map((s) => (
-              <option value={s} selected={query.status?.length === 1 && query.status[0] === s}>
-                {s} ({list.statusCounts[s]})
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Role
-          <select name="role">
-            <option value="">any</option>
-            {USER_ROLES.map((r) => (
-              <option value={r} selected={query.role?.length === 1 && query.role[0] === r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Sort by
-          <select name="sort_by">
-            {(["created_at", "name", "email", "role", "status", "last_login_at"] as const).map((key) => (
-              <option value={key} selected={query.sort_by === key}>
-                {key.replaceAll("_", " ")}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Order
-          <select name="sort_order">
-            <option value="desc" selected={query.sort_order === "desc"}>
-              descending
-            </option>
-            <option value="asc" selected={query.sort_order === "asc"}>
-              ascending
-            </option>
-          </select>
-        </label>
-        <button type="submit" class="secondary">
-          Filter
-        </button>
-      </form>
+      <TeamFilters values={raw} errors={parsed.success ? {} : fieldMessages(parsed.error.issues)} />
       {list.rows.length === 0 ? (
         <div class="card empty">
           <p>No users match: clear the filters, or invite a teammate above.</p>
         </div>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">E-mail</th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last sign-in</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.rows.map((user) => (
-                <tr id={`user-${user.id}`}>
-                  <td>
-                    {user.name}
-                    {user.id === visitor.user.id ? <span class="muted"> (you)</span> : null}
-                  </td>
-                  <td>{user.email}</td>
-                  <td>{user.role}</td>
-                  <td>
-                    <Badge status={user.status} />
-                  </td>
-                  <td>{when(user.lastLoginAt)}</td>
-                  <td>
-                    <UserActions visitor={visitor} user={user} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          label="Users"
+          rows={list.rows}
+          columns={[
+            {
+              label: "Name",
+              cell: (user) => (
+                <>
+                  {user.name}
+                  {user.id === visitor.user.id ? <span class="muted"> (you)</span> : null}
+                </>
+              ),
+            },
+            { label: "E-mail", cell: (user) => user.email },
+            { label: "Role", cell: (user) => capitalised(user.role) },
+            { label: "Status", cell: (user) => <UserStatus user={user} /> },
+            { label: "Last sign-in", cell: (user) => (user.lastLoginAt === null ? "never" : dateTime(user.lastLoginAt)) },
+            { label: "Actions", cell: (user) => <UserActions visitor={visitor} user={user} /> },
+          ]}
+        />
       )}
-      <Pager meta={meta} noun="users" hrefOf={(page) => `${TEAM_PATH}${withQuery(raw, { page: String(page) })}`} />
+      <Pager meta={meta} noun="user" hrefOf={(page) => `${TEAM_PATH}${withQuery(raw, { page: String(page) })}`} />
     </>,
     status,
   );
@@ -237,15 +206,14 @@ function refusal(c: Context<PortalEnv>, refused: TeamRefusal) {
   return refusalPage(c, c.var.visitor, "team", 404, "There is no such user in this account.", TEAM_PATH);
 }
 
-function invitationLink(c: Context<PortalEnv>, user: UserRow, token: string, expiresAt: number) {
-  return (
-    <>
-      <Notice kind="success">
-        Send this link to {user.name} ({user.email}): it sets a password, works once, and expires {when(expiresAt)} UTC.
-      </Notice>
-      <OnceSecret c={c} id="invitation-link" label="Invitation link" secret={`${publicOrigin(c)}/portal/invitations/${token}`} />
-    </>
-  );
+/** The link's page after the redirect: shown once, with whom to send it to and until when it works. */
+async function showLink(c: Context<PortalEnv>, user: UserRow, token: string, expiresAt: number) {
+  await showOnceAfterRedirect(c, {
+    label: "Invitation link",
+    secret: `${publicOrigin(c)}/portal/invitations/${token}`,
+    notice: `Send this link to ${user.name} (${user.email}): it sets a password, works once, and expires ${dateTime(expiresAt)}.`,
+  });
+  return c.redirect(TEAM_PATH, 303);
 }
 
 export const teamPages = createRouter<PortalEnv>()
@@ -257,7 +225,7 @@ export const teamPages = createRouter<PortalEnv>()
     const posted = await postedForm(c);
     const form = { email: posted.text("email"), name: posted.text("name"), role: posted.text("role") };
     const parsed = createUserBody.safeParse(form);
-    if (!parsed.success) return teamPage(c, { ...form, errors: fieldMessages(parsed.error.issues) }, undefined, 400);
+    if (!parsed.success) return teamPage(c, { ...form, errors: fieldMessages(parsed.error.issues) }, 400);
     const invited = await inviteTeammate(
       c.var.db,
       { ...actorOf(visitor), customerSlug: visitor.customer.slug },
@@ -266,12 +234,12 @@ export const teamPages = createRouter<PortalEnv>()
     );
     if (!invited.ok) {
       if (invited.reason === "duplicate") {
-        return teamPage(c, { ...form, errors: { email: "This account already has a user with this e-mail" } }, undefined, 400);
+        return teamPage(c, { ...form, errors: { email: "is taken: this account already has a user with this e-mail" } }, 400);
       }
       return refusal(c, invited);
     }
     const { user, token, expiresAt } = invited.value;
-    return teamPage(c, {}, invitationLink(c, user, token, expiresAt));
+    return showLink(c, user, token, expiresAt);
   })
   .post("/settings/team/:id/role", async (c) => {
     const role = (await postedForm(c)).text("role");
@@ -300,5 +268,5 @@ export const teamPages = createRouter<PortalEnv>()
     const issued = await reinviteTeammate(c.var.db, actorOf(c.var.visitor), c.req.param("id"), Date.now());
     if (!issued.ok) return refusal(c, issued);
     const { user, token, expiresAt } = issued.value;
-    return teamPage(c, {}, invitationLink(c, user, token, expiresAt));
+    return showLink(c, user, token, expiresAt);
   });

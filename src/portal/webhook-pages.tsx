@@ -2,8 +2,9 @@
 // confirmation, rotate the secret (shown once); an endpoint's deliveries with retry, and a test event. Through the
 // webhook store and the API's body schemas and URL rules; the outbox sends what the store queues, as for the API.
 import type { Context } from "hono";
+import type { Child } from "hono/jsx";
 import { pageWindow } from "../db/paging.ts";
-import { EVENT_TYPES, type WebhookEndpointRow } from "../db/schema.ts";
+import { EVENT_TYPES, EVERY_EVENT_TYPE, type WebhookEndpointRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
@@ -28,9 +29,10 @@ import {
   takesEveryType,
   updateEndpoint,
 } from "../webhooks/store.ts";
-import { fieldMessages } from "./forms.tsx";
-import { Badge, CsrfField, Notice, Pager, renderPage } from "./layout.tsx";
-import { FieldError, invalid, OnceSecret, postedForm, refusalPage, requireSettingsRole, when } from "./settings-common.tsx";
+import { Checkboxes, fieldMessages, Select, TextInput } from "./forms.tsx";
+import { Badge, Confirmation, CsrfField, dateTime, Notice, Pager, renderPage, Table } from "./layout.tsx";
+import { type OnceShown, showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
+import { OnceSecret, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
 
 const HOOKS_PATH = "/portal/settings/webhooks";
 const DONE: Record<string, string> = {
@@ -43,20 +45,28 @@ const DONE: Record<string, string> = {
 interface EndpointForm {
   url: string;
   description: string;
+  /** Every type, present and future, or the types ticked. */
+  every: boolean;
   eventTypes: string[];
-  status?: string;
+  status?: string | undefined;
   errors?: Record<string, string>;
 }
 
-/** The posted endpoint form, as the API's body (empty description: absent on create, cleared on edit). */
+/** The posted endpoint form: every type (["*"], future ones too) or the types ticked. */
 async function readEndpointForm(c: Context<PortalEnv>): Promise<EndpointForm> {
   const posted = await postedForm(c);
   return {
     url: posted.text("url"),
     description: posted.text("description"),
+    every: posted.text("delivers") !== "chosen",
     eventTypes: posted.list("event_types"),
     status: posted.text("status") || undefined,
   };
+}
+
+/** The API's event_types from the form. */
+function eventTypesOf(form: EndpointForm): string[] {
+  return form.every ? [EVERY_EVENT_TYPE] : form.eventTypes;
 }
 
 /**
@@ -74,54 +84,65 @@ function formErrors(c: Context<PortalEnv>, issues: Parameters<typeof fieldMessag
 
 function EndpointFields({ c, form, edit }: { c: Context<PortalEnv>; form: EndpointForm; edit: boolean }) {
   const errors = form.errors ?? {};
+  const prefix = edit ? "edit" : "new";
   return (
     <>
       <CsrfField token={c.var.visitor.csrfToken} />
-      <label>
-        URL
-        <input name="url" type="url" required value={form.url} {...invalid("hook-url", errors.url)} />
-      </label>
-      <FieldError id="hook-url-error" message={errors.url} />
-      <label>
-        Description
-        <input name="description" maxlength={500} value={form.description} {...invalid("hook-description", errors.description)} />
-      </label>
-      <FieldError id="hook-description-error" message={errors.description} />
-      <fieldset class="checks" {...invalid("hook-types", errors.event_types)}>
-        <legend>Event types</legend>
-        {EVENT_TYPES.map((type) => (
-          <label>
-            <input type="checkbox" name="event_types" value={type} checked={form.eventTypes.includes(type)} />
-            {type}
-          </label>
-        ))}
-      </fieldset>
-      <FieldError id="hook-types-error" message={errors.event_types} />
-      {edit ? (
-        <label>
-          Status
-          <select name="status">
-            <option value="enabled" selected={form.status === "enabled"}>
-              enabled
-            </option>
-            <option value="disabled" selected={form.status === "disabled"}>
-              disabled (sent nothing)
-            </option>
-          </select>
+      <TextInput name="url" id={`${prefix}-url`} label="URL" type="url" required value={form.url} error={errors.url} />
+      <TextInput
+        name="description"
+        id={`${prefix}-description`}
+        label="Description"
+        maxlength={500}
+        value={form.description}
+        error={errors.description}
+        hint="Optional: what receives these events"
+      />
+      <fieldset class="checks">
+        <legend>Deliver</legend>
+        <label class="check">
+          <input type="radio" name="delivers" value="every" checked={form.every} />
+          Every event type, also types added later
         </label>
+        <label class="check">
+          <input type="radio" name="delivers" value="chosen" checked={!form.every} />
+          Only the types ticked below
+        </label>
+      </fieldset>
+      <Checkboxes
+        name="event_types"
+        id={`${prefix}-event-types`}
+        label="Event types"
+        values={form.every ? [] : form.eventTypes}
+        options={EVENT_TYPES.map((type) => [type, type] as const)}
+        error={errors.event_types}
+      />
+      {edit ? (
+        <Select
+          name="status"
+          id="edit-status"
+          label="Status"
+          value={form.status}
+          options={[
+            ["enabled", "Enabled"],
+            ["disabled", "Disabled (sent nothing)"],
+          ]}
+          error={errors.status}
+        />
       ) : null}
     </>
   );
 }
 
-const NEW_FORM: EndpointForm = { url: "", description: "", eventTypes: [...EVENT_TYPES] };
+const NEW_FORM: EndpointForm = { url: "", description: "", every: true, eventTypes: [] };
 
-async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: unknown, status: 200 | 400 | 409 = 200) {
+async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: Child, status: 200 | 400 | 409 = 200) {
   const visitor = c.var.visitor;
   const query = pageOnlyQuery.safeParse(c.req.query());
   const window = query.success ? pageWindow(query.data.page, query.data.limit) : pageWindow(1, 20);
   const { rows, total } = await listEndpoints(c.var.db, visitor.customer.id, window);
   const meta = pageMeta(window, total);
+  const shown = status === 200 ? await takeShownOnce(c) : undefined;
   const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
@@ -129,41 +150,28 @@ async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: un
     { title: "Webhooks", section: "webhooks" },
     <>
       <h1>Webhooks</h1>
-      {done && !top ? <Notice kind="success">{done}</Notice> : null}
+      {shown ? <ShownSecret c={c} shown={shown} /> : done && !top ? <Notice kind="success">{done}</Notice> : null}
       {top}
       {rows.length === 0 ? (
         <div class="card empty">
           <p>No endpoints yet: add one below to be told of orders and verifications as they change.</p>
         </div>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Description</th>
-                <th scope="col">Status</th>
-                <th scope="col">Event types</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((endpoint) => (
-                <tr>
-                  <td>
-                    <a href={`${HOOKS_PATH}/${endpoint.id}`}>{endpoint.url}</a>
-                  </td>
-                  <td>{endpoint.description ?? ""}</td>
-                  <td>
-                    <Badge status={endpoint.status} />
-                  </td>
-                  <td>{takesEveryType(endpoint) ? "every type" : subscribedTypes(endpoint).join(", ")}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          label="Webhook endpoints"
+          rows={rows}
+          columns={[
+            { label: "URL", cell: (endpoint) => <a href={`${HOOKS_PATH}/${endpoint.id}`}>{endpoint.url}</a> },
+            { label: "Description", cell: (endpoint) => endpoint.description ?? "" },
+            { label: "Status", cell: (endpoint) => <Badge status={endpoint.status} /> },
+            {
+              label: "Event types",
+              cell: (endpoint) => (takesEveryType(endpoint) ? "every type" : subscribedTypes(endpoint).join(", ")),
+            },
+          ]}
+        />
       )}
-      <Pager meta={meta} noun="endpoints" hrefOf={(page) => `${HOOKS_PATH}?page=${page}`} />
+      <Pager meta={meta} noun="endpoint" hrefOf={(page) => `${HOOKS_PATH}?page=${page}`} />
       <form method="post" action={HOOKS_PATH} class="card stack">
         <h2>New endpoint</h2>
         <EndpointFields c={c} form={form} edit={false} />
@@ -176,22 +184,26 @@ async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: un
   );
 }
 
+function ShownSecret({ c, shown }: { c: Context<PortalEnv>; shown: OnceShown }) {
+  return (
+    <>
+      <Notice kind="success">{shown.notice}</Notice>
+      <OnceSecret c={c} id="new-secret" label={shown.label} secret={shown.secret} />
+    </>
+  );
+}
+
 function formOf(endpoint: WebhookEndpointRow): EndpointForm {
   return {
     url: endpoint.url,
     description: endpoint.description ?? "",
+    every: takesEveryType(endpoint),
     eventTypes: subscribedTypes(endpoint),
     status: endpoint.status,
   };
 }
 
-async function endpointPage(
-  c: Context<PortalEnv>,
-  endpoint: WebhookEndpointRow,
-  form: EndpointForm,
-  top?: unknown,
-  status: 200 | 400 = 200,
-) {
+async function endpointPage(c: Context<PortalEnv>, endpoint: WebhookEndpointRow, form: EndpointForm, status: 200 | 400 = 200) {
   const visitor = c.var.visitor;
   const base = `${HOOKS_PATH}/${endpoint.id}`;
   const query = pageOnlyQuery.safeParse(c.req.query());
@@ -199,6 +211,7 @@ async function endpointPage(
   const listed = await listDeliveries(c.var.db, visitor.customer.id, endpoint.id, {}, window);
   const { rows, total } = listed.ok ? listed.value : { rows: [], total: 0 };
   const meta = pageMeta(window, total);
+  const shown = status === 200 ? await takeShownOnce(c) : undefined;
   const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
@@ -211,8 +224,7 @@ async function endpointPage(
       <h1>
         {endpoint.url} <Badge status={endpoint.status} />
       </h1>
-      {done && !top ? <Notice kind="success">{done}</Notice> : null}
-      {top}
+      {shown ? <ShownSecret c={c} shown={shown} /> : done && status === 200 ? <Notice kind="success">{done}</Notice> : null}
       <div class="actions">
         <form method="post" action={`${base}/test`} class="inline">
           <CsrfField token={visitor.csrfToken} />
@@ -232,51 +244,35 @@ async function endpointPage(
           <p>Nothing delivered yet: send a test event to see one here.</p>
         </div>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last status code</th>
-                <th scope="col">Last error</th>
-                <th scope="col">Next attempt</th>
-                <th scope="col">Created</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map(({ delivery, eventType }) => (
-                <tr>
-                  <td>{eventType}</td>
-                  <td>
-                    <Badge status={delivery.status} />
-                  </td>
-                  <td>{delivery.attempts}</td>
-                  <td>{delivery.lastStatusCode ?? "—"}</td>
-                  <td>{delivery.lastError ?? "—"}</td>
-                  <td>{when(delivery.nextAttemptAt)}</td>
-                  <td>{when(delivery.createdAt)}</td>
-                  <td>
-                    {delivery.status === "pending" ? (
-                      <span class="muted">on its way</span>
-                    ) : (
-                      <form method="post" action={`${base}/deliveries/${delivery.id}/retry`} class="inline">
-                        <CsrfField token={visitor.csrfToken} />
-                        <button type="submit" class="secondary">
-                          Retry
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          label="Deliveries"
+          rows={rows}
+          columns={[
+            { label: "Event", cell: ({ eventType }) => eventType },
+            { label: "Status", cell: ({ delivery }) => <Badge status={delivery.status} /> },
+            { label: "Attempts", cell: ({ delivery }) => delivery.attempts },
+            { label: "Last status code", cell: ({ delivery }) => delivery.lastStatusCode ?? "—" },
+            { label: "Last error", cell: ({ delivery }) => delivery.lastError ?? "—" },
+            { label: "Next attempt", cell: ({ delivery }) => dateTime(delivery.nextAttemptAt) },
+            { label: "Created", cell: ({ delivery }) => dateTime(delivery.createdAt) },
+            {
+              label: "Action",
+              cell: ({ delivery }) =>
+                delivery.status === "pending" ? (
+                  <span class="muted">on its way</span>
+                ) : (
+                  <form method="post" action={`${base}/deliveries/${delivery.id}/retry`} class="inline">
+                    <CsrfField token={visitor.csrfToken} />
+                    <button type="submit" class="secondary">
+                      Retry
+                    </button>
+                  </form>
+                ),
+            },
+          ]}
+        />
       )}
-      <Pager meta={meta} noun="deliveries" hrefOf={(page) => `${base}?page=${page}`} />
+      <Pager meta={meta} noun="delivery" nouns="deliveries" hrefOf={(page) => `${base}?page=${page}`} />
       <form method="post" action={base} class="card stack">
         <h2>Edit</h2>
         <EndpointFields c={c} form={form} edit={true} />
@@ -299,7 +295,7 @@ export const webhookPages = createRouter<PortalEnv>()
   .get("/settings/webhooks", (c) => endpointsPage(c, NEW_FORM))
   .post("/settings/webhooks", async (c) => {
     const form = await readEndpointForm(c);
-    const body = { url: form.url, description: form.description || undefined, event_types: form.eventTypes };
+    const body = { url: form.url, description: form.description || undefined, event_types: eventTypesOf(form) };
     const parsed = createWebhookEndpointBody.safeParse(body);
     const errors = formErrors(c, parsed.error?.issues ?? [], form.url);
     if (!parsed.success || errors.url) return endpointsPage(c, { ...form, errors }, undefined, 400);
@@ -308,10 +304,12 @@ export const webhookPages = createRouter<PortalEnv>()
       const full = <Notice kind="error">An account has at most {created.limit} webhook endpoints: delete one first.</Notice>;
       return endpointsPage(c, form, full, 409);
     }
-    const secret = (
-      <OnceSecret c={c} id="new-secret" label={`Signing secret of ${created.value.url}`} secret={created.value.secret} />
-    );
-    return endpointsPage(c, NEW_FORM, secret);
+    await showOnceAfterRedirect(c, {
+      label: `Signing secret of ${created.value.url}`,
+      secret: created.value.secret,
+      notice: "The endpoint is created. Verify each delivery's signature with this secret.",
+    });
+    return c.redirect(`${HOOKS_PATH}/${created.value.id}`, 303);
   })
   .get("/settings/webhooks/:id", async (c) => {
     const endpoint = await findEndpoint(c.var.db, c.var.visitor.customer.id, c.req.param("id"));
@@ -321,10 +319,15 @@ export const webhookPages = createRouter<PortalEnv>()
     const endpoint = await findEndpoint(c.var.db, c.var.visitor.customer.id, c.req.param("id"));
     if (!endpoint) return missing(c);
     const form = await readEndpointForm(c);
-    const body = { url: form.url, description: form.description || null, event_types: form.eventTypes, status: form.status };
+    const body = {
+      url: form.url,
+      description: form.description || null,
+      event_types: eventTypesOf(form),
+      status: form.status,
+    };
     const parsed = updateWebhookEndpointBody.safeParse(body);
     const errors = formErrors(c, parsed.error?.issues ?? [], form.url);
-    if (!parsed.success || errors.url) return endpointPage(c, endpoint, { ...form, errors }, undefined, 400);
+    if (!parsed.success || errors.url) return endpointPage(c, endpoint, { ...form, errors }, 400);
     const updated = await updateEndpoint(
       c.var.db,
       c.var.visitor.customer.id,
@@ -337,13 +340,12 @@ export const webhookPages = createRouter<PortalEnv>()
   .post("/settings/webhooks/:id/rotate", async (c) => {
     const rotated = await rotateSecret(c.var.db, c.var.visitor.customer.id, c.req.param("id"), Date.now());
     if (!rotated.ok) return missing(c);
-    const secret = (
-      <>
-        <Notice kind="success">The old secret keeps signing, beside the new one, for 24 hours.</Notice>
-        <OnceSecret c={c} id="new-secret" label="New signing secret" secret={rotated.value.secret} />
-      </>
-    );
-    return endpointPage(c, rotated.value, formOf(rotated.value), secret);
+    await showOnceAfterRedirect(c, {
+      label: "New signing secret",
+      secret: rotated.value.secret,
+      notice: "The secret is rotated. The old one keeps signing, beside the new one, for 24 hours.",
+    });
+    return c.redirect(`${HOOKS_PATH}/${rotated.value.id}`, 303);
   })
   .post("/settings/webhooks/:id/test", async (c) => {
     const id = c.req.param("id");
@@ -374,38 +376,18 @@ export const webhookPages = createRouter<PortalEnv>()
       c,
       visitor,
       { title: "Delete a webhook endpoint", section: "webhooks" },
-      <div class="card">
-        <h1>Delete the endpoint {endpoint.url}?</h1>
+      <Confirmation
+        token={visitor.csrfToken}
+        title={`Delete the endpoint ${endpoint.url}?`}
+        action={`${HOOKS_PATH}/${endpoint.id}/delete`}
+        button="Delete the endpoint"
+        cancel={`${HOOKS_PATH}/${endpoint.id}`}
+      >
         <p>Its delivery log goes with it, and deliveries still pending are cancelled.</p>
-        <form method="post" action={`${HOOKS_PATH}/${endpoint.id}/delete`} class="stack">
-          <CsrfField token={visitor.csrfToken} />
-          <label class="check">
-            <span>
-              <input type="checkbox" name="confirm" value="yes" required /> I understand
-            </span>
-          </label>
-          <div class="actions">
-            <button type="submit" class="danger">
-              Delete the endpoint
-            </button>
-            <a href={`${HOOKS_PATH}/${endpoint.id}`}>Cancel</a>
-          </div>
-        </form>
-      </div>,
+      </Confirmation>,
     );
   })
   .post("/settings/webhooks/:id/delete", async (c) => {
-    const id = c.req.param("id");
-    if ((await postedForm(c)).text("confirm") !== "yes") {
-      return refusalPage(
-        c,
-        c.var.visitor,
-        "webhooks",
-        409,
-        "Tick “I understand” to delete the endpoint.",
-        `${HOOKS_PATH}/${id}/delete`,
-      );
-    }
-    const deleted = await deleteEndpoint(c.var.db, c.var.visitor.customer.id, id);
+    const deleted = await deleteEndpoint(c.var.db, c.var.visitor.customer.id, c.req.param("id"));
     return deleted.ok ? c.redirect(`${HOOKS_PATH}?done=deleted`, 303) : missing(c);
   });
