@@ -621,7 +621,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update a user */
+        /**
+         * Update a user
+         * @description Changes name, role or status (active also unlocks). An account's last active owner cannot be demoted, deactivated or locked (409): make someone else an owner first.
+         */
         patch: operations["updateUser"];
         trace?: never;
     };
@@ -5764,6 +5767,7 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };

@@ -200,8 +200,8 @@ const SORT_KEY_LABELS: Record<string, string> = {
 };
 
 const SORT_ORDERS = [
-  ["desc", "Newest or largest first"],
-  ["asc", "Oldest or smallest first"],
+  ["desc", "Descending"],
+  ["asc", "Ascending"],
 ] as const;
 
 /** A list's sort key and direction, in words; the API's defaults (created_at, desc) when the query names none. */

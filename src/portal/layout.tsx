@@ -88,7 +88,9 @@ export function Table<T>({ label, columns, rows }: { label: string; columns: rea
           {rows.map((row) => (
             <tr>
               {columns.map((column) => (
-                <td data-label={column.label}>{column.cell(row)}</td>
+                <td data-label={column.label}>
+                  <div>{column.cell(row)}</div>
+                </td>
               ))}
             </tr>
           ))}

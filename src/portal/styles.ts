@@ -17,8 +17,11 @@ header.top .who { display: flex; align-items: center; gap: .5rem; font-size: .9r
 header.top .who button { background: none; border: 1px solid #6b7580; color: #fff; }
 main { max-width: 72rem; margin: 0 auto; padding: 1.25rem 1rem 3rem; }
 h1 { font-size: 1.5rem; margin: 0 0 1rem; }
+/* A long URL, e-mail or file name breaks where it must rather than widen the page. */
+h1, h2, p, dd, li, .notice { overflow-wrap: anywhere; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 .75rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 1rem; margin-bottom: 1rem; }
+.card > h2:first-child, .card > h1:first-child { margin-top: 0; }
 .narrow { max-width: 26rem; margin: 3rem auto; }
 form.stack { display: grid; gap: .9rem; }
 form.inline { display: inline; }
@@ -54,8 +57,9 @@ tr:last-child td { border-bottom: 0; }
 .tabs a { display: inline-block; padding: .35rem .75rem; border-radius: 999px; text-decoration: none; border: 1px solid var(--line);
   background: #fff; }
 .tabs a[aria-current="page"] { background: var(--accent); border-color: var(--accent); color: #fff; }
-.filters { display: flex; flex-wrap: wrap; gap: .75rem; align-items: end; margin-bottom: 1rem; }
-.filters .field { min-width: 9rem; flex: 1; }
+.filters { display: flex; flex-wrap: wrap; gap: .75rem; align-items: flex-start; margin-bottom: 1rem; }
+.filters .field { flex: 1 1 10rem; min-width: 10rem; }
+.filters .field input { min-width: 0; }
 /* Filters fold behind one control on small screens; on wider ones (where the browser can say so) they are always open. */
 details.fold { margin-bottom: 1rem; }
 details.fold > summary { cursor: pointer; font-weight: 600; padding: .5rem .9rem; border: 1px solid var(--line); border-radius: 6px;
@@ -107,7 +111,8 @@ main section.work { margin-bottom: 1.5rem; }
 .page-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: .5rem; }
 .page-head h1 { margin-bottom: .5rem; }
 .hint { font-weight: 400; font-size: .85rem; margin: 0; }
-.filters .actions { align-self: end; padding-bottom: .1rem; }
+/* The buttons level with the inputs, under the labels' line. */
+.filters .actions { margin-top: 1.65rem; }
 `;
 
 /** The pages' icon: a handset on the brand's ink, as SVG. */

@@ -1,7 +1,7 @@
 // The Settings pages in a real browser: an owner makes an API key, the API takes it, the owner revokes it, the API
 // refuses it; a member is refused every Settings page; the team and webhooks pages render (screenshots).
 import { expect, it } from "vitest";
-import { usePortal } from "./helpers.ts";
+import { json, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
 
@@ -15,8 +15,14 @@ async function ordersStatus(slug: string, key: string): Promise<number> {
 it("an owner creates an API key (shown once), the API accepts it; revoked, the API refuses it", async () => {
   const { page, account } = await portal.signInAsNewOwner();
   await page.getByRole("link", { name: "API keys" }).click();
+  // The account's slug, which every API path needs, is on the page.
+  expect(await page.getByText(`This account's slug is ${account.slug}`).count()).toBe(1);
   await page.getByLabel("Name").fill("ci deploys");
   await page.getByRole("button", { name: "Create key" }).click();
+  await page.waitForURL(`${portal.base}/portal/settings/api-keys`);
+  expect(await page.getByRole("status").textContent()).toBe(
+    "The key “ci deploys” is created. Send it as Authorization: Bearer <key>.",
+  );
   const key = (await page.locator(".secret").textContent())?.trim() ?? "";
   expect(key).toMatch(/^vnk_/);
   // The copy button shows once the page's script ran (the page's CSP allowed it).
@@ -24,15 +30,24 @@ it("an owner creates an API key (shown once), the API accepts it; revoked, the A
   await portal.screenshot(page, "api-key-created");
   expect(await ordersStatus(account.slug, key)).toBe(200);
 
-  // Listed by its prefix and last four only, never again in full.
-  await page.goto(`${portal.base}/portal/settings/api-keys`);
+  // A reload neither makes a second key nor shows this one again: listed by its prefix and last four only.
+  await page.reload();
   expect(await page.content()).not.toContain(key);
+  expect(await page.locator("tbody tr", { hasText: "ci deploys" }).count()).toBe(1);
+  const keys = await json(
+    await portal.admin.admin.customers[":slug"]["api-keys"].$get({ param: { slug: account.slug }, query: {} }),
+    200,
+  );
+  expect(keys.data.filter((k) => k.name === "ci deploys")).toHaveLength(1);
   await portal.screenshot(page, "api-keys");
   const row = page.locator("tr", { hasText: "ci deploys" });
   await row.getByRole("link", { name: /Revoke/ }).click();
-  await page.getByLabel(/I understand/).check();
+  // Asked once: one button.
+  expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Revoke the key “ci deploys”?");
+  await portal.screenshot(page, "revoke-key");
   await page.getByRole("button", { name: "Revoke the key" }).click();
-  await page.waitForURL(`${portal.base}/portal/settings/api-keys**`);
+  await page.waitForURL(`${portal.base}/portal/settings/api-keys?done=revoked`);
+  expect(await page.getByRole("status").textContent()).toBe("The key is revoked: the API refuses it from now on.");
   expect(await ordersStatus(account.slug, key)).toBe(401);
 });
 
@@ -58,7 +73,7 @@ it("the team and webhooks pages render for an owner", async () => {
   // The team's status counts as tabs, as the orders' are: the owner alone, active.
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Team" }).click();
   const tabs = page.getByRole("list", { name: "Status" });
-  expect(await tabs.getByRole("link").allTextContents()).toEqual(["All (1)", "active (1)", "inactive (0)", "locked (0)"]);
-  await tabs.getByRole("link", { name: "active (1)" }).click();
-  expect(await tabs.getByRole("link", { name: "active (1)" }).getAttribute("aria-current")).toBe("page");
+  expect(await tabs.getByRole("link").allTextContents()).toEqual(["All (1)", "Active (1)", "Inactive (0)", "Locked (0)"]);
+  await tabs.getByRole("link", { name: "Active (1)" }).click();
+  expect(await tabs.getByRole("link", { name: "Active (1)" }).getAttribute("aria-current")).toBe("page");
 });
