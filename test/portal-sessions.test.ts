@@ -82,7 +82,7 @@ describe("invitation, sign-in, pages, sign-out", () => {
     expect((await call(user.path)).status).toBe(200);
     const set = await postForm(user.path, { password: PASSWORD, password_confirmation: PASSWORD });
     expect(set.status).toBe(303);
-    expect(set.headers.get("Location")).toBe(`/portal/sign-in?email=${encodeURIComponent(user.email)}&done=password`);
+    expect(set.headers.get("Location")).toBe("/portal/sign-in?done=password");
     // Single use.
     expect((await call(user.path)).status).toBe(410);
 
@@ -313,6 +313,32 @@ describe("hardening", () => {
     const icon = await call("/portal/assets/icon.svg");
     expect(icon.headers.get("Content-Type")).toBe("image/svg+xml");
     expect(await icon.text()).toMatch(/^<svg /);
+  });
+
+  it("refuses a multipart body to every form but the upload (415), unread and with nothing done", async () => {
+    const customer = await createCustomer("portal");
+    const owner = await signedIn(customer);
+    const multipart = (path: string, fields: Record<string, string>, cookie?: string) => {
+      const body = new FormData();
+      for (const [name, value] of Object.entries(fields)) body.set(name, value);
+      return call(path, { method: "POST", headers: { ...SAME_ORIGIN, ...(cookie ? { Cookie: cookie } : {}) }, body });
+    };
+    const cases = [
+      multipart("/portal/sign-in", { email: owner.user.email, password: PASSWORD }),
+      multipart("/portal/settings/api-keys", { csrf_token: owner.csrf, name: "multipart" }, owner.cookie),
+      multipart("/portal/sign-out", { csrf_token: owner.csrf }, owner.cookie),
+    ];
+    for (const answer of await Promise.all(cases)) {
+      expect(answer.status).toBe(415);
+      expect(answer.headers.get("Content-Type")).toBe("text/html; charset=UTF-8");
+      expect(await answer.text()).toContain("cannot be sent as multipart/form-data");
+    }
+    const keys = await json(
+      await operator.admin.customers[":slug"]["api-keys"].$get({ param: { slug: customer.slug }, query: {} }),
+      200,
+    );
+    expect(keys.data.map((k) => k.name)).not.toContain("multipart");
+    expect((await owner.get("/portal/orders")).status).toBe(200);
   });
 
   it("reads a form of at most 64 KiB, and only UTF-8", async () => {

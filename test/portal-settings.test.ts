@@ -23,7 +23,7 @@ describe("API keys", () => {
     const answer = await admin.post("/portal/settings/api-keys", { name: "deploy bot" });
     redirected(answer, /^\/portal\/settings\/api-keys$/);
     expect(answer.headers.get("Set-Cookie")).toMatch(
-      /^__Host-vn_once=[^;]+; Max-Age=60; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+      /^__Host-vn_once_keys=[^;]+; Max-Age=60; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
     );
     const created = await pageText(await admin.follow(answer), 200);
     const key = /id="new-key">(vnk_[^<]+)</.exec(created)?.[1] ?? "";
@@ -187,6 +187,33 @@ describe("Team", () => {
     ).toContain("/portal/invitations/");
   });
 
+  it("lets an admin change no other admin, and voids a password link when its user is promoted", async () => {
+    const customer = await createCustomer("team");
+    const owner = await signedIn(customer, "owner");
+    const admin = await signedIn(customer, "admin");
+    const peer = await invitedUser(customer, "admin");
+    const member = await invitedUser(customer, "member");
+    // Demoting a peer first would let the admin issue the peer's password link: refused, and not offered.
+    for (const [path, fields] of [
+      [`/portal/settings/team/${peer.user_id}/role`, { role: "member" }],
+      [`/portal/settings/team/${peer.user_id}/status`, { status: "inactive" }],
+    ] as const) {
+      expect(await pageText(await admin.post(path, fields), 409), path).toContain("Only an owner can change another admin");
+    }
+    expect(await userState(peer.user_id)).toEqual({ role: "admin", status: "active" });
+    const page = await pageText(await admin.get("/portal/settings/team"), 200);
+    expect(page).not.toContain(`/portal/settings/team/${peer.user_id}/role`);
+    expect(page).toContain(`/portal/settings/team/${member.user_id}/role`);
+    // A link issued to a member does not survive the member's promotion.
+    const link = /id="invitation-link">([^<]+)</.exec(
+      await pageText(await admin.follow(await admin.post(`/portal/settings/team/${member.user_id}/invitation`)), 200),
+    )?.[1];
+    if (!link) expect.fail("no link shown");
+    expect((await call(new URL(link).pathname)).status).toBe(200);
+    redirected(await owner.post(`/portal/settings/team/${member.user_id}/role`, { role: "admin" }), /done=role$/);
+    expect((await call(new URL(link).pathname)).status).toBe(410);
+  });
+
   it("keeps the last active owner, and nobody deactivates themselves", async () => {
     const customer = await createCustomer("team");
     const owner = await signedIn(customer, "owner");
@@ -250,6 +277,16 @@ describe("Webhooks", () => {
       400,
     );
     expect(noTypes).toMatch(/id="new-event-types-error">Event types [^<]+</);
+    // Types ticked under "every type" are not silently dropped.
+    const both = await pageText(
+      await admin.post("/portal/settings/webhooks", {
+        url: "https://hooks.test/x",
+        delivers: "every",
+        event_types: ["order.created"],
+      }),
+      400,
+    );
+    expect(both).toMatch(/id="new-event-types-error">Event types are ticked while every type is chosen/);
 
     const createdAnswer = await admin.post("/portal/settings/webhooks", {
       url: "https://hooks.test/portal",

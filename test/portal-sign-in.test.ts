@@ -210,6 +210,10 @@ describe("a person in several accounts", () => {
       await operator.admin.users[":user_id"].$patch({ param: { user_id: locked.user_id }, json: { status: "locked" } }),
       200,
     );
+    // No longer offered, and refused if chosen all the same.
+    const offered = await pageText(await call("/portal/sign-in/account", { headers: { Cookie: ticket } }), 200);
+    expect(offered).toContain(`(${first.slug})`);
+    expect(offered).not.toContain(`(${second.slug})`);
     const refused = await postForm("/portal/sign-in/account", { account: second.slug }, { Cookie: ticket });
     expect(refused.status).toBe(400);
     await refused.text();

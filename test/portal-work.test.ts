@@ -345,6 +345,9 @@ describe("numbers and verifications in the portal", () => {
     const underReview = await pageText(await member.get(path), 200);
     expect(underReview).toContain('<span class="badge under_review">under review</span>');
     expect(underReview).not.toContain(`href="${path}/address/edit"`);
+    expect(await pageText(await member.get(`${path}/address/edit`), 409)).toContain(
+      "The verification is under review; the address can no longer be changed.",
+    );
     await json(await review({ status: "rejected", rejection_reason: "The address is unreadable" }), 200);
     const rejected = await pageText(await member.get(path), 200);
     expect(rejected).toContain("<dt>Rejection reason</dt><dd>The address is unreadable</dd>");

@@ -294,6 +294,13 @@ describe("URL rules", () => {
     ["https://metadata./a", "a single label with a trailing dot", LOCAL],
     ["https://router.home.arpa/a", ".home.arpa", LOCAL],
     ["https://NAS.Home.Arpa./a", ".home.arpa in capitals, with a trailing dot", LOCAL],
+    ["https://home.arpa/a", "home.arpa itself", LOCAL],
+    [
+      "https://hooks.test/\u202efdp.exe",
+      "a right-to-left override",
+      "must not contain bidirectional control characters or unpaired surrogates",
+    ],
+    ["https://hooks.test/\ud800", "a lone surrogate", "must not contain bidirectional control characters or unpaired surrogates"],
     [" https://hooks.test/a", "a leading space", SPACES],
     ["https://hooks.test/a b", "a space", SPACES],
     ["https://hooks.test/a\n", "a line break", SPACES],

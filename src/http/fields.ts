@@ -20,6 +20,11 @@ function hasControlCharacter(value: string, allowLineBreaks: boolean): boolean {
  */
 const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
 
+/** Whether text holds a bidirectional embedding, override or isolate (BIDI_CONTROL). */
+export function hasBidiControl(value: string): boolean {
+  return BIDI_CONTROL.test(value);
+}
+
 /** The text rules every text field shares: valid Unicode, no control characters (tab, CR, LF where allowed). */
 function text(allowLineBreaks: boolean) {
   return z
@@ -31,7 +36,7 @@ function text(allowLineBreaks: boolean) {
           ? "must not contain control characters other than tab, CR and LF"
           : "must not contain control characters";
         ctx.addIssue({ code: "custom", message, input: value });
-      } else if (BIDI_CONTROL.test(value)) {
+      } else if (hasBidiControl(value)) {
         const message = "must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)";
         ctx.addIssue({ code: "custom", message, input: value });
       }

@@ -2,7 +2,6 @@
 // Stripe): a retry with the same key and the same request gets the first answer again instead of running twice.
 import type { Context, Env, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { matchedRoutes } from "hono/route";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Database } from "../db/client.ts";
 import {
@@ -17,7 +16,7 @@ import type { AppEnv } from "../env.ts";
 import { sha256Hex } from "../lib/api-key.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { seal, sealingKey, unseal } from "../lib/sealing.ts";
-import { formParts } from "./multipart.ts";
+import { formParts, routeReadsOwnMultipart } from "./multipart.ts";
 import { ApiError, CLIENT_CLOSED_STATUS, validationError } from "./problem.ts";
 import { isMultipart, requestBody } from "./request-body.ts";
 
@@ -140,18 +139,6 @@ function inUse(holder: IdempotencyRecord, now: number): ApiError {
 
 /** Claims a request's key when called; set for a multipart request whose route reads its own body (see below). */
 const deferredClaims = new WeakMap<Request, () => Promise<void>>();
-
-/**
- * The mark of a route that reads its own multipart body and calls claimBeforeReadingBody once its checks that need no
- * body have passed (the upload): put it in the route's middleware. A request to any other route claims its key at
- * once, whatever its Content-Type says, so a bodiless POST sent as multipart never runs without its claim.
- */
-export const readsOwnMultipartBody: MiddlewareHandler = (_c, next) => next();
-
-/** Whether the route this request matched carries readsOwnMultipartBody. */
-function routeReadsOwnMultipart(c: Context): boolean {
-  return matchedRoutes(c).some((route) => route.handler === readsOwnMultipartBody);
-}
 
 /**
  * For a route that reads its own multipart body (the upload): call once the checks that need no body have passed. A

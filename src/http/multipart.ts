@@ -1,6 +1,8 @@
 // multipart/form-data (RFC 7578) read in bounded work: the body is one buffer (see request-body.ts), split into at
 // most MAX_PARTS parts whose contents are views into that buffer, never copies. Parsing stops at the first part too
 // many, so a body of thousands of empty parts costs no more than one of a few.
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import { ApiError, validationError } from "./problem.ts";
 import { bodyStartGrown, decodeUtf8, mediaTypeOf, requestBody } from "./request-body.ts";
 
@@ -178,4 +180,17 @@ export function formParts(request: Request): Promise<FormPart[]> {
     forms.set(request, parts);
   }
   return parts;
+}
+
+/**
+ * The mark of a route that reads its own multipart body (an upload): put it in the route's middleware. Only such a
+ * route is sent a multipart body: the idempotency middleware defers its key's claim to it (claimBeforeReadingBody),
+ * and the portal's forms refuse multipart everywhere else, so no other handler reads a body it cannot parse in bounded
+ * work, or one a guard has begun to read.
+ */
+export const readsOwnMultipartBody: MiddlewareHandler = (_c, next) => next();
+
+/** Whether the route this request matched carries readsOwnMultipartBody. */
+export function routeReadsOwnMultipart(c: Context): boolean {
+  return matchedRoutes(c).some((route) => route.handler === readsOwnMultipartBody);
 }

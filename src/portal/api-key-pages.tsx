@@ -32,7 +32,7 @@ async function keysPage(c: Context<PortalEnv>, form: { name?: string; error?: st
   const listed = await listApiKeys(c.var.db, visitor.customer.slug, window);
   const { rows, total } = listed.ok ? listed.value : { rows: [], total: 0 };
   const meta = pageMeta(window, total);
-  const shown = status === 200 ? await takeShownOnce(c) : undefined;
+  const shown = status === 200 ? await takeShownOnce(c, "keys") : undefined;
   const done = DONE[c.req.query("done") ?? ""];
   const slug = visitor.customer.slug;
   return renderPage(
@@ -115,7 +115,7 @@ export const apiKeyPages = createRouter<PortalEnv>()
     if (!parsed.success) return keysPage(c, { name, error: fieldMessages(parsed.error.issues).name }, 400);
     const created = await createApiKey(c.var.db, visitor.customer.slug, parsed.data.name, Date.now());
     if (!created.ok) return refusalPage(c, visitor, "keys", 404, "This account no longer exists.", KEYS_PATH);
-    await showOnceAfterRedirect(c, {
+    await showOnceAfterRedirect(c, "keys", {
       label: `The key “${created.value.row.name}”`,
       secret: created.value.key,
       notice: `The key “${created.value.row.name}” is created. Send it as Authorization: Bearer <key>.`,

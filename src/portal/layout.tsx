@@ -242,7 +242,7 @@ function Document({ title, children }: { title: string; children: Child }) {
 }
 
 /** A page without the navigation: sign-in, invitation, errors before a session. */
-export function renderBarePage(c: Context, title: string, body: Child, status: 200 | 400 | 403 | 404 | 410 | 429 = 200) {
+export function renderBarePage(c: Context, title: string, body: Child, status: 200 | 400 | 403 | 404 | 410 | 415 | 429 = 200) {
   return c.html(html`<!DOCTYPE html>${<Document title={title}>{<main>{body}</main>}</Document>}`, status);
 }
 

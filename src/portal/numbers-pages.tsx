@@ -7,6 +7,7 @@ import { pageWindow } from "../db/paging.ts";
 import { DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow, NUMBER_STATUSES, type NumberRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
+import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { ApiError } from "../http/problem.ts";
 import { createRouter } from "../http/router.ts";
@@ -426,6 +427,10 @@ function notFoundPage(c: Context<PortalEnv>, what: "Number" | "Document") {
   );
 }
 
+function addressLocked(state: string): string {
+  return `The verification is ${words(state)}; the address can no longer be changed.`;
+}
+
 /** The visitor's number by the path's id (num_<uuid> or the bare uuid); another account's number is none. */
 async function visitorsNumber(c: Context<PortalEnv>): Promise<NumberRow | undefined> {
   const id = numberIdParam.safeParse(c.req.param("number_id"));
@@ -440,7 +445,7 @@ function uploadMessages(error: ApiError): Messages {
   return messages;
 }
 
-/** The text fields of the multipart form, read through the guard's cached parse, to show again beside a refused upload. */
+/** The text fields of the multipart form (its one parse, cached), to show again beside a refused upload. */
 async function uploadValues(c: Context<PortalEnv>): Promise<Record<string, string>> {
   const values: Record<string, string> = {};
   for (const name of ["document_type", "description", "expiration_date"]) {
@@ -524,6 +529,9 @@ export const numberPages = createRouter<PortalEnv>()
     if (!number) return notFoundPage(c, "Number");
     const current = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
     if (!current) return c.redirect(`/portal/numbers/${number.id}`, 303);
+    if (!ADDRESS_EDITABLE.includes(current.verification.status)) {
+      return verificationPage(c, number, { notice: { kind: "error", text: addressLocked(current.verification.status) } }, 409);
+    }
     return amendPage(c, number, current.verification, { values: addressValues(current.verification), errors: {} });
   })
   .post("/numbers/:number_id/address/edit", async (c) => {
@@ -539,15 +547,12 @@ export const numberPages = createRouter<PortalEnv>()
     const changes = toAddressChanges(parsed.data);
     const updated = await updateAddress(c.var.db, c.var.outbox, c.var.visitor.customer.id, number.id, changes, Date.now());
     if (!updated.ok) {
-      const text =
-        updated.reason === "wrong_state"
-          ? `The verification is ${updated.state}; the address can no longer be changed.`
-          : "Submit the address first.";
+      const text = updated.reason === "wrong_state" ? addressLocked(updated.state) : "Submit the address first.";
       return verificationPage(c, number, { notice: { kind: "error", text } }, 409);
     }
     return c.redirect(`/portal/numbers/${number.id}?done=amended`, 303);
   })
-  .post("/numbers/:number_id/documents", async (c) => {
+  .post("/numbers/:number_id/documents", readsOwnMultipartBody, async (c) => {
     const number = await visitorsNumber(c);
     if (!number) return notFoundPage(c, "Number");
     const customerId = c.var.visitor.customer.id;

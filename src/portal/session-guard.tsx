@@ -5,7 +5,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import type { PortalEnv } from "../env.ts";
-import { firstFormPart, formParts } from "../http/multipart.ts";
+import { firstFormPart, formParts, routeReadsOwnMultipart } from "../http/multipart.ts";
 import { decodeUtf8, isMultipart, requestBody } from "../http/request-body.ts";
 import { toBase64Url } from "../lib/base64.ts";
 import { findSession, SESSION_MAX_MS, SIGN_IN_CHOICE_TTL_MS } from "../users/sessions.ts";
@@ -130,11 +130,21 @@ export function landingPath(next: string | undefined): string {
 }
 
 /**
- * A form's body read in bounded work (at most 64 KiB: src/http/request-body.ts) and refused unless it is UTF-8;
- * multipart forms (uploads) are read by their own bounded parser. Hono's parseBody then reads these bytes.
+ * A form's body read in bounded work (at most 64 KiB: src/http/request-body.ts) and refused unless it is UTF-8. A
+ * multipart body goes only to a route that reads its own (the upload, readsOwnMultipartBody), with its own bounded
+ * parser; to any other form it is refused (415), unread. Hono's parseBody then reads these bytes.
  */
 export const boundedFormBody: MiddlewareHandler = async (c, next) => {
-  if (c.req.raw.body && !isMultipart(c.req.raw)) {
+  if (c.req.raw.body && isMultipart(c.req.raw)) {
+    if (routeReadsOwnMultipart(c)) return next();
+    return renderBarePage(
+      c,
+      "Not sent",
+      <p class="card narrow">This form cannot be sent as multipart/form-data: nothing was done.</p>,
+      415,
+    );
+  }
+  if (c.req.raw.body) {
     const bytes = await requestBody(c.req.raw);
     if (decodeUtf8(bytes) === undefined) {
       return renderBarePage(

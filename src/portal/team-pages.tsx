@@ -9,7 +9,14 @@ import { publicOrigin } from "../http/public-origin.ts";
 import { createRouter } from "../http/router.ts";
 import { createUserBody, listUsersQuery, toUserListQuery } from "../users/schemas.ts";
 import { listUsers, USER_SORT_KEYS } from "../users/store.ts";
-import { changeTeammate, inviteTeammate, reinviteTeammate, type TeamActor, type TeamRefusal } from "../users/team.ts";
+import {
+  changeTeammate,
+  inviteTeammate,
+  reinviteTeammate,
+  type TeamActor,
+  type TeamRefusal,
+  touchProblem,
+} from "../users/team.ts";
 import { FilterForm, fieldMessages, Select, SortFields, TextInput, withoutBlanks } from "./forms.tsx";
 import { Badge, CsrfField, capitalised, dateTime, Notice, Pager, renderPage, StatusTabs, Table, withQuery } from "./layout.tsx";
 import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
@@ -65,12 +72,15 @@ function InviteFields({ visitor, form }: { visitor: PortalVisitor; form: InviteF
 function UserActions({ visitor, user }: { visitor: PortalVisitor; user: UserRow }) {
   const base = `${TEAM_PATH}/${user.id}`;
   const self = user.id === visitor.user.id;
+  // What the rules would refuse is not offered (the rules still refuse a forged post).
+  const problem = touchProblem(actorOf(visitor), user);
+  if (problem) return <span class="muted">{problem}</span>;
   return (
     <div class="actions">
       <form method="post" action={`${base}/role`} class="actions">
         <CsrfField token={visitor.csrfToken} />
         <select name="role" aria-label={`Role of ${user.name}`}>
-          {USER_ROLES.map((role) => (
+          {assignableRoles(visitor).map((role) => (
             <option value={role} selected={user.role === role}>
               {capitalised(role)}
             </option>
@@ -148,7 +158,7 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 4
   const window = pageWindow(query.page, query.limit);
   const list = await listUsers(c.var.db, visitor.customer.id, toUserListQuery(query), window);
   const meta = pageMeta(window, list.total);
-  const shown = status === 200 ? await takeShownOnce(c) : undefined;
+  const shown = status === 200 ? await takeShownOnce(c, "team") : undefined;
   const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
@@ -208,7 +218,7 @@ function refusal(c: Context<PortalEnv>, refused: TeamRefusal) {
 
 /** The link's page after the redirect: shown once, with whom to send it to and until when it works. */
 async function showLink(c: Context<PortalEnv>, user: UserRow, token: string, expiresAt: number) {
-  await showOnceAfterRedirect(c, {
+  await showOnceAfterRedirect(c, "team", {
     label: "Invitation link",
     secret: `${publicOrigin(c)}/portal/invitations/${token}`,
     notice: `Send this link to ${user.name} (${user.email}): it sets a password, works once, and expires ${dateTime(expiresAt)}.`,

@@ -70,11 +70,21 @@ function eventTypesOf(form: EndpointForm): string[] {
 }
 
 /**
- * The form's errors by field: the body schema's, and the URL judged by this deployment's rules, as webhookUrlHook does
- * for the API (the schema holds the insecure allowance; without WEBHOOK_ALLOW_INSECURE_URLS the full rules apply).
+ * The form's errors by field: the body schema's, the URL judged by this deployment's rules, as webhookUrlHook does for
+ * the API (the schema holds the insecure allowance; without WEBHOOK_ALLOW_INSECURE_URLS the full rules apply), and
+ * types ticked beside "every type".
  */
-function formErrors(c: Context<PortalEnv>, issues: Parameters<typeof fieldMessages>[0], url: string): Record<string, string> {
+function formErrors(
+  c: Context<PortalEnv>,
+  issues: Parameters<typeof fieldMessages>[0],
+  form: EndpointForm,
+): Record<string, string> {
   const errors = fieldMessages(issues);
+  const url = form.url;
+  // Types ticked under "every type" would be silently dropped: say so instead.
+  if (form.every && form.eventTypes.length > 0) {
+    errors.event_types ??= "are ticked while every type is chosen: choose “Only the types ticked below”, or untick them";
+  }
   if (!errors.url && !allowsInsecureUrls(c.env)) {
     const strict = webhookUrl(false).safeParse(url);
     if (!strict.success && strict.error.issues[0]) errors.url = strict.error.issues[0].message;
@@ -113,7 +123,7 @@ function EndpointFields({ c, form, edit }: { c: Context<PortalEnv>; form: Endpoi
         name="event_types"
         id={`${prefix}-event-types`}
         label="Event types"
-        values={form.every ? [] : form.eventTypes}
+        values={form.eventTypes}
         options={EVENT_TYPES.map((type) => [type, type] as const)}
         error={errors.event_types}
       />
@@ -142,7 +152,7 @@ async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: Ch
   const window = query.success ? pageWindow(query.data.page, query.data.limit) : pageWindow(1, 20);
   const { rows, total } = await listEndpoints(c.var.db, visitor.customer.id, window);
   const meta = pageMeta(window, total);
-  const shown = status === 200 ? await takeShownOnce(c) : undefined;
+  const shown = status === 200 ? await takeShownOnce(c, "webhooks") : undefined;
   const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
@@ -198,7 +208,7 @@ function formOf(endpoint: WebhookEndpointRow): EndpointForm {
     url: endpoint.url,
     description: endpoint.description ?? "",
     every: takesEveryType(endpoint),
-    eventTypes: subscribedTypes(endpoint),
+    eventTypes: takesEveryType(endpoint) ? [] : subscribedTypes(endpoint),
     status: endpoint.status,
   };
 }
@@ -211,7 +221,7 @@ async function endpointPage(c: Context<PortalEnv>, endpoint: WebhookEndpointRow,
   const listed = await listDeliveries(c.var.db, visitor.customer.id, endpoint.id, {}, window);
   const { rows, total } = listed.ok ? listed.value : { rows: [], total: 0 };
   const meta = pageMeta(window, total);
-  const shown = status === 200 ? await takeShownOnce(c) : undefined;
+  const shown = status === 200 ? await takeShownOnce(c, "webhooks") : undefined;
   const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
@@ -297,14 +307,14 @@ export const webhookPages = createRouter<PortalEnv>()
     const form = await readEndpointForm(c);
     const body = { url: form.url, description: form.description || undefined, event_types: eventTypesOf(form) };
     const parsed = createWebhookEndpointBody.safeParse(body);
-    const errors = formErrors(c, parsed.error?.issues ?? [], form.url);
-    if (!parsed.success || errors.url) return endpointsPage(c, { ...form, errors }, undefined, 400);
+    const errors = formErrors(c, parsed.error?.issues ?? [], form);
+    if (!parsed.success || Object.keys(errors).length > 0) return endpointsPage(c, { ...form, errors }, undefined, 400);
     const created = await createEndpoint(c.var.db, c.var.visitor.customer.id, toNewEndpoint(parsed.data), Date.now());
     if (!created.ok) {
       const full = <Notice kind="error">An account has at most {created.limit} webhook endpoints: delete one first.</Notice>;
       return endpointsPage(c, form, full, 409);
     }
-    await showOnceAfterRedirect(c, {
+    await showOnceAfterRedirect(c, "webhooks", {
       label: `Signing secret of ${created.value.url}`,
       secret: created.value.secret,
       notice: "The endpoint is created. Verify each delivery's signature with this secret.",
@@ -326,8 +336,8 @@ export const webhookPages = createRouter<PortalEnv>()
       status: form.status,
     };
     const parsed = updateWebhookEndpointBody.safeParse(body);
-    const errors = formErrors(c, parsed.error?.issues ?? [], form.url);
-    if (!parsed.success || errors.url) return endpointPage(c, endpoint, { ...form, errors }, 400);
+    const errors = formErrors(c, parsed.error?.issues ?? [], form);
+    if (!parsed.success || Object.keys(errors).length > 0) return endpointPage(c, endpoint, { ...form, errors }, 400);
     const updated = await updateEndpoint(
       c.var.db,
       c.var.visitor.customer.id,
@@ -340,7 +350,7 @@ export const webhookPages = createRouter<PortalEnv>()
   .post("/settings/webhooks/:id/rotate", async (c) => {
     const rotated = await rotateSecret(c.var.db, c.var.visitor.customer.id, c.req.param("id"), Date.now());
     if (!rotated.ok) return missing(c);
-    await showOnceAfterRedirect(c, {
+    await showOnceAfterRedirect(c, "webhooks", {
       label: "New signing secret",
       secret: rotated.value.secret,
       notice: "The secret is rotated. The old one keeps signing, beside the new one, for 24 hours.",

@@ -112,8 +112,9 @@ export type SignInResult =
 /**
  * Checks an e-mail and password against the person's active memberships of every account, each against its own hash.
  * Locked and inactive memberships are never checked, so no answer says whether their password was right; a person with
- * no active membership (or an unknown e-mail) costs one decoy check instead, and a refusal always runs the same
- * statements (recordFailures), so known and unknown e-mails do the same work. One matching membership starts its
+ * no active membership (or an unknown e-mail) costs one decoy check instead, and a password that matches nothing always
+ * runs the same statements (recordFailures), so known and unknown e-mails make the same D1 calls. (An e-mail with N
+ * active memberships costs N checks: the time says how many accounts a known e-mail is in, not whether it is known.) One matching membership starts its
  * session at once (`ending` is the session the browser had); several give a ticket to choose one with.
  */
 export async function signIn(db: Database, email: string, password: string, now: number, ending?: string): Promise<SignInResult> {
@@ -158,7 +159,7 @@ export async function signIn(db: Database, email: string, password: string, now:
 async function recordFailures(db: Database, email: string, now: number): Promise<void> {
   const windowOver = sql`(${users.failedSignInsSince} IS NULL OR ${users.failedSignInsSince} <= ${now - LOCKOUT_WINDOW_MS})`;
   const count = sql`CASE WHEN ${windowOver} THEN 1 ELSE ${users.failedSignIns} + 1 END`;
-  const lockedNow = db
+  const notActive = db
     .select({ id: users.id })
     .from(users)
     .where(and(eq(users.email, email), ne(users.status, "active" satisfies UserStatus)));
@@ -171,6 +172,6 @@ async function recordFailures(db: Database, email: string, now: number): Promise
         status: sql`CASE WHEN ${count} >= ${LOCKOUT_FAILURES} THEN ${"locked" satisfies UserStatus} ELSE ${users.status} END`,
       })
       .where(and(eq(users.email, email), eq(users.status, "active" satisfies UserStatus))),
-    db.delete(sessions).where(inArray(sessions.userId, lockedNow)),
+    db.delete(sessions).where(inArray(sessions.userId, notActive)),
   ]);
 }

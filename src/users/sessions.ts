@@ -50,8 +50,8 @@ function isLive(now: number): SQL {
 /**
  * What follows a session's INSERT … SELECT in its batch, each keyed on the new row so that it does nothing when the
  * insert's guard wrote none: the user's last sign-in set and failed ones cleared (and `rehash` stored in place of the
- * checked hash); the user's sessions beyond the newest MAX_SESSIONS_PER_USER live ones, and the expired ones, ended;
- * the browser's previous session (`ending`) ended.
+ * checked hash); the browser's previous session (`ending`) ended; the user's sessions beyond the newest
+ * MAX_SESSIONS_PER_USER live ones, and the expired ones, ended.
  */
 async function afterSessionStart(
   db: Database,
@@ -72,10 +72,11 @@ async function afterSessionStart(
       .update(users)
       .set(rehash === undefined ? signedIn : { ...signedIn, passwordHash: rehash })
       .where(sql`${users.id} = ${newSessionsUser}`),
-    db.delete(sessions).where(and(sql`${sessions.userId} = ${newSessionsUser}`, notInArray(sessions.idHash, newest))),
+    // The browser's previous session first, so that it is not counted against the cap.
     db
       .delete(sessions)
       .where(and(eq(sessions.idHash, ending === undefined ? "" : await sha256Hex(ending)), sql`${newSessionsUser} IS NOT NULL`)),
+    db.delete(sessions).where(and(sql`${sessions.userId} = ${newSessionsUser}`, notInArray(sessions.idHash, newest))),
   ] as const;
 }
 
@@ -107,6 +108,9 @@ export async function startSession(
   ]);
   return started.length === 1 ? token : undefined;
 }
+
+/** A ticket's membership that may still open: its user active, their hash still the one checked. */
+const choosable = and(eq(users.id, signInChoices.userId), eq(users.passwordHash, signInChoices.passwordHash), isActive);
 
 /**
  * A ticket for a person whose password opened several accounts: one row per account, each with the hash that was
@@ -158,7 +162,7 @@ export async function startChosenSession(
   const chosen = db
     .select(sessionColumns(idHash, now))
     .from(signInChoices)
-    .innerJoin(users, and(eq(users.id, signInChoices.userId), eq(users.passwordHash, signInChoices.passwordHash), isActive))
+    .innerJoin(users, choosable)
     .innerJoin(customers, eq(customers.id, users.customerId))
     .where(and(eq(signInChoices.ticketHash, ticketHash), eq(customers.slug, accountSlug), gt(signInChoices.expiresAt, now)));
   const [started] = await db.batch([
@@ -169,12 +173,12 @@ export async function startChosenSession(
   return started.length === 1 ? token : undefined;
 }
 
-/** The accounts an unexpired ticket may open (the account's slug and name), by name. */
+/** The accounts an unexpired ticket may still open (the account's slug and name), by name: as startChosenSession guards. */
 export async function signInChoicesOf(db: Database, ticket: string, now: number) {
   return db
     .select({ slug: customers.slug, name: customers.name })
     .from(signInChoices)
-    .innerJoin(users, eq(users.id, signInChoices.userId))
+    .innerJoin(users, choosable)
     .innerJoin(customers, eq(customers.id, users.customerId))
     .where(and(eq(signInChoices.ticketHash, await sha256Hex(ticket)), gt(signInChoices.expiresAt, now)))
     .orderBy(customers.name, customers.slug);

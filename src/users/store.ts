@@ -8,6 +8,7 @@ import { countByStatus, type PageWindow, type SortDirection, stableOrder } from 
 import {
   batchAssertions,
   customers,
+  invitations,
   USER_STATUSES,
   type UserRole,
   type UserRow,
@@ -138,11 +139,16 @@ export interface SeenUser {
   status: UserStatus;
 }
 
+/** Roles by what they may do, for telling a promotion. */
+const ROLE_RANK: Record<UserRole, number> = { member: 0, admin: 1, owner: 2 };
+
 /**
  * A change decided on a read of the user (see src/users/team.ts): written only while the user is still as `seen`
  * (else wrong_state "changed"), and, when `keepActiveOwner`, in a batch that asserts the account still has an active
  * owner afterwards (else wrong_state "last_active_owner", nothing written). D1 runs batches one at a time, so two
- * concurrent demotions of the last two owners cannot both pass. Ends the sessions of a user no longer active.
+ * concurrent demotions of the last two owners cannot both pass. Ends the sessions of a user no longer active. A
+ * promotion voids the user's unused password links: one issued under the lower role (by someone allowed to issue it
+ * then) must not set the password of the higher one.
  */
 export async function updateTeammate(
   db: Database,
@@ -161,10 +167,23 @@ export async function updateTeammate(
   const assertion = db
     .insert(batchAssertions)
     .select(sql`SELECT 'no active owner left' WHERE NOT EXISTS (SELECT 1 FROM ${users} WHERE ${activeOwner})`);
+  const promoted = changes.role !== undefined && ROLE_RANK[changes.role] > ROLE_RANK[seen.role];
+  // Keyed on the update's own effect: the user now has the new role (the guard held).
+  const voidLinks = db
+    .delete(invitations)
+    .where(
+      and(
+        eq(invitations.userId, userId),
+        sql`(SELECT ${users.role} FROM ${users} WHERE ${users.id} = ${userId}) = ${changes.role ?? seen.role}`,
+      ),
+    );
   try {
-    const [[row]] = keepActiveOwner
-      ? await db.batch([userUpdate(db, userId, changes, now, unchanged), assertion, endSessionsOfInactiveUser(db, userId)])
-      : await db.batch([userUpdate(db, userId, changes, now, unchanged), endSessionsOfInactiveUser(db, userId)]);
+    const [[row]] = await db.batch([
+      userUpdate(db, userId, changes, now, unchanged),
+      endSessionsOfInactiveUser(db, userId),
+      ...(keepActiveOwner ? [assertion] : []),
+      ...(promoted ? [voidLinks] : []),
+    ]);
     return row ? ok(row) : refuse("wrong_state", { state: "changed" });
   } catch (error) {
     if (isFailedBatchAssertion(error)) return refuse("wrong_state", { state: "last_active_owner" });

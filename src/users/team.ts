@@ -21,6 +21,7 @@ export type TeamRefusal =
 export type TeamOutcome<T> = { ok: true; value: T } | TeamRefusal;
 
 const ADMIN_VS_OWNER = "Only an owner can change an owner or make someone an owner.";
+const ADMIN_VS_ADMIN = "Only an owner can change another admin.";
 const LAST_OWNER = "The account's last active owner cannot be demoted or deactivated: make someone else an owner first.";
 const SELF_DEACTIVATION = "You cannot deactivate or lock yourself: ask another owner or admin.";
 const CHANGED = "This user was changed meanwhile: look again and retry.";
@@ -30,9 +31,15 @@ function refused(message: string): TeamRefusal {
   return { ok: false, reason: "refused", message };
 }
 
-/** Why the actor may not touch this user at all (an admin and an owner), or null. */
-function touchProblem(actor: TeamActor, target: UserRow): string | null {
-  return actor.role !== "owner" && target.role === "owner" ? ADMIN_VS_OWNER : null;
+/**
+ * Why the actor may not touch this user at all, or null: an admin changes members and themselves only. Whoever may
+ * change a user may lower their role, then issue them a password link: so an admin touching another admin could take
+ * that admin's account over.
+ */
+export function touchProblem(actor: TeamActor, target: Pick<UserRow, "id" | "role">): string | null {
+  if (actor.role === "owner") return null;
+  if (target.role === "owner") return ADMIN_VS_OWNER;
+  return target.role === "admin" && target.id !== actor.id ? ADMIN_VS_ADMIN : null;
 }
 
 /** The account's user with this id, or undefined (another account's user is not found either). */
@@ -111,7 +118,7 @@ export async function reinviteTeammate(
 ): Promise<TeamOutcome<{ user: UserRow; token: string; expiresAt: number }>> {
   const target = await teammate(db, actor, userId);
   if (!target) return { ok: false, reason: "not_found" };
-  if (actor.role !== "owner" && target.role !== "member" && target.id !== actor.id) return refused(LINK_FOR_ADMIN);
+  if (touchProblem(actor, target)) return refused(LINK_FOR_ADMIN);
   const invitation = await issueInvitation(db, target.id, now);
   return invitation.ok ? { ok: true, value: invitation.value } : { ok: false, reason: "not_found" };
 }

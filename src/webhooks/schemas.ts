@@ -11,7 +11,7 @@ import {
   type WebhookEndpointRow,
 } from "../db/schema.ts";
 import type { Bindings } from "../env.ts";
-import { prefixedIdParam, singleLineText, timestampSchema } from "../http/fields.ts";
+import { hasBidiControl, prefixedIdParam, singleLineText, timestampSchema } from "../http/fields.ts";
 import { commaList, pageOnlyQuery, pageSchema } from "../http/pagination.ts";
 import { validationError } from "../http/problem.ts";
 import { issuesToFieldErrors, validationHook } from "../http/validation.ts";
@@ -26,7 +26,7 @@ const MAX_URL_LENGTH = 2048;
  * .local, .internal, .localhost and .home.arpa names (RFC 6761, 6762, 8375), and single-label names (`https://intranet/`),
  * which only a local resolver's search list completes.
  */
-const LOCAL_NAME = /(?:^localhost|\.local|\.internal|\.localhost|\.home\.arpa)$|^[^.]+$/;
+const LOCAL_NAME = /(?:^localhost|\.local|\.internal|\.localhost|(?:^|\.)home\.arpa)$|^[^.]+$/;
 const LOCAL_NAME_REFUSED =
   "must name a public host: not localhost, a name without a dot, nor a .local, .internal, .localhost or .home.arpa name";
 const IPV4_HOST = /^\d+\.\d+\.\d+\.\d+$/;
@@ -57,6 +57,10 @@ export function webhookUrl(allowInsecure: boolean) {
     .superRefine((value, ctx) => {
       const refuse = (message: string) => ctx.addIssue({ code: "custom", message, input: value });
       if (hasSpaceOrControl(value)) return refuse("must not contain spaces or control characters");
+      // Stored as written and shown on pages: nothing that displays in another order, no text without a UTF-8 form.
+      if (hasBidiControl(value) || !value.isWellFormed()) {
+        return refuse("must not contain bidirectional control characters or unpaired surrogates");
+      }
       let url: URL;
       try {
         url = new URL(value);

@@ -84,7 +84,7 @@ export interface Portal {
   createAccount(prefix?: string): Promise<Account>;
   /** A user of the account, invited by the operator (not yet with a password). */
   inviteUser(account: Account, role?: InvitedUser["role"]): Promise<InvitedUser>;
-  /** Opens the invitation link and sets the password; `page` then shows sign-in, the e-mail filled in. */
+  /** Opens the invitation link and sets the password; `page` then shows sign-in. */
   acceptInvitation(page: Page, user: InvitedUser, password?: string): Promise<void>;
   /** Signs in through the sign-in page and waits for the landing page (a failed sign-in fails here). */
   signIn(page: Page, user: InvitedUser, password?: string): Promise<void>;

@@ -35,10 +35,11 @@ describe("invitation, password, sign-in", () => {
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Set your password");
     await portal.screenshot(page, "set-password");
     await portal.acceptInvitation(page, user);
-    // Sign-in asks for the e-mail and password alone, the e-mail filled in, and says the password is set.
-    expect(await page.getByLabel("E-mail").inputValue()).toBe(user.email);
+    // Sign-in asks for the e-mail and password alone, and says the password is set (the e-mail is in no URL).
+    expect(page.url()).toBe(`${portal.base}/portal/sign-in?done=password`);
     expect(await page.getByRole("status").textContent()).toBe("Your password is set: sign in with it.");
     expect(await page.locator("input:not([type=hidden])").count()).toBe(2);
+    await page.getByLabel("E-mail").fill(user.email);
     await portal.screenshot(page, "sign-in");
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();

@@ -27,7 +27,7 @@ it("shows every page at 375 px without sideways scrolling, each row's actions on
     param: { country_code: "US", number_type: "mobile" },
   });
   expect([200, 201]).toContain(orderable.status);
-  const { page, account, user } = await portal.signInAsNewOwner();
+  const { page, account } = await portal.signInAsNewOwner();
   await page.setViewportSize({ width: 375, height: 800 });
   // Long values, as real accounts have them.
   const order = await json(
@@ -122,8 +122,13 @@ it("shows every page at 375 px without sideways scrolling, each row's actions on
   expect(await page.getByText("Filters", { exact: true }).isVisible()).toBe(false);
 
   // Pages before a session, too.
+  const invitee = await portal.inviteUser(account, "member");
   const visitor = await portal.newPage({ width: 375 });
-  for (const path of ["/portal/sign-in", `/portal/sign-in?email=${encodeURIComponent(user.email)}&done=password`]) {
+  for (const path of [
+    "/portal/sign-in",
+    "/portal/sign-in?done=password",
+    `/portal/invitations/${new URL(invitee.invitation_url).pathname.split("/").pop()}`,
+  ]) {
     await visitor.goto(`${portal.base}${path}`);
     expect(await overflow(visitor), path).toBeLessThanOrEqual(0);
   }
@@ -144,6 +149,7 @@ it("signs a person in two accounts in with e-mail and password, then lets them c
     );
     await portal.acceptInvitation(page, user, PASSWORD);
   }
+  await page.getByLabel("E-mail").fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(`${portal.base}/portal/sign-in/account`);
