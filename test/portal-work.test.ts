@@ -250,6 +250,32 @@ function uploadForm(file: File, fields: Partial<Record<"document_type" | "descri
   return form;
 }
 
+/** A member signed in to a new account, one of whose numbers has its address submitted (through the API). */
+async function memberWithSubmittedNumber() {
+  const customer = await createCustomer("pw");
+  const member = await signedIn(customer, "member");
+  const [number] = await allocateNumbers(customer);
+  if (!number) expect.fail("no number allocated");
+  await json(
+    await customer.api.v1.numbers[":number_id"].KYC.address.$post({
+      param: { number_id: number.number_id },
+      json: INDIVIDUAL_ADDRESS,
+    }),
+    201,
+  );
+  return { customer, member, number };
+}
+
+/** Posts an upload whose file never ends (endlessUpload) to the number's page, in this isolate. */
+function postEndless(member: Awaited<ReturnType<typeof signedIn>>, numberId: string, body: ReadableStream<Uint8Array>) {
+  // In this isolate: across the Worker's boundary, a body left unread is reported as a broken pipe.
+  return callInIsolate(`/portal/numbers/${numberId}/documents`, {
+    method: "POST",
+    headers: { ...SAME_ORIGIN, Cookie: member.cookie, "Content-Type": `multipart/form-data; boundary=${BOUNDARY}` },
+    body,
+  });
+}
+
 describe("numbers and verifications in the portal", () => {
   it("lists the numbers with filters and their verification status, each linking to its page", async () => {
     const customer = await createCustomer("pw");
@@ -366,54 +392,26 @@ describe("numbers and verifications in the portal", () => {
   });
 
   it("refuses an upload to a locked verification before reading its body, as the API does", async () => {
-    const customer = await createCustomer("pw");
-    const member = await signedIn(customer, "member");
-    const [number] = await allocateNumbers(customer);
-    if (!number) expect.fail("no number allocated");
-    const verification = await json(
-      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
-        param: { number_id: number.number_id },
-        json: INDIVIDUAL_ADDRESS,
-      }),
-      201,
-    );
+    const { customer, member, number } = await memberWithSubmittedNumber();
+    const verification = await apiVerification(customer, number.number_id);
     for (const status of ["under_review", "approved"] as const) {
       await json(await operator.admin.kyc[":kyc_id"].review.$post({ param: { kyc_id: verification.id }, json: { status } }), 200);
     }
     // The token's part, then a file that never ends: only the first chunk may be read.
     const watched = endlessUpload(member.csrf);
-    // In this isolate: across the Worker's boundary, a body left unread is reported as a broken pipe.
-    const answer = await callInIsolate(`/portal/numbers/${number.number_id}/documents`, {
-      method: "POST",
-      headers: { ...SAME_ORIGIN, Cookie: member.cookie, "Content-Type": `multipart/form-data; boundary=${BOUNDARY}` },
-      body: watched.body,
-    });
+    const answer = await postEndless(member, number.number_id, watched.body);
     expect(await pageText(answer, 409)).toContain("files cannot be added now");
     expect(watched.pulls()).toBe(1);
   });
 
   it("refuses an upload with a forged token, or none first, having read only the form's first part", async () => {
-    const customer = await createCustomer("pw");
-    const member = await signedIn(customer, "member");
-    const [number] = await allocateNumbers(customer);
-    if (!number) expect.fail("no number allocated");
-    await json(
-      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
-        param: { number_id: number.number_id },
-        json: INDIVIDUAL_ADDRESS,
-      }),
-      201,
-    );
+    const { customer, member, number } = await memberWithSubmittedNumber();
     for (const [first, value] of [
       ["csrf_token", "forged"],
       ["document_type", "identity"],
     ] as const) {
       const watched = endlessUpload(value, first);
-      const answer = await callInIsolate(`/portal/numbers/${number.number_id}/documents`, {
-        method: "POST",
-        headers: { ...SAME_ORIGIN, Cookie: member.cookie, "Content-Type": `multipart/form-data; boundary=${BOUNDARY}` },
-        body: watched.body,
-      });
+      const answer = await postEndless(member, number.number_id, watched.body);
       expect(await pageText(answer, 403)).toContain("This form has expired");
       expect(watched.pulls(), first).toBe(1);
     }
@@ -438,17 +436,7 @@ describe("numbers and verifications in the portal", () => {
   });
 
   it("uploads a document, downloads the same bytes, and deletes it", async () => {
-    const customer = await createCustomer("pw");
-    const member = await signedIn(customer, "member");
-    const [number] = await allocateNumbers(customer);
-    if (!number) expect.fail("no number allocated");
-    await json(
-      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
-        param: { number_id: number.number_id },
-        json: INDIVIDUAL_ADDRESS,
-      }),
-      201,
-    );
+    const { customer, member, number } = await memberWithSubmittedNumber();
     const path = `/portal/numbers/${number.number_id}`;
     const bytes = pdf();
 

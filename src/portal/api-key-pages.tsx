@@ -10,9 +10,9 @@ import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
 import { fieldMessages, TextInput } from "./forms.tsx";
-import { Badge, Confirmation, CsrfField, dateTime, Notice, Pager, renderPage, Table } from "./layout.tsx";
+import { Badge, Confirmation, CsrfField, dateTime, Pager, renderPage, Table } from "./layout.tsx";
 import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
-import { OnceSecret, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
+import { AfterRedirect, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
 
 const KEYS_PATH = "/portal/settings/api-keys";
 const DONE: Record<string, string> = { revoked: "The key is revoked: the API refuses it from now on." };
@@ -41,14 +41,7 @@ async function keysPage(c: Context<PortalEnv>, form: { name?: string; error?: st
     { title: "API keys", section: "keys" },
     <>
       <h1>API keys</h1>
-      {shown ? (
-        <>
-          <Notice kind="success">{shown.notice}</Notice>
-          <OnceSecret c={c} id="new-key" label={shown.label} secret={shown.secret} />
-        </>
-      ) : done && status === 200 ? (
-        <Notice kind="success">{done}</Notice>
-      ) : null}
+      <AfterRedirect c={c} id="new-key" shown={shown} done={status === 200 ? done : undefined} />
       <p>
         This account's slug is <code>{slug}</code>: every path of the API names it, as in{" "}
         <code>/api/customers/{slug}/orders</code>.

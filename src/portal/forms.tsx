@@ -58,6 +58,30 @@ function controlAttributes({ name, id = name, error, hint }: FieldProps) {
   return { name, id, "aria-invalid": error ? ("true" as const) : undefined, "aria-describedby": describedBy(id, error, hint) };
 }
 
+/** What follows a control: its hint, then its error (the label first: "Quantity must be at least 1"). */
+function HintAndError({
+  id,
+  label,
+  hint,
+  error,
+}: {
+  id: string;
+  label: string;
+  hint?: string | undefined;
+  error?: string | undefined;
+}) {
+  return (
+    <>
+      {hint ? (
+        <p class="hint muted" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+      <FieldError id={`${id}-error`} message={error && `${label} ${error}`} />
+    </>
+  );
+}
+
 /**
  * A field: the label (which alone names the control, so a screen reader says "Country", not "Country 2 letters, e.g.
  * US"), the control, then its hint and its error beside it, both outside the label and named by aria-describedby.
@@ -67,12 +91,7 @@ function Field({ name, id = name, label, error, hint, children }: FieldProps & {
     <div class="field">
       <label for={id}>{label}</label>
       {children}
-      {hint ? (
-        <p class="hint muted" id={`${id}-hint`}>
-          {hint}
-        </p>
-      ) : null}
-      <FieldError id={`${id}-error`} message={error && `${label} ${error}`} />
+      <HintAndError id={id} label={label} hint={hint} error={error} />
     </div>
   );
 }
@@ -172,12 +191,7 @@ export function Checkboxes(props: FieldProps & { values: readonly string[]; opti
           {text}
         </label>
       ))}
-      {hint ? (
-        <p class="hint muted" id={`${id}-hint`}>
-          {hint}
-        </p>
-      ) : null}
-      <FieldError id={`${id}-error`} message={error && `${label} ${error}`} />
+      <HintAndError id={id} label={label} hint={hint} error={error} />
     </fieldset>
   );
 }

@@ -3,6 +3,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { PortalEnv, PortalVisitor } from "../env.ts";
 import { managesSettings, Notice, renderPage, type Section } from "./layout.tsx";
+import type { OnceShown } from "./once-shown.ts";
 
 /** Settings are for owners and admins: a member gets a 403 page, for a GET and a POST alike. */
 export const requireSettingsRole: MiddlewareHandler<PortalEnv> = async (c, next) => {
@@ -47,7 +48,7 @@ const COPY_SCRIPT = `for (const button of document.querySelectorAll("button[data
 }`;
 
 /** A secret shown once: the text, a copy button, and the warning that it will not be shown again. */
-export function OnceSecret({ c, id, label, secret }: { c: Context; id: string; label: string; secret: string }) {
+function OnceSecret({ c, id, label, secret }: { c: Context; id: string; label: string; secret: string }) {
   return (
     <div class="card">
       <p>
@@ -86,4 +87,27 @@ export function refusalPage(
     </>,
     status,
   );
+}
+
+/** What a Settings page says first: the secret its form's redirect left to show once, or what the redirect did. */
+export function AfterRedirect({
+  c,
+  id,
+  shown,
+  done,
+}: {
+  c: Context;
+  id: string;
+  shown: OnceShown | undefined;
+  done: string | undefined;
+}) {
+  if (shown) {
+    return (
+      <>
+        <Notice kind="success">{shown.notice}</Notice>
+        <OnceSecret c={c} id={id} label={shown.label} secret={shown.secret} />
+      </>
+    );
+  }
+  return done ? <Notice kind="success">{done}</Notice> : null;
 }

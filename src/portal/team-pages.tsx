@@ -20,7 +20,7 @@ import {
 import { FilterForm, fieldMessages, Select, SortFields, TextInput, withoutBlanks } from "./forms.tsx";
 import { Badge, CsrfField, capitalised, dateTime, Notice, Pager, renderPage, StatusTabs, Table, withQuery } from "./layout.tsx";
 import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
-import { OnceSecret, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
+import { AfterRedirect, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
 
 const TEAM_PATH = "/portal/settings/team";
 const DONE: Record<string, string> = {
@@ -166,14 +166,7 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 4
     { title: "Team", section: "team" },
     <>
       <h1>Team</h1>
-      {shown ? (
-        <>
-          <Notice kind="success">{shown.notice}</Notice>
-          <OnceSecret c={c} id="invitation-link" label={shown.label} secret={shown.secret} />
-        </>
-      ) : done && status === 200 ? (
-        <Notice kind="success">{done}</Notice>
-      ) : null}
+      <AfterRedirect c={c} id="invitation-link" shown={shown} done={status === 200 ? done : undefined} />
       {parsed.success ? null : <Notice kind="error">These filters cannot be used; showing everyone.</Notice>}
       <InviteFields visitor={visitor} form={form} />
       <h2>Users</h2>

@@ -31,8 +31,8 @@ import {
 } from "../webhooks/store.ts";
 import { Checkboxes, fieldMessages, Select, TextInput } from "./forms.tsx";
 import { Badge, Confirmation, CsrfField, dateTime, Notice, Pager, renderPage, Table } from "./layout.tsx";
-import { type OnceShown, showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
-import { OnceSecret, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
+import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
+import { AfterRedirect, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
 
 const HOOKS_PATH = "/portal/settings/webhooks";
 const DONE: Record<string, string> = {
@@ -160,7 +160,7 @@ async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: Ch
     { title: "Webhooks", section: "webhooks" },
     <>
       <h1>Webhooks</h1>
-      {shown ? <ShownSecret c={c} shown={shown} /> : done && !top ? <Notice kind="success">{done}</Notice> : null}
+      <AfterRedirect c={c} id="new-secret" shown={shown} done={top ? undefined : done} />
       {top}
       {rows.length === 0 ? (
         <div class="card empty">
@@ -191,15 +191,6 @@ async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: Ch
       </form>
     </>,
     status,
-  );
-}
-
-function ShownSecret({ c, shown }: { c: Context<PortalEnv>; shown: OnceShown }) {
-  return (
-    <>
-      <Notice kind="success">{shown.notice}</Notice>
-      <OnceSecret c={c} id="new-secret" label={shown.label} secret={shown.secret} />
-    </>
   );
 }
 
@@ -234,7 +225,7 @@ async function endpointPage(c: Context<PortalEnv>, endpoint: WebhookEndpointRow,
       <h1>
         {endpoint.url} <Badge status={endpoint.status} />
       </h1>
-      {shown ? <ShownSecret c={c} shown={shown} /> : done && status === 200 ? <Notice kind="success">{done}</Notice> : null}
+      <AfterRedirect c={c} id="new-secret" shown={shown} done={status === 200 ? done : undefined} />
       <div class="actions">
         <form method="post" action={`${base}/test`} class="inline">
           <CsrfField token={visitor.csrfToken} />

@@ -88,6 +88,8 @@ export interface Portal {
   acceptInvitation(page: Page, user: InvitedUser, password?: string): Promise<void>;
   /** Signs in through the sign-in page and waits for the landing page (a failed sign-in fails here). */
   signIn(page: Page, user: InvitedUser, password?: string): Promise<void>;
+  /** A new number of the account, allocated by the operator to the order: its id and phone number. */
+  allocateNumber(orderId: string): Promise<{ numberId: string; phone: string }>;
   /** A new account, its user of `role` invited, the password set and signed in: `page` shows /portal/orders. */
   signInAsNewUser(role: InvitedUser["role"]): Promise<{ page: Page; account: Account; user: InvitedUser }>;
   signInAsNewOwner(): Promise<{ page: Page; account: Account; user: InvitedUser }>;
@@ -178,6 +180,17 @@ export function usePortal(): Portal {
       await page.getByLabel("Password").fill(password);
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.waitForURL((url) => url.pathname !== "/portal/sign-in");
+    },
+    async allocateNumber(orderId) {
+      const phone = `+1415555${String(Date.now() % 10_000).padStart(4, "0")}`;
+      const { numbers } = await json(
+        await operator().admin.orders[":order_id"].numbers.$post({
+          param: { order_id: orderId },
+          json: { phone_numbers: [phone] },
+        }),
+        201,
+      );
+      return { numberId: numbers[0]!.number_id, phone };
     },
     async signInAsNewUser(role) {
       const account = await portal.createAccount();

@@ -42,15 +42,7 @@ it("shows every page at 375 px without sideways scrolling, each row's actions on
     }),
     201,
   );
-  const phone = `+1415555${String(Date.now() % 10_000).padStart(4, "0")}`;
-  const { numbers } = await json(
-    await portal.admin.admin.orders[":order_id"].numbers.$post({
-      param: { order_id: order.order_id },
-      json: { phone_numbers: [phone] },
-    }),
-    201,
-  );
-  const numberId = numbers[0]!.number_id;
+  const { numberId } = await portal.allocateNumber(order.order_id);
   const headers = { Authorization: `Bearer ${account.key}` };
   await fetch(`${portal.base}/v1/numbers/num_${numberId}/KYC/address`, {
     method: "POST",

@@ -62,15 +62,7 @@ it("submits a number's address, uploads, downloads and deletes a document; the A
     }),
     201,
   );
-  const phone = `+1415555${String(Date.now() % 10_000).padStart(4, "0")}`;
-  const { numbers } = await json(
-    await portal.admin.admin.orders[":order_id"].numbers.$post({
-      param: { order_id: order.order_id },
-      json: { phone_numbers: [phone] },
-    }),
-    201,
-  );
-  const numberId = numbers[0]!.number_id;
+  const { numberId, phone } = await portal.allocateNumber(order.order_id);
   const verification = () =>
     fetch(`${portal.base}/v1/numbers/num_${numberId}/KYC`, { headers: { Authorization: `Bearer ${account.key}` } });
 
