@@ -15,6 +15,17 @@ export type Bindings = Omit<Env, "PUBLIC_BASE_URL" | "WEBHOOK_ALLOW_INSECURE_URL
   WEBHOOK_DELIVERIES: Queue<string>;
 };
 
+/**
+ * What a use case works with, whichever front end asks: the request's database (its D1 session) and outbox, the
+ * document store, and the time the action happens at.
+ */
+export interface Work {
+  db: Database;
+  outbox: Outbox;
+  documents: R2Bucket;
+  now: number;
+}
+
 /** What the request's one log line says about who made it, filled in by the guard that finds out. */
 interface RequestLog {
   customerId: string | null;

@@ -1,8 +1,8 @@
 // What an uploaded file is, judged by its whole structure (src/kyc/file-checks.ts called directly on crafted bytes): the
 // type from the content, the name's extension, a complete PNG, JPEG or PDF, and every resolution an image states.
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../src/http/problem.ts";
 import { checkFile } from "../src/kyc/file-checks.ts";
+import { Problem } from "../src/lib/problem.ts";
 import {
   ascii,
   concat,
@@ -30,7 +30,7 @@ function judged(content: Uint8Array, filename: string): { mimeType: string } | {
   try {
     return { mimeType: checkFile(content, filename).mimeType };
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof Problem)) throw error;
     return { code: error.code, detail: error.message };
   }
 }

@@ -2,9 +2,9 @@
 // structures, the hostile test's files that must be refused, and the one multipart upload the KYC tests send.
 import type { z } from "@hono/zod-openapi";
 import { expect } from "vitest";
-import type { ProblemCode } from "../src/http/problem.ts";
 import { documentSchema } from "../src/kyc/schemas.ts";
 import { crc32 } from "../src/lib/crc32.ts";
+import type { ProblemCode } from "../src/lib/problem.ts";
 import type { TestCustomer } from "./helpers.ts";
 
 export function concat(...parts: Uint8Array[]): Uint8Array {

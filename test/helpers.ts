@@ -5,7 +5,7 @@ import { env, exports } from "cloudflare:workers";
 import { type ClientResponse, hc, type InferRequestType } from "hono/client";
 import { expect } from "vitest";
 import { type AppType, createApp } from "../src/app.ts";
-import type { ProblemCode } from "../src/http/problem.ts";
+import type { ProblemCode } from "../src/lib/problem.ts";
 import { TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./constants.ts";
 
 export const ORIGIN = "https://vn.test";

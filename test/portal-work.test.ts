@@ -150,7 +150,9 @@ describe("orders in the portal", () => {
       await member.post("/portal/orders/new", { number_type: "mobile", country_code: "ZZ", quantity: "3", notes: "" }),
       400,
     );
-    expect(notOrderable).toContain("Mobile numbers cannot be ordered in ZZ right now");
+    // The API's words, beside the field to change too.
+    expect(notOrderable).toContain("mobile numbers cannot be ordered in ZZ right now; choose another number_type or country_code");
+    expect(fieldError(notOrderable, "number_type")).toBe("Number type cannot be ordered in ZZ right now");
     const list = await json(await customer.account.orders.$get({ param: { customer_slug: customer.slug }, query: {} }), 200);
     expect(list.meta.total).toBe(0);
     expect(await eventTypes(customer)).toEqual([]);
@@ -193,7 +195,7 @@ describe("orders in the portal", () => {
       await member.post(edit, { number_type: "mobile", country_code: "US", quantity: "1", notes: "" }),
       409,
     );
-    expect(late).toContain("This order is processing now; it can no longer be changed.");
+    expect(late).toContain("Only pending orders can be changed; this order is processing");
     expect(late).not.toContain(`action="${edit}"`);
     expect(await apiOrder(customer, order.order_id)).toMatchObject({ quantity: 9, status: "processing" });
   });
@@ -372,7 +374,7 @@ describe("numbers and verifications in the portal", () => {
     expect(underReview).toContain('<span class="badge under_review">under review</span>');
     expect(underReview).not.toContain(`href="${path}/address/edit"`);
     expect(await pageText(await member.get(`${path}/address/edit`), 409)).toContain(
-      "The verification is under review; the address can no longer be changed.",
+      "The verification is under review; changing the address is not possible now",
     );
     await json(await review({ status: "rejected", rejection_reason: "The address is unreadable" }), 200);
     const rejected = await pageText(await member.get(path), 200);
@@ -400,7 +402,8 @@ describe("numbers and verifications in the portal", () => {
     // The token's part, then a file that never ends: only the first chunk may be read.
     const watched = endlessUpload(member.csrf);
     const answer = await postEndless(member, number.number_id, watched.body);
-    expect(await pageText(answer, 409)).toContain("files cannot be added now");
+    // The API's words.
+    expect(await pageText(answer, 409)).toContain("The verification is approved; uploading files is not possible now");
     expect(watched.pulls()).toBe(1);
   });
 

@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { fc, test } from "@fast-check/vitest";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { PROBLEM_CODES } from "../src/http/problem.ts";
+import { PROBLEM_CODES } from "../src/lib/problem.ts";
 import { type DescribedOperation, describedOperations, expectDeclared, type Sent, sendQuietly } from "./api-description.ts";
 import { calendarDate, later, type Pools, type RequestSpec, requestFor, requestInit } from "./arbitraries.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";

@@ -4,8 +4,8 @@ import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";
 import { errorResponses, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
-import { notFound } from "../http/problem.ts";
 import { createRouter } from "../http/router.ts";
+import { notFound } from "../lib/problem.ts";
 import { catalogPageSchema, catalogPairParams, catalogPairSchema, removedCatalogPairSchema, toCatalogPair } from "./schemas.ts";
 import { addCatalogPair, listCatalog, removeCatalogPair } from "./store.ts";
 

@@ -5,8 +5,8 @@ import type { OperatorEnv } from "../env.ts";
 import { uuidParam } from "../http/fields.ts";
 import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
-import { ApiError, notFound } from "../http/problem.ts";
 import { createRouter } from "../http/router.ts";
+import { notFound, Problem } from "../lib/problem.ts";
 import {
   apiKeyPageSchema,
   apiKeySchema,
@@ -51,7 +51,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
     }),
     async (c) => {
       const created = await createCustomer(c.var.db, c.req.valid("json"), Date.now());
-      if (!created.ok) throw new ApiError("conflict", "A customer with this slug already exists");
+      if (!created.ok) throw new Problem("conflict", "A customer with this slug already exists");
       c.header("Location", `/admin/customers/${created.value.slug}`);
       return c.json(toCustomer(created.value), 201);
     },

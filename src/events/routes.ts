@@ -6,8 +6,8 @@ import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { API_KEY_SECURITY, errorResponses, jsonResponse } from "../http/openapi.ts";
 import { pageMeta } from "../http/pagination.ts";
-import { notFound } from "../http/problem.ts";
 import { createRouter } from "../http/router.ts";
+import { notFound } from "../lib/problem.ts";
 import { eventPageSchema, eventSchema, listEventsQuery, toEvent } from "./schemas.ts";
 import { findEvent, listEvents } from "./store.ts";
 

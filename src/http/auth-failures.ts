@@ -3,7 +3,7 @@
 // looked up, so guessing keys costs neither CPU nor database reads.
 import type { Context } from "hono";
 import type { AppEnv } from "../env.ts";
-import { ApiError, unauthorized } from "./problem.ts";
+import { Problem, unauthorized } from "../lib/problem.ts";
 
 /** AUTH_FAILURE_LIMITER's period in wrangler.toml: how long a refused address stays refused. */
 const PERIOD_MS = 60_000;
@@ -38,8 +38,8 @@ function bucketOf<E extends AppEnv>(c: Context<E>): string {
   return addressBucket(c.req.header("CF-Connecting-IP"));
 }
 
-function rateLimited(retryAfterSeconds: number): ApiError {
-  return new ApiError("rate_limited", "Too many failed authentications from this address; retry after the period", {
+function rateLimited(retryAfterSeconds: number): Problem {
+  return new Problem("rate_limited", "Too many failed authentications from this address; retry after the period", {
     headers: { "Retry-After": String(retryAfterSeconds) },
   });
 }
@@ -55,7 +55,7 @@ export function refuseSpentAddress<E extends AppEnv>(c: Context<E>): void {
 }
 
 /** Counts a failed authentication against the request's address: the answer is 401, or 429 once the budget is spent. */
-export async function authenticationFailure<E extends AppEnv>(c: Context<E>): Promise<ApiError> {
+export async function authenticationFailure<E extends AppEnv>(c: Context<E>): Promise<Problem> {
   const bucket = bucketOf(c);
   const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: bucket });
   if (success) return unauthorized();

@@ -15,8 +15,9 @@ import { READ_METHODS } from "../db/session.ts";
 import type { CustomerEnv, OperatorEnv, Principal } from "../env.ts";
 import { isWellFormedApiKey, sha256Hex } from "../lib/api-key.ts";
 import { describeError } from "../lib/describe-error.ts";
+import { notFound, Problem } from "../lib/problem.ts";
 import { authenticationFailure, refuseSpentAddress } from "./auth-failures.ts";
-import { ApiError, notFound, problemResponse } from "./problem.ts";
+import { problemResponse } from "./problem.ts";
 
 /** The Bearer token, or undefined when the Authorization header is absent or not a Bearer credential. */
 function bearerToken(header: string | undefined): string | undefined {
@@ -190,7 +191,7 @@ export const rateLimitByKey: MiddlewareHandler<CustomerEnv> = async (c, next) =>
     key: c.var.principal.apiKeyId,
   });
   if (!success) {
-    throw new ApiError("rate_limited", "Too many requests for this API key; retry after the period", {
+    throw new Problem("rate_limited", "Too many requests for this API key; retry after the period", {
       headers: { "Retry-After": "60" },
     });
   }

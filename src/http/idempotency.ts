@@ -15,9 +15,10 @@ import {
 import type { AppEnv } from "../env.ts";
 import { sha256Hex } from "../lib/api-key.ts";
 import { describeError } from "../lib/describe-error.ts";
+import { Problem, validationError } from "../lib/problem.ts";
 import { seal, sealingKey, unseal } from "../lib/sealing.ts";
 import { formParts, routeReadsOwnMultipart } from "./multipart.ts";
-import { ApiError, CLIENT_CLOSED_STATUS, validationError } from "./problem.ts";
+import { CLIENT_CLOSED_STATUS } from "./problem.ts";
 import { isMultipart, requestBody } from "./request-body.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
@@ -124,15 +125,15 @@ const ABANDONED_AFTER_MS = 60_000;
  * The key's first request has not answered. Usually it is still running: retry in a second. A claim past
  * ABANDONED_AFTER_MS will never answer; whether its request took effect is unknown, so it is never run again.
  */
-function inUse(holder: IdempotencyRecord, now: number): ApiError {
+function inUse(holder: IdempotencyRecord, now: number): Problem {
   if (now - holder.createdAt > ABANDONED_AFTER_MS) {
-    return new ApiError(
+    return new Problem(
       "idempotency_key_in_use",
       "The first request with this Idempotency-Key never finished, and whether it took effect is unknown; look the " +
         "resource up, and use a new key for a new attempt",
     );
   }
-  return new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed", {
+  return new Problem("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed", {
     headers: { "Retry-After": "1" },
   });
 }
@@ -183,7 +184,7 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
         return;
       }
       if (holder.fingerprint !== claim.fingerprint) {
-        throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request; use a new key");
+        throw new Problem("idempotency_key_reused", "This Idempotency-Key was used with a different request; use a new key");
       }
       if (holder.status === null || holder.response === null) throw inUse(holder, Date.now());
       const answer = replay(holder, JSON.parse(await unseal(holder.response, await answerKey(key, scope))));

@@ -3,7 +3,7 @@
 // many, so a body of thousands of empty parts costs no more than one of a few.
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import { ApiError, validationError } from "./problem.ts";
+import { Problem, validationError } from "../lib/problem.ts";
 import { bodyStartGrown, decodeUtf8, mediaTypeOf, requestBody } from "./request-body.ts";
 
 /** One part of a form. */
@@ -26,7 +26,7 @@ const CRLF = [0x0d, 0x0a];
 const HEADER_END = [0x0d, 0x0a, 0x0d, 0x0a];
 const ascii = new TextEncoder();
 
-function malformed(message: string): ApiError {
+function malformed(message: string): Problem {
   return validationError([{ location: "body", pointer: "", message: `must be a valid multipart/form-data body: ${message}` }]);
 }
 
@@ -36,7 +36,7 @@ const BOUNDARY = /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
 /** The boundary of a multipart/form-data Content-Type; any other type is 415. */
 function boundaryOf(contentType: string | undefined): string {
   if (mediaTypeOf(contentType) !== "multipart/form-data") {
-    throw new ApiError("unsupported_media_type", "Content-Type must be multipart/form-data");
+    throw new Problem("unsupported_media_type", "Content-Type must be multipart/form-data");
   }
   const match = contentType!.match(/;\s*boundary\s*=\s*(?:"([^"]*)"|([^\s;]+))/i);
   const boundary = match ? (match[1] ?? match[2]) : undefined;

@@ -3,8 +3,9 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Env } from "hono";
 import { BOOKMARK_PATTERN } from "../db/session.ts";
+import { PROBLEM_CODES, PROBLEMS, type ProblemStatus } from "../lib/problem.ts";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from "./idempotency.ts";
-import { PROBLEM_CODES, PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemStatus } from "./problem.ts";
+import { PROBLEM_CONTENT_TYPE } from "./problem.ts";
 
 const problemSchema = z
   .object({

@@ -2,7 +2,8 @@
 // fingerprint, the upload) reads it, and later askers get the same bytes. JSON bodies are held to 64 KiB, decoded
 // strictly as UTF-8, and refused with any other charset.
 import type { Context, MiddlewareHandler } from "hono";
-import { ApiError, ClientClosed } from "./problem.ts";
+import { Problem } from "../lib/problem.ts";
+import { ClientClosed } from "./problem.ts";
 
 const JSON_BODY_LIMIT = 64 * 1024;
 
@@ -49,7 +50,7 @@ function declaredLengthOf(request: Request): number | undefined {
  * a body that grows past it as soon as it does. The buffer is sized from Content-Length (or the limit when the
  * length is not declared), so the body is never held twice. Whatever a peek (bodyStartGrown) read comes first.
  */
-async function readBounded(request: Request, limit: number, tooLarge: () => ApiError): Promise<Uint8Array> {
+async function readBounded(request: Request, limit: number, tooLarge: () => Problem): Promise<Uint8Array> {
   const declaredLength = declaredLengthOf(request);
   if (declaredLength !== undefined && declaredLength > limit) throw tooLarge();
   const stream = streamOf(request);
@@ -99,12 +100,12 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 const MULTIPART_ENVELOPE_BYTES = 64 * 1024;
 const MULTIPART_LIMIT = MAX_FILE_BYTES + MULTIPART_ENVELOPE_BYTES;
 
-export function fileTooLarge(): ApiError {
-  return new ApiError("payload_too_large", `Files are limited to ${MAX_FILE_BYTES} bytes (10 MiB)`);
+export function fileTooLarge(): Problem {
+  return new Problem("payload_too_large", `Files are limited to ${MAX_FILE_BYTES} bytes (10 MiB)`);
 }
 
-function jsonTooLarge(): ApiError {
-  return new ApiError("payload_too_large", `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`);
+function jsonTooLarge(): Problem {
+  return new Problem("payload_too_large", `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`);
 }
 
 const bodies = new WeakMap<Request, Promise<Uint8Array>>();
@@ -172,7 +173,7 @@ export const strictJsonBody: MiddlewareHandler = async (c, next) => {
   if (!c.req.raw.body || !JSON_MEDIA_TYPE.test(mediaTypeOf(contentType))) return next();
   const charset = charsetOf(contentType!);
   if (charset !== undefined && !isUtf8Label(charset)) {
-    throw new ApiError("unsupported_media_type", `JSON bodies must be UTF-8; charset "${charset}" is not supported`);
+    throw new Problem("unsupported_media_type", `JSON bodies must be UTF-8; charset "${charset}" is not supported`);
   }
   cacheJsonText(c, await requestBody(c.req.raw));
   await next();
@@ -180,7 +181,7 @@ export const strictJsonBody: MiddlewareHandler = async (c, next) => {
 
 function cacheJsonText(c: Context, bytes: Uint8Array): void {
   const text = decodeUtf8(bytes);
-  if (text === undefined) throw new ApiError("malformed_json", "The request body is not valid UTF-8");
+  if (text === undefined) throw new Problem("malformed_json", "The request body is not valid UTF-8");
   // Hono's c.req.json() (which the route's validator calls) parses this text instead of reading the body again. Its
   // cache holds promises, though its type says otherwise.
   c.req.bodyCache.text = Promise.resolve(text) as unknown as string;

@@ -1,12 +1,13 @@
 // Per-request plumbing: the request id (echoed or minted), the request's D1 session (and on the API, its bookmarks),
 // the webhook deliveries its writes created (sent to the queue once it is answered), and one JSON log line per request.
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv, Work } from "../env.ts";
 import { describeError } from "../lib/describe-error.ts";
+import { validationError } from "../lib/problem.ts";
 import { Outbox } from "../webhooks/outbox.ts";
 import { enqueueDeliveries } from "../webhooks/queue.ts";
-import { ClientClosed, isUnexpected, validationError } from "./problem.ts";
+import { ClientClosed, isUnexpected } from "./problem.ts";
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BOOKMARK_HEADER = "x-d1-bookmark";
@@ -88,3 +89,10 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     );
   }
 };
+
+/** What the request's use cases work with: its D1 session and outbox, the document store, and now. */
+export function workOf(c: Context): Work {
+  // Every audience's context has these (requestContext sets them first): its Env type extends AppEnv.
+  const { db, outbox } = c.var as AppEnv["Variables"];
+  return { db, outbox, documents: (c.env as AppEnv["Bindings"]).DOCUMENTS, now: Date.now() };
+}

@@ -1,7 +1,8 @@
 // Answers for requests no route takes: 405 with Allow when the path exists under other methods, else 404.
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../env.ts";
-import { ApiError, problemResponse } from "./problem.ts";
+import { Problem } from "../lib/problem.ts";
+import { problemResponse } from "./problem.ts";
 
 type RouteTable = { method: string; pattern: RegExp }[];
 
@@ -28,12 +29,12 @@ export function unmatchedRequest(app: Hono<AppEnv>) {
   return (c: Context<AppEnv>): Response => {
     table ??= compile(app);
     const methods = new Set(table.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method));
-    if (methods.size === 0) return problemResponse(c, new ApiError("not_found", `No route for ${c.req.path}`));
+    if (methods.size === 0) return problemResponse(c, new Problem("not_found", `No route for ${c.req.path}`));
     if (methods.has("GET")) methods.add("HEAD");
     const allow = [...methods].sort().join(", ");
     return problemResponse(
       c,
-      new ApiError("method_not_allowed", `${c.req.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } }),
+      new Problem("method_not_allowed", `${c.req.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } }),
     );
   };
 }

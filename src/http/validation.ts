@@ -2,7 +2,7 @@
 import type { Hook } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { Env } from "hono";
-import { type FieldError, type FieldLocation, validationError } from "./problem.ts";
+import { type FieldError, type FieldLocation, validationError } from "../lib/problem.ts";
 
 type Issue = z.core.$ZodIssue;
 

@@ -3,10 +3,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { OperatorEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { errorResponses, jsonBody, jsonResponse, OPERATOR_OPERATION } from "../http/openapi.ts";
-import { ApiError, notFound } from "../http/problem.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
+import { valueOf } from "../lib/problem.ts";
 import { reviewBody, toVerification, verificationSchema } from "./schemas.ts";
-import { reviewVerification } from "./store.ts";
+import { review } from "./use-cases.ts";
 
 export const kycAdminRoutes = createRouter<OperatorEnv>().openapi(
   createRoute({
@@ -29,16 +30,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>().openapi(
   }),
   async (c) => {
     const { status, rejection_reason } = c.req.valid("json");
-    const reviewed = await reviewVerification(
-      c.var.db,
-      c.var.outbox,
-      c.req.valid("param").kyc_id,
-      status,
-      rejection_reason,
-      Date.now(),
-    );
-    if (reviewed.ok) return c.json(toVerification(reviewed.value.verification, reviewed.value.documents), 200);
-    if (reviewed.reason === "not_found") throw notFound("Verification");
-    throw new ApiError("conflict", `A verification cannot move from ${reviewed.state} to ${status}`);
+    const reviewed = valueOf(await review(workOf(c), c.req.valid("param").kyc_id, status, rejection_reason));
+    return c.json(toVerification(reviewed.verification, reviewed.documents), 200);
   },
 );

@@ -2,7 +2,7 @@
 // and for an image, no stated resolution under 300 DPI.
 
 import type { DocumentMimeType } from "../db/schema.ts";
-import { ApiError } from "../http/problem.ts";
+import { Problem } from "../lib/problem.ts";
 
 type SniffedType = {
   mimeType: DocumentMimeType;
@@ -61,7 +61,7 @@ export function checkFile(bytes: Uint8Array, filename: string): SniffedType {
     if (!low && isUnderMinimum(resolution)) low = resolution;
   });
   if (low) {
-    throw new ApiError(
+    throw new Problem(
       "resolution_too_low",
       `The image states ${describe(low)}; scanned documents need at least ${MIN_DPI} DPI on every axis they state`,
     );
@@ -79,8 +79,8 @@ function describe({ x, y }: Resolution): string {
   return `${x}x${y} DPI`;
 }
 
-function unsupported(detail: string): ApiError {
-  return new ApiError("unsupported_media_type", detail);
+function unsupported(detail: string): Problem {
+  return new Problem("unsupported_media_type", detail);
 }
 
 function ascii(text: string): number[] {

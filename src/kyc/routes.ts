@@ -1,18 +1,17 @@
 // Number verification (KYC) under /v1: address submit and update, status, file upload, download and delete.
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Refusal } from "../db/outcome.ts";
 import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { claimBeforeReadingBody } from "../http/idempotency.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
-import { ApiError, notFound } from "../http/problem.ts";
 import { publicOrigin } from "../http/public-origin.ts";
 import { strictJsonBody } from "../http/request-body.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { withPrefix } from "../lib/ids.ts";
+import { notFound, valueOf } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
-import { removeDocument, storeDocument } from "./documents.ts";
 import { downloadResponse } from "./download.ts";
 import {
   deletedDocumentSchema,
@@ -27,15 +26,9 @@ import {
   uploadFormSchema,
   verificationSchema,
 } from "./schemas.ts";
-import {
-  findOwnedDocument,
-  findUploadTarget,
-  findVerificationWithDocuments,
-  MAX_DOCUMENTS,
-  submitVerification,
-  updateAddress,
-} from "./store.ts";
+import { findOwnedDocument, findVerificationWithDocuments, MAX_DOCUMENTS } from "./store.ts";
 import { readUpload } from "./upload.ts";
+import { amendAddress, deleteDocument, submitAddress, uploadDocument, uploadTarget } from "./use-cases.ts";
 
 const numberParams = z.object({
   number_id: prefixedIdParam("num", "number_id"),
@@ -45,24 +38,6 @@ const documentParams = z.object({
 });
 const operation = { tags: ["KYC"], security: API_KEY_SECURITY };
 const verificationPath = (numberId: string) => `/v1/numbers/${withPrefix("num", numberId)}/KYC`;
-
-function locked(state: string, action: string): ApiError {
-  return new ApiError("verification_locked", `The verification is ${state}; ${action} is not possible now`);
-}
-
-/** Why an upload is refused, whether found before the body is read or when the row is written. */
-function uploadRefused(refusal: Refusal<"not_found" | "not_submitted" | "wrong_state" | "full">): ApiError {
-  switch (refusal.reason) {
-    case "not_found":
-      return notFound("Number");
-    case "not_submitted":
-      return new ApiError("kyc_not_submitted", "Submit the address details before uploading files");
-    case "wrong_state":
-      return locked(refusal.state, "uploading files");
-    case "full":
-      return new ApiError("conflict", `A verification holds at most ${refusal.limit} documents; delete one first`);
-  }
-}
 
 export const kycRoutes = createRouter<CustomerEnv>()
   .openapi(
@@ -86,13 +61,9 @@ export const kycRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { number_id } = c.req.valid("param");
       const body = toNewVerification(c.req.valid("json"));
-      const submitted = await submitVerification(c.var.db, c.var.outbox, c.var.principal.customerId, number_id, body, Date.now());
-      if (!submitted.ok) {
-        if (submitted.reason === "not_found") throw notFound("Number");
-        throw new ApiError("kyc_exists", "This number already has a verification; amend it with PATCH");
-      }
+      const submitted = valueOf(await submitAddress(workOf(c), c.var.principal.customerId, number_id, body));
       c.header("Location", verificationPath(number_id));
-      return c.json(toVerification(submitted.value, []), 201);
+      return c.json(toVerification(submitted, []), 201);
     },
   )
   .openapi(
@@ -116,10 +87,8 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const { number_id } = c.req.valid("param");
       const changes = toAddressChanges(c.req.valid("json"));
       // Scoped to the key's account: another account's number has no verification here, so it is a 404 too.
-      const updated = await updateAddress(c.var.db, c.var.outbox, c.var.principal.customerId, number_id, changes, Date.now());
-      if (updated.ok) return c.json(toVerification(updated.value.verification, updated.value.documents), 200);
-      if (updated.reason === "not_found") throw notFound("Verification");
-      throw locked(updated.state, "changing the address");
+      const updated = valueOf(await amendAddress(workOf(c), c.var.principal.customerId, number_id, changes));
+      return c.json(toVerification(updated.verification, updated.documents), 200);
     },
   )
   .openapi(
@@ -172,15 +141,13 @@ export const kycRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { number_id } = c.req.valid("param");
       // Refused before the body is read: a locked or full verification costs no 10 MiB read.
-      const target = await findUploadTarget(c.var.db, c.var.principal.customerId, number_id);
-      if (!target.ok) throw uploadRefused(target);
+      const work = workOf(c);
+      const target = valueOf(await uploadTarget(work, c.var.principal.customerId, number_id));
       await claimBeforeReadingBody(c.req.raw);
-      const now = Date.now();
-      const file = await readUpload(c.req.raw, now);
-      const stored = await storeDocument(c.var.db, c.var.outbox, c.env.DOCUMENTS, target.value, file, now);
-      if (!stored.ok) throw uploadRefused(stored);
-      c.header("Location", downloadPath(stored.value.id));
-      return c.json(toDocument(stored.value, publicOrigin(c)), 201);
+      const file = await readUpload(c.req.raw, work.now);
+      const stored = valueOf(await uploadDocument(work, target, file));
+      c.header("Location", downloadPath(stored.id));
+      return c.json(toDocument(stored, publicOrigin(c)), 201);
     },
   )
   .openapi(
@@ -230,21 +197,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { document_id } = c.req.valid("param");
-      const outcome = await removeDocument(
-        c.var.db,
-        c.var.outbox,
-        c.env.DOCUMENTS,
-        c.var.principal.customerId,
-        document_id,
-        Date.now(),
-      );
-      if (!outcome.ok) {
-        if (outcome.reason === "not_found") throw notFound("Document");
-        throw new ApiError(
-          "verification_completed",
-          `The verification is ${outcome.state}; its documents can no longer be deleted`,
-        );
-      }
+      valueOf(await deleteDocument(workOf(c), c.var.principal.customerId, document_id));
       return c.json(
         {
           message: `Document ${withPrefix("doc", document_id)} deleted`,

@@ -2,8 +2,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OperatorEnv } from "../env.ts";
 import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
-import { ApiError, notFound, validationError } from "../http/problem.ts";
 import { createRouter } from "../http/router.ts";
+import { notFound, Problem, validationError } from "../lib/problem.ts";
 import { orderIdParam, toOrder } from "../orders/schemas.ts";
 import { allocationBody, allocationSchema, toNumber } from "./schemas.ts";
 import { allocateNumbers } from "./store.ts";
@@ -51,7 +51,7 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
       case "not_found":
         throw notFound("Order");
       case "wrong_state":
-        throw new ApiError(
+        throw new Problem(
           "conflict",
           `Numbers can be allocated only to pending or processing orders; this one is ${allocated.state}`,
         );
@@ -65,7 +65,7 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
         ]);
       case "numbers_taken": {
         const shown = allocated.phoneNumbers.slice(0, TAKEN_SHOWN).join(", ");
-        throw new ApiError("conflict", `Already allocated: ${shown}${allocated.phoneNumbers.length > TAKEN_SHOWN ? ", …" : ""}`);
+        throw new Problem("conflict", `Already allocated: ${shown}${allocated.phoneNumbers.length > TAKEN_SHOWN ? ", …" : ""}`);
       }
     }
   },

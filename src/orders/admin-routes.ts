@@ -2,10 +2,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OperatorEnv } from "../env.ts";
 import { errorResponses, jsonBody, jsonResponse, OPERATOR_OPERATION } from "../http/openapi.ts";
-import { ApiError, notFound } from "../http/problem.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
+import { notFound, valueOf } from "../lib/problem.ts";
 import { orderIdParam, orderSchema, orderStatusChangeBody, toOrder } from "./schemas.ts";
-import { findOrderById, transitionOrderStatus } from "./store.ts";
+import { findOrderById } from "./store.ts";
+import { moveOrder } from "./use-cases.ts";
 
 const orderParams = z.object({ order_id: orderIdParam });
 
@@ -45,9 +47,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
     }),
     async (c) => {
       const { status } = c.req.valid("json");
-      const moved = await transitionOrderStatus(c.var.db, c.var.outbox, c.req.valid("param").order_id, status, Date.now());
-      if (moved.ok) return c.json(toOrder(moved.value), 200);
-      if (moved.reason === "not_found") throw notFound("Order");
-      throw new ApiError("conflict", `An order cannot move from ${moved.state} to ${status}`);
+      const moved = valueOf(await moveOrder(workOf(c), c.req.valid("param").order_id, status));
+      return c.json(toOrder(moved), 200);
     },
   );

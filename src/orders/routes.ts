@@ -1,13 +1,13 @@
 // The Orders endpoints of the customer API: list, get, create, update while pending.
 import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
-import type { Refusal } from "../db/outcome.ts";
 import { pageWindow } from "../db/paging.ts";
 import type { CustomerEnv } from "../env.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { pageMeta } from "../http/pagination.ts";
-import { ApiError, notFound } from "../http/problem.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
+import { notFound, valueOf } from "../lib/problem.ts";
 import { listOrders } from "./list.ts";
 import {
   createOrderBody,
@@ -21,7 +21,8 @@ import {
   toOrderListQuery,
   updateOrderBody,
 } from "./schemas.ts";
-import { createOrder, findOrder, updatePendingOrder } from "./store.ts";
+import { findOrder } from "./store.ts";
+import { changeOrder, placeOrder } from "./use-cases.ts";
 
 const slugParams = z.object({ customer_slug: customerSlugParam });
 const orderParams = z.object({
@@ -29,10 +30,6 @@ const orderParams = z.object({
   order_id: orderIdParam,
 });
 const operation = { tags: ["Orders"], security: API_KEY_SECURITY };
-
-function notOrderable({ countryCode, numberType }: Refusal<"not_orderable">): ApiError {
-  return new ApiError("not_orderable", `number_type "${numberType}" is not currently orderable in country_code "${countryCode}"`);
-}
 
 export const orderRoutes = createRouter<CustomerEnv>()
   .openapi(
@@ -104,16 +101,9 @@ export const orderRoutes = createRouter<CustomerEnv>()
       },
     }),
     async (c) => {
-      const created = await createOrder(
-        c.var.db,
-        c.var.outbox,
-        c.var.principal.customerId,
-        toNewOrder(c.req.valid("json")),
-        Date.now(),
-      );
-      if (!created.ok) throw notOrderable(created);
-      c.header("Location", `/api/customers/${c.req.valid("param").customer_slug}/orders/${created.value.id}`);
-      return c.json(toOrder(created.value), 201);
+      const created = valueOf(await placeOrder(workOf(c), c.var.principal.customerId, toNewOrder(c.req.valid("json"))));
+      c.header("Location", `/api/customers/${c.req.valid("param").customer_slug}/orders/${created.id}`);
+      return c.json(toOrder(created), 201);
     },
   )
   .openapi(
@@ -135,15 +125,7 @@ export const orderRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { order_id } = c.req.valid("param");
       const changes = toOrderChanges(c.req.valid("json"));
-      const updated = await updatePendingOrder(c.var.db, c.var.outbox, c.var.principal.customerId, order_id, changes, Date.now());
-      if (updated.ok) return c.json(toOrder(updated.value), 200);
-      switch (updated.reason) {
-        case "not_found":
-          throw notFound("Order");
-        case "wrong_state":
-          throw new ApiError("order_not_pending", `Only pending orders can be updated; this order is ${updated.state}`);
-        case "not_orderable":
-          throw notOrderable(updated);
-      }
+      const updated = valueOf(await changeOrder(workOf(c), c.var.principal.customerId, order_id, changes));
+      return c.json(toOrder(updated), 200);
     },
   );

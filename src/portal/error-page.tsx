@@ -3,7 +3,8 @@
 import type { ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env.ts";
-import { ApiError, ClientClosed, handleError, PROBLEMS } from "../http/problem.ts";
+import { ClientClosed, handleError } from "../http/problem.ts";
+import { PROBLEMS, Problem } from "../lib/problem.ts";
 import { renderBarePage } from "./layout.tsx";
 
 function errorPage(c: Parameters<ErrorHandler<AppEnv>>[1], status: number, title: string, text: string) {
@@ -27,7 +28,7 @@ export const portalErrorPage: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof HTTPException && error.status === 403) {
     return errorPage(c, 403, "Refused", "This form was not sent from this site, so nothing was done.");
   }
-  if (error instanceof ApiError) return errorPage(c, PROBLEMS[error.code].status, PROBLEMS[error.code].title, error.message);
+  if (error instanceof Problem) return errorPage(c, PROBLEMS[error.code].status, PROBLEMS[error.code].title, error.message);
   if (error instanceof HTTPException && error.status < 500) return errorPage(c, error.status, "Refused", error.message);
   return errorPage(c, 500, "Something went wrong", "Nothing you did caused this; please try again in a moment.");
 };

@@ -5,6 +5,7 @@ import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { PortalEnv } from "../env.ts";
+import type { Problem } from "../lib/problem.ts";
 import { CSRF_FIELD, FieldError, Notice, renderPage, type Section } from "./layout.tsx";
 
 /** One message per field (the first), keyed by the field's top-level name; issues about the whole form under "". */
@@ -14,6 +15,13 @@ export function fieldMessages(issues: readonly z.core.$ZodIssue[]): Record<strin
     const names = issue.code === "unrecognized_keys" ? issue.keys : [String(issue.path[0] ?? "")];
     for (const name of names) messages[name] ??= issue.message;
   }
+  return messages;
+}
+
+/** A problem's field errors by top-level field name, as fieldMessages gives a schema's: to show each beside its field. */
+export function problemFields(problem: Problem): Record<string, string> {
+  const messages: Record<string, string> = {};
+  for (const error of problem.errors ?? []) messages[error.pointer.replace(/^\//, "").split("/")[0] || ""] ??= error.message;
   return messages;
 }
 

@@ -9,23 +9,28 @@ import type { PortalEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { pageMeta } from "../http/pagination.ts";
-import { ApiError } from "../http/problem.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { removeDocument, storeDocument } from "../kyc/documents.ts";
 import { downloadResponse } from "../kyc/download.ts";
 import { submitAddressBody, toAddressChanges, toNewVerification, updateAddressBody } from "../kyc/schemas.ts";
 import {
   ADDRESS_EDITABLE,
   DELETE_ALLOWED,
   findOwnedDocument,
-  findUploadTarget,
   findVerificationWithDocuments,
   MAX_DOCUMENTS,
-  submitVerification,
   UPLOAD_ALLOWED,
-  updateAddress,
 } from "../kyc/store.ts";
 import { readUpload } from "../kyc/upload.ts";
+import {
+  amendAddress,
+  deleteDocument,
+  submitAddress,
+  uploadDocument,
+  uploadTarget,
+  verificationLocked,
+} from "../kyc/use-cases.ts";
+import { notFound, Problem } from "../lib/problem.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers, NUMBER_SORT_KEYS } from "../numbers/store.ts";
 import {
@@ -33,6 +38,7 @@ import {
   fieldMessages,
   listFilters,
   postedFields,
+  problemFields,
   Select,
   SortFields,
   TextArea,
@@ -427,8 +433,10 @@ function notFoundPage(c: Context<PortalEnv>, what: "Number" | "Document") {
   );
 }
 
-function addressLocked(state: string): string {
-  return `The verification is ${words(state)}; the address can no longer be changed.`;
+/** A use case's refusal, shown on the number's page in the API's words (or its not-found page). */
+function problemPage(c: Context<PortalEnv>, number: NumberRow, problem: Problem) {
+  if (problem.code === "not_found") return notFoundPage(c, problem.message.startsWith("Document") ? "Document" : "Number");
+  return verificationPage(c, number, { notice: { kind: "error", text: problem.message } }, problem.status === 400 ? 400 : 409);
 }
 
 /** The visitor's number by the path's id (num_<uuid> or the bare uuid); another account's number is none. */
@@ -438,13 +446,6 @@ async function visitorsNumber(c: Context<PortalEnv>): Promise<NumberRow | undefi
 }
 
 /** An upload's problems by field: the reader's field errors, or a refusal of the file itself beside the file input. */
-function uploadMessages(error: ApiError): Messages {
-  if (!error.errors) return { file: error.message };
-  const messages: Messages = {};
-  for (const field of error.errors) messages[field.pointer.slice(1) || "file"] ??= field.message;
-  return messages;
-}
-
 /** The text fields of the multipart form (its one parse, cached), to show again beside a refused upload. */
 async function uploadValues(c: Context<PortalEnv>): Promise<Record<string, string>> {
   const values: Record<string, string> = {};
@@ -510,18 +511,8 @@ export const numberPages = createRouter<PortalEnv>()
     if (!parsed.success) {
       return verificationPage(c, number, { address: { values: form, errors: fieldMessages(parsed.error.issues) } }, 400);
     }
-    const submitted = await submitVerification(
-      c.var.db,
-      c.var.outbox,
-      c.var.visitor.customer.id,
-      number.id,
-      toNewVerification(parsed.data),
-      Date.now(),
-    );
-    if (!submitted.ok && submitted.reason === "not_found") return notFoundPage(c, "Number");
-    if (!submitted.ok) {
-      return verificationPage(c, number, { notice: { kind: "error", text: "This number already has a verification." } }, 409);
-    }
+    const submitted = await submitAddress(workOf(c), c.var.visitor.customer.id, number.id, toNewVerification(parsed.data));
+    if (!submitted.ok) return problemPage(c, number, submitted.problem);
     return c.redirect(`/portal/numbers/${number.id}?done=submitted`, 303);
   })
   .get("/numbers/:number_id/address/edit", async (c) => {
@@ -530,7 +521,7 @@ export const numberPages = createRouter<PortalEnv>()
     const current = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
     if (!current) return c.redirect(`/portal/numbers/${number.id}`, 303);
     if (!ADDRESS_EDITABLE.includes(current.verification.status)) {
-      return verificationPage(c, number, { notice: { kind: "error", text: addressLocked(current.verification.status) } }, 409);
+      return problemPage(c, number, verificationLocked(current.verification.status, "changing the address"));
     }
     return amendPage(c, number, current.verification, { values: addressValues(current.verification), errors: {} });
   })
@@ -538,49 +529,34 @@ export const numberPages = createRouter<PortalEnv>()
     const number = await visitorsNumber(c);
     if (!number) return notFoundPage(c, "Number");
     const current = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
-    if (!current) return verificationPage(c, number, { notice: { kind: "error", text: "Submit the address first." } }, 409);
+    if (!current) return problemPage(c, number, notFound("Verification"));
     const form = await postedFields(c);
     const parsed = updateBodyFrom(form, current.verification.type);
     if (!parsed.success) {
       return amendPage(c, number, current.verification, { values: form, errors: fieldMessages(parsed.error.issues) }, 400);
     }
     const changes = toAddressChanges(parsed.data);
-    const updated = await updateAddress(c.var.db, c.var.outbox, c.var.visitor.customer.id, number.id, changes, Date.now());
-    if (!updated.ok) {
-      const text = updated.reason === "wrong_state" ? addressLocked(updated.state) : "Submit the address first.";
-      return verificationPage(c, number, { notice: { kind: "error", text } }, 409);
-    }
+    const updated = await amendAddress(workOf(c), c.var.visitor.customer.id, number.id, changes);
+    if (!updated.ok) return problemPage(c, number, updated.problem);
     return c.redirect(`/portal/numbers/${number.id}?done=amended`, 303);
   })
   .post("/numbers/:number_id/documents", readsOwnMultipartBody, async (c) => {
     const number = await visitorsNumber(c);
     if (!number) return notFoundPage(c, "Number");
-    const customerId = c.var.visitor.customer.id;
-    const refused = (reason: string) => verificationPage(c, number, { notice: { kind: "error", text: reason } }, 409);
-    const target = await findUploadTarget(c.var.db, customerId, number.id);
-    if (!target.ok) {
-      if (target.reason === "not_found") return notFoundPage(c, "Number");
-      if (target.reason === "not_submitted") return refused("Submit the address before uploading files.");
-      if (target.reason === "full") return refused(`A verification holds at most ${target.limit} documents; delete one first.`);
-      return refused(`The verification is ${target.state}; files cannot be added now.`);
-    }
-    const now = Date.now();
+    const work = workOf(c);
+    const target = await uploadTarget(work, c.var.visitor.customer.id, number.id);
+    if (!target.ok) return problemPage(c, number, target.problem);
     let file: Awaited<ReturnType<typeof readUpload>>;
     try {
       // The API's reader, in its portal mode: the CSRF field and a browser's empty fields are not the upload's.
-      file = await readUpload(c.req.raw, now, "portal");
+      file = await readUpload(c.req.raw, work.now, "portal");
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return verificationPage(c, number, { upload: { values: await uploadValues(c), errors: uploadMessages(error) } }, 400);
+      if (!(error instanceof Problem)) throw error;
+      const errors = error.errors ? problemFields(error) : { file: error.message };
+      return verificationPage(c, number, { upload: { values: await uploadValues(c), errors } }, 400);
     }
-    const stored = await storeDocument(c.var.db, c.var.outbox, c.env.DOCUMENTS, target.value, file, now);
-    if (!stored.ok) {
-      return refused(
-        stored.reason === "full"
-          ? `A verification holds at most ${stored.limit} documents; delete one first.`
-          : `The verification is ${stored.state}; files cannot be added now.`,
-      );
-    }
+    const stored = await uploadDocument(work, target.value, file);
+    if (!stored.ok) return problemPage(c, number, stored.problem);
     return c.redirect(`/portal/numbers/${number.id}?done=uploaded`, 303);
   })
   .get("/numbers/:number_id/documents/:document_id/delete", async (c) => {
@@ -612,13 +588,8 @@ export const numberPages = createRouter<PortalEnv>()
     const number = await visitorsNumber(c);
     const documentId = documentIdParam.safeParse(c.req.param("document_id"));
     if (!number || !documentId.success) return notFoundPage(c, number ? "Document" : "Number");
-    const customerId = c.var.visitor.customer.id;
-    const removed = await removeDocument(c.var.db, c.var.outbox, c.env.DOCUMENTS, customerId, documentId.data, Date.now());
-    if (!removed.ok && removed.reason === "not_found") return notFoundPage(c, "Document");
-    if (!removed.ok) {
-      const text = `The verification is ${removed.state}; its documents can no longer be deleted.`;
-      return verificationPage(c, number, { notice: { kind: "error", text } }, 409);
-    }
+    const removed = await deleteDocument(workOf(c), c.var.visitor.customer.id, documentId.data);
+    if (!removed.ok) return problemPage(c, number, removed.problem);
     return c.redirect(`/portal/numbers/${number.id}?done=deleted`, 303);
   })
   .get("/documents/:document_id/download", async (c) => {

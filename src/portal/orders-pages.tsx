@@ -10,6 +10,7 @@ import { pageWindow } from "../db/paging.ts";
 import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { listOrders, ORDER_SORT_KEYS } from "../orders/list.ts";
 import {
@@ -22,31 +23,21 @@ import {
   toOrderListQuery,
   updateOrderBody,
 } from "../orders/schemas.ts";
-import { createOrder, findOrder, updatePendingOrder } from "../orders/store.ts";
+import { findOrder } from "../orders/store.ts";
+import { changeOrder, placeOrder } from "../orders/use-cases.ts";
 import {
   FilterForm,
   fieldMessages,
   formInteger,
   listFilters,
   postedFields,
+  problemFields,
   Select,
   SortFields,
   TextArea,
   TextInput,
 } from "./forms.tsx";
-import {
-  Badge,
-  CsrfField,
-  capitalised,
-  dateTime,
-  Notice,
-  Pager,
-  renderPage,
-  StatusTabs,
-  Table,
-  withQuery,
-  words,
-} from "./layout.tsx";
+import { Badge, CsrfField, dateTime, Notice, Pager, renderPage, StatusTabs, Table, withQuery, words } from "./layout.tsx";
 
 type Messages = Record<string, string>;
 
@@ -243,10 +234,6 @@ function orderFormValues(row: OrderRow): Record<string, string> {
   return { number_type: row.numberType, country_code: row.countryCode, quantity: String(row.quantity), notes: row.notes ?? "" };
 }
 
-function notOrderableMessage(numberType: string, countryCode: string): string {
-  return `${capitalised(numberType)} numbers cannot be ordered in ${countryCode} right now; choose another type or country.`;
-}
-
 const DONE: Record<string, string> = {
   placed: "The order is placed. It can be changed here until it is processed.",
   saved: "The order is saved.",
@@ -412,8 +399,8 @@ export const orderPages = createRouter<PortalEnv>()
         400,
       );
     if (!parsed.success) return again(fieldMessages(parsed.error.issues));
-    const created = await createOrder(c.var.db, c.var.outbox, visitor.customer.id, toNewOrder(parsed.data), Date.now());
-    if (!created.ok) return again({}, notOrderableMessage(created.numberType, created.countryCode));
+    const created = await placeOrder(workOf(c), visitor.customer.id, toNewOrder(parsed.data));
+    if (!created.ok) return again(problemFields(created.problem), created.problem.message);
     return c.redirect(`/portal/orders/${created.value.id}?done=placed`, 303);
   })
   .get("/orders/:order_id", async (c) => {
@@ -426,34 +413,12 @@ export const orderPages = createRouter<PortalEnv>()
     const form = await postedFields(c);
     const parsed = updateBodyFrom(form);
     if (!parsed.success) return orderPage(c, row, { values: form, errors: fieldMessages(parsed.error.issues) }, 400);
-    const updated = await updatePendingOrder(
-      c.var.db,
-      c.var.outbox,
-      c.var.visitor.customer.id,
-      row.id,
-      toOrderChanges(parsed.data),
-      Date.now(),
-    );
+    const updated = await changeOrder(workOf(c), c.var.visitor.customer.id, row.id, toOrderChanges(parsed.data));
     if (updated.ok) return c.redirect(`/portal/orders/${row.id}?done=saved`, 303);
-    switch (updated.reason) {
-      case "not_found":
-        return orderNotFound(c);
-      case "wrong_state": {
-        // It left pending since the page was shown: show it as it is now.
-        const now = (await findOrder(c.var.db, c.var.visitor.customer.id, row.id)) ?? row;
-        const text = `This order is ${updated.state} now; it can no longer be changed.`;
-        return orderPage(c, now, { notice: { kind: "error", text } }, 409);
-      }
-      case "not_orderable":
-        return orderPage(
-          c,
-          row,
-          {
-            values: form,
-            errors: {},
-            notice: { kind: "error", text: notOrderableMessage(updated.numberType, updated.countryCode) },
-          },
-          409,
-        );
-    }
+    const { problem } = updated;
+    if (problem.code === "not_found") return orderNotFound(c);
+    // It may have left pending since the page was shown: show it as it is now.
+    const now = (await findOrder(c.var.db, c.var.visitor.customer.id, row.id)) ?? row;
+    const edit = problem.code === "order_not_pending" ? {} : { values: form, errors: problemFields(problem) };
+    return orderPage(c, now, { ...edit, notice: { kind: "error", text: problem.message } }, problem.status === 400 ? 400 : 409);
   });

@@ -5,9 +5,9 @@ import { valueOrThrow } from "../db/outcome.ts";
 import type { OperatorEnv } from "../env.ts";
 import { uuidParam } from "../http/fields.ts";
 import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
-import { ApiError, notFound } from "../http/problem.ts";
 import { publicOrigin } from "../http/public-origin.ts";
 import { createRouter } from "../http/router.ts";
+import { notFound, Problem } from "../lib/problem.ts";
 import { issueInvitation } from "./credentials.ts";
 import {
   createUserBody,
@@ -47,7 +47,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       const created = await createUser(c.var.db, c.req.valid("param").slug, c.req.valid("json"), Date.now());
       if (!created.ok) {
         if (created.reason === "not_found") throw notFound("Customer");
-        throw new ApiError("conflict", "This account already has a user with this email");
+        throw new Problem("conflict", "This account already has a user with this email");
       }
       const invitation = valueOrThrow(await issueInvitation(c.var.db, created.value.id, Date.now()), "the new user's invitation");
       c.header("Location", `/admin/users/${created.value.id}`);
@@ -114,7 +114,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
     async (c) => {
       const updated = await changeUser(c.var.db, c.req.valid("param").user_id, c.req.valid("json"), Date.now());
       if (updated.ok) return c.json(toUser(updated.value), 200);
-      if (updated.reason === "refused") throw new ApiError("conflict", updated.message);
+      if (updated.reason === "refused") throw new Problem("conflict", updated.message);
       throw notFound("User");
     },
   );

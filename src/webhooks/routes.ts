@@ -7,9 +7,9 @@ import { pageWindow } from "../db/paging.ts";
 import type { CustomerEnv } from "../env.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
-import { ApiError, notFound } from "../http/problem.ts";
 import { createRouter } from "../http/router.ts";
 import { withPrefix } from "../lib/ids.ts";
+import { notFound, Problem } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
 import {
   createdWebhookEndpointSchema,
@@ -51,14 +51,14 @@ const operation = { tags: ["Webhooks"], security: API_KEY_SECURITY };
 const endpointPath = (slug: string, endpointId: string) =>
   `/api/customers/${slug}/webhook-endpoints/${withPrefix("we", endpointId)}`;
 
-function disabled(action: string): ApiError {
-  return new ApiError("conflict", `The endpoint is disabled and is sent nothing; enable it before ${action}`);
+function disabled(action: string): Problem {
+  return new Problem("conflict", `The endpoint is disabled and is sent nothing; enable it before ${action}`);
 }
 
-function retryRefused(refusal: Refusal<"not_found" | "wrong_state">): ApiError {
+function retryRefused(refusal: Refusal<"not_found" | "wrong_state">): Problem {
   if (refusal.reason === "not_found") return notFound("Delivery");
   if (refusal.state === "disabled") return disabled("retrying a delivery");
-  return new ApiError("conflict", "The delivery is pending: it is on its way already");
+  return new Problem("conflict", "The delivery is pending: it is on its way already");
 }
 
 export const webhookEndpointRoutes = createRouter<CustomerEnv>()
@@ -85,7 +85,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const created = await createEndpoint(c.var.db, c.var.principal.customerId, toNewEndpoint(c.req.valid("json")), Date.now());
       if (!created.ok) {
-        throw new ApiError("conflict", `An account has at most ${created.limit} webhook endpoints; delete one first`);
+        throw new Problem("conflict", `An account has at most ${created.limit} webhook endpoints; delete one first`);
       }
       c.header("Location", endpointPath(c.req.valid("param").customer_slug, created.value.id));
       return c.json({ ...toWebhookEndpoint(created.value), secret: created.value.secret }, 201);

@@ -13,9 +13,9 @@ import {
 import type { Bindings } from "../env.ts";
 import { hasBidiControl, prefixedIdParam, singleLineText, timestampSchema } from "../http/fields.ts";
 import { commaList, pageOnlyQuery, pageSchema } from "../http/pagination.ts";
-import { validationError } from "../http/problem.ts";
 import { issuesToFieldErrors, validationHook } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
+import { validationError } from "../lib/problem.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
 import { type DeliveryWithEvent, type EndpointChanges, type NewEndpoint, subscribedTypes, takesEveryType } from "./store.ts";
 

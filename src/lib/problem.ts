@@ -1,0 +1,102 @@
+// The one refusal of the service: a problem (RFC 9457) with its code from a closed set, the words a person reads, and
+// the fields it is about. The API answers it as problem+json (src/http/problem.ts); a page shows the same words beside
+// the same fields. Nothing here knows HTTP beyond each code's status.
+
+/** Every error code the API can answer with, its status and its title. Clients may rely on `code`. */
+export const PROBLEMS = {
+  validation_error: { status: 400, title: "Validation failed" },
+  malformed_json: { status: 400, title: "Malformed JSON" },
+  not_orderable: { status: 400, title: "Not orderable" },
+  resolution_too_low: { status: 400, title: "Resolution too low" },
+  unauthorized: { status: 401, title: "Unauthorized" },
+  order_not_pending: { status: 403, title: "Order not pending" },
+  not_found: { status: 404, title: "Not found" },
+  method_not_allowed: { status: 405, title: "Method not allowed" },
+  kyc_exists: { status: 409, title: "Verification already exists" },
+  kyc_not_submitted: { status: 409, title: "Verification not submitted" },
+  verification_locked: { status: 409, title: "Verification locked" },
+  verification_completed: { status: 409, title: "Verification completed" },
+  conflict: { status: 409, title: "Conflict" },
+  idempotency_key_in_use: { status: 409, title: "Idempotency key in use" },
+  payload_too_large: { status: 413, title: "Payload too large" },
+  unsupported_media_type: { status: 415, title: "Unsupported media type" },
+  idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
+  rate_limited: { status: 429, title: "Too many requests" },
+  internal_error: { status: 500, title: "Internal server error" },
+} as const;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+export const PROBLEM_CODES = Object.keys(PROBLEMS) as [ProblemCode, ...ProblemCode[]];
+export type ProblemStatus = (typeof PROBLEMS)[ProblemCode]["status"];
+
+export type FieldLocation = "body" | "query" | "path" | "header";
+
+/** One invalid field: where it was, which one (JSON Pointer for bodies, the name for query and path), and why. */
+export interface FieldError {
+  location: FieldLocation;
+  pointer: string;
+  message: string;
+}
+
+/** A refusal: thrown by what cannot go on, returned by a use case (Result), rendered by a route or a page. */
+export class Problem extends Error {
+  readonly code: ProblemCode;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ProblemCode, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+    super(detail);
+    this.name = "Problem";
+    this.code = code;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): ProblemStatus {
+    return PROBLEMS[this.code].status;
+  }
+}
+
+export function notFound(what: string): Problem {
+  return new Problem("not_found", `${what} not found`);
+}
+
+export function unauthorized(): Problem {
+  return new Problem("unauthorized", "A valid credential is required", {
+    headers: { "WWW-Authenticate": 'Bearer realm="virtual-numbers"' },
+  });
+}
+
+export function validationError(errors: FieldError[]): Problem {
+  const [first] = errors;
+  const name = first ? fieldName(first) : "request";
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
+  return new Problem("validation_error", `${name} ${first?.message ?? "is invalid"}${more}`, { errors });
+}
+
+function fieldName(error: FieldError): string {
+  if (error.location !== "body") return error.pointer;
+  return error.pointer === "" ? "body" : error.pointer.slice(1).replaceAll("/", ".");
+}
+
+/** What a use case ends in: its value, or the one problem it refuses with (for a route to answer, a page to show). */
+export type Result<T> = { ok: true; value: T } | { ok: false; problem: Problem };
+
+export function done<T>(value: T): { ok: true; value: T } {
+  return { ok: true, value };
+}
+
+export function refused(problem: Problem): { ok: false; problem: Problem } {
+  return { ok: false, problem };
+}
+
+/** A route's way with a result: the value, or the problem thrown, which the error handler answers as problem+json. */
+export function valueOf<T>(result: Result<T>): T {
+  if (!result.ok) throw result.problem;
+  return result.value;
+}
+
+/** A refusal of one field, `message` read after its name ("quantity must be …"), with `detail` for the whole request. */
+export function fieldProblem(code: ProblemCode, detail: string, pointer: string, message: string): Problem {
+  return new Problem(code, detail, { errors: [{ location: "body", pointer, message }] });
+}
