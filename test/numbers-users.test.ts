@@ -274,7 +274,7 @@ describe("users", () => {
     ] as const) {
       const refused = await problem(await byId.$patch({ param: { user_id: owner.user_id }, json: change }), 409, "conflict");
       expect(refused.detail).toBe(
-        "The account's last active owner cannot be demoted or deactivated: make someone else an owner first.",
+        "The account's last active owner cannot be demoted or deactivated: make someone else an owner first",
       );
     }
     expect(await json(await byId.$get({ param: { user_id: owner.user_id } }), 200)).toMatchObject({

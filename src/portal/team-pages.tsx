@@ -2,22 +2,25 @@
 // deactivate, reactivate, unlock; a new invitation link (a password reset). The rules live in src/users/team.ts.
 import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
-import { USER_ROLES, USER_STATUSES, type UserRole, type UserRow } from "../db/schema.ts";
+import { USER_ROLES, USER_STATUSES, type UserRow } from "../db/schema.ts";
 import type { PortalEnv, PortalVisitor } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { publicOrigin } from "../http/public-origin.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { createUserBody, listUsersQuery, toUserListQuery } from "../users/schemas.ts";
+import type { Problem } from "../lib/problem.ts";
+import { createUserBody, listUsersQuery, toUserListQuery, updateUserBody } from "../users/schemas.ts";
 import { listUsers, USER_SORT_KEYS } from "../users/store.ts";
 import {
+  assignableRoles,
   changeTeammate,
+  type InvitedUser,
   inviteTeammate,
   reinviteTeammate,
   type TeamActor,
-  type TeamRefusal,
   touchProblem,
-} from "../users/team.ts";
-import { FilterForm, fieldMessages, Select, SortFields, TextInput, withoutBlanks } from "./forms.tsx";
+} from "../users/use-cases.ts";
+import { FilterForm, fieldMessages, problemFields, Select, SortFields, TextInput, withoutBlanks } from "./forms.tsx";
 import { Badge, CsrfField, capitalised, dateTime, Notice, Pager, renderPage, StatusTabs, Table, withQuery } from "./layout.tsx";
 import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
 import { AfterRedirect, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
@@ -40,11 +43,6 @@ function actorOf(visitor: PortalVisitor): TeamActor {
   return { id: visitor.user.id, role: visitor.user.role, customerId: visitor.customer.id };
 }
 
-/** The roles the visitor may give: an admin gives no owner role. */
-function assignableRoles(visitor: PortalVisitor): readonly UserRole[] {
-  return visitor.user.role === "owner" ? USER_ROLES : USER_ROLES.filter((r) => r !== "owner");
-}
-
 function InviteFields({ visitor, form }: { visitor: PortalVisitor; form: InviteForm }) {
   const errors = form.errors ?? {};
   return (
@@ -58,7 +56,7 @@ function InviteFields({ visitor, form }: { visitor: PortalVisitor; form: InviteF
         id="invite-role"
         label="Role"
         value={form.role ?? "member"}
-        options={assignableRoles(visitor).map((role) => [role, capitalised(role)] as const)}
+        options={assignableRoles(visitor.user, USER_ROLES).map((role) => [role, capitalised(role)] as const)}
         error={errors.role}
         hint="Owners and admins manage keys, the team and webhooks; members work with orders and numbers."
       />
@@ -80,7 +78,7 @@ function UserActions({ visitor, user }: { visitor: PortalVisitor; user: UserRow 
       <form method="post" action={`${base}/role`} class="actions">
         <CsrfField token={visitor.csrfToken} />
         <select name="role" aria-label={`Role of ${user.name}`}>
-          {assignableRoles(visitor).map((role) => (
+          {assignableRoles(visitor.user, USER_ROLES).map((role) => (
             <option value={role} selected={user.role === role}>
               {capitalised(role)}
             </option>
@@ -204,13 +202,19 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 4
   );
 }
 
-function refusal(c: Context<PortalEnv>, refused: TeamRefusal) {
-  if (refused.reason === "refused") return refusalPage(c, c.var.visitor, "team", 409, refused.message, TEAM_PATH);
-  return refusalPage(c, c.var.visitor, "team", 404, "There is no such user in this account.", TEAM_PATH);
+/** A use case's refusal as a page: its words, and a way back. */
+function problemPage(c: Context<PortalEnv>, problem: Problem) {
+  return refusalPage(c, c.var.visitor, "team", problem.code === "not_found" ? 404 : 409, problem.message, TEAM_PATH);
+}
+
+/** A role or status no form offers (a forged post): the schema's words. */
+function invalidChange(c: Context<PortalEnv>, issues: Parameters<typeof fieldMessages>[0]) {
+  const [message] = Object.entries(fieldMessages(issues)).map(([name, text]) => `${capitalised(name)} ${text}`);
+  return refusalPage(c, c.var.visitor, "team", 409, message ?? "Nothing to change.", TEAM_PATH);
 }
 
 /** The link's page after the redirect: shown once, with whom to send it to and until when it works. */
-async function showLink(c: Context<PortalEnv>, user: UserRow, token: string, expiresAt: number) {
+async function showLink(c: Context<PortalEnv>, { user, token, expiresAt }: InvitedUser) {
   await showOnceAfterRedirect(c, "team", {
     label: "Invitation link",
     secret: `${publicOrigin(c)}/portal/invitations/${token}`,
@@ -230,46 +234,30 @@ export const teamPages = createRouter<PortalEnv>()
     const parsed = createUserBody.safeParse(form);
     if (!parsed.success) return teamPage(c, { ...form, errors: fieldMessages(parsed.error.issues) }, 400);
     const invited = await inviteTeammate(
-      c.var.db,
+      workOf(c),
       { ...actorOf(visitor), customerSlug: visitor.customer.slug },
       { email: parsed.data.email, name: parsed.data.name, role: parsed.data.role },
-      Date.now(),
     );
-    if (!invited.ok) {
-      if (invited.reason === "duplicate") {
-        return teamPage(c, { ...form, errors: { email: "is taken: this account already has a user with this e-mail" } }, 400);
-      }
-      return refusal(c, invited);
-    }
-    const { user, token, expiresAt } = invited.value;
-    return showLink(c, user, token, expiresAt);
+    if (invited.ok) return showLink(c, invited.value);
+    if (invited.problem.errors) return teamPage(c, { ...form, errors: problemFields(invited.problem) }, 400);
+    return problemPage(c, invited.problem);
   })
   .post("/settings/team/:id/role", async (c) => {
-    const role = (await postedForm(c)).text("role");
-    if (!USER_ROLES.includes(role as UserRole)) {
-      return refusalPage(c, c.var.visitor, "team", 409, `The role must be one of ${USER_ROLES.join(", ")}.`, TEAM_PATH);
-    }
-    const changed = await changeTeammate(
-      c.var.db,
-      actorOf(c.var.visitor),
-      c.req.param("id"),
-      { role: role as UserRole },
-      Date.now(),
-    );
-    return changed.ok ? c.redirect(`${TEAM_PATH}?done=role`, 303) : refusal(c, changed);
+    // A teammate's role and status are fields of the operator's change: the same schema judges them.
+    const parsed = updateUserBody.safeParse({ role: (await postedForm(c)).text("role") });
+    if (!parsed.success || parsed.data.role === undefined) return invalidChange(c, parsed.error?.issues ?? []);
+    const changed = await changeTeammate(workOf(c), actorOf(c.var.visitor), c.req.param("id"), { role: parsed.data.role });
+    return changed.ok ? c.redirect(`${TEAM_PATH}?done=role`, 303) : problemPage(c, changed.problem);
   })
   .post("/settings/team/:id/status", async (c) => {
-    // Only these two: a lock is what failed sign-ins do, and "active" also unlocks.
-    const status = (await postedForm(c)).text("status");
-    if (status !== "active" && status !== "inactive") {
-      return refusalPage(c, c.var.visitor, "team", 409, "The status must be active or inactive.", TEAM_PATH);
-    }
-    const changed = await changeTeammate(c.var.db, actorOf(c.var.visitor), c.req.param("id"), { status }, Date.now());
-    return changed.ok ? c.redirect(`${TEAM_PATH}?done=${status}`, 303) : refusal(c, changed);
+    const parsed = updateUserBody.safeParse({ status: (await postedForm(c)).text("status") });
+    // Only these two from a form: a lock is what failed sign-ins do, and "active" also unlocks.
+    const status = parsed.data?.status;
+    if (status !== "active" && status !== "inactive") return invalidChange(c, parsed.error?.issues ?? []);
+    const changed = await changeTeammate(workOf(c), actorOf(c.var.visitor), c.req.param("id"), { status });
+    return changed.ok ? c.redirect(`${TEAM_PATH}?done=${status}`, 303) : problemPage(c, changed.problem);
   })
   .post("/settings/team/:id/invitation", async (c) => {
-    const issued = await reinviteTeammate(c.var.db, actorOf(c.var.visitor), c.req.param("id"), Date.now());
-    if (!issued.ok) return refusal(c, issued);
-    const { user, token, expiresAt } = issued.value;
-    return showLink(c, user, token, expiresAt);
+    const issued = await reinviteTeammate(workOf(c), actorOf(c.var.visitor), c.req.param("id"));
+    return issued.ok ? showLink(c, issued.value) : problemPage(c, issued.problem);
   });

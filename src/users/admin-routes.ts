@@ -1,14 +1,13 @@
 // The operator's management of an account's users.
 import { createRoute, z } from "@hono/zod-openapi";
 import { slugParams } from "../customers/schemas.ts";
-import { valueOrThrow } from "../db/outcome.ts";
 import type { OperatorEnv } from "../env.ts";
 import { uuidParam } from "../http/fields.ts";
 import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
 import { publicOrigin } from "../http/public-origin.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { notFound, Problem } from "../lib/problem.ts";
-import { issueInvitation } from "./credentials.ts";
+import { notFound, valueOf } from "../lib/problem.ts";
 import {
   createUserBody,
   invitationSchema,
@@ -18,8 +17,8 @@ import {
   updateUserBody,
   userSchema,
 } from "./schemas.ts";
-import { createUser, findUser } from "./store.ts";
-import { changeUser } from "./team.ts";
+import { findUser } from "./store.ts";
+import { addUser, changeUser, issueLink } from "./use-cases.ts";
 
 const userIdParams = z.object({ user_id: uuidParam("user_id") });
 
@@ -44,14 +43,9 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const created = await createUser(c.var.db, c.req.valid("param").slug, c.req.valid("json"), Date.now());
-      if (!created.ok) {
-        if (created.reason === "not_found") throw notFound("Customer");
-        throw new Problem("conflict", "This account already has a user with this email");
-      }
-      const invitation = valueOrThrow(await issueInvitation(c.var.db, created.value.id, Date.now()), "the new user's invitation");
-      c.header("Location", `/admin/users/${created.value.id}`);
-      return c.json({ ...toUser(created.value), ...toInvitation(publicOrigin(c), invitation.token, invitation.expiresAt) }, 201);
+      const { user, token, expiresAt } = valueOf(await addUser(workOf(c), c.req.valid("param").slug, c.req.valid("json")));
+      c.header("Location", `/admin/users/${user.id}`);
+      return c.json({ ...toUser(user), ...toInvitation(publicOrigin(c), token, expiresAt) }, 201);
     },
   )
   .openapi(
@@ -71,9 +65,8 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const invitation = await issueInvitation(c.var.db, c.req.valid("param").user_id, Date.now());
-      if (!invitation.ok) throw notFound("User");
-      return c.json(toInvitation(publicOrigin(c), invitation.value.token, invitation.value.expiresAt), 201);
+      const { token, expiresAt } = valueOf(await issueLink(workOf(c), c.req.valid("param").user_id));
+      return c.json(toInvitation(publicOrigin(c), token, expiresAt), 201);
     },
   )
   .openapi(
@@ -112,9 +105,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const updated = await changeUser(c.var.db, c.req.valid("param").user_id, c.req.valid("json"), Date.now());
-      if (updated.ok) return c.json(toUser(updated.value), 200);
-      if (updated.reason === "refused") throw new Problem("conflict", updated.message);
-      throw notFound("User");
+      const updated = valueOf(await changeUser(workOf(c), c.req.valid("param").user_id, c.req.valid("json")));
+      return c.json(toUser(updated), 200);
     },
   );
