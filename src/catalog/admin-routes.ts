@@ -4,10 +4,12 @@ import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";
 import { errorResponses, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { notFound } from "../lib/problem.ts";
+import { valueOf } from "../lib/problem.ts";
 import { catalogPageSchema, catalogPairParams, catalogPairSchema, removedCatalogPairSchema, toCatalogPair } from "./schemas.ts";
-import { addCatalogPair, listCatalog, removeCatalogPair } from "./store.ts";
+import { listCatalog } from "./store.ts";
+import { makeOrderable, stopOrdering } from "./use-cases.ts";
 
 export const catalogAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
@@ -50,7 +52,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
     }),
     async (c) => {
       const { country_code, number_type } = c.req.valid("param");
-      const { row, created } = await addCatalogPair(c.var.db, { countryCode: country_code, numberType: number_type }, Date.now());
+      const { row, created } = valueOf(await makeOrderable(workOf(c), { countryCode: country_code, numberType: number_type }));
       if (!created) return c.json(toCatalogPair(row), 200);
       c.header("Location", `/admin/catalog/${country_code}/${number_type}`);
       return c.json(toCatalogPair(row), 201);
@@ -72,11 +74,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
     }),
     async (c) => {
       const { country_code, number_type } = c.req.valid("param");
-      const removed = await removeCatalogPair(c.var.db, {
-        countryCode: country_code,
-        numberType: number_type,
-      });
-      if (!removed.ok) throw notFound("Catalog pair");
+      valueOf(await stopOrdering(workOf(c), { countryCode: country_code, numberType: number_type }));
       return c.json({ country_code, number_type, orderable: false as const }, 200);
     },
   );

@@ -5,8 +5,9 @@ import type { OperatorEnv } from "../env.ts";
 import { uuidParam } from "../http/fields.ts";
 import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { notFound, Problem } from "../lib/problem.ts";
+import { notFound, valueOf } from "../lib/problem.ts";
 import {
   apiKeyPageSchema,
   apiKeySchema,
@@ -20,15 +21,8 @@ import {
   toCreatedApiKey,
   toCustomer,
 } from "./schemas.ts";
-import {
-  createApiKey,
-  createCustomer,
-  findApiKey,
-  findCustomerBySlug,
-  listApiKeys,
-  listCustomers,
-  revokeApiKey,
-} from "./store.ts";
+import { findApiKey, findCustomerBySlug, listApiKeys, listCustomers } from "./store.ts";
+import { issueApiKey, openAccount, revokeKey } from "./use-cases.ts";
 
 const apiKeyParams = z.object({ id: uuidParam("id") });
 
@@ -50,10 +44,9 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const created = await createCustomer(c.var.db, c.req.valid("json"), Date.now());
-      if (!created.ok) throw new Problem("conflict", "A customer with this slug already exists");
-      c.header("Location", `/admin/customers/${created.value.slug}`);
-      return c.json(toCustomer(created.value), 201);
+      const created = valueOf(await openAccount(workOf(c), c.req.valid("json")));
+      c.header("Location", `/admin/customers/${created.slug}`);
+      return c.json(toCustomer(created), 201);
     },
   )
   .openapi(
@@ -113,9 +106,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const created = await createApiKey(c.var.db, c.req.valid("param").slug, c.req.valid("json").name, Date.now());
-      if (!created.ok) throw notFound("Customer");
-      const { row, key } = created.value;
+      const { row, key } = valueOf(await issueApiKey(workOf(c), c.req.valid("param").slug, c.req.valid("json").name));
       c.header("Location", `/admin/api-keys/${row.id}`);
       return c.json(toCreatedApiKey(row, key), 201);
     },
@@ -181,8 +172,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const revoked = await revokeApiKey(c.var.db, c.req.valid("param").id, Date.now());
-      if (!revoked.ok) throw notFound("API key");
-      return c.json(toApiKey(revoked.value), 200);
+      const revoked = valueOf(await revokeKey(workOf(c), c.req.valid("param").id));
+      return c.json(toApiKey(revoked), 200);
     },
   );

@@ -3,11 +3,13 @@
 // operator's API, scoped to the visitor's account.
 import type { Context } from "hono";
 import { createApiKeyBody } from "../customers/schemas.ts";
-import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from "../customers/store.ts";
+import { findApiKey, listApiKeys } from "../customers/store.ts";
+import { issueApiKey, revokeKey } from "../customers/use-cases.ts";
 import { pageWindow } from "../db/paging.ts";
 import type { ApiKeyRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { fieldMessages, TextInput } from "./forms.tsx";
 import { Badge, Confirmation, CsrfField, dateTime, Pager, renderPage, Table } from "./layout.tsx";
@@ -106,8 +108,8 @@ export const apiKeyPages = createRouter<PortalEnv>()
     const name = (await postedForm(c)).text("name");
     const parsed = createApiKeyBody.safeParse({ name });
     if (!parsed.success) return keysPage(c, { name, error: fieldMessages(parsed.error.issues).name }, 400);
-    const created = await createApiKey(c.var.db, visitor.customer.slug, parsed.data.name, Date.now());
-    if (!created.ok) return refusalPage(c, visitor, "keys", 404, "This account no longer exists.", KEYS_PATH);
+    const created = await issueApiKey(workOf(c), visitor.customer.slug, parsed.data.name);
+    if (!created.ok) return refusalPage(c, visitor, "keys", 404, created.problem.message, KEYS_PATH);
     await showOnceAfterRedirect(c, "keys", {
       label: `The key “${created.value.row.name}”`,
       secret: created.value.key,
@@ -138,8 +140,6 @@ export const apiKeyPages = createRouter<PortalEnv>()
     );
   })
   .post("/settings/api-keys/:id/revoke", async (c) => {
-    const key = await ownKey(c, c.req.param("id"));
-    if (!key) return noSuchKey(c);
-    await revokeApiKey(c.var.db, key.id, Date.now());
-    return c.redirect(`${KEYS_PATH}?done=revoked`, 303);
+    const revoked = await revokeKey(workOf(c), c.req.param("id"), c.var.visitor.customer.id);
+    return revoked.ok ? c.redirect(`${KEYS_PATH}?done=revoked`, 303) : noSuchKey(c);
   });

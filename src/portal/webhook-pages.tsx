@@ -7,7 +7,9 @@ import { pageWindow } from "../db/paging.ts";
 import { EVENT_TYPES, EVERY_EVENT_TYPE, type WebhookEndpointRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
+import type { Problem } from "../lib/problem.ts";
 import {
   allowsInsecureUrls,
   createWebhookEndpointBody,
@@ -16,19 +18,8 @@ import {
   updateWebhookEndpointBody,
   webhookUrl,
 } from "../webhooks/schemas.ts";
-import {
-  createEndpoint,
-  deleteEndpoint,
-  findEndpoint,
-  listDeliveries,
-  listEndpoints,
-  retryDelivery,
-  rotateSecret,
-  sendTestEvent,
-  subscribedTypes,
-  takesEveryType,
-  updateEndpoint,
-} from "../webhooks/store.ts";
+import { findEndpoint, listDeliveries, listEndpoints, subscribedTypes, takesEveryType } from "../webhooks/store.ts";
+import { addEndpoint, changeEndpoint, removeEndpoint, retry, rotateEndpointSecret, sendTest } from "../webhooks/use-cases.ts";
 import { Checkboxes, fieldMessages, Select, TextInput } from "./forms.tsx";
 import { Badge, Confirmation, CsrfField, dateTime, Notice, Pager, renderPage, Table } from "./layout.tsx";
 import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
@@ -286,6 +277,11 @@ async function endpointPage(c: Context<PortalEnv>, endpoint: WebhookEndpointRow,
   );
 }
 
+/** A use case's refusal as a page: its words, and a way back (`back`, or the endpoints). */
+function problemPage(c: Context<PortalEnv>, problem: Problem, back = HOOKS_PATH) {
+  return refusalPage(c, c.var.visitor, "webhooks", problem.code === "not_found" ? 404 : 409, problem.message, back);
+}
+
 function missing(c: Context<PortalEnv>) {
   return refusalPage(c, c.var.visitor, "webhooks", 404, "There is no such endpoint in this account.", HOOKS_PATH);
 }
@@ -300,11 +296,8 @@ export const webhookPages = createRouter<PortalEnv>()
     const parsed = createWebhookEndpointBody.safeParse(body);
     const errors = formErrors(c, parsed.error?.issues ?? [], form);
     if (!parsed.success || Object.keys(errors).length > 0) return endpointsPage(c, { ...form, errors }, undefined, 400);
-    const created = await createEndpoint(c.var.db, c.var.visitor.customer.id, toNewEndpoint(parsed.data), Date.now());
-    if (!created.ok) {
-      const full = <Notice kind="error">An account has at most {created.limit} webhook endpoints: delete one first.</Notice>;
-      return endpointsPage(c, form, full, 409);
-    }
+    const created = await addEndpoint(workOf(c), c.var.visitor.customer.id, toNewEndpoint(parsed.data));
+    if (!created.ok) return endpointsPage(c, form, <Notice kind="error">{created.problem.message}</Notice>, 409);
     await showOnceAfterRedirect(c, "webhooks", {
       label: `Signing secret of ${created.value.url}`,
       secret: created.value.secret,
@@ -329,18 +322,12 @@ export const webhookPages = createRouter<PortalEnv>()
     const parsed = updateWebhookEndpointBody.safeParse(body);
     const errors = formErrors(c, parsed.error?.issues ?? [], form);
     if (!parsed.success || Object.keys(errors).length > 0) return endpointPage(c, endpoint, { ...form, errors }, 400);
-    const updated = await updateEndpoint(
-      c.var.db,
-      c.var.visitor.customer.id,
-      endpoint.id,
-      toEndpointChanges(parsed.data),
-      Date.now(),
-    );
-    return updated.ok ? c.redirect(`${HOOKS_PATH}/${endpoint.id}?done=saved`, 303) : missing(c);
+    const updated = await changeEndpoint(workOf(c), c.var.visitor.customer.id, endpoint.id, toEndpointChanges(parsed.data));
+    return updated.ok ? c.redirect(`${HOOKS_PATH}/${endpoint.id}?done=saved`, 303) : problemPage(c, updated.problem);
   })
   .post("/settings/webhooks/:id/rotate", async (c) => {
-    const rotated = await rotateSecret(c.var.db, c.var.visitor.customer.id, c.req.param("id"), Date.now());
-    if (!rotated.ok) return missing(c);
+    const rotated = await rotateEndpointSecret(workOf(c), c.var.visitor.customer.id, c.req.param("id"));
+    if (!rotated.ok) return problemPage(c, rotated.problem);
     await showOnceAfterRedirect(c, "webhooks", {
       label: "New signing secret",
       secret: rotated.value.secret,
@@ -350,24 +337,14 @@ export const webhookPages = createRouter<PortalEnv>()
   })
   .post("/settings/webhooks/:id/test", async (c) => {
     const id = c.req.param("id");
-    const sent = await sendTestEvent(c.var.db, c.var.outbox, c.var.visitor.customer.id, id, Date.now());
-    if (sent.ok) return c.redirect(`${HOOKS_PATH}/${id}?done=test`, 303);
-    if (sent.reason === "not_found") return missing(c);
-    const message = "The endpoint is disabled and is sent nothing: enable it first.";
-    return refusalPage(c, c.var.visitor, "webhooks", 409, message, `${HOOKS_PATH}/${id}`);
+    const sent = await sendTest(workOf(c), c.var.visitor.customer.id, id);
+    return sent.ok ? c.redirect(`${HOOKS_PATH}/${id}?done=test`, 303) : problemPage(c, sent.problem, `${HOOKS_PATH}/${id}`);
   })
   .post("/settings/webhooks/:id/deliveries/:deliveryId/retry", async (c) => {
     const { id, deliveryId } = c.req.param();
-    const retried = await retryDelivery(c.var.db, c.var.outbox, c.var.visitor.customer.id, id, deliveryId, Date.now());
+    const retried = await retry(workOf(c), c.var.visitor.customer.id, id, deliveryId);
     if (retried.ok) return c.redirect(`${HOOKS_PATH}/${id}?done=retried`, 303);
-    if (retried.reason === "not_found") {
-      return refusalPage(c, c.var.visitor, "webhooks", 404, "There is no such delivery.", `${HOOKS_PATH}/${id}`);
-    }
-    const message =
-      retried.state === "disabled"
-        ? "The endpoint is disabled and is sent nothing: enable it first."
-        : "The delivery is pending: it is on its way already.";
-    return refusalPage(c, c.var.visitor, "webhooks", 409, message, `${HOOKS_PATH}/${id}`);
+    return problemPage(c, retried.problem, `${HOOKS_PATH}/${id}`);
   })
   .get("/settings/webhooks/:id/delete", async (c) => {
     const visitor = c.var.visitor;
@@ -389,6 +366,6 @@ export const webhookPages = createRouter<PortalEnv>()
     );
   })
   .post("/settings/webhooks/:id/delete", async (c) => {
-    const deleted = await deleteEndpoint(c.var.db, c.var.visitor.customer.id, c.req.param("id"));
-    return deleted.ok ? c.redirect(`${HOOKS_PATH}?done=deleted`, 303) : missing(c);
+    const deleted = await removeEndpoint(workOf(c), c.var.visitor.customer.id, c.req.param("id"));
+    return deleted.ok ? c.redirect(`${HOOKS_PATH}?done=deleted`, 303) : problemPage(c, deleted.problem);
   });

@@ -2,14 +2,14 @@
 // and each endpoint's delivery log with a delivery's retry.
 import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
-import type { Refusal } from "../db/outcome.ts";
 import { pageWindow } from "../db/paging.ts";
 import type { CustomerEnv } from "../env.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { notFound, Problem } from "../lib/problem.ts";
+import { notFound, valueOf } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
 import {
   createdWebhookEndpointSchema,
@@ -30,18 +30,8 @@ import {
   webhookEndpointSchema,
   webhookUrlHook,
 } from "./schemas.ts";
-import {
-  createEndpoint,
-  deleteEndpoint,
-  findEndpoint,
-  listDeliveries,
-  listEndpoints,
-  MAX_ENDPOINTS,
-  retryDelivery,
-  rotateSecret,
-  sendTestEvent,
-  updateEndpoint,
-} from "./store.ts";
+import { findEndpoint, listDeliveries, listEndpoints, MAX_ENDPOINTS } from "./store.ts";
+import { addEndpoint, changeEndpoint, removeEndpoint, retry, rotateEndpointSecret, sendTest } from "./use-cases.ts";
 
 const slugParams = z.object({ customer_slug: customerSlugParam });
 const endpointParams = slugParams.extend({ endpoint_id: endpointIdParam });
@@ -50,16 +40,6 @@ const operation = { tags: ["Webhooks"], security: API_KEY_SECURITY };
 
 const endpointPath = (slug: string, endpointId: string) =>
   `/api/customers/${slug}/webhook-endpoints/${withPrefix("we", endpointId)}`;
-
-function disabled(action: string): Problem {
-  return new Problem("conflict", `The endpoint is disabled and is sent nothing; enable it before ${action}`);
-}
-
-function retryRefused(refusal: Refusal<"not_found" | "wrong_state">): Problem {
-  if (refusal.reason === "not_found") return notFound("Delivery");
-  if (refusal.state === "disabled") return disabled("retrying a delivery");
-  return new Problem("conflict", "The delivery is pending: it is on its way already");
-}
 
 export const webhookEndpointRoutes = createRouter<CustomerEnv>()
   .openapi(
@@ -83,12 +63,9 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       },
     }),
     async (c) => {
-      const created = await createEndpoint(c.var.db, c.var.principal.customerId, toNewEndpoint(c.req.valid("json")), Date.now());
-      if (!created.ok) {
-        throw new Problem("conflict", `An account has at most ${created.limit} webhook endpoints; delete one first`);
-      }
-      c.header("Location", endpointPath(c.req.valid("param").customer_slug, created.value.id));
-      return c.json({ ...toWebhookEndpoint(created.value), secret: created.value.secret }, 201);
+      const created = valueOf(await addEndpoint(workOf(c), c.var.principal.customerId, toNewEndpoint(c.req.valid("json"))));
+      c.header("Location", endpointPath(c.req.valid("param").customer_slug, created.id));
+      return c.json({ ...toWebhookEndpoint(created), secret: created.secret }, 201);
     },
     webhookUrlHook,
   )
@@ -149,15 +126,10 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const changes = toEndpointChanges(c.req.valid("json"));
-      const updated = await updateEndpoint(
-        c.var.db,
-        c.var.principal.customerId,
-        c.req.valid("param").endpoint_id,
-        changes,
-        Date.now(),
+      const updated = valueOf(
+        await changeEndpoint(workOf(c), c.var.principal.customerId, c.req.valid("param").endpoint_id, changes),
       );
-      if (!updated.ok) throw notFound("Webhook endpoint");
-      return c.json(toWebhookEndpoint(updated.value), 200);
+      return c.json(toWebhookEndpoint(updated), 200);
     },
     webhookUrlHook,
   )
@@ -177,8 +149,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { endpoint_id } = c.req.valid("param");
-      const deleted = await deleteEndpoint(c.var.db, c.var.principal.customerId, endpoint_id);
-      if (!deleted.ok) throw notFound("Webhook endpoint");
+      valueOf(await removeEndpoint(workOf(c), c.var.principal.customerId, endpoint_id));
       return c.json({ message: `Webhook endpoint ${withPrefix("we", endpoint_id)} deleted`, deleted_at: toIso(Date.now()) }, 200);
     },
   )
@@ -199,9 +170,10 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       },
     }),
     async (c) => {
-      const rotated = await rotateSecret(c.var.db, c.var.principal.customerId, c.req.valid("param").endpoint_id, Date.now());
-      if (!rotated.ok) throw notFound("Webhook endpoint");
-      return c.json({ secret: rotated.value.secret }, 200);
+      const rotated = valueOf(
+        await rotateEndpointSecret(workOf(c), c.var.principal.customerId, c.req.valid("param").endpoint_id),
+      );
+      return c.json({ secret: rotated.secret }, 200);
     },
   )
   .openapi(
@@ -222,12 +194,8 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { endpoint_id } = c.req.valid("param");
-      const sent = await sendTestEvent(c.var.db, c.var.outbox, c.var.principal.customerId, endpoint_id, Date.now());
-      if (!sent.ok) {
-        if (sent.reason === "not_found") throw notFound("Webhook endpoint");
-        throw disabled("sending it a test event");
-      }
-      return c.json(toDelivery(sent.value), 202);
+      const sent = valueOf(await sendTest(workOf(c), c.var.principal.customerId, endpoint_id));
+      return c.json(toDelivery(sent), 202);
     },
   )
   .openapi(
@@ -277,9 +245,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { endpoint_id, delivery_id } = c.req.valid("param");
-      const { customerId } = c.var.principal;
-      const retried = await retryDelivery(c.var.db, c.var.outbox, customerId, endpoint_id, delivery_id, Date.now());
-      if (!retried.ok) throw retryRefused(retried);
-      return c.json(toDelivery(retried.value), 202);
+      const retried = valueOf(await retry(workOf(c), c.var.principal.customerId, endpoint_id, delivery_id));
+      return c.json(toDelivery(retried), 202);
     },
   );

@@ -1,0 +1,33 @@
+// The accounts' actions and their API keys', once for every front end: the operator's routes (any account) and the
+// portal's Settings → API keys (the visitor's own account). Each ends in its value or one Problem.
+import type { ApiKeyRow, CustomerRow } from "../db/schema.ts";
+import type { Work } from "../env.ts";
+import { done, notFound, Problem, type Result, refused } from "../lib/problem.ts";
+import { createApiKey, createCustomer, findApiKey, type NewCustomer, revokeApiKey } from "./store.ts";
+
+export async function openAccount(work: Work, customer: NewCustomer): Promise<Result<CustomerRow>> {
+  const created = await createCustomer(work.db, customer, work.now);
+  return created.ok ? done(created.value) : refused(new Problem("conflict", "A customer with this slug already exists"));
+}
+
+/** A new key of the account with this slug: the row, and the key itself, which is never shown again. */
+export async function issueApiKey(
+  work: Work,
+  customerSlug: string,
+  name: string,
+): Promise<Result<{ row: ApiKeyRow; key: string }>> {
+  const created = await createApiKey(work.db, customerSlug, name, work.now);
+  return created.ok ? done(created.value) : refused(notFound("Customer"));
+}
+
+/**
+ * Revokes a key: the operator's any key, or, with `ownerId`, only a key of that account (another account's key is
+ * not found either). Revoking twice keeps the first revocation time.
+ */
+export async function revokeKey(work: Work, keyId: string, ownerId?: string): Promise<Result<ApiKeyRow>> {
+  if (ownerId !== undefined && (await findApiKey(work.db, keyId))?.customerId !== ownerId) {
+    return refused(notFound("API key"));
+  }
+  const revoked = await revokeApiKey(work.db, keyId, work.now);
+  return revoked.ok ? done(revoked.value) : refused(notFound("API key"));
+}

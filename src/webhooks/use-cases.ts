@@ -1,0 +1,78 @@
+// The webhook endpoints' actions, once for every front end (the customer API and the portal's Settings → Webhooks):
+// each takes its validated input, calls the store, and ends in its value or one Problem in the words a person reads.
+import type { Refusal } from "../db/outcome.ts";
+import type { WebhookEndpointRow } from "../db/schema.ts";
+import type { Work } from "../env.ts";
+import { done, notFound, Problem, type Result, refused } from "../lib/problem.ts";
+import {
+  createEndpoint,
+  type DeliveryWithEvent,
+  deleteEndpoint,
+  type EndpointChanges,
+  type NewEndpoint,
+  retryDelivery,
+  rotateSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from "./store.ts";
+
+const noEndpoint = () => notFound("Webhook endpoint");
+
+function disabled(action: string): Problem {
+  return new Problem("conflict", `The endpoint is disabled and is sent nothing; enable it before ${action}`);
+}
+
+function endpointOrNotFound(outcome: { ok: true; value: WebhookEndpointRow } | Refusal<"not_found">) {
+  return outcome.ok ? done(outcome.value) : refused(noEndpoint());
+}
+
+/** A new endpoint of the account (at most MAX_ENDPOINTS), enabled, with its secret (shown once). */
+export async function addEndpoint(work: Work, customerId: string, endpoint: NewEndpoint): Promise<Result<WebhookEndpointRow>> {
+  const created = await createEndpoint(work.db, customerId, endpoint, work.now);
+  if (created.ok) return done(created.value);
+  return refused(new Problem("conflict", `An account has at most ${created.limit} webhook endpoints; delete one first`));
+}
+
+export async function changeEndpoint(
+  work: Work,
+  customerId: string,
+  endpointId: string,
+  changes: EndpointChanges,
+): Promise<Result<WebhookEndpointRow>> {
+  return endpointOrNotFound(await updateEndpoint(work.db, customerId, endpointId, changes, work.now));
+}
+
+/** Deletes the endpoint and its deliveries (pending ones are cancelled). */
+export async function removeEndpoint(work: Work, customerId: string, endpointId: string): Promise<Result<WebhookEndpointRow>> {
+  return endpointOrNotFound(await deleteEndpoint(work.db, customerId, endpointId));
+}
+
+/** A new signing secret (shown once); the old one signs beside it for 24 hours. */
+export async function rotateEndpointSecret(
+  work: Work,
+  customerId: string,
+  endpointId: string,
+): Promise<Result<WebhookEndpointRow>> {
+  return endpointOrNotFound(await rotateSecret(work.db, customerId, endpointId, work.now));
+}
+
+/** A webhook.test event delivered to this endpoint only. */
+export async function sendTest(work: Work, customerId: string, endpointId: string): Promise<Result<DeliveryWithEvent>> {
+  const sent = await sendTestEvent(work.db, work.outbox, customerId, endpointId, work.now);
+  if (sent.ok) return done(sent.value);
+  return refused(sent.reason === "not_found" ? noEndpoint() : disabled("sending it a test event"));
+}
+
+/** A finished delivery sent again now, its attempts going on. */
+export async function retry(
+  work: Work,
+  customerId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<Result<DeliveryWithEvent>> {
+  const retried = await retryDelivery(work.db, work.outbox, customerId, endpointId, deliveryId, work.now);
+  if (retried.ok) return done(retried.value);
+  if (retried.reason === "not_found") return refused(notFound("Delivery"));
+  if (retried.state === "disabled") return refused(disabled("retrying a delivery"));
+  return refused(new Problem("conflict", "The delivery is pending: it is on its way already"));
+}
