@@ -11,6 +11,7 @@ import { orderPages } from "./portal/orders-pages.tsx";
 import { boundedFormBody, sameOriginForms } from "./portal/session-guard.tsx";
 import { teamPages } from "./portal/team-pages.tsx";
 import { webhookPages } from "./portal/webhook-pages.tsx";
+import { uiAssets } from "./ui/document.tsx";
 
 export type { AppType } from "./api.ts";
 
@@ -19,6 +20,7 @@ function mountPortal(app: AppRouter): void {
     .use("/portal/*", portalPageHeaders, noStore, sameOriginForms, boundedFormBody)
     .use("/portal", portalPageHeaders, noStore)
     // The public pages first: a route that answers ends the chain before the session guard of the audience below.
+    .route("/", uiAssets)
     .route("/", publicPortalPages)
     .route(
       "/portal",

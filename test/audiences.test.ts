@@ -8,7 +8,7 @@ import { call, clientAddress, createCustomer, problem, type TestCustomer } from 
 /** The operations anyone may call; everything else needs a customer's API key or the operator's token. */
 const PUBLIC_OPERATIONS = ["getHealth", "getProblemType"];
 /** Routes of the public audience that the description does not list: the description itself and its reference page. */
-const UNDESCRIBED_PUBLIC_ROUTES = ["GET /openapi.json", "GET /docs"];
+const UNDESCRIBED_PUBLIC_ROUTES = ["GET /openapi.json", "GET /docs", "GET /ui/assets/ui.css", "GET /ui/assets/icon.svg"];
 
 type Operation = { operationId: string; security: Record<string, string[]>[] };
 interface Described {
@@ -98,7 +98,7 @@ describe("default deny over every described operation", () => {
     }
   });
 
-  it("has no route the description does not list, apart from the description, its page and the portal's pages", () => {
+  it("has no route the description does not list, apart from the description, its page, the pages' assets and the portal's pages", () => {
     const described = new Set(operations.map((d) => `${d.method} ${d.path.replace(/\{(\w+)\}/g, ":$1")}`));
     const routes = createApp()
       // The portal's pages are HTML for people, guarded by its session (test/portal-sessions.test.ts walks them).

@@ -32,8 +32,6 @@ import { invitedUser, PASSWORD, postForm, SAME_ORIGIN, sessionOf, signedIn } fro
 /** Pages anyone may open; every other portal page needs a session. */
 const PUBLIC_PAGES = [
   "GET /portal",
-  "GET /portal/assets/portal.css",
-  "GET /portal/assets/icon.svg",
   "GET /portal/sign-in",
   "POST /portal/sign-in",
   "GET /portal/sign-in/account",
@@ -306,11 +304,11 @@ describe("hardening", () => {
       expect(html).not.toContain('"data:');
       const links = [...html.matchAll(/<link rel="(icon|stylesheet)" href="([^"]+)"/g)].map((m) => [m[1], m[2]]);
       expect(links).toEqual([
-        ["stylesheet", "/portal/assets/portal.css"],
-        ["icon", "/portal/assets/icon.svg"],
+        ["stylesheet", "/ui/assets/ui.css"],
+        ["icon", "/ui/assets/icon.svg"],
       ]);
     }
-    const icon = await call("/portal/assets/icon.svg");
+    const icon = await call("/ui/assets/icon.svg");
     expect(icon.headers.get("Content-Type")).toBe("image/svg+xml");
     expect(await icon.text()).toMatch(/^<svg /);
   });

@@ -6,7 +6,7 @@ import { errorResponses, jsonResponse, locationHeader, OPERATOR_OPERATION } from
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { valueOf } from "../lib/problem.ts";
+import { valueOrProblem } from "../lib/problem.ts";
 import { catalogPageSchema, catalogPairParams, catalogPairSchema, removedCatalogPairSchema, toCatalogPair } from "./schemas.ts";
 import { listCatalog } from "./store.ts";
 import { makeOrderable, stopOrdering } from "./use-cases.ts";
@@ -52,7 +52,9 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
     }),
     async (c) => {
       const { country_code, number_type } = c.req.valid("param");
-      const { row, created } = valueOf(await makeOrderable(workOf(c), { countryCode: country_code, numberType: number_type }));
+      const { row, created } = valueOrProblem(
+        await makeOrderable(workOf(c), { countryCode: country_code, numberType: number_type }),
+      );
       if (!created) return c.json(toCatalogPair(row), 200);
       c.header("Location", `/admin/catalog/${country_code}/${number_type}`);
       return c.json(toCatalogPair(row), 201);
@@ -74,7 +76,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
     }),
     async (c) => {
       const { country_code, number_type } = c.req.valid("param");
-      valueOf(await stopOrdering(workOf(c), { countryCode: country_code, numberType: number_type }));
+      valueOrProblem(await stopOrdering(workOf(c), { countryCode: country_code, numberType: number_type }));
       return c.json({ country_code, number_type, orderable: false as const }, 200);
     },
   );

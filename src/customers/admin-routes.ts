@@ -7,7 +7,7 @@ import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERAT
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { notFound, valueOf } from "../lib/problem.ts";
+import { notFound, valueOrProblem } from "../lib/problem.ts";
 import {
   apiKeyPageSchema,
   apiKeySchema,
@@ -44,7 +44,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const created = valueOf(await openAccount(workOf(c), c.req.valid("json")));
+      const created = valueOrProblem(await openAccount(workOf(c), c.req.valid("json")));
       c.header("Location", `/admin/customers/${created.slug}`);
       return c.json(toCustomer(created), 201);
     },
@@ -106,7 +106,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const { row, key } = valueOf(await issueApiKey(workOf(c), c.req.valid("param").slug, c.req.valid("json").name));
+      const { row, key } = valueOrProblem(await issueApiKey(workOf(c), c.req.valid("param").slug, c.req.valid("json").name));
       c.header("Location", `/admin/api-keys/${row.id}`);
       return c.json(toCreatedApiKey(row, key), 201);
     },
@@ -172,7 +172,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const revoked = valueOf(await revokeKey(workOf(c), c.req.valid("param").id));
+      const revoked = valueOrProblem(await revokeKey(workOf(c), c.req.valid("param").id));
       return c.json(toApiKey(revoked), 200);
     },
   );

@@ -5,7 +5,7 @@ import { prefixedIdParam } from "../http/fields.ts";
 import { errorResponses, jsonBody, jsonResponse, OPERATOR_OPERATION } from "../http/openapi.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { valueOf } from "../lib/problem.ts";
+import { valueOrProblem } from "../lib/problem.ts";
 import { reviewBody, toVerification, verificationSchema } from "./schemas.ts";
 import { review } from "./use-cases.ts";
 
@@ -30,7 +30,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>().openapi(
   }),
   async (c) => {
     const { status, rejection_reason } = c.req.valid("json");
-    const reviewed = valueOf(await review(workOf(c), c.req.valid("param").kyc_id, status, rejection_reason));
+    const reviewed = valueOrProblem(await review(workOf(c), c.req.valid("param").kyc_id, status, rejection_reason));
     return c.json(toVerification(reviewed.verification, reviewed.documents), 200);
   },
 );

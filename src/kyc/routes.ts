@@ -10,7 +10,7 @@ import { strictJsonBody } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { notFound, valueOf } from "../lib/problem.ts";
+import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
 import { downloadResponse } from "./download.ts";
 import {
@@ -61,7 +61,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { number_id } = c.req.valid("param");
       const body = toNewVerification(c.req.valid("json"));
-      const submitted = valueOf(await submitAddress(workOf(c), c.var.principal.customerId, number_id, body));
+      const submitted = valueOrProblem(await submitAddress(workOf(c), c.var.principal.customerId, number_id, body));
       c.header("Location", verificationPath(number_id));
       return c.json(toVerification(submitted, []), 201);
     },
@@ -87,7 +87,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const { number_id } = c.req.valid("param");
       const changes = toAddressChanges(c.req.valid("json"));
       // Scoped to the key's account: another account's number has no verification here, so it is a 404 too.
-      const updated = valueOf(await amendAddress(workOf(c), c.var.principal.customerId, number_id, changes));
+      const updated = valueOrProblem(await amendAddress(workOf(c), c.var.principal.customerId, number_id, changes));
       return c.json(toVerification(updated.verification, updated.documents), 200);
     },
   )
@@ -142,10 +142,10 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const { number_id } = c.req.valid("param");
       // Refused before the body is read: a locked or full verification costs no 10 MiB read.
       const work = workOf(c);
-      const target = valueOf(await uploadTarget(work, c.var.principal.customerId, number_id));
+      const target = valueOrProblem(await uploadTarget(work, c.var.principal.customerId, number_id));
       await claimBeforeReadingBody(c.req.raw);
       const file = await readUpload(c.req.raw, work.now);
-      const stored = valueOf(await uploadDocument(work, target, file));
+      const stored = valueOrProblem(await uploadDocument(work, target, file));
       c.header("Location", downloadPath(stored.id));
       return c.json(toDocument(stored, publicOrigin(c)), 201);
     },
@@ -197,7 +197,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { document_id } = c.req.valid("param");
-      valueOf(await deleteDocument(workOf(c), c.var.principal.customerId, document_id));
+      valueOrProblem(await deleteDocument(workOf(c), c.var.principal.customerId, document_id));
       return c.json(
         {
           message: `Document ${withPrefix("doc", document_id)} deleted`,

@@ -91,7 +91,7 @@ export function refused(problem: Problem): { ok: false; problem: Problem } {
 }
 
 /** A route's way with a result: the value, or the problem thrown, which the error handler answers as problem+json. */
-export function valueOf<T>(result: Result<T>): T {
+export function valueOrProblem<T>(result: Result<T>): T {
   if (!result.ok) throw result.problem;
   return result.value;
 }

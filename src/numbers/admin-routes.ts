@@ -4,7 +4,7 @@ import type { OperatorEnv } from "../env.ts";
 import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { valueOf } from "../lib/problem.ts";
+import { valueOrProblem } from "../lib/problem.ts";
 import { orderIdParam, toOrder } from "../orders/schemas.ts";
 import { allocationBody, allocationSchema, toNumber } from "./schemas.ts";
 import { allocate } from "./use-cases.ts";
@@ -34,7 +34,7 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
   }),
   async (c) => {
     const { order_id } = c.req.valid("param");
-    const allocated = valueOf(await allocate(workOf(c), order_id, c.req.valid("json").phone_numbers));
+    const allocated = valueOrProblem(await allocate(workOf(c), order_id, c.req.valid("json").phone_numbers));
     c.header("Location", `/admin/orders/${order_id}`);
     return c.json({ order: toOrder(allocated.order), numbers: allocated.numbers.map((n) => toNumber(n, null)) }, 201);
   },

@@ -4,7 +4,7 @@ import type { OperatorEnv } from "../env.ts";
 import { errorResponses, jsonBody, jsonResponse, OPERATOR_OPERATION } from "../http/openapi.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { notFound, valueOf } from "../lib/problem.ts";
+import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { orderIdParam, orderSchema, orderStatusChangeBody, toOrder } from "./schemas.ts";
 import { findOrderById } from "./store.ts";
 import { moveOrder } from "./use-cases.ts";
@@ -47,7 +47,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
     }),
     async (c) => {
       const { status } = c.req.valid("json");
-      const moved = valueOf(await moveOrder(workOf(c), c.req.valid("param").order_id, status));
+      const moved = valueOrProblem(await moveOrder(workOf(c), c.req.valid("param").order_id, status));
       return c.json(toOrder(moved), 200);
     },
   );

@@ -7,7 +7,7 @@ import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeade
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { notFound, valueOf } from "../lib/problem.ts";
+import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { listOrders } from "./list.ts";
 import {
   createOrderBody,
@@ -101,7 +101,7 @@ export const orderRoutes = createRouter<CustomerEnv>()
       },
     }),
     async (c) => {
-      const created = valueOf(await placeOrder(workOf(c), c.var.principal.customerId, toNewOrder(c.req.valid("json"))));
+      const created = valueOrProblem(await placeOrder(workOf(c), c.var.principal.customerId, toNewOrder(c.req.valid("json"))));
       c.header("Location", `/api/customers/${c.req.valid("param").customer_slug}/orders/${created.id}`);
       return c.json(toOrder(created), 201);
     },
@@ -125,7 +125,7 @@ export const orderRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { order_id } = c.req.valid("param");
       const changes = toOrderChanges(c.req.valid("json"));
-      const updated = valueOf(await changeOrder(workOf(c), c.var.principal.customerId, order_id, changes));
+      const updated = valueOrProblem(await changeOrder(workOf(c), c.var.principal.customerId, order_id, changes));
       return c.json(toOrder(updated), 200);
     },
   );

@@ -11,10 +11,12 @@ import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { fieldMessages, TextInput } from "./forms.tsx";
-import { Badge, Confirmation, CsrfField, dateTime, Pager, renderPage, Table } from "./layout.tsx";
+import { Badge, Confirmation, CsrfField, Pager, Table } from "../ui/components.tsx";
+import { dateTime } from "../ui/format.ts";
+import { fieldMessages, readForm, TextInput } from "../ui/forms.tsx";
+import { renderPage } from "../ui/renderer.tsx";
 import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
-import { AfterRedirect, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
+import { AfterRedirect, refusalPage, requireSettingsRole } from "./settings-common.tsx";
 
 const KEYS_PATH = "/portal/settings/api-keys";
 const DONE: Record<string, string> = { revoked: "The key is revoked: the API refuses it from now on." };
@@ -39,7 +41,6 @@ async function keysPage(c: Context<PortalEnv>, form: { name?: string; error?: st
   const slug = visitor.customer.slug;
   return renderPage(
     c,
-    visitor,
     { title: "API keys", section: "keys" },
     <>
       <h1>API keys</h1>
@@ -96,7 +97,7 @@ async function ownKey(c: Context<PortalEnv>, id: string) {
 }
 
 function noSuchKey(c: Context<PortalEnv>) {
-  return refusalPage(c, c.var.visitor, "keys", 404, "There is no such key in this account.", KEYS_PATH);
+  return refusalPage(c, "keys", 404, "There is no such key in this account.", KEYS_PATH);
 }
 
 export const apiKeyPages = createRouter<PortalEnv>()
@@ -105,11 +106,11 @@ export const apiKeyPages = createRouter<PortalEnv>()
   .get("/settings/api-keys", (c) => keysPage(c, {}))
   .post("/settings/api-keys", async (c) => {
     const visitor = c.var.visitor;
-    const name = (await postedForm(c)).text("name");
+    const name = (await readForm(c)).fields.name ?? "";
     const parsed = createApiKeyBody.safeParse({ name });
     if (!parsed.success) return keysPage(c, { name, error: fieldMessages(parsed.error.issues).name }, 400);
     const created = await issueApiKey(workOf(c), visitor.customer.slug, parsed.data.name);
-    if (!created.ok) return refusalPage(c, visitor, "keys", 404, created.problem.message, KEYS_PATH);
+    if (!created.ok) return refusalPage(c, "keys", 404, created.problem.message, KEYS_PATH);
     await showOnceAfterRedirect(c, "keys", {
       label: `The key “${created.value.row.name}”`,
       secret: created.value.key,
@@ -123,7 +124,6 @@ export const apiKeyPages = createRouter<PortalEnv>()
     if (!key) return noSuchKey(c);
     return renderPage(
       c,
-      visitor,
       { title: "Revoke an API key", section: "keys" },
       <Confirmation
         token={visitor.csrfToken}

@@ -1,14 +1,18 @@
 // The portal's audience: people of an account, by the session cookie.
 import type { PortalEnv } from "../env.ts";
 import { createRouter } from "../http/router.ts";
+import { pageRenderer } from "../ui/renderer.tsx";
+import { portalFrame } from "./frame.tsx";
 import { requireSession } from "./session-guard.tsx";
 
 /**
- * People of an account, by the portal's session cookie (and on every form, its CSRF token). Mounted at /portal after
- * the portal's public pages (sign-in, invitations), whose routes answer before this guard is reached.
+ * People of an account, by the portal's session cookie (and on every form, its CSRF token), and the portal's frame
+ * around every page. Mounted at /portal after the portal's public pages (sign-in, invitations), whose routes answer
+ * before this guard is reached.
  */
 export function portalAudience() {
   const router = createRouter<PortalEnv>();
-  router.use(requireSession);
+  // The renderer after the guard: the frame names the visitor the guard found.
+  router.use(requireSession, pageRenderer(portalFrame));
   return router;
 }

@@ -4,6 +4,9 @@ import type { Context } from "hono";
 import type { AppEnv, PortalEnv } from "../env.ts";
 import { authenticationFailure, refuseSpentAddress } from "../http/auth-failures.ts";
 import { createRouter } from "../http/router.ts";
+import { Notice } from "../ui/components.tsx";
+import { readForm, TextInput } from "../ui/forms.tsx";
+import { pageRenderer, renderPage } from "../ui/renderer.tsx";
 import {
   type AccountChoice,
   acceptInvitation,
@@ -14,8 +17,6 @@ import {
   signIn,
 } from "../users/credentials.ts";
 import { endSession, signInChoicesOf, startChosenSession } from "../users/sessions.ts";
-import { postedFields, TextInput } from "./forms.tsx";
-import { Notice, PORTAL_CSS_PATH, PORTAL_ICON_PATH, renderBarePage } from "./layout.tsx";
 import {
   CHOOSE_ACCOUNT_PATH,
   clearSessionCookie,
@@ -28,7 +29,6 @@ import {
   setSignInChoiceCookie,
   signInChoiceCookie,
 } from "./session-guard.tsx";
-import { PORTAL_CSS, PORTAL_ICON_SVG } from "./styles.ts";
 
 interface SignInForm {
   email?: string | undefined;
@@ -104,28 +104,21 @@ function ChooseAccount({ accounts, next }: { accounts: AccountChoice[]; next: st
   );
 }
 
-/** Pages anyone may open: sign-in, invitations, the stylesheet. Mounted before the session pages. */
+/** Pages anyone may open: sign-in, invitations. Mounted before the session pages, with a renderer of no frame. */
 export const publicPortalPages = createRouter<AppEnv>()
-  .get(PORTAL_CSS_PATH, (c) => {
-    c.header("Content-Type", "text/css; charset=utf-8");
-    return c.body(PORTAL_CSS);
-  })
-  .get(PORTAL_ICON_PATH, (c) => {
-    c.header("Content-Type", "image/svg+xml");
-    return c.body(PORTAL_ICON_SVG);
-  })
+  .use("/portal/*", pageRenderer())
   .get("/portal", (c) => c.redirect("/portal/orders", 303))
   .get(SIGN_IN_PATH, (c) =>
-    renderBarePage(
+    renderPage(
       c,
-      "Sign in",
+      { title: "Sign in" },
       <SignIn form={{ next: c.req.query("next"), notice: SIGN_IN_NOTICES[c.req.query("done") ?? ""] }} />,
     ),
   )
   .post(SIGN_IN_PATH, async (c) => {
-    const form = await postedFields(c);
+    const form = (await readForm(c)).fields;
     const attempt = { email: form.email ?? "", next: form.next };
-    const tooMany = () => renderBarePage(c, "Sign in", <SignIn form={{ ...attempt, error: TOO_MANY_FAILURES }} />, 429);
+    const tooMany = () => renderPage(c, { title: "Sign in" }, <SignIn form={{ ...attempt, error: TOO_MANY_FAILURES }} />, 429);
     // Failed sign-ins spend the address's budget as failed API keys do: past it, no password is checked.
     if (addressIsRefused(c)) return tooMany();
     // A sign-in always starts afresh: the session this browser had ends with it.
@@ -133,7 +126,7 @@ export const publicPortalPages = createRouter<AppEnv>()
     switch (result.outcome) {
       case "refused":
         if ((await authenticationFailure(c)).code === "rate_limited") return tooMany();
-        return renderBarePage(c, "Sign in", <SignIn form={{ ...attempt, error: SIGN_IN_REFUSED }} />, 400);
+        return renderPage(c, { title: "Sign in" }, <SignIn form={{ ...attempt, error: SIGN_IN_REFUSED }} />, 400);
       case "signed_in":
         setSessionCookie(c, result.session);
         return c.redirect(landingPath(attempt.next), 303);
@@ -145,38 +138,38 @@ export const publicPortalPages = createRouter<AppEnv>()
   .get(CHOOSE_ACCOUNT_PATH, async (c) => {
     const ticket = signInChoiceCookie(c);
     const accounts = ticket === undefined ? [] : await signInChoicesOf(c.var.db, ticket, Date.now());
-    if (accounts.length === 0) return renderBarePage(c, "Sign in", <SignIn form={{ error: CHOICE_EXPIRED }} />, 400);
-    return renderBarePage(c, "Choose an account", <ChooseAccount accounts={accounts} next={c.req.query("next")} />);
+    if (accounts.length === 0) return renderPage(c, { title: "Sign in" }, <SignIn form={{ error: CHOICE_EXPIRED }} />, 400);
+    return renderPage(c, { title: "Choose an account" }, <ChooseAccount accounts={accounts} next={c.req.query("next")} />);
   })
   .post(CHOOSE_ACCOUNT_PATH, async (c) => {
-    const form = await postedFields(c);
+    const form = (await readForm(c)).fields;
     const ticket = signInChoiceCookie(c);
     const session =
       ticket === undefined
         ? undefined
         : await startChosenSession(c.var.db, ticket, form.account ?? "", Date.now(), sessionCookie(c));
     clearSignInChoiceCookie(c);
-    if (session === undefined) return renderBarePage(c, "Sign in", <SignIn form={{ error: CHOICE_EXPIRED }} />, 400);
+    if (session === undefined) return renderPage(c, { title: "Sign in" }, <SignIn form={{ error: CHOICE_EXPIRED }} />, 400);
     setSessionCookie(c, session);
     return c.redirect(landingPath(form.next), 303);
   })
   .get("/portal/invitations/:token", async (c) => {
     const invitation = await findInvitation(c.var.db, c.req.param("token"), Date.now());
     if (!invitation) return invitationGone(c);
-    return renderBarePage(c, "Set your password", <SetPassword email={invitation.user.email} />);
+    return renderPage(c, { title: "Set your password" }, <SetPassword email={invitation.user.email} />);
   })
   .post("/portal/invitations/:token", async (c) => {
     const token = c.req.param("token");
     const invitation = await findInvitation(c.var.db, token, Date.now());
     if (!invitation) return invitationGone(c);
-    const form = await postedFields(c);
+    const form = (await readForm(c)).fields;
     const password = form.password ?? "";
     const problem = passwordProblem(password, invitation.user.email);
     const mismatch = problem === null && password !== form.password_confirmation ? "must match the password" : undefined;
     if (problem || mismatch) {
-      return renderBarePage(
+      return renderPage(
         c,
-        "Set your password",
+        { title: "Set your password" },
         <SetPassword
           email={invitation.user.email}
           errors={{ password: problem ?? undefined, password_confirmation: mismatch }}
@@ -191,9 +184,9 @@ export const publicPortalPages = createRouter<AppEnv>()
   });
 
 function invitationGone(c: Context) {
-  return renderBarePage(
+  return renderPage(
     c,
-    "Invitation",
+    { title: "Invitation" },
     <div class="card narrow">
       <h1>This invitation link no longer works</h1>
       <p>It has been used, has expired (links last 72 hours), or a newer one was sent. Ask an owner or admin for a new link.</p>

@@ -5,10 +5,10 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env.ts";
 import { ClientClosed, handleError } from "../http/problem.ts";
 import { PROBLEMS, Problem } from "../lib/problem.ts";
-import { renderBarePage } from "./layout.tsx";
+import { renderDocument } from "../ui/document.tsx";
 
 function errorPage(c: Parameters<ErrorHandler<AppEnv>>[1], status: number, title: string, text: string) {
-  return renderBarePage(
+  return renderDocument(
     c,
     title,
     <div class="card narrow">

@@ -33,32 +33,21 @@ import {
 import { notFound, Problem } from "../lib/problem.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers, NUMBER_SORT_KEYS } from "../numbers/store.ts";
+import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { capitalised, date, dateTime, withQuery, words } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,
   listFilters,
-  postedFields,
   problemFields,
+  readForm,
   Select,
   SortFields,
   TextArea,
   TextInput,
   withCountryCodesUppercased,
-} from "./forms.tsx";
-import {
-  Badge,
-  Confirmation,
-  CsrfField,
-  capitalised,
-  date,
-  dateTime,
-  Notice,
-  Pager,
-  renderPage,
-  Table,
-  withQuery,
-  words,
-} from "./layout.tsx";
+} from "../ui/forms.tsx";
+import { renderPage } from "../ui/renderer.tsx";
 import { formField } from "./session-guard.tsx";
 
 type Messages = Record<string, string>;
@@ -278,7 +267,6 @@ async function verificationPage(c: Context<PortalEnv>, number: NumberRow, state:
   const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
   return renderPage(
     c,
-    visitor,
     { title: `Verification of ${number.phoneNumber}`, section: "numbers" },
     <>
       <p>
@@ -397,7 +385,6 @@ function amendPage(
 ) {
   return renderPage(
     c,
-    c.var.visitor,
     { title: `Amend the address of ${number.phoneNumber}`, section: "numbers" },
     <>
       <p>
@@ -421,7 +408,6 @@ function amendPage(
 function notFoundPage(c: Context<PortalEnv>, what: "Number" | "Document") {
   return renderPage(
     c,
-    c.var.visitor,
     { title: `${what} not found`, section: "numbers" },
     <>
       <h1>{what} not found</h1>
@@ -467,7 +453,6 @@ export const numberPages = createRouter<PortalEnv>()
     const meta = pageMeta(window, list.total);
     return renderPage(
       c,
-      visitor,
       { title: "Numbers", section: "numbers" },
       <>
         <h1>Numbers</h1>
@@ -506,7 +491,7 @@ export const numberPages = createRouter<PortalEnv>()
   .post("/numbers/:number_id/address", async (c) => {
     const number = await visitorsNumber(c);
     if (!number) return notFoundPage(c, "Number");
-    const form = await postedFields(c);
+    const form = (await readForm(c)).fields;
     const parsed = submitBodyFrom(form);
     if (!parsed.success) {
       return verificationPage(c, number, { address: { values: form, errors: fieldMessages(parsed.error.issues) } }, 400);
@@ -530,7 +515,7 @@ export const numberPages = createRouter<PortalEnv>()
     if (!number) return notFoundPage(c, "Number");
     const current = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
     if (!current) return problemPage(c, number, notFound("Verification"));
-    const form = await postedFields(c);
+    const form = (await readForm(c)).fields;
     const parsed = updateBodyFrom(form, current.verification.type);
     if (!parsed.success) {
       return amendPage(c, number, current.verification, { values: form, errors: fieldMessages(parsed.error.issues) }, 400);
@@ -568,7 +553,6 @@ export const numberPages = createRouter<PortalEnv>()
     if (!document) return notFoundPage(c, "Document");
     return renderPage(
       c,
-      c.var.visitor,
       { title: `Delete ${document.filename}`, section: "numbers" },
       <Confirmation
         token={c.var.visitor.csrfToken}

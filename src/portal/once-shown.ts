@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { seal, sealingKey, unseal } from "../lib/sealing.ts";
-import type { Section } from "./layout.tsx";
+import type { Section } from "./frame.tsx";
 import { sessionCookie } from "./session-guard.tsx";
 
 /** One cookie per page that shows secrets: a secret waits only for the page its form leads to. */

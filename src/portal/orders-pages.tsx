@@ -25,19 +25,21 @@ import {
 } from "../orders/schemas.ts";
 import { findOrder } from "../orders/store.ts";
 import { changeOrder, placeOrder } from "../orders/use-cases.ts";
+import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
+import { dateTime, withQuery, words } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,
   formInteger,
   listFilters,
-  postedFields,
   problemFields,
+  readForm,
   Select,
   SortFields,
   TextArea,
   TextInput,
-} from "./forms.tsx";
-import { Badge, CsrfField, dateTime, Notice, Pager, renderPage, StatusTabs, Table, withQuery, words } from "./layout.tsx";
+} from "../ui/forms.tsx";
+import { renderPage } from "../ui/renderer.tsx";
 
 type Messages = Record<string, string>;
 
@@ -245,13 +247,11 @@ async function orderPage(
   edit: { values?: Record<string, string>; errors?: Messages; notice?: { kind: "error" | "success"; text: string } } = {},
   status: 200 | 400 | 409 = 200,
 ) {
-  const visitor = c.var.visitor;
   const order = toOrder(row);
   const catalog = order.status === "pending" ? await orderableCatalog(c.var.db) : undefined;
   const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
-    visitor,
     { title: `Order ${order.order_number}`, section: "orders" },
     <>
       <p>
@@ -307,7 +307,6 @@ async function orderPage(
 function orderNotFound(c: Context<PortalEnv>) {
   return renderPage(
     c,
-    c.var.visitor,
     { title: "Order not found", section: "orders" },
     <>
       <h1>Order not found</h1>
@@ -336,7 +335,6 @@ export const orderPages = createRouter<PortalEnv>()
     const meta = pageMeta(window, list.total);
     return renderPage(
       c,
-      visitor,
       { title: "Orders", section: "orders" },
       <>
         <div class="page-head">
@@ -381,19 +379,17 @@ export const orderPages = createRouter<PortalEnv>()
   .get("/orders/new", async (c) =>
     renderPage(
       c,
-      c.var.visitor,
       { title: "New order", section: "orders" },
       <NewOrderPage c={c} values={{}} errors={{}} catalog={await orderableCatalog(c.var.db)} />,
     ),
   )
   .post("/orders/new", async (c) => {
     const visitor = c.var.visitor;
-    const form = await postedFields(c);
+    const form = (await readForm(c)).fields;
     const parsed = createBodyFrom(form);
     const again = async (errors: Messages, refusal?: string) =>
       renderPage(
         c,
-        visitor,
         { title: "New order", section: "orders" },
         <NewOrderPage c={c} values={form} errors={errors} catalog={await orderableCatalog(c.var.db)} refusal={refusal} />,
         400,
@@ -410,7 +406,7 @@ export const orderPages = createRouter<PortalEnv>()
   .post("/orders/:order_id/edit", async (c) => {
     const row = await visitorsOrder(c);
     if (!row) return orderNotFound(c);
-    const form = await postedFields(c);
+    const form = (await readForm(c)).fields;
     const parsed = updateBodyFrom(form);
     if (!parsed.success) return orderPage(c, row, { values: form, errors: fieldMessages(parsed.error.issues) }, 400);
     const updated = await changeOrder(workOf(c), c.var.visitor.customer.id, row.id, toOrderChanges(parsed.data));

@@ -8,8 +8,9 @@ import type { PortalEnv } from "../env.ts";
 import { firstFormPart, formParts, routeReadsOwnMultipart } from "../http/multipart.ts";
 import { decodeUtf8, isMultipart, requestBody } from "../http/request-body.ts";
 import { toBase64Url } from "../lib/base64.ts";
+import { CSRF_FIELD } from "../ui/components.tsx";
+import { renderDocument } from "../ui/document.tsx";
 import { findSession, SESSION_MAX_MS, SIGN_IN_CHOICE_TTL_MS } from "../users/sessions.ts";
-import { CSRF_FIELD, renderBarePage } from "./layout.tsx";
 
 const SESSION_COOKIE = "vn_session";
 /** The ticket of a sign-in whose password opened several accounts, until one is chosen. */
@@ -105,7 +106,7 @@ export const requireSession: MiddlewareHandler<PortalEnv> = async (c, next) => {
     // refuses it). Never in a URL, which platform logs keep.
     const sent = isMultipart(c.req.raw) ? await firstFieldNamed(c.req.raw, CSRF_FIELD) : await formField(c, CSRF_FIELD);
     if (sent === undefined || !sameToken(sent, csrfToken)) {
-      return renderBarePage(
+      return renderDocument(
         c,
         "Form expired",
         <div class="card narrow">
@@ -137,7 +138,7 @@ export function landingPath(next: string | undefined): string {
 export const boundedFormBody: MiddlewareHandler = async (c, next) => {
   if (c.req.raw.body && isMultipart(c.req.raw)) {
     if (routeReadsOwnMultipart(c)) return next();
-    return renderBarePage(
+    return renderDocument(
       c,
       "Not sent",
       <p class="card narrow">This form cannot be sent as multipart/form-data: nothing was done.</p>,
@@ -147,7 +148,7 @@ export const boundedFormBody: MiddlewareHandler = async (c, next) => {
   if (c.req.raw.body) {
     const bytes = await requestBody(c.req.raw);
     if (decodeUtf8(bytes) === undefined) {
-      return renderBarePage(
+      return renderDocument(
         c,
         "Not sent",
         <p class="card narrow">This form's text is not valid UTF-8: nothing was done.</p>,

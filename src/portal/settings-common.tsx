@@ -1,17 +1,17 @@
 // What the Settings pages (API keys, Team, Webhooks) share: the owners-and-admins guard, the once-shown secret with its
-// copy button, form reading, and the refusal page. (Field errors: fieldMessages in forms.tsx.)
+// copy button, and the refusal page.
 import type { Context, MiddlewareHandler } from "hono";
-import type { PortalEnv, PortalVisitor } from "../env.ts";
-import { managesSettings, Notice, renderPage, type Section } from "./layout.tsx";
+import type { PortalEnv } from "../env.ts";
+import { Notice } from "../ui/components.tsx";
+import { renderPage } from "../ui/renderer.tsx";
+import { managesSettings, type Section } from "./frame.tsx";
 import type { OnceShown } from "./once-shown.ts";
 
 /** Settings are for owners and admins: a member gets a 403 page, for a GET and a POST alike. */
 export const requireSettingsRole: MiddlewareHandler<PortalEnv> = async (c, next) => {
-  const visitor = c.var.visitor;
-  if (managesSettings(visitor.user.role)) return next();
+  if (managesSettings(c.var.visitor.user.role)) return next();
   return renderPage(
     c,
-    visitor,
     { title: "Not allowed", section: "orders" },
     <>
       <h1>Not allowed</h1>
@@ -20,22 +20,6 @@ export const requireSettingsRole: MiddlewareHandler<PortalEnv> = async (c, next)
     403,
   );
 };
-
-/** The posted form's fields: a repeated field (checkboxes) as its list of values, others as one string. */
-export async function postedForm(c: Context): Promise<{ text(name: string): string; list(name: string): string[] }> {
-  const body = await c.req.parseBody({ all: true });
-  return {
-    text: (name) => {
-      const value = body[name];
-      return typeof value === "string" ? value : "";
-    },
-    list: (name) => {
-      const value = body[name];
-      const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-      return values.filter((v): v is string => typeof v === "string");
-    },
-  };
-}
 
 // The copy buttons start hidden and the script shows them: without JavaScript the secret is selectable text.
 const COPY_SCRIPT = `for (const button of document.querySelectorAll("button[data-copy]")) {
@@ -66,17 +50,9 @@ function OnceSecret({ c, id, label, secret }: { c: Context; id: string; label: s
 }
 
 /** A page that refuses an action, with the reason (409) or because the thing is not the account's (404). */
-export function refusalPage(
-  c: Context,
-  visitor: PortalVisitor,
-  section: Section,
-  status: 404 | 409,
-  message: string,
-  back: string,
-) {
+export function refusalPage(c: Context, section: Section, status: 404 | 409, message: string, back: string) {
   return renderPage(
     c,
-    visitor,
     { title: status === 404 ? "Not found" : "Not done", section },
     <>
       <h1>{status === 404 ? "Not found" : "Not done"}</h1>

@@ -9,6 +9,19 @@ import { publicOrigin } from "../http/public-origin.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import type { Problem } from "../lib/problem.ts";
+import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
+import { capitalised, dateTime, withQuery } from "../ui/format.ts";
+import {
+  FilterForm,
+  fieldMessages,
+  problemFields,
+  readForm,
+  Select,
+  SortFields,
+  TextInput,
+  withoutBlanks,
+} from "../ui/forms.tsx";
+import { renderPage } from "../ui/renderer.tsx";
 import { createUserBody, listUsersQuery, toUserListQuery, updateUserBody } from "../users/schemas.ts";
 import { listUsers, USER_SORT_KEYS } from "../users/store.ts";
 import {
@@ -20,10 +33,8 @@ import {
   type TeamActor,
   touchProblem,
 } from "../users/use-cases.ts";
-import { FilterForm, fieldMessages, problemFields, Select, SortFields, TextInput, withoutBlanks } from "./forms.tsx";
-import { Badge, CsrfField, capitalised, dateTime, Notice, Pager, renderPage, StatusTabs, Table, withQuery } from "./layout.tsx";
 import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
-import { AfterRedirect, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
+import { AfterRedirect, refusalPage, requireSettingsRole } from "./settings-common.tsx";
 
 const TEAM_PATH = "/portal/settings/team";
 const DONE: Record<string, string> = {
@@ -160,7 +171,6 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 4
   const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
-    visitor,
     { title: "Team", section: "team" },
     <>
       <h1>Team</h1>
@@ -204,13 +214,13 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 4
 
 /** A use case's refusal as a page: its words, and a way back. */
 function problemPage(c: Context<PortalEnv>, problem: Problem) {
-  return refusalPage(c, c.var.visitor, "team", problem.code === "not_found" ? 404 : 409, problem.message, TEAM_PATH);
+  return refusalPage(c, "team", problem.code === "not_found" ? 404 : 409, problem.message, TEAM_PATH);
 }
 
 /** A role or status no form offers (a forged post): the schema's words. */
 function invalidChange(c: Context<PortalEnv>, issues: Parameters<typeof fieldMessages>[0]) {
   const [message] = Object.entries(fieldMessages(issues)).map(([name, text]) => `${capitalised(name)} ${text}`);
-  return refusalPage(c, c.var.visitor, "team", 409, message ?? "Nothing to change.", TEAM_PATH);
+  return refusalPage(c, "team", 409, message ?? "Nothing to change.", TEAM_PATH);
 }
 
 /** The link's page after the redirect: shown once, with whom to send it to and until when it works. */
@@ -229,8 +239,8 @@ export const teamPages = createRouter<PortalEnv>()
   .get("/settings/team", (c) => teamPage(c, {}))
   .post("/settings/team", async (c) => {
     const visitor = c.var.visitor;
-    const posted = await postedForm(c);
-    const form = { email: posted.text("email"), name: posted.text("name"), role: posted.text("role") };
+    const posted = await readForm(c);
+    const form = { email: posted.fields.email ?? "", name: posted.fields.name ?? "", role: posted.fields.role ?? "" };
     const parsed = createUserBody.safeParse(form);
     if (!parsed.success) return teamPage(c, { ...form, errors: fieldMessages(parsed.error.issues) }, 400);
     const invited = await inviteTeammate(
@@ -244,13 +254,13 @@ export const teamPages = createRouter<PortalEnv>()
   })
   .post("/settings/team/:id/role", async (c) => {
     // A teammate's role and status are fields of the operator's change: the same schema judges them.
-    const parsed = updateUserBody.safeParse({ role: (await postedForm(c)).text("role") });
+    const parsed = updateUserBody.safeParse({ role: (await readForm(c)).fields.role ?? "" });
     if (!parsed.success || parsed.data.role === undefined) return invalidChange(c, parsed.error?.issues ?? []);
     const changed = await changeTeammate(workOf(c), actorOf(c.var.visitor), c.req.param("id"), { role: parsed.data.role });
     return changed.ok ? c.redirect(`${TEAM_PATH}?done=role`, 303) : problemPage(c, changed.problem);
   })
   .post("/settings/team/:id/status", async (c) => {
-    const parsed = updateUserBody.safeParse({ status: (await postedForm(c)).text("status") });
+    const parsed = updateUserBody.safeParse({ status: (await readForm(c)).fields.status ?? "" });
     // Only these two from a form: a lock is what failed sign-ins do, and "active" also unlocks.
     const status = parsed.data?.status;
     if (status !== "active" && status !== "inactive") return invalidChange(c, parsed.error?.issues ?? []);

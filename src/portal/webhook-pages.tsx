@@ -10,6 +10,10 @@ import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import type { Problem } from "../lib/problem.ts";
+import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { dateTime } from "../ui/format.ts";
+import { Checkboxes, fieldMessages, readForm, Select, TextInput } from "../ui/forms.tsx";
+import { renderPage } from "../ui/renderer.tsx";
 import {
   allowsInsecureUrls,
   createWebhookEndpointBody,
@@ -20,10 +24,8 @@ import {
 } from "../webhooks/schemas.ts";
 import { findEndpoint, listDeliveries, listEndpoints, subscribedTypes, takesEveryType } from "../webhooks/store.ts";
 import { addEndpoint, changeEndpoint, removeEndpoint, retry, rotateEndpointSecret, sendTest } from "../webhooks/use-cases.ts";
-import { Checkboxes, fieldMessages, Select, TextInput } from "./forms.tsx";
-import { Badge, Confirmation, CsrfField, dateTime, Notice, Pager, renderPage, Table } from "./layout.tsx";
 import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
-import { AfterRedirect, postedForm, refusalPage, requireSettingsRole } from "./settings-common.tsx";
+import { AfterRedirect, refusalPage, requireSettingsRole } from "./settings-common.tsx";
 
 const HOOKS_PATH = "/portal/settings/webhooks";
 const DONE: Record<string, string> = {
@@ -45,13 +47,13 @@ interface EndpointForm {
 
 /** The posted endpoint form: every type (["*"], future ones too) or the types ticked. */
 async function readEndpointForm(c: Context<PortalEnv>): Promise<EndpointForm> {
-  const posted = await postedForm(c);
+  const posted = await readForm(c);
   return {
-    url: posted.text("url"),
-    description: posted.text("description"),
-    every: posted.text("delivers") !== "chosen",
+    url: posted.fields.url ?? "",
+    description: posted.fields.description ?? "",
+    every: (posted.fields.delivers ?? "") !== "chosen",
     eventTypes: posted.list("event_types"),
-    status: posted.text("status") || undefined,
+    status: (posted.fields.status ?? "") || undefined,
   };
 }
 
@@ -147,7 +149,6 @@ async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: Ch
   const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
-    visitor,
     { title: "Webhooks", section: "webhooks" },
     <>
       <h1>Webhooks</h1>
@@ -207,7 +208,6 @@ async function endpointPage(c: Context<PortalEnv>, endpoint: WebhookEndpointRow,
   const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
-    visitor,
     { title: "Webhook endpoint", section: "webhooks" },
     <>
       <p>
@@ -279,11 +279,11 @@ async function endpointPage(c: Context<PortalEnv>, endpoint: WebhookEndpointRow,
 
 /** A use case's refusal as a page: its words, and a way back (`back`, or the endpoints). */
 function problemPage(c: Context<PortalEnv>, problem: Problem, back = HOOKS_PATH) {
-  return refusalPage(c, c.var.visitor, "webhooks", problem.code === "not_found" ? 404 : 409, problem.message, back);
+  return refusalPage(c, "webhooks", problem.code === "not_found" ? 404 : 409, problem.message, back);
 }
 
 function missing(c: Context<PortalEnv>) {
-  return refusalPage(c, c.var.visitor, "webhooks", 404, "There is no such endpoint in this account.", HOOKS_PATH);
+  return refusalPage(c, "webhooks", 404, "There is no such endpoint in this account.", HOOKS_PATH);
 }
 
 export const webhookPages = createRouter<PortalEnv>()
@@ -352,7 +352,6 @@ export const webhookPages = createRouter<PortalEnv>()
     if (!endpoint) return missing(c);
     return renderPage(
       c,
-      visitor,
       { title: "Delete a webhook endpoint", section: "webhooks" },
       <Confirmation
         token={visitor.csrfToken}

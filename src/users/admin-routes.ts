@@ -7,7 +7,7 @@ import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERAT
 import { publicOrigin } from "../http/public-origin.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { notFound, valueOf } from "../lib/problem.ts";
+import { notFound, valueOrProblem } from "../lib/problem.ts";
 import {
   createUserBody,
   invitationSchema,
@@ -43,7 +43,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const { user, token, expiresAt } = valueOf(await addUser(workOf(c), c.req.valid("param").slug, c.req.valid("json")));
+      const { user, token, expiresAt } = valueOrProblem(await addUser(workOf(c), c.req.valid("param").slug, c.req.valid("json")));
       c.header("Location", `/admin/users/${user.id}`);
       return c.json({ ...toUser(user), ...toInvitation(publicOrigin(c), token, expiresAt) }, 201);
     },
@@ -65,7 +65,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const { token, expiresAt } = valueOf(await issueLink(workOf(c), c.req.valid("param").user_id));
+      const { token, expiresAt } = valueOrProblem(await issueLink(workOf(c), c.req.valid("param").user_id));
       return c.json(toInvitation(publicOrigin(c), token, expiresAt), 201);
     },
   )
@@ -105,7 +105,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const updated = valueOf(await changeUser(workOf(c), c.req.valid("param").user_id, c.req.valid("json")));
+      const updated = valueOrProblem(await changeUser(workOf(c), c.req.valid("param").user_id, c.req.valid("json")));
       return c.json(toUser(updated), 200);
     },
   );

@@ -9,7 +9,7 @@ import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { notFound, valueOf } from "../lib/problem.ts";
+import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
 import {
   createdWebhookEndpointSchema,
@@ -63,7 +63,9 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       },
     }),
     async (c) => {
-      const created = valueOf(await addEndpoint(workOf(c), c.var.principal.customerId, toNewEndpoint(c.req.valid("json"))));
+      const created = valueOrProblem(
+        await addEndpoint(workOf(c), c.var.principal.customerId, toNewEndpoint(c.req.valid("json"))),
+      );
       c.header("Location", endpointPath(c.req.valid("param").customer_slug, created.id));
       return c.json({ ...toWebhookEndpoint(created), secret: created.secret }, 201);
     },
@@ -126,7 +128,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const changes = toEndpointChanges(c.req.valid("json"));
-      const updated = valueOf(
+      const updated = valueOrProblem(
         await changeEndpoint(workOf(c), c.var.principal.customerId, c.req.valid("param").endpoint_id, changes),
       );
       return c.json(toWebhookEndpoint(updated), 200);
@@ -149,7 +151,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { endpoint_id } = c.req.valid("param");
-      valueOf(await removeEndpoint(workOf(c), c.var.principal.customerId, endpoint_id));
+      valueOrProblem(await removeEndpoint(workOf(c), c.var.principal.customerId, endpoint_id));
       return c.json({ message: `Webhook endpoint ${withPrefix("we", endpoint_id)} deleted`, deleted_at: toIso(Date.now()) }, 200);
     },
   )
@@ -170,7 +172,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       },
     }),
     async (c) => {
-      const rotated = valueOf(
+      const rotated = valueOrProblem(
         await rotateEndpointSecret(workOf(c), c.var.principal.customerId, c.req.valid("param").endpoint_id),
       );
       return c.json({ secret: rotated.secret }, 200);
@@ -194,7 +196,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { endpoint_id } = c.req.valid("param");
-      const sent = valueOf(await sendTest(workOf(c), c.var.principal.customerId, endpoint_id));
+      const sent = valueOrProblem(await sendTest(workOf(c), c.var.principal.customerId, endpoint_id));
       return c.json(toDelivery(sent), 202);
     },
   )
@@ -245,7 +247,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { endpoint_id, delivery_id } = c.req.valid("param");
-      const retried = valueOf(await retry(workOf(c), c.var.principal.customerId, endpoint_id, delivery_id));
+      const retried = valueOrProblem(await retry(workOf(c), c.var.principal.customerId, endpoint_id, delivery_id));
       return c.json(toDelivery(retried), 202);
     },
   );

@@ -1,6 +1,6 @@
-// The portal's one stylesheet, served by the Worker (no CDN): a plain, readable look that works from 375 px up; and its
+// The pages' one stylesheet, served by the Worker (no CDN): a plain, readable look that works from 375 px up; and their
 // icon.
-export const PORTAL_CSS = `
+export const UI_CSS = `
 :root { --ink: #1b1f24; --muted: #5b6570; --line: #d9dee3; --bg: #f6f7f9; --card: #fff; --accent: #2451b3;
   --ok: #1f7a3d; --warn: #8a5a00; --bad: #b3261e; --info: #2451b3; font-family: system-ui, -apple-system, "Segoe UI",
   Roboto, sans-serif; color: var(--ink); background: var(--bg); }
@@ -116,4 +116,4 @@ main section.work { margin-bottom: 1.5rem; }
 `;
 
 /** The pages' icon: a handset on the brand's ink, as SVG. */
-export const PORTAL_ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1b1f24"/><path fill="#fff" d="M11.6 7.5c.6-.2 1.3 0 1.6.6l1.6 3.3c.3.6.1 1.3-.4 1.7l-1.5 1.1c.9 2 2.5 3.6 4.5 4.5l1.1-1.5c.4-.5 1.1-.7 1.7-.4l3.3 1.6c.6.3.9 1 .6 1.6l-.7 2.1c-.3.9-1.1 1.4-2 1.4C13.9 23.5 8.5 18.1 8.5 10.6c0-.9.5-1.7 1.4-2z"/></svg>`;
+export const UI_ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1b1f24"/><path fill="#fff" d="M11.6 7.5c.6-.2 1.3 0 1.6.6l1.6 3.3c.3.6.1 1.3-.4 1.7l-1.5 1.1c.9 2 2.5 3.6 4.5 4.5l1.1-1.5c.4-.5 1.1-.7 1.7-.4l3.3 1.6c.6.3.9 1 .6 1.6l-.7 2.1c-.3.9-1.1 1.4-2 1.4C13.9 23.5 8.5 18.1 8.5 10.6c0-.9.5-1.7 1.4-2z"/></svg>`;

@@ -1,12 +1,13 @@
-// Form plumbing of the work pages (orders, numbers, verifications): the posted fields as the API's schemas take them,
-// zod issues as one message per field, and labelled inputs that show their error beside them.
+// The form kit of every set of pages: a posted form read once (its fields as the API's schemas take them), a schema's
+// issues and a problem's field errors as one message per field, labelled controls that show their hint and error
+// beside them, a list's filters and sort, and country codes as people type them.
 
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
-import type { PortalEnv } from "../env.ts";
 import type { Problem } from "../lib/problem.ts";
-import { CSRF_FIELD, FieldError, Notice, renderPage, type Section } from "./layout.tsx";
+import { CSRF_FIELD, FieldError, Notice } from "./components.tsx";
+import { type PageProps, renderPage } from "./renderer.tsx";
 
 /** One message per field (the first), keyed by the field's top-level name; issues about the whole form under "". */
 export function fieldMessages(issues: readonly z.core.$ZodIssue[]): Record<string, string> {
@@ -25,14 +26,21 @@ export function problemFields(problem: Problem): Record<string, string> {
   return messages;
 }
 
-/** The posted urlencoded form's text fields without the CSRF token, which is the guard's and not the API's. */
-export async function postedFields(c: Context): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
+/**
+ * The posted form (urlencoded, read in bounded work by the pages' body guard): each field's first value as text,
+ * without the CSRF token (the guard's, not the action's), and every value of a repeated field (checkboxes) by name.
+ */
+export async function readForm(c: Context): Promise<{ fields: Record<string, string>; list(name: string): string[] }> {
+  const body = await c.req.parseBody({ all: true });
   const fields: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) {
-    if (name !== CSRF_FIELD && typeof value === "string") fields[name] = value;
+    const first = Array.isArray(value) ? value[0] : value;
+    if (name !== CSRF_FIELD && typeof first === "string") fields[name] = first;
   }
-  return fields;
+  return {
+    fields,
+    list: (name) => [body[name] ?? []].flat().filter((v): v is string => typeof v === "string"),
+  };
 }
 
 /** A query or form without its empty fields: a browser sends every field of a form, "" for the ones left empty. */
@@ -298,9 +306,9 @@ export function withCountryCodesUppercased(fields: Record<string, string>, names
  * dropped); when they do not parse, the page's answer instead: the filters with each problem beside its field (400).
  */
 export function listFilters<S extends z.ZodType>(
-  c: Context<PortalEnv>,
+  c: Context,
   schema: S,
-  page: { title: string; section: Section },
+  page: PageProps,
   Filters: (props: { values: Record<string, string>; errors: Record<string, string> }) => Child,
 ): { raw: Record<string, string>; query: z.output<S> } | { refused: Response | Promise<Response> } {
   const raw = withCountryCodesUppercased(withoutBlanks(c.req.query()), ["country_code"]);
@@ -309,7 +317,6 @@ export function listFilters<S extends z.ZodType>(
   return {
     refused: renderPage(
       c,
-      c.var.visitor,
       page,
       <>
         <h1>{page.title}</h1>

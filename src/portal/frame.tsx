@@ -1,0 +1,54 @@
+// The portal's frame around every page of a session: the top bar with the sections (the current one marked; Settings
+// for owners and admins only), who is signed in, the account and its slug, and the sign-out form.
+import type { PortalVisitor } from "../env.ts";
+import { CsrfField } from "../ui/components.tsx";
+import type { Frame } from "../ui/renderer.tsx";
+
+export type Section = "orders" | "numbers" | "keys" | "team" | "webhooks";
+
+const SECTIONS: { id: Section; href: string; label: string; settings: boolean }[] = [
+  { id: "orders", href: "/portal/orders", label: "Orders", settings: false },
+  { id: "numbers", href: "/portal/numbers", label: "Numbers", settings: false },
+  { id: "keys", href: "/portal/settings/api-keys", label: "API keys", settings: true },
+  { id: "team", href: "/portal/settings/team", label: "Team", settings: true },
+  { id: "webhooks", href: "/portal/settings/webhooks", label: "Webhooks", settings: true },
+];
+
+/** Whether the role sees the Settings pages: owners and admins; members read and work, they do not administer. */
+export function managesSettings(role: PortalVisitor["user"]["role"]): boolean {
+  return role === "owner" || role === "admin";
+}
+
+export const portalFrame: Frame = ({ section, children }, c) => {
+  const visitor = c.var.visitor as PortalVisitor;
+  const sections = SECTIONS.filter((s) => !s.settings || managesSettings(visitor.user.role));
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href="/portal/orders">
+          virtual-numbers
+        </a>
+        <nav aria-label="Main">
+          {sections.map((s) => (
+            <a href={s.href} aria-current={s.id === section ? "page" : undefined}>
+              {s.label}
+            </a>
+          ))}
+        </nav>
+        <div class="who">
+          <span class="person">
+            {visitor.user.name} · {visitor.customer.name}
+          </span>
+          <span class="slug" title="The account's slug, in every API path">
+            {visitor.customer.slug}
+          </span>
+          <form method="post" action="/portal/sign-out" class="inline">
+            <CsrfField token={visitor.csrfToken} />
+            <button type="submit">Sign out</button>
+          </form>
+        </div>
+      </header>
+      {children}
+    </>
+  );
+};

@@ -1,0 +1,168 @@
+// The pieces every server-rendered page is built of, whichever set of pages (the portal, the console): badges, notices,
+// tables that never scroll a page sideways, paging, status tabs, the one confirmation of a destructive action, a
+// field's error, and the CSRF field every form of a session carries.
+import type { Child } from "hono/jsx";
+import { capitalised, plural, withQuery, words } from "./format.ts";
+
+/** The form field that carries the session's CSRF token (an upload's first part). */
+export const CSRF_FIELD = "csrf_token";
+
+/** The hidden field every form of a session's pages carries. */
+export function CsrfField({ token }: { token: string }) {
+  return <input type="hidden" name={CSRF_FIELD} value={token} />;
+}
+
+export function Badge({ status }: { status: string }) {
+  return <span class={`badge ${status}`}>{words(status)}</span>;
+}
+
+/** One column of a Table: its header, and what a row shows in it. */
+export interface Column<T> {
+  label: string;
+  cell: (row: T) => Child;
+}
+
+/**
+ * A table that never makes a page scroll sideways: wide screens see rows and columns (scrolling inside the table when
+ * they must); at 600 px and less each row is a card, each cell under its column's label (data-label).
+ */
+export function Table<T>({ label, columns, rows }: { label: string; columns: readonly Column<T>[]; rows: readonly T[] }) {
+  return (
+    <div class="table-wrap">
+      <table aria-label={label}>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th scope="col">{column.label}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr>
+              {columns.map((column) => (
+                <td data-label={column.label}>
+                  <div>{column.cell(row)}</div>
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * The one way a destructive action asks first: a page that says what will go and what follows, one button that does
+ * it, and a way back. The action's POST carries the CSRF token like every form.
+ */
+export function Confirmation({
+  token,
+  title,
+  children,
+  action,
+  button,
+  cancel,
+}: {
+  token: string;
+  title: string;
+  children: Child;
+  action: string;
+  button: string;
+  cancel: string;
+}) {
+  return (
+    <div class="card">
+      <h1>{title}</h1>
+      {children}
+      <form method="post" action={action} class="actions">
+        <CsrfField token={token} />
+        <button type="submit" class="danger">
+          {button}
+        </button>
+        <a href={cancel}>Cancel</a>
+      </form>
+    </div>
+  );
+}
+
+/** A field's error, next to it; `id` is what the input's aria-describedby names. */
+export function FieldError({ id, message }: { id: string; message: string | undefined }) {
+  return message ? (
+    <p class="field-error" id={id}>
+      {message}
+    </p>
+  ) : null;
+}
+
+/**
+ * A list's status counts as tabs: "All" and one tab per status, each keeping the other filters; the tab of the one
+ * status filtered on (or All) is the current one.
+ */
+export function StatusTabs<S extends string>({
+  path,
+  query,
+  statuses,
+  counts,
+  filtered,
+}: {
+  path: string;
+  query: Record<string, string>;
+  statuses: readonly S[];
+  counts: Record<S, number>;
+  filtered: readonly S[] | undefined;
+}) {
+  const all = statuses.reduce((sum, status) => sum + counts[status], 0);
+  const current = filtered?.length === 1 ? filtered[0] : undefined;
+  return (
+    <ul class="tabs" aria-label="Status">
+      <li>
+        <a href={`${path}${withQuery(query, { status: undefined })}`} aria-current={filtered ? undefined : "page"}>
+          All ({all})
+        </a>
+      </li>
+      {statuses.map((status) => (
+        <li>
+          <a href={`${path}${withQuery(query, { status })}`} aria-current={current === status ? "page" : undefined}>
+            {capitalised(status)} ({counts[status]})
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * A list's paging: previous and next links around "Page n of m · 3 keys"; `hrefOf` makes a page's address, `noun`
+ * names one item and `nouns` several, when not `noun` + s.
+ */
+export function Pager({
+  meta,
+  noun,
+  nouns,
+  hrefOf,
+}: {
+  meta: { page: number; totalPages: number; total: number; hasPreviousPage: boolean; hasNextPage: boolean };
+  noun: string;
+  nouns?: string;
+  hrefOf: (page: number) => string;
+}) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      {meta.hasPreviousPage ? <a href={hrefOf(meta.page - 1)}>Previous</a> : null}
+      <span class="muted">
+        Page {meta.page} of {Math.max(meta.totalPages, 1)} · {plural(meta.total, noun, nouns)}
+      </span>
+      {meta.hasNextPage ? <a href={hrefOf(meta.page + 1)}>Next</a> : null}
+    </nav>
+  );
+}
+
+export function Notice({ kind, children }: { kind: "error" | "success"; children: Child }) {
+  return (
+    <div class={`notice ${kind}`} role={kind === "error" ? "alert" : "status"}>
+      {children}
+    </div>
+  );
+}

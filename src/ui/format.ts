@@ -1,0 +1,40 @@
+// How stored values read on a page: words instead of identifiers, times and days, counts with their noun, and a list
+// page's query string with some parameters changed.
+
+/** A stored value for people: "under_review" reads "under review", "toll_free" "toll free". */
+export function words(value: string): string {
+  return value.replaceAll("_", " ");
+}
+
+/** The same, capitalised, for a label or a choice: "Under review", "Individual". */
+export function capitalised(value: string): string {
+  const text = words(value);
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A time for people, to the minute: "2026-11-21 09:30 UTC", from stored milliseconds or the API's ISO text; a dash for none. */
+export function dateTime(time: number | string | null): string {
+  return time === null ? "—" : `${new Date(time).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** A calendar day for people: "2026-11-21" (UTC); a dash for none. */
+export function date(time: number | string | null): string {
+  return time === null ? "—" : new Date(time).toISOString().slice(0, 10);
+}
+
+/** "1 key", "3 keys"; `many` for the irregular ("deliveries"). */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** The current query string with some parameters replaced (undefined removes one); page goes back to 1. */
+export function withQuery(current: Record<string, string>, changes: Record<string, string | undefined>): string {
+  const next = new URLSearchParams({ ...current });
+  next.delete("page");
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) next.delete(name);
+    else next.set(name, value);
+  }
+  const text = next.toString();
+  return text ? `?${text}` : "";
+}
