@@ -151,7 +151,9 @@ describe("orders in the portal", () => {
       400,
     );
     // The API's words, beside the field to change too.
-    expect(notOrderable).toContain("mobile numbers cannot be ordered in ZZ right now; choose another number_type or country_code");
+    expect(notOrderable).toContain(
+      "mobile numbers cannot be ordered in ZZ right now; choose another number_type or country_code",
+    );
     expect(fieldError(notOrderable, "number_type")).toBe("Number type cannot be ordered in ZZ right now");
     const list = await json(await customer.account.orders.$get({ param: { customer_slug: customer.slug }, query: {} }), 200);
     expect(list.meta.total).toBe(0);

@@ -1,6 +1,6 @@
 // The guards of the audiences: customer API keys (Bearer or X-API-Key) with their account scope and request budget,
 // and the operator's ADMIN_TOKEN.
-import type { Context, MiddlewareHandler, Next } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import {
   activeKeyAssertion,
   findKeyOwnerByHash,
@@ -18,6 +18,7 @@ import { describeError } from "../lib/describe-error.ts";
 import { notFound, Problem } from "../lib/problem.ts";
 import { authenticationFailure, refuseSpentAddress } from "./auth-failures.ts";
 import { problemResponse } from "./problem.ts";
+import { RevokedKey, sideEffectsAfter } from "./side-effects.ts";
 
 /** The Bearer token, or undefined when the Authorization header is absent or not a Bearer credential. */
 function bearerToken(header: string | undefined): string | undefined {
@@ -74,7 +75,9 @@ function markUse(known: KnownKey, now: number): boolean {
  * - a read carries the key's state and its answer is refused afterwards if the key was revoked: a read changes
  *   nothing, so nothing is lost by deciding late;
  * - a write carries an assertion that the key is active, in front of its own statements in the same batch, so a
- *   revoked key's write rolls back whole. (Handlers touch D1 before anything else, so nothing else happens first.)
+ *   revoked key's write rolls back whole;
+ * - every other side effect (an R2 write, a queue send) waits for the check first (src/http/side-effects.ts), so it
+ *   never happens for a revoked key, whatever a handler does first.
  * A key the isolate does not know yet is looked up before anything else. Every failure counts against the client's
  * address, and an address that spent its budget is refused before anything else.
  */
@@ -108,8 +111,12 @@ export const requireApiKey: MiddlewareHandler<CustomerEnv> = async (c, next) => 
 
   remember(keyHash, known);
   identify(c, known.principal);
-  const active = READ_METHODS.has(c.req.method) ? await checkedAfterRead(c, next, known) : await checkedWithWrite(c, next, known);
-  if (!active) {
+  const check = READ_METHODS.has(c.req.method) ? readCheck(c, known) : writeCheck(c, known);
+  c.env = sideEffectsAfter(c.env, async () => {
+    if (!(await check())) throw new RevokedKey("The key was revoked");
+  });
+  await next();
+  if (!(await check())) {
     knownKeys.delete(keyHash);
     await c.res.body?.cancel();
     // The handler's own outcome (often a failed statement, since its batch was rolled back) is not the answer.
@@ -139,32 +146,45 @@ function identify(c: Context<CustomerEnv>, principal: Principal): void {
   c.var.log.customerId = principal.customerId;
 }
 
-/** Runs a read, then says whether its key was active (the key's state rode with the read's first D1 call). */
-async function checkedAfterRead(c: Context<CustomerEnv>, next: Next, known: KnownKey): Promise<boolean> {
-  const state = c.var.session.carry(keyStateQuery(c.var.db, known.principal.apiKeyId));
-  await next();
-  const current = readKeyState(await state.rows());
-  if (!current || current.revokedAt !== null) return false;
-  known.lastUsedAt = Math.max(current.lastUsedAt ?? 0, known.lastUsedAt ?? 0) || null;
-  const now = Date.now();
-  if (markUse(known, now)) touchAfterAnswer(c, known.principal.apiKeyId, now);
-  return true;
+/** Whether the request's known key is active, asked once (the answer is kept): after the handler, or by a side effect. */
+type KeyCheck = () => Promise<boolean>;
+
+function once(ask: () => Promise<boolean>): KeyCheck {
+  let answer: Promise<boolean> | undefined;
+  return () => {
+    answer ??= ask();
+    return answer;
+  };
 }
 
-/** Runs a write behind an assertion that its key is active (and, when due, the key's last-use update). */
-async function checkedWithWrite(c: Context<CustomerEnv>, next: Next, known: KnownKey): Promise<boolean> {
+/** A read's check: the key's state rides with the read's first D1 call (or goes alone when a side effect asks first). */
+function readCheck(c: Context<CustomerEnv>, known: KnownKey): KeyCheck {
+  const state = c.var.session.carry(keyStateQuery(c.var.db, known.principal.apiKeyId));
+  return once(async () => {
+    const current = readKeyState(await state.rows());
+    if (!current || current.revokedAt !== null) return false;
+    known.lastUsedAt = Math.max(current.lastUsedAt ?? 0, known.lastUsedAt ?? 0) || null;
+    const now = Date.now();
+    if (markUse(known, now)) touchAfterAnswer(c, known.principal.apiKeyId, now);
+    return true;
+  });
+}
+
+/** A write's check: an assertion that the key is active in front of its first batch (and, when due, its last use). */
+function writeCheck(c: Context<CustomerEnv>, known: KnownKey): KeyCheck {
   const { apiKeyId } = known.principal;
   const assertion = c.var.session.carry(activeKeyAssertion(c.var.db, apiKeyId));
   const now = Date.now();
   if (markUse(known, now)) c.var.session.carry(lastUsedUpdate(c.var.db, apiKeyId, now));
-  await next();
-  try {
-    await assertion.rows();
-    return true;
-  } catch (error) {
-    if (isFailedBatchAssertion(error)) return false;
-    throw error;
-  }
+  return once(async () => {
+    try {
+      await assertion.rows();
+      return true;
+    } catch (error) {
+      if (isFailedBatchAssertion(error)) return false;
+      throw error;
+    }
+  });
 }
 
 /** Customer routes name their account in the path; any other account's slug is reported as not found. */
