@@ -262,7 +262,7 @@ try {
       rowsReadPerRequest: per(d1?.rowsRead),
       d1MsPerRequest: per(d1?.ms),
       sqliteMs: scenario.statements
-        ? timeStatements(d1File_, scenario.statements(sqlBuilder, readSegments(d1File_, fixtures.customerId)))
+        ? timeStatements(d1File_, await scenario.statements(sqlBuilder, readSegments(d1File_, fixtures.customerId)))
         : null,
       goal: scenario.goal,
     };

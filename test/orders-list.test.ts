@@ -356,7 +356,7 @@ describe("query plan", () => {
     for (const search of ["", "&search=abc&status=pending&quantity_min=2&requested_from=2026-01-01"]) {
       for (const sortBy of ORDER_SORT_KEYS) {
         const query = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(`sort_by=${sortBy}${search}`)));
-        const [statement] = orderListStatements(
+        const [statement] = await orderListStatements(
           db,
           customer.customerId,
           toOrderListQuery(query),
@@ -642,7 +642,7 @@ describe("every shape of query plan, against the contract's reference query", ()
                 limit: 7,
               };
               const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(queryString(q))));
-              const [pageStatement] = orderListStatements(
+              const [pageStatement] = await orderListStatements(
                 db,
                 customer.customerId,
                 toOrderListQuery(parsed),
@@ -679,7 +679,7 @@ describe("every shape of query plan, against the contract's reference query", ()
     for (const shape of shapes) {
       for (const sortBy of ["", "&sort_by=fulfilled_at&sort_order=asc", "&sort_by=order_number"]) {
         const query = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(`${shape}${sortBy}`)));
-        for (const statement of orderListStatements(
+        for (const statement of await orderListStatements(
           db,
           customer.customerId,
           toOrderListQuery(query),

@@ -34,7 +34,7 @@ export interface Scenario {
    * The statements of an orders list request, to time on the SQLite file; `segments` are the account's, as the
    * Worker has them when it picks a plan.
    */
-  statements?: (db: Database, segments: Segment[]) => Statement[];
+  statements?: (db: Database, segments: Segment[]) => Promise<Statement[]>;
 }
 
 const ORDER_LIST_GOAL: Goal = { minShare: 0.5, maxRowsRead: 1000 };
@@ -68,11 +68,11 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
     path: () => (query ? `${orders}?${query}` : orders),
     authenticated: true,
     goal,
-    statements: (db, segments) => {
+    statements: async (db, segments) => {
       const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(query)));
-      return orderListStatements(db, f.customerId, toOrderListQuery(parsed), pageWindow(parsed.page, parsed.limit), segments).map(
-        (statement) => statement.toSQL(),
-      );
+      const window = pageWindow(parsed.page, parsed.limit);
+      const statements = await orderListStatements(db, f.customerId, toOrderListQuery(parsed), window, segments);
+      return statements.map((statement) => statement.toSQL());
     },
   });
   const sorts = ["order_number", "number_type", "country_code", "quantity", "status", "requested_at", "fulfilled_at"];

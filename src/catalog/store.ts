@@ -1,5 +1,6 @@
 // Queries for the orderable catalog of (country_code, number_type) pairs.
 import { and, asc, count, eq } from "drizzle-orm";
+import { pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
@@ -13,7 +14,8 @@ function pairIs(pair: CatalogPair) {
 
 /** A page of the catalog, by country_code, then number_type. */
 export async function listCatalog(db: Database, window: PageWindow): Promise<{ rows: CatalogRow[]; total: number }> {
-  const [rows, [totals]] = await db.batch([
+  return pageAndTotal(
+    db,
     db
       .select()
       .from(catalog)
@@ -21,8 +23,7 @@ export async function listCatalog(db: Database, window: PageWindow): Promise<{ r
       .limit(window.limit)
       .offset(window.offset),
     db.select({ total: count() }).from(catalog),
-  ]);
-  return { rows, total: totals!.total };
+  );
 }
 
 /** Makes a pair orderable; idempotent. `created` tells whether the pair was new. */

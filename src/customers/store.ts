@@ -1,5 +1,6 @@
 // Queries for customer accounts and their API keys, including what authenticating a key reads and writes.
 import { and, count, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { batchByName, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
@@ -31,11 +32,11 @@ export async function findCustomerBySlug(db: Database, slug: string): Promise<Cu
 }
 
 export async function listCustomers(db: Database, window: PageWindow): Promise<{ rows: CustomerRow[]; total: number }> {
-  const [rows, [totals]] = await db.batch([
+  return pageAndTotal(
+    db,
     db.select().from(customers).orderBy(desc(customers.createdAt), desc(customers.id)).limit(window.limit).offset(window.offset),
     db.select({ total: count() }).from(customers),
-  ]);
-  return { rows, total: totals!.total };
+  );
 }
 
 /**
@@ -84,18 +85,18 @@ export async function listApiKeys(
     apiKeys.customerId,
     sql`(SELECT ${customers.id} FROM ${customers} WHERE ${eq(customers.slug, customerSlug)})`,
   );
-  const [[account], rows, [totals]] = await db.batch([
-    db.select({ id: customers.id }).from(customers).where(eq(customers.slug, customerSlug)),
-    db
+  const found = await batchByName(db, {
+    account: db.select({ id: customers.id }).from(customers).where(eq(customers.slug, customerSlug)),
+    rows: db
       .select()
       .from(apiKeys)
       .where(ofAccount)
       .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
       .limit(window.limit)
       .offset(window.offset),
-    db.select({ total: count() }).from(apiKeys).where(ofAccount),
-  ]);
-  return account ? ok({ rows, total: totals!.total }) : refuse("not_found");
+    totals: db.select({ total: count() }).from(apiKeys).where(ofAccount),
+  });
+  return found.account.length > 0 ? ok({ rows: found.rows, total: found.totals[0]!.total }) : refuse("not_found");
 }
 
 export async function findApiKey(db: Database, id: string): Promise<ApiKeyRow | undefined> {
@@ -104,13 +105,14 @@ export async function findApiKey(db: Database, id: string): Promise<ApiKeyRow | 
 
 /** Revokes a key once; revoking it again keeps the first revocation time. One batch: the write, then the key. */
 export async function revokeApiKey(db: Database, id: string, now: number): Promise<Outcome<ApiKeyRow, "not_found">> {
-  const [, [row]] = await db.batch([
-    db
+  const { key } = await batchByName(db, {
+    revocation: db
       .update(apiKeys)
       .set({ revokedAt: now })
       .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))),
-    db.select().from(apiKeys).where(eq(apiKeys.id, id)),
-  ]);
+    key: db.select().from(apiKeys).where(eq(apiKeys.id, id)),
+  });
+  const [row] = key;
   return row ? ok(row) : refuse("not_found");
 }
 

@@ -1,6 +1,7 @@
 // The idempotency keys' records: claimed before a request runs, answered from afterwards, released when the request
 // failed, purged after 24 hours.
 import { and, eq, gte, lt } from "drizzle-orm";
+import { batchByName } from "./batch.ts";
 import type { Database } from "./client.ts";
 import { deleteInBatches } from "./purge.ts";
 import { idempotencyKeys } from "./schema.ts";
@@ -18,8 +19,8 @@ export type Claim = Pick<IdempotencyRecord, "scope" | "keyHash" | "fingerprint" 
  * record read back carries its own claim.
  */
 export async function claimIdempotencyKey(db: Database, claim: Claim, now: number): Promise<IdempotencyRecord> {
-  const [, [holder]] = await db.batch([
-    db
+  const { holder } = await batchByName(db, {
+    claim: db
       .insert(idempotencyKeys)
       .values({ ...claim, createdAt: now, status: null, response: null })
       .onConflictDoUpdate({
@@ -27,12 +28,12 @@ export async function claimIdempotencyKey(db: Database, claim: Claim, now: numbe
         set: { fingerprint: claim.fingerprint, claim: claim.claim, createdAt: now, status: null, response: null },
         setWhere: lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_RETENTION_MS),
       }),
-    db
+    holder: db
       .select()
       .from(idempotencyKeys)
       .where(and(eq(idempotencyKeys.scope, claim.scope), eq(idempotencyKeys.keyHash, claim.keyHash))),
-  ]);
-  return holder!;
+  });
+  return holder[0]!;
 }
 
 /** Whether a record younger than the retention holds the key (a read: nothing is claimed). */

@@ -1,5 +1,6 @@
 // Queries for the account's events: newest first (events of one batch share a timestamp: later rowid first), one.
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import type { PageWindow } from "../db/paging.ts";
 import { type EventRow, type EventType, eventCounts, events } from "../db/schema.ts";
@@ -21,15 +22,15 @@ export async function listEvents(
   types: readonly EventType[] | undefined,
   window: PageWindow,
 ): Promise<{ rows: EventRow[]; total: number }> {
-  const [rows, [totals]] = await db.batch([
+  return pageAndTotal(
+    db,
     eventPageQuery(db, customerId, types, window),
     // From event_counts (kept by triggers): the total costs one row per type, not one per event.
     db
       .select({ total: sql<number>`total(${eventCounts.count})`.mapWith(Number) })
       .from(eventCounts)
       .where(and(eq(eventCounts.customerId, customerId), types && inArray(eventCounts.type, types))),
-  ]);
-  return { rows, total: totals!.total };
+  );
 }
 
 export async function findEvent(db: Database, customerId: string, eventId: string): Promise<EventRow | undefined> {

@@ -1,6 +1,7 @@
 // Queries for verifications and their document rows. Every write that depends on a state or on ownership is one
 // guarded statement; when it writes nothing, the store finds why.
 import { type AnyColumn, and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
@@ -14,7 +15,7 @@ import {
   numbers,
 } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
-import { changeApplied, type EventSpec, eventStatements, type Outbox } from "../webhooks/outbox.ts";
+import { type EventSpec, eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { documentEventData, verificationData } from "../webhooks/payloads.ts";
 
 /** A verification holds at most this many documents. */
@@ -114,43 +115,49 @@ export async function submitVerification(
 ): Promise<Outcome<KycRow, "not_found" | "duplicate">> {
   const id = crypto.randomUUID();
   try {
-    const [[row], , deliveries] = await db.batch([
-      db
-        .insert(kycVerifications)
-        .select(
-          db
-            .select(
-              insertSelection({
-                id,
-                customerId: numbers.customerId,
-                numberId: numbers.id,
-                status: "pending" satisfies KycStatus,
-                type: input.type,
-                addressLine1: input.addressLine1,
-                addressLine2: input.addressLine2 ?? null,
-                city: input.city,
-                stateProvince: input.stateProvince,
-                postalCode: input.postalCode,
-                country: input.country,
-                companyName: input.companyName ?? null,
-                taxId: input.taxId ?? null,
-                contactPerson: input.contactPerson ?? null,
-                phoneNumber: input.phoneNumber ?? null,
-                email: input.email ?? null,
-                submittedAt: now,
-                updatedAt: null,
-                reviewedAt: null,
-                rejectionReason: null,
-                expiresAt: null,
-              }),
-            )
-            .from(numbers)
-            .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))),
-        )
-        .returning(),
-      ...verificationEvent(db, "kyc.submitted", eq(kycVerifications.id, id), now),
-    ]);
-    outbox.add(deliveries);
+    const { submitted } = await batchByName(db, {
+      submitted: withVerificationEvent(
+        db,
+        db
+          .insert(kycVerifications)
+          .select(
+            db
+              .select(
+                insertSelection({
+                  id,
+                  customerId: numbers.customerId,
+                  numberId: numbers.id,
+                  status: "pending" satisfies KycStatus,
+                  type: input.type,
+                  addressLine1: input.addressLine1,
+                  addressLine2: input.addressLine2 ?? null,
+                  city: input.city,
+                  stateProvince: input.stateProvince,
+                  postalCode: input.postalCode,
+                  country: input.country,
+                  companyName: input.companyName ?? null,
+                  taxId: input.taxId ?? null,
+                  contactPerson: input.contactPerson ?? null,
+                  phoneNumber: input.phoneNumber ?? null,
+                  email: input.email ?? null,
+                  submittedAt: now,
+                  updatedAt: null,
+                  reviewedAt: null,
+                  rejectionReason: null,
+                  expiresAt: null,
+                }),
+              )
+              .from(numbers)
+              .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))),
+          )
+          .returning(),
+        "kyc.submitted",
+        eq(kycVerifications.id, id),
+        now,
+      ),
+    });
+    outbox.add(submitted.event.deliveries);
+    const [row] = submitted.write;
     return row ? ok(row) : refuse("not_found");
   } catch (error) {
     if (isUniqueViolation(error)) return refuse("duplicate");
@@ -164,10 +171,11 @@ export async function findVerificationWithDocuments(
   customerId: string,
   numberId: string,
 ): Promise<VerificationWithDocuments | undefined> {
-  const [[verification], documents] = await db.batch([
-    db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)),
-    documentsOfNumber(db, customerId, numberId),
-  ]);
+  const { verifications, documents } = await batchByName(db, {
+    verifications: db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)),
+    documents: documentsOfNumber(db, customerId, numberId),
+  });
+  const [verification] = verifications;
   return verification ? { verification, documents: documents.map((d) => d.document) } : undefined;
 }
 
@@ -181,18 +189,21 @@ export async function findUploadTarget(
   customerId: string,
   numberId: string,
 ): Promise<Outcome<KycRow, "not_found" | "not_submitted" | "wrong_state" | "full">> {
-  const [[number], [verification], [documents]] = await db.batch([
-    db
+  const found = await batchByName(db, {
+    numbers: db
       .select({ id: numbers.id })
       .from(numbers)
       .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))),
-    db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)),
-    db
+    verifications: db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)),
+    documents: db
       .select({ count: count() })
       .from(kycDocuments)
       .innerJoin(kycVerifications, eq(kycDocuments.kycId, kycVerifications.id))
       .where(ownedVerification(customerId, numberId)),
-  ]);
+  });
+  const [number] = found.numbers;
+  const [verification] = found.verifications;
+  const [documents] = found.documents;
   if (!number) return refuse("not_found");
   if (!verification) return refuse("not_submitted");
   if (!UPLOAD_ALLOWED.includes(verification.status)) return refuse("wrong_state", { state: verification.status });
@@ -219,19 +230,27 @@ function documentsFollow(db: Database, kycId: SQL | string, to: KycStatus, from:
     );
 }
 
-/** The verification event of the row `which` finds, if the statement before it in the batch wrote a row. */
-function verificationEvent(db: Database, type: EventSpec["type"], which: SQL, now: number) {
-  return eventStatements(
-    db,
-    {
-      type,
-      customerId: kycVerifications.customerId,
-      data: verificationData(),
-      from: kycVerifications,
-      where: and(which, changeApplied())!,
-    },
-    now,
-  ).statements;
+/** A write of the verification `which` finds, then its event if it wrote (src/db/batch.ts: ifWritten). */
+function withVerificationEvent<W extends Parameters<typeof ifWritten>[0]>(
+  db: Database,
+  write: W,
+  type: EventSpec["type"],
+  which: SQL,
+  now: number,
+) {
+  return ifWritten(write, (written) => ({
+    event: eventStatements(
+      db,
+      {
+        type,
+        customerId: kycVerifications.customerId,
+        data: verificationData(),
+        from: kycVerifications,
+        where: and(which, written)!,
+      },
+      now,
+    ).statements,
+  }));
 }
 
 /** The document event of the `kyc_documents` row `which` finds, where `when` holds. */
@@ -256,17 +275,23 @@ export async function updateAddress(
   now: number,
 ): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state">> {
   const kycIdOfNumber = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${ownedVerification(customerId, numberId)})`;
-  const [, [updated], , deliveries, documents] = await db.batch([
-    documentsFollow(db, kycIdOfNumber, "pending", ADDRESS_EDITABLE),
-    db
-      .update(kycVerifications)
-      .set({ ...changes, status: "pending", reviewedAt: null, rejectionReason: null, updatedAt: now })
-      .where(and(ownedVerification(customerId, numberId), inArray(kycVerifications.status, ADDRESS_EDITABLE)))
-      .returning(),
-    ...verificationEvent(db, "kyc.updated", ownedVerification(customerId, numberId)!, now),
-    documentsOfNumber(db, customerId, numberId),
-  ]);
-  outbox.add(deliveries);
+  const { amended, documents } = await batchByName(db, {
+    documentsFollow: documentsFollow(db, kycIdOfNumber, "pending", ADDRESS_EDITABLE),
+    amended: withVerificationEvent(
+      db,
+      db
+        .update(kycVerifications)
+        .set({ ...changes, status: "pending", reviewedAt: null, rejectionReason: null, updatedAt: now })
+        .where(and(ownedVerification(customerId, numberId), inArray(kycVerifications.status, ADDRESS_EDITABLE)))
+        .returning(),
+      "kyc.updated",
+      ownedVerification(customerId, numberId)!,
+      now,
+    ),
+    documents: documentsOfNumber(db, customerId, numberId),
+  });
+  outbox.add(amended.event.deliveries);
+  const [updated] = amended.write;
   if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document) });
   return refusalByState(await db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)).get());
 }
@@ -280,26 +305,32 @@ export async function reviewVerification(
   now: number,
 ): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state">> {
   // A refused review changes no document either (a file added after a rejection stays uploaded).
-  const [, [moved], , deliveries, documents] = await db.batch([
-    documentsFollow(db, kycId, to, [REVIEW_FROM[to]]),
-    db
-      .update(kycVerifications)
-      .set({
-        status: to,
-        reviewedAt: now,
-        rejectionReason: to === "rejected" ? rejectionReason : null,
-        expiresAt: to === "approved" ? now + YEAR_MS : null,
-      })
-      .where(and(eq(kycVerifications.id, kycId), eq(kycVerifications.status, REVIEW_FROM[to])))
-      .returning(),
-    ...verificationEvent(db, REVIEW_EVENT[to], eq(kycVerifications.id, kycId), now),
-    db
+  const { reviewed, documents } = await batchByName(db, {
+    documentsFollow: documentsFollow(db, kycId, to, [REVIEW_FROM[to]]),
+    reviewed: withVerificationEvent(
+      db,
+      db
+        .update(kycVerifications)
+        .set({
+          status: to,
+          reviewedAt: now,
+          rejectionReason: to === "rejected" ? rejectionReason : null,
+          expiresAt: to === "approved" ? now + YEAR_MS : null,
+        })
+        .where(and(eq(kycVerifications.id, kycId), eq(kycVerifications.status, REVIEW_FROM[to])))
+        .returning(),
+      REVIEW_EVENT[to],
+      eq(kycVerifications.id, kycId),
+      now,
+    ),
+    documents: db
       .select()
       .from(kycDocuments)
       .where(eq(kycDocuments.kycId, kycId))
       .orderBy(...DOCUMENT_ORDER),
-  ]);
-  outbox.add(deliveries);
+  });
+  outbox.add(reviewed.event.deliveries);
+  const [moved] = reviewed.write;
   if (moved) return ok({ verification: moved, documents });
   return refusalByState(await db.select().from(kycVerifications).where(eq(kycVerifications.id, kycId)).get());
 }
@@ -321,40 +352,43 @@ export async function insertDocument(
   now: number,
 ): Promise<Outcome<DocumentRow, "wrong_state" | "full">> {
   const documentCount = sql`(SELECT count(*) FROM ${kycDocuments} WHERE ${kycDocuments.kycId} = ${kycVerifications.id})`;
-  const [[row], , deliveries] = await db.batch([
-    db
-      .insert(kycDocuments)
-      .select(
-        db
-          .select(
-            insertSelection({
-              id: doc.id,
-              kycId: kycVerifications.id,
-              customerId: kycVerifications.customerId,
-              documentType: doc.documentType,
-              filename: doc.filename,
-              fileSize: doc.fileSize,
-              mimeType: doc.mimeType,
-              description: doc.description ?? null,
-              expirationDate: doc.expirationDate ?? null,
-              status: documentStatusFor(kycVerifications.status, NEW_DOCUMENT_STATUS_OF),
-              objectKey: doc.objectKey,
-              uploadedAt: now,
-            }),
-          )
-          .from(kycVerifications)
-          .where(
-            and(
-              eq(kycVerifications.id, kycId),
-              inArray(kycVerifications.status, UPLOAD_ALLOWED),
-              sql`${documentCount} < ${MAX_DOCUMENTS}`,
+  const { stored } = await batchByName(db, {
+    stored: ifWritten(
+      db
+        .insert(kycDocuments)
+        .select(
+          db
+            .select(
+              insertSelection({
+                id: doc.id,
+                kycId: kycVerifications.id,
+                customerId: kycVerifications.customerId,
+                documentType: doc.documentType,
+                filename: doc.filename,
+                fileSize: doc.fileSize,
+                mimeType: doc.mimeType,
+                description: doc.description ?? null,
+                expirationDate: doc.expirationDate ?? null,
+                status: documentStatusFor(kycVerifications.status, NEW_DOCUMENT_STATUS_OF),
+                objectKey: doc.objectKey,
+                uploadedAt: now,
+              }),
+            )
+            .from(kycVerifications)
+            .where(
+              and(
+                eq(kycVerifications.id, kycId),
+                inArray(kycVerifications.status, UPLOAD_ALLOWED),
+                sql`${documentCount} < ${MAX_DOCUMENTS}`,
+              ),
             ),
-          ),
-      )
-      .returning(),
-    ...documentEvent(db, "kyc.document_uploaded", eq(kycDocuments.id, doc.id), changeApplied(), now),
-  ]);
-  outbox.add(deliveries);
+        )
+        .returning(),
+      (written) => ({ event: documentEvent(db, "kyc.document_uploaded", eq(kycDocuments.id, doc.id), written, now) }),
+    ),
+  });
+  outbox.add(stored.event.deliveries);
+  const [row] = stored.write;
   if (row) return ok(row);
   // Verifications are never deleted: the one the upload was found for is still there.
   const { status } = (await db
@@ -386,11 +420,13 @@ export async function deleteDocumentRow(
 ): Promise<Outcome<DocumentRow, "not_found" | "wrong_state">> {
   const owned = and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId))!;
   const deletable = sql`${statusOfVerification(kycDocuments.kycId)} IN ${DELETE_ALLOWED}`;
-  const [, deliveries, [removed]] = await db.batch([
-    ...documentEvent(db, "kyc.document_deleted", owned, deletable, now),
-    db.delete(kycDocuments).where(and(owned, deletable)).returning(),
-  ]);
-  outbox.add(deliveries);
+  // The event first, under the delete's own guard: once the row is gone, its data could not be read.
+  const { event, deleted } = await batchByName(db, {
+    event: documentEvent(db, "kyc.document_deleted", owned, deletable, now),
+    deleted: db.delete(kycDocuments).where(and(owned, deletable)).returning(),
+  });
+  outbox.add(event.deliveries);
+  const [removed] = deleted;
   if (removed) return ok(removed);
   return refusalByState(
     await db

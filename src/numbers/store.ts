@@ -1,6 +1,7 @@
 // Queries for numbers: the account's list (with each number's verification status) and allocation from an order.
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import { type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
@@ -82,8 +83,8 @@ export async function listNumbers(
   q: NumberListQuery,
   window: PageWindow,
 ): Promise<{ rows: { number: NumberRow; kycStatus: KycStatus | null }[]; total: number }> {
-  const [rows, [totals]] = await db.batch([
-    db
+  const { rows, totals } = await batchByName(db, {
+    rows: db
       // Aliased: the joined status column would otherwise collide with numbers.status in D1's row objects.
       .select({ number: numbers, kycStatus: sql<KycStatus | null>`${kycVerifications.status}`.as("kyc_status") })
       .from(numbers)
@@ -92,9 +93,9 @@ export async function listNumbers(
       .orderBy(...stableOrder(SORT_COLUMNS[q.sortBy], numbers.id, q.sortOrder))
       .limit(window.limit)
       .offset(window.offset),
-    totalQuery(db, customerId, q),
-  ]);
-  return { rows, total: totals!.total };
+    totals: totalQuery(db, customerId, q),
+  });
+  return { rows, total: totals[0]!.total };
 }
 
 /** The statuses an order takes numbers in; allocating to a pending order moves it to processing. */
@@ -162,8 +163,8 @@ export async function allocateNumbers(
     now,
   );
   try {
-    const [created, , processingDeliveries, [moved], , , allocatedDeliveries, , fulfilledDeliveries] = await db.batch([
-      db
+    const allocation = await batchByName(db, {
+      numbers: db
         .insert(numbers)
         .select(
           db
@@ -185,8 +186,8 @@ export async function allocateNumbers(
             .where(allocatable),
         )
         .returning(),
-      ...movedToProcessing.statements,
-      db
+      processing: movedToProcessing.statements,
+      order: db
         .update(orders)
         .set({
           fulfilledQuantity: sql`${orders.fulfilledQuantity} + ${added}`,
@@ -196,13 +197,14 @@ export async function allocateNumbers(
         })
         .where(and(thisOrder, allocatable))
         .returning(),
-      fillEventData(db, movedToProcessing.eventId, orderData(), orders, thisOrder),
-      ...numbersAllocated.statements,
-      ...fulfilled.statements,
-    ]);
-    outbox.add([...processingDeliveries, ...allocatedDeliveries, ...fulfilledDeliveries]);
+      processingData: fillEventData(db, movedToProcessing.eventId, orderData(), orders, thisOrder),
+      allocated: numbersAllocated.statements,
+      fulfilled: fulfilled.statements,
+    });
+    outbox.add([...allocation.processing.deliveries, ...allocation.allocated.deliveries, ...allocation.fulfilled.deliveries]);
+    const [moved] = allocation.order;
     if (!moved) return refusalByState(await findOrderById(db, orderId));
-    return ok({ order: moved, numbers: created.sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1)) });
+    return ok({ order: moved, numbers: allocation.numbers.sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1)) });
   } catch (error) {
     // The batch may have committed and lost only its answer: numbers with this request's ids are its own, neither
     // taken nor over the quantity, and the request fails as it stands.

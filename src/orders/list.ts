@@ -6,7 +6,8 @@
 //   own plan over covering indexes;
 // - a search: the trigram index narrows the orders down, and one statement tests them, counts them and pages them.
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
-import { alias, integer, sqliteTable } from "drizzle-orm/sqlite-core";
+import { alias } from "drizzle-orm/sqlite-core";
+import { batchByName, type Results, type Statements } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { countByStatus, type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
 import {
@@ -18,6 +19,7 @@ import {
   orderCounts,
   orders,
   orderTimeLags,
+  orderTrigrams,
 } from "../db/schema.ts";
 import { trigramQuery } from "../db/search.ts";
 import { containsText, inJsonList } from "../db/sql.ts";
@@ -56,13 +58,6 @@ export interface OrderList {
   statusCounts: Record<OrderStatus, number>;
 }
 
-/**
- * The trigram index of migrations/0003 (a virtual table, so it is declared here for queries and never migrated by
- * drizzle-kit). Its rowid is (account number << 32) | order_seq: one account's entries form one rowid range.
- */
-const orderTrigrams = sqliteTable("order_trigrams", {
-  rowid: integer("rowid").notNull(),
-});
 const ORDER_SEQ_BITS = sql.raw("4294967295");
 
 /** The orders of one segment inside the segment plan, named apart from the orders being listed. */
@@ -387,24 +382,61 @@ function searchStatement(db: Database, customerId: string, q: OrderListQuery, wi
 
 // ---- The list ------------------------------------------------------------------------------------------------------
 
+/** A plan: its statements, and its run (one D1 call) answering the list from their results. */
+function plan<S extends Statements>(db: Database, statements: S, answer: (results: Results<S>) => OrderList) {
+  return { statements, run: async () => answer(await batchByName(db, statements)) };
+}
+
 /**
- * The statements of one list request, as run by listOrders (for tests and the benchmark's storage floor).
- * `segments` are the account's, as the isolate knows them when it picks an enumeration list's plan.
+ * The plan of one list request, chosen here and nowhere else: a search, a range filter, or enumeration filters, which
+ * pick their plan from the account's segments (`segmentsOf`, asked only then).
  */
-export function orderListStatements(
+async function listPlan(
+  db: Database,
+  customerId: string,
+  q: OrderListQuery,
+  window: PageWindow,
+  segmentsOf: () => readonly Segment[] | undefined | Promise<readonly Segment[] | undefined>,
+) {
+  if (q.search !== undefined) {
+    return plan(db, { hits: searchStatement(db, customerId, q, window, q.search) }, ({ hits }) => {
+      const counts = JSON.parse(hits[0]?.statusCounts ?? "{}") as Record<OrderStatus, number>;
+      return {
+        rows: hits.flatMap((row) => (row.order ? [row.order] : [])),
+        ...countByStatus(
+          ORDER_STATUSES,
+          Object.entries(counts).map(([status, count]) => ({ status, count })),
+          q.statuses,
+        ),
+      };
+    });
+  }
+  if (hasRangeFilter(q)) {
+    return plan(db, rangeStatements(db, customerId, q, window), ({ page, counts }) => ({
+      rows: page,
+      ...countByStatus(ORDER_STATUSES, counts, q.statuses),
+    }));
+  }
+  const segments = isEnumerationFiltered(q) ? await segmentsOf() : undefined;
+  return plan(db, enumerationStatements(db, customerId, q, window, segments), ({ page, segments: read }) => {
+    rememberSegments(customerId, read);
+    const counted = read.filter((segment) => segmentMatches(segment, q, false));
+    return { rows: page, ...countByStatus(ORDER_STATUSES, counted, q.statuses) };
+  });
+}
+
+/**
+ * The statements of one list request, as listOrders runs them (for tests and the benchmark's storage floor), given
+ * the account's segments as the isolate would know them.
+ */
+export async function orderListStatements(
   db: Database,
   customerId: string,
   q: OrderListQuery,
   window: PageWindow,
   segments?: readonly Segment[],
 ) {
-  if (q.search !== undefined) return [searchStatement(db, customerId, q, window, q.search)];
-  if (hasRangeFilter(q)) {
-    const { page, counts } = rangeStatements(db, customerId, q, window);
-    return [page, counts];
-  }
-  const { page, segments: segmentRows } = enumerationStatements(db, customerId, q, window, segments);
-  return [page, segmentRows];
+  return Object.values((await listPlan(db, customerId, q, window, () => segments)).statements);
 }
 
 /**
@@ -413,27 +445,6 @@ export function orderListStatements(
  * isolate reads them first.
  */
 export async function listOrders(db: Database, customerId: string, q: OrderListQuery, window: PageWindow): Promise<OrderList> {
-  if (q.search !== undefined) {
-    const rows = await searchStatement(db, customerId, q, window, q.search);
-    const counts = Object.entries(JSON.parse(rows[0]?.statusCounts ?? "{}") as Record<OrderStatus, number>);
-    return {
-      rows: rows.flatMap((row) => (row.order ? [row.order] : [])),
-      ...countByStatus(
-        ORDER_STATUSES,
-        counts.map(([status, count]) => ({ status, count })),
-        q.statuses,
-      ),
-    };
-  }
-  if (hasRangeFilter(q)) {
-    const { page, counts } = rangeStatements(db, customerId, q, window);
-    const [rows, countRows] = await db.batch([page, counts]);
-    return { rows, ...countByStatus(ORDER_STATUSES, countRows, q.statuses) };
-  }
-  const known = isEnumerationFiltered(q) ? (lastSegments.get(customerId) ?? (await segmentsQuery(db, customerId))) : undefined;
-  const { page, segments } = enumerationStatements(db, customerId, q, window, known);
-  const [rows, segmentRows] = await db.batch([page, segments]);
-  rememberSegments(customerId, segmentRows);
-  const counted = segmentRows.filter((segment) => segmentMatches(segment, q, false));
-  return { rows, ...countByStatus(ORDER_STATUSES, counted, q.statuses) };
+  const known = () => lastSegments.get(customerId) ?? segmentsQuery(db, customerId);
+  return (await listPlan(db, customerId, q, window, known)).run();
 }

@@ -1,10 +1,11 @@
 // Queries for orders: find, create with the global sequence, guarded changes (the list is in list.ts).
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import { catalog, type EventType, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
-import { changeApplied, eventStatements, type Outbox } from "../webhooks/outbox.ts";
+import { eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { orderData } from "../webhooks/payloads.ts";
 
 export type NewOrder = Pick<typeof orders.$inferInsert, "numberType" | "countryCode" | "quantity" | "notes">;
@@ -48,19 +49,21 @@ async function recognisingOwnCommit(db: Database, id: string, insert: () => Prom
   }
 }
 
-/** The order event of the `orders` row `orderId`, if the statement before it in the batch wrote a row. */
-function orderEvent(db: Database, type: EventType, orderId: string, now: number) {
-  return eventStatements(
-    db,
-    {
-      type,
-      customerId: orders.customerId,
-      data: orderData(),
-      from: orders,
-      where: and(eq(orders.id, orderId), changeApplied())!,
-    },
-    now,
-  ).statements;
+/** A write of the `orders` row `orderId`, then its order event if it wrote (src/db/batch.ts: ifWritten). */
+function withOrderEvent<W extends Parameters<typeof ifWritten>[0]>(
+  db: Database,
+  write: W,
+  type: EventType,
+  orderId: string,
+  now: number,
+) {
+  return ifWritten(write, (written) => ({
+    event: eventStatements(
+      db,
+      { type, customerId: orders.customerId, data: orderData(), from: orders, where: and(eq(orders.id, orderId), written)! },
+      now,
+    ).statements,
+  }));
 }
 
 /**
@@ -77,36 +80,41 @@ export async function createOrder(
 ): Promise<Outcome<OrderRow, "not_orderable">> {
   const id = crypto.randomUUID();
   const [row] = await recognisingOwnCommit(db, id, async () => {
-    const [inserted, , deliveries] = await db.batch([
-      db
-        .insert(orders)
-        .select(
-          db
-            .select(
-              insertSelection({
-                id,
-                customerId,
-                orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
-                numberType: catalog.numberType,
-                countryCode: catalog.countryCode,
-                quantity: order.quantity,
-                status: "pending" satisfies OrderStatus,
-                fulfilledQuantity: 0,
-                notes: order.notes ?? null,
-                requestedAt: now,
-                fulfilledAt: null,
-                createdAt: now,
-                updatedAt: now,
-              }),
-            )
-            .from(catalog)
-            .where(and(eq(catalog.countryCode, order.countryCode), eq(catalog.numberType, order.numberType))),
-        )
-        .returning(),
-      ...orderEvent(db, "order.created", id, now),
-    ]);
-    outbox.add(deliveries);
-    return inserted;
+    const { created } = await batchByName(db, {
+      created: withOrderEvent(
+        db,
+        db
+          .insert(orders)
+          .select(
+            db
+              .select(
+                insertSelection({
+                  id,
+                  customerId,
+                  orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
+                  numberType: catalog.numberType,
+                  countryCode: catalog.countryCode,
+                  quantity: order.quantity,
+                  status: "pending" satisfies OrderStatus,
+                  fulfilledQuantity: 0,
+                  notes: order.notes ?? null,
+                  requestedAt: now,
+                  fulfilledAt: null,
+                  createdAt: now,
+                  updatedAt: now,
+                }),
+              )
+              .from(catalog)
+              .where(and(eq(catalog.countryCode, order.countryCode), eq(catalog.numberType, order.numberType))),
+          )
+          .returning(),
+        "order.created",
+        id,
+        now,
+      ),
+    });
+    outbox.add(created.event.deliveries);
+    return created.write;
   });
   return row ? ok(row) : refuse("not_orderable", { countryCode: order.countryCode, numberType: order.numberType });
 }
@@ -126,24 +134,30 @@ export async function updatePendingOrder(
   const nextCountry = changes.countryCode === undefined ? sql`${orders.countryCode}` : sql`${changes.countryCode}`;
   const nextType = changes.numberType === undefined ? sql`${orders.numberType}` : sql`${changes.numberType}`;
   const pairChecked = changes.countryCode !== undefined || changes.numberType !== undefined;
-  const [[row], , deliveries] = await db.batch([
-    db
-      .update(orders)
-      .set({ ...changes, updatedAt: now })
-      .where(
-        and(
-          eq(orders.id, orderId),
-          eq(orders.customerId, customerId),
-          eq(orders.status, "pending"),
-          pairChecked
-            ? sql`((${nextCountry} = ${orders.countryCode} AND ${nextType} = ${orders.numberType}) OR ${isOrderable(nextCountry, nextType)})`
-            : undefined,
-        ),
-      )
-      .returning(),
-    ...orderEvent(db, "order.updated", orderId, now),
-  ]);
-  outbox.add(deliveries);
+  const { updated } = await batchByName(db, {
+    updated: withOrderEvent(
+      db,
+      db
+        .update(orders)
+        .set({ ...changes, updatedAt: now })
+        .where(
+          and(
+            eq(orders.id, orderId),
+            eq(orders.customerId, customerId),
+            eq(orders.status, "pending"),
+            pairChecked
+              ? sql`((${nextCountry} = ${orders.countryCode} AND ${nextType} = ${orders.numberType}) OR ${isOrderable(nextCountry, nextType)})`
+              : undefined,
+          ),
+        )
+        .returning(),
+      "order.updated",
+      orderId,
+      now,
+    ),
+  });
+  outbox.add(updated.event.deliveries);
+  const [row] = updated.write;
   if (row) return ok(row);
   const current = await findOrder(db, customerId, orderId);
   if (!current) return refuse("not_found");
@@ -172,15 +186,21 @@ export async function transitionOrderStatus(
 ): Promise<Outcome<OrderRow, "not_found" | "wrong_state">> {
   const move = OPERATOR_MOVES[to];
   if (move) {
-    const [[row], , deliveries] = await db.batch([
-      db
-        .update(orders)
-        .set({ status: to, updatedAt: now })
-        .where(and(eq(orders.id, orderId), inArray(orders.status, move.from)))
-        .returning(),
-      ...orderEvent(db, move.event, orderId, now),
-    ]);
-    outbox.add(deliveries);
+    const { moved } = await batchByName(db, {
+      moved: withOrderEvent(
+        db,
+        db
+          .update(orders)
+          .set({ status: to, updatedAt: now })
+          .where(and(eq(orders.id, orderId), inArray(orders.status, move.from)))
+          .returning(),
+        move.event,
+        orderId,
+        now,
+      ),
+    });
+    outbox.add(moved.event.deliveries);
+    const [row] = moved.write;
     if (row) return ok(row);
   }
   const current = await findOrderById(db, orderId);

@@ -1,6 +1,7 @@
 // How a user gets in: invitations (a link to set a password, single use, 72 h, only its hash stored), the password,
 // and sign-in with its lockout (10 failures within 15 minutes lock the user).
 import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
+import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { customers, invitations, sessions, type UserRow, type UserStatus, users } from "../db/schema.ts";
@@ -26,9 +27,9 @@ export async function issueInvitation(
   now: number,
 ): Promise<Outcome<{ token: string; expiresAt: number; user: UserRow }, "not_found">> {
   const token = randomToken();
-  const [, [created], [user]] = await db.batch([
-    db.delete(invitations).where(eq(invitations.userId, userId)),
-    db
+  const issued = await batchByName(db, {
+    earlierVoided: db.delete(invitations).where(eq(invitations.userId, userId)),
+    invitation: db
       .insert(invitations)
       .select(
         db
@@ -45,8 +46,10 @@ export async function issueInvitation(
           .where(eq(users.id, userId)),
       )
       .returning(),
-    db.select().from(users).where(eq(users.id, userId)),
-  ]);
+    user: db.select().from(users).where(eq(users.id, userId)),
+  });
+  const [created] = issued.invitation;
+  const [user] = issued.user;
   return created && user ? ok({ token, expiresAt: created.expiresAt, user }) : refuse("not_found");
 }
 
@@ -85,15 +88,16 @@ export async function acceptInvitation(
   const tokenHash = await sha256Hex(token);
   const passwordHash = await hashPassword(password);
   const invitedUser = sql`(SELECT ${invitations.userId} FROM ${invitations} WHERE ${invitations.tokenHash} = ${tokenHash} AND ${invitations.expiresAt} > ${now})`;
-  const [[user]] = await db.batch([
-    db
+  const { passwordSet } = await batchByName(db, {
+    passwordSet: db
       .update(users)
       .set({ passwordHash, failedSignIns: 0, failedSignInsSince: null, updatedAt: now })
       .where(sql`${users.id} = ${invitedUser}`)
       .returning(),
-    db.delete(sessions).where(sql`${sessions.userId} = ${invitedUser}`),
-    db.delete(invitations).where(eq(invitations.tokenHash, tokenHash)),
-  ]);
+    sessionsEnded: db.delete(sessions).where(sql`${sessions.userId} = ${invitedUser}`),
+    invitationUsed: db.delete(invitations).where(eq(invitations.tokenHash, tokenHash)),
+  });
+  const [user] = passwordSet;
   return user ? ok(user) : refuse("not_found");
 }
 
@@ -163,8 +167,8 @@ async function recordFailures(db: Database, email: string, now: number): Promise
     .select({ id: users.id })
     .from(users)
     .where(and(eq(users.email, email), ne(users.status, "active" satisfies UserStatus)));
-  await db.batch([
-    db
+  await batchByName(db, {
+    counted: db
       .update(users)
       .set({
         failedSignIns: count,
@@ -172,6 +176,6 @@ async function recordFailures(db: Database, email: string, now: number): Promise
         status: sql`CASE WHEN ${count} >= ${LOCKOUT_FAILURES} THEN ${"locked" satisfies UserStatus} ELSE ${users.status} END`,
       })
       .where(and(eq(users.email, email), eq(users.status, "active" satisfies UserStatus))),
-    db.delete(sessions).where(inArray(sessions.userId, notActive)),
-  ]);
+    sessionsEnded: db.delete(sessions).where(inArray(sessions.userId, notActive)),
+  });
 }

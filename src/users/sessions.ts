@@ -4,6 +4,7 @@
 // and the user's active status still hold, in the batch that writes it, so a reset, a deactivation or a lock that
 // commits while a sign-in is under way ends that sign-in's session too.
 import { and, desc, eq, gt, lte, notInArray, or, type SQL, sql } from "drizzle-orm";
+import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { deleteInBatches } from "../db/purge.ts";
 import {
@@ -67,17 +68,19 @@ async function afterSessionStart(
     .orderBy(desc(sessions.createdAt), desc(sessions.idHash))
     .limit(MAX_SESSIONS_PER_USER);
   const signedIn = { lastLoginAt: now, failedSignIns: 0, failedSignInsSince: null };
-  return [
-    db
+  return {
+    signedIn: db
       .update(users)
       .set(rehash === undefined ? signedIn : { ...signedIn, passwordHash: rehash })
       .where(sql`${users.id} = ${newSessionsUser}`),
     // The browser's previous session first, so that it is not counted against the cap.
-    db
+    previousEnded: db
       .delete(sessions)
       .where(and(eq(sessions.idHash, ending === undefined ? "" : await sha256Hex(ending)), sql`${newSessionsUser} IS NOT NULL`)),
-    db.delete(sessions).where(and(sql`${sessions.userId} = ${newSessionsUser}`, notInArray(sessions.idHash, newest))),
-  ] as const;
+    oldestEnded: db
+      .delete(sessions)
+      .where(and(sql`${sessions.userId} = ${newSessionsUser}`, notInArray(sessions.idHash, newest))),
+  };
 }
 
 /** The select list of a new session row `idHash`, from the users table of the query it is in. */
@@ -99,13 +102,13 @@ export async function startSession(
   const token = randomToken();
   const idHash = await sha256Hex(token);
   const guard = and(eq(users.id, checked.userId), eq(users.passwordHash, checked.passwordHash), isActive);
-  const [started] = await db.batch([
-    db
+  const { started } = await batchByName(db, {
+    started: db
       .insert(sessions)
       .select(db.select(sessionColumns(idHash, now)).from(users).where(guard))
       .returning(),
-    ...(await afterSessionStart(db, idHash, now, options)),
-  ]);
+    after: await afterSessionStart(db, idHash, now, options),
+  });
   return started.length === 1 ? token : undefined;
 }
 
@@ -141,7 +144,10 @@ export async function issueSignInChoice(
             .where(and(eq(users.id, userId), eq(users.passwordHash, passwordHash))),
         ],
   );
-  await db.batch([db.insert(signInChoices).values(rows), ...rehashes]);
+  await batchByName(db, {
+    choices: db.insert(signInChoices).values(rows),
+    ...Object.fromEntries(rehashes.map((rehash, i) => [`rehash of ${i}`, rehash])),
+  });
   return ticket;
 }
 
@@ -165,11 +171,11 @@ export async function startChosenSession(
     .innerJoin(users, choosable)
     .innerJoin(customers, eq(customers.id, users.customerId))
     .where(and(eq(signInChoices.ticketHash, ticketHash), eq(customers.slug, accountSlug), gt(signInChoices.expiresAt, now)));
-  const [started] = await db.batch([
-    db.insert(sessions).select(chosen).returning(),
-    ...(await afterSessionStart(db, idHash, now, { ending })),
-    db.delete(signInChoices).where(eq(signInChoices.ticketHash, ticketHash)),
-  ]);
+  const { started } = await batchByName(db, {
+    started: db.insert(sessions).select(chosen).returning(),
+    after: await afterSessionStart(db, idHash, now, { ending }),
+    ticketUsed: db.delete(signInChoices).where(eq(signInChoices.ticketHash, ticketHash)),
+  });
   return started.length === 1 ? token : undefined;
 }
 

@@ -1,6 +1,7 @@
 // Queries for the users of an account: the list with status counts, create, update.
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion, isUniqueViolation } from "../db/errors.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
@@ -55,17 +56,17 @@ export async function listUsers(db: Database, customerId: string, q: UserListQue
           .where(and(eq(userCounts.customerId, customerId), q.roles && inArray(userCounts.role, q.roles)))
           .groupBy(userCounts.status)
       : db.select({ status: users.status, count: count() }).from(users).where(common).groupBy(users.status);
-  const [rows, countRows] = await db.batch([
-    db
+  const { rows, counted } = await batchByName(db, {
+    rows: db
       .select()
       .from(users)
       .where(and(common, q.statuses && inArray(users.status, q.statuses)))
       .orderBy(...stableOrder(SORT_COLUMNS[q.sortBy], users.id, q.sortOrder))
       .limit(window.limit)
       .offset(window.offset),
-    counts,
-  ]);
-  return { rows, ...countByStatus(USER_STATUSES, countRows, q.statuses) };
+    counted: counts,
+  });
+  return { rows, ...countByStatus(USER_STATUSES, counted, q.statuses) };
 }
 
 export type NewUser = Pick<typeof users.$inferInsert, "email" | "name" | "role" | "status">;
@@ -178,12 +179,13 @@ export async function updateTeammate(
       ),
     );
   try {
-    const [[row]] = await db.batch([
-      userUpdate(db, userId, changes, now, unchanged),
-      endSessionsOfInactiveUser(db, userId),
-      ...(keepActiveOwner ? [assertion] : []),
-      ...(promoted ? [voidLinks] : []),
-    ]);
+    const { changed } = await batchByName(db, {
+      changed: userUpdate(db, userId, changes, now, unchanged),
+      sessionsEnded: endSessionsOfInactiveUser(db, userId),
+      ownerKept: keepActiveOwner ? assertion : undefined,
+      linksVoided: promoted ? voidLinks : undefined,
+    });
+    const [row] = changed;
     return row ? ok(row) : refuse("wrong_state", { state: "changed" });
   } catch (error) {
     if (isFailedBatchAssertion(error)) return refuse("wrong_state", { state: "last_active_owner" });

@@ -1,6 +1,7 @@
 // The delivery queue's consumer: each message names a delivery, which is claimed, attempted (one signed POST to its
 // endpoint), its outcome recorded, and its next attempt put back on the queue.
 import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
+import { batchByName, ifWritten } from "../db/batch.ts";
 import { createDatabase, type Database } from "../db/client.ts";
 import {
   type DeliveryStatus,
@@ -14,7 +15,6 @@ import type { Bindings } from "../env.ts";
 import { toEvent } from "../events/schemas.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { changeApplied } from "./outbox.ts";
 import { enqueueDeliveries } from "./queue.ts";
 import { retryAfterSeconds, retryDelaySeconds } from "./retry-schedule.ts";
 import { signatureHeader, signingSecrets } from "./signing.ts";
@@ -90,8 +90,8 @@ async function deliver(db: Database, queue: Queue<string>, id: string, deps: Del
   const now = deps.now();
   const lease = now + LEASE_MS;
   // One guarded UPDATE takes the attempt: two messages for one delivery (a duplicate, the sweep's) never both do.
-  const [claimed, [target]] = await db.batch([
-    db
+  const taken = await batchByName(db, {
+    claimed: db
       .update(webhookDeliveries)
       .set({ leaseExpiresAt: lease })
       .where(
@@ -103,7 +103,7 @@ async function deliver(db: Database, queue: Queue<string>, id: string, deps: Del
         ),
       )
       .returning({ id: webhookDeliveries.id }),
-    db
+    target: db
       .select({
         status: webhookDeliveries.status,
         attempts: webhookDeliveries.attempts,
@@ -124,7 +124,9 @@ async function deliver(db: Database, queue: Queue<string>, id: string, deps: Del
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
       .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
       .where(eq(webhookDeliveries.id, id)),
-  ]);
+  });
+  const { claimed } = taken;
+  const [target] = taken.target;
   // Gone (purged, its endpoint deleted), succeeded or failed: nothing to do.
   if (target === undefined || target.status !== "pending") return;
   if (claimed.length === 0) {
@@ -171,11 +173,18 @@ async function deliver(db: Database, queue: Queue<string>, id: string, deps: Del
     .where(held)
     .returning({ id: webhookDeliveries.id });
   // 410 Gone: the receiver wants no more deliveries, to this endpoint at all.
-  const disableEndpoint = db
-    .update(webhookEndpoints)
-    .set({ status: "disabled" satisfies WebhookEndpointStatus, updatedAt: finished })
-    .where(and(eq(webhookEndpoints.id, target.endpointId), changeApplied()));
-  const [written] = gone ? await db.batch([recordOutcome, disableEndpoint]) : [await recordOutcome];
+  const written = gone
+    ? (
+        await batchByName(db, {
+          outcome: ifWritten(recordOutcome, (recorded) => ({
+            disabled: db
+              .update(webhookEndpoints)
+              .set({ status: "disabled" satisfies WebhookEndpointStatus, updatedAt: finished })
+              .where(and(eq(webhookEndpoints.id, target.endpointId), recorded)),
+          })),
+        })
+      ).outcome.write
+    : await recordOutcome;
   log("info", {
     event: "delivery_attempt",
     delivery_id: id,

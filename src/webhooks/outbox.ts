@@ -33,8 +33,8 @@ export interface EventSpec {
   /** The table the event is read from: the changed row's. */
   from: SQLiteTable;
   /**
-   * When the change happened, evaluated where the statements stand in the batch: `changeApplied()` right after a
-   * guarded write, or the write's own guard in front of a DELETE.
+   * When the change happened, evaluated where the statements stand in the batch: the `written` condition of
+   * ifWritten (src/db/batch.ts) right after a guarded write, or the write's own guard in front of a DELETE.
    */
   where: SQL;
   /** Deliver to this endpoint only, whatever types it takes (the test event); else to every endpoint that takes it. */
@@ -42,18 +42,10 @@ export interface EventSpec {
 }
 
 /**
- * True in the statement right after an INSERT, UPDATE or DELETE that wrote at least one row: SQLite's changes() counts
- * the rows of the last completed one (not those its triggers wrote), and a batch runs its statements in order.
- */
-export function changeApplied(): SQL {
-  return sql`changes() > 0`;
-}
-
-/**
- * The two statements that record one event, for the change's own batch: the event, if `where` holds, then its
- * deliveries (returning their ids, for the Outbox), which exist only if the event does. Both read the state the
- * batch has reached at their place in it. The event's id comes back beside them, for a batch that fills the data in
- * later (see fillEventData).
+ * The two statements that record one event, for the change's own batch (a named group, src/db/batch.ts): the event,
+ * if `where` holds, then its deliveries (returning their ids, for the Outbox), which exist only if the event does.
+ * Both read the state the batch has reached at their place in it. The event's id comes back beside them, for a batch
+ * that fills the data in later (see fillEventData).
  */
 export function eventStatements(db: Database, spec: EventSpec, now: number) {
   const eventId = crypto.randomUUID();
@@ -96,7 +88,7 @@ export function eventStatements(db: Database, spec: EventSpec, now: number) {
         .where(eq(events.id, eventId)),
     )
     .returning({ id: webhookDeliveries.id });
-  return { eventId, statements: [event, deliveries] as const };
+  return { eventId, statements: { event, deliveries } };
 }
 
 /** Data not known yet where an event must be decided (before the change, on the state it starts from). */

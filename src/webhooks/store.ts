@@ -1,6 +1,7 @@
 // Queries for webhook endpoints and their deliveries: the guarded create (at most MAX_ENDPOINTS an account), changes,
 // secret rotation, delete with its deliveries, the test event, the delivery log and a delivery's retry.
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { batchByName, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import { type PageWindow, stableOrder } from "../db/paging.ts";
@@ -111,7 +112,8 @@ export async function listEndpoints(
   customerId: string,
   window: PageWindow,
 ): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
-  const [rows, [totals]] = await db.batch([
+  return pageAndTotal(
+    db,
     db
       .select()
       .from(webhookEndpoints)
@@ -120,8 +122,7 @@ export async function listEndpoints(
       .limit(window.limit)
       .offset(window.offset),
     db.select({ total: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.customerId, customerId)),
-  ]);
-  return { rows, total: totals!.total };
+  );
 }
 
 export async function findEndpoint(
@@ -187,12 +188,13 @@ export async function deleteEndpoint(
   customerId: string,
   endpointId: string,
 ): Promise<Outcome<WebhookEndpointRow, "not_found">> {
-  const [, [removed]] = await db.batch([
-    db
+  const { endpoint } = await batchByName(db, {
+    deliveries: db
       .delete(webhookDeliveries)
       .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.customerId, customerId))),
-    db.delete(webhookEndpoints).where(owned(customerId, endpointId)).returning(),
-  ]);
+    endpoint: db.delete(webhookEndpoints).where(owned(customerId, endpointId)).returning(),
+  });
+  const [removed] = endpoint;
   return removed ? ok(removed) : refuse("not_found");
 }
 
@@ -231,11 +233,12 @@ export async function sendTestEvent(
     },
     now,
   );
-  const [, deliveries, [created]] = await db.batch([
-    ...statements,
-    deliveriesWithEvent(db, customerId, endpointId, eq(webhookDeliveries.eventId, eventId)),
-  ]);
-  outbox.add(deliveries);
+  const sent = await batchByName(db, {
+    test: statements,
+    delivery: deliveriesWithEvent(db, customerId, endpointId, eq(webhookDeliveries.eventId, eventId)),
+  });
+  outbox.add(sent.test.deliveries);
+  const [created] = sent.delivery;
   return created ? ok(created) : refusalByState(await findEndpoint(db, customerId, endpointId));
 }
 
@@ -252,19 +255,19 @@ export async function listDeliveries(
   window: PageWindow,
 ): Promise<Outcome<{ rows: DeliveryWithEvent[]; total: number }, "not_found">> {
   const statuses = q.statuses && inArray(webhookDeliveries.status, q.statuses);
-  const [[endpoint], rows, [totals]] = await db.batch([
-    db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(owned(customerId, endpointId)),
-    deliveriesWithEvent(db, customerId, endpointId, statuses)
+  const found = await batchByName(db, {
+    endpoint: db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(owned(customerId, endpointId)),
+    rows: deliveriesWithEvent(db, customerId, endpointId, statuses)
       .orderBy(...stableOrder({ key: webhookDeliveries.createdAt, nullable: false }, webhookDeliveries.id, "desc"))
       .limit(window.limit)
       .offset(window.offset),
-    db
+    totals: db
       .select({ total: count() })
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.customerId, customerId), statuses)),
-  ]);
-  if (!endpoint) return refuse("not_found");
-  return ok({ rows, total: totals!.total });
+  });
+  if (found.endpoint.length === 0) return refuse("not_found");
+  return ok({ rows: found.rows, total: found.totals[0]!.total });
 }
 
 /**
@@ -281,8 +284,8 @@ export async function retryDelivery(
   now: number,
 ): Promise<Outcome<DeliveryWithEvent, "not_found" | "wrong_state">> {
   const endpointEnabled = sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${and(owned(customerId, endpointId), enabled)})`;
-  const [updated, [current], [endpoint]] = await db.batch([
-    db
+  const retried = await batchByName(db, {
+    updated: db
       .update(webhookDeliveries)
       .set({ status: "pending", nextAttemptAt: now, leaseExpiresAt: null })
       .where(
@@ -295,9 +298,12 @@ export async function retryDelivery(
         ),
       )
       .returning({ id: webhookDeliveries.id }),
-    deliveriesWithEvent(db, customerId, endpointId, eq(webhookDeliveries.id, deliveryId)),
-    db.select({ status: webhookEndpoints.status }).from(webhookEndpoints).where(owned(customerId, endpointId)),
-  ]);
+    delivery: deliveriesWithEvent(db, customerId, endpointId, eq(webhookDeliveries.id, deliveryId)),
+    endpoint: db.select({ status: webhookEndpoints.status }).from(webhookEndpoints).where(owned(customerId, endpointId)),
+  });
+  const { updated } = retried;
+  const [current] = retried.delivery;
+  const [endpoint] = retried.endpoint;
   outbox.add(updated);
   if (!current || !endpoint) return refuse("not_found");
   if (updated.length === 0) {
