@@ -6,7 +6,6 @@ import type { AppEnv } from "./env.ts";
 import { eventRoutes } from "./events/routes.ts";
 import { describeWebhooks } from "./events/webhooks-description.ts";
 import { customerAudience, operatorAudience, publicAudience } from "./http/audiences.ts";
-import { docsPage } from "./http/docs.ts";
 import { apiDocument } from "./http/openapi.ts";
 import { handleError } from "./http/problem.ts";
 import { publicOrigin } from "./http/public-origin.ts";
@@ -15,15 +14,17 @@ import { d1Bookmarks, requestContext } from "./http/request-context.ts";
 import { createRouter } from "./http/router.ts";
 import { unmatchedRequest } from "./http/routing.ts";
 import { htmlPageHeaders, noStore, securityHeaders } from "./http/security-headers.ts";
-import { serviceRoutes } from "./http/service-routes.ts";
 import { kycAdminRoutes } from "./kyc/admin-routes.ts";
 import { kycRoutes } from "./kyc/routes.ts";
 import { numberAdminRoutes } from "./numbers/admin-routes.ts";
 import { numberRoutes } from "./numbers/routes.ts";
 import { orderAdminRoutes } from "./orders/admin-routes.ts";
 import { orderRoutes } from "./orders/routes.ts";
+import { docsPage } from "./service/docs.ts";
+import { serviceRoutes } from "./service/routes.ts";
 import { userAdminRoutes } from "./users/admin-routes.ts";
 import { userRoutes } from "./users/routes.ts";
+import { outboxPerRequest } from "./webhooks/outbox.ts";
 import { webhookEndpointRoutes } from "./webhooks/routes.ts";
 
 /** Every route, each reached only through its audience, on `app` (returned typed, for the client). */
@@ -32,7 +33,7 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
     app
       // Outermost, so every answer has them, whoever made it (a guard, the error handler, the unknown-route answer).
       .use(securityHeaders)
-      .use(requestContext)
+      .use(requestContext, outboxPerRequest)
       .use("/api/*", noStore, d1Bookmarks)
       .use("/v1/*", noStore, d1Bookmarks)
       .use("/admin/*", noStore, d1Bookmarks)

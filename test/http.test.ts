@@ -5,8 +5,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createApp } from "../src/app.ts";
-import { SCALAR_BUNDLE_PATH } from "../src/http/docs.ts";
 import { describeError } from "../src/lib/describe-error.ts";
+import { SCALAR_BUNDLE_PATH } from "../src/service/docs.ts";
 import {
   anonymous,
   call,

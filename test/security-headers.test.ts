@@ -2,7 +2,7 @@
 // the HTML reference page under a nonce-based Content-Security-Policy and X-Frame-Options: DENY; no CORS headers.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { SCALAR_BUNDLE_PATH } from "../src/http/docs.ts";
+import { SCALAR_BUNDLE_PATH } from "../src/service/docs.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
 import { call, submittedVerification, type TestCustomer } from "./helpers.ts";

@@ -2,6 +2,7 @@
 // fingerprint, the upload) reads it, and later askers get the same bytes. JSON bodies are held to 64 KiB, decoded
 // strictly as UTF-8, and refused with any other charset.
 import type { Context, MiddlewareHandler } from "hono";
+import { decodeUtf8, mediaTypeOf } from "../lib/content.ts";
 import { Problem } from "../lib/problem.ts";
 import { ClientClosed } from "./problem.ts";
 
@@ -130,11 +131,6 @@ export function isMultipart(request: Request): boolean {
   return mediaTypeOf(request.headers.get("Content-Type") ?? undefined) === "multipart/form-data";
 }
 
-/** The media type of a Content-Type header, lowercased, without parameters ("" when absent). */
-export function mediaTypeOf(contentType: string | undefined): string {
-  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-}
-
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/;
 
 /** The charset parameter of a Content-Type header, unquoted, or undefined when it names none. */
@@ -149,17 +145,6 @@ function isUtf8Label(label: string): boolean {
     return new TextDecoder(label).encoding === "utf-8";
   } catch {
     return false;
-  }
-}
-
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
-/** The text of UTF-8 bytes (a leading byte order mark dropped), or undefined when they are not valid UTF-8. */
-export function decodeUtf8(bytes: Uint8Array): string | undefined {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return undefined;
   }
 }
 

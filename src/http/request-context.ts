@@ -1,12 +1,10 @@
 // Per-request plumbing: the request id (echoed or minted), the request's D1 session (and on the API, its bookmarks),
-// the webhook deliveries its writes created (sent to the queue once it is answered), and one JSON log line per request.
+// and one JSON log line per request; and what a use case works with.
 import type { Context, MiddlewareHandler } from "hono";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
 import type { AppEnv, Work } from "../env.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { validationError } from "../lib/problem.ts";
-import { Outbox } from "../webhooks/outbox.ts";
-import { enqueueDeliveries } from "../webhooks/queue.ts";
 import { ClientClosed, isUnexpected } from "./problem.ts";
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -41,8 +39,6 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const session = openRequestSession(c.env.DB, c.req.method);
   c.set("session", session);
   c.set("db", session.db);
-  const outbox = new Outbox();
-  c.set("outbox", outbox);
 
   await next();
 
@@ -69,30 +65,12 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     ...(failure ? { error: failure } : {}),
   };
   console.log(JSON.stringify(line));
-
-  // After the answer, not before it: the deliveries exist in D1 already, and a message lost here is sent by the
-  // scheduled sweep of overdue deliveries.
-  if (outbox.deliveryIds.length > 0) {
-    c.executionCtx.waitUntil(
-      enqueueDeliveries(c.env.WEBHOOK_DELIVERIES, outbox.deliveryIds).catch((error: unknown) => {
-        console.log(
-          JSON.stringify({
-            // The sweep of overdue deliveries sends them: a warning, not an error.
-            level: "warn",
-            event: "enqueue_failed",
-            request_id: requestId,
-            deliveries: outbox.deliveryIds,
-            error: describeError(error),
-          }),
-        );
-      }),
-    );
-  }
 };
 
 /** What the request's use cases work with: its D1 session and outbox, the document store, and now. */
 export function workOf(c: Context): Work {
-  // Every audience's context has these (requestContext sets them first): its Env type extends AppEnv.
+  // Every audience's context has these (requestContext and the outbox middleware set them first): its Env type
+  // extends AppEnv.
   const { db, outbox } = c.var as AppEnv["Variables"];
   return { db, outbox, documents: (c.env as AppEnv["Bindings"]).DOCUMENTS, now: Date.now() };
 }

@@ -1,8 +1,10 @@
 // Reading and checking a KYC file upload: a bounded multipart body, its fields, and the file judged by its bytes.
 import { singleLineText } from "../http/fields.ts";
-import { type FormPart, formParts } from "../http/multipart.ts";
-import { decodeUtf8, fileTooLarge, MAX_FILE_BYTES } from "../http/request-body.ts";
+import { formParts } from "../http/multipart.ts";
+import { fileTooLarge, MAX_FILE_BYTES } from "../http/request-body.ts";
 import { issuesToFieldErrors } from "../http/validation.ts";
+import { decodeUtf8 } from "../lib/content.ts";
+import type { FormPart } from "../lib/multipart.ts";
 import { type FieldError, validationError } from "../lib/problem.ts";
 import { todayUtc } from "../lib/time.ts";
 import type { CheckedFile } from "./documents.ts";

@@ -1,10 +1,10 @@
 // The public routes about the service itself: whether it is up, and what each problem type means.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
+import { errorResponses, jsonResponse, PUBLIC_SECURITY } from "../http/openapi.ts";
+import { publicOrigin } from "../http/public-origin.ts";
+import { createRouter } from "../http/router.ts";
 import { notFound, PROBLEM_CODES, PROBLEMS, type ProblemCode } from "../lib/problem.ts";
-import { errorResponses, jsonResponse, PUBLIC_SECURITY } from "./openapi.ts";
-import { publicOrigin } from "./public-origin.ts";
-import { createRouter } from "./router.ts";
 
 const operation = { tags: ["Service"], security: PUBLIC_SECURITY };
 

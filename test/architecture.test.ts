@@ -1,0 +1,44 @@
+// The layers' rules, held by a test rather than by habit: http/ is plumbing (no feature's store, no webhooks), a store
+// knows nothing of HTTP, a use case nothing of Hono, and pages reach storage only through stores and use cases.
+import { describe, expect, it } from "vitest";
+
+/** Every source file's text, by path (vite reads them at build time: the test runs where there is no file system). */
+const sources = import.meta.glob<string>("../src/**/*.{ts,tsx}", { query: "?raw", import: "default", eager: true });
+
+function importsOf(text: string): string[] {
+  return [...text.matchAll(/^import [^;]*?from "([^"]+)";/gms)].map((match) => match[1]!);
+}
+
+function filesUnder(folder: RegExp): [string, string[]][] {
+  return Object.entries(sources)
+    .filter(([path]) => folder.test(path))
+    .map(([path, text]) => [path.replace("../src/", ""), importsOf(text)]);
+}
+
+function breaking(folder: RegExp, forbidden: RegExp): string[] {
+  return filesUnder(folder).flatMap(([path, imports]) =>
+    imports.filter((from) => forbidden.test(from)).map((from) => `${path} imports ${from}`),
+  );
+}
+
+describe("the layers", () => {
+  it("reads the sources", () => {
+    expect(Object.keys(sources).length).toBeGreaterThan(50);
+  });
+
+  it("keep http/ to HTTP plumbing: no feature's store, nothing of webhooks/", () => {
+    expect(breaking(/\/src\/http\//, /(\/store\.ts$|\/webhooks\/)/)).toEqual([]);
+  });
+
+  it("keep every store free of HTTP and of the wire format", () => {
+    expect(breaking(/\/store\.ts$/, /(\/http\/|^hono|\/schemas\.ts$)/)).toEqual([]);
+  });
+
+  it("keep every use case free of Hono, so each front end can call it", () => {
+    expect(breaking(/\/use-cases\.ts$/, /(^hono|^@hono|\/http\/)/)).toEqual([]);
+  });
+
+  it("keep the pages off SQL: no page imports drizzle", () => {
+    expect(breaking(/\/src\/(portal|ui)\//, /^drizzle-orm/)).toEqual([]);
+  });
+});
