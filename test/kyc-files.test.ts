@@ -428,6 +428,18 @@ describe("upload", () => {
     expect(verification.documents).toHaveLength(20);
   });
 
+  it("lets only one of several concurrent uploads take a verification's last place", async () => {
+    const setup = await verificationReady();
+    for (let i = 0; i < 19; i++) await uploadedDocument(await upload(setup, pdf(), `doc-${i}.pdf`));
+    // Each passes the check made before the body is read; the insert's own guard decides.
+    const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => upload(setup, pdf(), `last-${i}.pdf`)));
+    const statuses = answers.map((answer) => answer.status).sort();
+    for (const answer of answers) await answer.text();
+    expect(statuses).toEqual([201, 409, 409, 409]);
+    expect((await json(await getVerification(setup), 200)).documents).toHaveLength(20);
+    expect((await objectKeysOf(setup.kycId, setup.customer.customerId)).length).toBe(20);
+  });
+
   it("refuses the 21st document and an upload to a locked verification before reading the body, with or without an Idempotency-Key", async () => {
     /** A body that counts how often it is read from; it holds nothing until pulled. */
     function watchedBody() {

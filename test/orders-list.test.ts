@@ -116,13 +116,19 @@ async function variedAccount() {
 describe("pagination", () => {
   it("defaults to page 1, limit 10, newest created first", async () => {
     const customer = await createCustomer();
+    // Creation times in another order than the order numbers', so a default of any other sort shows.
+    const createdRank = (i: number) => (i * 7) % 12;
     for (let i = 0; i < 12; i++) {
       const order = await place(customer, { number_type: "mobile", country_code: "US", quantity: i + 1 });
-      await setTimes(order.order_id, { createdAt: Date.parse("2026-01-01T00:00:00.000Z") + i * 1000 });
+      await setTimes(order.order_id, { createdAt: Date.parse("2026-01-01T00:00:00.000Z") + createdRank(i) * 1000 });
     }
+    const newestFirst = Array.from({ length: 12 }, (_, i) => i)
+      .sort((a, b) => createdRank(b) - createdRank(a))
+      .map((i) => i + 1);
+    expect(newestFirst).not.toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
     const page = await list(customer);
     expect(page.data).toHaveLength(10);
-    expect(page.data.map((o) => o.quantity)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
+    expect(page.data.map((o) => o.quantity)).toEqual(newestFirst.slice(0, 10));
     expect(page.meta).toEqual({
       total: 12,
       page: 1,
@@ -133,7 +139,7 @@ describe("pagination", () => {
       status_counts: { pending: 12, processing: 0, fulfilled: 0, cancelled: 0 },
     });
     const second = await list(customer, { page: "2" });
-    expect(second.data.map((o) => o.quantity)).toEqual([2, 1]);
+    expect(second.data.map((o) => o.quantity)).toEqual(newestFirst.slice(10));
     expect(second.meta).toMatchObject({ page: 2, totalPages: 2, hasNextPage: false, hasPreviousPage: true });
   });
 
