@@ -1772,6 +1772,8 @@ export interface components {
     };
     responses: never;
     parameters: {
+        /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+        RequestId: string;
         /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
         D1Bookmark: string;
         /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -1779,10 +1781,14 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description The newest D1 bookmark this request saw; send it back as x-d1-bookmark to read your own writes. */
+        /** @description The request's id: the client's X-Request-Id when valid, else one the service minted. A problem's request_id is the same; a replayed answer keeps the id of the request that produced it. */
+        RequestId: string;
+        /** @description The newest D1 bookmark this request saw (absent when it read nothing); send it back as x-d1-bookmark to read your own writes. */
         D1Bookmark: string;
         /** @description Present (true) when this answer is the stored answer to an earlier request with the same Idempotency-Key. */
         IdempotentReplayed: "true";
+        /** @description With idempotency_key_in_use, while the key's first request still runs: seconds to wait before retrying. */
+        RetryAfterInUse: string;
     };
     pathItems: never;
 }
@@ -1791,7 +1797,10 @@ export interface operations {
     getHealth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1800,6 +1809,7 @@ export interface operations {
             /** @description The service is up. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1809,6 +1819,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1818,6 +1829,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1829,7 +1841,10 @@ export interface operations {
     getProblemType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 code: string;
             };
@@ -1840,6 +1855,7 @@ export interface operations {
             /** @description The problem type. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1849,6 +1865,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1858,6 +1875,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1867,6 +1885,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1908,6 +1927,8 @@ export interface operations {
                 sort_by?: "order_number" | "number_type" | "country_code" | "quantity" | "status" | "requested_at" | "fulfilled_at" | "created_at";
             };
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -1922,6 +1943,7 @@ export interface operations {
             /** @description A page of orders. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -1932,6 +1954,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -1942,6 +1965,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -1952,6 +1978,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -1962,6 +1989,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -1972,6 +2002,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -1985,6 +2016,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -2006,7 +2039,8 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the new resource. */
-                    Location?: string;
+                    Location: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -2018,6 +2052,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -2029,6 +2064,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2039,6 +2077,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -2050,6 +2089,7 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -2060,6 +2100,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -2071,6 +2112,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -2092,6 +2134,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2102,6 +2147,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2115,6 +2161,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -2130,6 +2178,7 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2140,6 +2189,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2150,6 +2200,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2160,6 +2213,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2170,6 +2224,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2180,6 +2237,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2193,6 +2251,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -2212,6 +2272,7 @@ export interface operations {
             /** @description The updated order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2222,6 +2283,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2232,6 +2294,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2242,6 +2307,7 @@ export interface operations {
             /** @description Problem details; code: order_not_pending. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2252,6 +2318,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2262,6 +2329,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2272,6 +2340,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2282,6 +2351,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2292,6 +2364,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2322,6 +2395,8 @@ export interface operations {
                 sort_by?: "phone_number" | "country_code" | "number_type" | "status" | "created_at";
             };
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -2336,6 +2411,7 @@ export interface operations {
             /** @description A page of numbers. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2346,6 +2422,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2356,6 +2433,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2366,6 +2446,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2376,6 +2457,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2386,6 +2470,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2414,6 +2499,8 @@ export interface operations {
                 sort_by?: "name" | "email" | "role" | "status" | "created_at" | "last_login_at";
             };
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -2428,6 +2515,7 @@ export interface operations {
             /** @description A page of users. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2438,6 +2526,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2448,6 +2537,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2458,6 +2550,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2468,6 +2561,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2478,6 +2574,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2498,6 +2595,8 @@ export interface operations {
                 type?: string;
             };
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -2512,6 +2611,7 @@ export interface operations {
             /** @description A page of events. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2522,6 +2622,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2532,6 +2633,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2542,6 +2646,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2552,6 +2657,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2562,6 +2670,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2575,6 +2684,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -2591,6 +2702,7 @@ export interface operations {
             /** @description The event. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2601,6 +2713,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2611,6 +2724,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2621,6 +2737,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2631,6 +2748,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2641,6 +2761,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2659,6 +2780,8 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -2673,6 +2796,7 @@ export interface operations {
             /** @description A page of endpoints. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2683,6 +2807,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2693,6 +2818,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2703,6 +2831,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2713,6 +2842,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2723,6 +2855,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2736,6 +2869,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -2757,7 +2892,8 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the new resource. */
-                    Location?: string;
+                    Location: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -2769,6 +2905,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -2780,6 +2917,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2790,6 +2930,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -2801,7 +2942,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -2812,6 +2955,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -2823,6 +2967,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -2844,6 +2989,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2854,6 +3002,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2867,6 +3016,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -2883,6 +3034,7 @@ export interface operations {
             /** @description The endpoint. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2893,6 +3045,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2903,6 +3056,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2913,6 +3069,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2923,6 +3080,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2933,6 +3093,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2946,6 +3107,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -2962,6 +3125,7 @@ export interface operations {
             /** @description Deleted. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2972,6 +3136,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2982,6 +3147,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -2992,6 +3160,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3002,6 +3171,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3012,6 +3184,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3025,6 +3198,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -3047,6 +3222,7 @@ export interface operations {
             /** @description The updated endpoint. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3058,6 +3234,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3069,6 +3246,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3079,6 +3259,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3090,6 +3271,7 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3100,6 +3282,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3111,6 +3294,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3132,6 +3316,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3142,6 +3329,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3155,6 +3343,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -3173,6 +3363,7 @@ export interface operations {
             /** @description The new secret. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3184,6 +3375,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3195,6 +3387,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3205,6 +3400,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3216,6 +3412,7 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3236,6 +3433,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3246,6 +3446,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3259,6 +3460,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -3277,6 +3480,7 @@ export interface operations {
             /** @description The test event's delivery, pending. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3288,6 +3492,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3299,6 +3504,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3309,6 +3517,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3320,7 +3529,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3341,6 +3552,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3351,6 +3565,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3371,6 +3586,8 @@ export interface operations {
                 status?: string;
             };
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -3387,6 +3604,7 @@ export interface operations {
             /** @description A page of deliveries. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3397,6 +3615,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3407,6 +3626,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3417,6 +3639,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3427,6 +3650,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3437,6 +3663,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3450,6 +3677,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -3470,6 +3699,7 @@ export interface operations {
             /** @description The delivery, pending and due now. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3481,6 +3711,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3492,6 +3723,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3502,6 +3736,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3513,7 +3748,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3534,6 +3771,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3544,6 +3784,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3557,6 +3798,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -3578,7 +3821,8 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the new resource. */
-                    Location?: string;
+                    Location: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3590,6 +3834,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3601,6 +3846,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3611,6 +3859,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3622,7 +3871,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3633,6 +3884,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3644,6 +3896,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3665,6 +3918,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3675,6 +3931,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3688,6 +3945,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -3708,6 +3967,7 @@ export interface operations {
             /** @description The updated verification. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3719,6 +3979,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3730,6 +3991,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3740,6 +4004,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3751,7 +4016,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3762,6 +4029,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3773,6 +4041,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3794,6 +4063,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3804,6 +4076,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3817,6 +4090,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -3831,6 +4106,7 @@ export interface operations {
             /** @description The verification with its documents. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3841,6 +4117,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3851,6 +4128,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3861,6 +4141,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3871,6 +4152,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3881,6 +4165,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3894,6 +4179,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -3929,7 +4216,8 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the new resource. */
-                    Location?: string;
+                    Location: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3941,6 +4229,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3952,6 +4241,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -3962,6 +4254,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3973,7 +4266,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3984,6 +4279,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3995,6 +4291,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4016,6 +4313,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4026,6 +4326,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4039,6 +4340,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -4053,6 +4356,11 @@ export interface operations {
             /** @description The file. */
             200: {
                 headers: {
+                    /** @description attachment, with the file's name (ASCII, and exact as filename* per RFC 6266). */
+                    "Content-Disposition": string;
+                    /** @description The file's entity tag; send it as If-None-Match to get a 304 while the file is unchanged. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4065,6 +4373,11 @@ export interface operations {
             /** @description Not modified (If-None-Match matched the ETag). */
             304: {
                 headers: {
+                    /** @description attachment, with the file's name (ASCII, and exact as filename* per RFC 6266). */
+                    "Content-Disposition": string;
+                    /** @description The file's entity tag; send it as If-None-Match to get a 304 while the file is unchanged. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4073,6 +4386,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4083,6 +4397,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4093,6 +4410,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4103,6 +4421,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4113,6 +4434,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4126,6 +4448,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -4140,6 +4464,7 @@ export interface operations {
             /** @description Deleted. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4150,6 +4475,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4160,6 +4486,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4170,6 +4499,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4180,6 +4510,7 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4190,6 +4521,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4200,6 +4534,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4218,6 +4553,8 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -4229,6 +4566,7 @@ export interface operations {
             /** @description A page of accounts, newest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4239,6 +4577,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4249,6 +4588,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4259,6 +4601,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4269,6 +4614,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4282,6 +4628,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -4300,7 +4648,8 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the new resource. */
-                    Location?: string;
+                    Location: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4312,6 +4661,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4323,6 +4673,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4333,7 +4686,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4344,6 +4699,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4355,6 +4711,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4376,6 +4733,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4386,6 +4746,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4399,6 +4760,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -4412,6 +4775,7 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4422,6 +4786,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4432,6 +4797,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4442,6 +4810,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4452,6 +4821,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4462,6 +4834,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4480,6 +4853,8 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -4493,6 +4868,7 @@ export interface operations {
             /** @description Keys without their secrets, newest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4503,6 +4879,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4513,6 +4890,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4523,6 +4903,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4533,6 +4914,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4543,6 +4927,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4556,6 +4941,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -4576,7 +4963,8 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the new resource. */
-                    Location?: string;
+                    Location: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4588,6 +4976,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4599,6 +4988,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4609,6 +5001,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4620,6 +5013,7 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4630,6 +5024,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4641,6 +5036,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4662,6 +5058,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4672,6 +5071,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4685,6 +5085,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -4698,6 +5100,7 @@ export interface operations {
             /** @description The key. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4708,6 +5111,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4718,6 +5122,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4728,6 +5135,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4738,6 +5146,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4748,6 +5159,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4761,6 +5173,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -4774,6 +5188,7 @@ export interface operations {
             /** @description The revoked key. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4784,6 +5199,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4794,6 +5210,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4804,6 +5223,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4814,6 +5234,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4824,6 +5247,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4842,6 +5266,8 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -4853,6 +5279,7 @@ export interface operations {
             /** @description Orderable pairs by country_code, then number_type. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4863,6 +5290,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4873,6 +5301,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4883,6 +5314,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4893,6 +5327,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4906,6 +5341,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -4921,6 +5358,7 @@ export interface operations {
             /** @description The pair was already orderable. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4932,7 +5370,8 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the new resource. */
-                    Location?: string;
+                    Location: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4943,6 +5382,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4953,6 +5393,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4963,6 +5406,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4973,6 +5419,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -4986,6 +5433,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -5001,6 +5450,7 @@ export interface operations {
             /** @description Removed. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5011,6 +5461,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5021,6 +5472,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5031,6 +5485,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5041,6 +5496,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5051,6 +5509,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5064,6 +5523,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -5077,6 +5538,7 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5087,6 +5549,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5097,6 +5560,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5107,6 +5573,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5117,6 +5584,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5127,6 +5597,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5140,6 +5611,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -5159,6 +5632,7 @@ export interface operations {
             /** @description The order after the move. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5170,6 +5644,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5181,6 +5656,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5191,6 +5669,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5202,7 +5681,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5213,6 +5694,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5224,6 +5706,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5245,6 +5728,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5255,6 +5741,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5268,6 +5755,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -5288,7 +5777,8 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the new resource. */
-                    Location?: string;
+                    Location: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5300,6 +5790,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5311,6 +5802,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5321,6 +5815,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5332,7 +5827,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5343,6 +5840,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5354,6 +5852,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5375,6 +5874,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5385,6 +5887,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5398,6 +5901,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -5418,7 +5923,8 @@ export interface operations {
             201: {
                 headers: {
                     /** @description Path of the new resource. */
-                    Location?: string;
+                    Location: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5430,6 +5936,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5441,6 +5948,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5451,6 +5961,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5462,7 +5973,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5473,6 +5986,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5484,6 +5998,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5505,6 +6020,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5515,6 +6033,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5528,6 +6047,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -5543,6 +6064,7 @@ export interface operations {
             /** @description The new invitation link. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5554,6 +6076,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5565,6 +6088,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5575,6 +6101,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5586,6 +6113,7 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5606,6 +6134,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5616,6 +6147,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5629,6 +6161,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
@@ -5642,6 +6176,7 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5652,6 +6187,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5662,6 +6198,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5672,6 +6211,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5682,6 +6222,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5692,6 +6235,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5705,6 +6249,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -5724,6 +6270,7 @@ export interface operations {
             /** @description The updated user. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5735,6 +6282,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5746,6 +6294,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5756,6 +6307,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5767,7 +6319,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5778,6 +6332,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5789,6 +6344,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5810,6 +6366,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5820,6 +6379,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5833,6 +6393,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
                 /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
@@ -5853,6 +6415,7 @@ export interface operations {
             /** @description The verification after the move. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5864,6 +6427,7 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5875,6 +6439,9 @@ export interface operations {
             /** @description Problem details; code: unauthorized. */
             401: {
                 headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5885,6 +6452,7 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5896,7 +6464,9 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5907,6 +6477,7 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5918,6 +6489,7 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5939,6 +6511,9 @@ export interface operations {
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
@@ -5949,6 +6524,7 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };

@@ -19,15 +19,48 @@ export interface DescribedOperation {
   audience: Audience;
   /** The route's own configuration: its request and response zod schemas. */
   route: RouteConfig;
+  /** The headers each status's answer may carry, as the document declares them (lower-cased), and which it must. */
+  headers: Record<string, Map<string, { required: boolean }>>;
 }
 
-type DocumentOperation = { operationId: string; security: Record<string, string[]>[] };
+type HeaderObject = { required?: boolean };
+type Reference = { $ref: string };
+type DocumentOperation = {
+  operationId: string;
+  security: Record<string, string[]>[];
+  responses: Record<string, { headers?: Record<string, HeaderObject | Reference> }>;
+};
+type Document = {
+  paths: Record<string, Record<string, DocumentOperation>>;
+  components: { headers?: Record<string, HeaderObject> };
+};
+
+/** An operation's response headers by status, each reference to the document's components resolved. */
+function declaredHeaders(document: Document, operation: DocumentOperation): DescribedOperation["headers"] {
+  const resolve = (header: HeaderObject | Reference): HeaderObject => {
+    if (!("$ref" in header)) return header;
+    const found = document.components.headers?.[header.$ref.replace("#/components/headers/", "")];
+    if (!found) throw new Error(`${header.$ref} names no header component`);
+    return found;
+  };
+  return Object.fromEntries(
+    Object.entries(operation.responses).map(([status, response]) => [
+      status,
+      new Map(
+        Object.entries(response.headers ?? {}).map(([name, header]) => [
+          name.toLowerCase(),
+          { required: resolve(header).required === true },
+        ]),
+      ),
+    ]),
+  );
+}
 
 /** Every operation of the served description, with its route; a listed operation without a route fails here. */
 export async function describedOperations(): Promise<DescribedOperation[]> {
   const response = await call("/openapi.json");
   expect(response.status).toBe(200);
-  const { paths }: { paths: Record<string, Record<string, DocumentOperation>> } = await response.json();
+  const document: Document = await response.json();
   const app = createApp();
   // The app's type is the chained routes' (for the typed client); the object is the OpenAPIHono that keeps the registry.
   if (!(app instanceof OpenAPIHono)) throw new Error("createApp() is expected to build an OpenAPIHono");
@@ -36,14 +69,15 @@ export async function describedOperations(): Promise<DescribedOperation[]> {
     if (definition.type === "route")
       routes.set(`${definition.route.method.toUpperCase()} ${definition.route.path}`, definition.route);
   }
-  return Object.entries(paths).flatMap(([path, item]) =>
+  return Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, operation]) => {
       const key = `${method.toUpperCase()} ${path}`;
       const route = routes.get(key);
       if (!route) throw new Error(`${key} is described but has no route in the app's registry`);
       const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
       const audience: Audience = schemes.length === 0 ? "public" : schemes.includes("adminToken") ? "operator" : "customer";
-      return { operationId: operation.operationId, method: method.toUpperCase(), path, audience, route };
+      const headers = declaredHeaders(document, operation);
+      return { operationId: operation.operationId, method: method.toUpperCase(), path, audience, route, headers };
     }),
   );
 }
@@ -68,14 +102,53 @@ function isZod(schema: unknown): schema is z.ZodType {
 }
 
 /**
- * Asserts that the route declares an answer: the status is one of its responses, the content type one of that
- * response's, and a JSON body parses against the declared zod schema with nothing the schema does not name (the parsed
- * value equals the body, as zod drops undeclared keys). A problem also carries its status and the request id.
+ * Headers of plain HTTP that the description leaves to HTTP itself: the body's type and length, caching, and the
+ * browser-facing security headers every answer carries (hono's secureHeaders). Any other header must be declared.
+ */
+const HTTP_HEADERS = new Set([
+  "content-type",
+  "content-length",
+  "cache-control",
+  "vary",
+  "cross-origin-opener-policy",
+  "cross-origin-resource-policy",
+  "origin-agent-cluster",
+  "referrer-policy",
+  "strict-transport-security",
+  "x-content-type-options",
+  "x-dns-prefetch-control",
+  "x-download-options",
+  "x-frame-options",
+  "x-permitted-cross-domain-policies",
+  "x-xss-protection",
+]);
+
+/** Asserts the answer carries every header its status requires, and no header of the service's own it does not declare. */
+function expectDeclaredHeaders(operation: DescribedOperation, status: number, headers: Headers, label: string): void {
+  const declared = operation.headers[String(status)] ?? new Map();
+  const required = [...declared].filter(([, header]) => header.required).map(([name]) => name);
+  expect(
+    required.filter((name) => !headers.has(name)),
+    `required headers missing; ${label}`,
+  ).toEqual([]);
+  const sent = [...headers.keys()].map((name) => name.toLowerCase());
+  expect(
+    sent.filter((name) => !HTTP_HEADERS.has(name) && !declared.has(name)),
+    `undeclared headers; ${label}`,
+  ).toEqual([]);
+}
+
+/**
+ * Asserts that the route declares an answer: the status is one of its responses, its headers are the declared ones
+ * (every required one present), the content type one of that response's, and a JSON body parses against the declared
+ * zod schema with nothing the schema does not name (the parsed value equals the body, as zod drops undeclared keys).
+ * A problem also carries its status and the request id.
  */
 export function expectDeclared(operation: DescribedOperation, status: number, headers: Headers, text: string): Answer {
   const label = `${operation.method} ${operation.path} answered ${status}: ${text.slice(0, 400)}`;
   const declared = operation.route.responses[status];
   expect(declared, `undeclared status; ${label}`).toBeDefined();
+  expectDeclaredHeaders(operation, status, headers, label);
   const content = (declared && "content" in declared ? declared.content : undefined) ?? {};
   const mediaType = (headers.get("Content-Type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   if (Object.keys(content).length === 0) {

@@ -10,6 +10,7 @@ import { calendarDate, later, type Pools, type RequestSpec, requestFor, requestI
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
+  clientAddress,
   createCustomer,
   createWebhookEndpoint,
   json,
@@ -388,6 +389,24 @@ async function credentialFor(spec: RequestSpec): Promise<Record<string, string>>
   return spec.apiKeyHeader ? { "X-API-Key": key } : { Authorization: `Bearer ${key}` };
 }
 
+/**
+ * A credential as clients get it wrong: none, a key that does not exist, or the other audience's (the operator's
+ * token on the customer API, a customer's key on /admin). Sent from one of a few addresses of their own, so a run both
+ * answers 401s and spends an address's budget (30 a minute) into 429s, while the right credentials keep the file's own.
+ */
+const wrongCredential = fc.record({
+  kind: fc.constantFrom("none", "unknown key", "other audience"),
+  address: fc.constantFrom(...Array.from({ length: 4 }, clientAddress)),
+});
+
+async function wrongCredentialFor(spec: RequestSpec, wrong: { kind: string; address: string }): Promise<Record<string, string>> {
+  const address = { "CF-Connecting-IP": wrong.address };
+  if (wrong.kind === "none") return address;
+  if (wrong.kind === "unknown key") return { ...address, Authorization: `Bearer vnk_${"0".repeat(40)}` };
+  const other = operationOf(spec).audience === "operator" ? await keys.next() : TEST_ADMIN_TOKEN;
+  return { ...address, Authorization: `Bearer ${other}` };
+}
+
 function send(spec: RequestSpec, credential: Record<string, string>): Promise<Sent> {
   return sendQuietly(spec.path + spec.query, requestInit(spec, credential));
 }
@@ -409,14 +428,24 @@ describe("every described operation, under random valid and invalid requests", (
     TIMEOUT,
   );
 
-  test.prop([anyRequest], { numRuns: RUNS })(
-    "answers only with a status, content type and body its route declares",
-    async (spec) => {
-      const { status, headers, text } = await send(spec, await credentialFor(spec));
-      expectDeclared(operationOf(spec), status, headers, text);
-    },
-    TIMEOUT,
-  );
+  describe("with a wrong credential one request in four", () => {
+    const seen = new Set<number>();
+
+    test.prop([anyRequest, fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, wrongCredential)], { numRuns: RUNS })(
+      "answers only with a status, headers, content type and body its route declares",
+      async (spec, wrong) => {
+        const credential = wrong === null ? await credentialFor(spec) : await wrongCredentialFor(spec, wrong);
+        const { status, headers, text } = await send(spec, credential);
+        seen.add(status);
+        expectDeclared(operationOf(spec), status, headers, text);
+      },
+      TIMEOUT,
+    );
+
+    it("saw refused credentials answered, both 401 and, once an address's budget was spent, 429", () => {
+      expect([...seen]).toEqual(expect.arrayContaining([200, 201, 401, 429]));
+    });
+  });
 
   describe("with every row write counted", () => {
     /** The storage after the last request: the next one's "before", unless a key was made for the run in between. */

@@ -6,6 +6,7 @@ import { BOOKMARK_PATTERN } from "../db/session.ts";
 import { PROBLEM_CODES, PROBLEMS, type ProblemStatus } from "../lib/problem.ts";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from "./idempotency.ts";
 import { PROBLEM_CONTENT_TYPE } from "./problem.ts";
+import { CLIENT_REQUEST_ID } from "./request-context.ts";
 
 const problemSchema = z
   .object({
@@ -36,9 +37,36 @@ for (const [code, { status }] of Object.entries(PROBLEMS)) {
   STATUS_DESCRIPTIONS[status] = [STATUS_DESCRIPTIONS[status], code].filter(Boolean).join(", ");
 }
 
-function problemDescription<S>(status: number, schema: S) {
+/** A response header as the description declares it: `required` when every such answer carries it. */
+export interface HeaderDescription {
+  description: string;
+  required: boolean;
+  schema: { type: "string"; pattern?: string; enum?: string[] };
+}
+
+/** Headers every answer of a status carries, whichever route answers it. */
+const PROBLEM_HEADERS: Partial<Record<ProblemStatus, Record<string, HeaderDescription>>> = {
+  401: {
+    "WWW-Authenticate": {
+      description: "The credential the API expects: a Bearer token (an API key, or for /admin the operator's token).",
+      required: true,
+      schema: { type: "string" },
+    },
+  },
+  429: {
+    "Retry-After": {
+      description: "Seconds to wait before trying again.",
+      required: true,
+      schema: { type: "string", pattern: "^[0-9]+$" },
+    },
+  },
+};
+
+function problemDescription<S>(status: ProblemStatus, schema: S) {
+  const headers = PROBLEM_HEADERS[status];
   return {
     description: `Problem details; code: ${STATUS_DESCRIPTIONS[status]}.`,
+    ...(headers ? { headers } : {}),
     content: { [PROBLEM_CONTENT_TYPE]: { schema } },
   };
 }
@@ -96,11 +124,8 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
 }
 
 export const locationHeader = {
-  Location: {
-    description: "Path of the new resource.",
-    schema: { type: "string" as const },
-  },
-};
+  Location: { description: "Path of the new resource.", required: true, schema: { type: "string" } },
+} satisfies Record<string, HeaderDescription>;
 
 const BOOKMARK_DESCRIPTION =
   "A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a " +
@@ -123,27 +148,49 @@ function operationsOf(document: EditableDocument): [string, Operation][] {
   return Object.values(document.paths ?? {}).flatMap((item) => Object.entries(item) as [string, Operation][]);
 }
 
-/**
- * Adds an optional request header (as a parameter) and a response header to the document's components, each under
- * its component name, and returns references to both.
- */
-function addHeaderComponents(
-  document: EditableDocument,
-  parameter: { component: string; name: string; description: string; schema: object },
-  header: { component: string; description: string; schema: object },
-) {
-  const { name, description, schema } = parameter;
+/** Adds a response header to the document's components under `component`; returns a reference to it. */
+function headerComponent(document: EditableDocument, component: string, header: HeaderDescription) {
   const components = document.components ?? {};
-  components.parameters = {
-    ...components.parameters,
-    [parameter.component]: { name, in: "header", required: false, description, schema },
-  };
-  components.headers = { ...components.headers, [header.component]: { description: header.description, schema: header.schema } };
+  components.headers = { ...components.headers, [component]: header };
   document.components = components;
-  return {
-    parameter: { $ref: `#/components/parameters/${parameter.component}` },
-    header: { $ref: `#/components/headers/${header.component}` },
-  };
+  return { $ref: `#/components/headers/${component}` };
+}
+
+/** Adds an optional request header (as a parameter) to the document's components; returns a reference to it. */
+function headerParameterComponent(
+  document: EditableDocument,
+  component: string,
+  parameter: { name: string; description: string; schema: object },
+) {
+  const components = document.components ?? {};
+  components.parameters = { ...components.parameters, [component]: { ...parameter, in: "header", required: false } };
+  document.components = components;
+  return { $ref: `#/components/parameters/${component}` };
+}
+
+/**
+ * X-Request-Id on every answer (one middleware sets it, so it belongs to no one route), and the optional request
+ * header a client may send to name its request.
+ */
+function addRequestId(document: EditableDocument): void {
+  const parameter = headerParameterComponent(document, "RequestId", {
+    name: "X-Request-Id",
+    description: "The client's name for this request (1 to 128 letters, digits and -_.:), used when valid.",
+    schema: { type: "string", pattern: CLIENT_REQUEST_ID.source },
+  });
+  const header = headerComponent(document, "RequestId", {
+    description:
+      "The request's id: the client's X-Request-Id when valid, else one the service minted. A problem's request_id " +
+      "is the same; a replayed answer keeps the id of the request that produced it.",
+    required: true,
+    schema: { type: "string" },
+  });
+  for (const [, operation] of operationsOf(document)) {
+    operation.parameters = [...(operation.parameters ?? []), parameter];
+    for (const response of Object.values(operation.responses ?? {})) {
+      response.headers = { ...response.headers, "X-Request-Id": header };
+    }
+  }
 }
 
 /**
@@ -151,25 +198,23 @@ function addHeaderComponents(
  * header, and returned on every response. Added to the generated document, as it belongs to no one route.
  */
 function addBookmarkHeader(document: EditableDocument): void {
-  const refs = addHeaderComponents(
-    document,
-    {
-      component: "D1Bookmark",
-      name: "x-d1-bookmark",
-      description: BOOKMARK_DESCRIPTION,
-      schema: { type: "string", pattern: BOOKMARK_PATTERN.source },
-    },
-    {
-      component: "D1Bookmark",
-      description: "The newest D1 bookmark this request saw; send it back as x-d1-bookmark to read your own writes.",
-      schema: { type: "string" },
-    },
-  );
+  const parameter = headerParameterComponent(document, "D1Bookmark", {
+    name: "x-d1-bookmark",
+    description: BOOKMARK_DESCRIPTION,
+    schema: { type: "string", pattern: BOOKMARK_PATTERN.source },
+  });
+  const header = headerComponent(document, "D1Bookmark", {
+    description:
+      "The newest D1 bookmark this request saw (absent when it read nothing); send it back as x-d1-bookmark to read " +
+      "your own writes.",
+    required: false,
+    schema: { type: "string" },
+  });
   for (const [, operation] of operationsOf(document)) {
     if (!operation.security?.length) continue;
-    operation.parameters = [...(operation.parameters ?? []), refs.parameter];
+    operation.parameters = [...(operation.parameters ?? []), parameter];
     for (const response of Object.values(operation.responses ?? {})) {
-      response.headers = { ...response.headers, "x-d1-bookmark": refs.header };
+      response.headers = { ...response.headers, "x-d1-bookmark": header };
     }
   }
 }
@@ -185,30 +230,32 @@ const IDEMPOTENCY_DESCRIPTION =
  * the optional request header, its 409 and 422 answers, and the Idempotent-Replayed header on stored answers.
  */
 function addIdempotencyKey(document: EditableDocument): void {
-  const refs = addHeaderComponents(
-    document,
-    {
-      component: "IdempotencyKey",
-      name: IDEMPOTENCY_KEY_HEADER,
-      description: IDEMPOTENCY_DESCRIPTION,
-      schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source, minLength: 1, maxLength: 255 },
-    },
-    {
-      component: "IdempotentReplayed",
-      description: "Present (true) when this answer is the stored answer to an earlier request with the same Idempotency-Key.",
-      schema: { type: "string", enum: ["true"] },
-    },
-  );
+  const parameter = headerParameterComponent(document, "IdempotencyKey", {
+    name: IDEMPOTENCY_KEY_HEADER,
+    description: IDEMPOTENCY_DESCRIPTION,
+    schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source, minLength: 1, maxLength: 255 },
+  });
+  const replayed = headerComponent(document, "IdempotentReplayed", {
+    description: "Present (true) when this answer is the stored answer to an earlier request with the same Idempotency-Key.",
+    required: false,
+    schema: { type: "string", enum: ["true"] },
+  });
+  const retryInUse = headerComponent(document, "RetryAfterInUse", {
+    description: "With idempotency_key_in_use, while the key's first request still runs: seconds to wait before retrying.",
+    required: false,
+    schema: { type: "string", pattern: "^[0-9]+$" },
+  });
   const problemRef = { $ref: "#/components/schemas/Problem" };
   for (const [method, operation] of operationsOf(document)) {
     if (method !== "post" && method !== "patch") continue;
-    operation.parameters = [...(operation.parameters ?? []), refs.parameter];
+    operation.parameters = [...(operation.parameters ?? []), parameter];
     const responses = operation.responses ?? {};
-    responses["409"] ??= problemDescription(409, problemRef);
+    const conflict = responses["409"] ?? problemDescription(409, problemRef);
+    responses["409"] = { ...conflict, headers: { ...conflict.headers, "Retry-After": retryInUse } };
     responses["422"] = problemDescription(422, problemRef);
     for (const [status, response] of Object.entries(responses)) {
       if (Number(status) >= 500 || status === "401" || status === "429") continue;
-      response.headers = { ...response.headers, [REPLAYED_HEADER]: refs.header };
+      response.headers = { ...response.headers, [REPLAYED_HEADER]: replayed };
     }
     operation.responses = responses;
   }
@@ -274,6 +321,7 @@ export function apiDocument<E extends Env>(app: OpenAPIHono<E>, origin?: string)
   // OpenAPI 3.1 fields the generator's configuration type (from 3.0) does not know.
   editable.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
   editable.components = { ...editable.components, securitySchemes };
+  addRequestId(editable);
   addBookmarkHeader(editable);
   addIdempotencyKey(editable);
   return document;

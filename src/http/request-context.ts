@@ -7,7 +7,7 @@ import { describeError } from "../lib/describe-error.ts";
 import { validationError } from "../lib/problem.ts";
 import { ClientClosed, isUnexpected } from "./problem.ts";
 
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BOOKMARK_HEADER = "x-d1-bookmark";
 const INVITATION_TOKEN = /^(\/portal\/invitations\/)[^/]+/;
 

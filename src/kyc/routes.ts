@@ -4,7 +4,14 @@ import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { claimBeforeReadingBody } from "../http/idempotency.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
-import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
+import {
+  API_KEY_SECURITY,
+  errorResponses,
+  type HeaderDescription,
+  jsonBody,
+  jsonResponse,
+  locationHeader,
+} from "../http/openapi.ts";
 import { publicOrigin } from "../http/public-origin.ts";
 import { strictJsonBody } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
@@ -37,6 +44,19 @@ const documentParams = z.object({
   document_id: prefixedIdParam("doc", "document_id"),
 });
 const operation = { tags: ["KYC"], security: API_KEY_SECURITY };
+/** What a download and its 304 always carry (src/kyc/download.ts sets them). */
+const DOWNLOAD_HEADERS = {
+  "Content-Disposition": {
+    description: "attachment, with the file's name (ASCII, and exact as filename* per RFC 6266).",
+    required: true,
+    schema: { type: "string" },
+  },
+  ETag: {
+    description: "The file's entity tag; send it as If-None-Match to get a 304 while the file is unchanged.",
+    required: true,
+    schema: { type: "string" },
+  },
+} satisfies Record<string, HeaderDescription>;
 const verificationPath = (numberId: string) => `/v1/numbers/${withPrefix("num", numberId)}/KYC`;
 
 export const kycRoutes = createRouter<CustomerEnv>()
@@ -162,13 +182,14 @@ export const kycRoutes = createRouter<CustomerEnv>()
       responses: {
         200: {
           description: "The file.",
+          headers: DOWNLOAD_HEADERS,
           content: {
             "application/pdf": { schema: { type: "string", format: "binary" } },
             "image/jpeg": { schema: { type: "string", format: "binary" } },
             "image/png": { schema: { type: "string", format: "binary" } },
           },
         },
-        304: { description: "Not modified (If-None-Match matched the ETag)." },
+        304: { description: "Not modified (If-None-Match matched the ETag).", headers: DOWNLOAD_HEADERS },
         ...errorResponses(400, 401, 404, 429),
       },
     }),
