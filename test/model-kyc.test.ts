@@ -1,7 +1,7 @@
 // Model-based test of the KYC life cycle: random sequences of address submissions (individual and business),
 // amendments, file uploads (real small files, and files the checks refuse), deletes and the operator's reviews, each
-// answer checked against a plain in-memory model written from SPEC.md, DECISIONS.md and the README's recorded choices
-// (not from the store), and the final state read back through the API (and the bucket) after every run.
+// answer checked against a plain in-memory model written from SPEC.md, DECISIONS.md and the choices docs/api.md
+// records (not from the store), and the final state read back through the API (and the bucket) after every run.
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -360,7 +360,7 @@ async function uploadOnce(model: Model, real: Real, to: NumberTarget, spec: Uplo
   expect(answer.status, answer.label).toBe(201);
   const stored = answer.body as Wire;
   const id = String(stored.id).replace(/^doc_/, "");
-  // A file joining a rejected verification is new, not rejected (README: new files start as uploaded).
+  // A file joining a rejected verification is new, not rejected (docs/api.md: new files start as uploaded).
   const status: DocumentStatus = v.status === "rejected" ? "uploaded" : DOCUMENT_STATUS[v.status];
   const document: ModelDocument = {
     id,

@@ -33,7 +33,7 @@ import type { AppType } from "../../src/app.ts";
 const ADMIN_TOKEN = "browser-admin-token-0123456789";
 /** A password every invited user of these tests sets (12 characters or more, not the e-mail address). */
 export const PASSWORD = "correct horse battery staple";
-/** Where screenshots go (gitignored; README "Browser tests"). */
+/** Where screenshots go (gitignored; docs/testing.md, "Browser tests"). */
 const SCREENSHOTS = path.resolve("screenshots");
 /** The widths screenshots are taken at: a desktop and a small phone. */
 const WIDTHS = [1280, 375] as const;
