@@ -169,54 +169,70 @@ function headerParameterComponent(
 }
 
 /**
- * X-Request-Id on every answer (one middleware sets it, so it belongs to no one route), and the optional request
- * header a client may send to name its request.
+ * A header that belongs to no one route but to every operation `applies` picks (one middleware handles it): the
+ * optional request header, and the response header of the same name on every answer.
  */
-function addRequestId(document: EditableDocument): void {
-  const parameter = headerParameterComponent(document, "RequestId", {
-    name: "X-Request-Id",
-    description: "The client's name for this request (1 to 128 letters, digits and -_.:), used when valid.",
-    schema: { type: "string", pattern: CLIENT_REQUEST_ID.source },
-  });
-  const header = headerComponent(document, "RequestId", {
-    description:
-      "The request's id: the client's X-Request-Id when valid, else one the service minted. A problem's request_id " +
-      "is the same; a replayed answer keeps the id of the request that produced it.",
-    required: true,
-    schema: { type: "string" },
-  });
+function addHeaderToOperations(
+  document: EditableDocument,
+  component: string,
+  { parameter, header }: { parameter: { name: string; description: string; schema: object }; header: HeaderDescription },
+  applies: (operation: Operation) => boolean,
+): void {
+  const parameterRef = headerParameterComponent(document, component, parameter);
+  const headerRef = headerComponent(document, component, header);
   for (const [, operation] of operationsOf(document)) {
-    operation.parameters = [...(operation.parameters ?? []), parameter];
+    if (!applies(operation)) continue;
+    operation.parameters = [...(operation.parameters ?? []), parameterRef];
     for (const response of Object.values(operation.responses ?? {})) {
-      response.headers = { ...response.headers, "X-Request-Id": header };
+      response.headers = { ...response.headers, [parameter.name]: headerRef };
     }
   }
 }
 
-/**
- * The `x-d1-bookmark` header on every authenticated operation (they all read D1): accepted as an optional request
- * header, and returned on every response. Added to the generated document, as it belongs to no one route.
- */
+/** X-Request-Id on every operation: a client may name its request, and every answer says its id. */
+function addRequestId(document: EditableDocument): void {
+  addHeaderToOperations(
+    document,
+    "RequestId",
+    {
+      parameter: {
+        name: "X-Request-Id",
+        description: "The client's name for this request (1 to 128 letters, digits and -_.:), used when valid.",
+        schema: { type: "string", pattern: CLIENT_REQUEST_ID.source },
+      },
+      header: {
+        description:
+          "The request's id: the client's X-Request-Id when valid, else one the service minted. A problem's " +
+          "request_id is the same; a replayed answer keeps the id of the request that produced it.",
+        required: true,
+        schema: { type: "string" },
+      },
+    },
+    () => true,
+  );
+}
+
+/** The `x-d1-bookmark` header on every authenticated operation (they all read D1). */
 function addBookmarkHeader(document: EditableDocument): void {
-  const parameter = headerParameterComponent(document, "D1Bookmark", {
-    name: "x-d1-bookmark",
-    description: BOOKMARK_DESCRIPTION,
-    schema: { type: "string", pattern: BOOKMARK_PATTERN.source },
-  });
-  const header = headerComponent(document, "D1Bookmark", {
-    description:
-      "The newest D1 bookmark this request saw (absent when it read nothing); send it back as x-d1-bookmark to read " +
-      "your own writes.",
-    required: false,
-    schema: { type: "string" },
-  });
-  for (const [, operation] of operationsOf(document)) {
-    if (!operation.security?.length) continue;
-    operation.parameters = [...(operation.parameters ?? []), parameter];
-    for (const response of Object.values(operation.responses ?? {})) {
-      response.headers = { ...response.headers, "x-d1-bookmark": header };
-    }
-  }
+  addHeaderToOperations(
+    document,
+    "D1Bookmark",
+    {
+      parameter: {
+        name: "x-d1-bookmark",
+        description: BOOKMARK_DESCRIPTION,
+        schema: { type: "string", pattern: BOOKMARK_PATTERN.source },
+      },
+      header: {
+        description:
+          "The newest D1 bookmark this request saw (absent when it read nothing); send it back as x-d1-bookmark to " +
+          "read your own writes.",
+        required: false,
+        schema: { type: "string" },
+      },
+    },
+    (operation) => Boolean(operation.security?.length),
+  );
 }
 
 const IDEMPOTENCY_DESCRIPTION =
