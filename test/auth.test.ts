@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, sha256Hex } from "../src/lib/api-key.ts";
 import { TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./constants.ts";
+import { pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   anonymous,
@@ -209,6 +210,37 @@ describe("a key the isolate knows: its check rides on the request's own D1 call"
     await expectUnauthorized(await submit());
     await expectUnauthorized(await badList());
     await expectUnauthorized(await kyc.$get({ param }));
+  });
+
+  it("answers a revoked key's download with a bare 401: nothing of the file, not even its headers", async () => {
+    await makeOrderable("US", "mobile");
+    const customer = await createCustomer();
+    const [number] = await allocateNumbers(customer);
+    const numberId = `num_${number?.number_id}`;
+    await json(
+      await customer.api.v1.numbers[":number_id"].KYC.address.$post({ param: { number_id: numberId }, json: INDIVIDUAL_ADDRESS }),
+      201,
+    );
+    const document = await uploadedDocument(await uploadFile(customer, numberId, pdf(), "secret-name.pdf"));
+    const download = (headers: Record<string, string> = {}) =>
+      customer.call(`/v1/kyc/documents/${document.id}/download`, { headers });
+    const first = await download();
+    expect(first.status).toBe(200);
+    const etag = first.headers.get("ETag") ?? "";
+    await first.arrayBuffer();
+    expect((await download({ "If-None-Match": etag })).status).toBe(304);
+    await json(await revokeKey(customer.keyId), 200);
+    for (const answer of [await download(), await download({ "If-None-Match": etag })]) {
+      const text = await answer.clone().text();
+      expect(
+        [...answer.headers.keys()].filter((name) => ["content-disposition", "etag"].includes(name)),
+        text,
+      ).toEqual([]);
+      expect(answer.headers.get("Content-Length") ?? String(new TextEncoder().encode(text).byteLength)).toBe(
+        String(new TextEncoder().encode(text).byteLength),
+      );
+      await expectUnauthorized(answer);
+    }
   });
 });
 

@@ -88,15 +88,20 @@ export const requireApiKey: MiddlewareHandler<CustomerEnv> = async (c, next) => 
   remember(keyHash, known);
   identify(c, known.principal);
   const check = READ_METHODS.has(c.req.method) ? readCheck(c, known) : writeCheck(c, known);
-  c.env = sideEffectsAfter(c.env, async () => {
+  const confirm = async () => {
     if (!(await check())) throw new RevokedKey("The key was revoked");
-  });
+  };
+  // Nothing acts for a revoked key: not a side effect before the first D1 call, nor a D1 call after it.
+  c.env = sideEffectsAfter(c.env, confirm);
+  c.var.session.confirmBeforeLaterCalls(confirm);
   await next();
   if (!(await check())) {
     knownKeys.delete(keyHash);
     await c.res.body?.cancel();
     // The handler's own outcome (often a failed statement, since its batch was rolled back) is not the answer.
     c.error = undefined;
+    // Cleared first: Hono's setter would otherwise carry the handler's headers (a download's file name) over.
+    c.res = undefined;
     c.res = problemResponse(c, await authenticationFailure(c));
   }
 };

@@ -45,6 +45,11 @@ export interface RequestSession {
    * transaction: a statement that fails rolls back everything after it in the batch.
    */
   carry(query: { toSQL(): { sql: string; params: unknown[] } }): Passenger;
+  /**
+   * Awaits `confirm` (once) before every D1 call after the request's first: when it throws, that call and every later
+   * one fail with its error without reaching D1. A passenger's own calls (see Passenger) are not held back.
+   */
+  confirmBeforeLaterCalls(confirm: () => Promise<void>): void;
 }
 
 /**
@@ -68,6 +73,7 @@ export function openRequestSession(d1: D1Database, method: string): RequestSessi
     },
     bookmark: () => opened?.getBookmark() ?? null,
     carry: (query) => metered.carry(query.toSQL()),
+    confirmBeforeLaterCalls: (confirm) => metered.confirmBeforeLaterCalls(confirm),
   };
 }
 
@@ -94,6 +100,9 @@ class MeteredSession {
     durationMs: 0,
   };
   private boarding: Boarding[] = [];
+  private firstCallMade = false;
+  private confirm: (() => Promise<void>) | undefined;
+  private confirmation: Promise<void> | undefined;
 
   /** The D1 session, opened when first asked for. */
   private readonly open: () => D1DatabaseSession;
@@ -117,9 +126,9 @@ class MeteredSession {
     this.boarding.push(boarding);
     return {
       rows: async () => {
-        if (this.boarding.includes(boarding)) await this.execute([]);
+        if (this.boarding.includes(boarding)) await this.send([]);
         const result = await arrival.catch(async () => {
-          const [alone] = await this.execute([statement]);
+          const [alone] = await this.send([statement]);
           return alone!;
         });
         return valueRows(result);
@@ -127,8 +136,21 @@ class MeteredSession {
     };
   }
 
-  /** One D1 call: the statements, after the passengers waiting for a ride. */
+  confirmBeforeLaterCalls(confirm: () => Promise<void>): void {
+    this.confirm = confirm;
+  }
+
+  /** One D1 call: the statements, after the passengers waiting for a ride; after the first, once confirmed. */
   async execute(statements: D1PreparedStatement[]): Promise<D1Result[]> {
+    if (this.firstCallMade && this.confirm) {
+      this.confirmation ??= this.confirm();
+      await this.confirmation;
+    }
+    return this.send(statements);
+  }
+
+  private async send(statements: D1PreparedStatement[]): Promise<D1Result[]> {
+    this.firstCallMade = true;
     const boarding = this.boarding;
     this.boarding = [];
     let results: D1Result[];

@@ -1,17 +1,20 @@
 // Side effects wait for the request's credential: for an API key the isolate has seen before, the check that the key
-// is still live rides with the request's first D1 call (src/http/auth.ts), so a handler whose first act were an R2
-// write or a queue send would act for a revoked key. The bindings a handler acts through are wrapped so that every
+// is still live rides with the request's first D1 call (src/customers/api-key-guard.ts), so a handler whose first act
+// were an R2 write or a queue send would act for a revoked key. The bindings a handler acts through are wrapped so that every
 // such act first waits for that check, and a revoked key's act never happens: this holds by construction, whatever
 // a handler does first. (The global fetch is not a handler's to call: Biome refuses it outside the webhook sender.)
 import type { Bindings } from "../env.ts";
 
 /** What each binding does that changes something: the methods that wait for the check. */
 const SIDE_EFFECTS = {
-  DOCUMENTS: ["put", "delete", "createMultipartUpload", "resumeMultipartUpload"],
+  DOCUMENTS: ["put", "delete", "createMultipartUpload"],
   WEBHOOK_DELIVERIES: ["send", "sendBatch"],
 } as const satisfies Partial<Record<keyof Bindings, readonly string[]>>;
 
-/** A key that turned out revoked when a side effect asked: the guard answers 401 (src/http/auth.ts). */
+/** What an R2 multipart upload resumed (synchronously, without a call) does that changes something. */
+const MULTIPART_SIDE_EFFECTS = ["uploadPart", "complete", "abort"] as const;
+
+/** A key that turned out revoked when a side effect asked: the guard answers 401 (src/customers/api-key-guard.ts). */
 export class RevokedKey extends Error {
   override name = "RevokedKey";
 }
@@ -32,9 +35,16 @@ function gated<T extends object>(binding: T, methods: readonly string[], confirm
 
 /** The bindings, each side effect of which first awaits `confirm` (which throws RevokedKey for a revoked key). */
 export function sideEffectsAfter(env: Bindings, confirm: () => Promise<void>): Bindings {
+  const documents = gated(env.DOCUMENTS, SIDE_EFFECTS.DOCUMENTS, confirm);
   return {
     ...env,
-    DOCUMENTS: gated(env.DOCUMENTS, SIDE_EFFECTS.DOCUMENTS, confirm),
+    DOCUMENTS: new Proxy(documents, {
+      get(target, property) {
+        if (property !== "resumeMultipartUpload") return Reflect.get(target, property, target);
+        return (key: string, uploadId: string) =>
+          gated(env.DOCUMENTS.resumeMultipartUpload(key, uploadId), MULTIPART_SIDE_EFFECTS, confirm);
+      },
+    }),
     WEBHOOK_DELIVERIES: gated(env.WEBHOOK_DELIVERIES, SIDE_EFFECTS.WEBHOOK_DELIVERIES, confirm),
   };
 }
