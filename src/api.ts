@@ -1,11 +1,12 @@
 // The API: its audiences (public, customer, operator) mounted where they answer, the error answers, /openapi.json and
 // /docs. No page of the portal is imported here, so a Node script (npm run openapi) can load the API without JSX.
+
+import { customerAudience, operatorAudience, publicAudience } from "./audiences.ts";
 import { catalogAdminRoutes } from "./catalog/admin-routes.ts";
 import { customerAdminRoutes } from "./customers/admin-routes.ts";
 import type { AppEnv } from "./env.ts";
 import { eventRoutes } from "./events/routes.ts";
 import { describeWebhooks } from "./events/webhooks-description.ts";
-import { customerAudience, operatorAudience, publicAudience } from "./http/audiences.ts";
 import { apiDocument } from "./http/openapi.ts";
 import { handleError } from "./http/problem.ts";
 import { publicOrigin } from "./http/public-origin.ts";

@@ -230,7 +230,7 @@ async function knownKey(customer: TestCustomer): Promise<string> {
 }
 
 /**
- * A customer write is tested twice, as src/http/auth.ts makes its steps: on the key's first request (the key is read
+ * A customer write is tested twice, as src/customers/api-key-guard.ts makes its steps: on the key's first request (the key is read
  * before the handler, and its last use written after the answer, best-effort), and with a key already known (an
  * assertion that the key is active rides in front of the handler's first batch, in the same transaction).
  */

@@ -7,8 +7,8 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { buildApp } from "../src/api.ts";
+import { customerAudience } from "../src/audiences.ts";
 import type { Database } from "../src/db/client.ts";
-import { customerAudience } from "../src/http/audiences.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
   allocateNumbers,

@@ -24,7 +24,9 @@ export const slugParams = z.object({
   slug: slugSchema.openapi({ param: { name: "slug", in: "path" } }),
 });
 
-const displayName = singleLineText().trim().min(1).max(200);
+/** The longest name of an account or an API key, in characters. */
+export const MAX_NAME_LENGTH = 200;
+const displayName = singleLineText().trim().min(1).max(MAX_NAME_LENGTH);
 
 export const customerSchema = z
   .object({

@@ -116,7 +116,7 @@ export async function revokeApiKey(db: Database, id: string, now: number): Promi
   return row ? ok(row) : refuse("not_found");
 }
 
-export interface KeyOwner {
+interface KeyOwner {
   keyId: string;
   revokedAt: number | null;
   lastUsedAt: number | null;
@@ -141,7 +141,7 @@ export async function findKeyOwnerByHash(db: Database, keyHash: string): Promise
 }
 
 /** What can change about a key once it exists: its revocation and its last use. */
-export interface KeyState {
+interface KeyState {
   revokedAt: number | null;
   lastUsedAt: number | null;
 }

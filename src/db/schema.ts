@@ -347,7 +347,7 @@ export const invitations = sqliteTable(
 export const KYC_STATUSES = ["pending", "under_review", "approved", "rejected"] as const;
 export const KYC_TYPES = ["individual", "business"] as const;
 export type KycStatus = (typeof KYC_STATUSES)[number];
-export type KycType = (typeof KYC_TYPES)[number];
+type KycType = (typeof KYC_TYPES)[number];
 
 /** The one identity and address verification of a number. */
 export const kycVerifications = sqliteTable(
@@ -599,4 +599,3 @@ export type DocumentRow = typeof kycDocuments.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
-export type SessionRow = typeof sessions.$inferSelect;

@@ -281,7 +281,8 @@ const DESCRIPTION =
   "Order virtual phone numbers in bulk and verify the identity and address (KYC) behind each number. " +
   "Customer endpoints take an API key (Authorization: Bearer vnk_… or X-API-Key); /admin takes the operator's " +
   "ADMIN_TOKEN. Errors are RFC 9457 problem details (application/problem+json) with a stable `code`. Every " +
-  "authenticated response carries x-d1-bookmark; send the last one back to read your own writes on any replica.";
+  "authenticated response that read D1 carries x-d1-bookmark; send the last one back to read your own writes on " +
+  "any replica.";
 
 const TAGS = [
   {

@@ -98,11 +98,13 @@ export async function bodyStartGrown(request: Request): Promise<Uint8Array | und
 
 /** A file upload's largest file; a multipart body may carry MULTIPART_ENVELOPE_BYTES more (boundaries, text fields). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** The same, as people read it. */
+export const MAX_FILE_SIZE = `${MAX_FILE_BYTES / (1024 * 1024)} MiB`;
 const MULTIPART_ENVELOPE_BYTES = 64 * 1024;
 const MULTIPART_LIMIT = MAX_FILE_BYTES + MULTIPART_ENVELOPE_BYTES;
 
 export function fileTooLarge(): Problem {
-  return new Problem("payload_too_large", `Files are limited to ${MAX_FILE_BYTES} bytes (10 MiB)`);
+  return new Problem("payload_too_large", `Files are limited to ${MAX_FILE_BYTES} bytes (${MAX_FILE_SIZE})`);
 }
 
 function jsonTooLarge(): Problem {

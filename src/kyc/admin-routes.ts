@@ -7,7 +7,7 @@ import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { valueOrProblem } from "../lib/problem.ts";
 import { reviewBody, toVerification, verificationSchema } from "./schemas.ts";
-import { review } from "./use-cases.ts";
+import { reviewKyc } from "./use-cases.ts";
 
 export const kycAdminRoutes = createRouter<OperatorEnv>().openapi(
   createRoute({
@@ -30,7 +30,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>().openapi(
   }),
   async (c) => {
     const { status, rejection_reason } = c.req.valid("json");
-    const reviewed = valueOrProblem(await review(workOf(c), c.req.valid("param").kyc_id, status, rejection_reason));
+    const reviewed = valueOrProblem(await reviewKyc(workOf(c), c.req.valid("param").kyc_id, status, rejection_reason));
     return c.json(toVerification(reviewed.verification, reviewed.documents), 200);
   },
 );

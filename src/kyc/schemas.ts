@@ -17,6 +17,7 @@ import {
   singleLineText,
   timestampSchema,
 } from "../http/fields.ts";
+import { MAX_FILE_BYTES, MAX_FILE_SIZE } from "../http/request-body.ts";
 import { whenFieldsValid } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
@@ -237,7 +238,9 @@ type ContentSchema = NonNullable<Extract<MediaType, { schema?: unknown }>["schem
  */
 export const uploadFormSchema = (() => {
   const file = z.file().meta({
-    description: "PDF, JPG/JPEG or PNG, at most 10 MiB (10,485,760 bytes); images at least 300 DPI when they state a resolution.",
+    description:
+      `PDF, JPG/JPEG or PNG, at most ${MAX_FILE_SIZE} (${MAX_FILE_BYTES.toLocaleString("en-US")} bytes); images at least ` +
+      "300 DPI when they state a resolution.",
   });
   const { $schema: _, ...schema } = z.toJSONSchema(uploadFields.extend({ file }), { io: "input" });
   // zod's JSON Schema type admits boolean subschemas, which the OpenAPI type does not; this schema has none.

@@ -4,7 +4,7 @@ import { type AnyColumn, and, asc, count, eq, inArray, type SQL, sql } from "dri
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
+import { type Outcome, ok, type Refusal, refusalByState, refuse } from "../db/outcome.ts";
 import {
   type DocumentRow,
   type DocumentStatus,
@@ -26,9 +26,16 @@ const YEAR_MS = 365 * 86_400_000;
 /** States in which the address may change (a rejected verification re-opens). */
 export const ADDRESS_EDITABLE: readonly KycStatus[] = ["pending", "rejected"];
 /** States in which files may be added. */
-export const UPLOAD_ALLOWED: readonly KycStatus[] = ["pending", "under_review", "rejected"];
+const UPLOAD_ALLOWED: readonly KycStatus[] = ["pending", "under_review", "rejected"];
 /** States in which a file may still be removed. */
 export const DELETE_ALLOWED: readonly KycStatus[] = ["pending", "under_review"];
+
+/** Why a verification in `status` holding `documentCount` files takes no other, or undefined when it takes one. */
+export function uploadRefusal(status: KycStatus, documentCount: number): Refusal<"wrong_state" | "full"> | undefined {
+  if (!UPLOAD_ALLOWED.includes(status)) return refuse("wrong_state", { state: status });
+  if (documentCount >= MAX_DOCUMENTS) return refuse("full", { limit: MAX_DOCUMENTS });
+  return undefined;
+}
 
 /** The operator's review moves: the state each target may be reached from. */
 const REVIEW_FROM = { under_review: "pending", approved: "under_review", rejected: "under_review" } as const satisfies Record<
@@ -206,9 +213,7 @@ export async function findUploadTarget(
   const [documents] = found.documents;
   if (!number) return refuse("not_found");
   if (!verification) return refuse("not_submitted");
-  if (!UPLOAD_ALLOWED.includes(verification.status)) return refuse("wrong_state", { state: verification.status });
-  if (documents!.count >= MAX_DOCUMENTS) return refuse("full", { limit: MAX_DOCUMENTS });
-  return ok(verification);
+  return uploadRefusal(verification.status, documents!.count) ?? ok(verification);
 }
 
 /**
@@ -335,7 +340,7 @@ export async function reviewVerification(
   return refusalByState(await db.select().from(kycVerifications).where(eq(kycVerifications.id, kycId)).get());
 }
 
-export type NewDocument = Pick<
+type NewDocument = Pick<
   typeof kycDocuments.$inferInsert,
   "id" | "documentType" | "filename" | "fileSize" | "mimeType" | "description" | "expirationDate" | "objectKey"
 >;
@@ -396,7 +401,8 @@ export async function insertDocument(
     .from(kycVerifications)
     .where(eq(kycVerifications.id, kycId))
     .get())!;
-  return UPLOAD_ALLOWED.includes(status) ? refuse("full", { limit: MAX_DOCUMENTS }) : refuse("wrong_state", { state: status });
+  // It took no file although it was found taking one: it changed state meanwhile, or another upload filled it.
+  return uploadRefusal(status, 0) ?? refuse("full", { limit: MAX_DOCUMENTS });
 }
 
 export async function findOwnedDocument(db: Database, customerId: string, documentId: string): Promise<DocumentRow | undefined> {

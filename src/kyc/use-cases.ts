@@ -91,7 +91,7 @@ export async function deleteDocument(work: Work, customerId: string, documentId:
 }
 
 /** The operator's review: pending → under_review → approved or rejected (with a reason). */
-export async function review(
+export async function reviewKyc(
   work: Work,
   kycId: string,
   status: ReviewTarget,

@@ -7,7 +7,7 @@ import { createRouter } from "../http/router.ts";
 import { valueOrProblem } from "../lib/problem.ts";
 import { orderIdParam, toOrder } from "../orders/schemas.ts";
 import { allocationBody, allocationSchema, toNumber } from "./schemas.ts";
-import { allocate } from "./use-cases.ts";
+import { allocateToOrder } from "./use-cases.ts";
 
 export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
   createRoute({
@@ -34,7 +34,7 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
   }),
   async (c) => {
     const { order_id } = c.req.valid("param");
-    const allocated = valueOrProblem(await allocate(workOf(c), order_id, c.req.valid("json").phone_numbers));
+    const allocated = valueOrProblem(await allocateToOrder(workOf(c), order_id, c.req.valid("json").phone_numbers));
     c.header("Location", `/admin/orders/${order_id}`);
     return c.json({ order: toOrder(allocated.order), numbers: allocated.numbers.map((n) => toNumber(n, null)) }, 201);
   },

@@ -8,7 +8,7 @@ import { allocateNumbers } from "./store.ts";
 const TAKEN_SHOWN = 10;
 
 /** Allocates these numbers to the order, all or nothing, with the order's events. */
-export async function allocate(
+export async function allocateToOrder(
   work: Work,
   orderId: string,
   phoneNumbers: string[],

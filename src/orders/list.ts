@@ -52,7 +52,7 @@ export interface OrderListQuery {
   sortOrder: SortDirection;
 }
 
-export interface OrderList {
+interface OrderList {
   rows: OrderRow[];
   total: number;
   statusCounts: Record<OrderStatus, number>;

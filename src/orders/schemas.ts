@@ -17,8 +17,12 @@ import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
 import { ORDER_SORT_KEYS, type OrderListQuery } from "./list.ts";
 import type { NewOrder, OrderChanges } from "./store.ts";
 
-const quantitySchema = z.int().min(1).max(10_000).openapi({ example: 100 });
-const notesSchema = multiLineText().max(1000).nullable().openapi({ example: "Numbers for the Austin call centre" });
+/** The most numbers one order asks for. */
+export const MAX_QUANTITY = 10_000;
+/** The longest notes of an order, in characters. */
+export const MAX_NOTES_LENGTH = 1_000;
+const quantitySchema = z.int().min(1).max(MAX_QUANTITY).openapi({ example: 100 });
+const notesSchema = multiLineText().max(MAX_NOTES_LENGTH).nullable().openapi({ example: "Numbers for the Austin call centre" });
 const orderStatusSchema = z.enum(ORDER_STATUSES);
 
 export const orderSchema = z

@@ -1,8 +1,9 @@
 // Settings → API keys: the account's slug (every API path names it), its keys, a new key (shown once, after the
-// redirect that follows the form), a revocation after a confirmation. Through the same store functions as the
-// operator's API, scoped to the visitor's account.
+// redirect that follows the form), a revocation after a confirmation. Through the same use cases as the operator's
+// API (src/customers/use-cases.ts), scoped to the visitor's account.
+
 import type { Context } from "hono";
-import { createApiKeyBody } from "../customers/schemas.ts";
+import { createApiKeyBody, MAX_NAME_LENGTH } from "../customers/schemas.ts";
 import { findApiKey, listApiKeys } from "../customers/store.ts";
 import { issueApiKey, revokeKey } from "../customers/use-cases.ts";
 import { pageWindow } from "../db/paging.ts";
@@ -11,6 +12,7 @@ import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
+import { Problem } from "../lib/problem.ts";
 import { Badge, Confirmation, CsrfField, Pager, Table } from "../ui/components.tsx";
 import { dateTime } from "../ui/format.ts";
 import { fieldMessages, readForm, TextInput } from "../ui/forms.tsx";
@@ -52,7 +54,7 @@ async function keysPage(c: Context<PortalEnv>, form: { name?: string; error?: st
       <form method="post" action={KEYS_PATH} class="card stack">
         <h2>New key</h2>
         <CsrfField token={visitor.csrfToken} />
-        <TextInput name="name" label="Name" required maxlength={200} value={form.name} error={form.error} />
+        <TextInput name="name" label="Name" required maxlength={MAX_NAME_LENGTH} value={form.name} error={form.error} />
         <div>
           <button type="submit">Create key</button>
         </div>
@@ -97,7 +99,7 @@ async function ownKey(c: Context<PortalEnv>, id: string) {
 }
 
 function noSuchKey(c: Context<PortalEnv>) {
-  return refusalPage(c, "keys", 404, "There is no such key in this account.", KEYS_PATH);
+  return refusalPage(c, "keys", new Problem("not_found", "There is no such key in this account."), KEYS_PATH);
 }
 
 export const apiKeyPages = createRouter<PortalEnv>()
@@ -110,7 +112,7 @@ export const apiKeyPages = createRouter<PortalEnv>()
     const parsed = createApiKeyBody.safeParse({ name });
     if (!parsed.success) return keysPage(c, { name, error: fieldMessages(parsed.error.issues).name }, 400);
     const created = await issueApiKey(workOf(c), visitor.customer.slug, parsed.data.name);
-    if (!created.ok) return refusalPage(c, "keys", 404, created.problem.message, KEYS_PATH);
+    if (!created.ok) return refusalPage(c, "keys", created.problem, KEYS_PATH);
     await showOnceAfterRedirect(c, "keys", {
       label: `The key “${created.value.row.name}”`,
       secret: created.value.key,

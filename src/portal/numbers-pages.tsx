@@ -1,7 +1,7 @@
 // The portal's Numbers and each number's verification (KYC): the list with the API's filters; the verification's
 // status, rejection reason, expiry and address; submitting or amending the address; uploading, downloading and
-// deleting documents. Every action goes through the API's own schemas, stores and upload reader, with the request's
-// outbox, so the portal emits the same events and keeps the same rules.
+// deleting documents. Every action is the API's own use case (src/kyc/use-cases.ts), judged by the API's schemas and
+// upload reader, so the portal emits the same events, keeps the same rules and says the same words.
 import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
 import { DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow, NUMBER_STATUSES, type NumberRow } from "../db/schema.ts";
@@ -9,6 +9,7 @@ import type { PortalEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { pageMeta } from "../http/pagination.ts";
+import { MAX_FILE_SIZE } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { downloadResponse } from "../kyc/download.ts";
@@ -18,8 +19,7 @@ import {
   DELETE_ALLOWED,
   findOwnedDocument,
   findVerificationWithDocuments,
-  MAX_DOCUMENTS,
-  UPLOAD_ALLOWED,
+  uploadRefusal,
 } from "../kyc/store.ts";
 import { readUpload } from "../kyc/upload.ts";
 import {
@@ -30,9 +30,9 @@ import {
   uploadTarget,
   verificationLocked,
 } from "../kyc/use-cases.ts";
-import { notFound, Problem } from "../lib/problem.ts";
+import { notFound, Problem, type ProblemStatus } from "../lib/problem.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
-import { findOwnedNumber, listNumbers, NUMBER_SORT_KEYS } from "../numbers/store.ts";
+import { findOwnedNumber, listNumbers } from "../numbers/store.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
 import { capitalised, date, dateTime, withQuery, words } from "../ui/format.ts";
 import {
@@ -48,7 +48,6 @@ import {
   withCountryCodesUppercased,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { formField } from "./session-guard.tsx";
 
 type Messages = Record<string, string>;
 
@@ -87,7 +86,7 @@ function NumberFilters({ values, errors }: { values: Record<string, string>; err
         error={errors.number_type}
         hint="e.g. mobile,landline"
       />
-      <SortFields keys={NUMBER_SORT_KEYS} values={values} errors={errors} />
+      <SortFields query={listNumbersQuery} values={values} errors={errors} />
       <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
     </FilterForm>
   );
@@ -235,7 +234,7 @@ function UploadForm({ numberId, token, state }: { numberId: string; token: strin
     >
       {/* First: the guard reads this part alone before the file (src/portal/session-guard.tsx). */}
       <CsrfField token={token} />
-      <TextInput name="file" label="File" type="file" error={errors.file} hint="PDF, JPEG or PNG, at most 10 MiB" />
+      <TextInput name="file" label="File" type="file" error={errors.file} hint={`PDF, JPEG or PNG, at most ${MAX_FILE_SIZE}`} />
       <Select
         name="document_type"
         label="Document type"
@@ -260,7 +259,12 @@ function UploadForm({ numberId, token, state }: { numberId: string; token: strin
   );
 }
 
-async function verificationPage(c: Context<PortalEnv>, number: NumberRow, state: PageState = {}, status: 200 | 400 | 409 = 200) {
+async function verificationPage(
+  c: Context<PortalEnv>,
+  number: NumberRow,
+  state: PageState = {},
+  status: 200 | ProblemStatus = 200,
+) {
   const visitor = c.var.visitor;
   const found = await findVerificationWithDocuments(c.var.db, visitor.customer.id, number.id);
   const done = status === 200 && !state.notice ? DONE[c.req.query("done") ?? ""] : undefined;
@@ -335,7 +339,7 @@ function Verification({
       <section class="work">
         <h2>Documents</h2>
         <DocumentsTable numberId={number.id} documents={documents} deletable={DELETE_ALLOWED.includes(kyc.status)} />
-        {UPLOAD_ALLOWED.includes(kyc.status) && documents.length < MAX_DOCUMENTS ? (
+        {uploadRefusal(kyc.status, documents.length) === undefined ? (
           <>
             <h2>Upload a document</h2>
             <UploadForm numberId={number.id} token={c.var.visitor.csrfToken} state={upload} />
@@ -405,7 +409,8 @@ function amendPage(
   );
 }
 
-function notFoundPage(c: Context<PortalEnv>, what: "Number" | "Document") {
+/** What is not this account's (or not there at all): "Number", "Document", "Verification". */
+function notFoundPage(c: Context<PortalEnv>, what: string) {
   return renderPage(
     c,
     { title: `${what} not found`, section: "numbers" },
@@ -419,27 +424,15 @@ function notFoundPage(c: Context<PortalEnv>, what: "Number" | "Document") {
   );
 }
 
-/** A use case's refusal, shown on the number's page in the API's words (or its not-found page). */
+/** A use case's refusal, shown on the number's page in the API's words and with its status. */
 function problemPage(c: Context<PortalEnv>, number: NumberRow, problem: Problem) {
-  if (problem.code === "not_found") return notFoundPage(c, problem.message.startsWith("Document") ? "Document" : "Number");
-  return verificationPage(c, number, { notice: { kind: "error", text: problem.message } }, problem.status === 400 ? 400 : 409);
+  return verificationPage(c, number, { notice: { kind: "error", text: problem.message } }, problem.status);
 }
 
 /** The visitor's number by the path's id (num_<uuid> or the bare uuid); another account's number is none. */
 async function visitorsNumber(c: Context<PortalEnv>): Promise<NumberRow | undefined> {
   const id = numberIdParam.safeParse(c.req.param("number_id"));
   return id.success ? findOwnedNumber(c.var.db, c.var.visitor.customer.id, id.data) : undefined;
-}
-
-/** An upload's problems by field: the reader's field errors, or a refusal of the file itself beside the file input. */
-/** The text fields of the multipart form (its one parse, cached), to show again beside a refused upload. */
-async function uploadValues(c: Context<PortalEnv>): Promise<Record<string, string>> {
-  const values: Record<string, string> = {};
-  for (const name of ["document_type", "description", "expiration_date"]) {
-    const value = await formField(c, name);
-    if (value !== undefined) values[name] = value;
-  }
-  return values;
 }
 
 export const numberPages = createRouter<PortalEnv>()
@@ -538,7 +531,7 @@ export const numberPages = createRouter<PortalEnv>()
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       const errors = error.errors ? problemFields(error) : { file: error.message };
-      return verificationPage(c, number, { upload: { values: await uploadValues(c), errors } }, 400);
+      return verificationPage(c, number, { upload: { values: (await readForm(c)).fields, errors } }, 400);
     }
     const stored = await uploadDocument(work, target.value, file);
     if (!stored.ok) return problemPage(c, number, stored.problem);

@@ -1,6 +1,6 @@
 // The portal's Orders: the list with every filter of the API (parsed by the API's own query schema), status tabs with
 // the counts, sorting and paging; a new order from the orderable catalog; an order's page, editable while pending. Every
-// change goes through the API's store with the request's outbox, so the portal emits the same events.
+// change is the API's own use case (src/orders/use-cases.ts), so the portal emits the same events and says the same words.
 
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
@@ -12,10 +12,12 @@ import type { PortalEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { listOrders, ORDER_SORT_KEYS } from "../orders/list.ts";
+import { listOrders } from "../orders/list.ts";
 import {
   createOrderBody,
   listOrdersQuery,
+  MAX_NOTES_LENGTH,
+  MAX_QUANTITY,
   orderIdParam,
   toNewOrder,
   toOrder,
@@ -87,7 +89,7 @@ function OrderFilters({ values, errors }: { values: Record<string, string>; erro
         error={errors.fulfilled_from}
       />
       <TextInput name="fulfilled_to" label="Fulfilled to" type="date" value={values.fulfilled_to} error={errors.fulfilled_to} />
-      <SortFields keys={ORDER_SORT_KEYS} values={values} errors={errors} />
+      <SortFields query={listOrdersQuery} values={values} errors={errors} />
       <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
     </FilterForm>
   );
@@ -158,11 +160,17 @@ function OrderFields({ values, errors, catalog }: { values: Record<string, strin
         label="Quantity"
         type="number"
         min="1"
-        max="10000"
+        max={String(MAX_QUANTITY)}
         value={values.quantity}
         error={errors.quantity}
       />
-      <TextArea name="notes" label="Notes" value={values.notes} error={errors.notes} hint="Optional, up to 1,000 characters" />
+      <TextArea
+        name="notes"
+        label="Notes"
+        value={values.notes}
+        error={errors.notes}
+        hint={`Optional, up to ${MAX_NOTES_LENGTH.toLocaleString("en-US")} characters`}
+      />
     </>
   );
 }

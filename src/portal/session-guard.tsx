@@ -5,12 +5,13 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import type { PortalEnv } from "../env.ts";
-import { firstFormPart, formParts, routeReadsOwnMultipart } from "../http/multipart.ts";
+import { firstFormPart, routeReadsOwnMultipart } from "../http/multipart.ts";
 import { isMultipart, requestBody } from "../http/request-body.ts";
 import { toBase64Url } from "../lib/base64.ts";
 import { decodeUtf8 } from "../lib/content.ts";
 import { CSRF_FIELD } from "../ui/components.tsx";
 import { renderDocument } from "../ui/document.tsx";
+import { readForm } from "../ui/forms.tsx";
 import { findSession, SESSION_MAX_MS, SIGN_IN_CHOICE_TTL_MS } from "../users/sessions.ts";
 
 const SESSION_COOKIE = "vn_session";
@@ -64,16 +65,6 @@ async function csrfTokenFor(sessionToken: string): Promise<string> {
   return toBase64Url(mac);
 }
 
-/** A text field of the posted form, urlencoded or multipart, read through the same (cached) parse the handler uses. */
-export async function formField(c: Context, name: string): Promise<string | undefined> {
-  if (isMultipart(c.req.raw)) {
-    const part = (await formParts(c.req.raw)).find((p) => p.name === name && p.filename === undefined);
-    return part ? new TextDecoder().decode(part.data) : undefined;
-  }
-  const value = (await c.req.parseBody())[name];
-  return typeof value === "string" ? value : undefined;
-}
-
 /** The text of a multipart form's first part when it is the field `name`, read without the parts after it. */
 async function firstFieldNamed(request: Request, name: string): Promise<string | undefined> {
   const part = await firstFormPart(request);
@@ -105,7 +96,7 @@ export const requireSession: MiddlewareHandler<PortalEnv> = async (c, next) => {
     // An upload's form carries it as its first part, and only that part is read here: the file is read only once
     // the token and the upload's own checks passed (a full or locked verification is refused unread, as the API
     // refuses it). Never in a URL, which platform logs keep.
-    const sent = isMultipart(c.req.raw) ? await firstFieldNamed(c.req.raw, CSRF_FIELD) : await formField(c, CSRF_FIELD);
+    const sent = isMultipart(c.req.raw) ? await firstFieldNamed(c.req.raw, CSRF_FIELD) : (await readForm(c)).token;
     if (sent === undefined || !sameToken(sent, csrfToken)) {
       return renderDocument(
         c,

@@ -1,7 +1,9 @@
 // What the Settings pages (API keys, Team, Webhooks) share: the owners-and-admins guard, the once-shown secret with its
 // copy button, and the refusal page.
+
 import type { Context, MiddlewareHandler } from "hono";
 import type { PortalEnv } from "../env.ts";
+import type { Problem } from "../lib/problem.ts";
 import { Notice } from "../ui/components.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { managesSettings, type Section } from "./frame.tsx";
@@ -49,19 +51,20 @@ function OnceSecret({ c, id, label, secret }: { c: Context; id: string; label: s
   );
 }
 
-/** A page that refuses an action, with the reason (409) or because the thing is not the account's (404). */
-export function refusalPage(c: Context, section: Section, status: 404 | 409, message: string, back: string) {
+/** A page that refuses an action: the problem's words, with its status, and a way back. */
+export function refusalPage(c: Context, section: Section, problem: Problem, back: string) {
+  const title = problem.status === 404 ? "Not found" : "Not done";
   return renderPage(
     c,
-    { title: status === 404 ? "Not found" : "Not done", section },
+    { title, section },
     <>
-      <h1>{status === 404 ? "Not found" : "Not done"}</h1>
-      <Notice kind="error">{message}</Notice>
+      <h1>{title}</h1>
+      <Notice kind="error">{problem.message}</Notice>
       <p>
         <a href={back}>Back</a>
       </p>
     </>,
-    status,
+    problem.status,
   );
 }
 

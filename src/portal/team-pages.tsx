@@ -1,5 +1,5 @@
 // Settings → Team: the account's users with the API's filters; invite a teammate (the link shown once); change a role;
-// deactivate, reactivate, unlock; a new invitation link (a password reset). The rules live in src/users/team.ts.
+// deactivate, reactivate, unlock; a new invitation link (a password reset). The rules live in src/users/use-cases.ts.
 import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
 import { USER_ROLES, USER_STATUSES, type UserRow } from "../db/schema.ts";
@@ -8,7 +8,7 @@ import { pageMeta } from "../http/pagination.ts";
 import { publicOrigin } from "../http/public-origin.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import type { Problem } from "../lib/problem.ts";
+import { Problem } from "../lib/problem.ts";
 import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { capitalised, dateTime, withQuery } from "../ui/format.ts";
 import {
@@ -23,7 +23,7 @@ import {
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { createUserBody, listUsersQuery, toUserListQuery, updateUserBody } from "../users/schemas.ts";
-import { listUsers, USER_SORT_KEYS } from "../users/store.ts";
+import { listUsers } from "../users/store.ts";
 import {
   assignableRoles,
   changeTeammate,
@@ -31,7 +31,7 @@ import {
   inviteTeammate,
   reinviteTeammate,
   type TeamActor,
-  touchProblem,
+  whyUntouchable,
 } from "../users/use-cases.ts";
 import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
 import { AfterRedirect, refusalPage, requireSettingsRole } from "./settings-common.tsx";
@@ -82,7 +82,7 @@ function UserActions({ visitor, user }: { visitor: PortalVisitor; user: UserRow 
   const base = `${TEAM_PATH}/${user.id}`;
   const self = user.id === visitor.user.id;
   // What the rules would refuse is not offered (the rules still refuse a forged post).
-  const problem = touchProblem(actorOf(visitor), user);
+  const problem = whyUntouchable(actorOf(visitor), user);
   if (problem) return <span class="muted">{problem}</span>;
   return (
     <div class="actions">
@@ -153,7 +153,7 @@ function TeamFilters({ values, errors }: { values: Record<string, string>; error
         options={USER_ROLES.map((r) => [r, capitalised(r)] as const)}
         error={errors.role}
       />
-      <SortFields keys={USER_SORT_KEYS} values={values} errors={errors} />
+      <SortFields query={listUsersQuery} values={values} errors={errors} />
     </FilterForm>
   );
 }
@@ -214,13 +214,13 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 4
 
 /** A use case's refusal as a page: its words, and a way back. */
 function problemPage(c: Context<PortalEnv>, problem: Problem) {
-  return refusalPage(c, "team", problem.code === "not_found" ? 404 : 409, problem.message, TEAM_PATH);
+  return refusalPage(c, "team", problem, TEAM_PATH);
 }
 
 /** A role or status no form offers (a forged post): the schema's words. */
 function invalidChange(c: Context<PortalEnv>, issues: Parameters<typeof fieldMessages>[0]) {
   const [message] = Object.entries(fieldMessages(issues)).map(([name, text]) => `${capitalised(name)} ${text}`);
-  return refusalPage(c, "team", 409, message ?? "Nothing to change.", TEAM_PATH);
+  return refusalPage(c, "team", new Problem("validation_error", message ?? "Nothing to change."), TEAM_PATH);
 }
 
 /** The link's page after the redirect: shown once, with whom to send it to and until when it works. */

@@ -1,6 +1,6 @@
 // Settings → Webhooks: the account's endpoints; create (the secret shown once), edit, enable or disable, delete after a
-// confirmation, rotate the secret (shown once); an endpoint's deliveries with retry, and a test event. Through the
-// webhook store and the API's body schemas and URL rules; the outbox sends what the store queues, as for the API.
+// confirmation, rotate the secret (shown once); an endpoint's deliveries with retry, and a test event. Through the API's
+// own use cases (src/webhooks/use-cases.ts), body schemas and URL rules, so the portal emits what the API does.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { pageWindow } from "../db/paging.ts";
@@ -9,21 +9,21 @@ import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import type { Problem } from "../lib/problem.ts";
+import { Problem } from "../lib/problem.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
 import { dateTime } from "../ui/format.ts";
 import { Checkboxes, fieldMessages, readForm, Select, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import {
-  allowsInsecureUrls,
   createWebhookEndpointBody,
+  deploymentUrlIssues,
+  MAX_DESCRIPTION_LENGTH,
   toEndpointChanges,
   toNewEndpoint,
   updateWebhookEndpointBody,
-  webhookUrl,
 } from "../webhooks/schemas.ts";
 import { findEndpoint, listDeliveries, listEndpoints, subscribedTypes, takesEveryType } from "../webhooks/store.ts";
-import { addEndpoint, changeEndpoint, removeEndpoint, retry, rotateEndpointSecret, sendTest } from "../webhooks/use-cases.ts";
+import { addEndpoint, changeEndpoint, redeliver, removeEndpoint, rotateEndpointSecret, sendTest } from "../webhooks/use-cases.ts";
 import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
 import { AfterRedirect, refusalPage, requireSettingsRole } from "./settings-common.tsx";
 
@@ -63,9 +63,8 @@ function eventTypesOf(form: EndpointForm): string[] {
 }
 
 /**
- * The form's errors by field: the body schema's, the URL judged by this deployment's rules, as webhookUrlHook does for
- * the API (the schema holds the insecure allowance; without WEBHOOK_ALLOW_INSECURE_URLS the full rules apply), and
- * types ticked beside "every type".
+ * The form's errors by field: the body schema's, the URL judged by this deployment's rules as the API judges it
+ * (deploymentUrlIssues), and types ticked beside "every type".
  */
 function formErrors(
   c: Context<PortalEnv>,
@@ -78,10 +77,8 @@ function formErrors(
   if (form.every && form.eventTypes.length > 0) {
     errors.event_types ??= "are ticked while every type is chosen: choose “Only the types ticked below”, or untick them";
   }
-  if (!errors.url && !allowsInsecureUrls(c.env)) {
-    const strict = webhookUrl(false).safeParse(url);
-    if (!strict.success && strict.error.issues[0]) errors.url = strict.error.issues[0].message;
-  }
+  const [strict] = errors.url ? [] : deploymentUrlIssues(c.env, url);
+  if (strict) errors.url = strict.message;
   return errors;
 }
 
@@ -96,7 +93,7 @@ function EndpointFields({ c, form, edit }: { c: Context<PortalEnv>; form: Endpoi
         name="description"
         id={`${prefix}-description`}
         label="Description"
-        maxlength={500}
+        maxlength={MAX_DESCRIPTION_LENGTH}
         value={form.description}
         error={errors.description}
         hint="Optional: what receives these events"
@@ -279,11 +276,11 @@ async function endpointPage(c: Context<PortalEnv>, endpoint: WebhookEndpointRow,
 
 /** A use case's refusal as a page: its words, and a way back (`back`, or the endpoints). */
 function problemPage(c: Context<PortalEnv>, problem: Problem, back = HOOKS_PATH) {
-  return refusalPage(c, "webhooks", problem.code === "not_found" ? 404 : 409, problem.message, back);
+  return refusalPage(c, "webhooks", problem, back);
 }
 
 function missing(c: Context<PortalEnv>) {
-  return refusalPage(c, "webhooks", 404, "There is no such endpoint in this account.", HOOKS_PATH);
+  return refusalPage(c, "webhooks", new Problem("not_found", "There is no such endpoint in this account."), HOOKS_PATH);
 }
 
 export const webhookPages = createRouter<PortalEnv>()
@@ -342,7 +339,7 @@ export const webhookPages = createRouter<PortalEnv>()
   })
   .post("/settings/webhooks/:id/deliveries/:deliveryId/retry", async (c) => {
     const { id, deliveryId } = c.req.param();
-    const retried = await retry(workOf(c), c.var.visitor.customer.id, id, deliveryId);
+    const retried = await redeliver(workOf(c), c.var.visitor.customer.id, id, deliveryId);
     if (retried.ok) return c.redirect(`${HOOKS_PATH}/${id}?done=retried`, 303);
     return problemPage(c, retried.problem, `${HOOKS_PATH}/${id}`);
   })

@@ -5,6 +5,9 @@
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
+import { formParts } from "../http/multipart.ts";
+import { isMultipart } from "../http/request-body.ts";
+import { decodeUtf8 } from "../lib/content.ts";
 import type { Problem } from "../lib/problem.ts";
 import { CSRF_FIELD, FieldError, Notice } from "./components.tsx";
 import { type PageProps, renderPage } from "./renderer.tsx";
@@ -26,20 +29,33 @@ export function problemFields(problem: Problem): Record<string, string> {
   return messages;
 }
 
+/** A posted form's text: each field's first value, every value of a repeated field (checkboxes), the CSRF token. */
+interface PostedForm {
+  /** Without the CSRF token, which is the guard's, not the action's. */
+  fields: Record<string, string>;
+  list(name: string): string[];
+  token: string | undefined;
+}
+
 /**
- * The posted form (urlencoded, read in bounded work by the pages' body guard): each field's first value as text,
- * without the CSRF token (the guard's, not the action's), and every value of a repeated field (checkboxes) by name.
+ * The posted form's text fields, read once however often asked: urlencoded (read in bounded work by the pages' body
+ * guard), or the text parts of a multipart form (an upload's, by the same cached parse its route reads the file with;
+ * a part that is not UTF-8 reads as empty).
  */
-export async function readForm(c: Context): Promise<{ fields: Record<string, string>; list(name: string): string[] }> {
-  const body = await c.req.parseBody({ all: true });
+export async function readForm(c: Context): Promise<PostedForm> {
+  const entries: [string, string][] = isMultipart(c.req.raw)
+    ? (await formParts(c.req.raw))
+        .filter((part) => part.filename === undefined)
+        .map((part) => [part.name, decodeUtf8(part.data) ?? ""])
+    : Object.entries(await c.req.parseBody({ all: true })).flatMap(([name, value]) =>
+        [value].flat().flatMap((item) => (typeof item === "string" ? [[name, item] as [string, string]] : [])),
+      );
   const fields: Record<string, string> = {};
-  for (const [name, value] of Object.entries(body)) {
-    const first = Array.isArray(value) ? value[0] : value;
-    if (name !== CSRF_FIELD && typeof first === "string") fields[name] = first;
-  }
+  for (const [name, value] of entries) if (name !== CSRF_FIELD) fields[name] ??= value;
   return {
     fields,
-    list: (name) => [body[name] ?? []].flat().filter((v): v is string => typeof v === "string"),
+    list: (name) => entries.filter(([key]) => key === name).map(([, value]) => value),
+    token: entries.find(([name]) => name === CSRF_FIELD)?.[1],
   };
 }
 
@@ -229,35 +245,37 @@ const SORT_KEY_LABELS: Record<string, string> = {
   role: "Role",
 };
 
-const SORT_ORDERS = [
-  ["desc", "Descending"],
-  ["asc", "Ascending"],
-] as const;
+/** What the sort directions read as on a page. */
+const SORT_ORDER_LABELS: Record<string, string> = { desc: "Descending", asc: "Ascending" };
 
-/** A list's sort key and direction, in words; the API's defaults (created_at, desc) when the query names none. */
+/** A list query's sort_by or sort_order: an enum with its default, as the API's schema declares it. */
+type SortParameter = z.ZodDefault<z.ZodEnum<Readonly<Record<string, string>>>>;
+
+/** A list's sort key and direction, in words: the keys, directions and defaults of the API's own query schema. */
 export function SortFields({
-  keys,
+  query,
   values,
   errors,
 }: {
-  keys: readonly string[];
+  query: { shape: { sort_by: SortParameter; sort_order: SortParameter } };
   values: Record<string, string>;
   errors: Record<string, string>;
 }) {
+  const { sort_by: sortBy, sort_order: sortOrder } = query.shape;
   return (
     <>
       <Select
         name="sort_by"
         label="Sort by"
-        value={values.sort_by ?? "created_at"}
-        options={keys.map((key) => [key, SORT_KEY_LABELS[key] ?? key] as const)}
+        value={values.sort_by ?? sortBy.def.defaultValue}
+        options={sortBy.unwrap().options.map((key) => [key, SORT_KEY_LABELS[key] ?? key] as const)}
         error={errors.sort_by}
       />
       <Select
         name="sort_order"
         label="Order"
-        value={values.sort_order ?? "desc"}
-        options={SORT_ORDERS}
+        value={values.sort_order ?? sortOrder.def.defaultValue}
+        options={sortOrder.unwrap().options.map((order) => [order, SORT_ORDER_LABELS[order] ?? order] as const)}
         error={errors.sort_order}
       />
     </>

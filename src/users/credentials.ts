@@ -108,7 +108,7 @@ export interface AccountChoice {
 }
 
 /** What a sign-in comes to: a session, a choice of accounts (a ticket for it), or the one refusal. */
-export type SignInResult =
+type SignInResult =
   | { outcome: "signed_in"; session: string }
   | { outcome: "choose_account"; ticket: string; accounts: AccountChoice[] }
   | { outcome: "refused" };

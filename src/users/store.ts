@@ -134,7 +134,7 @@ function userUpdate(db: Database, userId: string, changes: UserChanges, now: num
 }
 
 /** What a teammate's change was decided on: the user's account, role and status when the rules were checked. */
-export interface SeenUser {
+interface SeenUser {
   customerId: string;
   role: UserRole;
   status: UserStatus;
@@ -144,7 +144,7 @@ export interface SeenUser {
 const ROLE_RANK: Record<UserRole, number> = { member: 0, admin: 1, owner: 2 };
 
 /**
- * A change decided on a read of the user (see src/users/team.ts): written only while the user is still as `seen`
+ * A change decided on a read of the user (see src/users/use-cases.ts): written only while the user is still as `seen`
  * (else wrong_state "changed"), and, when `keepActiveOwner`, in a batch that asserts the account still has an active
  * owner afterwards (else wrong_state "last_active_owner", nothing written). D1 runs batches one at a time, so two
  * concurrent demotions of the last two owners cannot both pass. Ends the sessions of a user no longer active. A

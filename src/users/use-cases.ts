@@ -34,11 +34,11 @@ function conflict(message: string): { ok: false; problem: Problem } {
 }
 
 /**
- * Why the actor may not touch this user at all, or null: an admin changes members and themselves only. Whoever may
- * change a user may lower their role, then issue them a password link: so an admin touching another admin could take
- * that admin's account over. (Pages offer no control this refuses.)
+ * Why the actor may not touch this user at all (the words a person reads), or null: an admin changes members and
+ * themselves only. Whoever may change a user may lower their role, then issue them a password link: so an admin
+ * touching another admin could take that admin's account over. (Pages offer no control this refuses.)
  */
-export function touchProblem(actor: TeamActor, target: Pick<UserRow, "id" | "role">): string | null {
+export function whyUntouchable(actor: TeamActor, target: Pick<UserRow, "id" | "role">): string | null {
   if (actor.role === "owner") return null;
   if (target.role === "owner") return ADMIN_VS_OWNER;
   return target.role === "admin" && target.id !== actor.id ? ADMIN_VS_ADMIN : null;
@@ -110,7 +110,7 @@ export async function changeTeammate(
 ): Promise<Result<UserRow>> {
   const target = await teammate(work, actor, userId);
   if (!target) return refused(notFound("User"));
-  const problem = touchProblem(actor, target) ?? (actor.role !== "owner" && changes.role === "owner" ? ADMIN_VS_OWNER : null);
+  const problem = whyUntouchable(actor, target) ?? (actor.role !== "owner" && changes.role === "owner" ? ADMIN_VS_OWNER : null);
   if (problem) return conflict(problem);
   if (target.id === actor.id && changes.status !== undefined && changes.status !== "active") return conflict(SELF_DEACTIVATION);
   return guardedChange(work, target, changes);
@@ -123,6 +123,6 @@ export async function changeTeammate(
 export async function reinviteTeammate(work: Work, actor: TeamActor, userId: string): Promise<Result<InvitedUser>> {
   const target = await teammate(work, actor, userId);
   if (!target) return refused(notFound("User"));
-  if (touchProblem(actor, target)) return conflict(LINK_FOR_ADMIN);
+  if (whyUntouchable(actor, target)) return conflict(LINK_FOR_ADMIN);
   return issueLink(work, target.id);
 }

@@ -31,7 +31,7 @@ import {
   webhookUrlHook,
 } from "./schemas.ts";
 import { findEndpoint, listDeliveries, listEndpoints, MAX_ENDPOINTS } from "./store.ts";
-import { addEndpoint, changeEndpoint, removeEndpoint, retry, rotateEndpointSecret, sendTest } from "./use-cases.ts";
+import { addEndpoint, changeEndpoint, redeliver, removeEndpoint, rotateEndpointSecret, sendTest } from "./use-cases.ts";
 
 const slugParams = z.object({ customer_slug: customerSlugParam });
 const endpointParams = slugParams.extend({ endpoint_id: endpointIdParam });
@@ -247,7 +247,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { endpoint_id, delivery_id } = c.req.valid("param");
-      const retried = valueOrProblem(await retry(workOf(c), c.var.principal.customerId, endpoint_id, delivery_id));
+      const retried = valueOrProblem(await redeliver(workOf(c), c.var.principal.customerId, endpoint_id, delivery_id));
       return c.json(toDelivery(retried), 202);
     },
   );

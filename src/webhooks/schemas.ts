@@ -50,7 +50,7 @@ function hasSpaceOrControl(value: string): boolean {
  * (2130706433, 0x7f.1, 127.1) is normalised to dotted decimal, names are lowercased and percent-decoded. The URL is
  * kept as written, so nothing is ever fetched but what the rules judged.
  */
-export function webhookUrl(allowInsecure: boolean) {
+function webhookUrl(allowInsecure: boolean) {
   return z
     .string()
     .max(MAX_URL_LENGTH)
@@ -85,8 +85,18 @@ export function webhookUrl(allowInsecure: boolean) {
 }
 
 /** Whether this deployment takes http:// and loopback webhook URLs (local development and tests only). */
-export function allowsInsecureUrls(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">): boolean {
+function allowsInsecureUrls(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">): boolean {
   return env.WEBHOOK_ALLOW_INSECURE_URLS === "true";
+}
+
+/**
+ * What this deployment's rules find wrong with a webhook URL beyond the body schema, which holds the rules with the
+ * insecure allowance: where insecure URLs are not allowed, the full rules' issues (none for a URL they take).
+ */
+export function deploymentUrlIssues(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">, url: unknown): z.core.$ZodIssue[] {
+  if (typeof url !== "string" || allowsInsecureUrls(env)) return [];
+  const strict = webhookUrl(false).safeParse(url);
+  return strict.success ? [] : strict.error.issues;
 }
 
 /**
@@ -102,13 +112,10 @@ export function webhookUrlHook<T>(
   // On a failure the validator passes the raw body as `data` too, which the hook's type leaves out.
   const body: unknown = "data" in result ? result.data : undefined;
   const url = typeof body === "object" && body !== null && "url" in body ? body.url : undefined;
-  const strict =
-    result.target === "json" && typeof url === "string" && !allowsInsecureUrls(c.env)
-      ? webhookUrl(false).safeParse(url)
-      : undefined;
-  if (strict?.success === false) {
+  const strict = result.target === "json" ? deploymentUrlIssues(c.env, url) : [];
+  if (strict.length > 0) {
     const others = result.success ? [] : result.error.issues.filter((issue) => issue.path[0] !== "url");
-    const urlIssues = strict.error.issues.map((issue) => ({ ...issue, path: ["url", ...issue.path] }));
+    const urlIssues = strict.map((issue) => ({ ...issue, path: ["url", ...issue.path] }));
     throw validationError(issuesToFieldErrors([...others, ...urlIssues], "body"));
   }
   validationHook(result);
@@ -126,9 +133,14 @@ const urlField = webhookUrl(true).openapi({
   example: "https://hooks.example.com/virtual-numbers",
 });
 
+/** The longest description of an endpoint, in characters. */
+export const MAX_DESCRIPTION_LENGTH = 500;
 const descriptionField = singleLineText()
-  .max(500)
-  .openapi({ description: "A label of your own, at most 500 characters.", example: "Order fulfilment service" });
+  .max(MAX_DESCRIPTION_LENGTH)
+  .openapi({
+    description: `A label of your own, at most ${MAX_DESCRIPTION_LENGTH} characters.`,
+    example: "Order fulfilment service",
+  });
 
 const eventTypesField = z
   .array(z.enum([...EVENT_TYPES, EVERY_EVENT_TYPE]))

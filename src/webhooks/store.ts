@@ -242,7 +242,7 @@ export async function sendTestEvent(
   return created ? ok(created) : refusalByState(await findEndpoint(db, customerId, endpointId));
 }
 
-export interface DeliveryListQuery {
+interface DeliveryListQuery {
   statuses?: readonly DeliveryStatus[] | undefined;
 }
 

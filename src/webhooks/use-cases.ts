@@ -64,7 +64,7 @@ export async function sendTest(work: Work, customerId: string, endpointId: strin
 }
 
 /** A finished delivery sent again now, its attempts going on. */
-export async function retry(
+export async function redeliver(
   work: Work,
   customerId: string,
   endpointId: string,

@@ -2,11 +2,11 @@
 // portal's, whose pages are JSX, is in src/portal/audience.ts, so a Node script can load the API without them). A
 // route is reachable only through the audience it is added to, so no route can be left without its guard.
 
-import { rateLimitByKey, requireApiKey, requireOwnAccount } from "../customers/api-key-guard.ts";
-import type { AppEnv, CustomerEnv, OperatorEnv } from "../env.ts";
-import { requireOperator } from "./auth.ts";
-import { idempotency, OPERATOR_SCOPE } from "./idempotency.ts";
-import { createRouter } from "./router.ts";
+import { rateLimitByKey, requireApiKey, requireOwnAccount } from "./customers/api-key-guard.ts";
+import type { AppEnv, CustomerEnv, OperatorEnv } from "./env.ts";
+import { requireOperator } from "./http/auth.ts";
+import { idempotency, OPERATOR_SCOPE } from "./http/idempotency.ts";
+import { createRouter } from "./http/router.ts";
 
 /** Anyone: health, the API description, its reference page, the problem types. */
 export function publicAudience() {
