@@ -1186,7 +1186,7 @@ export interface components {
             /** @example quantity must be at most 10000 */
             detail: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
             request_id: string;
             errors?: {
                 /** @enum {string} */
@@ -1200,7 +1200,7 @@ export interface components {
             /** @example https://api.example.com/problems/not_found */
             type: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
             /** @example 404 */
             status: number;
             /** @example Not found */
@@ -2086,7 +2086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -2304,7 +2304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: order_not_pending. */
+            /** @description Problem details; code: forbidden, order_not_pending. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2939,7 +2939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3268,7 +3268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -3409,7 +3409,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -3526,7 +3526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3745,7 +3745,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3868,7 +3868,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4013,7 +4013,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4263,7 +4263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4507,7 +4507,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4590,6 +4590,17 @@ export interface operations {
                 headers: {
                     /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -4683,7 +4694,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4807,6 +4830,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
@@ -4892,6 +4926,17 @@ export interface operations {
                 headers: {
                     /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -4998,6 +5043,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
@@ -5010,7 +5067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -5132,6 +5189,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
@@ -5212,6 +5280,17 @@ export interface operations {
                 headers: {
                     /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -5303,6 +5382,17 @@ export interface operations {
                 headers: {
                     /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -5403,6 +5493,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: rate_limited. */
             429: {
                 headers: {
@@ -5474,6 +5575,17 @@ export interface operations {
                 headers: {
                     /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -5562,6 +5674,17 @@ export interface operations {
                 headers: {
                     /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -5666,6 +5789,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
@@ -5678,7 +5813,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5812,6 +5947,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
@@ -5824,7 +5971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5958,6 +6105,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
@@ -5970,7 +6129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6098,6 +6257,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
@@ -6110,7 +6281,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -6200,6 +6371,17 @@ export interface operations {
                 headers: {
                     /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -6304,6 +6486,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
@@ -6316,7 +6510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6449,6 +6643,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
@@ -6461,7 +6667,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -5,6 +5,7 @@ import { createApiKey, createCustomer, findCustomerBySlug, findKeyOwnerByHash } 
 import type { Database } from "../src/db/client.ts";
 import { valueOrThrow } from "../src/db/outcome.ts";
 import { pageWindow } from "../src/db/paging.ts";
+import type { AuditContext } from "../src/env.ts";
 import { sha256Hex } from "../src/lib/api-key.ts";
 import { allocateNumbers, listNumbers } from "../src/numbers/store.ts";
 import { createOrder, type NewOrder } from "../src/orders/store.ts";
@@ -38,6 +39,9 @@ const DEMO_ORDERS: NewOrder[] = [
 const DEMO_PHONE_NUMBERS = ["+14155550100", "+14155550101"];
 const HOUR = 3_600_000;
 
+/** Who the audit log says made what npm start seeds: operator automation, as the ADMIN_TOKEN is. */
+export const SEEDING: AuditContext = { actor: { type: "token" }, requestId: "npm-start" };
+
 export interface DemoAccount {
   apiKey: string;
   /** A fresh invitation token of the demo owner (each start makes one; it also resets a password set before). */
@@ -61,7 +65,7 @@ async function seedNewAccount(db: Database, customerId: string, now: number): Pr
     "seeding the demo account: the numbers' order",
   );
   valueOrThrow(
-    await allocateNumbers(db, outbox, order.id, DEMO_PHONE_NUMBERS, now - HOUR / 2),
+    await allocateNumbers(db, outbox, SEEDING, order.id, { phoneNumbers: DEMO_PHONE_NUMBERS }, now - HOUR / 2),
     "seeding the demo account: the allocation",
   );
 }
@@ -76,24 +80,33 @@ async function stillValid(db: Database, key: string | undefined): Promise<string
 /** Seeds what is missing and returns the demo account's API key (the saved one while it is valid) and numbers. */
 export async function seedDemo(db: Database, savedKey: string | undefined, now: number = Date.now()): Promise<DemoAccount> {
   for (const [countryCode, types] of Object.entries(DEFAULT_CATALOG)) {
-    for (const numberType of types) await addCatalogPair(db, { countryCode, numberType }, now);
+    for (const numberType of types) await addCatalogPair(db, SEEDING, { countryCode, numberType }, now);
   }
-  const created = await createCustomer(db, { slug: DEMO_SLUG, name: "Demo Telecom" }, now);
+  const created = await createCustomer(db, SEEDING, { slug: DEMO_SLUG, name: "Demo Telecom" }, now);
   if (created.ok) await seedNewAccount(db, created.value.id, now);
   const customer = created.ok ? created.value : await findCustomerBySlug(db, DEMO_SLUG);
   if (!customer) throw new Error("seeding the demo account: it exists yet cannot be found");
 
   const apiKey =
     (await stillValid(db, savedKey)) ??
-    valueOrThrow(await createApiKey(db, DEMO_SLUG, "demo", now), "seeding the demo account: the API key").key;
+    valueOrThrow(await createApiKey(db, SEEDING, DEMO_SLUG, "demo", now), "seeding the demo account: the API key").key;
   const numbers = await listNumbers(db, customer.id, { sortBy: "phone_number", sortOrder: "asc" }, pageWindow(1, 10));
   const owner =
     (await findUserByEmail(db, customer.id, DEMO_OWNER_EMAIL)) ??
     valueOrThrow(
-      await createUser(db, DEMO_SLUG, { email: DEMO_OWNER_EMAIL, name: "Demo Owner", role: "owner", status: "active" }, now),
+      await createUser(
+        db,
+        SEEDING,
+        DEMO_SLUG,
+        { email: DEMO_OWNER_EMAIL, name: "Demo Owner", role: "owner", status: "active" },
+        now,
+      ),
       "seeding the demo account: its owner",
     );
-  const invitation = valueOrThrow(await issueInvitation(db, owner.id, now), "seeding the demo account: the owner's invitation");
+  const invitation = valueOrThrow(
+    await issueInvitation(db, SEEDING, owner.id, now),
+    "seeding the demo account: the owner's invitation",
+  );
   return {
     apiKey,
     ownerInvitation: invitation.token,

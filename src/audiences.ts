@@ -4,9 +4,9 @@
 
 import { rateLimitByKey, requireApiKey, requireOwnAccount } from "./customers/api-key-guard.ts";
 import type { AppEnv, CustomerEnv, OperatorEnv } from "./env.ts";
-import { requireOperator } from "./http/auth.ts";
 import { idempotency, OPERATOR_SCOPE } from "./http/idempotency.ts";
 import { createRouter } from "./http/router.ts";
+import { requireOperator } from "./staff/guard.ts";
 
 /** Anyone: health, the API description, its reference page, the problem types. */
 export function publicAudience() {
@@ -29,12 +29,17 @@ export function customerAudience() {
   return router;
 }
 
-/** The operator, by ADMIN_TOKEN, with idempotency keys of its own. */
+/**
+ * The operator: a staff member by their Cloudflare Access identity, or the ADMIN_TOKEN (src/staff/guard.ts); each
+ * staff member's idempotency keys are their own, and the token's are apart.
+ */
 export function operatorAudience() {
   const router = createRouter<OperatorEnv>();
   router.use(
     requireOperator,
-    idempotency<OperatorEnv>(() => OPERATOR_SCOPE),
+    idempotency<OperatorEnv>(({ var: { operator } }) =>
+      operator.actor.type === "staff" ? `staff:${operator.actor.email}` : OPERATOR_SCOPE,
+    ),
   );
   return router;
 }

@@ -1,6 +1,6 @@
 // The Worker's bindings, and per audience the variables its middleware hands to handlers.
 import type { Database } from "./db/client.ts";
-import type { UserRow } from "./db/schema.ts";
+import type { StaffRole, UserRow } from "./db/schema.ts";
 import type { RequestSession } from "./db/session.ts";
 import type { Outbox } from "./webhooks/outbox.ts";
 
@@ -9,17 +9,39 @@ import type { Outbox } from "./webhooks/outbox.ts";
  * that the variables are any string (wrangler types each as the literal it has there, empty, but each deployment sets
  * them) and the delivery queue carries delivery ids.
  */
-export type Bindings = Omit<Env, "PUBLIC_BASE_URL" | "WEBHOOK_ALLOW_INSECURE_URLS" | "WEBHOOK_DELIVERIES"> & {
+export type Bindings = Omit<
+  Env,
+  "PUBLIC_BASE_URL" | "WEBHOOK_ALLOW_INSECURE_URLS" | "ACCESS_TEAM_DOMAIN" | "ACCESS_AUD" | "ACCESS_JWKS" | "WEBHOOK_DELIVERIES"
+> & {
   PUBLIC_BASE_URL: string;
   WEBHOOK_ALLOW_INSECURE_URLS: string;
+  ACCESS_TEAM_DOMAIN: string;
+  ACCESS_AUD: string;
+  ACCESS_JWKS: string;
   WEBHOOK_DELIVERIES: Queue<string>;
 };
 
 /**
- * What a use case works with, whichever front end asks: the request's database (its D1 session) and outbox, the
- * document store, and the time the action happens at.
+ * Who acts, as the audit log records them: a staff member (by their Cloudflare Access e-mail) or the ADMIN_TOKEN for
+ * the operator; a portal user or an API key for a customer.
  */
-export interface Work {
+export type Actor =
+  | { type: "staff"; email: string }
+  | { type: "token" }
+  | { type: "user"; id: string; email: string }
+  | { type: "api_key"; id: string };
+
+/** Who made a change, in which request: what its audit event records beside the change. */
+export interface AuditContext {
+  actor: Actor;
+  requestId: string;
+}
+
+/**
+ * What a use case works with, whichever front end asks: the request's database (its D1 session) and outbox, the
+ * document store, the time the action happens at, and who acts in which request (for the audit log).
+ */
+export interface Work extends AuditContext {
   db: Database;
   outbox: Outbox;
   documents: R2Bucket;
@@ -54,7 +76,7 @@ export interface Principal {
 
 /** Routes of the customer API (an API key): the key's account is known. */
 export interface CustomerEnv extends AppEnv {
-  Variables: AppEnv["Variables"] & { principal: Principal };
+  Variables: AppEnv["Variables"] & { principal: Principal; actor: Actor };
 }
 
 /** Who is signed in to the portal, from the session cookie. */
@@ -67,8 +89,18 @@ export interface PortalVisitor {
 
 /** Pages of the portal (a session cookie): the visitor is known. */
 export interface PortalEnv extends AppEnv {
-  Variables: AppEnv["Variables"] & { visitor: PortalVisitor };
+  Variables: AppEnv["Variables"] & { visitor: PortalVisitor; actor: Actor };
 }
 
-/** Routes of the operator (ADMIN_TOKEN): nothing more is known than on a public route, only that the operator asked. */
-export type OperatorEnv = AppEnv;
+/** Who acts for the operator: a staff member with their role, or the ADMIN_TOKEN (automation), whose role is admin. */
+export interface Operator {
+  actor: { type: "staff"; email: string } | { type: "token" };
+  role: StaffRole;
+  /** A staff member's name; "ADMIN_TOKEN" for the token. */
+  name: string;
+}
+
+/** Routes of the operator (/admin) and the console's pages (/ops): who acts is known, and their role. */
+export interface OperatorEnv extends AppEnv {
+  Variables: AppEnv["Variables"] & { operator: Operator; actor: Actor };
+}

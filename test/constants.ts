@@ -3,3 +3,6 @@ export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
 /** Requests per minute per API key in tests (production: wrangler.toml); small so the 429 test stays quick. */
 export const TEST_RATE_LIMIT = 100;
+
+/** Who the audit log says acts when a test calls a store itself: the operator's automation. */
+export const TEST_AUDIT = { actor: { type: "token" }, requestId: "test" } as const;

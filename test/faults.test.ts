@@ -7,6 +7,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
 import {
+  auditEvents,
   events,
   idempotencyKeys,
   kycDocuments,
@@ -56,6 +57,8 @@ interface Step {
 
 /** The statements that record an event, in the batch of the change (src/webhooks/outbox.ts). */
 const EVENT = " + insert events + insert webhook_deliveries";
+/** The statement that records an audit event, in the batch of the change (src/audit/store.ts). */
+const AUDIT = " + insert audit_events";
 
 const fails = (step: string): Step => ({ step, onFault: "fails" });
 const bestEffort = (step: string): Step => ({ step, onFault: "best-effort" });
@@ -115,8 +118,13 @@ function faultTests<S extends { customer: TestCustomer }>(write: Write<S>, steps
       await createWebhookEndpoint(s.customer);
       return s;
     },
-    // The account's events and their deliveries join the state: no change without them, and none without a change.
-    state: async (s) => ({ state: await state(s), events: await eventState(s.customer.customerId) }),
+    // The account's events and their deliveries, and its audit events, join the state: no change without them, and
+    // none without a change.
+    state: async (s) => ({
+      state: await state(s),
+      events: await eventState(s.customer.customerId),
+      audit: await auditState(s.customer.customerId),
+    }),
   };
   // Last, after the answer: the new deliveries go on the queue; a lost message is the sweep's to send.
   steps = [...steps, bestEffort("Queue send")];
@@ -273,6 +281,16 @@ async function eventState(customerId: string) {
     .where(eq(events.customerId, customerId))
     .orderBy(sql`${events}.rowid`);
   return rows;
+}
+
+/** The account's audit events, oldest first: what happened, to what, and the changes (ids and times left out). */
+async function auditState(customerId: string) {
+  const rows = await db
+    .select({ action: auditEvents.action, targetType: auditEvents.targetType, changes: auditEvents.changes })
+    .from(auditEvents)
+    .where(eq(auditEvents.customerId, customerId))
+    .orderBy(sql`${auditEvents}.rowid`);
+  return rows.map((row) => ({ ...row, changes: Object.keys(JSON.parse(row.changes)).sort() }));
 }
 
 /** Whether the account holds an idempotency key (claimed or answered). */
@@ -510,7 +528,10 @@ describe("allocation", () => {
     [
       fails("D1 select orders"),
       fails("D1 select numbers"),
-      fails(`D1 insert numbers${EVENT} + update orders + update events${EVENT}${EVENT}`),
+      fails("D1 select stock_numbers"),
+      fails(
+        `D1 insert batch_assertions + insert numbers + delete stock_numbers${EVENT}${AUDIT} + update orders + update events${EVENT}${EVENT}`,
+      ),
     ],
   );
 });
@@ -526,7 +547,7 @@ describe("order status move", () => {
       state: (s) => orderState(s.customer.customerId),
       status: 200,
     },
-    [fails(`D1 update orders${EVENT}`)],
+    [fails(`D1 insert audit_events + update orders${EVENT}`)],
   );
 });
 
@@ -623,7 +644,7 @@ describe("KYC review (the verification and its documents move together)", () => 
       state: async (s) => ({ verification: await verificationState(s.numberId), documents: await documentState(s) }),
       status: 200,
     },
-    [fails(`D1 update kyc_documents + update kyc_verifications${EVENT} + select kyc_documents`)],
+    [fails(`D1 insert audit_events + update kyc_documents + update kyc_verifications${EVENT} + select kyc_documents`)],
   );
 });
 

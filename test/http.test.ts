@@ -123,7 +123,13 @@ describe("service endpoints", () => {
     expect(
       operation(doc, "/api/customers/{customer_slug}/users", "get").responses["200"]?.content?.["application/json"]?.schema.$ref,
     ).toBe("#/components/schemas/UserPage");
-    expect(Object.keys(doc.components.securitySchemes)).toEqual(["bearerApiKey", "headerApiKey", "adminToken"]);
+    expect(Object.keys(doc.components.securitySchemes)).toEqual([
+      "bearerApiKey",
+      "headerApiKey",
+      "adminToken",
+      "accessJwt",
+      "accessCookie",
+    ]);
     expect(getOrders.parameters?.map((p) => p.name)).toEqual(
       expect.arrayContaining(["page", "limit", "search", "status", "sort_by", "sort_order", "fulfilled_to"]),
     );

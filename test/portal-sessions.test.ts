@@ -17,6 +17,7 @@ import {
 } from "../src/users/credentials.ts";
 import { findSession, SESSION_IDLE_MS, SESSION_MAX_MS, startSession } from "../src/users/sessions.ts";
 import { findUser } from "../src/users/store.ts";
+import { TEST_AUDIT } from "./constants.ts";
 import {
   awaitFreshRateWindow,
   call,
@@ -185,7 +186,7 @@ describe("the stores' clocks", () => {
     expect(await findInvitation(db, first, issued + INVITATION_TTL_MS - 1000)).toBeDefined();
     expect(await findInvitation(db, first, issued + INVITATION_TTL_MS + 1000)).toBeUndefined();
     expect(await acceptInvitation(db, first, PASSWORD, issued + INVITATION_TTL_MS + 1000)).toMatchObject({ ok: false });
-    const renewed = await issueInvitation(db, user.user_id, Date.now());
+    const renewed = await issueInvitation(db, TEST_AUDIT, user.user_id, Date.now());
     if (!renewed.ok) throw new Error("no new invitation");
     expect(await findInvitation(db, first, Date.now())).toBeUndefined();
     expect(await acceptInvitation(db, renewed.value.token, PASSWORD, Date.now())).toMatchObject({ ok: true });

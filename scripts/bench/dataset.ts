@@ -9,6 +9,7 @@ import { valueOrThrow } from "../../src/db/outcome.ts";
 import type { OrderStatus } from "../../src/db/schema.ts";
 import { submitVerification } from "../../src/kyc/store.ts";
 import { Outbox } from "../../src/webhooks/outbox.ts";
+import { SEEDING } from "../seed.ts";
 
 const LARGE_ORDERS = 100_000;
 const OTHER_ACCOUNTS = 20;
@@ -244,12 +245,12 @@ const NOT_FRESH = "seeding the benchmark state (it must start empty)";
 /** Writes the whole data set; `log` reports progress. */
 export async function seedDataset(db: Database, d1: D1Database, log: (line: string) => void): Promise<Fixtures> {
   const now = Date.now();
-  for (const [countryCode, numberType] of PAIRS) await addCatalogPair(db, { countryCode, numberType }, now);
+  for (const [countryCode, numberType] of PAIRS) await addCatalogPair(db, SEEDING, { countryCode, numberType }, now);
 
-  const large = valueOrThrow(await createCustomer(db, { slug: "large", name: "Large Telecom" }, now), NOT_FRESH);
+  const large = valueOrThrow(await createCustomer(db, SEEDING, { slug: "large", name: "Large Telecom" }, now), NOT_FRESH);
   const keys: string[] = [];
   for (let i = 0; i < LARGE_KEYS; i++)
-    keys.push(valueOrThrow(await createApiKey(db, large.slug, `bench ${i}`, now), NOT_FRESH).key);
+    keys.push(valueOrThrow(await createApiKey(db, SEEDING, large.slug, `bench ${i}`, now), NOT_FRESH).key);
 
   let seq = 1;
   const largeOrders = generateOrders(LARGE_ORDERS, seq, 1);
@@ -257,7 +258,7 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
   await insertOrders(d1, large.id, largeOrders);
   log(`large account: ${LARGE_ORDERS} orders`);
   for (let i = 0; i < OTHER_ACCOUNTS; i++) {
-    const other = valueOrThrow(await createCustomer(db, { slug: `other-${i}`, name: `Other ${i}` }, now), NOT_FRESH);
+    const other = valueOrThrow(await createCustomer(db, SEEDING, { slug: `other-${i}`, name: `Other ${i}` }, now), NOT_FRESH);
     await insertOrders(d1, other.id, generateOrders(OTHER_ORDERS, seq, 100 + i));
     seq += OTHER_ORDERS;
   }

@@ -2,11 +2,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";
-import { errorResponses, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
+import { errorResponses, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { valueOrProblem } from "../lib/problem.ts";
+import { ADMIN, EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
 import { catalogPageSchema, catalogPairParams, catalogPairSchema, removedCatalogPairSchema, toCatalogPair } from "./schemas.ts";
 import { listCatalog } from "./store.ts";
 import { makeOrderable, stopOrdering } from "./use-cases.ts";
@@ -14,7 +15,7 @@ import { makeOrderable, stopOrdering } from "./use-cases.ts";
 export const catalogAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(EVERY_ROLE),
       operationId: "listCatalog",
       method: "get",
       path: "/catalog",
@@ -22,7 +23,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       request: { query: pageOnlyQuery },
       responses: {
         200: jsonResponse(catalogPageSchema, "Orderable pairs by country_code, then number_type."),
-        ...errorResponses(400, 401),
+        ...errorResponses(400, 401, 403),
       },
     }),
     async (c) => {
@@ -34,7 +35,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(ADMIN),
       operationId: "addCatalogPair",
       method: "put",
       path: "/catalog/{country_code}/{number_type}",
@@ -47,7 +48,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(catalogPairSchema, "The pair is now orderable."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401),
+        ...errorResponses(400, 401, 403),
       },
     }),
     async (c) => {
@@ -62,7 +63,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(ADMIN),
       operationId: "removeCatalogPair",
       method: "delete",
       path: "/catalog/{country_code}/{number_type}",
@@ -71,7 +72,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       request: { params: catalogPairParams },
       responses: {
         200: jsonResponse(removedCatalogPairSchema, "Removed."),
-        ...errorResponses(400, 401, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => {

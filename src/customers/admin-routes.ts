@@ -3,11 +3,12 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";
 import { uuidParam } from "../http/fields.ts";
-import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
+import { errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
+import { ADMIN, EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
 import {
   apiKeyPageSchema,
   apiKeySchema,
@@ -29,7 +30,7 @@ const apiKeyParams = z.object({ id: uuidParam("id") });
 export const customerAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(ADMIN),
       operationId: "createCustomer",
       method: "post",
       path: "/customers",
@@ -40,7 +41,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(customerSchema, "The new account."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 409, 413, 415),
+        ...errorResponses(400, 401, 403, 409, 413, 415),
       },
     }),
     async (c) => {
@@ -51,7 +52,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(EVERY_ROLE),
       operationId: "listCustomers",
       method: "get",
       path: "/customers",
@@ -59,7 +60,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       request: { query: pageOnlyQuery },
       responses: {
         200: jsonResponse(customerPageSchema, "A page of accounts, newest first."),
-        ...errorResponses(400, 401),
+        ...errorResponses(400, 401, 403),
       },
     }),
     async (c) => {
@@ -71,7 +72,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(EVERY_ROLE),
       operationId: "getCustomer",
       method: "get",
       path: "/customers/{slug}",
@@ -79,7 +80,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       request: { params: slugParams },
       responses: {
         200: jsonResponse(customerSchema, "The account."),
-        ...errorResponses(400, 401, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => {
@@ -90,7 +91,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(ADMIN),
       operationId: "createApiKey",
       method: "post",
       path: "/customers/{slug}/api-keys",
@@ -102,7 +103,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(createdApiKeySchema, "The new key, with its secret."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 404, 413, 415),
+        ...errorResponses(400, 401, 403, 404, 413, 415),
       },
     }),
     async (c) => {
@@ -113,7 +114,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(EVERY_ROLE),
       operationId: "listApiKeys",
       method: "get",
       path: "/customers/{slug}/api-keys",
@@ -121,7 +122,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       request: { params: slugParams, query: pageOnlyQuery },
       responses: {
         200: jsonResponse(apiKeyPageSchema, "Keys without their secrets, newest first."),
-        ...errorResponses(400, 401, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => {
@@ -140,7 +141,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(EVERY_ROLE),
       operationId: "getApiKey",
       method: "get",
       path: "/api-keys/{id}",
@@ -148,7 +149,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       request: { params: apiKeyParams },
       responses: {
         200: jsonResponse(apiKeySchema, "The key."),
-        ...errorResponses(400, 401, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => {
@@ -159,7 +160,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(ADMIN),
       operationId: "revokeApiKey",
       method: "delete",
       path: "/api-keys/{id}",
@@ -168,7 +169,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       request: { params: apiKeyParams },
       responses: {
         200: jsonResponse(apiKeySchema, "The revoked key."),
-        ...errorResponses(400, 401, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => {

@@ -124,6 +124,7 @@ function touchAfterAnswer(c: Context<CustomerEnv>, keyId: string, now: number): 
 
 function identify(c: Context<CustomerEnv>, principal: Principal): void {
   c.set("principal", principal);
+  c.set("actor", { type: "api_key", id: principal.apiKeyId });
   c.var.log.customerId = principal.customerId;
 }
 

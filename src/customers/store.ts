@@ -1,26 +1,48 @@
 // Queries for customer accounts and their API keys, including what authenticating a key reads and writes.
 import { and, count, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
-import { batchByName, pageAndTotal } from "../db/batch.ts";
+import { auditStatement } from "../audit/store.ts";
+import { batchByName, ifWritten, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
 import { type ApiKeyRow, apiKeys, batchAssertions, type CustomerRow, customers } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
+import type { AuditContext } from "../env.ts";
 import { displayParts, generateApiKey, sha256Hex } from "../lib/api-key.ts";
+import { toIso } from "../lib/time.ts";
 
 /** last_used_at is written at most this often per key, so a busy key does not cost a write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export type NewCustomer = Pick<typeof customers.$inferInsert, "slug" | "name">;
 
-export async function createCustomer(db: Database, input: NewCustomer, now: number): Promise<Outcome<CustomerRow, "duplicate">> {
+/** Opens an account, with its audit event. */
+export async function createCustomer(
+  db: Database,
+  audit: AuditContext,
+  input: NewCustomer,
+  now: number,
+): Promise<Outcome<CustomerRow, "duplicate">> {
+  const id = crypto.randomUUID();
   try {
-    const [row] = await db
-      .insert(customers)
-      .values({ id: crypto.randomUUID(), ...input, createdAt: now, updatedAt: now })
-      .returning();
-    return ok(row!);
+    const created = await batchByName(db, {
+      customer: db
+        .insert(customers)
+        .values({ id, ...input, createdAt: now, updatedAt: now })
+        .returning(),
+      audit: auditStatement(
+        db,
+        { ...audit, now },
+        {
+          action: "customer.created",
+          target: { type: "customer", id: input.slug },
+          customerId: id,
+          changes: { slug: [null, input.slug], name: [null, input.name] },
+        },
+      ),
+    });
+    return ok(created.customer[0]!);
   } catch (error) {
     if (isUniqueViolation(error)) return refuse("duplicate");
     throw error;
@@ -40,38 +62,54 @@ export async function listCustomers(db: Database, window: PageWindow): Promise<{
 }
 
 /**
- * Mints a key for the account with this slug, in one statement that finds the account; the plaintext exists only in
- * the return value.
+ * Mints a key for the account with this slug, in one statement that finds the account, with its audit event; the
+ * plaintext exists only in the return value.
  */
 export async function createApiKey(
   db: Database,
+  audit: AuditContext,
   customerSlug: string,
   name: string,
   now: number,
 ): Promise<Outcome<{ row: ApiKeyRow; key: string }, "not_found">> {
   const key = generateApiKey();
+  const id = crypto.randomUUID();
   const { prefix, lastFour } = displayParts(key);
-  const [row] = await db
-    .insert(apiKeys)
-    .select(
-      db
-        .select(
-          insertSelection({
-            id: crypto.randomUUID(),
-            customerId: customers.id,
-            name,
-            prefix,
-            lastFour,
-            keyHash: await sha256Hex(key),
-            createdAt: now,
-            lastUsedAt: null,
-            revokedAt: null,
-          }),
-        )
-        .from(customers)
-        .where(eq(customers.slug, customerSlug)),
-    )
-    .returning();
+  const created = await batchByName(db, {
+    key: db
+      .insert(apiKeys)
+      .select(
+        db
+          .select(
+            insertSelection({
+              id,
+              customerId: customers.id,
+              name,
+              prefix,
+              lastFour,
+              keyHash: await sha256Hex(key),
+              createdAt: now,
+              lastUsedAt: null,
+              revokedAt: null,
+            }),
+          )
+          .from(customers)
+          .where(eq(customers.slug, customerSlug)),
+      )
+      .returning(),
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: "api_key.created",
+        target: { type: "api_key", id },
+        customerId: apiKeys.customerId,
+        changes: { name: [null, name] },
+      },
+      { from: apiKeys, where: eq(apiKeys.id, id) },
+    ),
+  });
+  const [row] = created.key;
   return row ? ok({ row, key }) : refuse("not_found");
 }
 
@@ -103,13 +141,36 @@ export async function findApiKey(db: Database, id: string): Promise<ApiKeyRow | 
   return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
 }
 
-/** Revokes a key once; revoking it again keeps the first revocation time. One batch: the write, then the key. */
-export async function revokeApiKey(db: Database, id: string, now: number): Promise<Outcome<ApiKeyRow, "not_found">> {
+/**
+ * Revokes a key once, with its audit event; revoking it again keeps the first revocation time and records nothing.
+ * One batch: the write, its audit event if it wrote, then the key.
+ */
+export async function revokeApiKey(
+  db: Database,
+  audit: AuditContext,
+  id: string,
+  now: number,
+): Promise<Outcome<ApiKeyRow, "not_found">> {
   const { key } = await batchByName(db, {
-    revocation: db
-      .update(apiKeys)
-      .set({ revokedAt: now })
-      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))),
+    revocation: ifWritten(
+      db
+        .update(apiKeys)
+        .set({ revokedAt: now })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))),
+      (written) => ({
+        audit: auditStatement(
+          db,
+          { ...audit, now },
+          {
+            action: "api_key.revoked",
+            target: { type: "api_key", id },
+            customerId: apiKeys.customerId,
+            changes: { revoked_at: [null, toIso(now)] },
+          },
+          { from: apiKeys, where: and(eq(apiKeys.id, id), written) },
+        ),
+      }),
+    ),
     key: db.select().from(apiKeys).where(eq(apiKeys.id, id)),
   });
   const [row] = key;

@@ -6,7 +6,7 @@ import { done, notFound, Problem, type Result, refused } from "../lib/problem.ts
 import { createApiKey, createCustomer, findApiKey, type NewCustomer, revokeApiKey } from "./store.ts";
 
 export async function openAccount(work: Work, customer: NewCustomer): Promise<Result<CustomerRow>> {
-  const created = await createCustomer(work.db, customer, work.now);
+  const created = await createCustomer(work.db, work, customer, work.now);
   return created.ok ? done(created.value) : refused(new Problem("conflict", "A customer with this slug already exists"));
 }
 
@@ -16,7 +16,7 @@ export async function issueApiKey(
   customerSlug: string,
   name: string,
 ): Promise<Result<{ row: ApiKeyRow; key: string }>> {
-  const created = await createApiKey(work.db, customerSlug, name, work.now);
+  const created = await createApiKey(work.db, work, customerSlug, name, work.now);
   return created.ok ? done(created.value) : refused(notFound("Customer"));
 }
 
@@ -28,6 +28,6 @@ export async function revokeKey(work: Work, keyId: string, ownerId?: string): Pr
   if (ownerId !== undefined && (await findApiKey(work.db, keyId))?.customerId !== ownerId) {
     return refused(notFound("API key"));
   }
-  const revoked = await revokeApiKey(work.db, keyId, work.now);
+  const revoked = await revokeApiKey(work.db, work, keyId, work.now);
   return revoked.ok ? done(revoked.value) : refused(notFound("API key"));
 }

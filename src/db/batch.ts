@@ -47,12 +47,16 @@ export async function batchByName<T extends Statements>(db: Database, statements
 }
 
 /**
- * A guarded write, then what it records only if it wrote: `follow` gets the condition (SQLite's changes(), which
- * counts the rows of the last completed INSERT, UPDATE or DELETE, not those its triggers wrote), and its statements
- * stand right after the write in the batch, where that condition speaks of it. No other statement can come between.
+ * A guarded write, then what it records only if it wrote: `follow` gets the condition, and the count of rows written
+ * (SQLite's changes(), which counts the rows of the last completed INSERT, UPDATE or DELETE, not those its triggers
+ * wrote), and its statements stand right after the write in the batch, where both speak of it. No other statement
+ * can come between.
  */
-export function ifWritten<W extends Statement, F extends Statements>(write: W, follow: (written: SQL) => F): { write: W } & F {
-  return { write, ...follow(sql`changes() > 0`) };
+export function ifWritten<W extends Statement, F extends Statements>(
+  write: W,
+  follow: (written: SQL, rowsWritten: SQL) => F,
+): { write: W } & F {
+  return { write, ...follow(sql`changes() > 0`, sql`changes()`) };
 }
 
 /** A page of rows and the count of all rows that match, in one batch. */

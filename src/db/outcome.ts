@@ -19,6 +19,10 @@ interface Reasons {
   over_quantity: { remaining: number };
   /** Phone numbers that are allocated already, anywhere. */
   numbers_taken: { phoneNumbers: string[] };
+  /** Phone numbers the stock holds for another (country_code, number_type) pair. */
+  stocked_elsewhere: { phoneNumbers: string[] };
+  /** The stock of a pair holds fewer numbers than asked for. */
+  insufficient_stock: { available: number };
 }
 
 export type RefusalReason = keyof Reasons;

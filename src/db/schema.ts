@@ -116,10 +116,31 @@ export const orders = sqliteTable(
     index("orders_customer_segment_requested_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.requestedAt),
     index("orders_customer_segment_fulfilled_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.fulfilledAt),
     index("orders_customer_segment_quantity_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.quantity),
+    // The operator's queue across accounts (src/orders/queue.ts): each status's oldest first, alone, per (country,
+    // type) pair, per account; and by quantity.
+    index("orders_status_requested_idx").on(t.status, t.requestedAt, t.id),
+    index("orders_status_pair_requested_idx").on(t.status, t.countryCode, t.numberType, t.requestedAt, t.id),
+    index("orders_customer_status_requested_idx").on(t.customerId, t.status, t.requestedAt, t.id),
+    index("orders_status_quantity_idx").on(t.status, t.quantity, t.id),
     check("orders_quantity_range", sql`${t.quantity} BETWEEN 1 AND 10000`),
     check("orders_fulfilled_quantity_range", sql`${t.fulfilledQuantity} BETWEEN 0 AND ${t.quantity}`),
     check("orders_status_valid", sql`${t.status} IN ${literalList(ORDER_STATUSES)}`),
   ],
+);
+
+/**
+ * How many orders of every account there are per (status, country_code, number_type): the operator's queue counts
+ * without reading each account's. Derived data, written only by the triggers of migrations/0010.
+ */
+export const orderTotals = sqliteTable(
+  "order_totals",
+  {
+    status: text("status", { enum: ORDER_STATUSES }).notNull(),
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.status, t.countryCode, t.numberType] })],
 );
 
 /**
@@ -383,6 +404,9 @@ export const kycVerifications = sqliteTable(
   (t) => [
     uniqueIndex("kyc_verifications_number_unique").on(t.numberId),
     index("kyc_verifications_customer_idx").on(t.customerId, t.id),
+    // The operator's review queue across accounts, oldest submission first: alone, and per account.
+    index("kyc_verifications_status_submitted_idx").on(t.status, t.submittedAt, t.id),
+    index("kyc_verifications_customer_status_submitted_idx").on(t.customerId, t.status, t.submittedAt, t.id),
     check("kyc_status_valid", sql`${t.status} IN ${literalList(KYC_STATUSES)}`),
     check("kyc_type_valid", sql`${t.type} IN ${literalList(KYC_TYPES)}`),
     check(
@@ -391,6 +415,22 @@ export const kycVerifications = sqliteTable(
     ),
   ],
 );
+
+/** Verifications per account and status, and of every account per status; maintained by migrations/0010's triggers. */
+export const kycCounts = sqliteTable(
+  "kyc_counts",
+  {
+    customerId: text("customer_id").notNull(),
+    status: text("status", { enum: KYC_STATUSES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.status] })],
+);
+
+export const kycTotals = sqliteTable("kyc_totals", {
+  status: text("status", { enum: KYC_STATUSES }).primaryKey(),
+  count: integer("count").notNull(),
+});
 
 export const DOCUMENT_TYPES = [
   "identity",
@@ -588,6 +628,102 @@ export const webhookDeliveries = sqliteTable(
   ],
 );
 
+export const STAFF_ROLES = ["viewer", "fulfilment", "compliance", "admin"] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+export const STAFF_STATUSES = ["enabled", "disabled"] as const;
+export type StaffStatus = (typeof STAFF_STATUSES)[number];
+
+/**
+ * The operator's staff, known by the e-mail their Cloudflare Access identity carries (lower case), each with one
+ * role. Nobody is deleted, so the audit log keeps its people.
+ */
+export const staff = sqliteTable(
+  "staff",
+  {
+    email: text("email").primaryKey(),
+    name: text("name").notNull(),
+    role: text("role", { enum: STAFF_ROLES }).notNull(),
+    status: text("status", { enum: STAFF_STATUSES }).notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    check("staff_email_lower_case", sql`${t.email} = lower(${t.email})`),
+    check("staff_role_valid", sql`${t.role} IN ${literalList(STAFF_ROLES)}`),
+    check("staff_status_valid", sql`${t.status} IN ${literalList(STAFF_STATUSES)}`),
+  ],
+);
+
+export const ACTOR_TYPES = ["staff", "token", "user", "api_key"] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/**
+ * Who changed what: every operator change and every administrative change of a customer's, written in the same batch
+ * as the change. Never changed or deleted (migrations/0010's triggers refuse both), never purged. Newest first is
+ * (created_at DESC, rowid DESC): each index ends, implicitly, with the rowid.
+ */
+export const auditEvents = sqliteTable(
+  "audit_events",
+  {
+    id: text("id").primaryKey(),
+    actorType: text("actor_type", { enum: ACTOR_TYPES }).notNull(),
+    /** A staff member's or a portal user's e-mail. */
+    actorEmail: text("actor_email"),
+    /** A portal user's or an API key's id. */
+    actorId: text("actor_id"),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    /** The account the change is about, if any (a staff member's change is nobody's). */
+    customerId: text("customer_id").references(() => customers.id),
+    /** JSON: {field: [before, after]}; never a secret. */
+    changes: text("changes").notNull(),
+    requestId: text("request_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    index("audit_events_created_idx").on(t.createdAt),
+    index("audit_events_customer_created_idx").on(t.customerId, t.createdAt),
+    index("audit_events_action_created_idx").on(t.action, t.createdAt),
+    index("audit_events_actor_created_idx").on(t.actorType, t.actorEmail, t.createdAt),
+    index("audit_events_target_created_idx").on(t.targetType, t.targetId, t.createdAt),
+    check("audit_events_actor_type_valid", sql`${t.actorType} IN ${literalList(ACTOR_TYPES)}`),
+  ],
+);
+
+/**
+ * Numbers the operator holds before any order (a pair need not be orderable yet). A number is never both here and
+ * allocated: an allocation takes it out in its own batch, and an import skips allocated numbers.
+ */
+export const stockNumbers = sqliteTable(
+  "stock_numbers",
+  {
+    phoneNumber: text("phone_number").primaryKey(),
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    /** The import that brought it: its audit event counts the import's rows by it. */
+    importId: text("import_id").notNull(),
+    importedAt: integer("imported_at").notNull(),
+  },
+  (t) => [
+    // Oldest first per pair: what an allocation from stock takes.
+    index("stock_numbers_pair_imported_idx").on(t.countryCode, t.numberType, t.importedAt, t.phoneNumber),
+    index("stock_numbers_imported_idx").on(t.importedAt, t.phoneNumber),
+    index("stock_numbers_import_idx").on(t.importId),
+  ],
+);
+
+/** Numbers in stock per (country_code, number_type); maintained by migrations/0010's triggers, rows at zero removed. */
+export const stockCounts = sqliteTable(
+  "stock_counts",
+  {
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.countryCode, t.numberType] })],
+);
+
 export type CustomerRow = typeof customers.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type CatalogRow = typeof catalog.$inferSelect;
@@ -599,3 +735,6 @@ export type DocumentRow = typeof kycDocuments.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type StaffRow = typeof staff.$inferSelect;
+export type AuditEventRow = typeof auditEvents.$inferSelect;
+export type StockNumberRow = typeof stockNumbers.$inferSelect;

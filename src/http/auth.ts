@@ -1,9 +1,8 @@
-// The credentials of the operator's audience (ADMIN_TOKEN as a Bearer token), and the reading of credential headers
-// both guards share. (The customer API's key guard is the customers feature's: src/customers/api-key-guard.ts.)
-import type { MiddlewareHandler } from "hono";
-import type { OperatorEnv } from "../env.ts";
+// The reading of credential headers the guards share, and the operator's ADMIN_TOKEN. (The guards themselves are their
+// features': the customer API's key guard in src/customers/, the operator's in src/staff/.)
+import type { Context } from "hono";
+import type { AppEnv } from "../env.ts";
 import { sha256Hex } from "../lib/api-key.ts";
-import { authenticationFailure, refuseSpentAddress } from "./auth-failures.ts";
 
 /** The Bearer token, or undefined when the Authorization header is absent or not a Bearer credential. */
 function bearerToken(header: string | undefined): string | undefined {
@@ -31,14 +30,12 @@ function digestsEqual(aHex: string, bHex: string): boolean {
   return a.byteLength === b.byteLength && crypto.subtle.timingSafeEqual(a, b);
 }
 
-/** The operator's ADMIN_TOKEN as a Bearer token; an unset secret refuses every request. Failures count as above. */
-export const requireOperator: MiddlewareHandler<OperatorEnv> = async (c, next) => {
-  refuseSpentAddress(c);
-  // X-API-Key carries no operator credential: present at all, even empty, it conflicts with the token.
+/**
+ * Whether the request's credential is the operator's ADMIN_TOKEN as a Bearer token; an unset secret matches nothing.
+ * X-API-Key carries no operator credential: present at all, even empty, it conflicts with the token.
+ */
+export async function isAdminToken<E extends AppEnv>(c: Context<E>): Promise<boolean> {
   const token = c.req.header("X-API-Key") === undefined ? bearerToken(c.req.header("Authorization")) : undefined;
   const expected = c.env.ADMIN_TOKEN;
-  if (!token || !expected || !digestsEqual(await sha256Hex(token), await sha256Hex(expected))) {
-    throw await authenticationFailure(c);
-  }
-  await next();
-};
+  return Boolean(token && expected && digestsEqual(await sha256Hex(token), await sha256Hex(expected)));
+}

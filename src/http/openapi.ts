@@ -84,12 +84,10 @@ export function errorResponses(...statuses: ProblemStatus[]) {
 
 type SecurityRequirement = Record<string, string[]>;
 export const API_KEY_SECURITY: SecurityRequirement[] = [{ bearerApiKey: [] }, { headerApiKey: [] }];
-const ADMIN_SECURITY: SecurityRequirement[] = [{ adminToken: [] }];
+/** The operator's: the ADMIN_TOKEN, or a staff member's Cloudflare Access token (header or cookie). */
+export const OPERATOR_SECURITY: SecurityRequirement[] = [{ adminToken: [] }, { accessJwt: [] }, { accessCookie: [] }];
 /** A public operation says so: it needs no credential. */
 export const PUBLIC_SECURITY: SecurityRequirement[] = [];
-
-/** What every operator operation declares. */
-export const OPERATOR_OPERATION = { tags: ["Admin"], security: ADMIN_SECURITY };
 
 const securitySchemes = {
   bearerApiKey: {
@@ -106,7 +104,21 @@ const securitySchemes = {
   adminToken: {
     type: "http",
     scheme: "bearer",
-    description: "The operator's ADMIN_TOKEN (admin routes only).",
+    description: "The operator's ADMIN_TOKEN (admin routes only): automation, with the admin role.",
+  },
+  accessJwt: {
+    type: "apiKey",
+    in: "header",
+    name: "Cf-Access-Jwt-Assertion",
+    description:
+      "A staff member's Cloudflare Access token, as Access adds it in front of /admin (admin routes only); the " +
+      "member's role decides what they may do (x-roles).",
+  },
+  accessCookie: {
+    type: "apiKey",
+    in: "cookie",
+    name: "CF_Authorization",
+    description: "The same token in the cookie Access sets for a browser.",
   },
 } as const;
 

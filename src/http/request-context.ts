@@ -2,7 +2,7 @@
 // and one JSON log line per request; and what a use case works with.
 import type { Context, MiddlewareHandler } from "hono";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
-import type { AppEnv, Work } from "../env.ts";
+import type { Actor, AppEnv, Work } from "../env.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { validationError } from "../lib/problem.ts";
 import { ClientClosed, isUnexpected } from "./problem.ts";
@@ -67,10 +67,15 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   console.log(JSON.stringify(line));
 };
 
-/** What the request's use cases work with: its D1 session and outbox, the document store, and now. */
+/**
+ * What the request's use cases work with: its D1 session and outbox, the document store, now, and who acts (set by
+ * the audience's guard: only an authenticated request runs a use case).
+ */
 export function workOf(c: Context): Work {
   // Every audience's context has these (requestContext and the outbox middleware set them first): its Env type
   // extends AppEnv.
-  const { db, outbox } = c.var as AppEnv["Variables"];
-  return { db, outbox, documents: (c.env as AppEnv["Bindings"]).DOCUMENTS, now: Date.now() };
+  const { db, outbox, requestId } = c.var as unknown as AppEnv["Variables"];
+  const { actor } = c.var as { actor?: Actor };
+  if (!actor) throw new Error("a use case runs only for a request whose guard has named who acts");
+  return { db, outbox, documents: (c.env as AppEnv["Bindings"]).DOCUMENTS, now: Date.now(), actor, requestId };
 }

@@ -2,16 +2,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OperatorEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
-import { errorResponses, jsonBody, jsonResponse, OPERATOR_OPERATION } from "../http/openapi.ts";
+import { errorResponses, jsonBody, jsonResponse } from "../http/openapi.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { valueOrProblem } from "../lib/problem.ts";
+import { COMPLIANCE, operatorOperation } from "../staff/roles.ts";
 import { reviewBody, toVerification, verificationSchema } from "./schemas.ts";
 import { reviewKyc } from "./use-cases.ts";
 
 export const kycAdminRoutes = createRouter<OperatorEnv>().openapi(
   createRoute({
-    ...OPERATOR_OPERATION,
+    ...operatorOperation(COMPLIANCE),
     operationId: "reviewKycVerification",
     method: "post",
     path: "/kyc/{kyc_id}/review",
@@ -25,7 +26,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>().openapi(
     },
     responses: {
       200: jsonResponse(verificationSchema, "The verification after the move."),
-      ...errorResponses(400, 401, 404, 409, 413, 415),
+      ...errorResponses(400, 401, 403, 404, 409, 413, 415),
     },
   }),
   async (c) => {

@@ -1,6 +1,7 @@
 // Queries for verifications and their document rows. Every write that depends on a state or on ownership is one
 // guarded statement; when it writes nothing, the store finds why.
 import { type AnyColumn, and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { auditStatement } from "../audit/store.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
@@ -15,6 +16,8 @@ import {
   numbers,
 } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
+import type { AuditContext } from "../env.ts";
+import { withPrefix } from "../lib/ids.ts";
 import { type EventSpec, eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { documentEventData, verificationData } from "../webhooks/payloads.ts";
 
@@ -301,16 +304,36 @@ export async function updateAddress(
   return refusalByState(await db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)).get());
 }
 
+/**
+ * The operator's review: the verification and its documents move together, with its event and its audit event (first,
+ * under the move's own guard, so it records the status moved from), in one batch.
+ */
 export async function reviewVerification(
   db: Database,
   outbox: Outbox,
+  audit: AuditContext,
   kycId: string,
   to: ReviewTarget,
   rejectionReason: string | undefined,
   now: number,
 ): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state">> {
+  const movable = and(eq(kycVerifications.id, kycId), eq(kycVerifications.status, REVIEW_FROM[to]));
   // A refused review changes no document either (a file added after a rejection stays uploaded).
   const { reviewed, documents } = await batchByName(db, {
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: "kyc.reviewed",
+        target: { type: "kyc", id: withPrefix("kyc", kycId) },
+        customerId: kycVerifications.customerId,
+        changes: {
+          status: [kycVerifications.status, to],
+          ...(to === "rejected" ? { rejection_reason: [kycVerifications.rejectionReason, rejectionReason ?? null] } : {}),
+        },
+      },
+      { from: kycVerifications, where: movable },
+    ),
     documentsFollow: documentsFollow(db, kycId, to, [REVIEW_FROM[to]]),
     reviewed: withVerificationEvent(
       db,
@@ -322,7 +345,7 @@ export async function reviewVerification(
           rejectionReason: to === "rejected" ? rejectionReason : null,
           expiresAt: to === "approved" ? now + YEAR_MS : null,
         })
-        .where(and(eq(kycVerifications.id, kycId), eq(kycVerifications.status, REVIEW_FROM[to])))
+        .where(movable)
         .returning(),
       REVIEW_EVENT[to],
       eq(kycVerifications.id, kycId),

@@ -97,7 +97,7 @@ export async function reviewKyc(
   status: ReviewTarget,
   rejectionReason: string | undefined,
 ): Promise<Result<VerificationWithDocuments>> {
-  const reviewed = await reviewVerification(work.db, work.outbox, kycId, status, rejectionReason, work.now);
+  const reviewed = await reviewVerification(work.db, work.outbox, work, kycId, status, rejectionReason, work.now);
   if (reviewed.ok) return done(reviewed.value);
   if (reviewed.reason === "not_found") return refused(notFound("Verification"));
   return refused(new Problem("conflict", `A verification cannot move from ${reviewed.state} to ${status}`));

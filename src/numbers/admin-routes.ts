@@ -1,25 +1,29 @@
 // The operator's allocation of numbers to an order.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OperatorEnv } from "../env.ts";
-import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
+import { errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { valueOrProblem } from "../lib/problem.ts";
 import { orderIdParam, toOrder } from "../orders/schemas.ts";
-import { allocationBody, allocationSchema, toNumber } from "./schemas.ts";
+import { FULFILMENT, operatorOperation } from "../staff/roles.ts";
+import { allocationBody, allocationSchema, toAllocation, toNumber } from "./schemas.ts";
 import { allocateToOrder } from "./use-cases.ts";
 
 export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
   createRoute({
-    ...OPERATOR_OPERATION,
+    ...operatorOperation(FULFILMENT),
     operationId: "allocateNumbers",
     method: "post",
     path: "/orders/{order_id}/numbers",
     summary: "Allocate numbers to an order",
     description:
-      "All or nothing. The order must be pending (it moves to processing) or processing; fulfilled_quantity grows " +
-      "and reaching quantity fulfils the order. More numbers than remain is a 400; a number already allocated " +
-      "anywhere is a 409.",
+      "All or nothing: the numbers listed in phone_numbers, or from_stock oldest numbers of the stock of the order's " +
+      "country and type (never both). The order must be pending (it moves to processing) or processing; " +
+      "fulfilled_quantity grows and reaching quantity fulfils the order. More numbers than remain is a 400; a number " +
+      "already allocated anywhere, or stocked for another country or type, is a 409; more than the stock holds is a " +
+      "409 insufficient_stock. A listed number that is in stock leaves it. One order.numbers_allocated event is sent " +
+      "per 1,000 numbers.",
     request: {
       params: z.object({ order_id: orderIdParam }),
       body: jsonBody(allocationBody),
@@ -29,12 +33,12 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
         ...jsonResponse(allocationSchema, "The order and its new numbers."),
         headers: locationHeader,
       },
-      ...errorResponses(400, 401, 404, 409, 413, 415),
+      ...errorResponses(400, 401, 403, 404, 409, 413, 415),
     },
   }),
   async (c) => {
     const { order_id } = c.req.valid("param");
-    const allocated = valueOrProblem(await allocateToOrder(workOf(c), order_id, c.req.valid("json").phone_numbers));
+    const allocated = valueOrProblem(await allocateToOrder(workOf(c), order_id, toAllocation(c.req.valid("json"))));
     c.header("Location", `/admin/orders/${order_id}`);
     return c.json({ order: toOrder(allocated.order), numbers: allocated.numbers.map((n) => toNumber(n, null)) }, 201);
   },

@@ -5,7 +5,7 @@ import { countryCodeSchema, e164Schema, numberTypeSchema, timestampSchema } from
 import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
 import { toIso } from "../lib/time.ts";
 import { orderSchema } from "../orders/schemas.ts";
-import { NUMBER_SORT_KEYS, type NumberListQuery } from "./store.ts";
+import { type Allocation, NUMBER_SORT_KEYS, type NumberListQuery } from "./store.ts";
 
 export const numberSchema = z
   .object({
@@ -64,16 +64,40 @@ export const numberPageSchema = pageSchema(numberSchema, "Number");
 /** An allocation: the order after it and the numbers it added, by phone number. */
 export const allocationSchema = z.object({ order: orderSchema, numbers: z.array(numberSchema) }).openapi("Allocation");
 
-const MAX_ALLOCATION = 1000;
+/** The most numbers one allocation lists; from stock it may take as many as an order holds. */
+const MAX_LISTED = 1000;
+const MAX_FROM_STOCK = 10_000;
 
 export const allocationBody = z
   .strictObject({
     phone_numbers: z
       .array(e164Schema)
       .min(1)
-      .max(MAX_ALLOCATION)
+      .max(MAX_LISTED)
       .refine((list) => new Set(list).size === list.length, {
         error: "must not repeat a phone number",
-      }),
+      })
+      .optional()
+      .openapi({ description: `These numbers (1 to ${MAX_LISTED}).` }),
+    from_stock: z.int().min(1).max(MAX_FROM_STOCK).optional().openapi({
+      description:
+        "Instead: this many of the oldest numbers in stock for the order's country and type (by import time, then number).",
+      example: 100,
+    }),
+  })
+  .superRefine((body, ctx) => {
+    const given = [body.phone_numbers, body.from_stock].filter((part) => part !== undefined).length;
+    if (given !== 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: given === 0 ? [] : ["from_stock"],
+        message: given === 0 ? "must have phone_numbers or from_stock" : "must not be given beside phone_numbers",
+      });
+    }
   })
   .openapi("NumberAllocation");
+
+/** The store's allocation of a valid body: the listed numbers, or a count from stock. */
+export function toAllocation(body: z.infer<typeof allocationBody>): Allocation {
+  return body.from_stock !== undefined ? { fromStock: body.from_stock } : { phoneNumbers: body.phone_numbers ?? [] };
+}

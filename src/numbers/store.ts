@@ -1,11 +1,15 @@
-// Queries for numbers: the account's list (with each number's verification status) and allocation from an order.
-import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+// Queries for numbers: the account's list (with each number's verification status) and allocation to an order, of
+// listed numbers or from the stock.
+import { and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { batchByName } from "../db/batch.ts";
+import { auditStatement } from "../audit/store.ts";
+import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
-import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
+import { isFailedBatchAssertion } from "../db/errors.ts";
+import { type Outcome, ok, type Refusal, refusalByState, refuse } from "../db/outcome.ts";
 import { type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
 import {
+  batchAssertions,
   type KycStatus,
   kycVerifications,
   type NumberRow,
@@ -15,8 +19,10 @@ import {
   type OrderRow,
   type OrderStatus,
   orders,
+  stockNumbers,
 } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
+import type { AuditContext } from "../env.ts";
 import { findOrderById } from "../orders/store.ts";
 import { DATA_FILLED_LATER, eventStatements, fillEventData, type Outbox } from "../webhooks/outbox.ts";
 import { allocationData, orderData } from "../webhooks/payloads.ts";
@@ -101,37 +107,126 @@ export async function listNumbers(
 /** The statuses an order takes numbers in; allocating to a pending order moves it to processing. */
 const ALLOCATABLE: OrderStatus[] = ["pending", "processing"];
 
+/** Each order.numbers_allocated event carries at most this many numbers: a D1 row holds at most 2 MB. */
+export const NUMBERS_PER_EVENT = 1000;
+
+/** The numbers an allocation gives the order: these, or the N oldest of the stock of the order's pair. */
+export type Allocation = { phoneNumbers: string[] } | { fromStock: number };
+
+type AllocationRefusal =
+  | "not_found"
+  | "wrong_state"
+  | "over_quantity"
+  | "numbers_taken"
+  | "stocked_elsewhere"
+  | "insufficient_stock";
+
 /**
- * All or nothing, in one D1 batch (one transaction): insert the numbers from the order's row and move the order's
- * counters. Both statements re-check the order's status, the CHECK on fulfilled_quantity refuses an allocation past
- * the quantity, and the unique phone number refuses a taken one; any failure rolls back both. The reads before the
- * batch only find the reason for the common refusals. The batch is the last D1 call and the answer is built from its
- * rows: a failure after the commit would answer 500 for numbers already allocated, and the client's retry a 409.
- *
- * Its events, in the same batch: `order.processing` when it moves a pending order to processing (decided on the state
- * before the move, its data filled in after), `order.numbers_allocated`, and `order.fulfilled` when it reaches the
- * quantity (a pending order fulfilled at once never was processing). The last two hold only if this batch's numbers
- * exist, which they do exactly when the allocation applied.
+ * How often an allocation from stock takes the stock afresh when a concurrent one took some of its numbers first:
+ * each time it lost, another allocation won, so the stock moved on.
+ */
+const STOCK_ATTEMPTS = 10;
+
+/**
+ * Allocates numbers to an order, all or nothing. From stock, it reads the N oldest numbers of the order's pair and
+ * allocates exactly those; should a concurrent allocation take any of them first, its batch fails on the stock and
+ * it reads the stock again (a few times), so no number goes out twice.
  */
 export async function allocateNumbers(
   db: Database,
   outbox: Outbox,
+  audit: AuditContext,
   orderId: string,
-  phoneNumbers: string[],
+  allocation: Allocation,
   now: number,
-): Promise<Outcome<{ order: OrderRow; numbers: NumberRow[] }, "not_found" | "wrong_state" | "over_quantity" | "numbers_taken">> {
-  const order = await findOrderById(db, orderId);
+): Promise<Outcome<{ order: OrderRow; numbers: NumberRow[] }, AllocationRefusal>> {
+  if ("phoneNumbers" in allocation) return allocatePhoneNumbers(db, outbox, audit, orderId, allocation.phoneNumbers, false, now);
+  for (let attempt = 1; ; attempt++) {
+    const order = await findOrderById(db, orderId);
+    const refusal = orderRefusal(order, allocation.fromStock);
+    if (refusal || !order) return refusal ?? refuse("not_found");
+    const stocked = await oldestInStock(db, order, allocation.fromStock);
+    if (stocked.length < allocation.fromStock) return refuse("insufficient_stock", { available: stocked.length });
+    const allocated = await allocatePhoneNumbers(db, outbox, audit, orderId, stocked, true, now);
+    if (allocated.ok || allocated.reason !== "insufficient_stock") return allocated;
+    if (attempt === STOCK_ATTEMPTS) {
+      return refuse("insufficient_stock", { available: (await oldestInStock(db, order, allocation.fromStock)).length });
+    }
+  }
+}
+
+/** Why the order takes no `count` numbers now (unknown, not allocatable, fewer left), or undefined. */
+function orderRefusal(order: OrderRow | undefined, count: number): Refusal<AllocationRefusal> | undefined {
   if (!order) return refuse("not_found");
   if (!ALLOCATABLE.includes(order.status)) return refuse("wrong_state", { state: order.status });
   const remaining = order.quantity - order.fulfilledQuantity;
-  if (phoneNumbers.length > remaining) return refuse("over_quantity", { remaining });
-  const taken = await findTakenPhoneNumbers(db, phoneNumbers);
-  if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
+  return count > remaining ? refuse("over_quantity", { remaining }) : undefined;
+}
+
+/** The `count` oldest numbers in stock for the order's pair (by import time, then number). */
+async function oldestInStock(db: Database, order: OrderRow, count: number): Promise<string[]> {
+  const rows = await db
+    .select({ phoneNumber: stockNumbers.phoneNumber })
+    .from(stockNumbers)
+    .where(and(eq(stockNumbers.countryCode, order.countryCode), eq(stockNumbers.numberType, order.numberType)))
+    .orderBy(asc(stockNumbers.importedAt), asc(stockNumbers.phoneNumber))
+    .limit(count);
+  return rows.map((row) => row.phoneNumber);
+}
+
+/** Listed numbers the stock holds for another pair than the order's. */
+async function findStockedElsewhere(db: Database, order: OrderRow, phoneNumbers: string[]): Promise<string[]> {
+  const rows = await db
+    .select({ phoneNumber: stockNumbers.phoneNumber })
+    .from(stockNumbers)
+    .where(
+      and(
+        inJsonList(stockNumbers.phoneNumber, phoneNumbers),
+        sql`NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType})`,
+      ),
+    );
+  return rows.map((r) => r.phoneNumber).sort();
+}
+
+/**
+ * All or nothing, in one D1 batch (one transaction): insert the numbers from the order's row, take them out of the
+ * stock, and move the order's counters. The numbers' and the order's statements re-check the order's status, the
+ * CHECK on fulfilled_quantity refuses an allocation past the quantity, the unique phone number refuses a taken one,
+ * an assertion refuses a number the stock holds for another pair, and (`fromStock`) one that is no longer in stock;
+ * any failure rolls back everything. The reads before the batch only find the reason for the common refusals. The
+ * batch is the last D1 call and the answer is built from its rows: a failure after the commit would answer 500 for
+ * numbers already allocated, and the client's retry a 409.
+ *
+ * Its events, in the same batch: `order.processing` when it moves a pending order to processing (decided on the state
+ * before the move, its data filled in after), `order.numbers_allocated` (one per NUMBERS_PER_EVENT numbers), and
+ * `order.fulfilled` when it reaches the quantity (a pending order fulfilled at once never was processing). The last
+ * two hold only if this batch's numbers exist, which they do exactly when the allocation applied. Its audit event
+ * stands in front of the order's move, under the same guard, so it records the values moved from.
+ */
+async function allocatePhoneNumbers(
+  db: Database,
+  outbox: Outbox,
+  audit: AuditContext,
+  orderId: string,
+  phoneNumbers: string[],
+  fromStock: boolean,
+  now: number,
+): Promise<Outcome<{ order: OrderRow; numbers: NumberRow[] }, AllocationRefusal>> {
+  const order = await findOrderById(db, orderId);
+  const refusal = orderRefusal(order, phoneNumbers.length);
+  if (refusal || !order) return refusal ?? refuse("not_found");
+  if (!fromStock) {
+    const taken = await findTakenPhoneNumbers(db, phoneNumbers);
+    if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
+    const elsewhere = await findStockedElsewhere(db, order, phoneNumbers);
+    if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
+  }
 
   const added = phoneNumbers.length;
   const ids = phoneNumbers.map(() => crypto.randomUUID());
-  // One JSON parameter carries every [id, phone] pair: D1 binds at most 100 parameters a statement.
+  // One JSON parameter carries every [id, phone] pair, and one every phone number: D1 binds at most 100 parameters.
   const pairs = JSON.stringify(phoneNumbers.map((phone, i) => [ids[i], phone]));
+  const listed = inJsonList(stockNumbers.phoneNumber, phoneNumbers);
   const allocatable = inArray(orders.status, ALLOCATABLE);
   const fulfils = sql`${orders.fulfilledQuantity} + ${added} = ${orders.quantity}`;
   const thisOrder = eq(orders.id, orderId);
@@ -147,10 +242,15 @@ export async function allocateNumbers(
     },
     now,
   );
-  const numbersAllocated = eventStatements(
-    db,
-    { ...orderEvent, type: "order.numbers_allocated", data: allocationData(ids), where: and(thisOrder, applied)! },
-    now,
+  const chunks = Array.from({ length: Math.ceil(added / NUMBERS_PER_EVENT) }, (_, i) =>
+    ids.slice(i * NUMBERS_PER_EVENT, (i + 1) * NUMBERS_PER_EVENT),
+  );
+  const numbersAllocated = chunks.map((chunk) =>
+    eventStatements(
+      db,
+      { ...orderEvent, type: "order.numbers_allocated", data: allocationData(chunk), where: and(thisOrder, applied)! },
+      now,
+    ),
   );
   const fulfilled = eventStatements(
     db,
@@ -164,6 +264,14 @@ export async function allocateNumbers(
   );
   try {
     const allocation = await batchByName(db, {
+      // A listed number the stock holds for another pair (imported since the read above) refuses the batch.
+      notStockedElsewhere: fromStock
+        ? undefined
+        : db
+            .insert(batchAssertions)
+            .select(
+              sql`SELECT 'stocked for another pair' WHERE EXISTS (SELECT 1 FROM ${stockNumbers} WHERE ${listed} AND NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType}))`,
+            ),
       numbers: db
         .insert(numbers)
         .select(
@@ -186,7 +294,27 @@ export async function allocateNumbers(
             .where(allocatable),
         )
         .returning(),
+      // An allocated number is in stock no longer; from stock, every one of them must have been there still.
+      unstocked: ifWritten(db.delete(stockNumbers).where(listed), (_, rowsWritten) => ({
+        stockHeld: fromStock
+          ? db.insert(batchAssertions).select(sql`SELECT 'taken from the stock meanwhile' WHERE ${rowsWritten} <> ${added}`)
+          : undefined,
+      })),
       processing: movedToProcessing.statements,
+      audit: auditStatement(
+        db,
+        { ...audit, now },
+        {
+          action: "order.numbers_allocated",
+          target: { type: "order", id: orderId },
+          customerId: orders.customerId,
+          changes: {
+            fulfilled_quantity: [orders.fulfilledQuantity, sql`${orders.fulfilledQuantity} + ${added}`],
+            status: [orders.status, sql`CASE WHEN ${fulfils} THEN 'fulfilled' ELSE 'processing' END`],
+          },
+        },
+        { from: orders, where: and(thisOrder, allocatable, applied) },
+      ),
       order: db
         .update(orders)
         .set({
@@ -198,10 +326,14 @@ export async function allocateNumbers(
         .where(and(thisOrder, allocatable))
         .returning(),
       processingData: fillEventData(db, movedToProcessing.eventId, orderData(), orders, thisOrder),
-      allocated: numbersAllocated.statements,
+      allocated: Object.fromEntries(numbersAllocated.map((event, i) => [`chunk${i + 1}`, event.statements])),
       fulfilled: fulfilled.statements,
     });
-    outbox.add([...allocation.processing.deliveries, ...allocation.allocated.deliveries, ...allocation.fulfilled.deliveries]);
+    outbox.add([
+      ...allocation.processing.deliveries,
+      ...Object.values(allocation.allocated).flatMap((event) => event.deliveries),
+      ...allocation.fulfilled.deliveries,
+    ]);
     const [moved] = allocation.order;
     if (!moved) return refusalByState(await findOrderById(db, orderId));
     return ok({ order: moved, numbers: allocation.numbers.sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1)) });
@@ -210,13 +342,15 @@ export async function allocateNumbers(
     // taken nor over the quantity, and the request fails as it stands.
     const own = await db.select({ id: numbers.id }).from(numbers).where(inJsonList(numbers.id, ids)).limit(1);
     if (own.length > 0) throw error;
-    // A concurrent allocation got there first: answer as the reads above would have.
+    // A concurrent change got there first: answer as the reads above would have.
+    if (fromStock && isFailedBatchAssertion(error)) return refuse("insufficient_stock", { available: 0 });
     const retaken = await findTakenPhoneNumbers(db, phoneNumbers);
     if (retaken.length > 0) return refuse("numbers_taken", { phoneNumbers: retaken });
+    const elsewhere = fromStock ? [] : await findStockedElsewhere(db, order, phoneNumbers);
+    if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
     const current = await findOrderById(db, orderId);
-    if (current && phoneNumbers.length > current.quantity - current.fulfilledQuantity) {
-      return refuse("over_quantity", { remaining: current.quantity - current.fulfilledQuantity });
-    }
+    const again = orderRefusal(current, phoneNumbers.length);
+    if (again) return again;
     throw error;
   }
 }

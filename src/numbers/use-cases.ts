@@ -1,20 +1,31 @@
-// The numbers' actions (the operator's allocation to an order), ending in the allocation or one Problem.
+// The numbers' actions (the operator's allocation to an order, of listed numbers or from the stock), ending in the
+// allocation or one Problem.
 import type { NumberRow, OrderRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refused, validationError } from "../lib/problem.ts";
-import { allocateNumbers } from "./store.ts";
+import { type Allocation, allocateNumbers } from "./store.ts";
 
 /** How many taken numbers a refusal names. */
 const TAKEN_SHOWN = 10;
 
-/** Allocates these numbers to the order, all or nothing, with the order's events. */
+/** Numbers listed in a refusal, at most TAKEN_SHOWN of them. */
+function listed(phoneNumbers: string[]): string {
+  const more = phoneNumbers.length > TAKEN_SHOWN ? ", …" : "";
+  return `${phoneNumbers.slice(0, TAKEN_SHOWN).join(", ")}${more}`;
+}
+
+/**
+ * Allocates numbers to the order, all or nothing, with the order's events: those listed, or the oldest of the stock
+ * of the order's pair.
+ */
 export async function allocateToOrder(
   work: Work,
   orderId: string,
-  phoneNumbers: string[],
+  allocation: Allocation,
 ): Promise<Result<{ order: OrderRow; numbers: NumberRow[] }>> {
-  const allocated = await allocateNumbers(work.db, work.outbox, orderId, phoneNumbers, work.now);
+  const allocated = await allocateNumbers(work.db, work.outbox, work, orderId, allocation, work.now);
   if (allocated.ok) return done(allocated.value);
+  const pointer = "fromStock" in allocation ? "/from_stock" : "/phone_numbers";
   switch (allocated.reason) {
     case "not_found":
       return refused(notFound("Order"));
@@ -27,15 +38,24 @@ export async function allocateToOrder(
         validationError([
           {
             location: "body",
-            pointer: "/phone_numbers",
-            message: `must have at most ${allocated.remaining} items: the order has ${allocated.remaining} numbers left to allocate`,
+            pointer,
+            message:
+              "fromStock" in allocation
+                ? `must be at most ${allocated.remaining}: the order has ${allocated.remaining} numbers left to allocate`
+                : `must have at most ${allocated.remaining} items: the order has ${allocated.remaining} numbers left to allocate`,
           },
         ]),
       );
-    case "numbers_taken": {
-      const shown = allocated.phoneNumbers.slice(0, TAKEN_SHOWN).join(", ");
-      const more = allocated.phoneNumbers.length > TAKEN_SHOWN ? ", …" : "";
-      return refused(new Problem("conflict", `Already allocated: ${shown}${more}`));
-    }
+    case "numbers_taken":
+      return refused(new Problem("conflict", `Already allocated: ${listed(allocated.phoneNumbers)}`));
+    case "stocked_elsewhere":
+      return refused(new Problem("conflict", `In stock for another country or number type: ${listed(allocated.phoneNumbers)}`));
+    case "insufficient_stock":
+      return refused(
+        new Problem(
+          "insufficient_stock",
+          `The stock holds ${allocated.available} numbers of this order's country and type; ${"fromStock" in allocation ? allocation.fromStock : 0} were asked for`,
+        ),
+      );
   }
 }

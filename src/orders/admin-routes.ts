@@ -1,10 +1,11 @@
 // The operator's routes for orders: any account's order, and its status moves.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OperatorEnv } from "../env.ts";
-import { errorResponses, jsonBody, jsonResponse, OPERATOR_OPERATION } from "../http/openapi.ts";
+import { errorResponses, jsonBody, jsonResponse } from "../http/openapi.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
+import { EVERY_ROLE, FULFILMENT, operatorOperation } from "../staff/roles.ts";
 import { orderIdParam, orderSchema, orderStatusChangeBody, toOrder } from "./schemas.ts";
 import { findOrderById } from "./store.ts";
 import { moveOrder } from "./use-cases.ts";
@@ -14,7 +15,7 @@ const orderParams = z.object({ order_id: orderIdParam });
 export const orderAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(EVERY_ROLE),
       operationId: "getAnyOrder",
       method: "get",
       path: "/orders/{order_id}",
@@ -22,7 +23,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
       request: { params: orderParams },
       responses: {
         200: jsonResponse(orderSchema, "The order."),
-        ...errorResponses(400, 401, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => {
@@ -33,7 +34,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(FULFILMENT),
       operationId: "changeOrderStatus",
       method: "post",
       path: "/orders/{order_id}/status",
@@ -42,7 +43,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
       request: { params: orderParams, body: jsonBody(orderStatusChangeBody) },
       responses: {
         200: jsonResponse(orderSchema, "The order after the move."),
-        ...errorResponses(400, 401, 404, 409, 413, 415),
+        ...errorResponses(400, 401, 403, 404, 409, 413, 415),
       },
     }),
     async (c) => {

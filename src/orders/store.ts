@@ -1,10 +1,12 @@
 // Queries for orders: find, create with the global sequence, guarded changes (the list is in list.ts).
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { auditStatement } from "../audit/store.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import { catalog, type EventType, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
+import type { AuditContext } from "../env.ts";
 import { eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { orderData } from "../webhooks/payloads.ts";
 
@@ -177,23 +179,36 @@ const OPERATOR_MOVES: Partial<Record<OrderStatus, { from: OrderStatus[]; event: 
   cancelled: { from: ["pending", "processing"], event: "order.cancelled" },
 };
 
+/**
+ * The operator's move of an order, with its event and its audit event, in one batch: the audit event first, read
+ * from the order before the move under the move's own guard, so it records the status moved from.
+ */
 export async function transitionOrderStatus(
   db: Database,
   outbox: Outbox,
+  audit: AuditContext,
   orderId: string,
   to: OrderStatus,
   now: number,
 ): Promise<Outcome<OrderRow, "not_found" | "wrong_state">> {
   const move = OPERATOR_MOVES[to];
   if (move) {
+    const movable = and(eq(orders.id, orderId), inArray(orders.status, move.from));
     const { moved } = await batchByName(db, {
+      audit: auditStatement(
+        db,
+        { ...audit, now },
+        {
+          action: "order.status_changed",
+          target: { type: "order", id: orderId },
+          customerId: orders.customerId,
+          changes: { status: [orders.status, to] },
+        },
+        { from: orders, where: movable },
+      ),
       moved: withOrderEvent(
         db,
-        db
-          .update(orders)
-          .set({ status: to, updatedAt: now })
-          .where(and(eq(orders.id, orderId), inArray(orders.status, move.from)))
-          .returning(),
+        db.update(orders).set({ status: to, updatedAt: now }).where(movable).returning(),
         move.event,
         orderId,
         now,

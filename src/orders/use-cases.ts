@@ -43,7 +43,7 @@ export async function changeOrder(
 
 /** The operator moves an order to processing or cancelled. */
 export async function moveOrder(work: Work, orderId: string, status: OrderStatus): Promise<Result<OrderRow>> {
-  const moved = await transitionOrderStatus(work.db, work.outbox, orderId, status, work.now);
+  const moved = await transitionOrderStatus(work.db, work.outbox, work, orderId, status, work.now);
   if (moved.ok) return done(moved.value);
   if (moved.reason === "not_found") return refused(notFound("Order"));
   return refused(new Problem("conflict", `An order cannot move from ${moved.state} to ${status}`));

@@ -110,6 +110,7 @@ export const requireSession: MiddlewareHandler<PortalEnv> = async (c, next) => {
     }
   }
   c.set("visitor", { user: found.user, customer: found.customer, csrfToken });
+  c.set("actor", { type: "user", id: found.user.id, email: found.user.email });
   c.var.log.customerId = found.customer.id;
   await next();
 };

@@ -3,11 +3,12 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { slugParams } from "../customers/schemas.ts";
 import type { OperatorEnv } from "../env.ts";
 import { uuidParam } from "../http/fields.ts";
-import { errorResponses, jsonBody, jsonResponse, locationHeader, OPERATOR_OPERATION } from "../http/openapi.ts";
+import { errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { publicOrigin } from "../http/public-origin.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
+import { ADMIN, EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
 import {
   createUserBody,
   invitationSchema,
@@ -25,7 +26,7 @@ const userIdParams = z.object({ user_id: uuidParam("user_id") });
 export const userAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(ADMIN),
       operationId: "createUser",
       method: "post",
       path: "/customers/{slug}/users",
@@ -39,7 +40,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(invitedUserSchema, "The new user, with their invitation link."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 404, 409, 413, 415),
+        ...errorResponses(400, 401, 403, 404, 409, 413, 415),
       },
     }),
     async (c) => {
@@ -50,7 +51,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(ADMIN),
       operationId: "inviteUser",
       method: "post",
       path: "/users/{user_id}/invitation",
@@ -61,7 +62,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       request: { params: userIdParams },
       responses: {
         201: jsonResponse(invitationSchema, "The new invitation link."),
-        ...errorResponses(400, 401, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => {
@@ -71,7 +72,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(EVERY_ROLE),
       operationId: "getUser",
       method: "get",
       path: "/users/{user_id}",
@@ -79,7 +80,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       request: { params: userIdParams },
       responses: {
         200: jsonResponse(userSchema, "The user."),
-        ...errorResponses(400, 401, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => {
@@ -90,7 +91,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...OPERATOR_OPERATION,
+      ...operatorOperation(ADMIN),
       operationId: "updateUser",
       method: "patch",
       path: "/users/{user_id}",
@@ -101,7 +102,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       request: { params: userIdParams, body: jsonBody(updateUserBody) },
       responses: {
         200: jsonResponse(userSchema, "The updated user."),
-        ...errorResponses(400, 401, 404, 409, 413, 415),
+        ...errorResponses(400, 401, 403, 404, 409, 413, 415),
       },
     }),
     async (c) => {

@@ -1,13 +1,16 @@
 // How a user gets in: invitations (a link to set a password, single use, 72 h, only its hash stored), the password,
 // and sign-in with its lockout (10 failures within 15 minutes lock the user).
 import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
-import { batchByName } from "../db/batch.ts";
+import { auditStatement } from "../audit/store.ts";
+import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { customers, invitations, sessions, type UserRow, type UserStatus, users } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
+import type { AuditContext } from "../env.ts";
 import { sha256Hex } from "../lib/api-key.ts";
 import { DECOY_HASH, hashPassword, verifyPassword } from "../lib/passwords.ts";
+import { toIso } from "../lib/time.ts";
 import { type CheckedPassword, issueSignInChoice, randomToken, startSession } from "./sessions.ts";
 
 export const INVITATION_TTL_MS = 72 * 3_600_000;
@@ -18,37 +21,55 @@ export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 128;
 
 /**
- * A new invitation for the user; any earlier one of the user's stops working (a new link is also how a password is
- * reset). Returns the token for the link, or not_found.
+ * A new invitation for the user, with its audit event; any earlier one of the user's stops working (a new link is
+ * also how a password is reset). Returns the token for the link, or not_found.
  */
 export async function issueInvitation(
   db: Database,
+  audit: AuditContext,
   userId: string,
   now: number,
 ): Promise<Outcome<{ token: string; expiresAt: number; user: UserRow }, "not_found">> {
   const token = randomToken();
+  const expiresAt = now + INVITATION_TTL_MS;
   const issued = await batchByName(db, {
     earlierVoided: db.delete(invitations).where(eq(invitations.userId, userId)),
-    invitation: db
-      .insert(invitations)
-      .select(
-        db
-          .select(
-            insertSelection({
-              tokenHash: await sha256Hex(token),
-              userId: users.id,
-              customerId: users.customerId,
-              createdAt: now,
-              expiresAt: now + INVITATION_TTL_MS,
-            }),
-          )
-          .from(users)
-          .where(eq(users.id, userId)),
-      )
-      .returning(),
+    invitation: ifWritten(
+      db
+        .insert(invitations)
+        .select(
+          db
+            .select(
+              insertSelection({
+                tokenHash: await sha256Hex(token),
+                userId: users.id,
+                customerId: users.customerId,
+                createdAt: now,
+                expiresAt,
+              }),
+            )
+            .from(users)
+            .where(eq(users.id, userId)),
+        )
+        .returning(),
+      (written) => ({
+        // The link is a credential: the event says only that one was issued, and until when it works.
+        audit: auditStatement(
+          db,
+          { ...audit, now },
+          {
+            action: "user.invited",
+            target: { type: "user", id: userId },
+            customerId: users.customerId,
+            changes: { invitation_expires_at: [null, toIso(expiresAt)] },
+          },
+          { from: users, where: and(eq(users.id, userId), written) },
+        ),
+      }),
+    ),
     user: db.select().from(users).where(eq(users.id, userId)),
   });
-  const [created] = issued.invitation;
+  const [created] = issued.invitation.write;
   const [user] = issued.user;
   return created && user ? ok({ token, expiresAt: created.expiresAt, user }) : refuse("not_found");
 }

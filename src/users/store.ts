@@ -1,6 +1,7 @@
 // Queries for the users of an account: the list with status counts, create, update.
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { auditStatement } from "../audit/store.ts";
 import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion, isUniqueViolation } from "../db/errors.ts";
@@ -18,6 +19,7 @@ import {
   users,
 } from "../db/schema.ts";
 import { containsText, insertSelection } from "../db/sql.ts";
+import type { AuditContext } from "../env.ts";
 import { endSessionsOfInactiveUser } from "./sessions.ts";
 
 export const USER_SORT_KEYS = ["name", "email", "role", "status", "created_at", "last_login_at"] as const;
@@ -72,38 +74,63 @@ export async function listUsers(db: Database, customerId: string, q: UserListQue
 export type NewUser = Pick<typeof users.$inferInsert, "email" | "name" | "role" | "status">;
 export type UserChanges = Partial<Pick<NewUser, "name" | "role" | "status">>;
 
-/** A user of the account with this slug, in one statement that finds the account; the email is stored lowercased. */
+/**
+ * A user of the account with this slug, in one statement that finds the account, with its audit event; the email is
+ * stored lowercased.
+ */
 export async function createUser(
   db: Database,
+  audit: AuditContext,
   customerSlug: string,
   user: NewUser,
   now: number,
 ): Promise<Outcome<UserRow, "not_found" | "duplicate">> {
+  const id = crypto.randomUUID();
+  const status = user.status ?? ("active" satisfies UserStatus);
   try {
-    const [row] = await db
-      .insert(users)
-      .select(
-        db
-          .select(
-            insertSelection({
-              id: crypto.randomUUID(),
-              customerId: customers.id,
-              email: user.email.toLowerCase(),
-              name: user.name,
-              role: user.role,
-              status: user.status ?? ("active" satisfies UserStatus),
-              lastLoginAt: null,
-              createdAt: now,
-              updatedAt: now,
-              passwordHash: null,
-              failedSignIns: 0,
-              failedSignInsSince: null,
-            }),
-          )
-          .from(customers)
-          .where(eq(customers.slug, customerSlug)),
-      )
-      .returning();
+    const created = await batchByName(db, {
+      user: db
+        .insert(users)
+        .select(
+          db
+            .select(
+              insertSelection({
+                id,
+                customerId: customers.id,
+                email: user.email.toLowerCase(),
+                name: user.name,
+                role: user.role,
+                status,
+                lastLoginAt: null,
+                createdAt: now,
+                updatedAt: now,
+                passwordHash: null,
+                failedSignIns: 0,
+                failedSignInsSince: null,
+              }),
+            )
+            .from(customers)
+            .where(eq(customers.slug, customerSlug)),
+        )
+        .returning(),
+      audit: auditStatement(
+        db,
+        { ...audit, now },
+        {
+          action: "user.created",
+          target: { type: "user", id },
+          customerId: users.customerId,
+          changes: {
+            email: [null, user.email.toLowerCase()],
+            name: [null, user.name],
+            role: [null, user.role],
+            status: [null, status],
+          },
+        },
+        { from: users, where: eq(users.id, id) },
+      ),
+    });
+    const [row] = created.user;
     return row ? ok(row) : refuse("not_found");
   } catch (error) {
     if (isUniqueViolation(error)) return refuse("duplicate");
@@ -153,6 +180,7 @@ const ROLE_RANK: Record<UserRole, number> = { member: 0, admin: 1, owner: 2 };
  */
 export async function updateTeammate(
   db: Database,
+  audit: AuditContext,
   userId: string,
   seen: SeenUser,
   changes: UserChanges,
@@ -180,6 +208,22 @@ export async function updateTeammate(
     );
   try {
     const { changed } = await batchByName(db, {
+      // Before the change, under its guard: the values it changes from.
+      audit: auditStatement(
+        db,
+        { ...audit, now },
+        {
+          action: "user.updated",
+          target: { type: "user", id: userId },
+          customerId: users.customerId,
+          changes: Object.fromEntries(
+            (["name", "role", "status"] as const)
+              .filter((field) => changes[field] !== undefined)
+              .map((field) => [field, [users[field], changes[field] ?? null]]),
+          ),
+        },
+        { from: users, where: and(eq(users.id, userId), unchanged) },
+      ),
       changed: userUpdate(db, userId, changes, now, unchanged),
       sessionsEnded: endSessionsOfInactiveUser(db, userId),
       ownerKept: keepActiveOwner ? assertion : undefined,

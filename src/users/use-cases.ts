@@ -62,14 +62,14 @@ async function guardedChange(work: Work, target: UserRow, changes: UserChanges):
     target.status === "active" &&
     ((changes.role !== undefined && changes.role !== "owner") || (changes.status !== undefined && changes.status !== "active"));
   const seen = { customerId: target.customerId, role: target.role, status: target.status };
-  const updated = await updateTeammate(work.db, target.id, seen, changes, losesOwner, work.now);
+  const updated = await updateTeammate(work.db, work, target.id, seen, changes, losesOwner, work.now);
   if (updated.ok) return done(updated.value);
   return conflict(updated.state === "last_active_owner" ? LAST_OWNER : CHANGED);
 }
 
 /** A new user of the account with this slug, and their first password link. */
 export async function addUser(work: Work, customerSlug: string, user: NewUser): Promise<Result<InvitedUser>> {
-  const created = await createUser(work.db, customerSlug, user, work.now);
+  const created = await createUser(work.db, work, customerSlug, user, work.now);
   if (!created.ok) {
     if (created.reason === "not_found") return refused(notFound("Customer"));
     return refused(
@@ -81,7 +81,7 @@ export async function addUser(work: Work, customerSlug: string, user: NewUser): 
 
 /** A user's new password link (earlier links stop working): the operator's for anyone, or after the team's rules. */
 export async function issueLink(work: Work, userId: string): Promise<Result<InvitedUser>> {
-  const invitation = await issueInvitation(work.db, userId, work.now);
+  const invitation = await issueInvitation(work.db, work, userId, work.now);
   return invitation.ok ? done(invitation.value) : refused(notFound("User"));
 }
 

@@ -1,6 +1,7 @@
 // Queries for webhook endpoints and their deliveries: the guarded create (at most MAX_ENDPOINTS an account), changes,
 // secret rotation, delete with its deliveries, the test event, the delivery log and a delivery's retry.
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { auditStatement } from "../audit/store.ts";
 import { batchByName, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
@@ -20,9 +21,12 @@ import {
   webhookEndpoints,
 } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
+import type { AuditContext } from "../env.ts";
 import { toBase64 } from "../lib/base64.ts";
+import { withPrefix } from "../lib/ids.ts";
+import { toIso } from "../lib/time.ts";
 import { eventStatements, type Outbox } from "./outbox.ts";
-import { testEventData } from "./payloads.ts";
+import { iso, testEventData } from "./payloads.ts";
 
 /** An account has at most this many endpoints. */
 export const MAX_ENDPOINTS = 10;
@@ -69,40 +73,66 @@ function owned(customerId: string, endpointId: string) {
   return and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.customerId, customerId));
 }
 
+/** An endpoint as audit events name it. */
+function endpointTarget(endpointId: string) {
+  return { type: "webhook_endpoint" as const, id: withPrefix("we", endpointId) };
+}
+
 /**
  * One INSERT … SELECT from the account that writes the endpoint only while the account has fewer than MAX_ENDPOINTS,
- * so concurrent creates can never pass the limit between a count and an insert.
+ * so concurrent creates can never pass the limit between a count and an insert; with its audit event (never the secret).
  */
 export async function createEndpoint(
   db: Database,
+  audit: AuditContext,
   customerId: string,
   endpoint: NewEndpoint,
   now: number,
 ): Promise<Outcome<WebhookEndpointRow, "full">> {
+  const id = crypto.randomUUID();
   const endpointCount = sql`(SELECT count(*) FROM ${webhookEndpoints} WHERE ${webhookEndpoints.customerId} = ${customers.id})`;
-  const [row] = await db
-    .insert(webhookEndpoints)
-    .select(
-      db
-        .select(
-          insertSelection({
-            id: crypto.randomUUID(),
-            customerId: customers.id,
-            url: endpoint.url,
-            description: endpoint.description ?? null,
-            eventTypes: JSON.stringify(endpoint.eventTypes),
-            status: "enabled" satisfies WebhookEndpointStatus,
-            secret: generateSecret(),
-            previousSecret: null,
-            previousSecretExpiresAt: null,
-            createdAt: now,
-            updatedAt: now,
-          }),
-        )
-        .from(customers)
-        .where(and(eq(customers.id, customerId), sql`${endpointCount} < ${MAX_ENDPOINTS}`)),
-    )
-    .returning();
+  const created = await batchByName(db, {
+    endpoint: db
+      .insert(webhookEndpoints)
+      .select(
+        db
+          .select(
+            insertSelection({
+              id,
+              customerId: customers.id,
+              url: endpoint.url,
+              description: endpoint.description ?? null,
+              eventTypes: JSON.stringify(endpoint.eventTypes),
+              status: "enabled" satisfies WebhookEndpointStatus,
+              secret: generateSecret(),
+              previousSecret: null,
+              previousSecretExpiresAt: null,
+              createdAt: now,
+              updatedAt: now,
+            }),
+          )
+          .from(customers)
+          .where(and(eq(customers.id, customerId), sql`${endpointCount} < ${MAX_ENDPOINTS}`)),
+      )
+      .returning(),
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: "webhook_endpoint.created",
+        target: endpointTarget(id),
+        customerId: webhookEndpoints.customerId,
+        changes: {
+          url: [null, webhookEndpoints.url],
+          description: [null, webhookEndpoints.description],
+          event_types: [null, webhookEndpoints.eventTypes],
+          status: [null, webhookEndpoints.status],
+        },
+      },
+      { from: webhookEndpoints, where: eq(webhookEndpoints.id, id) },
+    ),
+  });
+  const [row] = created.endpoint;
   return row ? ok(row) : refuse("full", { limit: MAX_ENDPOINTS });
 }
 
@@ -133,24 +163,45 @@ export async function findEndpoint(
   return db.select().from(webhookEndpoints).where(owned(customerId, endpointId)).get();
 }
 
+/** Changes the endpoint, with its audit event (first, under the same condition, so it records the values changed from). */
 export async function updateEndpoint(
   db: Database,
+  audit: AuditContext,
   customerId: string,
   endpointId: string,
   changes: EndpointChanges,
   now: number,
 ): Promise<Outcome<WebhookEndpointRow, "not_found">> {
-  const [row] = await db
-    .update(webhookEndpoints)
-    .set({
-      url: changes.url,
-      description: changes.description,
-      eventTypes: changes.eventTypes && JSON.stringify(changes.eventTypes),
-      status: changes.status,
-      updatedAt: now,
-    })
-    .where(owned(customerId, endpointId))
-    .returning();
+  const values = {
+    url: changes.url,
+    description: changes.description,
+    eventTypes: changes.eventTypes && JSON.stringify(changes.eventTypes),
+    status: changes.status,
+  };
+  const fields = { url: "url", description: "description", eventTypes: "event_types", status: "status" } as const;
+  const changed = await batchByName(db, {
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: "webhook_endpoint.updated",
+        target: endpointTarget(endpointId),
+        customerId: webhookEndpoints.customerId,
+        changes: Object.fromEntries(
+          (Object.keys(fields) as (keyof typeof fields)[])
+            .filter((field) => values[field] !== undefined)
+            .map((field) => [fields[field], [webhookEndpoints[field], values[field] ?? null]]),
+        ),
+      },
+      { from: webhookEndpoints, where: owned(customerId, endpointId) },
+    ),
+    endpoint: db
+      .update(webhookEndpoints)
+      .set({ ...values, updatedAt: now })
+      .where(owned(customerId, endpointId))
+      .returning(),
+  });
+  const [row] = changed.endpoint;
   return row ? ok(row) : refuse("not_found");
 }
 
@@ -161,20 +212,38 @@ export async function updateEndpoint(
  */
 export async function rotateSecret(
   db: Database,
+  audit: AuditContext,
   customerId: string,
   endpointId: string,
   now: number,
 ): Promise<Outcome<WebhookEndpointRow, "not_found">> {
-  const [row] = await db
-    .update(webhookEndpoints)
-    .set({
-      secret: generateSecret(),
-      previousSecret: sql`${webhookEndpoints.secret}`,
-      previousSecretExpiresAt: now + PREVIOUS_SECRET_TTL_MS,
-      updatedAt: now,
-    })
-    .where(owned(customerId, endpointId))
-    .returning();
+  const rotated = await batchByName(db, {
+    // Says that the secret changed and until when the old one signs too; never a secret.
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: "webhook_endpoint.secret_rotated",
+        target: endpointTarget(endpointId),
+        customerId: webhookEndpoints.customerId,
+        changes: {
+          previous_secret_expires_at: [iso(webhookEndpoints.previousSecretExpiresAt), toIso(now + PREVIOUS_SECRET_TTL_MS)],
+        },
+      },
+      { from: webhookEndpoints, where: owned(customerId, endpointId) },
+    ),
+    endpoint: db
+      .update(webhookEndpoints)
+      .set({
+        secret: generateSecret(),
+        previousSecret: sql`${webhookEndpoints.secret}`,
+        previousSecretExpiresAt: now + PREVIOUS_SECRET_TTL_MS,
+        updatedAt: now,
+      })
+      .where(owned(customerId, endpointId))
+      .returning(),
+  });
+  const [row] = rotated.endpoint;
   return row ? ok(row) : refuse("not_found");
 }
 
@@ -185,10 +254,23 @@ export async function rotateSecret(
  */
 export async function deleteEndpoint(
   db: Database,
+  audit: AuditContext,
   customerId: string,
   endpointId: string,
+  now: number,
 ): Promise<Outcome<WebhookEndpointRow, "not_found">> {
   const { endpoint } = await batchByName(db, {
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: "webhook_endpoint.deleted",
+        target: endpointTarget(endpointId),
+        customerId: webhookEndpoints.customerId,
+        changes: { url: [webhookEndpoints.url, null], status: [webhookEndpoints.status, null] },
+      },
+      { from: webhookEndpoints, where: owned(customerId, endpointId) },
+    ),
     deliveries: db
       .delete(webhookDeliveries)
       .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.customerId, customerId))),

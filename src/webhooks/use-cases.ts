@@ -28,7 +28,7 @@ function endpointOrNotFound(outcome: { ok: true; value: WebhookEndpointRow } | R
 
 /** A new endpoint of the account (at most MAX_ENDPOINTS), enabled, with its secret (shown once). */
 export async function addEndpoint(work: Work, customerId: string, endpoint: NewEndpoint): Promise<Result<WebhookEndpointRow>> {
-  const created = await createEndpoint(work.db, customerId, endpoint, work.now);
+  const created = await createEndpoint(work.db, work, customerId, endpoint, work.now);
   if (created.ok) return done(created.value);
   return refused(new Problem("conflict", `An account has at most ${created.limit} webhook endpoints; delete one first`));
 }
@@ -39,12 +39,12 @@ export async function changeEndpoint(
   endpointId: string,
   changes: EndpointChanges,
 ): Promise<Result<WebhookEndpointRow>> {
-  return endpointOrNotFound(await updateEndpoint(work.db, customerId, endpointId, changes, work.now));
+  return endpointOrNotFound(await updateEndpoint(work.db, work, customerId, endpointId, changes, work.now));
 }
 
 /** Deletes the endpoint and its deliveries (pending ones are cancelled). */
 export async function removeEndpoint(work: Work, customerId: string, endpointId: string): Promise<Result<WebhookEndpointRow>> {
-  return endpointOrNotFound(await deleteEndpoint(work.db, customerId, endpointId));
+  return endpointOrNotFound(await deleteEndpoint(work.db, work, customerId, endpointId, work.now));
 }
 
 /** A new signing secret (shown once); the old one signs beside it for 24 hours. */
@@ -53,7 +53,7 @@ export async function rotateEndpointSecret(
   customerId: string,
   endpointId: string,
 ): Promise<Result<WebhookEndpointRow>> {
-  return endpointOrNotFound(await rotateSecret(work.db, customerId, endpointId, work.now));
+  return endpointOrNotFound(await rotateSecret(work.db, work, customerId, endpointId, work.now));
 }
 
 /** A webhook.test event delivered to this endpoint only. */

@@ -1,0 +1,177 @@
+// The audit log: who changed what, written by the change's own batch (so a change never lacks its audit event and a
+// refused or failed one has none), and read back for the operator (every event) and for a customer (their account's).
+import { type AnyColumn, and, count, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { pageAndTotal } from "../db/batch.ts";
+import type { Database } from "../db/client.ts";
+import type { PageWindow } from "../db/paging.ts";
+import { type AuditEventRow, auditEvents, customers } from "../db/schema.ts";
+import { insertSelection } from "../db/sql.ts";
+import type { Actor, AuditContext } from "../env.ts";
+
+/** What happened, as an audit event names it; each new kind of change adds its action here. */
+export const AUDIT_ACTIONS = [
+  "customer.created",
+  "api_key.created",
+  "api_key.revoked",
+  "catalog.pair_added",
+  "catalog.pair_removed",
+  "order.status_changed",
+  "order.numbers_allocated",
+  "kyc.reviewed",
+  "kyc.document_viewed",
+  "user.created",
+  "user.updated",
+  "user.invited",
+  "staff.changed",
+  "stock.imported",
+  "stock.removed",
+  "webhook_endpoint.created",
+  "webhook_endpoint.updated",
+  "webhook_endpoint.deleted",
+  "webhook_endpoint.secret_rotated",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** What a change is about; its id as the API writes it (kyc_…, doc_…, we_…, an e-mail, a phone number). */
+export const AUDIT_TARGET_TYPES = [
+  "customer",
+  "api_key",
+  "catalog_pair",
+  "order",
+  "kyc",
+  "document",
+  "user",
+  "staff",
+  "stock_import",
+  "stock_number",
+  "webhook_endpoint",
+] as const;
+export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
+
+/** A value an audit event records: a constant, or a column or expression over the row the event is read from. */
+type AuditValue = AnyColumn | SQL | string | number | null;
+
+export interface AuditEntry {
+  action: AuditAction;
+  target: { type: AuditTargetType; id: AuditValue };
+  /** The account the change is about; null for one that is nobody's (a staff member, the stock, the catalog). */
+  customerId: AuditValue;
+  /** Each changed field with its value before and after; never a secret. */
+  changes?: Record<string, readonly [before: AuditValue, after: AuditValue]>;
+}
+
+/**
+ * Where the event reads its values, and whether it is written: `from`'s row that `where` finds, at the event's place
+ * in the change's batch. Before a change, use the change's own guard (its "before" values are then the row's); after
+ * a guarded write, ifWritten's `written` condition (src/db/batch.ts). Without one, the event is written as it is.
+ */
+export interface AuditSource {
+  from: SQLiteTable | SQL;
+  where: SQL | undefined;
+}
+
+function actorColumns(actor: Actor): { actorType: Actor["type"]; actorEmail: string | null; actorId: string | null } {
+  switch (actor.type) {
+    case "staff":
+      return { actorType: "staff", actorEmail: actor.email, actorId: null };
+    case "token":
+      return { actorType: "token", actorEmail: null, actorId: null };
+    case "user":
+      return { actorType: "user", actorEmail: actor.email, actorId: actor.id };
+    case "api_key":
+      return { actorType: "api_key", actorEmail: null, actorId: actor.id };
+  }
+}
+
+function changesObject(changes: AuditEntry["changes"]): SQL {
+  const pairs = Object.entries(changes ?? {}).map(([field, [before, after]]) => sql`${field}, json_array(${before}, ${after})`);
+  return pairs.length === 0 ? sql`'{}'` : sql`json_object(${sql.join(pairs, sql`, `)})`;
+}
+
+/** The statement that records one change's audit event, for the change's own batch. */
+export function auditStatement(
+  db: Database,
+  context: AuditContext & { now: number },
+  entry: AuditEntry,
+  source: AuditSource = { from: sql`(SELECT 1)`, where: undefined },
+) {
+  return db.insert(auditEvents).select(
+    db
+      .select(
+        insertSelection({
+          id: crypto.randomUUID(),
+          ...actorColumns(context.actor),
+          action: entry.action,
+          targetType: entry.target.type,
+          targetId: entry.target.id,
+          customerId: entry.customerId,
+          changes: changesObject(entry.changes),
+          requestId: context.requestId,
+          createdAt: context.now,
+        }),
+      )
+      .from(source.from)
+      .where(source.where),
+  );
+}
+
+/** The operator's filters of the audit log; a customer's view takes all but the actor. */
+export interface AuditListQuery {
+  /** A staff member's or user's e-mail, or "token" for the ADMIN_TOKEN. */
+  actor?: string | undefined;
+  actions?: readonly AuditAction[] | undefined;
+  targetType?: AuditTargetType | undefined;
+  targetId?: string | undefined;
+  customerSlug?: string | undefined;
+  /** Inclusive millisecond bounds. */
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
+/** An audit event with its account's slug. */
+export type AuditEventWithSlug = AuditEventRow & { customerSlug: string | null };
+
+function listConditions(q: AuditListQuery, customerId: string | undefined): SQL | undefined {
+  const accountId =
+    customerId ??
+    (q.customerSlug === undefined
+      ? undefined
+      : sql`(SELECT ${customers.id} FROM ${customers} WHERE ${eq(customers.slug, q.customerSlug)})`);
+  return and(
+    accountId === undefined ? undefined : eq(auditEvents.customerId, accountId),
+    q.actor === undefined
+      ? undefined
+      : q.actor === "token"
+        ? eq(auditEvents.actorType, "token")
+        : eq(auditEvents.actorEmail, q.actor.toLowerCase()),
+    q.actions && inArray(auditEvents.action, q.actions),
+    q.targetType === undefined ? undefined : eq(auditEvents.targetType, q.targetType),
+    q.targetId === undefined ? undefined : eq(auditEvents.targetId, q.targetId),
+    q.from === undefined ? undefined : gte(auditEvents.createdAt, q.from),
+    q.to === undefined ? undefined : lt(auditEvents.createdAt, q.to + 1),
+  );
+}
+
+/** A page of audit events, newest first (the events of one batch latest first), and how many match. */
+export async function listAuditEvents(
+  db: Database,
+  q: AuditListQuery,
+  window: PageWindow,
+  customerId?: string,
+): Promise<{ rows: AuditEventWithSlug[]; total: number }> {
+  const where = listConditions(q, customerId);
+  const { rows, total } = await pageAndTotal(
+    db,
+    db
+      .select({ event: auditEvents, customerSlug: customers.slug })
+      .from(auditEvents)
+      .leftJoin(customers, eq(customers.id, auditEvents.customerId))
+      .where(where)
+      .orderBy(desc(auditEvents.createdAt), desc(sql`${auditEvents}.rowid`))
+      .limit(window.limit)
+      .offset(window.offset),
+    db.select({ total: count() }).from(auditEvents).where(where),
+  );
+  return { rows: rows.map(({ event, customerSlug }) => ({ ...event, customerSlug })), total };
+}

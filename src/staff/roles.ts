@@ -1,0 +1,20 @@
+// What each staff role may do (OPERATOR.md's matrix): every role reads everything; changes are fulfilment's
+// (orders, allocation, stock), compliance's (reviews, documents' bytes) or admin's (accounts, keys, users, catalog,
+// staff), and the admin may do all. Each operator operation declares its roles once, here, for both the guard and
+// the API description.
+import { STAFF_ROLES, type StaffRole } from "../db/schema.ts";
+import { OPERATOR_SECURITY } from "../http/openapi.ts";
+import { allowRoles } from "./guard.ts";
+
+export const EVERY_ROLE: readonly StaffRole[] = STAFF_ROLES;
+export const FULFILMENT: readonly StaffRole[] = ["fulfilment", "admin"];
+export const COMPLIANCE: readonly StaffRole[] = ["compliance", "admin"];
+export const ADMIN: readonly StaffRole[] = ["admin"];
+
+/**
+ * What every operator operation declares: its tag, its credentials, the roles that may call it (`x-roles` in the
+ * description), and the guard that refuses every other role (403) before the input is validated or anything looked up.
+ */
+export function operatorOperation(roles: readonly StaffRole[]) {
+  return { tags: ["Admin"], security: OPERATOR_SECURITY, "x-roles": [...roles], middleware: allowRoles(roles) };
+}

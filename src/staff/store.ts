@@ -1,0 +1,84 @@
+// Queries for the operator's staff: who they are (by Cloudflare Access e-mail), their role, and the change of either,
+// which keeps at least one enabled admin.
+import { and, asc, count, eq, sql } from "drizzle-orm";
+import { auditStatement } from "../audit/store.ts";
+import { batchByName, pageAndTotal } from "../db/batch.ts";
+import type { Database } from "../db/client.ts";
+import { isFailedBatchAssertion } from "../db/errors.ts";
+import { type Outcome, ok, refuse } from "../db/outcome.ts";
+import type { PageWindow } from "../db/paging.ts";
+import { batchAssertions, type StaffRole, type StaffRow, type StaffStatus, staff } from "../db/schema.ts";
+import type { AuditContext } from "../env.ts";
+
+export async function findStaff(db: Database, email: string): Promise<StaffRow | undefined> {
+  return db.select().from(staff).where(eq(staff.email, email.toLowerCase())).get();
+}
+
+/** A page of the staff, by e-mail. */
+export async function listStaff(db: Database, window: PageWindow): Promise<{ rows: StaffRow[]; total: number }> {
+  return pageAndTotal(
+    db,
+    db.select().from(staff).orderBy(asc(staff.email)).limit(window.limit).offset(window.offset),
+    db.select({ total: count() }).from(staff),
+  );
+}
+
+export interface StaffSettings {
+  name: string;
+  role: StaffRole;
+  status: StaffStatus;
+}
+
+/** What the change of a staff member records: each field with its value before (null for a new member) and after. */
+function staffChanges(before: StaffRow | undefined, after: StaffSettings) {
+  const fields = ["name", "role", "status"] as const;
+  return Object.fromEntries(
+    fields.filter((field) => before?.[field] !== after[field]).map((field) => [field, [before?.[field] ?? null, after[field]]]),
+  ) as Record<string, readonly [string | null, string]>;
+}
+
+/**
+ * Creates or changes a staff member, with its audit event, in one batch that asserts an enabled admin remains (else
+ * nothing is written: wrong_state "last_admin"); nothing is written, nor audited, when nothing changes. D1 runs
+ * batches one at a time, so two concurrent demotions of the last two admins cannot both pass.
+ */
+export async function putStaff(
+  db: Database,
+  audit: AuditContext,
+  email: string,
+  settings: StaffSettings,
+  now: number,
+): Promise<Outcome<{ row: StaffRow; created: boolean }, "wrong_state">> {
+  const address = email.toLowerCase();
+  const before = await findStaff(db, address);
+  const changes = staffChanges(before, settings);
+  if (before && Object.keys(changes).length === 0) return ok({ row: before, created: false });
+  const takesAnAdminAway =
+    before?.role === "admin" && before.status === "enabled" && (settings.role !== "admin" || settings.status !== "enabled");
+  try {
+    const written = await batchByName(db, {
+      row: db
+        .insert(staff)
+        .values({ email: address, ...settings, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: staff.email, set: { ...settings, updatedAt: now } })
+        .returning(),
+      audit: auditStatement(
+        db,
+        { ...audit, now },
+        { action: "staff.changed", target: { type: "staff", id: address }, customerId: null, changes },
+      ),
+      // Only a change that takes an enabled admin away can leave none.
+      lastAdmin: takesAnAdminAway
+        ? db
+            .insert(batchAssertions)
+            .select(
+              sql`SELECT 'an enabled admin remains' WHERE NOT EXISTS (SELECT 1 FROM ${staff} WHERE ${and(eq(staff.role, "admin"), eq(staff.status, "enabled"))})`,
+            )
+        : undefined,
+    });
+    return ok({ row: written.row[0]!, created: before === undefined });
+  } catch (error) {
+    if (isFailedBatchAssertion(error)) return refuse("wrong_state", { state: "last_admin" });
+    throw error;
+  }
+}
