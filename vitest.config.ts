@@ -5,7 +5,8 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./test/constants.ts";
+import { accessKeyPair } from "./scripts/access-keys.ts";
+import { TEST_ACCESS_AUD, TEST_ACCESS_TEAM_DOMAIN, TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./test/constants.ts";
 
 // wrangler.toml declares ADMIN_TOKEN a required secret; wrangler reads secrets from the environment when there is no
 // .dev.vars, and the binding below sets the same value whatever a .dev.vars says.
@@ -13,6 +14,9 @@ process.env.ADMIN_TOKEN = TEST_ADMIN_TOKEN;
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  // Tests mint Cloudflare Access tokens with a key pair of their own: the Worker trusts its public key (ACCESS_JWKS),
+  // the tests sign with its private key (TEST_ACCESS_PRIVATE_JWK). Nothing reaches Cloudflare.
+  const access = accessKeyPair();
   return {
     test: {
       projects: [
@@ -27,7 +31,15 @@ export default defineConfig(async () => {
                 compatibilityFlags: ["nodejs_compat"],
                 // Migrations reach the setup file as a binding; the admin token stands in for the Worker secret; webhook URL
                 // rules are the production ones whatever a developer's .dev.vars says (tests that need http:// set the variable).
-                bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: TEST_ADMIN_TOKEN, WEBHOOK_ALLOW_INSECURE_URLS: "" },
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+                  WEBHOOK_ALLOW_INSECURE_URLS: "",
+                  ACCESS_TEAM_DOMAIN: TEST_ACCESS_TEAM_DOMAIN,
+                  ACCESS_AUD: TEST_ACCESS_AUD,
+                  ACCESS_JWKS: JSON.stringify({ keys: [access.publicJwk] }),
+                  TEST_ACCESS_PRIVATE_JWK: JSON.stringify(access.privateJwk),
+                },
                 // DB as wrangler.toml declares it, and a second, empty database for the migration test.
                 d1Databases: { DB: "virtual-numbers", MIGRATION_TEST_DB: "migration-test" },
                 ratelimits: { API_RATE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_RATE_LIMIT, period: 60 } } },

@@ -2,6 +2,8 @@
 // /docs. No page of the portal is imported here, so a Node script (npm run openapi) can load the API without JSX.
 
 import { customerAudience, operatorAudience, publicAudience } from "./audiences.ts";
+import { auditAdminRoutes } from "./audit/admin-routes.ts";
+import { auditRoutes } from "./audit/routes.ts";
 import { catalogAdminRoutes } from "./catalog/admin-routes.ts";
 import { customerAdminRoutes } from "./customers/admin-routes.ts";
 import type { AppEnv } from "./env.ts";
@@ -23,6 +25,8 @@ import { orderAdminRoutes } from "./orders/admin-routes.ts";
 import { orderRoutes } from "./orders/routes.ts";
 import { docsPage } from "./service/docs.ts";
 import { serviceRoutes } from "./service/routes.ts";
+import { staffAdminRoutes } from "./staff/admin-routes.ts";
+import { stockAdminRoutes } from "./stock/admin-routes.ts";
 import { userAdminRoutes } from "./users/admin-routes.ts";
 import { userRoutes } from "./users/routes.ts";
 import { outboxPerRequest } from "./webhooks/outbox.ts";
@@ -50,7 +54,8 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
           .route("/", numberRoutes)
           .route("/", userRoutes)
           .route("/", eventRoutes)
-          .route("/", webhookEndpointRoutes),
+          .route("/", webhookEndpointRoutes)
+          .route("/", auditRoutes),
       )
       .route("/v1", customerAudience().route("/", kycRoutes))
       .route(
@@ -61,7 +66,10 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
           .route("/", orderAdminRoutes)
           .route("/", numberAdminRoutes)
           .route("/", userAdminRoutes)
-          .route("/", kycAdminRoutes),
+          .route("/", kycAdminRoutes)
+          .route("/", staffAdminRoutes)
+          .route("/", stockAdminRoutes)
+          .route("/", auditAdminRoutes),
       )
   );
 }

@@ -1,21 +1,26 @@
-// createApp(): the Worker's whole app: the API (src/api.ts) and the customer portal's pages under /portal.
+// createApp(): the Worker's whole app: the API (src/api.ts), the customer portal's pages under /portal, and the
+// operator console's under /ops.
 import { type AppRouter, type AppType, buildApp } from "./api.ts";
+import { consoleAudience } from "./console/audience.ts";
+import { consoleHome } from "./console/home-page.tsx";
+import { consoleSignIn } from "./console/sign-in.tsx";
 import { handleError } from "./http/problem.ts";
 import { noStore, portalPageHeaders } from "./http/security-headers.ts";
+import { activityPages } from "./portal/activity-pages.tsx";
 import { apiKeyPages } from "./portal/api-key-pages.tsx";
 import { portalAudience } from "./portal/audience.ts";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
-import { portalErrorPage } from "./portal/error-page.tsx";
 import { numberPages } from "./portal/numbers-pages.tsx";
 import { orderPages } from "./portal/orders-pages.tsx";
-import { boundedFormBody, sameOriginForms } from "./portal/session-guard.tsx";
 import { teamPages } from "./portal/team-pages.tsx";
 import { webhookPages } from "./portal/webhook-pages.tsx";
 import { uiAssets } from "./ui/document.tsx";
+import { pageErrorHandler } from "./ui/error-page.tsx";
+import { boundedFormBody, sameOriginForms } from "./ui/form-guard.tsx";
 
 export type { AppType } from "./api.ts";
 
-function mountPortal(app: AppRouter): void {
+function mountPages(app: AppRouter): void {
   app
     .use("/portal/*", portalPageHeaders, noStore, sameOriginForms, boundedFormBody)
     .use("/portal", portalPageHeaders, noStore)
@@ -30,17 +35,29 @@ function mountPortal(app: AppRouter): void {
         .route("/", numberPages)
         .route("/", apiKeyPages)
         .route("/", teamPages)
-        .route("/", webhookPages),
-    );
+        .route("/", webhookPages)
+        .route("/", activityPages),
+    )
+    .use("/ops/*", portalPageHeaders, noStore, sameOriginForms, boundedFormBody)
+    .use("/ops", portalPageHeaders, noStore)
+    .route("/", consoleSignIn)
+    .route("/ops", consoleAudience().route("/", consoleHome));
 }
 
+const portalErrorPage = pageErrorHandler({ href: "/portal/orders", label: "Back to the portal" });
+const consoleErrorPage = pageErrorHandler({ href: "/ops", label: "Back to the console" });
+
 export function createApp(): AppType {
-  const { app, routes } = buildApp(mountPortal);
-  // Errors on the portal's paths are pages; the API's stay problem+json.
-  app.onError((error, c) => (isPortalPath(c.req.path) ? portalErrorPage(error, c) : handleError(error, c)));
+  const { app, routes } = buildApp(mountPages);
+  // Errors on the pages' paths are pages; the API's stay problem+json.
+  app.onError((error, c) => {
+    if (isUnder("/portal", c.req.path)) return portalErrorPage(error, c);
+    if (isUnder("/ops", c.req.path)) return consoleErrorPage(error, c);
+    return handleError(error, c);
+  });
   return routes;
 }
 
-function isPortalPath(path: string): boolean {
-  return path === "/portal" || path.startsWith("/portal/");
+function isUnder(base: string, path: string): boolean {
+  return path === base || path.startsWith(`${base}/`);
 }

@@ -98,9 +98,16 @@ export interface Operator {
   role: StaffRole;
   /** A staff member's name; "ADMIN_TOKEN" for the token. */
   name: string;
+  /** The Cloudflare Access token the staff member came with: the console's session secret (its CSRF token's key). */
+  accessToken?: string;
 }
 
 /** Routes of the operator (/admin) and the console's pages (/ops): who acts is known, and their role. */
 export interface OperatorEnv extends AppEnv {
   Variables: AppEnv["Variables"] & { operator: Operator; actor: Actor };
+}
+
+/** The console's pages: a staff member signed in by Access, and the CSRF token every form of theirs carries. */
+export interface ConsoleEnv extends OperatorEnv {
+  Variables: OperatorEnv["Variables"] & { csrfToken: string };
 }

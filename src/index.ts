@@ -1,10 +1,12 @@
 // The Worker entry: the HTTP app; the webhook delivery queue's consumer; and the scheduled jobs: the sweep of orphaned
-// document files, the purge of expired idempotency keys, the sweep of overdue webhook deliveries, the purge of events
-// older than 30 days, and the purge of expired portal sessions, invitations and sign-in tickets.
+// document files, the purge of expired idempotency keys (and of their large answers kept in R2), the sweep of overdue
+// webhook deliveries, the purge of events older than 30 days, and the purge of expired portal sessions, invitations
+// and sign-in tickets.
 import { createApp } from "./app.ts";
 import { createDatabase } from "./db/client.ts";
 import { purgeExpiredIdempotencyKeys } from "./db/idempotency.ts";
 import type { Bindings } from "./env.ts";
+import { purgeExpiredAnswers } from "./http/idempotency.ts";
 import { sweepOrphanObjects } from "./kyc/documents.ts";
 import { purgeExpiredCredentials } from "./users/sessions.ts";
 import { consumeDeliveries } from "./webhooks/delivery.ts";
@@ -32,7 +34,10 @@ export default {
     ctx.waitUntil(
       Promise.all([
         logged("sweep-orphan-documents", async () => ({ deleted: await sweepOrphanObjects(db, env.DOCUMENTS, now) })),
-        logged("purge-idempotency-keys", async () => ({ deleted: await purgeExpiredIdempotencyKeys(db, now) })),
+        logged("purge-idempotency-keys", async () => ({
+          deleted: await purgeExpiredIdempotencyKeys(db, now),
+          answersDeleted: await purgeExpiredAnswers(env.DOCUMENTS, now),
+        })),
         logged("requeue-overdue-deliveries", async () => ({
           requeued: await requeueOverdueDeliveries(db, env.WEBHOOK_DELIVERIES, now),
         })),

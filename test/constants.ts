@@ -6,3 +6,7 @@ export const TEST_RATE_LIMIT = 100;
 
 /** Who the audit log says acts when a test calls a store itself: the operator's automation. */
 export const TEST_AUDIT = { actor: { type: "token" }, requestId: "test" } as const;
+
+/** The Cloudflare Access application the tests' Worker trusts (vitest.config.ts). */
+export const TEST_ACCESS_TEAM_DOMAIN = "https://test-team.cloudflareaccess.com";
+export const TEST_ACCESS_AUD = "test-access-audience-0123456789abcdef";

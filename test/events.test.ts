@@ -7,10 +7,10 @@ import { describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
 import { pageWindow } from "../src/db/paging.ts";
 import { EVENT_TYPES } from "../src/db/schema.ts";
+import { iso } from "../src/db/sql.ts";
 import { EVENT_TYPES_BY_DATA, type Event } from "../src/events/schemas.ts";
 import { eventPageQuery } from "../src/events/store.ts";
 import { toIso } from "../src/lib/time.ts";
-import { iso } from "../src/webhooks/payloads.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
   allocateNumbers,

@@ -19,6 +19,14 @@ export const customerSlugParam = z.string().openapi({
   example: "demo",
 });
 
+/** An operator's list filtered to one account, by its slug. */
+export const customerSlugFilter = z
+  .string()
+  .min(1)
+  .max(40)
+  .optional()
+  .openapi({ param: { name: "customer_slug", in: "query" }, description: "Only this account's.", example: "demo" });
+
 /** The `{slug}` of the operator's routes, which may name any account. */
 export const slugParams = z.object({
   slug: slugSchema.openapi({ param: { name: "slug", in: "path" } }),

@@ -7,7 +7,7 @@ import { deleteInBatches } from "./purge.ts";
 import { idempotencyKeys } from "./schema.ts";
 
 /** How long a key and its answer are kept. */
-const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 export type IdempotencyRecord = typeof idempotencyKeys.$inferSelect;
 

@@ -6,6 +6,11 @@ export function containsText(haystack: AnyColumn | SQL, needle: string): SQL {
   return sql`instr(lower(${haystack}), lower(${needle})) > 0`;
 }
 
+/** toIso in SQL: ISO 8601 UTC with milliseconds; NULL stays NULL. */
+export function iso(ms: AnyColumn | SQL): SQL {
+  return sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${ms} / 1000.0, 'unixepoch')`;
+}
+
 /** Membership in a list of any length as one bound parameter (D1 binds at most 100 a statement). */
 export function inJsonList(column: AnyColumn | SQL, values: readonly string[]): SQL {
   return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;

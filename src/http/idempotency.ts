@@ -7,6 +7,7 @@ import type { Database } from "../db/client.ts";
 import {
   type Claim,
   claimIdempotencyKey,
+  IDEMPOTENCY_RETENTION_MS,
   type IdempotencyRecord,
   isIdempotencyKeyTaken,
   recordIdempotentResponse,
@@ -86,6 +87,44 @@ interface StoredAnswer {
  */
 function answerKey(idempotencyKey: string, scope: string): Promise<CryptoKey> {
   return sealingKey(idempotencyKey, scope, "idempotent-answer");
+}
+
+/**
+ * A sealed answer larger than this goes to R2 (under ANSWER_PREFIX and its claim), its record keeping only where: a D1
+ * row holds at most 2 MB, and an allocation of 10,000 numbers answers more.
+ */
+const MAX_ANSWER_IN_ROW = 1024 * 1024;
+const ANSWER_PREFIX = "idempotency/";
+const IN_BUCKET = "r2:";
+
+/** Where the sealed answer is kept: in the record itself, or (a large one) in the bucket, the record saying where. */
+async function keptAnswer(bucket: R2Bucket, claim: Claim, sealed: string): Promise<string> {
+  if (sealed.length <= MAX_ANSWER_IN_ROW) return sealed;
+  const key = `${ANSWER_PREFIX}${claim.claim}`;
+  await bucket.put(key, sealed);
+  return `${IN_BUCKET}${key}`;
+}
+
+async function sealedAnswer(bucket: R2Bucket, record: IdempotencyRecord): Promise<string> {
+  const kept = record.response!;
+  if (!kept.startsWith(IN_BUCKET)) return kept;
+  const object = await bucket.get(kept.slice(IN_BUCKET.length));
+  if (!object) throw new Error("a stored answer kept in R2 is missing");
+  return object.text();
+}
+
+/** Deletes the answers kept in R2 for records past the retention (and a day's margin). Returns how many it deleted. */
+export async function purgeExpiredAnswers(bucket: R2Bucket, now: number): Promise<number> {
+  let deleted = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix: ANSWER_PREFIX, cursor });
+    const expired = page.objects.filter((object) => object.uploaded.getTime() < now - 2 * IDEMPOTENCY_RETENTION_MS);
+    if (expired.length > 0) await bucket.delete(expired.map((object) => object.key));
+    deleted += expired.length;
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return deleted;
 }
 
 function replay(record: IdempotencyRecord, answer: StoredAnswer): Response {
@@ -187,7 +226,8 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
         throw new Problem("idempotency_key_reused", "This Idempotency-Key was used with a different request; use a new key");
       }
       if (holder.status === null || holder.response === null) throw inUse(holder, Date.now());
-      const answer = replay(holder, JSON.parse(await unseal(holder.response, await answerKey(key, scope))));
+      const sealed = await sealedAnswer(c.env.DOCUMENTS, holder);
+      const answer = replay(holder, JSON.parse(await unseal(sealed, await answerKey(key, scope))));
       throw new HTTPException(answer.status as ContentfulStatusCode, { res: answer });
     };
     if (
@@ -220,7 +260,8 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
           }),
         ),
       };
-      await recordIdempotentResponse(c.var.db, claim, status, await seal(JSON.stringify(answer), await answerKey(key, scope)));
+      const sealed = await seal(JSON.stringify(answer), await answerKey(key, scope));
+      await recordIdempotentResponse(c.var.db, claim, status, await keptAnswer(c.env.DOCUMENTS, claim, sealed));
     } catch (error) {
       // The answer stands. The key stays claimed, so retries answer 409 until it expires: never run twice.
       logRecordFailure(c.var.requestId, isStoredAnswer(status) ? "record" : "release", error);

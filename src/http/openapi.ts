@@ -319,6 +319,10 @@ const TAGS = [
     description: "Every change of the account's orders and verifications, kept 30 days: what webhooks deliver, to reconcile.",
   },
   {
+    name: "Audit",
+    description: "Who changed what in the account: API keys, the team, webhook endpoints, and the operator's changes.",
+  },
+  {
     name: "Webhooks",
     description:
       "The account's endpoints, their secrets, test events, delivery logs and retries; deliveries are signed per " +

@@ -1,10 +1,21 @@
 // The wire side of every list: page/limit/sort query parameters, comma lists, and the meta object.
 import { z } from "@hono/zod-openapi";
 import type { PageWindow } from "../db/paging.ts";
-import { integerParam, singleLineText } from "./fields.ts";
+import { calendarDateSchema, integerParam, singleLineText } from "./fields.ts";
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 100;
+
+/** A sort_order parameter, with its default. */
+export function sortOrderQuery(fallback: "asc" | "desc") {
+  return z
+    .enum(["asc", "desc"])
+    .default(fallback)
+    .openapi({
+      param: { name: "sort_order", in: "query" },
+      description: `Sort direction; default ${fallback}.`,
+    });
+}
 
 // The defaults are repeated for the document: the generator does not read a default through integerParam's transform.
 export const pageQuery = {
@@ -24,14 +35,13 @@ export const pageQuery = {
       default: DEFAULT_LIMIT,
       example: 10,
     }),
-  sort_order: z
-    .enum(["asc", "desc"])
-    .default("desc")
-    .openapi({
-      param: { name: "sort_order", in: "query" },
-      description: "Sort direction.",
-    }),
+  sort_order: sortOrderQuery("desc"),
 };
+
+/** A calendar date (YYYY-MM-DD, a UTC day) filtering a list, named `name`. */
+export function dateQuery(name: string, description: string) {
+  return calendarDateSchema.optional().openapi({ param: { name, in: "query" }, description });
+}
 
 export const searchQuery = singleLineText()
   .min(1)

@@ -2,6 +2,7 @@
 // fingerprint, the upload) reads it, and later askers get the same bytes. JSON bodies are held to 64 KiB, decoded
 // strictly as UTF-8, and refused with any other charset.
 import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import { decodeUtf8, mediaTypeOf } from "../lib/content.ts";
 import { Problem } from "../lib/problem.ts";
 import { ClientClosed } from "./problem.ts";
@@ -107,25 +108,48 @@ export function fileTooLarge(): Problem {
   return new Problem("payload_too_large", `Files are limited to ${MAX_FILE_BYTES} bytes (${MAX_FILE_SIZE})`);
 }
 
-function jsonTooLarge(): Problem {
-  return new Problem("payload_too_large", `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`);
+function bodyTooLarge(limit: number): () => Problem {
+  return () =>
+    new Problem(
+      "payload_too_large",
+      limit === JSON_BODY_LIMIT ? `JSON bodies are limited to ${limit} bytes` : `This body is limited to ${limit} bytes`,
+    );
 }
 
 const bodies = new WeakMap<Request, Promise<Uint8Array>>();
+/** The limits of requests whose route takes a larger body (takesLargeBody), as strictJsonBody found them. */
+const largeBodyLimits = new WeakMap<Request, number>();
 
 /**
  * The raw bytes of a request's body, read once however often asked: at most MAX_FILE_BYTES and an envelope for a
- * multipart/form-data body, at most JSON_BODY_LIMIT for any other.
+ * multipart/form-data body; the route's own limit for a route that takes a larger body; else JSON_BODY_LIMIT.
  */
 export function requestBody(request: Request): Promise<Uint8Array> {
   let body = bodies.get(request);
   if (!body) {
     const multipart = isMultipart(request);
-    const limit = multipart ? MULTIPART_LIMIT : JSON_BODY_LIMIT;
-    body = readBounded(request, limit, multipart ? fileTooLarge : jsonTooLarge);
+    const limit = multipart ? MULTIPART_LIMIT : (largeBodyLimits.get(request) ?? JSON_BODY_LIMIT);
+    body = readBounded(request, limit, multipart ? fileTooLarge : bodyTooLarge(limit));
     bodies.set(request, body);
   }
   return body;
+}
+
+/** The mark of a route that takes bodies larger than 64 KiB: its limit in bytes per media type (put in its middleware). */
+export function takesLargeBody(limits: Record<string, number>): MiddlewareHandler & { bodyLimits: Record<string, number> } {
+  return Object.assign<MiddlewareHandler, { bodyLimits: Record<string, number> }>((_c, next) => next(), {
+    bodyLimits: limits,
+  });
+}
+
+/** The larger limit the matched route takes for this request's media type, if it takes one. */
+function largeBodyLimit(c: Context): number | undefined {
+  const mediaType = mediaTypeOf(c.req.header("Content-Type"));
+  for (const { handler } of matchedRoutes(c)) {
+    const limits = (handler as Partial<{ bodyLimits: Record<string, number> }>).bodyLimits;
+    if (limits && Object.hasOwn(limits, mediaType)) return limits[mediaType];
+  }
+  return undefined;
 }
 
 /** Whether the request's body is multipart/form-data (a file upload), which has limits and a reader of its own. */
@@ -156,6 +180,8 @@ function isUtf8Label(label: string): boolean {
  * then parses the text decoded here. Bodies of other types are left to the route, which refuses them (415).
  */
 export const strictJsonBody: MiddlewareHandler = async (c, next) => {
+  const large = largeBodyLimit(c);
+  if (large !== undefined) largeBodyLimits.set(c.req.raw, large);
   const contentType = c.req.header("Content-Type");
   if (!c.req.raw.body || !JSON_MEDIA_TYPE.test(mediaTypeOf(contentType))) return next();
   const charset = charsetOf(contentType!);

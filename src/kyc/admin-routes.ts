@@ -1,37 +1,130 @@
-// The operator's routes for verifications: the review that moves a verification and its documents.
+// The operator's routes for verifications: the review queue across accounts, one verification, its documents' bytes
+// (compliance and admin, each read audited), and the review that moves a verification and its documents.
 import { createRoute, z } from "@hono/zod-openapi";
+import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { errorResponses, jsonBody, jsonResponse } from "../http/openapi.ts";
+import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { valueOrProblem } from "../lib/problem.ts";
-import { COMPLIANCE, operatorOperation } from "../staff/roles.ts";
-import { reviewBody, toVerification, verificationSchema } from "./schemas.ts";
+import { notFound, valueOrProblem } from "../lib/problem.ts";
+import { COMPLIANCE, EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
+import { DOWNLOAD_CONTENT, DOWNLOAD_HEADERS, downloadResponse } from "./download.ts";
+import { findQueuedVerification, listReviewQueue } from "./queue.ts";
+import {
+  queuedVerificationSchema,
+  reviewBody,
+  reviewQueuePageSchema,
+  reviewQueueQuery,
+  toQueuedVerification,
+  toReviewQueueQuery,
+  toVerification,
+  verificationSchema,
+} from "./schemas.ts";
+import { viewDocument } from "./store.ts";
 import { reviewKyc } from "./use-cases.ts";
 
-export const kycAdminRoutes = createRouter<OperatorEnv>().openapi(
-  createRoute({
-    ...operatorOperation(COMPLIANCE),
-    operationId: "reviewKycVerification",
-    method: "post",
-    path: "/kyc/{kyc_id}/review",
-    summary: "Review a verification",
-    description:
-      "pending→under_review, under_review→approved or rejected (rejection_reason required); sets reviewed_at; " +
-      "approval sets expires_at one year ahead. Documents follow: pending_review, verified or rejected. Else 409.",
-    request: {
-      params: z.object({ kyc_id: prefixedIdParam("kyc", "kyc_id") }),
-      body: jsonBody(reviewBody),
+const kycParams = z.object({ kyc_id: prefixedIdParam("kyc", "kyc_id") });
+
+export const kycAdminRoutes = createRouter<OperatorEnv>()
+  .openapi(
+    createRoute({
+      ...operatorOperation(EVERY_ROLE),
+      operationId: "listReviewQueue",
+      method: "get",
+      path: "/kyc",
+      summary: "List every account's verifications: the review queue",
+      description:
+        "Verifications awaiting staff (pending, under_review) unless asked for other statuses, oldest submission " +
+        "first; each with its account and its subject (the number it verifies, with its country and type).",
+      request: { query: reviewQueueQuery },
+      responses: {
+        200: jsonResponse(reviewQueuePageSchema, "A page of the queue, with the counts of every status."),
+        ...errorResponses(400, 401, 403),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      const window = pageWindow(q.page, q.limit);
+      const { rows, total, statusCounts } = await listReviewQueue(c.var.db, toReviewQueueQuery(q), window);
+      return c.json(
+        { data: rows.map(toQueuedVerification), meta: { ...pageMeta(window, total), status_counts: statusCounts } },
+        200,
+      );
     },
-    responses: {
-      200: jsonResponse(verificationSchema, "The verification after the move."),
-      ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+  )
+  .openapi(
+    createRoute({
+      ...operatorOperation(EVERY_ROLE),
+      operationId: "getAnyKycVerification",
+      method: "get",
+      path: "/kyc/{kyc_id}",
+      summary: "Retrieve any account's verification",
+      request: { params: kycParams },
+      responses: {
+        200: jsonResponse(queuedVerificationSchema, "The verification, its documents, its account and its subject."),
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const found = await findQueuedVerification(c.var.db, c.req.valid("param").kyc_id);
+      if (!found) throw notFound("Verification");
+      return c.json(toQueuedVerification(found), 200);
     },
-  }),
-  async (c) => {
-    const { status, rejection_reason } = c.req.valid("json");
-    const reviewed = valueOrProblem(await reviewKyc(workOf(c), c.req.valid("param").kyc_id, status, rejection_reason));
-    return c.json(toVerification(reviewed.verification, reviewed.documents), 200);
-  },
-);
+  )
+  .openapi(
+    createRoute({
+      ...operatorOperation(COMPLIANCE),
+      operationId: "downloadAnyKycDocument",
+      method: "get",
+      path: "/kyc/documents/{document_id}/download",
+      summary: "Download any account's document",
+      description:
+        "The file with its sniffed Content-Type, as an attachment, for compliance and admin only; every read is " +
+        "recorded in the audit log (kyc.document_viewed) before the bytes are sent.",
+      request: { params: z.object({ document_id: prefixedIdParam("doc", "document_id") }) },
+      responses: {
+        200: {
+          description: "The file.",
+          headers: DOWNLOAD_HEADERS,
+          content: DOWNLOAD_CONTENT,
+        },
+        304: { description: "Not modified (If-None-Match matched the ETag).", headers: DOWNLOAD_HEADERS },
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const work = workOf(c);
+      const row = await viewDocument(work.db, work, c.req.valid("param").document_id, work.now);
+      if (!row) throw notFound("Document");
+      const answer = await downloadResponse(c.env.DOCUMENTS, row, c.req.header("If-None-Match"));
+      if (!answer) throw notFound("Document");
+      return answer;
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operatorOperation(COMPLIANCE),
+      operationId: "reviewKycVerification",
+      method: "post",
+      path: "/kyc/{kyc_id}/review",
+      summary: "Review a verification",
+      description:
+        "pending→under_review, under_review→approved or rejected (rejection_reason required); sets reviewed_at; " +
+        "approval sets expires_at one year ahead. Documents follow: pending_review, verified or rejected. Else 409.",
+      request: {
+        params: kycParams,
+        body: jsonBody(reviewBody),
+      },
+      responses: {
+        200: jsonResponse(verificationSchema, "The verification after the move."),
+        ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+      },
+    }),
+    async (c) => {
+      const { status, rejection_reason } = c.req.valid("json");
+      const reviewed = valueOrProblem(await reviewKyc(workOf(c), c.req.valid("param").kyc_id, status, rejection_reason));
+      return c.json(toVerification(reviewed.verification, reviewed.documents), 200);
+    },
+  );

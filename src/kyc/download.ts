@@ -1,7 +1,28 @@
 // A document's download: the file streamed with its sniffed type as an attachment, or a 304 for a matching
 // If-None-Match. Shared by the API's download route and the portal's, so both answer with the same headers.
 import type { DocumentRow } from "../db/schema.ts";
+import type { HeaderDescription } from "../http/openapi.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
+
+/** What a download and its 304 always carry (src/kyc/download.ts sets them). */
+export const DOWNLOAD_HEADERS = {
+  "Content-Disposition": {
+    description: "attachment, with the file's name (ASCII, and exact as filename* per RFC 6266).",
+    required: true,
+    schema: { type: "string" },
+  },
+  ETag: {
+    description: "The file's entity tag; send it as If-None-Match to get a 304 while the file is unchanged.",
+    required: true,
+    schema: { type: "string" },
+  },
+} satisfies Record<string, HeaderDescription>;
+/** What a download's body may be, as the API description says it. */
+export const DOWNLOAD_CONTENT = {
+  "application/pdf": { schema: { type: "string" as const, format: "binary" } },
+  "image/jpeg": { schema: { type: "string" as const, format: "binary" } },
+  "image/png": { schema: { type: "string" as const, format: "binary" } },
+};
 
 /** The headers of a download and of its 304. */
 function downloadHeaders(row: DocumentRow, object: R2Object): Headers {

@@ -4,14 +4,7 @@ import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { claimBeforeReadingBody } from "../http/idempotency.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
-import {
-  API_KEY_SECURITY,
-  errorResponses,
-  type HeaderDescription,
-  jsonBody,
-  jsonResponse,
-  locationHeader,
-} from "../http/openapi.ts";
+import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { publicOrigin } from "../http/public-origin.ts";
 import { strictJsonBody } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
@@ -19,7 +12,7 @@ import { createRouter } from "../http/router.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
-import { downloadResponse } from "./download.ts";
+import { DOWNLOAD_CONTENT, DOWNLOAD_HEADERS, downloadResponse } from "./download.ts";
 import {
   deletedDocumentSchema,
   documentSchema,
@@ -44,19 +37,6 @@ const documentParams = z.object({
   document_id: prefixedIdParam("doc", "document_id"),
 });
 const operation = { tags: ["KYC"], security: API_KEY_SECURITY };
-/** What a download and its 304 always carry (src/kyc/download.ts sets them). */
-const DOWNLOAD_HEADERS = {
-  "Content-Disposition": {
-    description: "attachment, with the file's name (ASCII, and exact as filename* per RFC 6266).",
-    required: true,
-    schema: { type: "string" },
-  },
-  ETag: {
-    description: "The file's entity tag; send it as If-None-Match to get a 304 while the file is unchanged.",
-    required: true,
-    schema: { type: "string" },
-  },
-} satisfies Record<string, HeaderDescription>;
 const verificationPath = (numberId: string) => `/v1/numbers/${withPrefix("num", numberId)}/KYC`;
 
 export const kycRoutes = createRouter<CustomerEnv>()
@@ -180,15 +160,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       description: "Streams the file with its sniffed Content-Type, as an attachment.",
       request: { params: documentParams },
       responses: {
-        200: {
-          description: "The file.",
-          headers: DOWNLOAD_HEADERS,
-          content: {
-            "application/pdf": { schema: { type: "string", format: "binary" } },
-            "image/jpeg": { schema: { type: "string", format: "binary" } },
-            "image/png": { schema: { type: "string", format: "binary" } },
-          },
-        },
+        200: { description: "The file.", headers: DOWNLOAD_HEADERS, content: DOWNLOAD_CONTENT },
         304: { description: "Not modified (If-None-Match matched the ETag).", headers: DOWNLOAD_HEADERS },
         ...errorResponses(400, 401, 404, 429),
       },

@@ -1,5 +1,6 @@
 // Wire format of number verification (KYC): the verification and document objects, address bodies, review body.
 import { type RouteConfig, z } from "@hono/zod-openapi";
+import { customerSlugFilter } from "../customers/schemas.ts";
 import {
   DOCUMENT_MIME_TYPES,
   DOCUMENT_STATUSES,
@@ -14,13 +15,16 @@ import {
   countryCodeSchema,
   e164Schema,
   multiLineText,
+  numberTypeSchema,
   singleLineText,
   timestampSchema,
 } from "../http/fields.ts";
+import { commaList, countedPageSchema, pageQuery, sortOrderQuery, statusCountsSchema } from "../http/pagination.ts";
 import { MAX_FILE_BYTES, MAX_FILE_SIZE } from "../http/request-body.ts";
 import { whenFieldsValid } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
+import { AWAITING_STATUSES, type QueuedVerification, type ReviewQueueQuery, SUBJECT_TYPES } from "./queue.ts";
 import { type AddressChanges, type NewVerification, REVIEW_TARGETS } from "./store.ts";
 
 export const documentSummarySchema = z
@@ -265,3 +269,60 @@ export const reviewBody = z
   .openapi("KycReview");
 
 export const deletedDocumentSchema = z.object({ message: z.string(), deleted_at: timestampSchema }).openapi("KycDocumentDeleted");
+
+/** The operator's review queue: every account's verifications, awaiting staff unless asked for others, oldest first. */
+export const reviewQueueQuery = z.object({
+  page: pageQuery.page,
+  limit: pageQuery.limit,
+  status: commaList(z.enum(KYC_STATUSES), "status", `Verification statuses; default ${AWAITING_STATUSES.join(",")}.`),
+  customer_slug: customerSlugFilter,
+  subject_type: z
+    .enum(SUBJECT_TYPES)
+    .optional()
+    .openapi({ param: { name: "subject_type", in: "query" }, description: "What is verified: a number, or a profile." }),
+  country_code: commaList(countryCodeSchema, "country_code", "The number's country codes (profiles left out)."),
+  number_type: commaList(numberTypeSchema, "number_type", "The number's types (profiles left out)."),
+  sort_order: sortOrderQuery("asc"),
+});
+
+export function toReviewQueueQuery(q: z.infer<typeof reviewQueueQuery>): ReviewQueueQuery {
+  return {
+    statuses: q.status ?? AWAITING_STATUSES,
+    customerSlug: q.customer_slug,
+    subjectType: q.subject_type,
+    countryCodes: q.country_code,
+    numberTypes: q.number_type,
+    sortOrder: q.sort_order,
+  };
+}
+
+export const queuedVerificationSchema = verificationSchema
+  .extend({
+    customer_slug: z.string(),
+    subject: z.object({
+      type: z.enum(SUBJECT_TYPES),
+      id: z.string().openapi({ example: "num_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e" }),
+      country_code: z.string().optional(),
+      number_type: z.string().optional(),
+    }),
+  })
+  .openapi("QueuedVerification");
+
+export const reviewQueuePageSchema = countedPageSchema(
+  queuedVerificationSchema,
+  "ReviewQueue",
+  statusCountsSchema(KYC_STATUSES, "KycStatusCounts"),
+);
+
+export function toQueuedVerification(row: QueuedVerification): z.infer<typeof queuedVerificationSchema> {
+  return {
+    ...toVerification(row.verification, row.documents),
+    customer_slug: row.customerSlug,
+    subject: {
+      type: "number",
+      id: withPrefix("num", row.number.id),
+      country_code: row.number.countryCode,
+      number_type: row.number.numberType,
+    },
+  };
+}

@@ -99,7 +99,7 @@ function statusOfVerification(kycId: AnyColumn | SQL | string): SQL {
 }
 
 /** Documents are listed oldest first, ties by id. */
-const DOCUMENT_ORDER = [asc(kycDocuments.uploadedAt), asc(kycDocuments.id)];
+export const DOCUMENT_ORDER = [asc(kycDocuments.uploadedAt), asc(kycDocuments.id)];
 
 /** The documents of the verification of this owned number, oldest first: a query to run in a batch. */
 function documentsOfNumber(db: Database, customerId: string, numberId: string) {
@@ -426,6 +426,33 @@ export async function insertDocument(
     .get())!;
   // It took no file although it was found taking one: it changed state meanwhile, or another upload filled it.
   return uploadRefusal(status, 0) ?? refuse("full", { limit: MAX_DOCUMENTS });
+}
+
+/**
+ * Any account's document for staff to look at, with the audit event that records who looked (kyc.document_viewed),
+ * in one batch: no document is read without its event.
+ */
+export async function viewDocument(
+  db: Database,
+  audit: AuditContext,
+  documentId: string,
+  now: number,
+): Promise<DocumentRow | undefined> {
+  const thisDocument = eq(kycDocuments.id, documentId);
+  const { document } = await batchByName(db, {
+    viewed: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: "kyc.document_viewed",
+        target: { type: "document", id: withPrefix("doc", documentId) },
+        customerId: kycDocuments.customerId,
+      },
+      { from: kycDocuments, where: thisDocument },
+    ),
+    document: db.select().from(kycDocuments).where(thisDocument),
+  });
+  return document[0];
 }
 
 export async function findOwnedDocument(db: Database, customerId: string, documentId: string): Promise<DocumentRow | undefined> {

@@ -1,18 +1,60 @@
 // The operator's routes for orders: any account's order, and its status moves.
 import { createRoute, z } from "@hono/zod-openapi";
+import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";
 import { errorResponses, jsonBody, jsonResponse } from "../http/openapi.ts";
+import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { EVERY_ROLE, FULFILMENT, operatorOperation } from "../staff/roles.ts";
-import { orderIdParam, orderSchema, orderStatusChangeBody, toOrder } from "./schemas.ts";
+import { listOrderQueue } from "./queue.ts";
+import {
+  orderIdParam,
+  orderQueuePageSchema,
+  orderQueueQuery,
+  orderSchema,
+  orderStatusChangeBody,
+  toOrder,
+  toOrderQueueQuery,
+  toQueuedOrder,
+} from "./schemas.ts";
 import { findOrderById } from "./store.ts";
 import { moveOrder } from "./use-cases.ts";
 
 const orderParams = z.object({ order_id: orderIdParam });
 
 export const orderAdminRoutes = createRouter<OperatorEnv>()
+  .openapi(
+    createRoute({
+      ...operatorOperation(EVERY_ROLE),
+      operationId: "listOrderQueue",
+      method: "get",
+      path: "/orders",
+      summary: "List every account's orders: the queue",
+      description:
+        "Open orders (pending, processing) unless asked for other statuses, oldest request first; each with its " +
+        "account, its age in hours, and the numbers in stock for its country and type.",
+      request: { query: orderQueueQuery },
+      responses: {
+        200: jsonResponse(orderQueuePageSchema, "A page of the queue, with the counts of every status."),
+        ...errorResponses(400, 401, 403),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      const window = pageWindow(q.page, q.limit);
+      const { rows, total, statusCounts } = await listOrderQueue(c.var.db, toOrderQueueQuery(q), window);
+      const now = Date.now();
+      return c.json(
+        {
+          data: rows.map((row) => toQueuedOrder(row, now)),
+          meta: { ...pageMeta(window, total), status_counts: statusCounts },
+        },
+        200,
+      );
+    },
+  )
   .openapi(
     createRoute({
       ...operatorOperation(EVERY_ROLE),

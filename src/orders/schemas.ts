@@ -1,20 +1,23 @@
 // Wire format of orders: request bodies, list query, path parameters, the Order object, and the mappings between the
 // wire and the store.
 import { z } from "@hono/zod-openapi";
+import { customerSlugFilter } from "../customers/schemas.ts";
 import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
+import { countryCodeSchema, integerParam, multiLineText, numberTypeSchema, timestampSchema, uuidParam } from "../http/fields.ts";
 import {
-  calendarDateSchema,
-  countryCodeSchema,
-  integerParam,
-  multiLineText,
-  numberTypeSchema,
-  timestampSchema,
-  uuidParam,
-} from "../http/fields.ts";
-import { commaList, countedPageSchema, pageQuery, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
+  commaList,
+  countedPageSchema,
+  dateQuery,
+  pageQuery,
+  searchQuery,
+  sortByQuery,
+  sortOrderQuery,
+  statusCountsSchema,
+} from "../http/pagination.ts";
 import { whenFieldsValid } from "../http/validation.ts";
 import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
 import { ORDER_SORT_KEYS, type OrderListQuery } from "./list.ts";
+import { OPEN_STATUSES, type OrderQueueQuery, QUEUE_SORT_KEYS, type QueuedOrder } from "./queue.ts";
 import type { NewOrder, OrderChanges } from "./store.ts";
 
 /** The most numbers one order asks for. */
@@ -105,9 +108,6 @@ export function toOrderChanges(body: z.infer<typeof updateOrderBody>): OrderChan
   };
 }
 
-const dateQuery = (name: string, description: string) =>
-  calendarDateSchema.optional().openapi({ param: { name, in: "query" }, description });
-
 const quantityBoundQuery = (name: string, description: string) =>
   integerParam({ min: 1 })
     .optional()
@@ -168,7 +168,61 @@ export function toOrderListQuery(q: z.infer<typeof listOrdersQuery>): OrderListQ
   };
 }
 
-export const orderPageSchema = countedPageSchema(orderSchema, "Order", statusCountsSchema(ORDER_STATUSES, "OrderStatusCounts"));
+const orderStatusCountsSchema = statusCountsSchema(ORDER_STATUSES, "OrderStatusCounts");
+
+export const orderPageSchema = countedPageSchema(orderSchema, "Order", orderStatusCountsSchema);
+
+/** The operator's queue: every account's orders, open ones unless asked for others, oldest first. */
+export const orderQueueQuery = z
+  .object({
+    page: pageQuery.page,
+    limit: pageQuery.limit,
+    status: commaList(orderStatusSchema, "status", `Order statuses; default ${OPEN_STATUSES.join(",")}.`),
+    customer_slug: customerSlugFilter,
+    country_code: commaList(countryCodeSchema, "country_code", "Country codes."),
+    number_type: commaList(numberTypeSchema, "number_type", "Number types."),
+    requested_from: dateQuery("requested_from", "Requested on or after this UTC day (inclusive)."),
+    requested_to: dateQuery("requested_to", "Requested on or before this UTC day (inclusive)."),
+    sort_by: sortByQuery(QUEUE_SORT_KEYS, "requested_at"),
+    sort_order: sortOrderQuery("asc"),
+  })
+  .refine((q) => ordered(q.requested_from, q.requested_to), {
+    path: ["requested_from"],
+    error: "must not be after requested_to",
+    when: whenFieldsValid("requested_from", "requested_to"),
+  });
+
+export function toOrderQueueQuery(q: z.infer<typeof orderQueueQuery>): OrderQueueQuery {
+  return {
+    statuses: q.status ?? OPEN_STATUSES,
+    customerSlug: q.customer_slug,
+    countryCodes: q.country_code,
+    numberTypes: q.number_type,
+    requestedFrom: q.requested_from === undefined ? undefined : startOfDay(q.requested_from),
+    requestedTo: q.requested_to === undefined ? undefined : endOfDay(q.requested_to),
+    sortBy: q.sort_by,
+    sortOrder: q.sort_order,
+  };
+}
+
+export const queuedOrderSchema = orderSchema
+  .extend({
+    customer_slug: z.string(),
+    age_hours: z.int().openapi({ description: "Whole hours since requested_at." }),
+    stock_available: z.int().openapi({ description: "Numbers in stock for the order's country and type." }),
+  })
+  .openapi("QueuedOrder");
+
+export const orderQueuePageSchema = countedPageSchema(queuedOrderSchema, "OrderQueue", orderStatusCountsSchema);
+
+export function toQueuedOrder(row: QueuedOrder, now: number): z.infer<typeof queuedOrderSchema> {
+  return {
+    ...toOrder(row.order),
+    customer_slug: row.customerSlug,
+    age_hours: Math.max(0, Math.floor((now - row.order.requestedAt) / 3_600_000)),
+    stock_available: row.stockAvailable,
+  };
+}
 
 export const orderIdParam = uuidParam("order_id");
 

@@ -4,7 +4,7 @@ import type { PortalVisitor } from "../env.ts";
 import { CsrfField } from "../ui/components.tsx";
 import type { Frame } from "../ui/renderer.tsx";
 
-export type Section = "orders" | "numbers" | "keys" | "team" | "webhooks";
+export type Section = "orders" | "numbers" | "keys" | "team" | "webhooks" | "activity";
 
 const SECTIONS: { id: Section; href: string; label: string; settings: boolean }[] = [
   { id: "orders", href: "/portal/orders", label: "Orders", settings: false },
@@ -12,6 +12,7 @@ const SECTIONS: { id: Section; href: string; label: string; settings: boolean }[
   { id: "keys", href: "/portal/settings/api-keys", label: "API keys", settings: true },
   { id: "team", href: "/portal/settings/team", label: "Team", settings: true },
   { id: "webhooks", href: "/portal/settings/webhooks", label: "Webhooks", settings: true },
+  { id: "activity", href: "/portal/settings/activity", label: "Activity", settings: true },
 ];
 
 /** Whether the role sees the Settings pages: owners and admins; members read and work, they do not administer. */

@@ -65,12 +65,23 @@ function notAhead(claim: unknown, nowSeconds: number): boolean {
   return claim === undefined || (typeof claim === "number" && Number.isFinite(claim) && claim - LEEWAY_SECONDS <= nowSeconds);
 }
 
+/** Who a valid Access token names, and until when it is valid (seconds since the epoch, as the token's exp). */
+export interface AccessIdentity {
+  email: string;
+  expiresAt: number;
+}
+
 /**
- * The e-mail (lower case) of a valid Access token for this deployment's application, or undefined for any other: not
- * a JWT, not RS256, no `kid`, an unknown key, a bad signature, another audience or issuer, expired or not yet valid
- * (beyond the leeway), or no e-mail (an Access service token names no person). Without ACCESS_AUD nothing is valid.
+ * The person (their e-mail, in lower case) of a valid Access token for this deployment's application, or undefined
+ * for any other: not a JWT, not RS256, no `kid`, an unknown key, a bad signature, another audience or issuer, expired
+ * or not yet valid (beyond the leeway), or no e-mail (an Access service token names no person). Without ACCESS_AUD
+ * nothing is valid.
  */
-export async function accessEmail(token: string, settings: AccessSettings, now = Date.now()): Promise<string | undefined> {
+export async function accessIdentity(
+  token: string,
+  settings: AccessSettings,
+  now = Date.now(),
+): Promise<AccessIdentity | undefined> {
   if (!settings.ACCESS_AUD || !settings.ACCESS_TEAM_DOMAIN) return undefined;
   const issuer = issuerOf(settings.ACCESS_TEAM_DOMAIN);
   let kid: unknown;
@@ -96,5 +107,5 @@ export async function accessEmail(token: string, settings: AccessSettings, now =
   const { exp, nbf, iat, email } = payload;
   if (typeof exp !== "number" || !Number.isFinite(exp) || exp + LEEWAY_SECONDS <= nowSeconds) return undefined;
   if (!notAhead(nbf, nowSeconds) || !notAhead(iat, nowSeconds)) return undefined;
-  return typeof email === "string" && email.includes("@") ? email.toLowerCase() : undefined;
+  return typeof email === "string" && email.includes("@") ? { email: email.toLowerCase(), expiresAt: exp } : undefined;
 }

@@ -10,7 +10,7 @@ import { isAdminToken } from "../http/auth.ts";
 import { authenticationFailure, refuseSpentAddress } from "../http/auth-failures.ts";
 import { publicOrigin } from "../http/public-origin.ts";
 import { Problem } from "../lib/problem.ts";
-import { ACCESS_COOKIE, ACCESS_HEADER, accessEmail } from "./access.ts";
+import { ACCESS_COOKIE, ACCESS_HEADER, accessIdentity } from "./access.ts";
 import { findStaff } from "./store.ts";
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
@@ -55,11 +55,12 @@ export const requireOperator: MiddlewareHandler<OperatorEnv> = async (c, next) =
     if (!SAFE_METHODS.has(c.req.method) && isCrossSite(c)) {
       throw forbidden("A change signed in with Cloudflare Access must come from this service's own pages");
     }
-    const email = await accessEmail(token, c.env);
-    if (!email) throw await authenticationFailure(c);
+    const identity = await accessIdentity(token, c.env);
+    if (!identity) throw await authenticationFailure(c);
+    const { email } = identity;
     const member = await findStaff(c.var.db, email);
     if (member?.status !== "enabled") throw forbidden(`${email} is not an enabled member of the operator's staff`);
-    operator = { actor: { type: "staff", email: member.email }, role: member.role, name: member.name };
+    operator = { actor: { type: "staff", email: member.email }, role: member.role, name: member.name, accessToken: token };
   }
   c.set("operator", operator);
   c.set("actor", operator.actor);

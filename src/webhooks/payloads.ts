@@ -3,12 +3,7 @@
 // holds every event's data equal to the API's answer).
 import { type AnyColumn, asc, eq, type SQL, sql } from "drizzle-orm";
 import { kycDocuments, kycVerifications, numbers, orders } from "../db/schema.ts";
-import { inJsonList } from "../db/sql.ts";
-
-/** toIso in SQL: ISO 8601 UTC with milliseconds; NULL stays NULL. */
-export function iso(ms: AnyColumn | SQL): SQL {
-  return sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${ms} / 1000.0, 'unixepoch')`;
-}
+import { inJsonList, iso } from "../db/sql.ts";
 
 function prefixed(prefix: string, id: AnyColumn): SQL {
   return sql`${`${prefix}_`} || ${id}`;

@@ -20,13 +20,13 @@ import {
   webhookDeliveries,
   webhookEndpoints,
 } from "../db/schema.ts";
-import { insertSelection } from "../db/sql.ts";
+import { insertSelection, iso } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { toBase64 } from "../lib/base64.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import { eventStatements, type Outbox } from "./outbox.ts";
-import { iso, testEventData } from "./payloads.ts";
+import { testEventData } from "./payloads.ts";
 
 /** An account has at most this many endpoints. */
 export const MAX_ENDPOINTS = 10;

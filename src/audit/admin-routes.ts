@@ -1,0 +1,34 @@
+// The operator's audit log: every change, by anyone, newest first; never editable.
+import { createRoute } from "@hono/zod-openapi";
+import { pageWindow } from "../db/paging.ts";
+import type { OperatorEnv } from "../env.ts";
+import { errorResponses, jsonResponse } from "../http/openapi.ts";
+import { pageMeta } from "../http/pagination.ts";
+import { createRouter } from "../http/router.ts";
+import { EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
+import { auditEventPageSchema, operatorAuditQuery, toAuditEvent, toAuditListQuery } from "./schemas.ts";
+import { listAuditEvents } from "./store.ts";
+
+export const auditAdminRoutes = createRouter<OperatorEnv>().openapi(
+  createRoute({
+    ...operatorOperation(EVERY_ROLE),
+    operationId: "listAuditEvents",
+    method: "get",
+    path: "/audit-events",
+    summary: "List the audit log",
+    description:
+      "Who changed what: every operator change and every administrative change of a customer's, with each field's " +
+      "value before and after. Never purged, never editable or deletable through any interface.",
+    request: { query: operatorAuditQuery },
+    responses: {
+      200: jsonResponse(auditEventPageSchema, "A page of audit events, newest first."),
+      ...errorResponses(400, 401, 403),
+    },
+  }),
+  async (c) => {
+    const q = c.req.valid("query");
+    const window = pageWindow(q.page, q.limit);
+    const { rows, total } = await listAuditEvents(c.var.db, toAuditListQuery(q), window);
+    return c.json({ data: rows.map((row) => toAuditEvent(row)), meta: pageMeta(window, total) }, 200);
+  },
+);

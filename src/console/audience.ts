@@ -1,0 +1,30 @@
+// The console's audience: the operator's staff, by their Cloudflare Access identity (as on /admin), the console's
+// frame around every page, and on every form the session's CSRF token.
+import type { MiddlewareHandler } from "hono";
+import type { ConsoleEnv } from "../env.ts";
+import { createRouter } from "../http/router.ts";
+import { requireOperator } from "../staff/guard.ts";
+import { csrfTokenFor, refusedForm } from "../ui/form-guard.tsx";
+import { pageRenderer } from "../ui/renderer.tsx";
+import { consoleFrame } from "./frame.tsx";
+import { signedOutPath } from "./sign-in.tsx";
+
+/**
+ * Pages are for people: a staff member signed in through Access, whose Access token keys their forms' CSRF token. The
+ * ADMIN_TOKEN, automation's, has no console: its requests go to /admin.
+ */
+const requireStaffSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  const { accessToken } = c.var.operator;
+  if (accessToken === undefined) return c.redirect(signedOutPath, 303);
+  const csrfToken = await csrfTokenFor(accessToken);
+  const expired = await refusedForm(c, csrfToken);
+  if (expired) return expired;
+  c.set("csrfToken", csrfToken);
+  await next();
+};
+
+export function consoleAudience() {
+  const router = createRouter<ConsoleEnv>();
+  router.use(requireOperator, requireStaffSession, pageRenderer(consoleFrame));
+  return router;
+}

@@ -1,0 +1,165 @@
+// The operator's review queue: verifications of every account waiting for staff, oldest submission first, each with
+// its account and its subject (the number it verifies). As the orders' queue (src/orders/queue.ts): each status gives
+// its first rows from an index in order, the page is taken from their union, and the counts are the triggers'.
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { batchByName } from "../db/batch.ts";
+import type { Database } from "../db/client.ts";
+import { countByStatus, type PageWindow, type SortDirection } from "../db/paging.ts";
+import {
+  customers,
+  type DocumentRow,
+  KYC_STATUSES,
+  type KycRow,
+  type KycStatus,
+  kycCounts,
+  kycDocuments,
+  kycTotals,
+  kycVerifications,
+  type NumberRow,
+  numbers,
+} from "../db/schema.ts";
+import { inJsonList } from "../db/sql.ts";
+import { DOCUMENT_ORDER } from "./store.ts";
+
+/** The statuses the queue shows unless asked for others: the verifications waiting for staff. */
+export const AWAITING_STATUSES: readonly KycStatus[] = ["pending", "under_review"];
+
+/** What a verification verifies: a number (profiles come with the compliance work). */
+export const SUBJECT_TYPES = ["number", "profile"] as const;
+type SubjectType = (typeof SUBJECT_TYPES)[number];
+
+export interface ReviewQueueQuery {
+  statuses: readonly KycStatus[];
+  customerSlug?: string | undefined;
+  subjectType?: SubjectType | undefined;
+  /** The number's country and type (which leave profiles out). */
+  countryCodes?: readonly string[] | undefined;
+  numberTypes?: readonly string[] | undefined;
+  sortOrder: SortDirection;
+}
+
+export interface QueuedVerification {
+  verification: KycRow;
+  documents: DocumentRow[];
+  customerSlug: string;
+  number: Pick<NumberRow, "id" | "countryCode" | "numberType">;
+}
+
+const branchKyc = alias(kycVerifications, "branch_kyc");
+const branchNumbers = alias(numbers, "branch_numbers");
+
+function accountId(q: ReviewQueueQuery): SQL | undefined {
+  return q.customerSlug === undefined
+    ? undefined
+    : sql`(SELECT ${customers.id} FROM ${customers} WHERE ${eq(customers.slug, q.customerSlug)})`;
+}
+
+/** Whether the query can match anything: verifications of profiles do not exist yet. */
+function matchesNumbers(q: ReviewQueueQuery): boolean {
+  return q.subjectType === undefined || q.subjectType === "number";
+}
+
+function order(table: typeof kycVerifications | typeof branchKyc, q: ReviewQueueQuery): SQL {
+  const dir = sql.raw(q.sortOrder === "asc" ? "ASC" : "DESC");
+  return sql`${table.submittedAt} ${dir}, ${table.id} ${dir}`;
+}
+
+/** The page's rowids: each status's first offset + limit verifications in order, then the union's page. */
+function pageRowids(q: ReviewQueueQuery, window: PageWindow): SQL {
+  const account = accountId(q);
+  const byPair = q.countryCodes !== undefined || q.numberTypes !== undefined;
+  const conditions = and(
+    account === undefined ? undefined : eq(branchKyc.customerId, account),
+    q.countryCodes && inJsonList(branchNumbers.countryCode, q.countryCodes),
+    q.numberTypes && inJsonList(branchNumbers.numberType, q.numberTypes),
+  );
+  const from = byPair
+    ? sql`${kycVerifications} ${branchKyc} JOIN ${numbers} ${branchNumbers} ON ${branchNumbers.id} = ${branchKyc.numberId}`
+    : sql`${kycVerifications} ${branchKyc}`;
+  return sql`(
+    WITH branches AS (SELECT value AS status FROM json_each(${JSON.stringify(q.statuses)}))
+    SELECT ${kycVerifications}.rowid FROM branches JOIN ${kycVerifications} ON ${kycVerifications}.rowid IN (
+      SELECT ${branchKyc}.rowid FROM ${from}
+      WHERE ${branchKyc.status} = branches.status AND ${conditions ?? sql`1`}
+      ORDER BY ${order(branchKyc, q)} LIMIT ${window.offset + window.limit}
+    )
+    ORDER BY ${order(kycVerifications, q)} LIMIT ${window.limit} OFFSET ${window.offset}
+  )`;
+}
+
+/** Counts by status over every filter but status: the triggers' counts, or with a pair filter, counted. */
+function statusCountsQuery(db: Database, q: ReviewQueueQuery) {
+  if (q.countryCodes !== undefined || q.numberTypes !== undefined) {
+    const account = accountId(q);
+    return db
+      .select({ status: kycVerifications.status, count: sql<number>`count(*)`.mapWith(Number) })
+      .from(kycVerifications)
+      .innerJoin(numbers, eq(numbers.id, kycVerifications.numberId))
+      .where(
+        and(
+          account === undefined ? undefined : eq(kycVerifications.customerId, account),
+          q.countryCodes && inJsonList(numbers.countryCode, q.countryCodes),
+          q.numberTypes && inJsonList(numbers.numberType, q.numberTypes),
+        ),
+      )
+      .groupBy(kycVerifications.status);
+  }
+  if (q.customerSlug !== undefined) {
+    return db
+      .select({ status: kycCounts.status, count: kycCounts.count })
+      .from(kycCounts)
+      .where(eq(kycCounts.customerId, accountId(q)!));
+  }
+  return db.select({ status: kycTotals.status, count: kycTotals.count }).from(kycTotals);
+}
+
+/** A page of the review queue, its total and the counts by status, in one D1 call. */
+export async function listReviewQueue(
+  db: Database,
+  q: ReviewQueueQuery,
+  window: PageWindow,
+): Promise<{ rows: QueuedVerification[]; total: number; statusCounts: Record<KycStatus, number> }> {
+  if (!matchesNumbers(q)) return { rows: [], ...countByStatus(KYC_STATUSES, [], q.statuses) };
+  const onPage = sql`${kycVerifications}.rowid IN ${pageRowids(q, window)}`;
+  const { page, documents, counted } = await batchByName(db, {
+    page: queued(db).where(onPage).orderBy(order(kycVerifications, q)),
+    documents: db
+      .select()
+      .from(kycDocuments)
+      .where(inArray(kycDocuments.kycId, db.select({ id: kycVerifications.id }).from(kycVerifications).where(onPage)))
+      .orderBy(...DOCUMENT_ORDER),
+    counted: statusCountsQuery(db, q),
+  });
+  return { rows: withDocuments(page, documents), ...countByStatus(KYC_STATUSES, counted, q.statuses) };
+}
+
+/** Verifications with their account's slug and their number, to be filtered. */
+function queued(db: Database) {
+  return db
+    .select({
+      verification: kycVerifications,
+      customerSlug: customers.slug,
+      number: { id: numbers.id, countryCode: numbers.countryCode, numberType: numbers.numberType },
+    })
+    .from(kycVerifications)
+    .innerJoin(customers, eq(customers.id, kycVerifications.customerId))
+    .innerJoin(numbers, eq(numbers.id, kycVerifications.numberId));
+}
+
+function withDocuments(rows: Omit<QueuedVerification, "documents">[], documents: DocumentRow[]): QueuedVerification[] {
+  return rows.map((row) => ({ ...row, documents: documents.filter((d) => d.kycId === row.verification.id) }));
+}
+
+/** One verification of any account, with its documents, account and subject, for staff. */
+export async function findQueuedVerification(db: Database, kycId: string): Promise<QueuedVerification | undefined> {
+  const { rows, documents } = await batchByName(db, {
+    rows: queued(db).where(eq(kycVerifications.id, kycId)),
+    documents: db
+      .select()
+      .from(kycDocuments)
+      .where(eq(kycDocuments.kycId, kycId))
+      .orderBy(...DOCUMENT_ORDER),
+  });
+  return withDocuments(rows, documents)[0];
+}

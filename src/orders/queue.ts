@@ -1,0 +1,184 @@
+// The operator's queue: open orders of every account, oldest first, at the size of 100,000 open orders over 1,000
+// accounts. A page never reads orders one by one: each status (or, filtered by pair, each (status, country, type)
+// segment that has orders) gives its first offset + limit rows from an index in the sort's order, and the page is
+// taken from their union; the counts come from the counts the triggers keep (order_totals, order_counts).
+import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { batchByName } from "../db/batch.ts";
+import type { Database } from "../db/client.ts";
+import { countByStatus, type PageWindow, type SortDirection } from "../db/paging.ts";
+import {
+  customers,
+  ORDER_STATUSES,
+  type OrderRow,
+  type OrderStatus,
+  orderCounts,
+  orders,
+  orderTotals,
+  stockCounts,
+} from "../db/schema.ts";
+import { inJsonList } from "../db/sql.ts";
+
+export const QUEUE_SORT_KEYS = ["requested_at", "quantity", "customer_slug"] as const;
+type QueueSortKey = (typeof QUEUE_SORT_KEYS)[number];
+
+/** The statuses the queue shows unless asked for others: the orders waiting for the operator. */
+export const OPEN_STATUSES: readonly OrderStatus[] = ["pending", "processing"];
+
+export interface OrderQueueQuery {
+  statuses: readonly OrderStatus[];
+  customerSlug?: string | undefined;
+  countryCodes?: readonly string[] | undefined;
+  numberTypes?: readonly string[] | undefined;
+  /** Inclusive millisecond bounds. */
+  requestedFrom?: number | undefined;
+  requestedTo?: number | undefined;
+  sortBy: QueueSortKey;
+  sortOrder: SortDirection;
+}
+
+export interface QueuedOrder {
+  order: OrderRow;
+  customerSlug: string;
+  /** Numbers in stock for the order's (country_code, number_type). */
+  stockAvailable: number;
+}
+
+/** The orders of one branch inside the union, named apart from the orders being listed. */
+const branchOrders = alias(orders, "branch_orders");
+const branchCustomers = alias(customers, "branch_customers");
+const listedCustomers = alias(customers, "listed_customers");
+
+function direction(q: OrderQueueQuery): SQL {
+  return sql.raw(q.sortOrder === "asc" ? "ASC" : "DESC");
+}
+
+/** The sort's terms over one set of aliases: the key, then (for a tie) requested_at and the id. */
+function sortTerms(table: typeof orders | typeof branchOrders, slug: SQL, q: OrderQueueQuery): SQL {
+  const dir = direction(q);
+  switch (q.sortBy) {
+    case "requested_at":
+      return sql`${table.requestedAt} ${dir}, ${table.id} ${dir}`;
+    case "quantity":
+      return sql`${table.quantity} ${dir}, ${table.id} ${dir}`;
+    case "customer_slug":
+      return sql`${slug} ${dir}, ${table.requestedAt} ${dir}, ${table.id} ${dir}`;
+  }
+}
+
+function accountId(q: OrderQueueQuery): SQL | undefined {
+  return q.customerSlug === undefined
+    ? undefined
+    : sql`(SELECT ${customers.id} FROM ${customers} WHERE ${eq(customers.slug, q.customerSlug)})`;
+}
+
+/** Every filter but status, over `table`. */
+function filters(table: typeof orders | typeof branchOrders, q: OrderQueueQuery, withPair: boolean): SQL | undefined {
+  const account = accountId(q);
+  return and(
+    account === undefined ? undefined : eq(table.customerId, account),
+    withPair && q.countryCodes ? inJsonList(table.countryCode, q.countryCodes) : undefined,
+    withPair && q.numberTypes ? inJsonList(table.numberType, q.numberTypes) : undefined,
+    q.requestedFrom === undefined ? undefined : gte(table.requestedAt, q.requestedFrom),
+    q.requestedTo === undefined ? undefined : lte(table.requestedAt, q.requestedTo),
+  );
+}
+
+/**
+ * The page's rowids. The branches are the statuses asked for; in the default sort, filtered by pair and not by
+ * account, they are the (status, country, type) segments that hold orders, each served by its own index in order.
+ * Each branch gives its first offset + limit rows; the union's order gives the page.
+ */
+function pageRowids(q: OrderQueueQuery, window: PageWindow): SQL {
+  const firstRows = window.offset + window.limit;
+  const bySegment = q.sortBy === "requested_at" && q.customerSlug === undefined && (q.countryCodes || q.numberTypes);
+  const branches = bySegment
+    ? sql`SELECT ${orderTotals.status} AS status, ${orderTotals.countryCode} AS country_code, ${orderTotals.numberType} AS number_type
+          FROM ${orderTotals}
+          WHERE ${and(
+            inJsonList(orderTotals.status, q.statuses),
+            q.countryCodes && inJsonList(orderTotals.countryCode, q.countryCodes),
+            q.numberTypes && inJsonList(orderTotals.numberType, q.numberTypes),
+          )}`
+    : sql`SELECT value AS status FROM json_each(${JSON.stringify(q.statuses)})`;
+  const segment = bySegment
+    ? sql`AND ${branchOrders.countryCode} = branches.country_code AND ${branchOrders.numberType} = branches.number_type`
+    : sql``;
+  const branchFrom =
+    q.sortBy === "customer_slug"
+      ? sql`${customers} ${branchCustomers} JOIN ${orders} ${branchOrders} ON ${branchOrders.customerId} = ${branchCustomers.id}`
+      : sql`${orders} ${branchOrders}`;
+  // The account's slug is read only where the sort needs it.
+  const slugJoin =
+    q.sortBy === "customer_slug"
+      ? sql`JOIN ${customers} ${listedCustomers} ON ${listedCustomers.id} = ${orders.customerId}`
+      : sql``;
+  return sql`(
+    WITH branches AS (${branches})
+    SELECT ${orders}.rowid FROM branches JOIN ${orders} ON ${orders}.rowid IN (
+      SELECT ${branchOrders}.rowid FROM ${branchFrom}
+      WHERE ${branchOrders.status} = branches.status ${segment} AND ${filters(branchOrders, q, !bySegment) ?? sql`1`}
+      ORDER BY ${sortTerms(branchOrders, sql`${branchCustomers.slug}`, q)} LIMIT ${firstRows}
+    )
+    ${slugJoin}
+    ORDER BY ${sortTerms(orders, sql`${listedCustomers.slug}`, q)} LIMIT ${window.limit} OFFSET ${window.offset}
+  )`;
+}
+
+/**
+ * The counts by status over every filter but status: from order_totals (every account, per pair) or order_counts (one
+ * account, per segment), a few rows either way; with a date range, counted over the orders in it.
+ */
+function statusCountsQuery(db: Database, q: OrderQueueQuery) {
+  if (q.requestedFrom !== undefined || q.requestedTo !== undefined) {
+    return db
+      .select({ status: orders.status, count: sql<number>`count(*)`.mapWith(Number) })
+      .from(orders)
+      .where(filters(orders, q, true))
+      .groupBy(orders.status);
+  }
+  if (q.customerSlug !== undefined) {
+    return db
+      .select({ status: orderCounts.status, count: orderCounts.count })
+      .from(orderCounts)
+      .where(
+        and(
+          eq(orderCounts.customerId, accountId(q)!),
+          q.countryCodes && inJsonList(orderCounts.countryCode, q.countryCodes),
+          q.numberTypes && inJsonList(orderCounts.numberType, q.numberTypes),
+        ),
+      );
+  }
+  return db
+    .select({ status: orderTotals.status, count: orderTotals.count })
+    .from(orderTotals)
+    .where(
+      and(
+        q.countryCodes && inJsonList(orderTotals.countryCode, q.countryCodes),
+        q.numberTypes && inJsonList(orderTotals.numberType, q.numberTypes),
+      ),
+    );
+}
+
+/** A page of the queue, its total and the counts by status, in one D1 call. */
+export async function listOrderQueue(
+  db: Database,
+  q: OrderQueueQuery,
+  window: PageWindow,
+): Promise<{ rows: QueuedOrder[]; total: number; statusCounts: Record<OrderStatus, number> }> {
+  const { page, counted } = await batchByName(db, {
+    page: db
+      .select({
+        order: orders,
+        customerSlug: customers.slug,
+        stockAvailable: sql<number>`coalesce(${stockCounts.count}, 0)`.mapWith(Number).as("stock_available"),
+      })
+      .from(orders)
+      .innerJoin(customers, eq(customers.id, orders.customerId))
+      .leftJoin(stockCounts, and(eq(stockCounts.countryCode, orders.countryCode), eq(stockCounts.numberType, orders.numberType)))
+      .where(sql`${orders}.rowid IN ${pageRowids(q, window)}`)
+      .orderBy(sortTerms(orders, sql`${customers.slug}`, q)),
+    counted: statusCountsQuery(db, q),
+  });
+  return { rows: page, ...countByStatus(ORDER_STATUSES, counted, q.statuses) };
+}

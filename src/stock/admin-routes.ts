@@ -1,0 +1,149 @@
+// The operator's number stock: import (JSON or CSV, with a report of every row), the list, the counts per pair, and
+// the removal of a number. Allocation from the stock is the allocation's (src/numbers/admin-routes.ts).
+import { createRoute } from "@hono/zod-openapi";
+import { pageWindow } from "../db/paging.ts";
+import type { OperatorEnv } from "../env.ts";
+import { errorResponses, jsonResponse, locationHeader } from "../http/openapi.ts";
+import { pageMeta } from "../http/pagination.ts";
+import { requestBody, takesLargeBody } from "../http/request-body.ts";
+import { workOf } from "../http/request-context.ts";
+import { createRouter } from "../http/router.ts";
+import { mediaTypeOf } from "../lib/content.ts";
+import { Problem, valueOrProblem } from "../lib/problem.ts";
+import { toIso } from "../lib/time.ts";
+import { EVERY_ROLE, FULFILMENT, operatorOperation } from "../staff/roles.ts";
+import {
+  CSV_IMPORT_BYTES,
+  importReportSchema,
+  JSON_IMPORT_BYTES,
+  listStockQuery,
+  removedStockNumberSchema,
+  rowsOfCsv,
+  stockCsvBody,
+  stockImportBody,
+  stockPageSchema,
+  stockPhoneParams,
+  stockSummarySchema,
+  toStockListQuery,
+  toStockNumber,
+} from "./schemas.ts";
+import { listStock, stockSummary } from "./store.ts";
+import { importNumbers, removeNumber } from "./use-cases.ts";
+
+const CSV = "text/csv";
+
+export const stockAdminRoutes = createRouter<OperatorEnv>()
+  .openapi(
+    createRoute({
+      ...operatorOperation(FULFILMENT),
+      // Larger bodies than 64 KiB, read by this route itself: JSON up to 1 MiB, CSV up to 10 MiB.
+      middleware: [
+        operatorOperation(FULFILMENT).middleware,
+        takesLargeBody({ "application/json": JSON_IMPORT_BYTES, [CSV]: CSV_IMPORT_BYTES }),
+      ],
+      operationId: "importStock",
+      method: "post",
+      path: "/stock",
+      summary: "Import numbers into the stock",
+      description:
+        "Numbers the operator holds for any country and type, before any order. Every row is checked first; valid " +
+        "rows are imported in one transaction, numbers in stock already, allocated, or repeated in the request are " +
+        "skipped (duplicates), and the report names each skipped and each refused row (at most 1,000 of each, with " +
+        "their counts). The Location lists the numbers this import brought.",
+      request: {
+        body: {
+          required: true,
+          content: { "application/json": { schema: stockImportBody }, [CSV]: { schema: stockCsvBody } },
+        },
+      },
+      responses: {
+        201: { ...jsonResponse(importReportSchema, "What the import did with each row."), headers: locationHeader },
+        ...errorResponses(400, 401, 403, 413, 415),
+      },
+    }),
+    async (c) => {
+      const mediaType = mediaTypeOf(c.req.header("Content-Type"));
+      // The validator checked a JSON body (its type also lists the CSV's, which no validator reads).
+      const json = mediaType === "application/json" ? c.req.valid("json") : undefined;
+      let rows: readonly unknown[];
+      if (mediaType === CSV) rows = rowsOfCsv(await requestBody(c.req.raw));
+      else if (typeof json === "object") rows = json.numbers;
+      else throw new Problem("unsupported_media_type", "Content-Type must be application/json or text/csv");
+      const report = valueOrProblem(await importNumbers(workOf(c), rows));
+      c.header("Location", `/admin/stock?import_id=${report.importId}`);
+      return c.json(
+        {
+          import_id: report.importId,
+          imported: report.imported,
+          duplicates: report.duplicates,
+          duplicate_count: report.duplicateCount,
+          invalid: report.invalid,
+          invalid_count: report.invalidCount,
+        },
+        201,
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operatorOperation(EVERY_ROLE),
+      operationId: "listStock",
+      method: "get",
+      path: "/stock",
+      summary: "List the stock",
+      request: { query: listStockQuery },
+      responses: {
+        200: jsonResponse(stockPageSchema, "A page of stocked numbers, newest import first, then by number."),
+        ...errorResponses(400, 401, 403),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      const window = pageWindow(q.page, q.limit);
+      const { rows, total } = await listStock(c.var.db, toStockListQuery(q), window);
+      return c.json({ data: rows.map(toStockNumber), meta: pageMeta(window, total) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operatorOperation(EVERY_ROLE),
+      operationId: "getStockSummary",
+      method: "get",
+      path: "/stock/summary",
+      summary: "Count the stock per country and type",
+      responses: {
+        200: jsonResponse(stockSummarySchema, "The numbers in stock per (country_code, number_type), and in all."),
+        ...errorResponses(400, 401, 403),
+      },
+    }),
+    async (c) => {
+      const pairs = await stockSummary(c.var.db);
+      return c.json(
+        {
+          data: pairs.map((pair) => ({ country_code: pair.countryCode, number_type: pair.numberType, count: pair.count })),
+          total: pairs.reduce((sum, pair) => sum + pair.count, 0),
+        },
+        200,
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operatorOperation(FULFILMENT),
+      operationId: "removeStockNumber",
+      method: "delete",
+      path: "/stock/{phone_number}",
+      summary: "Take a number out of the stock",
+      description: "Only a number in stock, which is never an allocated one (404 otherwise).",
+      request: { params: stockPhoneParams },
+      responses: {
+        200: jsonResponse(removedStockNumberSchema, "The number that left the stock."),
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const work = workOf(c);
+      const removed = valueOrProblem(await removeNumber(work, c.req.valid("param").phone_number));
+      return c.json({ ...toStockNumber(removed), removed_at: toIso(work.now) }, 200);
+    },
+  );

@@ -1,0 +1,170 @@
+// Queries for the number stock: an import in one batch (numbers already in stock or allocated are skipped, each
+// reported), the list, the counts per pair, and a removal; allocation from stock is the numbers' (src/numbers/store.ts).
+import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
+import { auditStatement } from "../audit/store.ts";
+import { batchByName, pageAndTotal } from "../db/batch.ts";
+import type { Database } from "../db/client.ts";
+import { type Outcome, ok, refuse } from "../db/outcome.ts";
+import type { PageWindow } from "../db/paging.ts";
+import { numbers, type StockNumberRow, stockCounts, stockNumbers } from "../db/schema.ts";
+import { containsText, inJsonList, iso } from "../db/sql.ts";
+import type { AuditContext } from "../env.ts";
+
+/** A number to stock, valid. */
+export interface StockRow {
+  phoneNumber: string;
+  countryCode: string;
+  numberType: string;
+}
+
+/**
+ * Rows per INSERT: each statement carries its rows as one JSON parameter (D1 binds at most 100 parameters), and keeps
+ * it well under D1's limits on a statement's size.
+ */
+const ROWS_PER_STATEMENT = 2000;
+
+/**
+ * Imports the rows (distinct numbers) in one batch, so an import is whole or not at all: each statement inserts its
+ * share, skipping a number in stock already or allocated (a number is never both), and returns what it inserted. The
+ * audit event, last, counts the import's rows as they landed; `repeated` and `invalid` are what the request held
+ * besides, counted in its event too.
+ */
+export async function importStock(
+  db: Database,
+  audit: AuditContext,
+  rows: StockRow[],
+  counts: { repeated: number; invalid: number },
+  now: number,
+): Promise<{ importId: string; imported: Set<string> }> {
+  const importId = crypto.randomUUID();
+  const value = (path: string) => sql`json_extract(row.value, ${path})`;
+  const statements = Object.fromEntries(
+    Array.from({ length: Math.ceil(rows.length / ROWS_PER_STATEMENT) }, (_, i) => {
+      const share = rows.slice(i * ROWS_PER_STATEMENT, (i + 1) * ROWS_PER_STATEMENT);
+      const json = JSON.stringify(share.map((r) => [r.phoneNumber, r.countryCode, r.numberType]));
+      return [
+        `rows${i + 1}`,
+        db
+          .insert(stockNumbers)
+          .select(
+            db
+              .select({
+                phoneNumber: value("$[0]").as("phone_number"),
+                countryCode: value("$[1]").as("country_code"),
+                numberType: value("$[2]").as("number_type"),
+                importId: sql`${importId}`.as("import_id"),
+                importedAt: sql`${now}`.as("imported_at"),
+              })
+              .from(sql`json_each(${json}) AS row`)
+              .where(sql`NOT EXISTS (SELECT 1 FROM ${numbers} WHERE ${numbers.phoneNumber} = ${value("$[0]")})`),
+          )
+          .onConflictDoNothing()
+          .returning({ phoneNumber: stockNumbers.phoneNumber }),
+      ];
+    }),
+  );
+  const landed = sql`(SELECT count(*) FROM ${stockNumbers} WHERE ${eq(stockNumbers.importId, importId)})`;
+  const written = await batchByName(db, {
+    rows: statements,
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: "stock.imported",
+        target: { type: "stock_import", id: importId },
+        customerId: null,
+        changes: {
+          imported: [null, landed],
+          duplicates: [null, sql`${rows.length + counts.repeated} - ${landed}`],
+          invalid: [null, counts.invalid],
+        },
+      },
+    ),
+  });
+  const imported = new Set(Object.values(written.rows).flatMap((inserted) => inserted.map((row) => row.phoneNumber)));
+  return { importId, imported };
+}
+
+export interface StockListQuery {
+  countryCodes?: readonly string[] | undefined;
+  numberTypes?: readonly string[] | undefined;
+  /** A substring of the phone number. */
+  search?: string | undefined;
+  importId?: string | undefined;
+}
+
+/** A page of the stock, newest import first, then by number; and how many numbers match. */
+export async function listStock(
+  db: Database,
+  q: StockListQuery,
+  window: PageWindow,
+): Promise<{ rows: StockNumberRow[]; total: number }> {
+  const pairs = and(
+    q.countryCodes && inJsonList(stockNumbers.countryCode, q.countryCodes),
+    q.numberTypes && inJsonList(stockNumbers.numberType, q.numberTypes),
+  );
+  const where = and(
+    pairs,
+    q.search === undefined ? undefined : containsText(stockNumbers.phoneNumber, q.search),
+    q.importId === undefined ? undefined : eq(stockNumbers.importId, q.importId),
+  );
+  // Filtered by pairs alone, the total is the pairs' counts (a few rows), not a count of the numbers.
+  const total =
+    q.search === undefined && q.importId === undefined
+      ? db
+          .select({ total: sql<number>`total(${stockCounts.count})`.mapWith(Number) })
+          .from(stockCounts)
+          .where(
+            and(
+              q.countryCodes && inJsonList(stockCounts.countryCode, q.countryCodes),
+              q.numberTypes && inJsonList(stockCounts.numberType, q.numberTypes),
+            ),
+          )
+      : db.select({ total: count() }).from(stockNumbers).where(where);
+  return pageAndTotal(
+    db,
+    db
+      .select()
+      .from(stockNumbers)
+      .where(where)
+      .orderBy(desc(stockNumbers.importedAt), asc(stockNumbers.phoneNumber))
+      .limit(window.limit)
+      .offset(window.offset),
+    total,
+  );
+}
+
+/** The stock's count per (country_code, number_type), by country then type. */
+export async function stockSummary(db: Database): Promise<{ countryCode: string; numberType: string; count: number }[]> {
+  return db.select().from(stockCounts).orderBy(asc(stockCounts.countryCode), asc(stockCounts.numberType));
+}
+
+/** Takes a number out of the stock (an unallocated one: a number in stock never is), with its audit event. */
+export async function removeFromStock(
+  db: Database,
+  audit: AuditContext,
+  phoneNumber: string,
+  now: number,
+): Promise<Outcome<StockNumberRow, "not_found">> {
+  const inStock: SQL = eq(stockNumbers.phoneNumber, phoneNumber);
+  const removed = await batchByName(db, {
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: "stock.removed",
+        target: { type: "stock_number", id: phoneNumber },
+        customerId: null,
+        changes: {
+          country_code: [stockNumbers.countryCode, null],
+          number_type: [stockNumbers.numberType, null],
+          imported_at: [iso(stockNumbers.importedAt), null],
+        },
+      },
+      { from: stockNumbers, where: inStock },
+    ),
+    number: db.delete(stockNumbers).where(inStock).returning(),
+  });
+  const [row] = removed.number;
+  return row ? ok(row) : refuse("not_found");
+}

@@ -1,0 +1,64 @@
+// The stock's actions (fulfilment's and the admin's): import numbers, every row checked on its own and reported, and
+// take one out. Each ends in its value or one Problem.
+import type { StockNumberRow } from "../db/schema.ts";
+import type { Work } from "../env.ts";
+import { done, notFound, type Result, refused } from "../lib/problem.ts";
+import { REPORTED_ITEMS, stockRowSchema } from "./schemas.ts";
+import { importStock, removeFromStock, type StockRow } from "./store.ts";
+
+export interface ImportReport {
+  importId: string;
+  imported: number;
+  duplicates: string[];
+  duplicateCount: number;
+  invalid: { index: number; errors: { field: string; message: string }[] }[];
+  invalidCount: number;
+}
+
+/**
+ * Imports the rows, each checked first by the stock row's schema: a bad row is reported (its place and every reason),
+ * a number repeated in the request counts once (the repeats are duplicates), and the rest are imported in one batch,
+ * skipping numbers in stock already or allocated (duplicates too).
+ */
+export async function importNumbers(work: Work, rows: readonly unknown[]): Promise<Result<ImportReport>> {
+  const valid: StockRow[] = [];
+  const seen = new Set<string>();
+  const repeated: string[] = [];
+  const invalid: ImportReport["invalid"] = [];
+  for (const [index, row] of rows.entries()) {
+    const parsed = stockRowSchema.safeParse(row);
+    if (!parsed.success) {
+      const errors = parsed.error.issues.flatMap((issue) =>
+        issue.code === "unrecognized_keys"
+          ? issue.keys.map((field) => ({ field, message: "is not a column of the stock" }))
+          : [{ field: String(issue.path[0] ?? ""), message: issue.message }],
+      );
+      invalid.push({ index, errors });
+      continue;
+    }
+    const { phone_number: phoneNumber, country_code: countryCode, number_type: numberType } = parsed.data;
+    if (seen.has(phoneNumber)) {
+      repeated.push(phoneNumber);
+      continue;
+    }
+    seen.add(phoneNumber);
+    valid.push({ phoneNumber, countryCode, numberType });
+  }
+  const counts = { repeated: repeated.length, invalid: invalid.length };
+  const { importId, imported } = await importStock(work.db, work, valid, counts, work.now);
+  const duplicates = [...valid.map((row) => row.phoneNumber).filter((phone) => !imported.has(phone)), ...repeated];
+  return done({
+    importId,
+    imported: imported.size,
+    duplicates: duplicates.slice(0, REPORTED_ITEMS),
+    duplicateCount: duplicates.length,
+    invalid: invalid.slice(0, REPORTED_ITEMS),
+    invalidCount: invalid.length,
+  });
+}
+
+/** Takes a number out of the stock; one not in stock (or allocated: never both) is not found. */
+export async function removeNumber(work: Work, phoneNumber: string): Promise<Result<StockNumberRow>> {
+  const removed = await removeFromStock(work.db, work, phoneNumber, work.now);
+  return removed.ok ? done(removed.value) : refused(notFound("Stock number"));
+}

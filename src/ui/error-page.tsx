@@ -1,0 +1,45 @@
+// A set of pages' answer to an error: the API's problem (its status and its words) as a page a person can read,
+// rather than problem+json. A refusal of the Origin check, a form too large, a failure: each a page with a way back.
+import type { ErrorHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "../env.ts";
+import { ClientClosed, handleError } from "../http/problem.ts";
+import { PROBLEMS, Problem } from "../lib/problem.ts";
+import { renderDocument } from "./document.tsx";
+
+/** Where an error page leads back to: the set's home. */
+interface WayBack {
+  href: string;
+  label: string;
+}
+
+function errorPage(c: Parameters<ErrorHandler<AppEnv>>[1], back: WayBack, status: number, title: string, text: string) {
+  return renderDocument(
+    c,
+    title,
+    <div class="card narrow">
+      <h1>{title}</h1>
+      <p>{text}</p>
+      <p>
+        <a href={back.href}>{back.label}</a>
+      </p>
+    </div>,
+    status as 400,
+  );
+}
+
+/** The error handler of a set of pages, whose error pages lead back to `back`. */
+export function pageErrorHandler(back: WayBack): ErrorHandler<AppEnv> {
+  return (error, c) => {
+    if (error instanceof ClientClosed) return handleError(error, c);
+    // hono/csrf's refusal: a form posted from another site.
+    if (error instanceof HTTPException && error.status === 403) {
+      return errorPage(c, back, 403, "Refused", "This form was not sent from this site, so nothing was done.");
+    }
+    if (error instanceof Problem) {
+      return errorPage(c, back, PROBLEMS[error.code].status, PROBLEMS[error.code].title, error.message);
+    }
+    if (error instanceof HTTPException && error.status < 500) return errorPage(c, back, error.status, "Refused", error.message);
+    return errorPage(c, back, 500, "Something went wrong", "Nothing you did caused this; please try again in a moment.");
+  };
+}
