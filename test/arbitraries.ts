@@ -435,12 +435,37 @@ function bodyOf(route: RouteConfig, pools: Pools): fc.Arbitrary<BodySpec | undef
     const media = content[mediaType];
     return media && "schema" in media ? media.schema : undefined;
   };
+  // A route that reads its own body describes it with a plain JSON Schema (the upload's form, the stock import).
+  const described = (schema: unknown) => (isZodSchema(schema) ? inputSchema(schema) : (schema as JsonSchema));
   const jsonSchema = schemaOf("application/json");
-  if (jsonSchema) return jsonBody(inputSchema(jsonSchema), pools);
-  // The upload's form is described by a plain JSON Schema (the route reads the body itself).
+  const json = jsonSchema === undefined ? undefined : jsonBody(described(jsonSchema), pools);
+  if (schemaOf("text/csv") !== undefined) return json ? fc.oneof(json, csvBody(pools)) : csvBody(pools);
+  if (json) return json;
   const formSchema = schemaOf("multipart/form-data");
-  if (formSchema) return formBody(formSchema as JsonSchema);
+  if (formSchema) return formBody(described(formSchema));
   return fc.constant(undefined);
+}
+
+function isZodSchema(schema: unknown): schema is z.ZodType {
+  return typeof schema === "object" && schema !== null && "safeParse" in schema;
+}
+
+/** The stock's CSV: its header and rows from the pools, or what a reader must refuse (another header, a short row). */
+function csvBody(pools: Pools): fc.Arbitrary<BodySpec> {
+  const cell = (name: string) => (pools.fields[name] ?? fc.string()).map((value) => String([value].flat()[0] ?? ""));
+  const row = fc.tuple(cell("phone_numbers"), cell("country_code"), cell("number_type")).map((cells) => cells.join(","));
+  const header = fc.oneof(
+    { arbitrary: fc.constant("phone_number,country_code,number_type"), weight: 8 },
+    fc.constantFrom("number,country,type", "phone_number,country_code", ""),
+  );
+  const rows = fc.array(fc.oneof({ arbitrary: row, weight: 8 }, fc.constantFrom("+1", '"unclosed', "a,b,c,d")), {
+    maxLength: 6,
+  });
+  return fc
+    .tuple(header, rows, fc.constantFrom("\n", "\r\n"))
+    .map(
+      ([first, rest, newline]): BodySpec => ({ kind: "text", text: [first, ...rest, ""].join(newline), contentType: "text/csv" }),
+    );
 }
 
 /** Headers anyone may send: request ids of any shape, D1 bookmarks (malformed, or well formed but unknown), ETags. */

@@ -21,6 +21,7 @@ import {
   type TestCustomer,
   uniquePhoneNumber,
 } from "./helpers.ts";
+import { installWriteCounter, storageFingerprint } from "./write-counter.ts";
 
 /** Generated requests per property. */
 const RUNS = 1000;
@@ -251,67 +252,6 @@ function poolsFor(a: Account, b: Account, revocableKeyIds: string[]): Pools {
       ),
     },
   };
-}
-
-/**
- * Counts every row inserted, deleted or changed in any table, with a trigger per table and operation, so a request that
- * changes nothing leaves the count as it was (an UPDATE that rewrites a row with its own values is not a change). FTS
- * tables are left out: their shadow tables are written only by triggers on orders. api_keys.last_used_at is the key's
- * use, written at most once a minute after any request (DECISIONS): not counted.
- */
-async function installWriteCounter(): Promise<string[]> {
-  await env.DB.prepare("CREATE TABLE property_row_writes (n INTEGER NOT NULL, audit INTEGER NOT NULL)").run();
-  await env.DB.prepare("INSERT INTO property_row_writes (n, audit) VALUES (0, 0)").run();
-  const { results } = await env.DB.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all<{
-    name: string;
-    sql: string;
-  }>();
-  const virtual = results.filter((t) => /^CREATE VIRTUAL TABLE/i.test(t.sql)).map((t) => t.name);
-  const tables = results
-    .map((t) => t.name)
-    .filter((name) => !/^(sqlite_|_cf_|d1_)/.test(name) && name !== "property_row_writes")
-    .filter((name) => !virtual.some((v) => name === v || name.startsWith(`${v}_`)));
-  for (const table of tables) {
-    for (const operation of ["INSERT", "UPDATE", "DELETE"]) {
-      let when = "";
-      if (operation === "UPDATE") {
-        const columns = await env.DB.prepare("SELECT name FROM pragma_table_info(?)").bind(table).all<{ name: string }>();
-        when = `WHEN ${columns.results
-          .filter((c) => !(table === "api_keys" && c.name === "last_used_at"))
-          .map((c) => `OLD.${c.name} IS NOT NEW.${c.name}`)
-          .join(" OR ")}`;
-      }
-      // Audit events apart: a staff member's read of a document is recorded, so a read may write those.
-      const column = table === "audit_events" ? "audit" : "n";
-      await env.DB.prepare(
-        `CREATE TRIGGER property_count_${table}_${operation.toLowerCase()} AFTER ${operation} ON ${table} ${when} ` +
-          `BEGIN UPDATE property_row_writes SET ${column} = ${column} + 1; END`,
-      ).run();
-    }
-  }
-  return tables;
-}
-
-/**
- * Rows written so far (audit events apart) and every object in the bucket: equal before and after a request that
- * changed nothing.
- */
-async function storageFingerprint(): Promise<{ rowWrites: number; auditWrites: number; objects: string[] }> {
-  const listObjects = async () => {
-    const objects: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await env.DOCUMENTS.list({ cursor });
-      objects.push(...page.objects.map((o) => `${o.key} ${o.etag}`));
-      cursor = page.truncated ? page.cursor : undefined;
-    } while (cursor);
-    return objects;
-  };
-  const [counted, objects] = await Promise.all([
-    env.DB.prepare("SELECT n, audit FROM property_row_writes").first<{ n: number; audit: number }>(),
-    listObjects(),
-  ]);
-  return { rowWrites: counted?.n ?? -1, auditWrites: counted?.audit ?? -1, objects };
 }
 
 /** Everything of an account that must never reach another: its ids, slug, phone numbers and the texts it stored. */

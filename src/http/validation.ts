@@ -1,8 +1,8 @@
 // Turns every zod validation failure into one problem+json validation_error naming each bad field.
-import type { Hook } from "@hono/zod-openapi";
+import type { Hook, RouteConfig } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
-import type { Env } from "hono";
-import { type FieldError, type FieldLocation, validationError } from "../lib/problem.ts";
+import type { Context, Env } from "hono";
+import { type FieldError, type FieldLocation, Problem, validationError } from "../lib/problem.ts";
 
 type Issue = z.core.$ZodIssue;
 
@@ -102,4 +102,31 @@ export function whenFieldsValid(...fields: string[]) {
       const path = issue.path ?? [];
       return path.length === 0 || fields.includes(String(path[0]));
     });
+}
+
+type MediaType = NonNullable<NonNullable<NonNullable<RouteConfig["request"]>["body"]>["content"][string]>;
+type ContentSchema = NonNullable<Extract<MediaType, { schema?: unknown }>["schema"]>;
+
+/**
+ * A zod schema as the API description shows a body of a route that reads its body itself: a plain JSON Schema, which
+ * no validator acts on (a zod one would have a validator read the body first, or, for a route that takes several
+ * media types, judge every body as JSON).
+ */
+export function describedOnly(schema: z.ZodType): ContentSchema {
+  const { $schema: _, ...described } = z.toJSONSchema(schema, { io: "input" });
+  // zod's JSON Schema type admits boolean subschemas, which the OpenAPI type does not; these schemas have none.
+  return described as ContentSchema;
+}
+
+/** A JSON body read by its route (after strictJsonBody's checks) and judged by `schema`, or the problem that refuses it. */
+export async function validJsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new Problem("malformed_json", "The request body is not valid JSON");
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw validationError(issuesToFieldErrors(parsed.error.issues, "body"));
+  return parsed.data;
 }

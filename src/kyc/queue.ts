@@ -134,13 +134,20 @@ export async function listReviewQueue(
   return { rows: withDocuments(page, documents), ...countByStatus(KYC_STATUSES, counted, q.statuses) };
 }
 
-/** Verifications with their account's slug and their number, to be filtered. */
+/**
+ * Verifications with their account's slug and their number, to be filtered. The number's columns are aliased: D1
+ * answers rows by column name, and the verification's id would otherwise be the number's.
+ */
 function queued(db: Database) {
   return db
     .select({
       verification: kycVerifications,
       customerSlug: customers.slug,
-      number: { id: numbers.id, countryCode: numbers.countryCode, numberType: numbers.numberType },
+      number: {
+        id: sql<string>`${numbers.id}`.as("subject_number_id"),
+        countryCode: sql<string>`${numbers.countryCode}`.as("subject_country_code"),
+        numberType: sql<string>`${numbers.numberType}`.as("subject_number_type"),
+      },
     })
     .from(kycVerifications)
     .innerJoin(customers, eq(customers.id, kycVerifications.customerId))

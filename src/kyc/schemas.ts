@@ -1,5 +1,5 @@
 // Wire format of number verification (KYC): the verification and document objects, address bodies, review body.
-import { type RouteConfig, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { customerSlugFilter } from "../customers/schemas.ts";
 import {
   DOCUMENT_MIME_TYPES,
@@ -21,7 +21,7 @@ import {
 } from "../http/fields.ts";
 import { commaList, countedPageSchema, pageQuery, sortOrderQuery, statusCountsSchema } from "../http/pagination.ts";
 import { MAX_FILE_BYTES, MAX_FILE_SIZE } from "../http/request-body.ts";
-import { whenFieldsValid } from "../http/validation.ts";
+import { describedOnly, whenFieldsValid } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
 import { AWAITING_STATUSES, type QueuedVerification, type ReviewQueueQuery, SUBJECT_TYPES } from "./queue.ts";
@@ -233,23 +233,16 @@ export const uploadFields = z.strictObject({
   expiration_date: calendarDateSchema.optional().meta({ description: "YYYY-MM-DD, not in the past." }),
 });
 
-type MediaType = NonNullable<NonNullable<NonNullable<RouteConfig["request"]>["body"]>["content"][string]>;
-type ContentSchema = NonNullable<Extract<MediaType, { schema?: unknown }>["schema"]>;
-
-/**
- * The multipart body as the API description shows it. A plain JSON Schema, not a zod one: the route reads the body
- * itself, bounded, and a zod schema here would have a validator read it whole first.
- */
-export const uploadFormSchema = (() => {
-  const file = z.file().meta({
-    description:
-      `PDF, JPG/JPEG or PNG, at most ${MAX_FILE_SIZE} (${MAX_FILE_BYTES.toLocaleString("en-US")} bytes); images at least ` +
-      "300 DPI when they state a resolution.",
-  });
-  const { $schema: _, ...schema } = z.toJSONSchema(uploadFields.extend({ file }), { io: "input" });
-  // zod's JSON Schema type admits boolean subschemas, which the OpenAPI type does not; this schema has none.
-  return schema as ContentSchema;
-})();
+/** The multipart body as the API description shows it (the route reads it itself, bounded). */
+export const uploadFormSchema = describedOnly(
+  uploadFields.extend({
+    file: z.file().meta({
+      description:
+        `PDF, JPG/JPEG or PNG, at most ${MAX_FILE_SIZE} (${MAX_FILE_BYTES.toLocaleString("en-US")} bytes); images at ` +
+        "least 300 DPI when they state a resolution.",
+    }),
+  }),
+);
 
 export const reviewBody = z
   .strictObject({

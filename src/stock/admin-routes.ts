@@ -8,6 +8,7 @@ import { pageMeta } from "../http/pagination.ts";
 import { requestBody, takesLargeBody } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
+import { describedOnly, validJsonBody } from "../http/validation.ts";
 import { mediaTypeOf } from "../lib/content.ts";
 import { Problem, valueOrProblem } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
@@ -32,6 +33,7 @@ import { importNumbers, removeNumber } from "./use-cases.ts";
 
 const CSV = "text/csv";
 
+/** The import reads its own body: JSON or CSV, each judged here (a validator would judge every body as JSON). */
 export const stockAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
@@ -53,7 +55,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
       request: {
         body: {
           required: true,
-          content: { "application/json": { schema: stockImportBody }, [CSV]: { schema: stockCsvBody } },
+          content: { "application/json": { schema: describedOnly(stockImportBody) }, [CSV]: { schema: stockCsvBody } },
         },
       },
       responses: {
@@ -63,11 +65,9 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
     }),
     async (c) => {
       const mediaType = mediaTypeOf(c.req.header("Content-Type"));
-      // The validator checked a JSON body (its type also lists the CSV's, which no validator reads).
-      const json = mediaType === "application/json" ? c.req.valid("json") : undefined;
       let rows: readonly unknown[];
       if (mediaType === CSV) rows = rowsOfCsv(await requestBody(c.req.raw));
-      else if (typeof json === "object") rows = json.numbers;
+      else if (mediaType === "application/json") rows = (await validJsonBody(c, stockImportBody)).numbers;
       else throw new Problem("unsupported_media_type", "Content-Type must be application/json or text/csv");
       const report = valueOrProblem(await importNumbers(workOf(c), rows));
       c.header("Location", `/admin/stock?import_id=${report.importId}`);

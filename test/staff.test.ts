@@ -1,0 +1,354 @@
+// The operator's staff: who they are by their Cloudflare Access token (verified by the Worker: RS256 with a key id, the
+// application's audience, the team's issuer, the times with 60 s of leeway, the e-mail), what a bad token costs (one
+// 401, no D1 read), who is refused (unknown or disabled: 403), which credential decides, cross-site changes, the
+// staff's management, and the console's door (/ops/sign-in, its cookie, the sign-out).
+import { env } from "cloudflare:workers";
+import { sign } from "hono/jwt";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { toBase64Url } from "../src/lib/base64.ts";
+import { TEST_ACCESS_TEAM_DOMAIN, TEST_ADMIN_TOKEN } from "./constants.ts";
+import {
+  call,
+  callInIsolate,
+  clientAddress,
+  expectStatus,
+  json,
+  type LogLine,
+  ORIGIN,
+  operator,
+  problem,
+  withLogs,
+} from "./helpers.ts";
+import { accessClaims, accessToken, staffMember } from "./staff.ts";
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+const trustedKey = JSON.parse(env.ACCESS_JWKS).keys[0] as JsonWebKey & { kid: string };
+
+/** A request to the operator's API with these headers, from an address of its own (failures are counted per address). */
+function admin(path: string, headers: Record<string, string>, init: RequestInit = {}): Promise<Response> {
+  return call(path, { ...init, headers: { ...headers, "CF-Connecting-IP": clientAddress() } });
+}
+
+const accessHeader = (token: string) => ({ "Cf-Access-Jwt-Assertion": token });
+const accessCookie = (token: string) => ({ Cookie: `CF_Authorization=${token}` });
+
+const encoder = new TextEncoder();
+const part = (value: unknown) => toBase64Url(encoder.encode(JSON.stringify(value)));
+
+/** A token whose header and signature are written by hand: what a forger sends. */
+async function handMadeToken(header: Record<string, unknown>, claims: Record<string, unknown>, signWith?: CryptoKey) {
+  const unsigned = `${part(header)}.${part(claims)}`;
+  if (!signWith) return `${unsigned}.`;
+  const algorithm = signWith.algorithm.name === "HMAC" ? "HMAC" : "RSASSA-PKCS1-v1_5";
+  const signature = new Uint8Array(await crypto.subtle.sign(algorithm, signWith, encoder.encode(unsigned)));
+  return `${unsigned}.${toBase64Url(signature)}`;
+}
+
+async function otherRsaKey(): Promise<CryptoKeyPair> {
+  return (await crypto.subtle.generateKey(
+    { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+    true,
+    ["sign", "verify"],
+  )) as CryptoKeyPair;
+}
+
+function lineOf(lines: LogLine[], response: Response): LogLine | undefined {
+  return lines.find((line) => line.request_id === response.headers.get("X-Request-Id") && "status" in line);
+}
+
+describe("a staff member's Cloudflare Access identity", () => {
+  it("is taken from the Cf-Access-Jwt-Assertion header, or else from the CF_Authorization cookie", async () => {
+    const member = await staffMember("viewer");
+    await expectStatus(await admin("/admin/customers", accessHeader(member.token)), 200);
+    await expectStatus(await admin("/admin/customers", accessCookie(member.token)), 200);
+  });
+
+  it("refuses every token that is not Access's for this application with one 401, before any D1 read", async () => {
+    const member = await staffMember("admin");
+    const now = Math.floor(Date.now() / 1000);
+    const forger = await otherRsaKey();
+    const forgerJwk = {
+      ...((await crypto.subtle.exportKey("jwk", forger.privateKey)) as JsonWebKey),
+      alg: "RS256",
+      kid: trustedKey.kid,
+    };
+    const hmacOfPublicKey = await crypto.subtle.importKey(
+      "raw",
+      encoder.encode(JSON.stringify(trustedKey)),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    const claims = accessClaims(member.email);
+    const bad: Record<string, string> = {
+      "signed by another key under the trusted kid": await sign(claims, forgerJwk as JsonWebKey & { alg: "RS256" }),
+      "expired beyond the leeway": await accessToken(member.email, { exp: now - 61 }),
+      "not yet valid beyond the leeway": await accessToken(member.email, { nbf: now + 61 }),
+      "issued in the future beyond the leeway": await accessToken(member.email, { iat: now + 61 }),
+      "for another application": await accessToken(member.email, { aud: ["another-application"] }),
+      "from another team": await accessToken(member.email, { iss: "https://other.cloudflareaccess.com" }),
+      "without exp": await accessToken(member.email, { exp: undefined }),
+      "alg none": await handMadeToken({ alg: "none", typ: "JWT", kid: trustedKey.kid }, claims),
+      "HS256 keyed with the public key": await handMadeToken(
+        { alg: "HS256", typ: "JWT", kid: trustedKey.kid },
+        claims,
+        hmacOfPublicKey,
+      ),
+      "without a kid": await handMadeToken({ alg: "RS256", typ: "JWT" }, claims, forger.privateKey),
+      "with an unknown kid": await sign(claims, { ...forgerJwk, kid: crypto.randomUUID() } as JsonWebKey & { alg: "RS256" }),
+      "without an e-mail (a service token)": await accessToken(member.email, { email: undefined }),
+      "not a JWT": "not.a.jwt",
+      empty: "",
+    };
+    for (const [what, token] of Object.entries(bad)) {
+      for (const carried of [accessHeader(token), accessCookie(token)]) {
+        const { result, lines } = await withLogs(() => admin("/admin/customers", carried));
+        const body = await problem(result, 401, "unauthorized");
+        expect(body.detail, what).toBe("A valid credential is required");
+        expect(lineOf(lines, result)?.d1_calls, `${what}: no D1 read`).toBe(0);
+      }
+    }
+  });
+
+  it("allows 60 s of clock difference either way", async () => {
+    const member = await staffMember("viewer");
+    const now = Math.floor(Date.now() / 1000);
+    for (const claims of [{ exp: now - 50 }, { nbf: now + 50 }, { iat: now + 50 }]) {
+      await expectStatus(await admin("/admin/customers", accessHeader(await accessToken(member.email, claims))), 200);
+    }
+  });
+
+  it("refuses a verified e-mail that is not staff, or whose member is disabled, with 403 forbidden", async () => {
+    await problem(await admin("/admin/customers", accessHeader(await accessToken("nobody@operator.test"))), 403, "forbidden");
+    const member = await staffMember("admin");
+    await json(
+      await operator.admin.staff[":email"].$put({
+        param: { email: member.email },
+        json: { name: "Gone", role: "admin", status: "disabled" },
+      }),
+      200,
+    );
+    const refused = await problem(await admin("/admin/customers", member.headers), 403, "forbidden");
+    expect(refused.detail).toContain(member.email);
+  });
+
+  it("compares e-mails in lower case", async () => {
+    const member = await staffMember("viewer");
+    await expectStatus(await admin("/admin/customers", accessHeader(await accessToken(member.email.toUpperCase()))), 200);
+  });
+
+  it("lets a present Authorization header alone decide, and the Access header over the cookie", async () => {
+    const member = await staffMember("admin");
+    const valid = accessHeader(member.token);
+    await problem(await admin("/admin/customers", { ...valid, Authorization: "Bearer not-the-token" }), 401, "unauthorized");
+    // In this isolate, as workerd's own fetch drops an empty Authorization header.
+    const emptyAuthorization = { headers: { ...valid, Authorization: "", "CF-Connecting-IP": clientAddress() } };
+    await problem(await callInIsolate("/admin/customers", emptyAuthorization), 401, "unauthorized");
+    await expectStatus(
+      await admin("/admin/customers", { ...accessHeader("forged"), Authorization: `Bearer ${TEST_ADMIN_TOKEN}` }),
+      200,
+    );
+    await problem(
+      await admin("/admin/customers", { ...accessHeader("forged"), ...accessCookie(member.token) }),
+      401,
+      "unauthorized",
+    );
+  });
+
+  it("accepts no token where ACCESS_AUD is not set: only the ADMIN_TOKEN", async () => {
+    const member = await staffMember("admin");
+    const init = { headers: { ...member.headers, "CF-Connecting-IP": clientAddress() } };
+    await problem(await callInIsolate("/admin/customers", init, { bindings: { ACCESS_AUD: "" } }), 401, "unauthorized");
+  });
+
+  it("reads the team's keys from its certs, keeps them, and refetches them for an unknown kid at most once a minute", async () => {
+    const member = await staffMember("viewer");
+    const certs = vi.fn(async (input: RequestInfo | URL) => {
+      expect(String(input)).toBe(`${TEST_ACCESS_TEAM_DOMAIN}/cdn-cgi/access/certs`);
+      return Response.json({ keys: [trustedKey] });
+    });
+    vi.stubGlobal("fetch", certs);
+    // A team of its own, so no other test's fetch is cached for it.
+    const bindings = { ACCESS_JWKS: "", ACCESS_TEAM_DOMAIN: `${TEST_ACCESS_TEAM_DOMAIN}/` };
+    const send = (token: string) =>
+      callInIsolate(
+        "/admin/customers",
+        { headers: { ...accessHeader(token), "CF-Connecting-IP": clientAddress() } },
+        { bindings },
+      );
+    await expectStatus(await send(member.token), 200);
+    await expectStatus(await send(member.token), 200);
+    expect(certs).toHaveBeenCalledTimes(1);
+    const unknownKid = await sign(accessClaims(member.email), {
+      ...(JSON.parse(env.TEST_ACCESS_PRIVATE_JWK) as JsonWebKey),
+      alg: "RS256",
+      kid: "rotated",
+    } as JsonWebKey & { alg: "RS256" });
+    await problem(await send(unknownKid), 401, "unauthorized");
+    expect(certs).toHaveBeenCalledTimes(1);
+    vi.useFakeTimers({ now: Date.now() + 61_000, toFake: ["Date"] });
+    await problem(await send(unknownKid), 401, "unauthorized");
+    expect(certs).toHaveBeenCalledTimes(2);
+  });
+
+  it("refuses a change signed in by Access from another site (403), before anything runs; a read and the token pass", async () => {
+    const member = await staffMember("admin");
+    const slug = `xsite-${crypto.randomUUID().slice(0, 8)}`;
+    const body = JSON.stringify({ slug, name: "Cross site" });
+    const post = (headers: Record<string, string>) =>
+      admin("/admin/customers", { ...headers, "Content-Type": "application/json" }, { method: "POST", body });
+    for (const carried of [accessHeader(member.token), accessCookie(member.token)]) {
+      await problem(await post({ ...carried, Origin: "https://evil.example" }), 403, "forbidden");
+      await problem(await post({ ...carried, "Sec-Fetch-Site": "cross-site" }), 403, "forbidden");
+      await problem(await post({ ...carried, Origin: "null" }), 403, "forbidden");
+      await expectStatus(await admin("/admin/customers", { ...carried, "Sec-Fetch-Site": "cross-site" }), 200);
+    }
+    await expectStatus(await operator.admin.customers[":slug"].$get({ param: { slug } }), 404);
+    await expectStatus(await post({ ...accessHeader(member.token), Origin: ORIGIN }), 201);
+    await expectStatus(
+      await admin(
+        "/admin/customers",
+        { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, Origin: "https://evil.example", "Content-Type": "application/json" },
+        { method: "POST", body: JSON.stringify({ slug: `${slug}-t`, name: "By the token" }) },
+      ),
+      201,
+    );
+  });
+
+  it("keeps each staff member's idempotency keys their own", async () => {
+    const [first, second] = [await staffMember("admin"), await staffMember("admin")];
+    const key = crypto.randomUUID();
+    const create = (member: typeof first, slug: string) =>
+      admin(
+        "/admin/customers",
+        { ...member.headers, "Idempotency-Key": key, "Content-Type": "application/json" },
+        { method: "POST", body: JSON.stringify({ slug, name: slug }) },
+      );
+    const slug = (n: number) => `idem-${key.slice(0, 8)}-${n}`;
+    await expectStatus(await create(first, slug(1)), 201);
+    await expectStatus(await create(second, slug(2)), 201);
+    const replayed = await create(first, slug(1));
+    await expectStatus(replayed, 201);
+    expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
+    await problem(await create(first, slug(3)), 422, "idempotency_key_reused");
+  });
+});
+
+describe("the staff", () => {
+  it("are named by the admin: created (201, Location), read, changed (200), listed by e-mail", async () => {
+    const member = await staffMember("admin");
+    const email = `New.Person.${crypto.randomUUID().slice(0, 8)}@Operator.test`;
+    const put = (json: {
+      name: string;
+      role: "viewer" | "fulfilment" | "compliance" | "admin";
+      status?: "enabled" | "disabled";
+    }) => member.api.admin.staff[":email"].$put({ param: { email }, json });
+    const created = await put({ name: "New Person", role: "viewer" });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("Location")).toBe(`/admin/staff/${encodeURIComponent(email.toLowerCase())}`);
+    expect(await created.json()).toMatchObject({ email: email.toLowerCase(), role: "viewer", status: "enabled" });
+    expect(await json(await put({ name: "New Person", role: "fulfilment" }), 200)).toMatchObject({ role: "fulfilment" });
+    expect(await json(await member.api.admin.staff[":email"].$get({ param: { email } }), 200)).toMatchObject({
+      name: "New Person",
+      role: "fulfilment",
+    });
+    const list = await json(await member.api.admin.staff.$get({ query: { limit: "100" } }), 200);
+    const emails = list.data.map((s) => s.email);
+    expect(emails).toEqual(emails.toSorted());
+    expect(emails).toContain(email.toLowerCase());
+    await expectStatus(await member.api.admin.staff[":email"].$get({ param: { email: "nobody@operator.test" } }), 404);
+    await problem(await member.api.admin.staff[":email"].$get({ param: { email: "not-an-email" } }), 400, "validation_error");
+  });
+
+  it("keep an enabled admin: the last one can be neither demoted nor disabled (409), even by two at once", async () => {
+    const [kept, other] = [await staffMember("admin"), await staffMember("admin")];
+    // Every other enabled admin of this file's storage steps down, by the token.
+    const all = await json(await operator.admin.staff.$get({ query: { limit: "100" } }), 200);
+    for (const s of all.data.filter(
+      (s) => s.role === "admin" && s.status === "enabled" && ![kept.email, other.email].includes(s.email),
+    )) {
+      await json(
+        await operator.admin.staff[":email"].$put({ param: { email: s.email }, json: { name: s.name, role: "viewer" } }),
+        200,
+      );
+    }
+    // The last two demote each other at once: one of them stays.
+    const demote = (email: string) =>
+      operator.admin.staff[":email"].$put({ param: { email }, json: { name: "Demoted", role: "viewer" } });
+    const answers = await Promise.all([demote(kept.email), demote(other.email)]);
+    expect(answers.map((a) => a.status).toSorted()).toEqual([200, 409]);
+    const remaining = (answers[0]!.status as number) === 409 ? kept : other;
+    await problem(await demote(remaining.email), 409, "conflict");
+    const disable = await operator.admin.staff[":email"].$put({
+      param: { email: remaining.email },
+      json: { name: "Still here", role: "admin", status: "disabled" },
+    });
+    const refused = await problem(disable, 409, "conflict");
+    expect(refused.detail).toMatch(/last enabled admin/);
+    await expectStatus(await admin("/admin/customers", remaining.headers), 200);
+  });
+});
+
+describe("the console's door", () => {
+  it("signs a browser in with a link (the Access cookie, HttpOnly, Secure, Lax), shows who it is, and signs out", async () => {
+    const member = await staffMember("compliance", "Ada Console");
+    const signIn = await call(`/ops/sign-in?token=${member.token}`, { redirect: "manual" });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get("Location")).toBe("/ops");
+    const cookie = signIn.headers.get("Set-Cookie") ?? "";
+    expect(cookie).toMatch(/^CF_Authorization=/);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/Secure/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    const home = await call("/ops", { headers: accessCookie(member.token) });
+    expect(home.status).toBe(200);
+    const page = await home.text();
+    expect(page).toContain("Ada Console");
+    expect(page).toContain("compliance");
+    const csrf = page.match(/name="csrf_token" value="([^"]+)"/)?.[1];
+    expect(csrf).toBeDefined();
+    const form = (token: string) => ({
+      method: "POST",
+      redirect: "manual" as const,
+      headers: { ...accessCookie(member.token), Origin: ORIGIN, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf_token: token }),
+    });
+    expect((await call("/ops/sign-out", form("forged"))).status).toBe(403);
+    const signOut = await call("/ops/sign-out", form(csrf ?? ""));
+    expect(signOut.status).toBe(303);
+    expect(signOut.headers.get("Location")).toBe("/ops/signed-out");
+    expect(signOut.headers.get("Set-Cookie")).toMatch(/^CF_Authorization=;.*Max-Age=0/);
+    expect((await call("/ops/signed-out")).status).toBe(200);
+  });
+
+  it("answers a bad link with a 401 page and no cookie, an unknown person with a 403 page, no credential with 401", async () => {
+    const refused = await call(`/ops/sign-in?token=${await accessToken("x@operator.test", { exp: 1 })}`, {
+      redirect: "manual",
+      headers: { "CF-Connecting-IP": clientAddress() },
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("Set-Cookie")).toBeNull();
+    expect(refused.headers.get("Content-Type")).toMatch(/^text\/html/);
+    const stranger = await call("/ops", { headers: accessCookie(await accessToken("stranger@operator.test")) });
+    expect(stranger.status).toBe(403);
+    expect(await stranger.text()).toContain("stranger@operator.test is not an enabled member");
+    const anonymous = await call("/ops", { headers: { "CF-Connecting-IP": clientAddress() } });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("Content-Type")).toMatch(/^text\/html/);
+  });
+
+  it("exists only while ACCESS_JWKS is set: in production a token never travels in a URL", async () => {
+    const member = await staffMember("viewer");
+    const answer = await callInIsolate(
+      `/ops/sign-in?token=${member.token}`,
+      { redirect: "manual" },
+      { bindings: { ACCESS_JWKS: "" } },
+    );
+    expect(answer.status).toBe(404);
+    expect(answer.headers.get("Set-Cookie")).toBeNull();
+  });
+});
