@@ -10,6 +10,8 @@ export const DEV_VARS_PATH = path.join(ROOT, ".dev.vars");
 const STATE = path.join(ROOT, ".wrangler", "state");
 /** The demo account's API key, written by `npm start`. */
 export const DEMO_KEY_PATH = path.join(STATE, "demo-api-key");
+/** The private half of the local stand-in for Cloudflare Access's keys (its public half is ACCESS_JWKS in .dev.vars). */
+export const ACCESS_PRIVATE_KEY_PATH = path.join(STATE, "access-private-key.json");
 /** The local receiver's endpoint and signing secret, written by `npm run webhooks:listen`. */
 export const LISTENER_STATE_PATH = path.join(STATE, "webhooks-listen.json");
 

@@ -9,6 +9,7 @@ import type { AuditContext } from "../src/env.ts";
 import { sha256Hex } from "../src/lib/api-key.ts";
 import { allocateNumbers, listNumbers } from "../src/numbers/store.ts";
 import { createOrder, type NewOrder } from "../src/orders/store.ts";
+import { putStaff } from "../src/staff/store.ts";
 import { issueInvitation } from "../src/users/credentials.ts";
 import { createUser, findUserByEmail } from "../src/users/store.ts";
 import { Outbox } from "../src/webhooks/outbox.ts";
@@ -112,4 +113,15 @@ export async function seedDemo(db: Database, savedKey: string | undefined, now: 
     ownerInvitation: invitation.token,
     numbers: numbers.rows.map(({ number }) => ({ id: number.id, phoneNumber: number.phoneNumber })),
   };
+}
+
+/** The local staff admin npm start signs in as: the operator's person in the console and on /admin. */
+export const LOCAL_STAFF_EMAIL = "admin@operator.example";
+
+/** The local staff admin, made once (npm start's Access stand-in names them). */
+export async function seedStaffAdmin(db: Database, now: number = Date.now()): Promise<void> {
+  valueOrThrow(
+    await putStaff(db, SEEDING, LOCAL_STAFF_EMAIL, { name: "Local Admin", role: "admin", status: "enabled" }, now),
+    "seeding the local staff admin",
+  );
 }

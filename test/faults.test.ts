@@ -3,7 +3,7 @@
 // best-effort work after the write, the write's own answer; and the state read afterwards through the real bindings is
 // exactly the state before or exactly the complete write, with at most an object the orphan sweep removes.
 import { env } from "cloudflare:workers";
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
 import {
@@ -16,7 +16,10 @@ import {
   numbers,
   orderCounts,
   orders,
+  staff,
+  stockNumbers,
   webhookDeliveries,
+  webhookEndpoints,
 } from "../src/db/schema.ts";
 import { OBJECT_PREFIX, ORPHAN_AGE_MS, sweepOrphanObjects } from "../src/kyc/documents.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
@@ -74,6 +77,8 @@ interface Write<S> {
   orphans?(s: S): Promise<string[]>;
   /** The status of the write's answer. */
   status: number;
+  /** Whether the write records events of the account's (and so sends deliveries after the answer); it does by default. */
+  sendsEvents?: boolean;
 }
 
 const PROBLEM_FIELDS = ["code", "detail", "request_id", "status", "title", "type"];
@@ -127,7 +132,7 @@ function faultTests<S extends { customer: TestCustomer }>(write: Write<S>, steps
     }),
   };
   // Last, after the answer: the new deliveries go on the queue; a lost message is the sweep's to send.
-  steps = [...steps, bestEffort("Queue send")];
+  if (write.sendsEvents !== false) steps = [...steps, bestEffort("Queue send")];
   let reference: Promise<{ before: unknown; after: unknown; steps: string[] }> | undefined;
   /** One run without a fault: the state before and after the complete write, and the steps it took. */
   function referenceRun() {
@@ -686,5 +691,88 @@ describe("KYC upload whose row write fails, and then its clean-up too", () => {
         { filename: "new.pdf", documentType: "address_proof", status: "uploaded", fileSize: pdf().length, stored: true },
       ]);
     },
+  );
+});
+
+describe("webhook endpoint create (its audit event in the same batch)", () => {
+  customerWriteTests(
+    "webhook endpoint create",
+    {
+      prepare: async () => ({ customer: await createCustomer("f") }),
+      request: (s) => ({
+        path: `/api/customers/${s.customer.slug}/webhook-endpoints`,
+        init: jsonInit("POST", authorization(s.key), { url: "https://hooks.test/faults", description: "f" }),
+      }),
+      state: async (s) =>
+        (
+          await db
+            .select({ url: webhookEndpoints.url })
+            .from(webhookEndpoints)
+            .where(eq(webhookEndpoints.customerId, s.customer.customerId))
+        ).map((r) => r.url),
+      status: 201,
+      sendsEvents: false,
+    },
+    [fails(`D1 insert webhook_endpoints${AUDIT}`)],
+  );
+});
+
+/** A number type of a run's own, for the stock it imports. */
+const freshType = () => `f${crypto.randomUUID().slice(0, 8)}`;
+
+describe("stock import (its rows and its audit event in one batch)", () => {
+  faultTests(
+    {
+      prepare: async () => ({
+        customer: await createCustomer("f"),
+        type: freshType(),
+        numbers: [uniquePhoneNumber(), uniquePhoneNumber()],
+      }),
+      request: (s) => ({
+        path: "/admin/stock",
+        init: jsonInit("POST", asOperator, {
+          numbers: s.numbers.map((phone_number) => ({ phone_number, country_code: "US", number_type: s.type })),
+        }),
+      }),
+      state: async (s) => {
+        const stocked = await db
+          .select({ importId: stockNumbers.importId })
+          .from(stockNumbers)
+          .where(eq(stockNumbers.numberType, s.type));
+        const imports = [...new Set(stocked.map((r) => r.importId))];
+        const audited =
+          imports.length === 0
+            ? []
+            : await db.select({ changes: auditEvents.changes }).from(auditEvents).where(inArray(auditEvents.targetId, imports));
+        return { stocked: stocked.length, audited: audited.map((a) => JSON.parse(a.changes)) };
+      },
+      status: 201,
+      sendsEvents: false,
+    },
+    [fails(`D1 insert stock_numbers${AUDIT}`)],
+  );
+});
+
+describe("staff change (the row and its audit event in one batch)", () => {
+  faultTests(
+    {
+      prepare: async () => ({ customer: await createCustomer("f"), email: `f.${crypto.randomUUID().slice(0, 8)}@operator.test` }),
+      request: (s) => ({
+        path: `/admin/staff/${s.email}`,
+        init: jsonInit("PUT", asOperator, { name: "Faulty", role: "compliance" }),
+      }),
+      state: async (s) => ({
+        staff: await db
+          .select({ name: staff.name, role: staff.role, status: staff.status })
+          .from(staff)
+          .where(eq(staff.email, s.email)),
+        audited: (
+          await db.select({ changes: auditEvents.changes }).from(auditEvents).where(eq(auditEvents.targetId, s.email))
+        ).map((a) => JSON.parse(a.changes)),
+      }),
+      status: 201,
+      sendsEvents: false,
+    },
+    [fails("D1 select staff"), fails(`D1 insert staff${AUDIT}`)],
   );
 });
