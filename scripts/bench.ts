@@ -13,12 +13,16 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { sign } from "hono/jwt";
 import { getPlatformProxy } from "wrangler";
 import { createDatabase } from "../src/db/client.ts";
-import { type Fixtures, seedDataset } from "./bench/dataset.ts";
+import { putStaff } from "../src/staff/store.ts";
+import { accessKeyPair } from "./access-keys.ts";
+import { ALLOCATION_FROM_STOCK, type Fixtures, IMPORTED_NUMBERS, seedDataset } from "./bench/dataset.ts";
 import { freePort, startWranglerDev, waitForHealth } from "./bench/dev-server.ts";
 import { type Goal, oneUpload, type Scenario, scenarios } from "./bench/scenarios.ts";
 import { d1File, readSegments, timeStatements } from "./bench/storage-floor.ts";
+import { SEEDING } from "./seed.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -105,7 +109,13 @@ interface Measured {
   missed: string[];
 }
 
-async function drive(base: string, scenario: Scenario, requestId: string, keys: string[], seconds = duration) {
+/** The credentials the scenarios send: the large account's API keys, and a staff member's Access token. */
+interface Credentials {
+  keys: string[];
+  staffToken: string;
+}
+
+async function drive(base: string, scenario: Scenario, requestId: string, credentials: Credentials, seconds = duration) {
   let sent = 0;
   const headers: Record<string, string> = { "x-request-id": requestId };
   if (scenario.contentType) headers["content-type"] = scenario.contentType;
@@ -122,7 +132,13 @@ async function drive(base: string, scenario: Scenario, requestId: string, keys: 
         setupRequest: (request) => {
           const n = sent++;
           request.path = scenario.path(n);
-          if (scenario.authenticated) request.headers = { ...request.headers, authorization: `Bearer ${keys[n % keys.length]}` };
+          if (scenario.credential === "customer") {
+            const { keys } = credentials;
+            request.headers = { ...request.headers, authorization: `Bearer ${keys[n % keys.length]}` };
+          }
+          if (scenario.credential === "staff") {
+            request.headers = { ...request.headers, "cf-access-jwt-assertion": credentials.staffToken };
+          }
           return request;
         },
       },
@@ -183,6 +199,57 @@ function printTable(rows: Measured[]): void {
   for (const row of table) console.log(line(row));
 }
 
+/** A staff member the queue scenarios sign in as (fulfilment: they also allocate from stock and import). */
+const BENCH_STAFF = "bench@operator.example";
+
+interface Operation {
+  name: string;
+  status: number;
+  wallMs: number;
+  d1Ms: number | null;
+  d1Calls: number | null;
+  goal?: string;
+  met?: boolean;
+}
+
+/**
+ * The operations measured once each, not under load: an import of 100,000 numbers through the API, and an
+ * allocation of 10,000 from the stock of 1,000,000 (its SQLite time from the Worker's log line).
+ */
+async function oneOffOperations(base: string, f: Fixtures, credentials: Credentials): Promise<Operation[]> {
+  const run = async (name: string, requestId: string, path: string, body: string, contentType: string) => {
+    const started = performance.now();
+    const answer = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "cf-access-jwt-assertion": credentials.staffToken, "content-type": contentType, "x-request-id": requestId },
+      body,
+    });
+    await answer.arrayBuffer();
+    const wallMs = performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const d1 = d1ByRequestId.get(requestId);
+    return { name, status: answer.status, wallMs, d1Ms: d1?.ms ?? null, d1Calls: d1?.calls ?? null };
+  };
+  const imported = await run(
+    `stock: import ${IMPORTED_NUMBERS.toLocaleString("en-US")} numbers (CSV)`,
+    "bench.import",
+    "/admin/stock",
+    f.importCsv,
+    "text/csv",
+  );
+  const allocated = await run(
+    `allocation: ${ALLOCATION_FROM_STOCK.toLocaleString("en-US")} numbers from a stock of 1,000,000`,
+    "bench.allocate",
+    `/admin/orders/${f.allocationOrderId}/numbers`,
+    JSON.stringify({ from_stock: ALLOCATION_FROM_STOCK }),
+    "application/json",
+  );
+  return [
+    { ...imported, goal: "under 60 s", met: imported.status === 201 && imported.wallMs < 60_000 },
+    { ...allocated, goal: "well under 1 s of SQLite time", met: allocated.status === 201 && (allocated.d1Ms ?? Infinity) < 500 },
+  ];
+}
+
 let dev: ChildProcess | undefined;
 function stop(): void {
   if (dev?.pid) {
@@ -209,7 +276,9 @@ try {
   });
   let fixtures: Fixtures;
   try {
-    fixtures = await seedDataset(createDatabase(proxy.env.DB), proxy.env.DB, log);
+    const db = createDatabase(proxy.env.DB);
+    fixtures = await seedDataset(db, proxy.env.DB, log);
+    await putStaff(db, SEEDING, BENCH_STAFF, { name: "Bench Fulfilment", role: "fulfilment", status: "enabled" }, Date.now());
   } finally {
     await proxy.dispose();
   }
@@ -217,7 +286,30 @@ try {
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  dev = startWranglerDev(root, state, port, crypto.randomUUID(), "pipe");
+  // Cloudflare Access stood in for, as npm start does: the Worker trusts this key pair's public half.
+  const access = accessKeyPair();
+  const audience = "bench-virtual-numbers";
+  const issuer = "https://bench.cloudflareaccess.com";
+  dev = startWranglerDev(
+    root,
+    state,
+    port,
+    {
+      ADMIN_TOKEN: crypto.randomUUID(),
+      ACCESS_AUD: audience,
+      ACCESS_TEAM_DOMAIN: issuer,
+      ACCESS_JWKS: JSON.stringify({ keys: [access.publicJwk] }),
+    },
+    "pipe",
+  );
+  const seconds = Math.floor(Date.now() / 1000);
+  const credentials: Credentials = {
+    keys: fixtures.keys,
+    staffToken: await sign(
+      { aud: [audience], iss: issuer, email: BENCH_STAFF, iat: seconds, nbf: seconds, exp: seconds + 86_400 },
+      access.privateJwk as unknown as JsonWebKey & { alg: "RS256" },
+    ),
+  };
   collectLogLines(dev);
   await waitForHealth(base, dev);
 
@@ -236,21 +328,21 @@ try {
       await fetch(`${base}/api/customers/${fixtures.slug}/orders`, { headers: { authorization: `Bearer ${key}` } })
     ).arrayBuffer();
   }
-  for (const scenario of all.filter((s) => s.method === "GET")) await drive(base, scenario, "warm-up", fixtures.keys, 1);
+  for (const scenario of all.filter((s) => s.method === "GET")) await drive(base, scenario, "warm-up", credentials, 1);
   log(`${all.length} scenarios, ${connections} connections, ${duration} s each, against ${base}`);
   // /healthz runs right before every scenario, and each share is against that run: the machine's speed drifts
   // over a run of minutes, and a share between neighbours in time measures the Worker rather than the drift.
-  const healthz: Scenario = { name: "GET /healthz", method: "GET", path: () => "/healthz", authenticated: false };
+  const healthz: Scenario = { name: "GET /healthz", method: "GET", path: () => "/healthz" };
   const healthRuns: number[] = [];
   const measured: Measured[] = [];
   const d1File_ = d1File(state);
   // Statements are only built here, never run through this client.
   const sqlBuilder = createDatabase({} as D1Database);
   for (const [i, scenario] of all.entries()) {
-    const health = await drive(base, healthz, "bench.healthz", []);
+    const health = await drive(base, healthz, "bench.healthz", credentials);
     healthRuns.push(health.requestsPerSecond);
     const requestId = `bench.${i}`;
-    const run = await drive(base, scenario, requestId, fixtures.keys);
+    const run = await drive(base, scenario, requestId, credentials);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const d1 = d1ByRequestId.get(requestId);
     const per = (total: number | undefined) => (d1 && d1.requests > 0 && total !== undefined ? total / d1.requests : null);
@@ -288,9 +380,17 @@ try {
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
   console.log(`\n${machine}; wrangler dev, ${connections} connections, ${duration} s per scenario\n`);
   printTable(measured);
+  const operations = args.only ? [] : await oneOffOperations(base, fixtures, credentials);
+  for (const operation of operations) {
+    console.log(
+      `${operation.name}: ${operation.status}, ${operation.wallMs.toFixed(0)} ms end to end, ` +
+        `${operation.d1Ms?.toFixed(1) ?? "-"} ms of SQLite time in ${operation.d1Calls ?? "-"} D1 call(s)` +
+        (operation.goal ? ` (goal: ${operation.goal}; ${operation.met ? "met" : "MISSED"})` : ""),
+    );
+  }
   writeFileSync(
     path.resolve(args.json),
-    `${JSON.stringify({ machine, connections, duration, at: new Date().toISOString(), scenarios: measured }, null, 2)}\n`,
+    `${JSON.stringify({ machine, connections, duration, at: new Date().toISOString(), scenarios: measured, operations }, null, 2)}\n`,
   );
   log(`figures written to ${args.json}`);
 } finally {

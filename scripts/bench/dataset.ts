@@ -1,6 +1,8 @@
 // The benchmark's data set: one large account (100,000 orders, 20,000 numbers, 1,000 users) among 20 accounts of
-// 10,000 orders, generated deterministically and written through a fast path (one INSERT … SELECT … FROM
-// json_each(?) per thousand rows). Accounts, keys and verifications go through the stores.
+// 10,000 orders; and for the operator, 1,000 accounts holding 100,000 open orders and 10,000 verifications awaiting
+// review, and a stock of 1,000,000 numbers. Generated deterministically and written through a fast path (one
+// INSERT … SELECT … FROM json_each(?) per thousand rows); the large account, its keys and its verifications go
+// through the stores.
 
 import { addCatalogPair } from "../../src/catalog/store.ts";
 import { createApiKey, createCustomer } from "../../src/customers/store.ts";
@@ -20,6 +22,16 @@ const LARGE_USERS = 1_000;
 const LARGE_KEYS = 200;
 /** Numbers of the large account with a pending verification, for the KYC read and upload scenarios. */
 const VERIFIED_NUMBERS = 100;
+
+/** The operator's side: accounts with open orders (and a fulfilled order each, whose numbers are being verified). */
+const QUEUE_ACCOUNTS = 1_000;
+const OPEN_ORDERS_PER_ACCOUNT = 100;
+const VERIFICATIONS_PER_ACCOUNT = 10;
+const STOCK_NUMBERS = 1_000_000;
+/** The order an allocation of this many numbers from stock fulfils at once. */
+export const ALLOCATION_FROM_STOCK = 10_000;
+/** The numbers an import through the API brings in one request. */
+export const IMPORTED_NUMBERS = 100_000;
 
 const ROWS_PER_STATEMENT = 1_000;
 const DAY = 86_400_000;
@@ -229,6 +241,12 @@ async function insertUsers(d1: D1Database, customerId: string): Promise<void> {
 }
 
 export interface Fixtures {
+  /** One of the operator's queue accounts, for the queues filtered by account. */
+  queueSlug: string;
+  /** A pending order of ALLOCATION_FROM_STOCK numbers of a pair the stock holds plenty of. */
+  allocationOrderId: string;
+  /** The stock import's CSV body: IMPORTED_NUMBERS numbers no other row holds. */
+  importCsv: string;
   slug: string;
   customerId: string;
   /** Plaintext keys of the large account. */
@@ -291,5 +309,182 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
     );
   }
   const pendingOrderId = largeOrders.findLast((o) => o.status === "pending")!.id;
-  return { slug: "large", customerId: large.id, keys, pendingOrderId, verifiedNumberIds };
+  const operator = await seedOperatorData(d1, seq, log);
+  return { slug: "large", customerId: large.id, keys, pendingOrderId, verifiedNumberIds, ...operator };
+}
+
+/** The operator's side of the data set: the accounts of the queues, their orders and verifications, and the stock. */
+async function seedOperatorData(
+  d1: D1Database,
+  firstSeq: number,
+  log: (line: string) => void,
+): Promise<Pick<Fixtures, "queueSlug" | "allocationOrderId" | "importCsv">> {
+  const next = random(23);
+  const now = Date.now();
+  const accounts = Array.from({ length: QUEUE_ACCOUNTS }, (_, i) => ({ id: crypto.randomUUID(), slug: `queue-${i}` }));
+  await insertRows(
+    d1,
+    "customers",
+    ["id", "slug", "name", "created_at", "updated_at"],
+    accounts.map((a) => [a.id, a.slug, `Queue ${a.slug}`, now, now]),
+  );
+  let seq = firstSeq;
+  const orders: unknown[][] = [];
+  const numbers: unknown[][] = [];
+  const verifications: unknown[][] = [];
+  for (const account of accounts) {
+    for (let i = 0; i < OPEN_ORDERS_PER_ACCOUNT; i++) {
+      const [countryCode, numberType] = weighted(next, PAIRS, (c) => [c[0] as string, c[1] as string]);
+      const status = next() < 0.7 ? "pending" : "processing";
+      const requestedAt = now - Math.floor(next() * 30 * DAY);
+      const quantity = 1 + Math.floor(next() * 50);
+      const fulfilled = status === "processing" ? Math.floor(quantity / 2) : 0;
+      orders.push([
+        crypto.randomUUID(),
+        account.id,
+        seq++,
+        numberType,
+        countryCode,
+        quantity,
+        status,
+        fulfilled,
+        null,
+        requestedAt,
+        null,
+        requestedAt,
+        requestedAt,
+      ]);
+    }
+    // A fulfilled order whose numbers are each being verified.
+    const orderId = crypto.randomUUID();
+    const fulfilledAt = now - Math.floor(next() * 60 * DAY);
+    orders.push([
+      orderId,
+      account.id,
+      seq++,
+      "mobile",
+      "US",
+      VERIFICATIONS_PER_ACCOUNT,
+      "fulfilled",
+      VERIFICATIONS_PER_ACCOUNT,
+      null,
+      fulfilledAt,
+      fulfilledAt,
+      fulfilledAt,
+      fulfilledAt,
+    ]);
+    for (let i = 0; i < VERIFICATIONS_PER_ACCOUNT; i++) {
+      const numberId = crypto.randomUUID();
+      numbers.push([
+        numberId,
+        account.id,
+        orderId,
+        `+1666${String(numbers.length).padStart(7, "0")}`,
+        "US",
+        "mobile",
+        "active",
+        fulfilledAt,
+        fulfilledAt,
+      ]);
+      const submittedAt = fulfilledAt + Math.floor(next() * DAY);
+      verifications.push([
+        crypto.randomUUID(),
+        account.id,
+        numberId,
+        next() < 0.7 ? "pending" : "under_review",
+        "individual",
+        "1 Queue St",
+        "Austin",
+        "TX",
+        "78701",
+        "US",
+        submittedAt,
+      ]);
+    }
+  }
+  await insertRows(
+    d1,
+    "orders",
+    [
+      "id",
+      "customer_id",
+      "order_seq",
+      "number_type",
+      "country_code",
+      "quantity",
+      "status",
+      "fulfilled_quantity",
+      "notes",
+      "requested_at",
+      "fulfilled_at",
+      "created_at",
+      "updated_at",
+    ],
+    orders,
+  );
+  await insertRows(
+    d1,
+    "numbers",
+    ["id", "customer_id", "order_id", "phone_number", "country_code", "number_type", "status", "created_at", "updated_at"],
+    numbers,
+  );
+  await insertRows(
+    d1,
+    "kyc_verifications",
+    [
+      "id",
+      "customer_id",
+      "number_id",
+      "status",
+      "type",
+      "address_line_1",
+      "city",
+      "state_province",
+      "postal_code",
+      "country",
+      "submitted_at",
+    ],
+    verifications,
+  );
+  log(
+    `${QUEUE_ACCOUNTS} queue accounts: ${QUEUE_ACCOUNTS * OPEN_ORDERS_PER_ACCOUNT} open orders, ${verifications.length} verifications awaiting review`,
+  );
+
+  // The stock: every pair, weighted as the orders are, imported in ten imports over the last year.
+  const stock: unknown[][] = [];
+  for (let i = 0; i < STOCK_NUMBERS; i++) {
+    const [countryCode, numberType] = weighted(next, PAIRS, (c) => [c[0] as string, c[1] as string]);
+    const batch = Math.floor(i / (STOCK_NUMBERS / 10));
+    stock.push([`+1777${String(i).padStart(7, "0")}`, countryCode, numberType, `import-${batch}`, now - (10 - batch) * 30 * DAY]);
+  }
+  await insertRows(d1, "stock_numbers", ["phone_number", "country_code", "number_type", "import_id", "imported_at"], stock);
+  log(`stock: ${STOCK_NUMBERS} numbers`);
+
+  // A pending order of the pair the stock holds most of, to allocate from stock in one request.
+  const allocationOrderId = crypto.randomUUID();
+  await insertRows(
+    d1,
+    "orders",
+    [
+      "id",
+      "customer_id",
+      "order_seq",
+      "number_type",
+      "country_code",
+      "quantity",
+      "status",
+      "fulfilled_quantity",
+      "notes",
+      "requested_at",
+      "fulfilled_at",
+      "created_at",
+      "updated_at",
+    ],
+    [[allocationOrderId, accounts[0]!.id, seq++, "mobile", "US", ALLOCATION_FROM_STOCK, "pending", 0, null, now, null, now, now]],
+  );
+  const importCsv = `phone_number,country_code,number_type\n${Array.from(
+    { length: IMPORTED_NUMBERS },
+    (_, i) => `+1888${String(i).padStart(7, "0")},US,mobile`,
+  ).join("\n")}\n`;
+  return { queueSlug: accounts[1]!.slug, allocationOrderId, importCsv };
 }

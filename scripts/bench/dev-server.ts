@@ -5,18 +5,20 @@ import path from "node:path";
 import { isHealthy } from "../local-dev.ts";
 
 /**
- * `wrangler dev` of the Worker in `workerRoot`, on 127.0.0.1:`port`, keeping its state in `state`, with this admin
- * token, in a process group of its own (so stopping it stops workerd too). Its stdout is piped when asked for.
+ * `wrangler dev` of the Worker in `workerRoot`, on 127.0.0.1:`port`, keeping its state in `state`, with these
+ * variables (ADMIN_TOKEN among them), in a process group of its own (so stopping it stops workerd too). Its stdout is
+ * piped when asked for.
  */
 export function startWranglerDev(
   workerRoot: string,
   state: string,
   port: number,
-  adminToken: string,
+  vars: Record<string, string>,
   stdout: "pipe" | "ignore",
 ): ChildProcess {
   const wranglerBin = path.join(workerRoot, "node_modules", "wrangler", "bin", "wrangler.js");
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--var", `ADMIN_TOKEN:${adminToken}`];
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state];
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   return spawn(process.execPath, [wranglerBin, ...args], { cwd: workerRoot, detached: true, stdio: ["ignore", stdout, "pipe"] });
 }
 

@@ -25,8 +25,8 @@ export interface Scenario {
   method: "GET" | "POST" | "PUT";
   /** The path of the n-th request (most scenarios ask the same thing every time). */
   path: (n: number) => string;
-  /** Sent with the large account's API keys, spread over the keys. */
-  authenticated: boolean;
+  /** Sent with the large account's API keys (spread over the keys), or a staff member's Access token; or neither. */
+  credential?: "customer" | "staff";
   body?: string | Buffer;
   contentType?: string;
   goal?: Goal;
@@ -66,7 +66,7 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
     name,
     method: "GET",
     path: () => (query ? `${orders}?${query}` : orders),
-    authenticated: true,
+    credential: "customer",
     goal,
     statements: async (db, segments) => {
       const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(query)));
@@ -95,14 +95,14 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
       name: "orders: get one",
       method: "GET",
       path: () => `${orders}/${f.pendingOrderId}`,
-      authenticated: true,
+      credential: "customer",
       goal: { minShare: 0.5, maxRowsRead: 1000 },
     },
     {
       name: "orders: create",
       method: "POST",
       path: () => orders,
-      authenticated: true,
+      credential: "customer",
       body: JSON.stringify({ number_type: "mobile", country_code: "US", quantity: 25, notes: "Benchmark campaign" }),
       contentType: "application/json",
       goal: { minShare: 0.5, maxRowsRead: 1000 },
@@ -111,7 +111,7 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
       name: "orders: update",
       method: "PUT",
       path: () => `${orders}/${f.pendingOrderId}`,
-      authenticated: true,
+      credential: "customer",
       body: JSON.stringify({ quantity: 120, notes: "Benchmark update" }),
       contentType: "application/json",
       goal: { minShare: 0.5, maxRowsRead: 1000 },
@@ -125,27 +125,27 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
       name: "numbers: default page",
       method: "GET",
       path: () => `/api/customers/${f.slug}/numbers`,
-      authenticated: true,
+      credential: "customer",
       goal: { minShare: 0.5 },
     },
     {
       name: "users: default page",
       method: "GET",
       path: () => `/api/customers/${f.slug}/users`,
-      authenticated: true,
+      credential: "customer",
       goal: { minShare: 0.5 },
     },
     {
       name: "KYC: get",
       method: "GET",
       path: () => `/v1/numbers/num_${f.verifiedNumberIds[0]}/KYC`,
-      authenticated: true,
+      credential: "customer",
     },
     {
       name: "KYC: upload 1 MiB",
       method: "POST",
       path: uploadPath,
-      authenticated: true,
+      credential: "customer",
       body: multipartUpload(pdfOf(1024 * 1024), "statement.pdf"),
       contentType: `multipart/form-data; boundary=${UPLOAD_BOUNDARY}`,
     },
@@ -153,7 +153,32 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
       name: "KYC: download 1 MiB",
       method: "GET",
       path: () => `/v1/kyc/documents/${documentId}/download`,
-      authenticated: true,
+      credential: "customer",
+    },
+    ...operatorScenarios(f),
+  ];
+}
+
+/** The staff's queues over 1,000 accounts (100,000 open orders, 10,000 verifications) and the stock's counts. */
+function operatorScenarios(f: Fixtures): Scenario[] {
+  const queue = (name: string, path: string): Scenario => ({
+    name,
+    method: "GET",
+    path: () => path,
+    credential: "staff",
+    goal: { minShare: 0.5, maxRowsRead: 1000 },
+  });
+  return [
+    queue("queue: open orders, default page", "/admin/orders"),
+    queue("queue: open orders of one account", `/admin/orders?customer_slug=${f.queueSlug}`),
+    queue("queue: reviews, default page", "/admin/kyc"),
+    queue("queue: reviews of one account", `/admin/kyc?customer_slug=${f.queueSlug}`),
+    {
+      name: "stock: summary",
+      method: "GET",
+      path: () => "/admin/stock/summary",
+      credential: "staff",
+      goal: { minShare: 0.5 },
     },
   ];
 }

@@ -196,7 +196,7 @@ async function measure(mode: Mode, phase: Phase, body: Buffer): Promise<Measurem
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const adminToken = crypto.randomUUID();
-    dev = startWranglerDev(workerRoot, state, port, adminToken, "ignore");
+    dev = startWranglerDev(workerRoot, state, port, { ADMIN_TOKEN: adminToken }, "ignore");
     let stderr = "";
     dev.stderr!.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);

@@ -2,13 +2,11 @@
 // its request budget. A key this isolate knows is checked with the request's first D1 call, and every other side
 // effect waits for that check (src/http/side-effects.ts).
 import type { Context, MiddlewareHandler } from "hono";
-import { isFailedBatchAssertion } from "../db/errors.ts";
 import { READ_METHODS } from "../db/session.ts";
 import type { CustomerEnv, Principal } from "../env.ts";
 import { presentedCredential } from "../http/auth.ts";
 import { authenticationFailure, refuseSpentAddress } from "../http/auth-failures.ts";
-import { problemResponse } from "../http/problem.ts";
-import { RevokedKey, sideEffectsAfter } from "../http/side-effects.ts";
+import { type CarriedCheck, carriedAssertion, carriedRead, confirmedRequest } from "../http/carried-check.ts";
 import { isWellFormedApiKey, sha256Hex } from "../lib/api-key.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { notFound, Problem } from "../lib/problem.ts";
@@ -88,22 +86,11 @@ export const requireApiKey: MiddlewareHandler<CustomerEnv> = async (c, next) => 
   remember(keyHash, known);
   identify(c, known.principal);
   const check = READ_METHODS.has(c.req.method) ? readCheck(c, known) : writeCheck(c, known);
-  const confirm = async () => {
-    if (!(await check())) throw new RevokedKey("The key was revoked");
-  };
   // Nothing acts for a revoked key: not a side effect before the first D1 call, nor a D1 call after it.
-  c.env = sideEffectsAfter(c.env, confirm);
-  c.var.session.confirmBeforeLaterCalls(confirm);
-  await next();
-  if (!(await check())) {
+  await confirmedRequest(c, check, next, async () => {
     knownKeys.delete(keyHash);
-    await c.res.body?.cancel();
-    // The handler's own outcome (often a failed statement, since its batch was rolled back) is not the answer.
-    c.error = undefined;
-    // Cleared first: Hono's setter would otherwise carry the handler's headers (a download's file name) over.
-    c.res = undefined;
-    c.res = problemResponse(c, await authenticationFailure(c));
-  }
+    return authenticationFailure(c);
+  });
 };
 
 /** Writes the key's last use after the answer; a failure costs only that mark, and is logged. */
@@ -128,22 +115,10 @@ function identify(c: Context<CustomerEnv>, principal: Principal): void {
   c.var.log.customerId = principal.customerId;
 }
 
-/** Whether the request's known key is active, asked once (the answer is kept): after the handler, or by a side effect. */
-type KeyCheck = () => Promise<boolean>;
-
-function once(ask: () => Promise<boolean>): KeyCheck {
-  let answer: Promise<boolean> | undefined;
-  return () => {
-    answer ??= ask();
-    return answer;
-  };
-}
-
-/** A read's check: the key's state rides with the read's first D1 call (or goes alone when a side effect asks first). */
-function readCheck(c: Context<CustomerEnv>, known: KnownKey): KeyCheck {
-  const state = c.var.session.carry(keyStateQuery(c.var.db, known.principal.apiKeyId));
-  return once(async () => {
-    const current = readKeyState(await state.rows());
+/** A read's check: the key's state rides with the read's first D1 call (or goes alone when an act asks first). */
+function readCheck(c: Context<CustomerEnv>, known: KnownKey): CarriedCheck {
+  return carriedRead(c, keyStateQuery(c.var.db, known.principal.apiKeyId), (rows) => {
+    const current = readKeyState(rows);
     if (!current || current.revokedAt !== null) return false;
     known.lastUsedAt = Math.max(current.lastUsedAt ?? 0, known.lastUsedAt ?? 0) || null;
     const now = Date.now();
@@ -153,20 +128,12 @@ function readCheck(c: Context<CustomerEnv>, known: KnownKey): KeyCheck {
 }
 
 /** A write's check: an assertion that the key is active in front of its first batch (and, when due, its last use). */
-function writeCheck(c: Context<CustomerEnv>, known: KnownKey): KeyCheck {
+function writeCheck(c: Context<CustomerEnv>, known: KnownKey): CarriedCheck {
   const { apiKeyId } = known.principal;
-  const assertion = c.var.session.carry(activeKeyAssertion(c.var.db, apiKeyId));
+  const check = carriedAssertion(c, activeKeyAssertion(c.var.db, apiKeyId));
   const now = Date.now();
   if (markUse(known, now)) c.var.session.carry(lastUsedUpdate(c.var.db, apiKeyId, now));
-  return once(async () => {
-    try {
-      await assertion.rows();
-      return true;
-    } catch (error) {
-      if (isFailedBatchAssertion(error)) return false;
-      throw error;
-    }
-  });
+  return check;
 }
 
 /** Customer routes name their account in the path; any other account's slug is reported as not found. */

@@ -291,7 +291,8 @@ function addIdempotencyKey(document: EditableDocument): void {
 
 const DESCRIPTION =
   "Order virtual phone numbers in bulk and verify the identity and address (KYC) behind each number. " +
-  "Customer endpoints take an API key (Authorization: Bearer vnk_… or X-API-Key); /admin takes the operator's " +
+  "Customer endpoints take an API key (Authorization: Bearer vnk_… or X-API-Key); /admin takes a staff member's " +
+  "Cloudflare Access token, whose role decides what they may do (each operation's x-roles), or the operator's " +
   "ADMIN_TOKEN. Errors are RFC 9457 problem details (application/problem+json) with a stable `code`. Every " +
   "authenticated response that read D1 carries x-d1-bookmark; send the last one back to read your own writes on " +
   "any replica.";
@@ -330,7 +331,9 @@ const TAGS = [
   },
   {
     name: "Admin",
-    description: "The operator's API (ADMIN_TOKEN): accounts, keys, catalog, fulfilment, users and reviews.",
+    description:
+      "The operator's API, for the staff (by their Cloudflare Access identity and role) and the ADMIN_TOKEN: the " +
+      "queues, fulfilment and the stock, reviews, accounts, keys, users, the catalog, the staff and the audit log.",
   },
 ];
 

@@ -14,9 +14,12 @@ const SIDE_EFFECTS = {
 /** What an R2 multipart upload resumed (synchronously, without a call) does that changes something. */
 const MULTIPART_SIDE_EFFECTS = ["uploadPart", "complete", "abort"] as const;
 
-/** A key that turned out revoked when a side effect asked: the guard answers 401 (src/customers/api-key-guard.ts). */
-export class RevokedKey extends Error {
-  override name = "RevokedKey";
+/**
+ * A credential that turned out no longer to hold when an act asked (a revoked key, a disabled staff member): the
+ * guard answers its refusal instead (src/http/carried-check.ts).
+ */
+export class RefusedCredential extends Error {
+  override name = "RefusedCredential";
 }
 
 function gated<T extends object>(binding: T, methods: readonly string[], confirm: () => Promise<void>): T {
@@ -33,7 +36,7 @@ function gated<T extends object>(binding: T, methods: readonly string[], confirm
   });
 }
 
-/** The bindings, each side effect of which first awaits `confirm` (which throws RevokedKey for a revoked key). */
+/** The bindings, each side effect of which first awaits `confirm` (which throws RefusedCredential when it fails). */
 export function sideEffectsAfter(env: Bindings, confirm: () => Promise<void>): Bindings {
   const documents = gated(env.DOCUMENTS, SIDE_EFFECTS.DOCUMENTS, confirm);
   return {

@@ -14,6 +14,24 @@ export async function findStaff(db: Database, email: string): Promise<StaffRow |
   return db.select().from(staff).where(eq(staff.email, email.toLowerCase())).get();
 }
 
+/** A staff member's role and status, read by e-mail, for a check that rides with a request's first D1 call. */
+export function staffStateQuery(db: Database, email: string) {
+  return db.select({ role: staff.role, status: staff.status }).from(staff).where(eq(staff.email, email));
+}
+
+/** Fails its D1 batch (see batchAssertions) unless the member is enabled with this role still. */
+export function enabledStaffAssertion(db: Database, email: string, role: StaffRole) {
+  return db
+    .insert(batchAssertions)
+    .select(
+      sql`SELECT 'staff member not as known' WHERE NOT EXISTS (SELECT 1 FROM ${staff} WHERE ${and(
+        eq(staff.email, email),
+        eq(staff.role, role),
+        eq(staff.status, "enabled"),
+      )})`,
+    );
+}
+
 /** A page of the staff, by e-mail. */
 export async function listStaff(db: Database, window: PageWindow): Promise<{ rows: StaffRow[]; total: number }> {
   return pageAndTotal(

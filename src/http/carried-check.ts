@@ -1,0 +1,69 @@
+// A credential this isolate already knows (an API key, a staff member), checked without a D1 call of its own: its
+// check rides with the request's first D1 call (a read carries the credential's state; a write an assertion in front
+// of its first batch, which rolls the whole batch back), and nothing acts before that check has answered: not a side
+// effect (src/http/side-effects.ts), not a later D1 call. When it says no, the handler's answer is replaced by the
+// guard's refusal.
+import type { Context, Next } from "hono";
+import { isFailedBatchAssertion } from "../db/errors.ts";
+import type { AppEnv } from "../env.ts";
+import type { Problem } from "../lib/problem.ts";
+import { problemResponse } from "./problem.ts";
+import { RefusedCredential, sideEffectsAfter } from "./side-effects.ts";
+
+/** Whether the known credential still holds, asked once (the answer is kept): after the handler, or before an act. */
+export type CarriedCheck = () => Promise<boolean>;
+
+type Query = { toSQL(): { sql: string; params: unknown[] } };
+
+function once(ask: () => Promise<boolean>): CarriedCheck {
+  let answer: Promise<boolean> | undefined;
+  return () => {
+    answer ??= ask();
+    return answer;
+  };
+}
+
+/** A read's check: `state` rides with the first D1 call (or goes alone when an act asks first); `accept` judges it. */
+export function carriedRead<E extends AppEnv>(c: Context<E>, state: Query, accept: (rows: unknown[][]) => boolean): CarriedCheck {
+  const passenger = c.var.session.carry(state);
+  return once(async () => accept(await passenger.rows()));
+}
+
+/** A write's check: `assertion` stands in front of the first batch, and fails it when the credential no longer holds. */
+export function carriedAssertion<E extends AppEnv>(c: Context<E>, assertion: Query): CarriedCheck {
+  const passenger = c.var.session.carry(assertion);
+  return once(async () => {
+    try {
+      await passenger.rows();
+      return true;
+    } catch (error) {
+      if (isFailedBatchAssertion(error)) return false;
+      throw error;
+    }
+  });
+}
+
+/**
+ * Runs the rest of the request with nothing acting before `check` answers: the bindings' side effects wait for it,
+ * and so does every D1 call after the first. When it says no, `refused()` names the problem that answers instead of
+ * the handler (whose own outcome, often a failed statement of a rolled-back batch, is not the answer).
+ */
+export async function confirmedRequest<E extends AppEnv>(
+  c: Context<E>,
+  check: CarriedCheck,
+  next: Next,
+  refused: () => Promise<Problem>,
+): Promise<void> {
+  const confirm = async () => {
+    if (!(await check())) throw new RefusedCredential("The credential no longer holds");
+  };
+  c.env = sideEffectsAfter(c.env, confirm) as E["Bindings"];
+  c.var.session.confirmBeforeLaterCalls(confirm);
+  await next();
+  if (await check()) return;
+  await c.res.body?.cancel();
+  c.error = undefined;
+  // Cleared first: Hono's setter would otherwise carry the handler's headers (a download's file name) over.
+  c.res = undefined;
+  c.res = problemResponse(c, await refused());
+}
