@@ -2151,12 +2151,6 @@ export interface components {
             }[];
             invalid_count: number;
         };
-        StockImport: {
-            /** @description 1 to 10000 rows, each {phone_number, country_code, number_type} (StockRow). Each row is checked on its own: a bad one is reported under invalid, the good ones are imported. */
-            numbers: {
-                [key: string]: unknown;
-            }[];
-        };
         StockPage: {
             data: components["schemas"]["StockNumber"][];
             meta: components["schemas"]["StockPageMeta"];
@@ -8145,7 +8139,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["StockImport"];
+                "application/json": {
+                    numbers: {
+                        [key: string]: unknown;
+                    }[];
+                };
                 "text/csv": string;
             };
         };

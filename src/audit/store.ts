@@ -31,7 +31,7 @@ export const AUDIT_ACTIONS = [
   "webhook_endpoint.deleted",
   "webhook_endpoint.secret_rotated",
 ] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What a change is about; its id as the API writes it (kyc_…, doc_…, we_…, an e-mail, a phone number). */
 export const AUDIT_TARGET_TYPES = [
@@ -47,7 +47,7 @@ export const AUDIT_TARGET_TYPES = [
   "stock_number",
   "webhook_endpoint",
 ] as const;
-export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
+type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 /** A value an audit event records: a constant, or a column or expression over the row the event is read from. */
 type AuditValue = AnyColumn | SQL | string | number | null;

@@ -10,7 +10,7 @@ import { notFound } from "../lib/problem.ts";
 import { ACCESS_COOKIE, accessIdentity } from "../staff/access.ts";
 import { renderDocument } from "../ui/document.tsx";
 
-export const signInPath = "/ops/sign-in";
+const signInPath = "/ops/sign-in";
 export const signedOutPath = "/ops/signed-out";
 
 /** Whether this deployment takes tokens in sign-in links: only where ACCESS_JWKS stands in for Access's own keys. */

@@ -108,7 +108,7 @@ export async function listNumbers(
 const ALLOCATABLE: OrderStatus[] = ["pending", "processing"];
 
 /** Each order.numbers_allocated event carries at most this many numbers: a D1 row holds at most 2 MB. */
-export const NUMBERS_PER_EVENT = 1000;
+const NUMBERS_PER_EVENT = 1000;
 
 /** The numbers an allocation gives the order: these, or the N oldest of the stock of the order's pair. */
 export type Allocation = { phoneNumbers: string[] } | { fromStock: number };

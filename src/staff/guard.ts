@@ -31,7 +31,7 @@ function rememberStaff(email: string, known: Pick<Operator, "role" | "name">): v
 /** The token's operator: automation, with every right. */
 const TOKEN_OPERATOR: Operator = { actor: { type: "token" }, role: "admin", name: "ADMIN_TOKEN" };
 
-export function forbidden(detail: string): Problem {
+function forbidden(detail: string): Problem {
   return new Problem("forbidden", detail);
 }
 

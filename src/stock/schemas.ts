@@ -11,8 +11,8 @@ import { toIso } from "../lib/time.ts";
 import type { StockListQuery } from "./store.ts";
 
 /** The most numbers one JSON import holds (its body may be up to 1 MiB), and one CSV import (up to 10 MiB). */
-export const MAX_JSON_ROWS = 10_000;
-export const MAX_CSV_ROWS = 100_000;
+const MAX_JSON_ROWS = 10_000;
+const MAX_CSV_ROWS = 100_000;
 export const JSON_IMPORT_BYTES = 1024 * 1024;
 export const CSV_IMPORT_BYTES = 10 * 1024 * 1024;
 /** Each list of an import's report names at most this many; its count says how many there were. */
@@ -23,7 +23,7 @@ export const stockRowSchema = z
   .strictObject({ phone_number: e164Schema, country_code: countryCodeSchema, number_type: numberTypeSchema })
   .openapi("StockRow");
 
-export const CSV_HEADER = ["phone_number", "country_code", "number_type"] as const;
+const CSV_HEADER = ["phone_number", "country_code", "number_type"] as const;
 
 export const stockImportBody = z
   .strictObject({
