@@ -311,6 +311,209 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers/{customer_slug}/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the orderable pairs
+         * @description The (country_code, number_type) pairs an order may name, by country_code then number_type, each with what a verification for a number of it must hold (requirements, null when none).
+         */
+        get: operations["listCatalogEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/catalog/{country_code}/{number_type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an orderable pair
+         * @description The pair with what a verification for a number of it must hold; 404 when the pair is not orderable.
+         */
+        get: operations["getCatalogEntry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/kyc-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List profiles */
+        get: operations["listKycProfiles"];
+        put?: never;
+        /**
+         * Create a profile
+         * @description A name and exactly the body of a number's address submission (company_name required for business): a verification that numbers join, status pending, no documents (kyc_profile.submitted).
+         */
+        post: operations["createKycProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/kyc-profiles/{profile_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a profile */
+        get: operations["getKycProfile"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a profile
+         * @description Only with no number attached and no pending or processing order naming it (else 409 conflict); its documents go with it (kyc_profile.deleted).
+         */
+        delete: operations["deleteKycProfile"];
+        options?: never;
+        head?: never;
+        /**
+         * Amend a profile
+         * @description The rules of a number's address PATCH (pending or rejected, or approved from 60 days before expires_at; each re-opens it, kyc_profile.updated). A PATCH of name alone is allowed in any state and re-opens nothing.
+         */
+        patch: operations["updateKycProfile"];
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/kyc-profiles/{profile_id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a supporting file to a profile
+         * @description Every rule of a number's upload; at most 20 documents. The document's kyc_id is the profile's kyp_ id; it is downloaded and deleted through /v1/kyc/documents/{document_id} (kyc_profile.document_uploaded).
+         */
+        post: operations["uploadKycProfileDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/kyc-profiles/{profile_id}/resubmit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resubmit a rejected profile unchanged
+         * @description Status pending, rejection_reason and rejection_reasons cleared, reviewed_at null (kyc_profile.updated).
+         */
+        post: operations["resubmitKycProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/kyc-profiles/{profile_id}/evaluation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Evaluate a profile against an orderable pair
+         * @description The profile against the requirements of any orderable (country_code, number_type); 404 when not orderable.
+         */
+        get: operations["evaluateKycProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/kyc-profiles/{profile_id}/numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach numbers to a profile
+         * @description By ids (1 to 10,000, repeats counted once) or every number of an order; each all or nothing. A number is refused when unknown (not_found), when it has a verification of its own (has_own_verification: delete it first), when attached to another profile, or when the profile does not meet its pair's requirements (requirements_not_met). Attached numbers' verification is the profile's, under an id of their own. One kyc_profile.numbers_attached event per 1,000 numbers. Body up to 512 KiB.
+         */
+        post: operations["attachKycProfileNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/kyc-profiles/{profile_id}/numbers/detach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Detach numbers from a profile
+         * @description The same body as the attach. Each detached number then has no verification (GET …/KYC is 404) and may submit its own. One kyc_profile.numbers_detached event per 1,000 numbers.
+         */
+        post: operations["detachKycProfileNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/kyc-profiles/{profile_id}/numbers/{number_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Detach one number from a profile */
+        delete: operations["detachKycProfileNumber"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/numbers/{number_id}/KYC/address": {
         parameters: {
             query?: never;
@@ -330,7 +533,7 @@ export interface paths {
         head?: never;
         /**
          * Update address details
-         * @description Allowed while pending or rejected; on a rejected verification it re-opens it (status pending, reason and review time cleared). Documents stay attached. verification_type cannot change.
+         * @description Allowed while pending or rejected, and on an approved verification from 60 days before its expires_at (a renewal); on a rejected or approved verification it re-opens it (status pending, reasons and review time cleared; an approved one keeps expires_at while the renewal is reviewed). Documents stay attached. verification_type cannot change. 409 kyc_managed_by_profile when the number joined a profile.
          */
         patch: operations["updateKycAddress"];
         trace?: never;
@@ -342,11 +545,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the verification */
+        /**
+         * Read the verification
+         * @description The number's own verification, or, when the number joined a profile, the profile's (status, fields, documents) under the number's own kyc_ id, with profile_id set.
+         */
         get: operations["getKycVerification"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete the verification
+         * @description Allowed while pending or rejected: the verification and its documents are deleted (kyc.deleted), so the number may submit a new one or join a profile. 409 kyc_managed_by_profile when the number joined a profile (detach it).
+         */
+        delete: operations["deleteKycVerification"];
         options?: never;
         head?: never;
         patch?: never;
@@ -404,9 +614,49 @@ export interface paths {
         post?: never;
         /**
          * Delete a document
-         * @description Allowed while the verification is pending or under_review; removes the file and its record.
+         * @description Allowed while the verification is pending or under_review, and for a document a rejection reason named while the verification is rejected; removes the file and its record. Profile documents are deleted here too.
          */
         delete: operations["deleteKycDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/numbers/{number_id}/KYC/resubmit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resubmit a rejected verification unchanged
+         * @description Re-opens a rejected verification as it is (after replacing the documents a reason named, for example): status pending, rejection_reason and rejection_reasons cleared, reviewed_at null (kyc.updated). 409 otherwise.
+         */
+        post: operations["resubmitKycVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/numbers/{number_id}/KYC/evaluation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Evaluate the number's verification against its requirements
+         * @description The number's verification (its own or its profile's) against the requirements of the number's (country_code, number_type): each requirement met, unmet (with reasons) or not applicable. Without a verification every requirement is unmet with not_submitted. The review status is not a rule.
+         */
+        get: operations["evaluateKycVerification"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -525,6 +775,30 @@ export interface paths {
          * @description Existing orders keep their pair; new orders and changes to it answer 400 not_orderable.
          */
         delete: operations["removeCatalogPair"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/catalog/{country_code}/{number_type}/requirements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a pair's requirements
+         * @description What a verification for a number of the pair must hold. Replaces the whole set; an unchanged set changes nothing. 404 when the pair is not orderable.
+         */
+        put: operations["setCatalogRequirements"];
+        post?: never;
+        /**
+         * Remove a pair's requirements
+         * @description Numbers of the pair then need no verification. Removing none changes nothing. 404 when the pair is not orderable.
+         */
+        delete: operations["removeCatalogRequirements"];
         options?: never;
         head?: never;
         patch?: never;
@@ -736,9 +1010,46 @@ export interface paths {
         put?: never;
         /**
          * Review a verification
-         * @description pending→under_review, under_review→approved or rejected (rejection_reason required); sets reviewed_at; approval sets expires_at one year ahead. Documents follow: pending_review, verified or rejected. Else 409.
+         * @description pending→under_review, under_review→approved or rejected (rejection_reason required; `reasons` optional, each naming a document or a field of this verification); sets reviewed_at. Approval sets expires_at one year ahead; a rejection clears it. Documents follow: pending_review, verified, or rejected (only those a reason names, when reasons name documents; a document a reason named stays rejected until deleted). Else 409.
          */
         post: operations["reviewKycVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/kyc-profiles/{profile_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve any account's profile */
+        get: operations["getAnyKycProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/kyc-profiles/{profile_id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Review a profile
+         * @description The same moves and rules as a number's review, with kyc_profile.* events. pending→under_review, under_review→approved or rejected (rejection_reason required; `reasons` optional, each naming a document or a field of this verification); sets reviewed_at. Approval sets expires_at one year ahead; a rejection clears it. Documents follow: pending_review, verified, or rejected (only those a reason names, when reasons name documents; a document a reason named stays rejected until deleted). Else 409.
+         */
+        post: operations["reviewKycProfile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1083,6 +1394,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "kyc.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc.deleted event
+         * @description Posted to every enabled endpoint that takes `kyc.deleted`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc.expired event
+         * @description Posted to every enabled endpoint that takes `kyc.expired`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc.expiring event
+         * @description Posted to every enabled endpoint that takes `kyc.expiring`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_expiring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "kyc.document_uploaded": {
         parameters: {
             query?: never;
@@ -1117,6 +1488,246 @@ export interface webhooks {
          * @description Posted to every enabled endpoint that takes `kyc.document_deleted`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
          */
         post: operations["webhook_kyc_document_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.submitted event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.submitted`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_submitted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.updated event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.updated`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.under_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.under_review event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.under_review`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_under_review"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.approved event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.approved`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_approved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.rejected event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.rejected`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_rejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.deleted event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.deleted`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.expired event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.expired`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.expiring event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.expiring`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_expiring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.document_uploaded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.document_uploaded event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.document_uploaded`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_document_uploaded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.document_deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.document_deleted event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.document_deleted`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_document_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.numbers_attached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.numbers_attached event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.numbers_attached`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_numbers_attached"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc_profile.numbers_detached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The kyc_profile.numbers_detached event
+         * @description Posted to every enabled endpoint that takes `kyc_profile.numbers_detached`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_kyc_profile_numbers_detached"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1202,6 +1813,11 @@ export interface components {
              * @example 2026-11-21T09:30:00.000Z
              */
             updated_at: string;
+            /**
+             * @description The profile the order's numbers join when allocated (kyp_…), null when none.
+             * @example null
+             */
+            kyc_profile_id: string | null;
         };
         /** @description Numbers were allocated to an order. */
         NumbersAllocatedEvent: {
@@ -1241,10 +1857,15 @@ export interface components {
             /** Format: uuid */
             order_id: string;
             /**
-             * @description Status of the number's verification, null when none.
+             * @description Status of the number's verification (its own, or its profile's), null when none.
              * @enum {string|null}
              */
             kyc_status: "pending" | "under_review" | "approved" | "rejected" | null;
+            /**
+             * @description The profile the number joined (kyp_…), null when none.
+             * @example null
+             */
+            kyc_profile_id: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
@@ -1273,7 +1894,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected";
+            type: "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.deleted" | "kyc.expired";
             data: components["schemas"]["KycVerification"];
         };
         KycVerification: {
@@ -1281,6 +1902,11 @@ export interface components {
             id: string;
             /** @example num_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e */
             number_id: string;
+            /**
+             * @description The profile the number joined (its verification is the profile's, changed through the profile only); null on a number's own verification.
+             * @example null
+             */
+            profile_id: string | null;
             /** @enum {string} */
             status: "pending" | "under_review" | "approved" | "rejected";
             /** @enum {string} */
@@ -1316,9 +1942,11 @@ export interface components {
              */
             reviewed_at: string | null;
             rejection_reason: string | null;
+            /** @description The reviewer's structured reasons for the last rejection; [] when none. */
+            rejection_reasons: components["schemas"]["RejectionReason"][];
             /**
              * Format: date-time
-             * @description Set on approval: one year after it.
+             * @description Set on approval: one year after it; kept while a renewal is reviewed, cleared by a rejection. Past it, the status stays approved and the evaluation says verification_expired.
              * @example 2026-11-21T09:30:00.000Z
              */
             expires_at: string | null;
@@ -1332,11 +1960,50 @@ export interface components {
             filename: string;
             /** @enum {string} */
             status: "uploaded" | "pending_review" | "verified" | "rejected";
+            /** @description The reasons of the last rejection that name this document (it stays rejected until deleted); [] when none. */
+            rejection_reasons: components["schemas"]["RejectionReason"][];
             /**
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
             uploaded_at: string;
+        };
+        RejectionReason: {
+            /** @enum {string} */
+            code: "document_illegible" | "document_expired" | "document_mismatch" | "document_type_wrong" | "document_incomplete" | "address_unverifiable" | "company_unverifiable" | "field_invalid" | "other";
+            /** @example doc_5c0e1f9e-8f3a-4d0b-9d7e-2a6b1c3d4e5f */
+            document_id?: string;
+            /** @enum {string} */
+            field?: "verification_type" | "address_line_1" | "address_line_2" | "city" | "state_province" | "postal_code" | "country" | "company_name" | "tax_id" | "contact_person" | "phone_number" | "email";
+            /** @example The scan is cut off at the bottom */
+            note?: string;
+        };
+        /** @description An approved verification expires in 30 days, then in 7 (once each per approval): renew it. */
+        KycVerificationExpiringEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "kyc.expiring";
+            data: {
+                verification: components["schemas"]["KycVerification"];
+                /**
+                 * @description Days until expires_at, rounded up.
+                 * @example 30
+                 */
+                days_left: number;
+            };
         };
         /** @description A document was uploaded to or deleted from a verification. */
         KycDocumentEvent: {
@@ -1360,6 +2027,154 @@ export interface components {
                 kyc_id: string;
                 number_id: string;
                 document: components["schemas"]["KycDocumentSummary"];
+            };
+        };
+        /** @description A profile changed: `data` is the profile after the change (before, when deleted). */
+        KycProfileEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.expired";
+            data: components["schemas"]["KycProfile"];
+        };
+        KycProfile: {
+            /** @example kyp_6d1f0c2a-9b8e-4f3a-8c7d-5e4b3a2f1d0c */
+            id: string;
+            /** @example Acme GmbH, Berlin office */
+            name: string;
+            /**
+             * @description Numbers attached to the profile.
+             * @example 500
+             */
+            number_count: number;
+            /** @enum {string} */
+            status: "pending" | "under_review" | "approved" | "rejected";
+            /** @enum {string} */
+            type: "individual" | "business";
+            address: {
+                address_line_1: string;
+                address_line_2: string | null;
+                city: string;
+                state_province: string;
+                postal_code: string;
+                country: string;
+            };
+            company_name: string | null;
+            tax_id: string | null;
+            contact_person: string | null;
+            phone_number: string | null;
+            email: string | null;
+            documents: components["schemas"]["KycDocumentSummary"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            submitted_at: string;
+            /**
+             * Format: date-time
+             * @description Time of the last address update; null before the first.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            reviewed_at: string | null;
+            rejection_reason: string | null;
+            /** @description The reviewer's structured reasons for the last rejection; [] when none. */
+            rejection_reasons: components["schemas"]["RejectionReason"][];
+            /**
+             * Format: date-time
+             * @description Set on approval: one year after it; kept while a renewal is reviewed, cleared by a rejection. Past it, the status stays approved and the evaluation says verification_expired.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            expires_at: string | null;
+        };
+        /** @description An approved profile expires in 30 days, then in 7 (once each per approval): renew it. */
+        KycProfileExpiringEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "kyc_profile.expiring";
+            data: {
+                profile: components["schemas"]["KycProfile"];
+                /**
+                 * @description Days until expires_at, rounded up.
+                 * @example 30
+                 */
+                days_left: number;
+            };
+        };
+        /** @description A document was uploaded to or deleted from a profile. */
+        KycProfileDocumentEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "kyc_profile.document_uploaded" | "kyc_profile.document_deleted";
+            data: {
+                profile_id: string;
+                document: components["schemas"]["KycDocumentSummary"];
+            };
+        };
+        /** @description Numbers joined or left a profile. */
+        KycProfileNumbersEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached";
+            data: {
+                profile_id: string;
+                /** @description At most 1,000; more numbers, more events. */
+                number_ids: string[];
             };
         };
         /** @description Sent on request to one endpoint, to try it. */
@@ -1399,7 +2214,7 @@ export interface components {
             /** @example quantity must be at most 10000 */
             detail: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
             request_id: string;
             errors?: {
                 /** @enum {string} */
@@ -1413,7 +2228,7 @@ export interface components {
             /** @example https://api.example.com/problems/not_found */
             type: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
             /** @example 404 */
             status: number;
             /** @example Not found */
@@ -1454,6 +2269,11 @@ export interface components {
             quantity: number;
             /** @example Numbers for the Austin call centre */
             notes?: string | null;
+            /**
+             * @description A profile of the account, compliant for the order's pair (else 400 requirements_not_met naming each unmet requirement): the order's numbers join it when allocated. null: none.
+             * @example kyp_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e
+             */
+            kyc_profile_id?: string;
         };
         UpdateOrder: {
             /**
@@ -1473,6 +2293,11 @@ export interface components {
              * @example Numbers for the Austin call centre
              */
             notes?: string | null;
+            /**
+             * @description A profile of the account, compliant for the order's pair (else 400 requirements_not_met naming each unmet requirement): the order's numbers join it when allocated. null: none.
+             * @example kyp_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e
+             */
+            kyc_profile_id?: string;
         };
         NumberPage: {
             data: components["schemas"]["Number"][];
@@ -1537,7 +2362,7 @@ export interface components {
             data: components["schemas"]["Event"][];
             meta: components["schemas"]["EventPageMeta"];
         };
-        Event: components["schemas"]["OrderEvent"] | components["schemas"]["NumbersAllocatedEvent"] | components["schemas"]["KycVerificationEvent"] | components["schemas"]["KycDocumentEvent"] | components["schemas"]["WebhookTestEvent"];
+        Event: components["schemas"]["OrderEvent"] | components["schemas"]["NumbersAllocatedEvent"] | components["schemas"]["KycVerificationEvent"] | components["schemas"]["KycVerificationExpiringEvent"] | components["schemas"]["KycDocumentEvent"] | components["schemas"]["KycProfileEvent"] | components["schemas"]["KycProfileExpiringEvent"] | components["schemas"]["KycProfileDocumentEvent"] | components["schemas"]["KycProfileNumbersEvent"] | components["schemas"]["WebhookTestEvent"];
         EventPageMeta: {
             /** @description Items matching the query across all pages. */
             total: number;
@@ -1561,7 +2386,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description The types delivered here: every current type when the endpoint takes every type, present and future. */
-            event_types: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "webhook.test")[];
+            event_types: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "webhook.test")[];
             /** @description Whether the endpoint takes every type, present and future (event_types ["*"], the default). */
             every_event_type: boolean;
             /**
@@ -1599,7 +2424,7 @@ export interface components {
              *       "order.fulfilled"
              *     ]
              */
-            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "webhook.test" | "*")[];
+            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "webhook.test" | "*")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -1633,7 +2458,7 @@ export interface components {
              *       "order.fulfilled"
              *     ]
              */
-            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "webhook.test" | "*")[];
+            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "webhook.test" | "*")[];
             /**
              * @description disabled stops deliveries; enabled resumes them.
              * @enum {string}
@@ -1661,7 +2486,7 @@ export interface components {
             /** @example evt_0e9d8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b */
             event_id: string;
             /** @enum {string} */
-            event_type: "order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "webhook.test";
+            event_type: "order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "webhook.test";
             /**
              * @description pending until an attempt succeeds (succeeded) or the last one fails (failed).
              * @enum {string}
@@ -1715,10 +2540,10 @@ export interface components {
             id: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            action: "customer.created" | "api_key.created" | "api_key.revoked" | "catalog.pair_added" | "catalog.pair_removed" | "order.status_changed" | "order.numbers_allocated" | "kyc.reviewed" | "kyc.document_viewed" | "user.created" | "user.updated" | "user.invited" | "staff.changed" | "stock.imported" | "stock.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
+            action: "customer.created" | "api_key.created" | "api_key.revoked" | "catalog.pair_added" | "catalog.pair_removed" | "requirements.changed" | "order.status_changed" | "order.numbers_allocated" | "kyc.reviewed" | "kyc_profile.reviewed" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc.document_viewed" | "user.created" | "user.updated" | "user.invited" | "staff.changed" | "stock.imported" | "stock.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
             target: {
                 /** @enum {string} */
-                type: "customer" | "api_key" | "catalog_pair" | "order" | "kyc" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
+                type: "customer" | "api_key" | "catalog_pair" | "order" | "kyc" | "kyc_profile" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
                 id: string;
             };
             customer_slug?: string;
@@ -1753,6 +2578,224 @@ export interface components {
             totalPages: number;
             hasNextPage: boolean;
             hasPreviousPage: boolean;
+        };
+        CatalogEntryPage: {
+            data: components["schemas"]["CatalogEntry"][];
+            meta: components["schemas"]["CatalogEntryPageMeta"];
+        };
+        CatalogEntry: {
+            /** @example DE */
+            country_code: string;
+            /** @example mobile */
+            number_type: string;
+            /** @description Whether a number of the pair needs a verification: it has requirements. */
+            kyc_required: boolean;
+            requirements: components["schemas"]["Requirements"];
+        };
+        /** @description What a verification must hold; null: none. */
+        Requirements: {
+            verification_types: ("individual" | "business")[];
+            address_in_country: boolean;
+            fields: {
+                individual: ("company_name" | "tax_id" | "contact_person" | "phone_number" | "email" | "address_line_2")[];
+                business: ("company_name" | "tax_id" | "contact_person" | "phone_number" | "email" | "address_line_2")[];
+            };
+            documents: {
+                /** @example proof_of_address */
+                key: string;
+                document_types: ("identity" | "address_proof" | "business_registration" | "tax_certificate" | "utility_bill" | "bank_statement" | "other")[];
+                applies_to: ("individual" | "business")[];
+                description: string;
+            }[];
+        } | null;
+        CatalogEntryPageMeta: {
+            /** @description Items matching the query across all pages. */
+            total: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            hasNextPage: boolean;
+            hasPreviousPage: boolean;
+        };
+        CreateKycProfile: {
+            /** @example Acme GmbH, Berlin office */
+            name: string;
+            /** @example 1 Market St */
+            address_line_1: string;
+            /** @example Suite 300 */
+            address_line_2?: string | null;
+            /** @example San Francisco */
+            city: string;
+            /** @example CA */
+            state_province: string;
+            /** @example 94105 */
+            postal_code: string;
+            /**
+             * @description ISO 3166-1 alpha-2 country code.
+             * @example US
+             */
+            country: string;
+            /** @example Acme Telecom Inc. */
+            company_name?: string | null;
+            /** @example 12-3456789 */
+            tax_id?: string | null;
+            /** @example Ada Lovelace */
+            contact_person?: string | null;
+            /** @example +14155550123 */
+            phone_number?: string | null;
+            /**
+             * Format: email
+             * @example kyc@acme.example
+             */
+            email?: string | null;
+            /** @enum {string} */
+            verification_type: "individual" | "business";
+        };
+        KycProfilePage: {
+            data: components["schemas"]["KycProfile"][];
+            meta: components["schemas"]["KycProfilePageMeta"];
+        };
+        KycProfilePageMeta: {
+            /** @description Items matching the query across all pages. */
+            total: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            hasNextPage: boolean;
+            hasPreviousPage: boolean;
+        };
+        UpdateKycProfile: {
+            /** @example Acme GmbH, Berlin office */
+            name?: string;
+            /** @example 1 Market St */
+            address_line_1?: string;
+            /** @example Suite 300 */
+            address_line_2?: string | null;
+            /** @example San Francisco */
+            city?: string;
+            /** @example CA */
+            state_province?: string;
+            /** @example 94105 */
+            postal_code?: string;
+            /**
+             * @description ISO 3166-1 alpha-2 country code.
+             * @example US
+             */
+            country?: string;
+            /** @example Acme Telecom Inc. */
+            company_name?: string;
+            /** @example 12-3456789 */
+            tax_id?: string | null;
+            /** @example Ada Lovelace */
+            contact_person?: string | null;
+            /** @example +14155550123 */
+            phone_number?: string | null;
+            /**
+             * Format: email
+             * @example kyc@acme.example
+             */
+            email?: string | null;
+        };
+        KycVerificationDeleted: {
+            message: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            deleted_at: string;
+        };
+        KycDocument: {
+            id: string;
+            kyc_id: string;
+            /** @enum {string} */
+            document_type: "identity" | "address_proof" | "business_registration" | "tax_certificate" | "utility_bill" | "bank_statement" | "other";
+            filename: string;
+            /** @example 482133 */
+            file_size: number;
+            /** @enum {string} */
+            mime_type: "application/pdf" | "image/jpeg" | "image/png";
+            description: string | null;
+            /**
+             * Format: date
+             * @example 2030-06-30
+             */
+            expiration_date: string | null;
+            /** @enum {string} */
+            status: "uploaded" | "pending_review" | "verified" | "rejected";
+            rejection_reasons: components["schemas"]["RejectionReason"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            uploaded_at: string;
+            /** @example https://api.example.com/v1/kyc/documents/doc_…/download */
+            download_url: string;
+        };
+        Evaluation: {
+            /** @example DE */
+            country_code: string;
+            /** @example local */
+            number_type: string;
+            kyc_required: boolean;
+            /** @description True when no requirement is unmet. */
+            compliant: boolean;
+            results: {
+                /**
+                 * @description verification_type, address, field:<name> or document:<key>.
+                 * @example document:proof_of_address
+                 */
+                requirement: string;
+                /** @enum {string} */
+                status: "met" | "unmet" | "not_applicable";
+                /** @description At least one when unmet; none otherwise. */
+                reasons: components["schemas"]["EvaluationReason"][];
+            }[];
+        };
+        EvaluationReason: {
+            /** @enum {string} */
+            code: "not_submitted" | "verification_type_not_accepted" | "field_missing" | "address_not_in_country" | "document_missing" | "document_expired" | "document_rejected" | "verification_expired";
+            /**
+             * @description What to do, in words.
+             * @example Add the company name
+             */
+            detail: string;
+            /** @enum {string} */
+            field?: "company_name" | "tax_id" | "contact_person" | "phone_number" | "email" | "address_line_2";
+            /** @example doc_5c0e1f9e-8f3a-4d0b-9d7e-2a6b1c3d4e5f */
+            document_id?: string;
+        };
+        KycProfileAttachReport: {
+            /** @description The numbers this request attached. */
+            attached: string[];
+            /** @description The numbers attached to this profile already. */
+            already_attached: string[];
+            refused: {
+                number_id: string;
+                /** @enum {string} */
+                code: "not_found" | "has_own_verification" | "attached_to_other_profile" | "requirements_not_met";
+                detail: string;
+            }[];
+        };
+        KycProfileNumbers: {
+            /** @description 1 to 10,000 ids, num_<uuid> or bare; a repeated id counts once. */
+            number_ids?: string[];
+            /**
+             * Format: uuid
+             * @description Instead: every number of this order of the account.
+             */
+            order_id?: string;
+        };
+        KycProfileDetachReport: {
+            /** @description The numbers this request detached. */
+            detached: string[];
+            /** @description The account's numbers attached to no profile. */
+            already_detached: string[];
+            refused: {
+                number_id: string;
+                /** @enum {string} */
+                code: "not_found" | "has_own_verification" | "attached_to_other_profile" | "requirements_not_met";
+                detail: string;
+            }[];
         };
         SubmitKycAddress: {
             /** @example 1 Market St */
@@ -1815,32 +2858,6 @@ export interface components {
              * @example kyc@acme.example
              */
             email?: string | null;
-        };
-        KycDocument: {
-            id: string;
-            kyc_id: string;
-            /** @enum {string} */
-            document_type: "identity" | "address_proof" | "business_registration" | "tax_certificate" | "utility_bill" | "bank_statement" | "other";
-            filename: string;
-            /** @example 482133 */
-            file_size: number;
-            /** @enum {string} */
-            mime_type: "application/pdf" | "image/jpeg" | "image/png";
-            description: string | null;
-            /**
-             * Format: date
-             * @example 2030-06-30
-             */
-            expiration_date: string | null;
-            /** @enum {string} */
-            status: "uploaded" | "pending_review" | "verified" | "rejected";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            uploaded_at: string;
-            /** @example https://api.example.com/v1/kyc/documents/doc_…/download */
-            download_url: string;
         };
         KycDocumentDeleted: {
             message: string;
@@ -1951,6 +2968,9 @@ export interface components {
              * @example 2026-11-21T09:30:00.000Z
              */
             created_at: string;
+            /** @description Whether a number of the pair needs a verification: it has requirements. */
+            kyc_required: boolean;
+            requirements: components["schemas"]["Requirements"];
         };
         CatalogPairPageMeta: {
             /** @description Items matching the query across all pages. */
@@ -1966,6 +2986,36 @@ export interface components {
             number_type: string;
             /** @enum {boolean} */
             orderable: false;
+        };
+        CatalogRequirements: {
+            /** @description The verification types accepted for a number of the pair. */
+            verification_types: ("individual" | "business")[];
+            /** @description The verification's address must be in the pair's country. */
+            address_in_country: boolean;
+            /** @description Fields each verification type must fill, beyond the always-required address. */
+            fields: {
+                /** @default [] */
+                individual: ("company_name" | "tax_id" | "contact_person" | "phone_number" | "email" | "address_line_2")[];
+                /** @default [] */
+                business: ("company_name" | "tax_id" | "contact_person" | "phone_number" | "email" | "address_line_2")[];
+            };
+            /** @description Documents a verification must hold, at most 20. */
+            documents: {
+                /**
+                 * @description Names the requirement; unique in the set.
+                 * @example proof_of_address
+                 */
+                key: string;
+                /** @description A document of any of these types meets the requirement. */
+                document_types: ("identity" | "address_proof" | "business_registration" | "tax_certificate" | "utility_bill" | "bank_statement" | "other")[];
+                /** @description The verification types that must hold such a document. */
+                applies_to: ("individual" | "business")[];
+                /**
+                 * @description What the document must show, in words for the customer.
+                 * @example A utility bill under 3 months old
+                 */
+                description: string;
+            }[];
         };
         OrderQueuePage: {
             data: components["schemas"]["QueuedOrder"][];
@@ -2057,6 +3107,12 @@ export interface components {
             meta: components["schemas"]["ReviewQueuePageMeta"];
         };
         QueuedVerification: components["schemas"]["KycVerification"] & {
+            /** @description kyc_… for a number's verification, kyp_… for a profile. */
+            id?: string;
+            /** @description The number verified; null for a profile. */
+            number_id?: string | null;
+            /** @description A profile's name; null for a number's verification. */
+            name: string | null;
             customer_slug: string;
             subject: {
                 /** @enum {string} */
@@ -2087,6 +3143,22 @@ export interface components {
             /** @enum {string} */
             status: "under_review" | "approved" | "rejected";
             rejection_reason?: string;
+            /** @description Structured reasons, only when rejecting. A reason naming a document_id rejects that document (the others keep pending_review); without reasons every document is rejected. */
+            reasons?: {
+                /** @enum {string} */
+                code: "document_illegible" | "document_expired" | "document_mismatch" | "document_type_wrong" | "document_incomplete" | "address_unverifiable" | "company_unverifiable" | "field_invalid" | "other";
+                /**
+                 * @description A document of this verification.
+                 * @example doc_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e
+                 */
+                document_id?: string;
+                /**
+                 * @description A field of this verification.
+                 * @enum {string}
+                 */
+                field?: "verification_type" | "address_line_1" | "address_line_2" | "city" | "state_province" | "postal_code" | "country" | "company_name" | "tax_id" | "contact_person" | "phone_number" | "email";
+                note?: string;
+            }[];
         };
         StaffPage: {
             data: components["schemas"]["StaffMember"][];
@@ -2239,7 +3311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2285,7 +3357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProblemType"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2374,7 +3446,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2472,7 +3544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2509,7 +3581,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -2609,7 +3681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2703,7 +3775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2814,6 +3886,10 @@ export interface operations {
                 country_code?: string;
                 /** @description Number types. Comma-separated, at most 20 distinct items. */
                 number_type?: string;
+                /** @description Only the numbers attached to this profile. */
+                kyc_profile_id?: string;
+                /** @description Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
+                kyc_expires_before?: string;
                 /** @description Sort key; default created_at. */
                 sort_by?: "phone_number" | "country_code" | "number_type" | "status" | "created_at";
             };
@@ -2842,7 +3918,7 @@ export interface operations {
                     "application/json": components["schemas"]["NumberPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2946,7 +4022,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3042,7 +4118,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3133,7 +4209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3227,7 +4303,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3325,7 +4401,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookEndpoint"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3362,7 +4438,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3465,7 +4541,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3556,7 +4632,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointDeleted"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3654,7 +4730,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3691,7 +4767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -3795,7 +4871,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointSecret"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3832,7 +4908,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -3912,7 +4988,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3949,7 +5025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4035,7 +5111,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4131,7 +5207,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4168,7 +5244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4227,7 +5303,7 @@ export interface operations {
                 /** @description Actions. Comma-separated, at most 20 distinct items. */
                 action?: string;
                 /** @description What the change is about. */
-                target_type?: "customer" | "api_key" | "catalog_pair" | "order" | "kyc" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
+                target_type?: "customer" | "api_key" | "catalog_pair" | "order" | "kyc" | "kyc_profile" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
                 /** @description Its id, as the API writes it (kyc_…, we_…). */
                 target_id?: string;
                 /** @description On or after this UTC day (inclusive). */
@@ -4260,7 +5336,1547 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEventPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCatalogEntries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                /** @description Country codes. Comma-separated, at most 20 distinct items. */
+                country_code?: string;
+                /** @description Number types. Comma-separated, at most 20 distinct items. */
+                number_type?: string;
+            };
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of orderable pairs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogEntryPage"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCatalogEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description ISO 3166-1 alpha-2 country code. */
+                country_code: string;
+                number_type: string;
+                /** @description Your account's slug. */
+                customer_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The orderable pair. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogEntry"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listKycProfiles: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                /** @description Sort direction; default desc. */
+                sort_order?: "asc" | "desc";
+                /** @description Profile statuses. Comma-separated, at most 20 distinct items. */
+                status?: string;
+                /** @description The verification type. */
+                type?: "individual" | "business";
+                /** @description A part of the name, any case. */
+                search?: string;
+                /** @description Sort key; default created_at. */
+                sort_by?: "name" | "status" | "created_at";
+            };
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of profiles. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycProfilePage"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createKycProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateKycProfile"];
+            };
+        };
+        responses: {
+            /** @description The profile. */
+            201: {
+                headers: {
+                    /** @description Path of the new resource. */
+                    Location: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycProfile"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKycProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description kyp_<uuid>, or the bare uuid. */
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile with its documents. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycProfile"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteKycProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description kyp_<uuid>, or the bare uuid. */
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycVerificationDeleted"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateKycProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description kyp_<uuid>, or the bare uuid. */
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateKycProfile"];
+            };
+        };
+        responses: {
+            /** @description The amended profile. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycProfile"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploadKycProfileDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description kyp_<uuid>, or the bare uuid. */
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @enum {string} */
+                    document_type: "identity" | "address_proof" | "business_registration" | "tax_certificate" | "utility_bill" | "bank_statement" | "other";
+                    description?: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD, not in the past.
+                     */
+                    expiration_date?: string;
+                    /**
+                     * Format: binary
+                     * @description PDF, JPG/JPEG or PNG, at most 10 MiB (10,485,760 bytes); images at least 300 DPI when they state a resolution.
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The stored document. */
+            201: {
+                headers: {
+                    /** @description Path of the new resource. */
+                    Location: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycDocument"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resubmitKycProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description kyp_<uuid>, or the bare uuid. */
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The re-opened profile. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycProfile"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    evaluateKycProfile: {
+        parameters: {
+            query: {
+                /** @description ISO 3166-1 alpha-2 country code. */
+                country_code: string;
+                /** @description Kind of numbers, a lowercase identifier such as mobile, landline or toll_free. */
+                number_type: string;
+            };
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description kyp_<uuid>, or the bare uuid. */
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evaluation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    attachKycProfileNumbers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description kyp_<uuid>, or the bare uuid. */
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileNumbers"];
+            };
+        };
+        responses: {
+            /** @description What happened to each number. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycProfileAttachReport"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    detachKycProfileNumbers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description kyp_<uuid>, or the bare uuid. */
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileNumbers"];
+            };
+        };
+        responses: {
+            /** @description What happened to each number. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycProfileDetachReport"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    detachKycProfileNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description kyp_<uuid>, or the bare uuid. */
+                profile_id: string;
+                /** @description num_<uuid>, or the bare uuid. */
+                number_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What happened to the number. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycProfileDetachReport"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4358,7 +6974,7 @@ export interface operations {
                     "application/json": components["schemas"]["KycVerification"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4395,7 +7011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4503,7 +7119,7 @@ export interface operations {
                     "application/json": components["schemas"]["KycVerification"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4540,7 +7156,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4641,7 +7257,7 @@ export interface operations {
                     "application/json": components["schemas"]["KycVerification"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4667,6 +7283,106 @@ export interface operations {
             };
             /** @description Problem details; code: not_found. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteKycVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description num_<uuid>, or the bare uuid. */
+                number_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycVerificationDeleted"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4753,7 +7469,7 @@ export interface operations {
                     "application/json": components["schemas"]["KycDocument"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4790,7 +7506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4910,7 +7626,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4999,7 +7715,7 @@ export interface operations {
                     "application/json": components["schemas"]["KycDocumentDeleted"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5034,8 +7750,214 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resubmitKycVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description num_<uuid>, or the bare uuid. */
+                number_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The re-opened verification. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycVerification"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    evaluateKycVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description num_<uuid>, or the bare uuid. */
+                number_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evaluation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5101,7 +8023,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5196,7 +8118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5233,7 +8155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5333,7 +8255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Customer"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5437,7 +8359,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5545,7 +8467,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5594,7 +8516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -5692,7 +8614,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5791,7 +8713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5893,7 +8815,7 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogPairPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5996,7 +8918,7 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogPair"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6086,7 +9008,235 @@ export interface operations {
                     "application/json": components["schemas"]["RemovedCatalogPair"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setCatalogRequirements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description ISO 3166-1 alpha-2 country code. */
+                country_code: string;
+                number_type: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CatalogRequirements"];
+            };
+        };
+        responses: {
+            /** @description The pair with its requirements. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogEntry"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeCatalogRequirements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description ISO 3166-1 alpha-2 country code. */
+                country_code: string;
+                number_type: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pair, its requirements null. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogEntry"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6204,7 +9354,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderQueuePage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6292,7 +9442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6398,7 +9548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6447,7 +9597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6556,7 +9706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Allocation"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6605,7 +9755,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6714,7 +9864,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvitedUser"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6763,7 +9913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6866,7 +10016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6915,7 +10065,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -6989,7 +10139,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7095,7 +10245,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7144,7 +10294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7259,7 +10409,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReviewQueuePage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7348,7 +10498,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueuedVerification"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7467,7 +10617,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7574,7 +10724,7 @@ export interface operations {
                     "application/json": components["schemas"]["KycVerification"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7623,7 +10773,264 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: idempotency_key_reused. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAnyKycProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description kyp_<uuid>, or the bare uuid. */
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile with its documents. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycProfile"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reviewKycProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description kyp_<uuid>, or the bare uuid. */
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycReview"];
+            };
+        };
+        responses: {
+            /** @description The profile after the move. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycProfile"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: unauthorized. */
+            401: {
+                headers: {
+                    /** @description The credential the API expects: a Bearer token (an API key, or for /admin the operator's token). */
+                    "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: forbidden, order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7726,7 +11133,7 @@ export interface operations {
                     "application/json": components["schemas"]["StaffPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7814,7 +11221,7 @@ export interface operations {
                     "application/json": components["schemas"]["StaffMember"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7930,7 +11337,7 @@ export interface operations {
                     "application/json": components["schemas"]["StaffMember"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7965,7 +11372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8062,7 +11469,7 @@ export interface operations {
                     "application/json": components["schemas"]["StockPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8162,7 +11569,7 @@ export interface operations {
                     "application/json": components["schemas"]["StockImportReport"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8199,7 +11606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -8295,7 +11702,7 @@ export interface operations {
                     "application/json": components["schemas"]["StockSummary"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8384,7 +11791,7 @@ export interface operations {
                     "application/json": components["schemas"]["RemovedStockNumber"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8466,7 +11873,7 @@ export interface operations {
                 /** @description Actions. Comma-separated, at most 20 distinct items. */
                 action?: string;
                 /** @description What the change is about. */
-                target_type?: "customer" | "api_key" | "catalog_pair" | "order" | "kyc" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
+                target_type?: "customer" | "api_key" | "catalog_pair" | "order" | "kyc" | "kyc_profile" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
                 /** @description Its id, as the API writes it (kyc_…, we_…). */
                 target_id?: string;
                 /** @description On or after this UTC day (inclusive). */
@@ -8500,7 +11907,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEventPage"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low. */
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8968,6 +12375,117 @@ export interface operations {
             };
         };
     };
+    webhook_kyc_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycVerificationEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycVerificationEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_expiring: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycVerificationExpiringEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhook_kyc_document_uploaded: {
         parameters: {
             query?: never;
@@ -9023,6 +12541,450 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["KycDocumentEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_submitted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_under_review: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_approved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_rejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_expiring: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileExpiringEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_document_uploaded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileDocumentEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_document_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileDocumentEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_numbers_attached: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileNumbersEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_kyc_profile_numbers_detached: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycProfileNumbersEvent"];
             };
         };
         responses: {

@@ -5,6 +5,7 @@ import { customerAudience, operatorAudience, publicAudience } from "./audiences.
 import { auditAdminRoutes } from "./audit/admin-routes.ts";
 import { auditRoutes } from "./audit/routes.ts";
 import { catalogAdminRoutes } from "./catalog/admin-routes.ts";
+import { catalogRoutes } from "./catalog/routes.ts";
 import { customerAdminRoutes } from "./customers/admin-routes.ts";
 import type { AppEnv } from "./env.ts";
 import { eventRoutes } from "./events/routes.ts";
@@ -18,6 +19,7 @@ import { createRouter } from "./http/router.ts";
 import { unmatchedRequest } from "./http/routing.ts";
 import { htmlPageHeaders, noStore, securityHeaders } from "./http/security-headers.ts";
 import { kycAdminRoutes } from "./kyc/admin-routes.ts";
+import { profileRoutes } from "./kyc/profile-routes.ts";
 import { kycRoutes } from "./kyc/routes.ts";
 import { numberAdminRoutes } from "./numbers/admin-routes.ts";
 import { numberRoutes } from "./numbers/routes.ts";
@@ -55,7 +57,9 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
           .route("/", userRoutes)
           .route("/", eventRoutes)
           .route("/", webhookEndpointRoutes)
-          .route("/", auditRoutes),
+          .route("/", auditRoutes)
+          .route("/", catalogRoutes)
+          .route("/", profileRoutes),
       )
       .route("/v1", customerAudience().route("/", kycRoutes))
       .route(

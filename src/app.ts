@@ -12,6 +12,7 @@ import { portalAudience } from "./portal/audience.ts";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
 import { numberPages } from "./portal/numbers-pages.tsx";
 import { orderPages } from "./portal/orders-pages.tsx";
+import { profilePages } from "./portal/profiles-pages.tsx";
 import { teamPages } from "./portal/team-pages.tsx";
 import { webhookPages } from "./portal/webhook-pages.tsx";
 import { uiAssets } from "./ui/document.tsx";
@@ -33,6 +34,7 @@ function mountPages(app: AppRouter): void {
         .route("/", signOut)
         .route("/", orderPages)
         .route("/", numberPages)
+        .route("/", profilePages)
         .route("/", apiKeyPages)
         .route("/", teamPages)
         .route("/", webhookPages)

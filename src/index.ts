@@ -1,8 +1,9 @@
 // The Worker entry: the HTTP app; the webhook delivery queue's consumer; and the scheduled jobs: the sweep of orphaned
 // document files, the purge of expired idempotency keys (and of their large answers kept in R2), the sweep of overdue
-// webhook deliveries, the purge of events older than 30 days, and the purge of expired portal sessions, invitations
-// and sign-in tickets.
+// webhook deliveries, the purge of events older than 30 days, the purge of expired portal sessions, invitations
+// and sign-in tickets, and the verifications' expiry notices.
 import { createApp } from "./app.ts";
+import { sendExpiryNotices } from "./compliance/expiry.ts";
 import { createDatabase } from "./db/client.ts";
 import { purgeExpiredIdempotencyKeys } from "./db/idempotency.ts";
 import type { Bindings } from "./env.ts";
@@ -43,6 +44,7 @@ export default {
         })),
         logged("purge-expired-events", () => purgeExpiredEvents(db, now)),
         logged("purge-expired-credentials", () => purgeExpiredCredentials(db, now)),
+        logged("kyc-expiry-notices", () => sendExpiryNotices(db, env.WEBHOOK_DELIVERIES, now)),
       ]),
     );
   },

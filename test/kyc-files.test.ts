@@ -111,13 +111,21 @@ describe("upload", () => {
       description: "Passport, photo page",
       expiration_date: "2031-05-17",
       status: "uploaded",
+      rejection_reasons: [],
       uploaded_at: expect.stringMatching(/Z$/),
       download_url: `${ORIGIN}/v1/kyc/documents/${doc.id}/download`,
     });
     expect(location).toBe(`/v1/kyc/documents/${doc.id}/download`);
     const verification = await json(await getVerification(setup), 200);
     expect(verification.documents).toEqual([
-      { id: doc.id, document_type: "identity", filename: "passport scan.pdf", status: "uploaded", uploaded_at: doc.uploaded_at },
+      {
+        id: doc.id,
+        document_type: "identity",
+        filename: "passport scan.pdf",
+        status: "uploaded",
+        rejection_reasons: [],
+        uploaded_at: doc.uploaded_at,
+      },
     ]);
     const other = await uploadedDocument(await upload(setup, pdf(), "b.pdf", { document_type: "other" }));
     expect(other.description).toBeNull();

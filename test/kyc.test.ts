@@ -82,6 +82,7 @@ describe("submit address", () => {
     expect(body).toEqual({
       id: expect.stringMatching(/^kyc_[0-9a-f-]{36}$/),
       number_id: `num_${numberId}`,
+      profile_id: null,
       status: "pending",
       type: "business",
       address: {
@@ -102,6 +103,7 @@ describe("submit address", () => {
       updated_at: null,
       reviewed_at: null,
       rejection_reason: null,
+      rejection_reasons: [],
       expires_at: null,
     });
     expect(await json(await getVerification(customer, `num_${numberId}`), 200)).toEqual(body);

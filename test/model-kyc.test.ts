@@ -125,6 +125,8 @@ function expectVerification(actual: Wire, numberId: string, v: ModelVerification
   expect({ ...actual, documents }, label).toEqual({
     id: `kyc_${v.id}`,
     number_id: `num_${numberId}`,
+    // A number's own verification: no profile; the model's reviews give no structured reasons.
+    profile_id: null,
     status: v.status,
     type: v.type,
     address: Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, v.fields[f]])),
@@ -136,12 +138,14 @@ function expectVerification(actual: Wire, numberId: string, v: ModelVerification
         document_type: d.documentType,
         filename: d.filename,
         status: d.status,
+        rejection_reasons: [],
         uploaded_at: d.uploadedAt,
       })),
     submitted_at: v.submittedAt,
     updated_at: v.updatedAt,
     reviewed_at: v.reviewedAt,
     rejection_reason: v.rejectionReason,
+    rejection_reasons: [],
     expires_at: v.expiresAt,
   });
 }
@@ -380,6 +384,7 @@ async function uploadOnce(model: Model, real: Real, to: NumberTarget, spec: Uplo
     description: spec.description ?? null,
     expiration_date: expiration ?? null,
     status,
+    rejection_reasons: [],
     uploaded_at: document.uploadedAt,
     download_url: expect.stringMatching(new RegExp(`/v1/kyc/documents/doc_${id}/download$`)),
   });

@@ -108,6 +108,7 @@ function expectOrder(actual: WireOrder, order: ModelOrder, label: string): void 
     fulfilled_at: order.fulfilledAt,
     created_at: order.createdAt,
     updated_at: order.updatedAt,
+    kyc_profile_id: null,
   });
 }
 

@@ -181,6 +181,7 @@ describe("numbers list", () => {
     expect(Object.keys(at(all.data, 0)).sort()).toEqual([
       "country_code",
       "created_at",
+      "kyc_profile_id",
       "kyc_status",
       "number_id",
       "number_type",

@@ -65,6 +65,7 @@ describe("create an order", () => {
       fulfilled_at: null,
       created_at: order.requested_at,
       updated_at: order.requested_at,
+      kyc_profile_id: null,
     });
     expect(Date.parse(order.requested_at)).toBeGreaterThanOrEqual(before);
     const notesOmitted = await placeOrder(customer);

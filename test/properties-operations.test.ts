@@ -18,6 +18,7 @@ import {
   keyRing,
   makeOrderable,
   operator,
+  submittedVerification,
   type TestCustomer,
   uniquePhoneNumber,
 } from "./helpers.ts";
@@ -407,7 +408,9 @@ describe("every described operation, under random valid and invalid requests", (
       );
       // The fingerprint sees a write and an upload (else the property would hold vacuously).
       const before = await storageFingerprint();
-      await uploadedDocument(await uploadFile(first.customer, first.numberIds[1] ?? "", pdf(), "probe.pdf"));
+      // A verification of its own (the random requests before may have deleted the account's ones).
+      const probe = await submittedVerification("probe");
+      await uploadedDocument(await uploadFile(probe.customer, probe.numberId, pdf(), "probe.pdf"));
       last = await storageFingerprint();
       expect(last.rowWrites).toBeGreaterThan(before.rowWrites);
       expect(last.objects.length).toBe(before.objects.length + 1);

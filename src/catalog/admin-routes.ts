@@ -2,15 +2,25 @@
 import { createRoute } from "@hono/zod-openapi";
 import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";
-import { errorResponses, jsonResponse, locationHeader } from "../http/openapi.ts";
+import { errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { valueOrProblem } from "../lib/problem.ts";
-import { ADMIN, EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
-import { catalogPageSchema, catalogPairParams, catalogPairSchema, removedCatalogPairSchema, toCatalogPair } from "./schemas.ts";
+import { ADMIN, COMPLIANCE, EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
+import {
+  catalogEntrySchema,
+  catalogPageSchema,
+  catalogPairParams,
+  catalogPairSchema,
+  removedCatalogPairSchema,
+  requirementsBody,
+  toCatalogEntry,
+  toCatalogPair,
+  toRequirements,
+} from "./schemas.ts";
 import { listCatalog } from "./store.ts";
-import { makeOrderable, stopOrdering } from "./use-cases.ts";
+import { makeOrderable, removeRequirements, setRequirements, stopOrdering } from "./use-cases.ts";
 
 export const catalogAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
@@ -79,5 +89,54 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       const { country_code, number_type } = c.req.valid("param");
       valueOrProblem(await stopOrdering(workOf(c), { countryCode: country_code, numberType: number_type }));
       return c.json({ country_code, number_type, orderable: false as const }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operatorOperation(COMPLIANCE),
+      operationId: "setCatalogRequirements",
+      method: "put",
+      path: "/catalog/{country_code}/{number_type}/requirements",
+      summary: "Set a pair's requirements",
+      description:
+        "What a verification for a number of the pair must hold. Replaces the whole set; an unchanged set changes " +
+        "nothing. 404 when the pair is not orderable.",
+      request: { params: catalogPairParams, body: jsonBody(requirementsBody) },
+      responses: {
+        200: jsonResponse(catalogEntrySchema, "The pair with its requirements."),
+        ...errorResponses(400, 401, 403, 404, 413, 415),
+      },
+    }),
+    async (c) => {
+      const { country_code, number_type } = c.req.valid("param");
+      const row = valueOrProblem(
+        await setRequirements(
+          workOf(c),
+          { countryCode: country_code, numberType: number_type },
+          toRequirements(c.req.valid("json")),
+        ),
+      );
+      return c.json(toCatalogEntry(row), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operatorOperation(COMPLIANCE),
+      operationId: "removeCatalogRequirements",
+      method: "delete",
+      path: "/catalog/{country_code}/{number_type}/requirements",
+      summary: "Remove a pair's requirements",
+      description:
+        "Numbers of the pair then need no verification. Removing none changes nothing. 404 when the pair is not orderable.",
+      request: { params: catalogPairParams },
+      responses: {
+        200: jsonResponse(catalogEntrySchema, "The pair, its requirements null."),
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const { country_code, number_type } = c.req.valid("param");
+      const row = valueOrProblem(await removeRequirements(workOf(c), { countryCode: country_code, numberType: number_type }));
+      return c.json(toCatalogEntry(row), 200);
     },
   );

@@ -1,8 +1,11 @@
-// Wire format of the orderable catalog: a (country_code, number_type) pair.
+// Wire format of the orderable catalog: a (country_code, number_type) pair, and what a verification for a number of
+// it must hold (its requirements, COMPLIANCE.md), as the operator sets them and everyone reads them.
 import { z } from "@hono/zod-openapi";
-import type { CatalogRow } from "../db/schema.ts";
-import { countryCodeSchema, timestampSchema } from "../http/fields.ts";
-import { pageSchema } from "../http/pagination.ts";
+import { REQUIREMENT_FIELDS, REQUIREMENT_KEY_PATTERN, type Requirements } from "../compliance/types.ts";
+import { customerSlugParam } from "../customers/schemas.ts";
+import { type CatalogRow, DOCUMENT_TYPES, KYC_TYPES } from "../db/schema.ts";
+import { countryCodeSchema, numberTypeSchema, singleLineText, timestampSchema } from "../http/fields.ts";
+import { commaList, pageQuery, pageSchema } from "../http/pagination.ts";
 import { toIso } from "../lib/time.ts";
 
 const numberTypeIdentifier = z
@@ -12,20 +15,153 @@ const numberTypeIdentifier = z
   })
   .openapi({ example: "mobile" });
 
+/** Most document requirements one pair may have. */
+const MAX_DOCUMENT_REQUIREMENTS = 20;
+
+/** Each item that repeats an earlier one is an issue at its own index. */
+function noRepeats(items: readonly unknown[], ctx: z.RefinementCtx<readonly unknown[]>): void {
+  items.forEach((item, index) => {
+    if (items.indexOf(item) !== index) {
+      ctx.addIssue({ code: "custom", path: [index], message: `must not repeat ${String(item)}`, input: item });
+    }
+  });
+}
+
+const kycTypesBody = z.array(z.enum(KYC_TYPES)).min(1).max(KYC_TYPES.length).superRefine(noRepeats);
+const fieldsBody = z.array(z.enum(REQUIREMENT_FIELDS)).max(REQUIREMENT_FIELDS.length).superRefine(noRepeats).default([]);
+
+const documentRequirementBody = z.strictObject({
+  key: z
+    .string()
+    .regex(REQUIREMENT_KEY_PATTERN, {
+      error: "must be a lowercase identifier of 1-40 characters (letters, digits, _), starting with a letter",
+    })
+    .openapi({ description: "Names the requirement; unique in the set.", example: "proof_of_address" }),
+  document_types: z
+    .array(z.enum(DOCUMENT_TYPES))
+    .min(1)
+    .max(DOCUMENT_TYPES.length)
+    .superRefine(noRepeats)
+    .openapi({ description: "A document of any of these types meets the requirement." }),
+  applies_to: kycTypesBody.openapi({ description: "The verification types that must hold such a document." }),
+  description: singleLineText().trim().min(1).max(500).openapi({
+    description: "What the document must show, in words for the customer.",
+    example: "A utility bill under 3 months old",
+  }),
+});
+
+/** The operator's PUT of a pair's requirements: the whole set, replacing the one before. */
+export const requirementsBody = z
+  .strictObject({
+    verification_types: kycTypesBody.openapi({ description: "The verification types accepted for a number of the pair." }),
+    address_in_country: z.boolean().openapi({ description: "The verification's address must be in the pair's country." }),
+    fields: z
+      .strictObject({ individual: fieldsBody, business: fieldsBody })
+      .openapi({ description: "Fields each verification type must fill, beyond the always-required address." }),
+    documents: z
+      .array(documentRequirementBody)
+      .max(MAX_DOCUMENT_REQUIREMENTS)
+      .superRefine((documents, ctx) => {
+        const keys = documents.map((document) => document.key);
+        keys.forEach((key, index) => {
+          if (keys.indexOf(key) !== index) {
+            ctx.addIssue({
+              code: "custom",
+              path: [index, "key"],
+              message: `must be unique in the set (${key} repeats)`,
+              input: key,
+            });
+          }
+        });
+      })
+      .openapi({ description: `Documents a verification must hold, at most ${MAX_DOCUMENT_REQUIREMENTS}.` }),
+  })
+  .openapi("CatalogRequirements");
+
+/** The requirements a valid body states, in the stored form (keys in one order, so an unchanged set compares equal). */
+export function toRequirements(body: z.output<typeof requirementsBody>): Requirements {
+  return {
+    verification_types: body.verification_types,
+    address_in_country: body.address_in_country,
+    fields: { individual: body.fields.individual, business: body.fields.business },
+    documents: body.documents.map((document) => ({
+      key: document.key,
+      document_types: document.document_types,
+      applies_to: document.applies_to,
+      description: document.description,
+    })),
+  };
+}
+
+const requirementsSchema = z
+  .object({
+    verification_types: z.array(z.enum(KYC_TYPES)),
+    address_in_country: z.boolean(),
+    fields: z.object({
+      individual: z.array(z.enum(REQUIREMENT_FIELDS)),
+      business: z.array(z.enum(REQUIREMENT_FIELDS)),
+    }),
+    documents: z.array(
+      z.object({
+        key: z.string().openapi({ example: "proof_of_address" }),
+        document_types: z.array(z.enum(DOCUMENT_TYPES)),
+        applies_to: z.array(z.enum(KYC_TYPES)),
+        description: z.string(),
+      }),
+    ),
+  })
+  .openapi("Requirements");
+
+/** Stored requirements as the API shows them (both field lists present). */
+function toRequirementsView(requirements: Requirements | null): z.infer<typeof requirementsSchema> | null {
+  if (requirements === null) return null;
+  return {
+    verification_types: requirements.verification_types,
+    address_in_country: requirements.address_in_country,
+    fields: { individual: requirements.fields.individual ?? [], business: requirements.fields.business ?? [] },
+    documents: requirements.documents,
+  };
+}
+
+const kycRequiredField = z
+  .boolean()
+  .openapi({ description: "Whether a number of the pair needs a verification: it has requirements." });
+const requirementsField = requirementsSchema.nullable().openapi({ description: "What a verification must hold; null: none." });
+
+/** An orderable pair with what a verification for it must hold. */
+export const catalogEntrySchema = z
+  .object({
+    country_code: z.string().openapi({ example: "DE" }),
+    number_type: z.string().openapi({ example: "mobile" }),
+    kyc_required: kycRequiredField,
+    requirements: requirementsField,
+  })
+  .openapi("CatalogEntry");
+
+export function toCatalogEntry(
+  row: Pick<CatalogRow, "countryCode" | "numberType" | "requirements">,
+): z.infer<typeof catalogEntrySchema> {
+  const requirements = toRequirementsView(row.requirements);
+  return {
+    country_code: row.countryCode,
+    number_type: row.numberType,
+    kyc_required: requirements !== null,
+    requirements,
+  };
+}
+
 export const catalogPairSchema = z
   .object({
     country_code: z.string(),
     number_type: z.string(),
     created_at: timestampSchema,
+    kyc_required: kycRequiredField,
+    requirements: requirementsField,
   })
   .openapi("CatalogPair");
 
 export function toCatalogPair(row: CatalogRow): z.infer<typeof catalogPairSchema> {
-  return {
-    country_code: row.countryCode,
-    number_type: row.numberType,
-    created_at: toIso(row.createdAt),
-  };
+  return { ...toCatalogEntry(row), created_at: toIso(row.createdAt) };
 }
 
 export const catalogPairParams = z.object({
@@ -37,6 +173,9 @@ export const catalogPairParams = z.object({
   }),
 });
 
+/** A customer's path to one pair. */
+export const customerCatalogPairParams = catalogPairParams.extend({ customer_slug: customerSlugParam });
+
 export const removedCatalogPairSchema = z
   .object({
     country_code: z.string(),
@@ -46,3 +185,13 @@ export const removedCatalogPairSchema = z
   .openapi("RemovedCatalogPair");
 
 export const catalogPageSchema = pageSchema(catalogPairSchema, "CatalogPair");
+
+/** A customer's list of the orderable pairs: a page, filtered by country and type. */
+export const catalogEntriesQuery = z.object({
+  page: pageQuery.page,
+  limit: pageQuery.limit,
+  country_code: commaList(countryCodeSchema, "country_code", "Country codes."),
+  number_type: commaList(numberTypeSchema, "number_type", "Number types."),
+});
+
+export const catalogEntryPageSchema = pageSchema(catalogEntrySchema, "CatalogEntry");

@@ -1,6 +1,7 @@
 // Queries for the orderable catalog of (country_code, number_type) pairs.
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
 import { auditStatement } from "../audit/store.ts";
+import type { Requirements } from "../compliance/types.ts";
 import { batchByName, ifWritten, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
@@ -14,18 +15,55 @@ function pairIs(pair: CatalogPair) {
   return and(eq(catalog.countryCode, pair.countryCode), eq(catalog.numberType, pair.numberType));
 }
 
-/** A page of the catalog, by country_code, then number_type. */
-export async function listCatalog(db: Database, window: PageWindow): Promise<{ rows: CatalogRow[]; total: number }> {
+/** Which orderable pairs a list takes: any of these country codes, and any of these number types (absent: all). */
+interface CatalogFilter {
+  countryCodes?: readonly string[] | undefined;
+  numberTypes?: readonly string[] | undefined;
+}
+
+/** A page of the orderable pairs that pass `filter`, by country_code, then number_type, and how many pass it. */
+export async function listCatalogEntries(
+  db: Database,
+  filter: CatalogFilter,
+  window: PageWindow,
+): Promise<{ rows: CatalogRow[]; total: number }> {
+  const where = and(
+    filter.countryCodes && inArray(catalog.countryCode, [...filter.countryCodes]),
+    filter.numberTypes && inArray(catalog.numberType, [...filter.numberTypes]),
+  );
   return pageAndTotal(
     db,
     db
       .select()
       .from(catalog)
+      .where(where)
       .orderBy(asc(catalog.countryCode), asc(catalog.numberType))
       .limit(window.limit)
       .offset(window.offset),
-    db.select({ total: count() }).from(catalog),
+    db.select({ total: count() }).from(catalog).where(where),
   );
+}
+
+/** A page of the catalog, by country_code, then number_type. */
+export async function listCatalog(db: Database, window: PageWindow): Promise<{ rows: CatalogRow[]; total: number }> {
+  return listCatalogEntries(db, {}, window);
+}
+
+/**
+ * What a verification for a number of the pair must hold: its requirements, null when it needs none, undefined when
+ * the pair is not orderable.
+ */
+export async function findRequirements(
+  db: Database,
+  pair: { countryCode: string; numberType: string },
+): Promise<Requirements | null | undefined> {
+  const row = await db.select({ requirements: catalog.requirements }).from(catalog).where(pairIs(pair)).get();
+  return row ? (row.requirements ?? null) : undefined;
+}
+
+/** One orderable pair, or undefined when it is not orderable. */
+async function findCatalogPair(db: Database, pair: CatalogPair): Promise<CatalogRow | undefined> {
+  return db.select().from(catalog).where(pairIs(pair)).get();
 }
 
 /** The catalog pair as audit events name it: "US/mobile". */
@@ -85,4 +123,41 @@ export async function removeCatalogPair(
   });
   const [removed] = removal.pair.write;
   return removed ? ok(removed) : refuse("not_found");
+}
+
+/**
+ * Sets a pair's requirements (null: none), with its audit event (`requirements.changed`) recording them before and
+ * after, in one batch. The write is guarded by the
+ * change itself: a set equal to the stored one (or removing none) writes nothing and no event, and answers the pair as
+ * it is.
+ */
+export async function writeRequirements(
+  db: Database,
+  audit: AuditContext,
+  pair: CatalogPair,
+  requirements: Requirements | null,
+  now: number,
+): Promise<Outcome<CatalogRow, "not_found">> {
+  // Stored as drizzle's json mode writes it (JSON.stringify), so the stored text of an equal set is the same text.
+  const stored = requirements === null ? null : JSON.stringify(requirements);
+  const changes: SQL = stored === null ? isNotNull(catalog.requirements) : sql`${catalog.requirements} IS NOT ${stored}`;
+  const guard = and(pairIs(pair), changes);
+  const { written } = await batchByName(db, {
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: "requirements.changed",
+        target: { type: "catalog_pair", id: pairId(pair) },
+        customerId: null,
+        changes: { requirements: [sql`json(${catalog.requirements})`, stored === null ? null : sql`json(${stored})`] },
+      },
+      { from: catalog, where: guard },
+    ),
+    written: db.update(catalog).set({ requirements }).where(guard).returning(),
+  });
+  const [row] = written;
+  if (row) return ok(row);
+  const current = await findCatalogPair(db, pair);
+  return current ? ok(current) : refuse("not_found");
 }

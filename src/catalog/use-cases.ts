@@ -1,8 +1,9 @@
 // The orderable catalog's actions (the operator's), each ending in its value or one Problem.
+import type { Requirements } from "../compliance/types.ts";
 import type { CatalogRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, type Result, refused } from "../lib/problem.ts";
-import { addCatalogPair, type CatalogPair, removeCatalogPair } from "./store.ts";
+import { addCatalogPair, type CatalogPair, removeCatalogPair, writeRequirements } from "./store.ts";
 
 /** Makes a pair orderable; idempotent: `created` tells whether it was new. */
 export async function makeOrderable(work: Work, pair: CatalogPair): Promise<Result<{ row: CatalogRow; created: boolean }>> {
@@ -13,4 +14,19 @@ export async function makeOrderable(work: Work, pair: CatalogPair): Promise<Resu
 export async function stopOrdering(work: Work, pair: CatalogPair): Promise<Result<CatalogRow>> {
   const removed = await removeCatalogPair(work.db, work, pair, work.now);
   return removed.ok ? done(removed.value) : refused(notFound("Catalog pair"));
+}
+
+/**
+ * States what a verification for a number of the pair must hold, replacing the whole set before it; the pair as it is
+ * after. An unchanged set changes nothing (and records nothing). Refused with not_found when the pair is not orderable.
+ */
+export async function setRequirements(work: Work, pair: CatalogPair, requirements: Requirements): Promise<Result<CatalogRow>> {
+  const written = await writeRequirements(work.db, work, pair, requirements, work.now);
+  return written.ok ? done(written.value) : refused(notFound("Catalog pair"));
+}
+
+/** Numbers of the pair need no verification any more; removing none changes nothing. Refused with not_found when not orderable. */
+export async function removeRequirements(work: Work, pair: CatalogPair): Promise<Result<CatalogRow>> {
+  const written = await writeRequirements(work.db, work, pair, null, work.now);
+  return written.ok ? done(written.value) : refused(notFound("Catalog pair"));
 }

@@ -11,6 +11,14 @@ interface Reasons {
   not_orderable: { countryCode: string; numberType: string };
   /** The number has no verification yet. */
   not_submitted: Record<never, never>;
+  /** The number's verification is its profile's (kyp_ id, bare): changed through the profile only. */
+  managed_by_profile: { profileId: string };
+  /** The order named is not one of the account's. */
+  unknown_order: Record<never, never>;
+  /** The profile named is not one of the account's. */
+  unknown_profile: Record<never, never>;
+  /** Something still uses the thing (numbers attached, open orders naming it). */
+  in_use: { detail: string };
   /** The thing's current state does not allow the change. */
   wrong_state: { state: string };
   /** The thing already holds as many as it may. */

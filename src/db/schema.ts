@@ -1,9 +1,22 @@
 // Every table, index and constraint of the service. Timestamps are integer milliseconds since the epoch (UTC).
 import { sql } from "drizzle-orm";
-import { check, index, integer, primaryKey, sqliteTable, sqliteView, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  type AnySQLiteColumn,
+  check,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  sqliteView,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+import type { RejectionReason, Requirements } from "../compliance/types.ts";
 import { literal, literalList } from "./sql.ts";
 
 export const ORDER_STATUSES = ["pending", "processing", "fulfilled", "cancelled"] as const;
+/** Orders still to be fulfilled. */
+export const OPEN_ORDER_STATUSES = ["pending", "processing"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /** The constraint a failed batch assertion reports (see batchAssertions). */
@@ -59,6 +72,8 @@ export const catalog = sqliteTable(
     countryCode: text("country_code").notNull(),
     numberType: text("number_type").notNull(),
     createdAt: integer("created_at").notNull(),
+    /** What a verification must hold for a number of this pair (src/compliance/types.ts); null: none. */
+    requirements: text("requirements", { mode: "json" }).$type<Requirements>(),
   },
   (t) => [primaryKey({ columns: [t.countryCode, t.numberType] })],
 );
@@ -85,9 +100,13 @@ export const orders = sqliteTable(
     fulfilledAt: integer("fulfilled_at"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /** The account's verification profile the order's numbers join when allocated; null: none. */
+    kycProfileId: text("kyc_profile_id").references((): AnySQLiteColumn => kycVerifications.id),
   },
   (t) => [
     uniqueIndex("orders_order_seq_unique").on(t.orderSeq),
+    // Whether an open order names a profile (a profile named by one cannot be deleted).
+    index("orders_kyc_profile_idx").on(t.kycProfileId, t.status).where(sql`${t.kycProfileId} IS NOT NULL`),
     // One index per sort, each led by customer_id: every list query is scoped to one account. The quantity index also
     // carries what a quantity range's page reads in the default sort, so that page never touches rows.
     // The default sort's index carries what a bounded range page checks (see orderTimeLags), so it stays in the index.
@@ -368,9 +387,12 @@ export const invitations = sqliteTable(
 export const KYC_STATUSES = ["pending", "under_review", "approved", "rejected"] as const;
 export const KYC_TYPES = ["individual", "business"] as const;
 export type KycStatus = (typeof KYC_STATUSES)[number];
-type KycType = (typeof KYC_TYPES)[number];
+export type KycType = (typeof KYC_TYPES)[number];
 
-/** The one identity and address verification of a number. */
+/**
+ * An identity and address verification: a number's own (number_id set), or a profile (name set, no number) that
+ * numbers join through kyc_profile_numbers.
+ */
 export const kycVerifications = sqliteTable(
   "kyc_verifications",
   {
@@ -378,9 +400,9 @@ export const kycVerifications = sqliteTable(
     customerId: text("customer_id")
       .notNull()
       .references(() => customers.id),
-    numberId: text("number_id")
-      .notNull()
-      .references(() => numbers.id),
+    numberId: text("number_id").references(() => numbers.id),
+    /** A profile's name; null on a number's own verification. */
+    name: text("name"),
     status: text("status", { enum: KYC_STATUSES }).notNull().default("pending"),
     type: text("type", { enum: KYC_TYPES }).notNull(),
     addressLine1: text("address_line_1").notNull(),
@@ -399,10 +421,19 @@ export const kycVerifications = sqliteTable(
     updatedAt: integer("updated_at"),
     reviewedAt: integer("reviewed_at"),
     rejectionReason: text("rejection_reason"),
+    /** The reviewer's structured reasons for the last rejection; [] when none. */
+    rejectionReasons: text("rejection_reasons", { mode: "json" }).$type<RejectionReason[]>().notNull().default([]),
     expiresAt: integer("expires_at"),
+    /** The last expiry notice sent for the current approval (src/compliance/expiry.ts): 0 none, then 30, 7, -1 expired. */
+    expiryNotice: integer("expiry_notice").notNull().default(0),
   },
   (t) => [
     uniqueIndex("kyc_verifications_number_unique").on(t.numberId),
+    // A profile's list (by name, per account); the expiry job; the numbers list's kyc_expires_before.
+    index("kyc_verifications_profile_name_idx").on(t.customerId, t.name).where(sql`${t.numberId} IS NULL`),
+    index("kyc_verifications_expires_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
+    index("kyc_verifications_customer_expires_idx").on(t.customerId, t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
+    check("kyc_number_or_profile", sql`(${t.numberId} IS NULL) = (${t.name} IS NOT NULL)`),
     index("kyc_verifications_customer_idx").on(t.customerId, t.id),
     // The operator's review queue across accounts, oldest submission first: alone, and per account.
     index("kyc_verifications_status_submitted_idx").on(t.status, t.submittedAt, t.id),
@@ -431,6 +462,31 @@ export const kycTotals = sqliteTable("kyc_totals", {
   status: text("status", { enum: KYC_STATUSES }).primaryKey(),
   count: integer("count").notNull(),
 });
+
+/**
+ * A number that joined a profile: its verification is the profile's, under an id of its own (`kyc_<kyc_id>`, made at
+ * attach, gone at detach). One row per number, so a number is never in two profiles.
+ */
+export const kycProfileNumbers = sqliteTable(
+  "kyc_profile_numbers",
+  {
+    numberId: text("number_id")
+      .primaryKey()
+      .references(() => numbers.id),
+    kycId: text("kyc_id").notNull(),
+    profileId: text("profile_id")
+      .notNull()
+      .references(() => kycVerifications.id),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    attachedAt: integer("attached_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("kyc_profile_numbers_kyc_unique").on(t.kycId),
+    index("kyc_profile_numbers_profile_idx").on(t.profileId, t.numberId),
+  ],
+);
 
 export const DOCUMENT_TYPES = [
   "identity",
@@ -466,6 +522,8 @@ export const kycDocuments = sqliteTable(
     description: text("description"),
     expirationDate: text("expiration_date"),
     status: text("status", { enum: DOCUMENT_STATUSES }).notNull().default("uploaded"),
+    /** The reviewer's reasons naming this document at the last rejection; [] when none. */
+    rejectionReasons: text("rejection_reasons", { mode: "json" }).$type<RejectionReason[]>().notNull().default([]),
     objectKey: text("object_key").notNull(),
     uploadedAt: integer("uploaded_at").notNull(),
   },
@@ -513,6 +571,21 @@ export const EVENT_TYPES = [
   "kyc.rejected",
   "kyc.document_uploaded",
   "kyc.document_deleted",
+  "kyc.deleted",
+  "kyc.expiring",
+  "kyc.expired",
+  "kyc_profile.submitted",
+  "kyc_profile.updated",
+  "kyc_profile.under_review",
+  "kyc_profile.approved",
+  "kyc_profile.rejected",
+  "kyc_profile.deleted",
+  "kyc_profile.document_uploaded",
+  "kyc_profile.document_deleted",
+  "kyc_profile.numbers_attached",
+  "kyc_profile.numbers_detached",
+  "kyc_profile.expiring",
+  "kyc_profile.expired",
   "webhook.test",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { EVENT_TYPES, type EventRow } from "../db/schema.ts";
 import { timestampSchema } from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema } from "../http/pagination.ts";
-import { documentSummarySchema, verificationSchema } from "../kyc/schemas.ts";
+import { documentSummarySchema, profileSchema, verificationSchema } from "../kyc/schemas.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import { allocationSchema } from "../numbers/schemas.ts";
@@ -14,8 +14,29 @@ import { orderSchema } from "../orders/schemas.ts";
 export const EVENT_TYPES_BY_DATA = {
   order: ["order.created", "order.updated", "order.processing", "order.fulfilled", "order.cancelled"],
   allocation: ["order.numbers_allocated"],
-  verification: ["kyc.submitted", "kyc.updated", "kyc.under_review", "kyc.approved", "kyc.rejected"],
+  verification: [
+    "kyc.submitted",
+    "kyc.updated",
+    "kyc.under_review",
+    "kyc.approved",
+    "kyc.rejected",
+    "kyc.deleted",
+    "kyc.expired",
+  ],
+  verificationExpiring: ["kyc.expiring"],
   document: ["kyc.document_uploaded", "kyc.document_deleted"],
+  profile: [
+    "kyc_profile.submitted",
+    "kyc_profile.updated",
+    "kyc_profile.under_review",
+    "kyc_profile.approved",
+    "kyc_profile.rejected",
+    "kyc_profile.deleted",
+    "kyc_profile.expired",
+  ],
+  profileExpiring: ["kyc_profile.expiring"],
+  profileDocument: ["kyc_profile.document_uploaded", "kyc_profile.document_deleted"],
+  profileNumbers: ["kyc_profile.numbers_attached", "kyc_profile.numbers_detached"],
   test: ["webhook.test"],
 } as const;
 
@@ -50,6 +71,53 @@ const documentEventSchema = z
   })
   .openapi("KycDocumentEvent", { description: "A document was uploaded to or deleted from a verification." });
 
+const daysLeft = z.int().openapi({ description: "Days until expires_at, rounded up.", example: 30 });
+
+const verificationExpiringEventSchema = z
+  .object({
+    ...envelope,
+    type: z.enum(EVENT_TYPES_BY_DATA.verificationExpiring),
+    data: z.object({ verification: verificationSchema, days_left: daysLeft }),
+  })
+  .openapi("KycVerificationExpiringEvent", {
+    description: "An approved verification expires in 30 days, then in 7 (once each per approval): renew it.",
+  });
+
+const profileEventSchema = z
+  .object({ ...envelope, type: z.enum(EVENT_TYPES_BY_DATA.profile), data: profileSchema })
+  .openapi("KycProfileEvent", {
+    description: "A profile changed: `data` is the profile after the change (before, when deleted).",
+  });
+
+const profileExpiringEventSchema = z
+  .object({
+    ...envelope,
+    type: z.enum(EVENT_TYPES_BY_DATA.profileExpiring),
+    data: z.object({ profile: profileSchema, days_left: daysLeft }),
+  })
+  .openapi("KycProfileExpiringEvent", {
+    description: "An approved profile expires in 30 days, then in 7 (once each per approval): renew it.",
+  });
+
+const profileDocumentEventSchema = z
+  .object({
+    ...envelope,
+    type: z.enum(EVENT_TYPES_BY_DATA.profileDocument),
+    data: z.object({ profile_id: z.string(), document: documentSummarySchema }),
+  })
+  .openapi("KycProfileDocumentEvent", { description: "A document was uploaded to or deleted from a profile." });
+
+const profileNumbersEventSchema = z
+  .object({
+    ...envelope,
+    type: z.enum(EVENT_TYPES_BY_DATA.profileNumbers),
+    data: z.object({
+      profile_id: z.string(),
+      number_ids: z.array(z.string()).openapi({ description: "At most 1,000; more numbers, more events." }),
+    }),
+  })
+  .openapi("KycProfileNumbersEvent", { description: "Numbers joined or left a profile." });
+
 const testEventSchema = z
   .object({
     ...envelope,
@@ -63,7 +131,12 @@ export const EVENT_SCHEMAS_BY_DATA = {
   order: orderEventSchema,
   allocation: allocationEventSchema,
   verification: verificationEventSchema,
+  verificationExpiring: verificationExpiringEventSchema,
   document: documentEventSchema,
+  profile: profileEventSchema,
+  profileExpiring: profileExpiringEventSchema,
+  profileDocument: profileDocumentEventSchema,
+  profileNumbers: profileNumbersEventSchema,
   test: testEventSchema,
 } as const satisfies Record<keyof typeof EVENT_TYPES_BY_DATA, z.ZodType>;
 
@@ -72,7 +145,12 @@ export const eventSchema = z
     EVENT_SCHEMAS_BY_DATA.order,
     EVENT_SCHEMAS_BY_DATA.allocation,
     EVENT_SCHEMAS_BY_DATA.verification,
+    EVENT_SCHEMAS_BY_DATA.verificationExpiring,
     EVENT_SCHEMAS_BY_DATA.document,
+    EVENT_SCHEMAS_BY_DATA.profile,
+    EVENT_SCHEMAS_BY_DATA.profileExpiring,
+    EVENT_SCHEMAS_BY_DATA.profileDocument,
+    EVENT_SCHEMAS_BY_DATA.profileNumbers,
     EVENT_SCHEMAS_BY_DATA.test,
   ])
   .openapi("Event");

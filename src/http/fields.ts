@@ -124,8 +124,8 @@ export function uuidParam(name: string) {
     });
 }
 
-/** A path parameter taking `<prefix>_<uuid>` or the bare uuid; the handler receives the bare, lowercased uuid. */
-export function prefixedIdParam(prefix: IdPrefix, name: string) {
+/** An id taking `<prefix>_<uuid>` or the bare uuid; the handler receives the bare, lowercased uuid. */
+export function prefixedId(prefix: IdPrefix) {
   const bareUuid = z.uuid();
   return z
     .string()
@@ -141,9 +141,18 @@ export function prefixedIdParam(prefix: IdPrefix, name: string) {
       return bare.toLowerCase();
     })
     .openapi({
-      param: { name, in: "path" },
       type: "string",
       description: `${prefix}_<uuid>, or the bare uuid.`,
       example: `${prefix}_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e`,
     });
+}
+
+/** A path parameter taking `<prefix>_<uuid>` or the bare uuid; the handler receives the bare, lowercased uuid. */
+export function prefixedIdParam(prefix: IdPrefix, name: string) {
+  return prefixedId(prefix).openapi({
+    param: { name, in: "path" },
+    type: "string",
+    description: `${prefix}_<uuid>, or the bare uuid.`,
+    example: `${prefix}_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e`,
+  });
 }

@@ -312,8 +312,20 @@ const TAGS = [
   },
   { name: "Users", description: "The people with access to the account." },
   {
+    name: "Catalog",
+    description: "The orderable (country_code, number_type) pairs and what a verification for a number of each must hold.",
+  },
+  {
     name: "KYC",
-    description: "Identity and address verification of a number: the address, supporting files, the status.",
+    description:
+      "Identity and address verification of a number: the address, supporting files, the status, the evaluation " +
+      "against the number's requirements, renewal.",
+  },
+  {
+    name: "KYC profiles",
+    description:
+      "Verify once, use for many numbers: a profile is a verification with a name that numbers join (by id, by order, " +
+      "or at order time); its review, rejection reasons, expiry and renewal are a number's.",
   },
   {
     name: "Events",

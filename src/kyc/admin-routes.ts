@@ -13,19 +13,29 @@ import { COMPLIANCE, EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
 import { DOWNLOAD_CONTENT, DOWNLOAD_HEADERS, downloadResponse } from "./download.ts";
 import { findQueuedVerification, listReviewQueue } from "./queue.ts";
 import {
+  profileSchema,
   queuedVerificationSchema,
   reviewBody,
   reviewQueuePageSchema,
   reviewQueueQuery,
+  toProfile,
   toQueuedVerification,
+  toRejection,
   toReviewQueueQuery,
   toVerification,
   verificationSchema,
 } from "./schemas.ts";
-import { viewDocument } from "./store.ts";
+import { findAnyProfile, viewDocument } from "./store.ts";
 import { reviewKyc } from "./use-cases.ts";
 
 const kycParams = z.object({ kyc_id: prefixedIdParam("kyc", "kyc_id") });
+const profileParams = z.object({ profile_id: prefixedIdParam("kyp", "profile_id") });
+
+const REVIEW_DESCRIPTION =
+  "pending→under_review, under_review→approved or rejected (rejection_reason required; `reasons` optional, each " +
+  "naming a document or a field of this verification); sets reviewed_at. Approval sets expires_at one year ahead; a " +
+  "rejection clears it. Documents follow: pending_review, verified, or rejected (only those a reason names, when " +
+  "reasons name documents; a document a reason named stays rejected until deleted). Else 409.";
 
 export const kycAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
@@ -110,9 +120,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       method: "post",
       path: "/kyc/{kyc_id}/review",
       summary: "Review a verification",
-      description:
-        "pending→under_review, under_review→approved or rejected (rejection_reason required); sets reviewed_at; " +
-        "approval sets expires_at one year ahead. Documents follow: pending_review, verified or rejected. Else 409.",
+      description: REVIEW_DESCRIPTION,
       request: {
         params: kycParams,
         body: jsonBody(reviewBody),
@@ -123,8 +131,56 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const { status, rejection_reason } = c.req.valid("json");
-      const reviewed = valueOrProblem(await reviewKyc(workOf(c), c.req.valid("param").kyc_id, status, rejection_reason));
+      const body = c.req.valid("json");
+      const reviewed = valueOrProblem(
+        await reviewKyc(workOf(c), "number", c.req.valid("param").kyc_id, body.status, toRejection(body)),
+      );
       return c.json(toVerification(reviewed.verification, reviewed.documents), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operatorOperation(EVERY_ROLE),
+      operationId: "getAnyKycProfile",
+      method: "get",
+      path: "/kyc-profiles/{profile_id}",
+      summary: "Retrieve any account's profile",
+      request: { params: profileParams },
+      responses: {
+        200: jsonResponse(profileSchema, "The profile with its documents."),
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const found = await findAnyProfile(c.var.db, c.req.valid("param").profile_id);
+      if (!found) throw notFound("Profile");
+      return c.json(toProfile(found.verification, found.documents, found.numberCount), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operatorOperation(COMPLIANCE),
+      operationId: "reviewKycProfile",
+      method: "post",
+      path: "/kyc-profiles/{profile_id}/review",
+      summary: "Review a profile",
+      description: `The same moves and rules as a number's review, with kyc_profile.* events. ${REVIEW_DESCRIPTION}`,
+      request: {
+        params: profileParams,
+        body: jsonBody(reviewBody),
+      },
+      responses: {
+        200: jsonResponse(profileSchema, "The profile after the move."),
+        ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const { profile_id } = c.req.valid("param");
+      const work = workOf(c);
+      valueOrProblem(await reviewKyc(work, "profile", profile_id, body.status, toRejection(body)));
+      const found = await findAnyProfile(work.db, profile_id);
+      if (!found) throw notFound("Profile");
+      return c.json(toProfile(found.verification, found.documents, found.numberCount), 200);
     },
   );

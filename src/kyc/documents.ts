@@ -66,26 +66,27 @@ export async function storeDocument(
     // object stays, and the sweep deletes it if it has no row.
     const written = await findOwnedDocument(db, verification.customerId, id).catch(() => null);
     if (written) return ok(written);
-    if (written === undefined) await deleteObjectOrLeaveToSweep(bucket, objectKey);
+    if (written === undefined) await deleteObjectsOrLeaveToSweep(bucket, [objectKey]);
     throw error;
   }
-  if (!outcome.ok) await deleteObjectOrLeaveToSweep(bucket, objectKey);
+  if (!outcome.ok) await deleteObjectsOrLeaveToSweep(bucket, [objectKey]);
   return outcome;
 }
 
 /**
- * Deletes an object that has no row. Should R2 fail, the object is an orphan the sweep removes within the
+ * Deletes objects that have no row. Should R2 fail, the objects are orphans the sweep removes within the
  * hour, so the failure is logged and the request answers as it would have.
  */
-async function deleteObjectOrLeaveToSweep(bucket: R2Bucket, objectKey: string): Promise<void> {
+export async function deleteObjectsOrLeaveToSweep(bucket: R2Bucket, objectKeys: string[]): Promise<void> {
+  if (objectKeys.length === 0) return;
   try {
-    await bucket.delete(objectKey);
+    await bucket.delete(objectKeys);
   } catch (error) {
     console.log(
       JSON.stringify({
         level: "warn",
         event: "orphan-left-for-sweep",
-        object_key: objectKey,
+        object_keys: objectKeys,
         error: describeError(error),
       }),
     );
@@ -102,7 +103,7 @@ export async function removeDocument(
   now: number,
 ): Promise<Outcome<DocumentRow, "not_found" | "wrong_state">> {
   const outcome = await deleteDocumentRow(db, outbox, customerId, documentId, now);
-  if (outcome.ok) await deleteObjectOrLeaveToSweep(bucket, outcome.value.objectKey);
+  if (outcome.ok) await deleteObjectsOrLeaveToSweep(bucket, [outcome.value.objectKey]);
   return outcome;
 }
 

@@ -1,7 +1,7 @@
 // The operator's review queue: verifications of every account waiting for staff, oldest submission first, each with
 // its account and its subject (the number it verifies). As the orders' queue (src/orders/queue.ts): each status gives
 // its first rows from an index in order, the page is taken from their union, and the counts are the triggers'.
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -25,7 +25,7 @@ import { DOCUMENT_ORDER } from "./store.ts";
 /** The statuses the queue shows unless asked for others: the verifications waiting for staff. */
 export const AWAITING_STATUSES: readonly KycStatus[] = ["pending", "under_review"];
 
-/** What a verification verifies: a number (profiles come with the compliance work). */
+/** What a verification verifies: a number, or a profile (which numbers join). */
 export const SUBJECT_TYPES = ["number", "profile"] as const;
 type SubjectType = (typeof SUBJECT_TYPES)[number];
 
@@ -43,7 +43,8 @@ export interface QueuedVerification {
   verification: KycRow;
   documents: DocumentRow[];
   customerSlug: string;
-  number: Pick<NumberRow, "id" | "countryCode" | "numberType">;
+  /** The number verified; null for a profile. */
+  number: Pick<NumberRow, "id" | "countryCode" | "numberType"> | null;
 }
 
 const branchKyc = alias(kycVerifications, "branch_kyc");
@@ -55,9 +56,10 @@ function accountId(q: ReviewQueueQuery): SQL | undefined {
     : sql`(SELECT ${customers.id} FROM ${customers} WHERE ${eq(customers.slug, q.customerSlug)})`;
 }
 
-/** Whether the query can match anything: verifications of profiles do not exist yet. */
-function matchesNumbers(q: ReviewQueueQuery): boolean {
-  return q.subjectType === undefined || q.subjectType === "number";
+/** The verifications of the subject type asked for, in `table`. */
+function ofSubjectType(table: typeof kycVerifications | typeof branchKyc, q: ReviewQueueQuery): SQL | undefined {
+  if (q.subjectType === undefined) return undefined;
+  return q.subjectType === "number" ? isNotNull(table.numberId) : isNull(table.numberId);
 }
 
 function order(table: typeof kycVerifications | typeof branchKyc, q: ReviewQueueQuery): SQL {
@@ -71,6 +73,7 @@ function pageRowids(q: ReviewQueueQuery, window: PageWindow): SQL {
   const byPair = q.countryCodes !== undefined || q.numberTypes !== undefined;
   const conditions = and(
     account === undefined ? undefined : eq(branchKyc.customerId, account),
+    ofSubjectType(branchKyc, q),
     q.countryCodes && inJsonList(branchNumbers.countryCode, q.countryCodes),
     q.numberTypes && inJsonList(branchNumbers.numberType, q.numberTypes),
   );
@@ -88,17 +91,19 @@ function pageRowids(q: ReviewQueueQuery, window: PageWindow): SQL {
   )`;
 }
 
-/** Counts by status over every filter but status: the triggers' counts, or with a pair filter, counted. */
+/** Counts by status over every filter but status: the triggers' counts, or with a pair or subject filter, counted. */
 function statusCountsQuery(db: Database, q: ReviewQueueQuery) {
-  if (q.countryCodes !== undefined || q.numberTypes !== undefined) {
+  const byPair = q.countryCodes !== undefined || q.numberTypes !== undefined;
+  if (byPair || q.subjectType !== undefined) {
     const account = accountId(q);
-    return db
+    const counted = db
       .select({ status: kycVerifications.status, count: sql<number>`count(*)`.mapWith(Number) })
-      .from(kycVerifications)
-      .innerJoin(numbers, eq(numbers.id, kycVerifications.numberId))
+      .from(kycVerifications);
+    return (byPair ? counted.innerJoin(numbers, eq(numbers.id, kycVerifications.numberId)) : counted)
       .where(
         and(
           account === undefined ? undefined : eq(kycVerifications.customerId, account),
+          ofSubjectType(kycVerifications, q),
           q.countryCodes && inJsonList(numbers.countryCode, q.countryCodes),
           q.numberTypes && inJsonList(numbers.numberType, q.numberTypes),
         ),
@@ -120,7 +125,6 @@ export async function listReviewQueue(
   q: ReviewQueueQuery,
   window: PageWindow,
 ): Promise<{ rows: QueuedVerification[]; total: number; statusCounts: Record<KycStatus, number> }> {
-  if (!matchesNumbers(q)) return { rows: [], ...countByStatus(KYC_STATUSES, [], q.statuses) };
   const onPage = sql`${kycVerifications}.rowid IN ${pageRowids(q, window)}`;
   const { page, documents, counted } = await batchByName(db, {
     page: queued(db).where(onPage).orderBy(order(kycVerifications, q)),
@@ -135,8 +139,8 @@ export async function listReviewQueue(
 }
 
 /**
- * Verifications with their account's slug and their number, to be filtered. The number's columns are aliased: D1
- * answers rows by column name, and the verification's id would otherwise be the number's.
+ * Verifications with their account's slug and their number (none for a profile), to be filtered. The number's columns
+ * are aliased: D1 answers rows by column name, and the verification's id would otherwise be the number's.
  */
 function queued(db: Database) {
   return db
@@ -144,18 +148,27 @@ function queued(db: Database) {
       verification: kycVerifications,
       customerSlug: customers.slug,
       number: {
-        id: sql<string>`${numbers.id}`.as("subject_number_id"),
-        countryCode: sql<string>`${numbers.countryCode}`.as("subject_country_code"),
-        numberType: sql<string>`${numbers.numberType}`.as("subject_number_type"),
+        id: sql<string | null>`${numbers.id}`.as("subject_number_id"),
+        countryCode: sql<string | null>`${numbers.countryCode}`.as("subject_country_code"),
+        numberType: sql<string | null>`${numbers.numberType}`.as("subject_number_type"),
       },
     })
     .from(kycVerifications)
     .innerJoin(customers, eq(customers.id, kycVerifications.customerId))
-    .innerJoin(numbers, eq(numbers.id, kycVerifications.numberId));
+    .leftJoin(numbers, eq(numbers.id, kycVerifications.numberId));
 }
 
-function withDocuments(rows: Omit<QueuedVerification, "documents">[], documents: DocumentRow[]): QueuedVerification[] {
-  return rows.map((row) => ({ ...row, documents: documents.filter((d) => d.kycId === row.verification.id) }));
+function withDocuments(
+  rows: (Omit<QueuedVerification, "documents" | "number"> & {
+    number: { id: string | null; countryCode: string | null; numberType: string | null };
+  })[],
+  documents: DocumentRow[],
+): QueuedVerification[] {
+  return rows.map(({ number, ...row }) => ({
+    ...row,
+    number: number.id === null ? null : { id: number.id, countryCode: number.countryCode!, numberType: number.numberType! },
+    documents: documents.filter((d) => d.kycId === row.verification.id),
+  }));
 }
 
 /** One verification of any account, with its documents, account and subject, for staff. */

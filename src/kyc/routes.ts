@@ -1,5 +1,7 @@
 // Number verification (KYC) under /v1: address submit and update, status, file upload, download and delete.
 import { createRoute, z } from "@hono/zod-openapi";
+import { evaluationSchema } from "../compliance/schemas.ts";
+import { evaluateNumber } from "../compliance/store.ts";
 import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { claimBeforeReadingBody } from "../http/idempotency.ts";
@@ -15,6 +17,7 @@ import { toIso } from "../lib/time.ts";
 import { DOWNLOAD_CONTENT, DOWNLOAD_HEADERS, downloadResponse } from "./download.ts";
 import {
   deletedDocumentSchema,
+  deletedVerificationSchema,
   documentSchema,
   downloadPath,
   submitAddressBody,
@@ -28,7 +31,15 @@ import {
 } from "./schemas.ts";
 import { findOwnedDocument, findVerificationWithDocuments, MAX_DOCUMENTS } from "./store.ts";
 import { readUpload } from "./upload.ts";
-import { amendAddress, deleteDocument, submitAddress, uploadDocument, uploadTarget } from "./use-cases.ts";
+import {
+  amendAddress,
+  deleteDocument,
+  deleteVerification,
+  resubmit,
+  submitAddress,
+  uploadDocument,
+  uploadTarget,
+} from "./use-cases.ts";
 
 const numberParams = z.object({
   number_id: prefixedIdParam("num", "number_id"),
@@ -75,8 +86,10 @@ export const kycRoutes = createRouter<CustomerEnv>()
       path: "/numbers/{number_id}/KYC/address",
       summary: "Update address details",
       description:
-        "Allowed while pending or rejected; on a rejected verification it re-opens it (status pending, reason and " +
-        "review time cleared). Documents stay attached. verification_type cannot change.",
+        "Allowed while pending or rejected, and on an approved verification from 60 days before its expires_at (a " +
+        "renewal); on a rejected or approved verification it re-opens it (status pending, reasons and review time " +
+        "cleared; an approved one keeps expires_at while the renewal is reviewed). Documents stay attached. " +
+        "verification_type cannot change. 409 kyc_managed_by_profile when the number joined a profile.",
       request: { params: numberParams, body: jsonBody(updateAddressBody) },
       responses: {
         200: jsonResponse(verificationSchema, "The updated verification."),
@@ -87,7 +100,9 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const { number_id } = c.req.valid("param");
       const changes = toAddressChanges(c.req.valid("json"));
       // Scoped to the key's account: another account's number has no verification here, so it is a 404 too.
-      const updated = valueOrProblem(await amendAddress(workOf(c), c.var.principal.customerId, number_id, changes));
+      const updated = valueOrProblem(
+        await amendAddress(workOf(c), c.var.principal.customerId, { kind: "number", numberId: number_id }, changes),
+      );
       return c.json(toVerification(updated.verification, updated.documents), 200);
     },
   )
@@ -98,6 +113,9 @@ export const kycRoutes = createRouter<CustomerEnv>()
       method: "get",
       path: "/numbers/{number_id}/KYC",
       summary: "Read the verification",
+      description:
+        "The number's own verification, or, when the number joined a profile, the profile's (status, fields, documents) " +
+        "under the number's own kyc_ id, with profile_id set.",
       request: { params: numberParams },
       responses: {
         200: jsonResponse(verificationSchema, "The verification with its documents."),
@@ -109,7 +127,8 @@ export const kycRoutes = createRouter<CustomerEnv>()
       // Scoped to the key's account: another account's number has no verification here, so it is a 404 too.
       const found = await findVerificationWithDocuments(c.var.db, c.var.principal.customerId, number_id);
       if (!found) throw notFound("Verification");
-      return c.json(toVerification(found.verification, found.documents), 200);
+      const attached = found.attachment && { numberId: number_id, attachment: found.attachment };
+      return c.json(toVerification(found.verification, found.documents, attached), 200);
     },
   )
   .openapi(
@@ -142,12 +161,14 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const { number_id } = c.req.valid("param");
       // Refused before the body is read: a locked or full verification costs no 10 MiB read.
       const work = workOf(c);
-      const target = valueOrProblem(await uploadTarget(work, c.var.principal.customerId, number_id));
+      const target = valueOrProblem(
+        await uploadTarget(work, c.var.principal.customerId, { kind: "number", numberId: number_id }),
+      );
       await claimBeforeReadingBody(c.req.raw);
       const file = await readUpload(c.req.raw, work.now);
       const stored = valueOrProblem(await uploadDocument(work, target, file));
       c.header("Location", downloadPath(stored.id));
-      return c.json(toDocument(stored, publicOrigin(c)), 201);
+      return c.json(toDocument(stored, publicOrigin(c), false), 201);
     },
   )
   .openapi(
@@ -181,7 +202,9 @@ export const kycRoutes = createRouter<CustomerEnv>()
       method: "delete",
       path: "/kyc/documents/{document_id}",
       summary: "Delete a document",
-      description: "Allowed while the verification is pending or under_review; removes the file and its record.",
+      description:
+        "Allowed while the verification is pending or under_review, and for a document a rejection reason named while " +
+        "the verification is rejected; removes the file and its record. Profile documents are deleted here too.",
       request: { params: documentParams },
       responses: {
         200: jsonResponse(deletedDocumentSchema, "Deleted."),
@@ -198,5 +221,78 @@ export const kycRoutes = createRouter<CustomerEnv>()
         },
         200,
       );
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operation,
+      operationId: "deleteKycVerification",
+      method: "delete",
+      path: "/numbers/{number_id}/KYC",
+      summary: "Delete the verification",
+      description:
+        "Allowed while pending or rejected: the verification and its documents are deleted (kyc.deleted), so the number " +
+        "may submit a new one or join a profile. 409 kyc_managed_by_profile when the number joined a profile (detach it).",
+      request: { params: numberParams },
+      responses: {
+        200: jsonResponse(deletedVerificationSchema, "Deleted."),
+        ...errorResponses(400, 401, 404, 409, 429),
+      },
+    }),
+    async (c) => {
+      const { number_id } = c.req.valid("param");
+      valueOrProblem(await deleteVerification(workOf(c), c.var.principal.customerId, { kind: "number", numberId: number_id }));
+      return c.json(
+        { message: `The verification of ${withPrefix("num", number_id)} was deleted`, deleted_at: toIso(Date.now()) },
+        200,
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operation,
+      operationId: "resubmitKycVerification",
+      method: "post",
+      path: "/numbers/{number_id}/KYC/resubmit",
+      summary: "Resubmit a rejected verification unchanged",
+      description:
+        "Re-opens a rejected verification as it is (after replacing the documents a reason named, for example): status " +
+        "pending, rejection_reason and rejection_reasons cleared, reviewed_at null (kyc.updated). 409 otherwise.",
+      request: { params: numberParams },
+      responses: {
+        200: jsonResponse(verificationSchema, "The re-opened verification."),
+        ...errorResponses(400, 401, 404, 409, 429),
+      },
+    }),
+    async (c) => {
+      const { number_id } = c.req.valid("param");
+      const reopened = valueOrProblem(
+        await resubmit(workOf(c), c.var.principal.customerId, { kind: "number", numberId: number_id }),
+      );
+      return c.json(toVerification(reopened.verification, reopened.documents), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operation,
+      operationId: "evaluateKycVerification",
+      method: "get",
+      path: "/numbers/{number_id}/KYC/evaluation",
+      summary: "Evaluate the number's verification against its requirements",
+      description:
+        "The number's verification (its own or its profile's) against the requirements of the number's " +
+        "(country_code, number_type): each requirement met, unmet (with reasons) or not applicable. Without a " +
+        "verification every requirement is unmet with not_submitted. The review status is not a rule.",
+      request: { params: numberParams },
+      responses: {
+        200: jsonResponse(evaluationSchema, "The evaluation."),
+        ...errorResponses(400, 401, 404, 429),
+      },
+    }),
+    async (c) => {
+      const { number_id } = c.req.valid("param");
+      const evaluation = await evaluateNumber(c.var.db, c.var.principal.customerId, number_id, Date.now());
+      if (!evaluation) throw notFound("Number");
+      return c.json(evaluation, 200);
     },
   );

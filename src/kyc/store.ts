@@ -1,37 +1,99 @@
 // Queries for verifications and their document rows. Every write that depends on a state or on ownership is one
 // guarded statement; when it writes nothing, the store finds why.
-import { type AnyColumn, and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, count, eq, inArray, isNotNull, isNull, lte, ne, or, type SQL, sql } from "drizzle-orm";
 import { auditStatement } from "../audit/store.ts";
+import type { RejectionReason } from "../compliance/types.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { type Outcome, ok, type Refusal, refusalByState, refuse } from "../db/outcome.ts";
+import { type PageWindow, stableOrder } from "../db/paging.ts";
 import {
   type DocumentRow,
   type DocumentStatus,
   type KycRow,
   type KycStatus,
   kycDocuments,
+  kycProfileNumbers,
   kycVerifications,
   numbers,
+  OPEN_ORDER_STATUSES,
+  orders,
 } from "../db/schema.ts";
-import { inJsonList, insertSelection } from "../db/sql.ts";
+import { containsText, inJsonList, insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { type EventSpec, eventStatements, type Outbox } from "../webhooks/outbox.ts";
-import { documentEventData, verificationData } from "../webhooks/payloads.ts";
+import { documentEventData, profileData, profileDocumentEventData, verificationData } from "../webhooks/payloads.ts";
 
 /** A verification holds at most this many documents. */
 export const MAX_DOCUMENTS = 20;
 
-const YEAR_MS = 365 * 86_400_000;
+const DAY_MS = 86_400_000;
+const YEAR_MS = 365 * DAY_MS;
+/** An approved verification may be renewed (amended, and so re-opened) from this long before it expires. */
+const RENEWAL_WINDOW_MS = 60 * DAY_MS;
 
 /** States in which the address may change (a rejected verification re-opens). */
-export const ADDRESS_EDITABLE: readonly KycStatus[] = ["pending", "rejected"];
+const ADDRESS_EDITABLE: readonly KycStatus[] = ["pending", "rejected"];
+
+/** Whether the address of the verification in scope may change now: pending, rejected, or approved within renewal. */
+function addressEditable(now: number): SQL {
+  return or(
+    inArray(kycVerifications.status, ADDRESS_EDITABLE),
+    and(eq(kycVerifications.status, "approved" satisfies KycStatus), lte(kycVerifications.expiresAt, now + RENEWAL_WINDOW_MS)),
+  )!;
+}
+
+/** addressEditable for a verification read: whether its address may be amended now (the pages' forms ask). */
+export function addressAmendable(kyc: Pick<KycRow, "status" | "expiresAt">, now: number): boolean {
+  if (ADDRESS_EDITABLE.includes(kyc.status)) return true;
+  return kyc.status === "approved" && kyc.expiresAt !== null && kyc.expiresAt <= now + RENEWAL_WINDOW_MS;
+}
+
+/** deleteDocumentRow's guard for rows read: its verification still open, or a document a rejection's reason named. */
+export function documentDeletable(
+  kyc: Pick<KycRow, "status">,
+  document: Pick<DocumentRow, "status" | "rejectionReasons">,
+): boolean {
+  if (DELETE_ALLOWED.includes(kyc.status)) return true;
+  return kyc.status === "rejected" && document.status === "rejected" && document.rejectionReasons.length > 0;
+}
+
+/** What a verification verifies: one of the account's numbers (its own verification), or one of its profiles. */
+export type Subject = { kind: "number"; numberId: string } | { kind: "profile"; profileId: string };
+export type SubjectKind = Subject["kind"];
+
+/** The account's verification of this subject. */
+export function subjectVerification(customerId: string, subject: Subject): SQL {
+  return subject.kind === "number"
+    ? and(eq(kycVerifications.numberId, subject.numberId), eq(kycVerifications.customerId, customerId))!
+    : and(
+        eq(kycVerifications.id, subject.profileId),
+        eq(kycVerifications.customerId, customerId),
+        isNull(kycVerifications.numberId),
+      )!;
+}
+
+/** Whether the verification in scope is of this kind. */
+function ofKind(kind: SubjectKind): SQL {
+  return kind === "number" ? isNotNull(kycVerifications.numberId) : isNull(kycVerifications.numberId);
+}
+
+type VerificationAction = "submitted" | "updated" | "under_review" | "approved" | "rejected" | "deleted";
+type DocumentAction = "document_uploaded" | "document_deleted";
+
+/** The event type of an action on a verification of this kind: kyc.* for a number's, kyc_profile.* for a profile. */
+export function eventTypeOf(
+  kind: SubjectKind,
+  action: VerificationAction | DocumentAction | "expiring" | "expired",
+): EventSpec["type"] {
+  return `${kind === "number" ? "kyc" : "kyc_profile"}.${action}`;
+}
 /** States in which files may be added. */
 const UPLOAD_ALLOWED: readonly KycStatus[] = ["pending", "under_review", "rejected"];
 /** States in which a file may still be removed. */
-export const DELETE_ALLOWED: readonly KycStatus[] = ["pending", "under_review"];
+const DELETE_ALLOWED: readonly KycStatus[] = ["pending", "under_review"];
 
 /** Why a verification in `status` holding `documentCount` files takes no other, or undefined when it takes one. */
 export function uploadRefusal(status: KycStatus, documentCount: number): Refusal<"wrong_state" | "full"> | undefined {
@@ -45,12 +107,6 @@ const REVIEW_FROM = { under_review: "pending", approved: "under_review", rejecte
   string,
   KycStatus
 >;
-/** The event each review move emits. */
-const REVIEW_EVENT = {
-  under_review: "kyc.under_review",
-  approved: "kyc.approved",
-  rejected: "kyc.rejected",
-} as const satisfies Record<keyof typeof REVIEW_FROM, EventSpec["type"]>;
 export type ReviewTarget = keyof typeof REVIEW_FROM;
 export const REVIEW_TARGETS = Object.keys(REVIEW_FROM) as [ReviewTarget, ...ReviewTarget[]];
 
@@ -69,6 +125,16 @@ function documentStatusFor(verificationStatus: SQL | AnyColumn, mapping: Record<
   const branches = Object.entries(mapping).map(([from, to]) => sql`WHEN ${from} THEN ${to}`);
   return sql`CASE ${verificationStatus} ${sql.join(branches, sql` `)} END`;
 }
+
+/**
+ * A document a reviewer's reason named at a rejection: it stays rejected until deleted, whatever its verification does,
+ * and may be deleted while the verification is rejected. (Without reasons a rejection rejects every document, and they
+ * follow the verification again when it re-opens.)
+ */
+const REJECTED_BY_NAME = and(
+  eq(kycDocuments.status, "rejected" satisfies DocumentStatus),
+  ne(kycDocuments.rejectionReasons, sql`'[]'`),
+)!;
 
 export type NewVerification = Pick<
   typeof kycVerifications.$inferInsert,
@@ -90,30 +156,73 @@ export type AddressChanges = Partial<Omit<NewVerification, "type">>;
 
 export type VerificationWithDocuments = { verification: KycRow; documents: DocumentRow[] };
 
-function ownedVerification(customerId: string, numberId: string): SQL | undefined {
-  return and(eq(kycVerifications.numberId, numberId), eq(kycVerifications.customerId, customerId));
-}
-
-function statusOfVerification(kycId: AnyColumn | SQL | string): SQL {
-  return sql`(SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${kycId})`;
+/** A number's verification drawn from its profile: the attachment's own id and the profile's. */
+export interface Attachment {
+  kycId: string;
+  profileId: string;
 }
 
 /** Documents are listed oldest first, ties by id. */
 export const DOCUMENT_ORDER = [asc(kycDocuments.uploadedAt), asc(kycDocuments.id)];
 
-/** The documents of the verification of this owned number, oldest first: a query to run in a batch. */
-function documentsOfNumber(db: Database, customerId: string, numberId: string) {
+/** The documents of the verification `which` finds, oldest first: a query to run in a batch. */
+function documentsOf(db: Database, which: SQL) {
   return db
     .select({ document: kycDocuments })
     .from(kycDocuments)
     .innerJoin(kycVerifications, eq(kycVerifications.id, kycDocuments.kycId))
-    .where(ownedVerification(customerId, numberId))
+    .where(which)
     .orderBy(...DOCUMENT_ORDER);
+}
+
+/** The verification's values as an INSERT … SELECT writes them, in the table's column order. */
+function verificationValues(input: NewVerification, now: number) {
+  return {
+    status: "pending" satisfies KycStatus,
+    type: input.type,
+    addressLine1: input.addressLine1,
+    addressLine2: input.addressLine2 ?? null,
+    city: input.city,
+    stateProvince: input.stateProvince,
+    postalCode: input.postalCode,
+    country: input.country,
+    companyName: input.companyName ?? null,
+    taxId: input.taxId ?? null,
+    contactPerson: input.contactPerson ?? null,
+    phoneNumber: input.phoneNumber ?? null,
+    email: input.email ?? null,
+    submittedAt: now,
+    updatedAt: null,
+    reviewedAt: null,
+    rejectionReason: null,
+    rejectionReasons: sql`'[]'`,
+    expiresAt: null,
+    expiryNotice: 0,
+  };
+}
+
+/** The attachment of this number of the account, if it joined a profile. */
+async function findAttachment(db: Database, customerId: string, numberId: string): Promise<Attachment | undefined> {
+  return db
+    .select({ kycId: kycProfileNumbers.kycId, profileId: kycProfileNumbers.profileId })
+    .from(kycProfileNumbers)
+    .where(and(eq(kycProfileNumbers.numberId, numberId), eq(kycProfileNumbers.customerId, customerId)))
+    .get();
+}
+
+/** Why a number's own verification wrote nothing: the number is the account's and joined a profile, or not found. */
+async function managedOrNotFound(
+  db: Database,
+  customerId: string,
+  numberId: string,
+): Promise<Refusal<"managed_by_profile" | "not_found">> {
+  const attachment = await findAttachment(db, customerId, numberId);
+  return attachment ? refuse("managed_by_profile", { profileId: attachment.profileId }) : refuse("not_found");
 }
 
 /**
  * Starts the verification of a number the account owns: one INSERT … SELECT from the account's numbers, so another
- * account's number (or none) writes nothing, and the unique number_id refuses a second verification.
+ * account's number (or none, or one that joined a profile) writes nothing, and the unique number_id refuses a second.
  */
 export async function submitVerification(
   db: Database,
@@ -122,7 +231,7 @@ export async function submitVerification(
   numberId: string,
   input: NewVerification,
   now: number,
-): Promise<Outcome<KycRow, "not_found" | "duplicate">> {
+): Promise<Outcome<KycRow, "not_found" | "duplicate" | "managed_by_profile">> {
   const id = crypto.randomUUID();
   try {
     const { submitted } = await batchByName(db, {
@@ -137,103 +246,170 @@ export async function submitVerification(
                   id,
                   customerId: numbers.customerId,
                   numberId: numbers.id,
-                  status: "pending" satisfies KycStatus,
-                  type: input.type,
-                  addressLine1: input.addressLine1,
-                  addressLine2: input.addressLine2 ?? null,
-                  city: input.city,
-                  stateProvince: input.stateProvince,
-                  postalCode: input.postalCode,
-                  country: input.country,
-                  companyName: input.companyName ?? null,
-                  taxId: input.taxId ?? null,
-                  contactPerson: input.contactPerson ?? null,
-                  phoneNumber: input.phoneNumber ?? null,
-                  email: input.email ?? null,
-                  submittedAt: now,
-                  updatedAt: null,
-                  reviewedAt: null,
-                  rejectionReason: null,
-                  expiresAt: null,
+                  name: null,
+                  ...verificationValues(input, now),
                 }),
               )
               .from(numbers)
-              .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))),
+              .where(
+                and(
+                  eq(numbers.id, numberId),
+                  eq(numbers.customerId, customerId),
+                  sql`NOT EXISTS (SELECT 1 FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.numberId} = ${numbers.id})`,
+                ),
+              ),
           )
           .returning(),
-        "kyc.submitted",
+        "number",
+        "submitted",
         eq(kycVerifications.id, id),
         now,
       ),
     });
     outbox.add(submitted.event.deliveries);
     const [row] = submitted.write;
-    return row ? ok(row) : refuse("not_found");
+    return row ? ok(row) : await managedOrNotFound(db, customerId, numberId);
   } catch (error) {
     if (isUniqueViolation(error)) return refuse("duplicate");
     throw error;
   }
 }
 
-/** The verification of an owned number with its documents, in one round trip. */
+/** Starts a profile of the account: a verification with a name and no number, with its kyc_profile.submitted event. */
+export async function insertProfile(
+  db: Database,
+  outbox: Outbox,
+  customerId: string,
+  name: string,
+  input: NewVerification,
+  now: number,
+): Promise<KycRow> {
+  const id = crypto.randomUUID();
+  const { submitted } = await batchByName(db, {
+    submitted: withVerificationEvent(
+      db,
+      db
+        .insert(kycVerifications)
+        .select(
+          db
+            .select(insertSelection({ id, customerId, numberId: null, name, ...verificationValues(input, now) }))
+            .from(sql`(SELECT 1)`),
+        )
+        .returning(),
+      "profile",
+      "submitted",
+      eq(kycVerifications.id, id),
+      now,
+    ),
+  });
+  outbox.add(submitted.event.deliveries);
+  return submitted.write[0]!;
+}
+
+/**
+ * The verification of an owned number with its documents, in one round trip: its own, or its profile's (with the
+ * attachment that gives it its own id).
+ */
 export async function findVerificationWithDocuments(
   db: Database,
   customerId: string,
   numberId: string,
-): Promise<VerificationWithDocuments | undefined> {
-  const { verifications, documents } = await batchByName(db, {
-    verifications: db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)),
-    documents: documentsOfNumber(db, customerId, numberId),
+): Promise<(VerificationWithDocuments & { attachment: Attachment | undefined }) | undefined> {
+  const attachedProfile = sql`${kycVerifications.id} = (SELECT ${kycProfileNumbers.profileId} FROM ${kycProfileNumbers} WHERE ${and(eq(kycProfileNumbers.numberId, numberId), eq(kycProfileNumbers.customerId, customerId))})`;
+  const which = or(subjectVerification(customerId, { kind: "number", numberId }), attachedProfile)!;
+  const { verifications, documents, attachments } = await batchByName(db, {
+    verifications: db.select().from(kycVerifications).where(which),
+    documents: documentsOf(db, which),
+    attachments: db
+      .select({ kycId: kycProfileNumbers.kycId, profileId: kycProfileNumbers.profileId })
+      .from(kycProfileNumbers)
+      .where(and(eq(kycProfileNumbers.numberId, numberId), eq(kycProfileNumbers.customerId, customerId))),
   });
   const [verification] = verifications;
-  return verification ? { verification, documents: documents.map((d) => d.document) } : undefined;
+  return verification ? { verification, documents: documents.map((d) => d.document), attachment: attachments[0] } : undefined;
+}
+
+export type ProfileWithDocuments = VerificationWithDocuments & { numberCount: number };
+
+/** A profile of the account with its documents and how many numbers joined it, in one round trip. */
+export async function findProfile(
+  db: Database,
+  customerId: string,
+  profileId: string,
+): Promise<ProfileWithDocuments | undefined> {
+  return profileWhere(db, subjectVerification(customerId, { kind: "profile", profileId }), profileId);
+}
+
+/** Any account's profile, for staff. */
+export async function findAnyProfile(db: Database, profileId: string): Promise<ProfileWithDocuments | undefined> {
+  return profileWhere(db, and(eq(kycVerifications.id, profileId), ofKind("profile"))!, profileId);
+}
+
+async function profileWhere(db: Database, which: SQL, profileId: string): Promise<ProfileWithDocuments | undefined> {
+  const { verifications, documents, counted } = await batchByName(db, {
+    verifications: db.select().from(kycVerifications).where(which),
+    documents: documentsOf(db, which),
+    counted: db.select({ count: count() }).from(kycProfileNumbers).where(eq(kycProfileNumbers.profileId, profileId)),
+  });
+  const [verification] = verifications;
+  return verification ? { verification, documents: documents.map((d) => d.document), numberCount: counted[0]!.count } : undefined;
 }
 
 /**
- * The verification an upload to this number would join, if it takes files now: the number must be the account's,
+ * The verification an upload to this subject would join, if it takes files now: the subject must be the account's,
  * its address submitted, the verification open to files and not full. Read before the body, so a refused upload
  * reads none.
  */
 export async function findUploadTarget(
   db: Database,
   customerId: string,
-  numberId: string,
-): Promise<Outcome<KycRow, "not_found" | "not_submitted" | "wrong_state" | "full">> {
+  subject: Subject,
+): Promise<Outcome<KycRow, "not_found" | "not_submitted" | "wrong_state" | "full" | "managed_by_profile">> {
+  const which = subjectVerification(customerId, subject);
   const found = await batchByName(db, {
-    numbers: db
-      .select({ id: numbers.id })
-      .from(numbers)
-      .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId))),
-    verifications: db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)),
+    numbers:
+      subject.kind === "number"
+        ? db
+            .select({ id: numbers.id, profileId: kycProfileNumbers.profileId })
+            .from(numbers)
+            .leftJoin(kycProfileNumbers, eq(kycProfileNumbers.numberId, numbers.id))
+            .where(and(eq(numbers.id, subject.numberId), eq(numbers.customerId, customerId)))
+        : undefined,
+    verifications: db.select().from(kycVerifications).where(which),
     documents: db
       .select({ count: count() })
       .from(kycDocuments)
       .innerJoin(kycVerifications, eq(kycDocuments.kycId, kycVerifications.id))
-      .where(ownedVerification(customerId, numberId)),
+      .where(which),
   });
-  const [number] = found.numbers;
   const [verification] = found.verifications;
   const [documents] = found.documents;
-  if (!number) return refuse("not_found");
-  if (!verification) return refuse("not_submitted");
+  if (found.numbers !== undefined) {
+    const [number] = found.numbers;
+    if (!number) return refuse("not_found");
+    if (number.profileId !== null) return refuse("managed_by_profile", { profileId: number.profileId });
+    if (!verification) return refuse("not_submitted");
+  }
+  if (!verification) return refuse("not_found");
   return uploadRefusal(verification.status, documents!.count) ?? ok(verification);
 }
 
 /**
- * Moves the documents of verification `kycId` to the status its move to `to` gives them, only while it is in one of
- * `from`: it runs before the verification moves, in the same batch, so a refused move changes neither. Documents
- * already there are not written.
+ * Moves the documents of verification `kycId` to the status its move to `to` gives them, only while `movable` holds
+ * for it: it runs before the verification moves, in the same batch, so a refused move changes neither. Documents
+ * already there, and documents a reviewer's reason rejected by name, are not written.
  */
-function documentsFollow(db: Database, kycId: SQL | string, to: KycStatus, from: readonly KycStatus[]) {
+function documentsFollow(db: Database, kycId: SQL | string, to: KycStatus, movable: SQL) {
   const status = DOCUMENT_STATUS_OF[to];
   return db
     .update(kycDocuments)
-    .set({ status })
+    .set({ status, rejectionReasons: [] })
     .where(
       and(
         sql`${kycDocuments.kycId} = ${kycId}`,
         sql`${kycDocuments.status} IS NOT ${status}`,
-        sql`${statusOfVerification(kycId)} IN ${from}`,
+        sql`NOT (${REJECTED_BY_NAME})`,
+        sql`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${kycId} AND ${movable})`,
       ),
     );
 }
@@ -242,99 +418,188 @@ function documentsFollow(db: Database, kycId: SQL | string, to: KycStatus, from:
 function withVerificationEvent<W extends Parameters<typeof ifWritten>[0]>(
   db: Database,
   write: W,
-  type: EventSpec["type"],
+  kind: SubjectKind,
+  action: VerificationAction,
   which: SQL,
   now: number,
 ) {
-  return ifWritten(write, (written) => ({
-    event: eventStatements(
-      db,
-      {
-        type,
-        customerId: kycVerifications.customerId,
-        data: verificationData(),
-        from: kycVerifications,
-        where: and(which, written)!,
-      },
-      now,
-    ).statements,
-  }));
+  return ifWritten(write, (written) => ({ event: verificationEvent(db, kind, action, and(which, written)!, now) }));
 }
 
-/** The document event of the `kyc_documents` row `which` finds, where `when` holds. */
-function documentEvent(db: Database, type: EventSpec["type"], which: SQL, when: SQL, now: number) {
+/** The event of an action on the verification `where` finds (the profile's data for a profile), for a batch. */
+function verificationEvent(db: Database, kind: SubjectKind, action: VerificationAction, where: SQL, now: number) {
   return eventStatements(
     db,
-    { type, customerId: kycDocuments.customerId, data: documentEventData(), from: kycDocuments, where: and(which, when)! },
+    {
+      type: eventTypeOf(kind, action),
+      customerId: kycVerifications.customerId,
+      data: kind === "number" ? verificationData() : profileData(),
+      from: kycVerifications,
+      where,
+    },
     now,
   ).statements;
 }
 
 /**
- * One guarded UPDATE (pending or rejected only; rejected re-opens), with the documents following, its `kyc.updated`
- * event, and the documents read back, in one batch.
+ * The document event of the `kyc_documents` row `which` finds, where `when` holds: kyc.* with `{kyc_id, number_id,
+ * document}` for a number's verification, kyc_profile.* with `{profile_id, document}` for a profile (the row says which).
+ */
+function documentEvent(db: Database, action: DocumentAction, which: SQL, when: SQL, now: number) {
+  const ofProfile = sql`(SELECT ${kycVerifications.numberId} IS NULL FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${kycDocuments.kycId})`;
+  return eventStatements(
+    db,
+    {
+      type: sql`CASE WHEN ${ofProfile} THEN ${eventTypeOf("profile", action)} ELSE ${eventTypeOf("number", action)} END`,
+      customerId: kycDocuments.customerId,
+      data: sql`CASE WHEN ${ofProfile} THEN ${profileDocumentEventData()} ELSE ${documentEventData()} END`,
+      from: kycDocuments,
+      where: and(which, when)!,
+    },
+    now,
+  ).statements;
+}
+
+/**
+ * One guarded UPDATE (pending, rejected, or approved within its renewal window; all re-open), with the documents
+ * following, its `*.updated` event, and the documents read back, in one batch. A profile's name alone changes in any
+ * state and re-opens nothing.
  */
 export async function updateAddress(
   db: Database,
   outbox: Outbox,
   customerId: string,
-  numberId: string,
-  changes: AddressChanges,
+  subject: Subject,
+  changes: AddressChanges & { name?: string },
   now: number,
-): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state">> {
-  const kycIdOfNumber = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${ownedVerification(customerId, numberId)})`;
+): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state" | "managed_by_profile">> {
+  const which = subjectVerification(customerId, subject);
+  const renaming = Object.keys(changes).every((key) => key === "name");
+  const movable = renaming ? sql`1` : addressEditable(now);
+  const kycIdOf = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${which})`;
   const { amended, documents } = await batchByName(db, {
-    documentsFollow: documentsFollow(db, kycIdOfNumber, "pending", ADDRESS_EDITABLE),
+    documentsFollow: renaming ? undefined : documentsFollow(db, kycIdOf, "pending", movable),
     amended: withVerificationEvent(
       db,
       db
         .update(kycVerifications)
-        .set({ ...changes, status: "pending", reviewedAt: null, rejectionReason: null, updatedAt: now })
-        .where(and(ownedVerification(customerId, numberId), inArray(kycVerifications.status, ADDRESS_EDITABLE)))
+        .set(
+          renaming
+            ? { name: changes.name }
+            : { ...changes, status: "pending", reviewedAt: null, rejectionReason: null, rejectionReasons: [], updatedAt: now },
+        )
+        .where(and(which, movable))
         .returning(),
-      "kyc.updated",
-      ownedVerification(customerId, numberId)!,
+      subject.kind,
+      "updated",
+      which,
       now,
     ),
-    documents: documentsOfNumber(db, customerId, numberId),
+    documents: documentsOf(db, which),
   });
   outbox.add(amended.event.deliveries);
   const [updated] = amended.write;
   if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document) });
-  return refusalByState(await db.select().from(kycVerifications).where(ownedVerification(customerId, numberId)).get());
+  const current = await db.select().from(kycVerifications).where(which).get();
+  if (!current && subject.kind === "number") return managedOrNotFound(db, customerId, subject.numberId);
+  return refusalByState(current);
+}
+
+/**
+ * Re-opens a rejected verification unchanged: pending, its reasons and review time cleared, its documents (but those a
+ * reason named) waiting again, with its `*.updated` event, in one batch.
+ */
+export async function resubmitVerification(
+  db: Database,
+  outbox: Outbox,
+  customerId: string,
+  subject: Subject,
+  now: number,
+): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state" | "managed_by_profile">> {
+  const which = subjectVerification(customerId, subject);
+  const movable = eq(kycVerifications.status, "rejected" satisfies KycStatus);
+  const kycIdOf = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${which})`;
+  const { reopened, documents } = await batchByName(db, {
+    documentsFollow: documentsFollow(db, kycIdOf, "pending", movable),
+    reopened: withVerificationEvent(
+      db,
+      db
+        .update(kycVerifications)
+        .set({ status: "pending", reviewedAt: null, rejectionReason: null, rejectionReasons: [] })
+        .where(and(which, movable))
+        .returning(),
+      subject.kind,
+      "updated",
+      which,
+      now,
+    ),
+    documents: documentsOf(db, which),
+  });
+  outbox.add(reopened.event.deliveries);
+  const [updated] = reopened.write;
+  if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document) });
+  const current = await db.select().from(kycVerifications).where(which).get();
+  if (!current && subject.kind === "number") return managedOrNotFound(db, customerId, subject.numberId);
+  return refusalByState(current);
+}
+
+/** A rejection: the reviewer's words, and the reasons (each may name a document or a field). */
+export interface Rejection {
+  reason: string;
+  reasons: RejectionReason[];
 }
 
 /**
  * The operator's review: the verification and its documents move together, with its event and its audit event (first,
- * under the move's own guard, so it records the status moved from), in one batch.
+ * under the move's own guard, so it records the status moved from), in one batch. With reasons, a rejection rejects the
+ * documents they name (each keeping the reasons that name it); without, every document.
  */
 export async function reviewVerification(
   db: Database,
   outbox: Outbox,
   audit: AuditContext,
+  kind: SubjectKind,
   kycId: string,
   to: ReviewTarget,
-  rejectionReason: string | undefined,
+  rejection: Rejection | undefined,
   now: number,
 ): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state">> {
-  const movable = and(eq(kycVerifications.id, kycId), eq(kycVerifications.status, REVIEW_FROM[to]));
+  const movable = and(eq(kycVerifications.id, kycId), ofKind(kind), eq(kycVerifications.status, REVIEW_FROM[to]))!;
+  const reasons = rejection?.reasons ?? [];
+  const named = reasons.flatMap((r) => (r.document_id === undefined ? [] : [r.document_id]));
+  const namedReasons = sql`(SELECT json_group_array(json(value)) FROM json_each(${JSON.stringify(reasons)}) WHERE value ->> 'document_id' = ${"doc_"} || ${kycDocuments.id})`;
   // A refused review changes no document either (a file added after a rejection stays uploaded).
   const { reviewed, documents } = await batchByName(db, {
     audit: auditStatement(
       db,
       { ...audit, now },
       {
-        action: "kyc.reviewed",
-        target: { type: "kyc", id: withPrefix("kyc", kycId) },
+        action: kind === "number" ? "kyc.reviewed" : "kyc_profile.reviewed",
+        target: { type: kind === "number" ? "kyc" : "kyc_profile", id: withPrefix(kind === "number" ? "kyc" : "kyp", kycId) },
         customerId: kycVerifications.customerId,
         changes: {
           status: [kycVerifications.status, to],
-          ...(to === "rejected" ? { rejection_reason: [kycVerifications.rejectionReason, rejectionReason ?? null] } : {}),
+          ...(rejection ? { rejection_reason: [kycVerifications.rejectionReason, rejection.reason] } : {}),
+          ...(reasons.length > 0
+            ? { rejection_reasons: [sql`json(${kycVerifications.rejectionReasons})`, sql`json(${JSON.stringify(reasons)})`] }
+            : {}),
         },
       },
       { from: kycVerifications, where: movable },
     ),
-    documentsFollow: documentsFollow(db, kycId, to, [REVIEW_FROM[to]]),
+    documentsFollow:
+      to === "rejected" && named.length > 0
+        ? db
+            .update(kycDocuments)
+            .set({ status: "rejected", rejectionReasons: namedReasons })
+            .where(
+              and(
+                eq(kycDocuments.kycId, kycId),
+                inJsonList(sql`${"doc_"} || ${kycDocuments.id}`, named),
+                sql`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${movable})`,
+              ),
+            )
+        : documentsFollow(db, kycId, to, movable),
     reviewed: withVerificationEvent(
       db,
       db
@@ -342,12 +607,16 @@ export async function reviewVerification(
         .set({
           status: to,
           reviewedAt: now,
-          rejectionReason: to === "rejected" ? rejectionReason : null,
-          expiresAt: to === "approved" ? now + YEAR_MS : null,
+          rejectionReason: rejection?.reason ?? null,
+          rejectionReasons: reasons,
+          // Kept while a renewal is reviewed; a new approval starts a new year and new notices; a rejection ends it.
+          ...(to === "approved" ? { expiresAt: now + YEAR_MS, expiryNotice: 0 } : {}),
+          ...(to === "rejected" ? { expiresAt: null } : {}),
         })
         .where(movable)
         .returning(),
-      REVIEW_EVENT[to],
+      kind,
+      to,
       eq(kycVerifications.id, kycId),
       now,
     ),
@@ -360,7 +629,38 @@ export async function reviewVerification(
   outbox.add(reviewed.event.deliveries);
   const [moved] = reviewed.write;
   if (moved) return ok({ verification: moved, documents });
-  return refusalByState(await db.select().from(kycVerifications).where(eq(kycVerifications.id, kycId)).get());
+  return refusalByState(
+    await db
+      .select()
+      .from(kycVerifications)
+      .where(and(eq(kycVerifications.id, kycId), ofKind(kind)))
+      .get(),
+  );
+}
+
+/** The verification of any account with this id, with its documents; undefined when none or not of this kind. */
+export async function findVerificationById(
+  db: Database,
+  kind: SubjectKind,
+  kycId: string,
+): Promise<VerificationWithDocuments | undefined> {
+  const which = and(eq(kycVerifications.id, kycId), ofKind(kind))!;
+  const { verifications, documents } = await batchByName(db, {
+    verifications: db.select().from(kycVerifications).where(which),
+    documents: documentsOf(db, which),
+  });
+  const [verification] = verifications;
+  return verification ? { verification, documents: documents.map((d) => d.document) } : undefined;
+}
+
+/** The profile behind the verification id an attached number shows (`kyc_<attachment>`), if it is one. */
+export async function profileOfAttachment(db: Database, kycId: string): Promise<string | undefined> {
+  const row = await db
+    .select({ profileId: kycProfileNumbers.profileId })
+    .from(kycProfileNumbers)
+    .where(eq(kycProfileNumbers.kycId, kycId))
+    .get();
+  return row?.profileId;
 }
 
 type NewDocument = Pick<
@@ -380,6 +680,7 @@ export async function insertDocument(
   now: number,
 ): Promise<Outcome<DocumentRow, "wrong_state" | "full">> {
   const documentCount = sql`(SELECT count(*) FROM ${kycDocuments} WHERE ${kycDocuments.kycId} = ${kycVerifications.id})`;
+  const thisDocument = eq(kycDocuments.id, doc.id);
   const { stored } = await batchByName(db, {
     stored: ifWritten(
       db
@@ -398,6 +699,7 @@ export async function insertDocument(
                 description: doc.description ?? null,
                 expirationDate: doc.expirationDate ?? null,
                 status: documentStatusFor(kycVerifications.status, NEW_DOCUMENT_STATUS_OF),
+                rejectionReasons: sql`'[]'`,
                 objectKey: doc.objectKey,
                 uploadedAt: now,
               }),
@@ -412,20 +714,21 @@ export async function insertDocument(
             ),
         )
         .returning(),
-      (written) => ({ event: documentEvent(db, "kyc.document_uploaded", eq(kycDocuments.id, doc.id), written, now) }),
+      (written) => ({ event: documentEvent(db, "document_uploaded", thisDocument, written, now) }),
     ),
   });
   outbox.add(stored.event.deliveries);
   const [row] = stored.write;
   if (row) return ok(row);
-  // Verifications are never deleted: the one the upload was found for is still there.
-  const { status } = (await db
+  const current = await db
     .select({ status: kycVerifications.status })
     .from(kycVerifications)
     .where(eq(kycVerifications.id, kycId))
-    .get())!;
+    .get();
+  // Deleted meanwhile (a pending verification may be): it no longer takes files.
+  if (!current) return refuse("wrong_state", { state: "deleted" });
   // It took no file although it was found taking one: it changed state meanwhile, or another upload filled it.
-  return uploadRefusal(status, 0) ?? refuse("full", { limit: MAX_DOCUMENTS });
+  return uploadRefusal(current.status, 0) ?? refuse("full", { limit: MAX_DOCUMENTS });
 }
 
 /**
@@ -464,8 +767,8 @@ export async function findOwnedDocument(db: Database, customerId: string, docume
 }
 
 /**
- * Removes the row only while its verification is not completed: one guarded DELETE, after its `kyc.document_deleted`
- * event, decided by the same guard on the row as it was.
+ * Removes the row only while its verification is not completed, or it is a document a reason named while its
+ * verification is rejected: one guarded DELETE, after its document event, decided by the same guard on the row as it was.
  */
 export async function deleteDocumentRow(
   db: Database,
@@ -475,10 +778,14 @@ export async function deleteDocumentRow(
   now: number,
 ): Promise<Outcome<DocumentRow, "not_found" | "wrong_state">> {
   const owned = and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId))!;
-  const deletable = sql`${statusOfVerification(kycDocuments.kycId)} IN ${DELETE_ALLOWED}`;
+  const verificationStatus = sql`(SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${kycDocuments.kycId})`;
+  const deletable = or(
+    sql`${verificationStatus} IN ${DELETE_ALLOWED}`,
+    and(sql`${verificationStatus} = ${"rejected" satisfies KycStatus}`, REJECTED_BY_NAME),
+  )!;
   // The event first, under the delete's own guard: once the row is gone, its data could not be read.
   const { event, deleted } = await batchByName(db, {
-    event: documentEvent(db, "kyc.document_deleted", owned, deletable, now),
+    event: documentEvent(db, "document_deleted", owned, deletable, now),
     deleted: db.delete(kycDocuments).where(and(owned, deletable)).returning(),
   });
   outbox.add(event.deliveries);
@@ -494,6 +801,51 @@ export async function deleteDocumentRow(
   );
 }
 
+/** States in which a verification may be deleted (a number's own; a profile with no numbers in any state). */
+const VERIFICATION_DELETABLE: readonly KycStatus[] = ["pending", "rejected"];
+
+/**
+ * Deletes a verification and its document rows, after its `*.deleted` event, in one batch; answers the object keys
+ * of its files, for the caller to delete from R2 once the rows are gone. A number's own verification only while
+ * pending or rejected; a profile only with no number attached and no pending or processing order naming it (orders
+ * closed since forget it).
+ */
+export async function deleteVerificationRows(
+  db: Database,
+  outbox: Outbox,
+  customerId: string,
+  subject: Subject,
+  now: number,
+): Promise<Outcome<{ objectKeys: string[] }, "not_found" | "wrong_state" | "managed_by_profile" | "in_use">> {
+  const which = subjectVerification(customerId, subject);
+  const unused = and(
+    sql`NOT EXISTS (SELECT 1 FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${kycVerifications.id})`,
+    sql`NOT EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.kycProfileId} = ${kycVerifications.id} AND ${inArray(orders.status, OPEN_ORDER_STATUSES)})`,
+  )!;
+  const deletable = and(which, subject.kind === "number" ? inArray(kycVerifications.status, VERIFICATION_DELETABLE) : unused)!;
+  const kycIdOf = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${deletable})`;
+  const { event, documents, deleted } = await batchByName(db, {
+    event: verificationEvent(db, subject.kind, "deleted", deletable, now),
+    forgotten:
+      subject.kind === "profile"
+        ? db.update(orders).set({ kycProfileId: null }).where(sql`${orders.kycProfileId} = ${kycIdOf}`)
+        : undefined,
+    documents: db
+      .delete(kycDocuments)
+      .where(sql`${kycDocuments.kycId} = ${kycIdOf}`)
+      .returning({ objectKey: kycDocuments.objectKey }),
+    deleted: db.delete(kycVerifications).where(deletable).returning({ id: kycVerifications.id }),
+  });
+  outbox.add(event.deliveries);
+  if (deleted.length > 0) return ok({ objectKeys: documents.map((d) => d.objectKey) });
+  const current = await db.select().from(kycVerifications).where(which).get();
+  if (!current && subject.kind === "number") return managedOrNotFound(db, customerId, subject.numberId);
+  if (current && subject.kind === "profile") {
+    return refuse("in_use", { detail: "it still has numbers attached, or a pending or processing order names it" });
+  }
+  return refusalByState(current);
+}
+
 /** Which of these object keys have a document row; the rest are orphans. */
 export async function objectKeysWithRows(db: Database, objectKeys: string[]): Promise<Set<string>> {
   if (objectKeys.length === 0) return new Set();
@@ -502,4 +854,62 @@ export async function objectKeysWithRows(db: Database, objectKeys: string[]): Pr
     .from(kycDocuments)
     .where(inJsonList(kycDocuments.objectKey, objectKeys));
   return new Set(rows.map((r) => r.objectKey));
+}
+
+export const PROFILE_SORT_KEYS = ["name", "status", "created_at"] as const;
+type ProfileSortKey = (typeof PROFILE_SORT_KEYS)[number];
+
+export interface ProfileListQuery {
+  statuses?: readonly KycStatus[] | undefined;
+  type?: KycRow["type"] | undefined;
+  /** A substring of the name, any case. */
+  search?: string | undefined;
+  sortBy: ProfileSortKey;
+  sortOrder: "asc" | "desc";
+}
+
+const PROFILE_SORT_COLUMNS: Record<ProfileSortKey, { key: AnyColumn; nullable: boolean }> = {
+  name: { key: kycVerifications.name, nullable: false },
+  status: { key: kycVerifications.status, nullable: false },
+  created_at: { key: kycVerifications.submittedAt, nullable: false },
+};
+
+/** A page of the account's profiles, each with its documents and number count, and the total, in one D1 call. */
+export async function listProfiles(
+  db: Database,
+  customerId: string,
+  q: ProfileListQuery,
+  window: PageWindow,
+): Promise<{ rows: ProfileWithDocuments[]; total: number }> {
+  const matching = and(
+    eq(kycVerifications.customerId, customerId),
+    isNull(kycVerifications.numberId),
+    q.statuses && inArray(kycVerifications.status, q.statuses),
+    q.type && eq(kycVerifications.type, q.type),
+    q.search === undefined ? undefined : containsText(kycVerifications.name, q.search),
+  )!;
+  const onPage = sql`${kycVerifications.id} IN (SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${matching} ORDER BY ${sql.join(
+    stableOrder(PROFILE_SORT_COLUMNS[q.sortBy], kycVerifications.id, q.sortOrder),
+    sql`, `,
+  )} LIMIT ${window.limit} OFFSET ${window.offset})`;
+  const { page, documents, totals } = await batchByName(db, {
+    page: db
+      .select({
+        verification: kycVerifications,
+        numberCount:
+          sql<number>`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${kycVerifications.id})`
+            .mapWith(Number)
+            .as("number_count"),
+      })
+      .from(kycVerifications)
+      .where(onPage)
+      .orderBy(...stableOrder(PROFILE_SORT_COLUMNS[q.sortBy], kycVerifications.id, q.sortOrder)),
+    documents: documentsOf(db, onPage),
+    totals: db.select({ total: count() }).from(kycVerifications).where(matching),
+  });
+  const rows = page.map((row) => ({
+    ...row,
+    documents: documents.map((d) => d.document).filter((d) => d.kycId === row.verification.id),
+  }));
+  return { rows, total: totals[0]!.total };
 }

@@ -4,14 +4,24 @@
 import type { Refusal } from "../db/outcome.ts";
 import type { DocumentRow, KycRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
-import { done, notFound, Problem, type Result, refused } from "../lib/problem.ts";
-import { type CheckedFile, removeDocument, storeDocument } from "./documents.ts";
+import { withPrefix } from "../lib/ids.ts";
+import { done, type FieldError, notFound, Problem, type Result, refused, validationError } from "../lib/problem.ts";
+import { type CheckedFile, deleteObjectsOrLeaveToSweep, removeDocument, storeDocument } from "./documents.ts";
+import { attachNumbers, detachNumbers, type NumberSelection, type NumbersReport } from "./profile-numbers.ts";
 import {
   type AddressChanges,
+  deleteVerificationRows,
   findUploadTarget,
+  findVerificationById,
+  insertProfile,
   type NewVerification,
+  profileOfAttachment,
+  type Rejection,
   type ReviewTarget,
+  resubmitVerification,
   reviewVerification,
+  type Subject,
+  type SubjectKind,
   submitVerification,
   updateAddress,
   type VerificationWithDocuments,
@@ -22,13 +32,32 @@ export function verificationLocked(state: string, action: string): Problem {
   return new Problem("verification_locked", `The verification is ${state.replaceAll("_", " ")}; ${action} is not possible now`);
 }
 
+/** The number joined a profile: its verification changes through the profile only. */
+export function managedByProfile(profileId: string): Problem {
+  return new Problem(
+    "kyc_managed_by_profile",
+    `This number's verification is its profile ${withPrefix("kyp", profileId)}'s: change the profile, or detach the number first`,
+  );
+}
+
+/** What a subject is called when it is not found. */
+function subjectNotFound(subject: Subject | SubjectKind): Problem {
+  const kind = typeof subject === "string" ? subject : subject.kind;
+  return notFound(kind === "number" ? "Verification" : "Profile");
+}
+
 /** Why an upload is refused, whether found before the body is read or when the row is written. */
-function uploadRefused(refusal: Refusal<"not_found" | "not_submitted" | "wrong_state" | "full">): Problem {
+function uploadRefused(
+  subject: Subject,
+  refusal: Refusal<"not_found" | "not_submitted" | "wrong_state" | "full" | "managed_by_profile">,
+): Problem {
   switch (refusal.reason) {
     case "not_found":
-      return notFound("Number");
+      return notFound(subject.kind === "number" ? "Number" : "Profile");
     case "not_submitted":
       return new Problem("kyc_not_submitted", "Submit the address details before uploading files");
+    case "managed_by_profile":
+      return managedByProfile(refusal.profileId);
     case "wrong_state":
       return verificationLocked(refusal.state, "uploading files");
     case "full":
@@ -46,38 +75,68 @@ export async function submitAddress(
   const submitted = await submitVerification(work.db, work.outbox, customerId, numberId, verification, work.now);
   if (submitted.ok) return done(submitted.value);
   if (submitted.reason === "not_found") return refused(notFound("Number"));
+  if (submitted.reason === "managed_by_profile") return refused(managedByProfile(submitted.profileId));
   return refused(new Problem("kyc_exists", "This number already has a verification; amend its address instead"));
 }
 
-/** Amends the address while pending or rejected (a rejected one re-opens), with its kyc.updated event. */
+/** Starts a profile of the account, with its kyc_profile.submitted event. */
+export async function createProfile(
+  work: Work,
+  customerId: string,
+  name: string,
+  verification: NewVerification,
+): Promise<KycRow> {
+  return insertProfile(work.db, work.outbox, customerId, name, verification, work.now);
+}
+
+/**
+ * Amends the address while pending, rejected, or approved within its renewal window (all re-open), with its
+ * *.updated event; a profile's name alone in any state.
+ */
 export async function amendAddress(
   work: Work,
   customerId: string,
-  numberId: string,
-  changes: AddressChanges,
+  subject: Subject,
+  changes: AddressChanges & { name?: string },
 ): Promise<Result<VerificationWithDocuments>> {
-  const updated = await updateAddress(work.db, work.outbox, customerId, numberId, changes, work.now);
+  const updated = await updateAddress(work.db, work.outbox, customerId, subject, changes, work.now);
   if (updated.ok) return done(updated.value);
-  if (updated.reason === "not_found") return refused(notFound("Verification"));
-  return refused(verificationLocked(updated.state, "changing the address"));
+  if (updated.reason === "not_found") return refused(subjectNotFound(subject));
+  if (updated.reason === "managed_by_profile") return refused(managedByProfile(updated.profileId));
+  const renewal = updated.state === "approved" ? " (an approved one may be renewed from 60 days before it expires)" : "";
+  return refused(verificationLocked(updated.state, `changing the address${renewal}`));
+}
+
+/** Re-opens a rejected verification unchanged (pending, reasons cleared), with its *.updated event. */
+export async function resubmit(work: Work, customerId: string, subject: Subject): Promise<Result<VerificationWithDocuments>> {
+  const reopened = await resubmitVerification(work.db, work.outbox, customerId, subject, work.now);
+  if (reopened.ok) return done(reopened.value);
+  if (reopened.reason === "not_found") return refused(subjectNotFound(subject));
+  if (reopened.reason === "managed_by_profile") return refused(managedByProfile(reopened.profileId));
+  return refused(verificationLocked(reopened.state, "resubmitting (only a rejected verification is)"));
 }
 
 /**
  * The first step of an upload, before its body is read: the verification it would join, if it takes a file now (the
- * number the account's, the address submitted, the verification open and not full).
+ * subject the account's, the address submitted, the verification open and not full).
  */
-export async function uploadTarget(work: Work, customerId: string, numberId: string): Promise<Result<KycRow>> {
-  const target = await findUploadTarget(work.db, customerId, numberId);
-  return target.ok ? done(target.value) : refused(uploadRefused(target));
+export async function uploadTarget(work: Work, customerId: string, subject: Subject): Promise<Result<KycRow>> {
+  const target = await findUploadTarget(work.db, customerId, subject);
+  return target.ok ? done(target.value) : refused(uploadRefused(subject, target));
 }
 
-/** The second step: the checked file stored (R2, then its row and kyc.document_uploaded event), or refused. */
+/** The second step: the checked file stored (R2, then its row and document event), or refused. */
 export async function uploadDocument(work: Work, target: KycRow, file: CheckedFile): Promise<Result<DocumentRow>> {
   const stored = await storeDocument(work.db, work.outbox, work.documents, target, file, work.now);
-  return stored.ok ? done(stored.value) : refused(uploadRefused(stored));
+  const subject: Subject =
+    target.numberId === null ? { kind: "profile", profileId: target.id } : { kind: "number", numberId: target.numberId };
+  return stored.ok ? done(stored.value) : refused(uploadRefused(subject, stored));
 }
 
-/** Deletes a document while its verification is pending or under review, with its kyc.document_deleted event. */
+/**
+ * Deletes a document while its verification is pending or under review, or one a reviewer's reason named while it is
+ * rejected, with its document event.
+ */
 export async function deleteDocument(work: Work, customerId: string, documentId: string): Promise<Result<DocumentRow>> {
   const removed = await removeDocument(work.db, work.outbox, work.documents, customerId, documentId, work.now);
   if (removed.ok) return done(removed.value);
@@ -85,20 +144,96 @@ export async function deleteDocument(work: Work, customerId: string, documentId:
   return refused(
     new Problem(
       "verification_completed",
-      `The verification is ${removed.state.replaceAll("_", " ")}; its documents can no longer be deleted`,
+      `The verification is ${removed.state.replaceAll("_", " ")}; its documents can no longer be deleted` +
+        (removed.state === "rejected" ? " (but those a rejection reason names)" : ""),
     ),
   );
 }
 
-/** The operator's review: pending → under_review → approved or rejected (with a reason). */
+/**
+ * Deletes a verification with its documents (rows, then files), after its *.deleted event: a number's own while
+ * pending or rejected, so that the number may join a profile; a profile with no numbers and no open order naming it.
+ */
+export async function deleteVerification(work: Work, customerId: string, subject: Subject): Promise<Result<void>> {
+  const deleted = await deleteVerificationRows(work.db, work.outbox, customerId, subject, work.now);
+  if (deleted.ok) {
+    await deleteObjectsOrLeaveToSweep(work.documents, deleted.value.objectKeys);
+    return done(undefined);
+  }
+  switch (deleted.reason) {
+    case "not_found":
+      return refused(subjectNotFound(subject));
+    case "managed_by_profile":
+      return refused(managedByProfile(deleted.profileId));
+    case "in_use":
+      return refused(new Problem("conflict", `The profile cannot be deleted: ${deleted.detail}`));
+    case "wrong_state":
+      return refused(verificationLocked(deleted.state, "deleting it"));
+  }
+}
+
+/** The reasons that name what the verification does not have: a document of another, or none. */
+function reasonErrors(found: VerificationWithDocuments, rejection: Rejection): FieldError[] {
+  const documentIds = new Set(found.documents.map((d) => withPrefix("doc", d.id)));
+  return rejection.reasons.flatMap((reason, i) =>
+    reason.document_id !== undefined && !documentIds.has(reason.document_id)
+      ? [{ location: "body" as const, pointer: `/reasons/${i}/document_id`, message: "is not a document of this verification" }]
+      : [],
+  );
+}
+
+/**
+ * The operator's review of a number's verification or a profile: pending → under_review → approved or rejected (with
+ * a reason, and structured reasons naming its documents and fields).
+ */
 export async function reviewKyc(
   work: Work,
+  kind: SubjectKind,
   kycId: string,
   status: ReviewTarget,
-  rejectionReason: string | undefined,
+  rejection: Rejection | undefined,
 ): Promise<Result<VerificationWithDocuments>> {
-  const reviewed = await reviewVerification(work.db, work.outbox, work, kycId, status, rejectionReason, work.now);
+  if (rejection && rejection.reasons.length > 0) {
+    const found = await findVerificationById(work.db, kind, kycId);
+    if (!found) return refused(await reviewNotFound(work, kind, kycId));
+    const errors = reasonErrors(found, rejection);
+    if (errors.length > 0) return refused(validationError(errors));
+  }
+  const reviewed = await reviewVerification(work.db, work.outbox, work, kind, kycId, status, rejection, work.now);
   if (reviewed.ok) return done(reviewed.value);
-  if (reviewed.reason === "not_found") return refused(notFound("Verification"));
+  if (reviewed.reason === "not_found") return refused(await reviewNotFound(work, kind, kycId));
   return refused(new Problem("conflict", `A verification cannot move from ${reviewed.state} to ${status}`));
+}
+
+/** No verification of this kind has the id: the id a number shows for its profile's, or none. */
+async function reviewNotFound(work: Work, kind: SubjectKind, kycId: string): Promise<Problem> {
+  const profileId = kind === "number" ? await profileOfAttachment(work.db, kycId) : undefined;
+  return profileId ? managedByProfile(profileId) : subjectNotFound(kind);
+}
+
+/** Why an attach or detach is refused as a whole. */
+function selectionRefused(reason: "not_found" | "unknown_order"): Problem {
+  return reason === "not_found" ? notFound("Profile") : notFound("Order");
+}
+
+/** Attaches numbers to a profile of the account (each all or nothing), with its events and audit event. */
+export async function attachToProfile(
+  work: Work,
+  customerId: string,
+  profileId: string,
+  selection: NumberSelection,
+): Promise<Result<NumbersReport>> {
+  const attached = await attachNumbers(work.db, work.outbox, work, customerId, profileId, selection, work.now);
+  return attached.ok ? done(attached.value) : refused(selectionRefused(attached.reason));
+}
+
+/** Detaches numbers from a profile of the account, with its events and audit event. */
+export async function detachFromProfile(
+  work: Work,
+  customerId: string,
+  profileId: string,
+  selection: NumberSelection,
+): Promise<Result<NumbersReport>> {
+  const detached = await detachNumbers(work.db, work.outbox, work, customerId, profileId, selection, work.now);
+  return detached.ok ? done(detached.value) : refused(selectionRefused(detached.reason));
 }

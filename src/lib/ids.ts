@@ -1,6 +1,6 @@
-// Public identifiers: a resource's uuid, shown with its type prefix (num_, kyc_, doc_, evt_, we_, whd_).
+// Public identifiers: a resource's uuid, shown with its type prefix (num_, kyc_, kyp_, doc_, evt_, we_, whd_).
 
-export type IdPrefix = "num" | "kyc" | "doc" | "evt" | "we" | "whd";
+export type IdPrefix = "num" | "kyc" | "kyp" | "doc" | "evt" | "we" | "whd";
 
 export function withPrefix(prefix: IdPrefix, id: string): string {
   return `${prefix}_${id}`;

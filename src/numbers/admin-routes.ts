@@ -40,6 +40,6 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
     const { order_id } = c.req.valid("param");
     const allocated = valueOrProblem(await allocateToOrder(workOf(c), order_id, toAllocation(c.req.valid("json"))));
     c.header("Location", `/admin/orders/${order_id}`);
-    return c.json({ order: toOrder(allocated.order), numbers: allocated.numbers.map((n) => toNumber(n, null)) }, 201);
+    return c.json({ order: toOrder(allocated.order), numbers: allocated.numbers.map(toNumber) }, 201);
   },
 );

@@ -33,7 +33,7 @@ export const numberRoutes = createRouter<CustomerEnv>().openapi(
     const { rows, total } = await listNumbers(c.var.db, c.var.principal.customerId, toNumberListQuery(query), window);
     return c.json(
       {
-        data: rows.map((r) => toNumber(r.number, r.kycStatus)),
+        data: rows.map(toNumber),
         meta: pageMeta(window, total),
       },
       200,

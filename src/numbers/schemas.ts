@@ -1,11 +1,19 @@
 // Wire format of numbers: the list item, its query, and the operator's allocation body.
 import { z } from "@hono/zod-openapi";
-import { KYC_STATUSES, type KycStatus, NUMBER_STATUSES, type NumberRow } from "../db/schema.ts";
-import { countryCodeSchema, e164Schema, numberTypeSchema, timestampSchema } from "../http/fields.ts";
+import { KYC_STATUSES, NUMBER_STATUSES } from "../db/schema.ts";
+import {
+  calendarDateSchema,
+  countryCodeSchema,
+  e164Schema,
+  numberTypeSchema,
+  prefixedId,
+  timestampSchema,
+} from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
+import { withPrefix } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import { orderSchema } from "../orders/schemas.ts";
-import { type Allocation, NUMBER_SORT_KEYS, type NumberListQuery } from "./store.ts";
+import { type Allocation, NUMBER_SORT_KEYS, type NumberListQuery, type NumberWithKyc } from "./store.ts";
 
 export const numberSchema = z
   .object({
@@ -16,14 +24,18 @@ export const numberSchema = z
     status: z.enum(NUMBER_STATUSES),
     order_id: z.uuid(),
     kyc_status: z.enum(KYC_STATUSES).nullable().openapi({
-      description: "Status of the number's verification, null when none.",
+      description: "Status of the number's verification (its own, or its profile's), null when none.",
+    }),
+    kyc_profile_id: z.string().nullable().openapi({
+      description: "The profile the number joined (kyp_…), null when none.",
+      example: null,
     }),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
   .openapi("Number");
 
-export function toNumber(row: NumberRow, kycStatus: KycStatus | null): z.infer<typeof numberSchema> {
+export function toNumber({ number: row, kycStatus, kycProfileId }: NumberWithKyc): z.infer<typeof numberSchema> {
   return {
     number_id: row.id,
     phone_number: row.phoneNumber,
@@ -32,6 +44,7 @@ export function toNumber(row: NumberRow, kycStatus: KycStatus | null): z.infer<t
     status: row.status,
     order_id: row.orderId,
     kyc_status: kycStatus,
+    kyc_profile_id: kycProfileId === null ? null : withPrefix("kyp", kycProfileId),
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
   };
@@ -45,6 +58,13 @@ export const listNumbersQuery = z.object({
   status: commaList(z.enum(NUMBER_STATUSES), "status", "Number statuses."),
   country_code: commaList(countryCodeSchema, "country_code", "Country codes."),
   number_type: commaList(numberTypeSchema, "number_type", "Number types."),
+  kyc_profile_id: prefixedId("kyp")
+    .optional()
+    .openapi({ param: { name: "kyc_profile_id", in: "query" }, description: "Only the numbers attached to this profile." }),
+  kyc_expires_before: calendarDateSchema.optional().openapi({
+    param: { name: "kyc_expires_before", in: "query" },
+    description: "Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC).",
+  }),
   sort_by: sortByQuery(NUMBER_SORT_KEYS, "created_at"),
 });
 
@@ -54,6 +74,8 @@ export function toNumberListQuery(q: z.infer<typeof listNumbersQuery>): NumberLi
     statuses: q.status,
     countryCodes: q.country_code,
     numberTypes: q.number_type,
+    kycProfileId: q.kyc_profile_id,
+    kycExpiresBefore: q.kyc_expires_before === undefined ? undefined : Date.parse(`${q.kyc_expires_before}T00:00:00Z`),
     sortBy: q.sort_by,
     sortOrder: q.sort_order,
   };

@@ -1,6 +1,6 @@
 // Queries for numbers: the account's list (with each number's verification status) and allocation to an order, of
 // listed numbers or from the stock.
-import { and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditStatement } from "../audit/store.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
@@ -11,6 +11,7 @@ import { type PageWindow, type SortDirection, stableOrder } from "../db/paging.t
 import {
   batchAssertions,
   type KycStatus,
+  kycProfileNumbers,
   kycVerifications,
   type NumberRow,
   type NumberStatus,
@@ -23,9 +24,10 @@ import {
 } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
+import { withPrefix } from "../lib/ids.ts";
 import { findOrderById } from "../orders/store.ts";
 import { DATA_FILLED_LATER, eventStatements, fillEventData, type Outbox } from "../webhooks/outbox.ts";
-import { allocationData, orderData } from "../webhooks/payloads.ts";
+import { allocationData, attachedNumbersData, orderData } from "../webhooks/payloads.ts";
 
 export const NUMBER_SORT_KEYS = ["phone_number", "country_code", "number_type", "status", "created_at"] as const;
 type NumberSortKey = (typeof NUMBER_SORT_KEYS)[number];
@@ -44,23 +46,51 @@ export interface NumberListQuery {
   statuses?: readonly NumberStatus[] | undefined;
   countryCodes?: readonly string[] | undefined;
   numberTypes?: readonly string[] | undefined;
+  /** Numbers attached to this profile (bare id). */
+  kycProfileId?: string | undefined;
+  /** Numbers whose verification (own or their profile's) expires before this instant (ms). */
+  kycExpiresBefore?: number | undefined;
   sortBy: NumberSortKey;
   sortOrder: SortDirection;
 }
 
+/** The profile the number in scope joined, if any. */
+const attachedProfileId = sql`(SELECT ${kycProfileNumbers.profileId} FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.numberId} = ${numbers.id})`;
+
 function listConditions(customerId: string, q: NumberListQuery): SQL | undefined {
+  const expiring = and(
+    eq(kycVerifications.customerId, customerId),
+    sql`${kycVerifications.expiresAt} < ${q.kycExpiresBefore ?? 0}`,
+  );
   return and(
     eq(numbers.customerId, customerId),
     q.search === undefined ? undefined : sql`instr(${numbers.phoneNumber}, ${q.search}) > 0`,
     q.statuses && inArray(numbers.status, q.statuses),
     q.countryCodes && inArray(numbers.countryCode, q.countryCodes),
     q.numberTypes && inArray(numbers.numberType, q.numberTypes),
+    q.kycProfileId === undefined
+      ? undefined
+      : sql`${numbers.id} IN (SELECT ${kycProfileNumbers.numberId} FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${q.kycProfileId})`,
+    // The numbers of the account's verifications that expire before the date: their own, or their profile's.
+    q.kycExpiresBefore === undefined
+      ? undefined
+      : sql`${numbers.id} IN (
+          SELECT ${kycVerifications.numberId} FROM ${kycVerifications} WHERE ${expiring} AND ${kycVerifications.numberId} IS NOT NULL
+          UNION ALL
+          SELECT ${kycProfileNumbers.numberId} FROM ${kycProfileNumbers} JOIN ${kycVerifications} ON ${kycVerifications.id} = ${kycProfileNumbers.profileId}
+          WHERE ${expiring}
+        )`,
   );
+}
+
+/** Filters the counts by enumeration cannot answer. */
+function countedOverNumbers(q: NumberListQuery): boolean {
+  return q.search !== undefined || q.kycProfileId !== undefined || q.kycExpiresBefore !== undefined;
 }
 
 /** The list's total: from number_counts when only enumerations filter it, else counted over the matching numbers. */
 function totalQuery(db: Database, customerId: string, q: NumberListQuery) {
-  if (q.search !== undefined) return db.select({ total: count() }).from(numbers).where(listConditions(customerId, q));
+  if (countedOverNumbers(q)) return db.select({ total: count() }).from(numbers).where(listConditions(customerId, q));
   return db
     .select({ total: sql<number>`total(${numberCounts.count})`.mapWith(Number) })
     .from(numberCounts)
@@ -83,16 +113,26 @@ export async function findOwnedNumber(db: Database, customerId: string, numberId
     .get();
 }
 
+/** A number as the list shows it: its verification's status (its own, or its profile's) and its profile, if any. */
+export type NumberWithKyc = { number: NumberRow; kycStatus: KycStatus | null; kycProfileId: string | null };
+
 export async function listNumbers(
   db: Database,
   customerId: string,
   q: NumberListQuery,
   window: PageWindow,
-): Promise<{ rows: { number: NumberRow; kycStatus: KycStatus | null }[]; total: number }> {
+): Promise<{ rows: NumberWithKyc[]; total: number }> {
   const { rows, totals } = await batchByName(db, {
     rows: db
       // Aliased: the joined status column would otherwise collide with numbers.status in D1's row objects.
-      .select({ number: numbers, kycStatus: sql<KycStatus | null>`${kycVerifications.status}`.as("kyc_status") })
+      .select({
+        number: numbers,
+        kycStatus:
+          sql<KycStatus | null>`coalesce(${kycVerifications.status}, (SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${attachedProfileId}))`.as(
+            "kyc_status",
+          ),
+        kycProfileId: sql<string | null>`${attachedProfileId}`.as("kyc_profile_id"),
+      })
       .from(numbers)
       .leftJoin(kycVerifications, eq(kycVerifications.numberId, numbers.id))
       .where(listConditions(customerId, q))
@@ -139,7 +179,7 @@ export async function allocateNumbers(
   orderId: string,
   allocation: Allocation,
   now: number,
-): Promise<Outcome<{ order: OrderRow; numbers: NumberRow[] }, AllocationRefusal>> {
+): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
   if ("phoneNumbers" in allocation) return allocatePhoneNumbers(db, outbox, audit, orderId, allocation.phoneNumbers, false, now);
   for (let attempt = 1; ; attempt++) {
     const order = await findOrderById(db, orderId);
@@ -211,7 +251,7 @@ async function allocatePhoneNumbers(
   phoneNumbers: string[],
   fromStock: boolean,
   now: number,
-): Promise<Outcome<{ order: OrderRow; numbers: NumberRow[] }, AllocationRefusal>> {
+): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
   const order = await findOrderById(db, orderId);
   const refusal = orderRefusal(order, phoneNumbers.length);
   if (refusal || !order) return refusal ?? refuse("not_found");
@@ -226,8 +266,16 @@ async function allocatePhoneNumbers(
   const ids = phoneNumbers.map(() => crypto.randomUUID());
   // One JSON parameter carries every [id, phone] pair, and one every phone number: D1 binds at most 100 parameters.
   const pairs = JSON.stringify(phoneNumbers.map((phone, i) => [ids[i], phone]));
+  // Each number's verification id, should the order name a profile the numbers join.
+  const attachments = JSON.stringify(ids.map((id) => [id, crypto.randomUUID()]));
   const listed = inJsonList(stockNumbers.phoneNumber, phoneNumbers);
-  const allocatable = inArray(orders.status, ALLOCATABLE);
+  // The profile the order names, as read: the batch applies only while it still names that one (a pending order's
+  // profile may change meanwhile), so the numbers join exactly the profile this allocation attaches them to.
+  const profileId = order.kycProfileId;
+  const allocatable = and(
+    inArray(orders.status, ALLOCATABLE),
+    profileId === null ? isNull(orders.kycProfileId) : eq(orders.kycProfileId, profileId),
+  )!;
   const fulfils = sql`${orders.fulfilledQuantity} + ${added} = ${orders.quantity}`;
   const thisOrder = eq(orders.id, orderId);
   const applied = sql`EXISTS (SELECT 1 FROM ${numbers} WHERE ${numbers.id} = ${ids[0]})`;
@@ -252,6 +300,21 @@ async function allocatePhoneNumbers(
       now,
     ),
   );
+  const numbersAttached =
+    profileId === null
+      ? []
+      : chunks.map((chunk) =>
+          eventStatements(
+            db,
+            {
+              ...orderEvent,
+              type: "kyc_profile.numbers_attached",
+              data: attachedNumbersData(sql`${withPrefix("kyp", profileId)}`, chunk),
+              where: and(thisOrder, applied)!,
+            },
+            now,
+          ),
+        );
   const fulfilled = eventStatements(
     db,
     {
@@ -294,6 +357,32 @@ async function allocatePhoneNumbers(
             .where(allocatable),
         )
         .returning(),
+      // The numbers join the profile the order names, whatever its compliance now (the staff decide that at review).
+      attached:
+        profileId === null
+          ? undefined
+          : db.insert(kycProfileNumbers).select(
+              db
+                .select(
+                  insertSelection({
+                    numberId: sql`json_extract(attachment.value, '$[0]')`,
+                    kycId: sql`json_extract(attachment.value, '$[1]')`,
+                    profileId: sql`${profileId}`,
+                    customerId: orders.customerId,
+                    attachedAt: now,
+                  }),
+                )
+                .from(sql`json_each(${attachments}) AS attachment`)
+                .innerJoin(orders, thisOrder)
+                .where(applied),
+            ),
+      profile:
+        profileId === null
+          ? undefined
+          : db
+              .select({ id: kycVerifications.id, status: kycVerifications.status })
+              .from(kycVerifications)
+              .where(eq(kycVerifications.id, profileId)),
       // An allocated number is in stock no longer; from stock, every one of them must have been there still.
       unstocked: ifWritten(db.delete(stockNumbers).where(listed), (_, rowsWritten) => ({
         stockHeld: fromStock
@@ -327,16 +416,22 @@ async function allocatePhoneNumbers(
         .returning(),
       processingData: fillEventData(db, movedToProcessing.eventId, orderData(), orders, thisOrder),
       allocated: Object.fromEntries(numbersAllocated.map((event, i) => [`chunk${i + 1}`, event.statements])),
+      numbersAttached: Object.fromEntries(numbersAttached.map((event, i) => [`chunk${i + 1}`, event.statements])),
       fulfilled: fulfilled.statements,
     });
     outbox.add([
       ...allocation.processing.deliveries,
       ...Object.values(allocation.allocated).flatMap((event) => event.deliveries),
+      ...Object.values(allocation.numbersAttached).flatMap((event) => event.deliveries),
       ...allocation.fulfilled.deliveries,
     ]);
     const [moved] = allocation.order;
     if (!moved) return refusalByState(await findOrderById(db, orderId));
-    return ok({ order: moved, numbers: allocation.numbers.sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1)) });
+    const [profile] = allocation.profile ?? [];
+    const allocated = allocation.numbers
+      .sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1))
+      .map((number) => ({ number, kycStatus: profile?.status ?? null, kycProfileId: profile?.id ?? null }));
+    return ok({ order: moved, numbers: allocated });
   } catch (error) {
     // The batch may have committed and lost only its answer: numbers with this request's ids are its own, neither
     // taken nor over the quantity, and the request fails as it stands.

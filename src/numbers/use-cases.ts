@@ -1,9 +1,9 @@
 // The numbers' actions (the operator's allocation to an order, of listed numbers or from the stock), ending in the
 // allocation or one Problem.
-import type { NumberRow, OrderRow } from "../db/schema.ts";
+import type { OrderRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refused, validationError } from "../lib/problem.ts";
-import { type Allocation, allocateNumbers } from "./store.ts";
+import { type Allocation, allocateNumbers, type NumberWithKyc } from "./store.ts";
 
 /** How many taken numbers a refusal names. */
 const TAKEN_SHOWN = 10;
@@ -22,7 +22,7 @@ export async function allocateToOrder(
   work: Work,
   orderId: string,
   allocation: Allocation,
-): Promise<Result<{ order: OrderRow; numbers: NumberRow[] }>> {
+): Promise<Result<{ order: OrderRow; numbers: NumberWithKyc[] }>> {
   const allocated = await allocateNumbers(work.db, work.outbox, work, orderId, allocation, work.now);
   if (allocated.ok) return done(allocated.value);
   const pointer = "fromStock" in allocation ? "/from_stock" : "/phone_numbers";

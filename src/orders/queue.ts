@@ -9,6 +9,7 @@ import type { Database } from "../db/client.ts";
 import { countByStatus, type PageWindow, type SortDirection } from "../db/paging.ts";
 import {
   customers,
+  OPEN_ORDER_STATUSES,
   ORDER_STATUSES,
   type OrderRow,
   type OrderStatus,
@@ -23,7 +24,7 @@ export const QUEUE_SORT_KEYS = ["requested_at", "quantity", "customer_slug"] as 
 type QueueSortKey = (typeof QUEUE_SORT_KEYS)[number];
 
 /** The statuses the queue shows unless asked for others: the orders waiting for the operator. */
-export const OPEN_STATUSES: readonly OrderStatus[] = ["pending", "processing"];
+export const OPEN_STATUSES: readonly OrderStatus[] = OPEN_ORDER_STATUSES;
 
 export interface OrderQueueQuery {
   statuses: readonly OrderStatus[];

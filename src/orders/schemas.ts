@@ -3,7 +3,15 @@
 import { z } from "@hono/zod-openapi";
 import { customerSlugFilter } from "../customers/schemas.ts";
 import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
-import { countryCodeSchema, integerParam, multiLineText, numberTypeSchema, timestampSchema, uuidParam } from "../http/fields.ts";
+import {
+  countryCodeSchema,
+  integerParam,
+  multiLineText,
+  numberTypeSchema,
+  prefixedId,
+  timestampSchema,
+  uuidParam,
+} from "../http/fields.ts";
 import {
   commaList,
   countedPageSchema,
@@ -15,6 +23,7 @@ import {
   statusCountsSchema,
 } from "../http/pagination.ts";
 import { whenFieldsValid } from "../http/validation.ts";
+import { withPrefix } from "../lib/ids.ts";
 import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
 import { ORDER_SORT_KEYS, type OrderListQuery } from "./list.ts";
 import { OPEN_STATUSES, type OrderQueueQuery, QUEUE_SORT_KEYS, type QueuedOrder } from "./queue.ts";
@@ -42,6 +51,10 @@ export const orderSchema = z
     fulfilled_at: timestampSchema.nullable(),
     created_at: timestampSchema,
     updated_at: timestampSchema,
+    kyc_profile_id: z.string().nullable().openapi({
+      description: "The profile the order's numbers join when allocated (kyp_…), null when none.",
+      example: null,
+    }),
   })
   .openapi("Order");
 
@@ -66,8 +79,17 @@ export function toOrder(row: OrderRow): Order {
     fulfilled_at: toIsoOrNull(row.fulfilledAt),
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
+    kyc_profile_id: row.kycProfileId === null ? null : withPrefix("kyp", row.kycProfileId),
   };
 }
+
+const kycProfileIdSchema = prefixedId("kyp")
+  .nullable()
+  .openapi({
+    description:
+      "A profile of the account, compliant for the order's pair (else 400 requirements_not_met naming each unmet " +
+      "requirement): the order's numbers join it when allocated. null: none.",
+  });
 
 export const createOrderBody = z
   .strictObject({
@@ -75,6 +97,7 @@ export const createOrderBody = z
     country_code: countryCodeSchema,
     quantity: quantitySchema,
     notes: notesSchema.optional(),
+    kyc_profile_id: kycProfileIdSchema.optional(),
   })
   .openapi("CreateOrder");
 
@@ -84,6 +107,7 @@ export const updateOrderBody = z
     country_code: countryCodeSchema.optional(),
     quantity: quantitySchema.optional(),
     notes: notesSchema.optional().openapi({ description: "null clears the notes." }),
+    kyc_profile_id: kycProfileIdSchema.optional(),
   })
   .refine((body) => Object.keys(body).length > 0, {
     error: "must contain at least one field to change",
@@ -96,6 +120,7 @@ export function toNewOrder(body: z.infer<typeof createOrderBody>): NewOrder {
     countryCode: body.country_code,
     quantity: body.quantity,
     notes: body.notes,
+    kycProfileId: body.kyc_profile_id,
   };
 }
 
@@ -105,6 +130,7 @@ export function toOrderChanges(body: z.infer<typeof updateOrderBody>): OrderChan
     countryCode: body.country_code,
     quantity: body.quantity,
     notes: body.notes,
+    kycProfileId: body.kyc_profile_id,
   };
 }
 

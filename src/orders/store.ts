@@ -1,16 +1,16 @@
 // Queries for orders: find, create with the global sequence, guarded changes (the list is in list.ts).
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { auditStatement } from "../audit/store.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
-import { catalog, type EventType, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
+import { catalog, type EventType, kycVerifications, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { orderData } from "../webhooks/payloads.ts";
 
-export type NewOrder = Pick<typeof orders.$inferInsert, "numberType" | "countryCode" | "quantity" | "notes">;
+export type NewOrder = Pick<typeof orders.$inferInsert, "numberType" | "countryCode" | "quantity" | "notes" | "kycProfileId">;
 /** The fields a change names; `notes: null` clears the notes. */
 export type OrderChanges = Partial<NewOrder>;
 
@@ -79,7 +79,7 @@ export async function createOrder(
   customerId: string,
   order: NewOrder,
   now: number,
-): Promise<Outcome<OrderRow, "not_orderable">> {
+): Promise<Outcome<OrderRow, "not_orderable" | "unknown_profile">> {
   const id = crypto.randomUUID();
   const [row] = await recognisingOwnCommit(db, id, async () => {
     const { created } = await batchByName(db, {
@@ -104,10 +104,17 @@ export async function createOrder(
                   fulfilledAt: null,
                   createdAt: now,
                   updatedAt: now,
+                  kycProfileId: order.kycProfileId ?? null,
                 }),
               )
               .from(catalog)
-              .where(and(eq(catalog.countryCode, order.countryCode), eq(catalog.numberType, order.numberType))),
+              .where(
+                and(
+                  eq(catalog.countryCode, order.countryCode),
+                  eq(catalog.numberType, order.numberType),
+                  profileOfAccount(customerId, order.kycProfileId),
+                ),
+              ),
           )
           .returning(),
         "order.created",
@@ -118,7 +125,26 @@ export async function createOrder(
     outbox.add(created.event.deliveries);
     return created.write;
   });
-  return row ? ok(row) : refuse("not_orderable", { countryCode: order.countryCode, numberType: order.numberType });
+  if (row) return ok(row);
+  if (order.kycProfileId && !(await profileExists(db, customerId, order.kycProfileId))) return refuse("unknown_profile");
+  return refuse("not_orderable", { countryCode: order.countryCode, numberType: order.numberType });
+}
+
+/** The profile, if one is named, is the account's (deleted meanwhile, it is not). */
+function profileOfAccount(customerId: string, profileId: string | null | undefined): SQL | undefined {
+  if (profileId === null || profileId === undefined) return undefined;
+  return sql`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${profileId} AND ${kycVerifications.customerId} = ${customerId} AND ${kycVerifications.numberId} IS NULL)`;
+}
+
+async function profileExists(db: Database, customerId: string, profileId: string): Promise<boolean> {
+  const row = await db
+    .select({ id: kycVerifications.id })
+    .from(kycVerifications)
+    .where(
+      and(eq(kycVerifications.id, profileId), eq(kycVerifications.customerId, customerId), isNull(kycVerifications.numberId)),
+    )
+    .get();
+  return row !== undefined;
 }
 
 /**
@@ -132,7 +158,7 @@ export async function updatePendingOrder(
   orderId: string,
   changes: OrderChanges,
   now: number,
-): Promise<Outcome<OrderRow, "not_found" | "wrong_state" | "not_orderable">> {
+): Promise<Outcome<OrderRow, "not_found" | "wrong_state" | "not_orderable" | "unknown_profile">> {
   const nextCountry = changes.countryCode === undefined ? sql`${orders.countryCode}` : sql`${changes.countryCode}`;
   const nextType = changes.numberType === undefined ? sql`${orders.numberType}` : sql`${changes.numberType}`;
   const pairChecked = changes.countryCode !== undefined || changes.numberType !== undefined;
@@ -150,6 +176,7 @@ export async function updatePendingOrder(
             pairChecked
               ? sql`((${nextCountry} = ${orders.countryCode} AND ${nextType} = ${orders.numberType}) OR ${isOrderable(nextCountry, nextType)})`
               : undefined,
+            profileOfAccount(customerId, changes.kycProfileId),
           ),
         )
         .returning(),
@@ -164,6 +191,7 @@ export async function updatePendingOrder(
   const current = await findOrder(db, customerId, orderId);
   if (!current) return refuse("not_found");
   if (current.status !== "pending") return refuse("wrong_state", { state: current.status });
+  if (changes.kycProfileId && !(await profileExists(db, customerId, changes.kycProfileId))) return refuse("unknown_profile");
   return refuse("not_orderable", {
     countryCode: changes.countryCode ?? current.countryCode,
     numberType: changes.numberType ?? current.numberType,

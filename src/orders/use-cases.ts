@@ -1,10 +1,14 @@
 // The orders' actions, once for every front end (the API, the portal, the operator's routes): each takes its validated
 // input, calls the store, and ends in the order or the one problem that refuses it, in the words a person reads.
+
+import type { Pair } from "../compliance/evaluation.ts";
+import { requirementsNotMet } from "../compliance/refusals.ts";
+import { evaluateProfile, pairKey } from "../compliance/store.ts";
 import type { Refusal } from "../db/outcome.ts";
 import type { OrderRow, OrderStatus } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, fieldProblem, notFound, Problem, type Result, refused } from "../lib/problem.ts";
-import { createOrder, type NewOrder, type OrderChanges, transitionOrderStatus, updatePendingOrder } from "./store.ts";
+import { createOrder, findOrder, type NewOrder, type OrderChanges, transitionOrderStatus, updatePendingOrder } from "./store.ts";
 
 /** The pair is not in the orderable catalog: said of the whole request, and of number_type (the choice to change). */
 function notOrderable({ countryCode, numberType }: Refusal<"not_orderable">): Problem {
@@ -16,10 +20,35 @@ function notOrderable({ countryCode, numberType }: Refusal<"not_orderable">): Pr
   );
 }
 
-/** A new order of the account, with its order.created event. */
+/** The profile named is not the account's. */
+const unknownProfile = fieldProblem(
+  "validation_error",
+  "kyc_profile_id is not a profile of this account",
+  "/kyc_profile_id",
+  "is not a profile of this account",
+);
+
+/**
+ * Why the profile cannot serve an order of the pair: not the account's, or not compliant for it (one error per unmet
+ * requirement, naming it); undefined when it can, or when the pair is not orderable (the store says so).
+ */
+async function profileRefusal(work: Work, customerId: string, profileId: string, pair: Pair): Promise<Problem | undefined> {
+  const evaluations = await evaluateProfile(work.db, customerId, profileId, [pair], work.now);
+  if (!evaluations) return unknownProfile;
+  const evaluation = evaluations.get(pairKey(pair));
+  if (!evaluation || evaluation.compliant) return undefined;
+  return requirementsNotMet(evaluation, "/kyc_profile_id");
+}
+
+/** A new order of the account, with its order.created event; a profile it names must be compliant for its pair. */
 export async function placeOrder(work: Work, customerId: string, order: NewOrder): Promise<Result<OrderRow>> {
+  if (order.kycProfileId) {
+    const refusal = await profileRefusal(work, customerId, order.kycProfileId, order);
+    if (refusal) return refused(refusal);
+  }
   const created = await createOrder(work.db, work.outbox, customerId, order, work.now);
-  return created.ok ? done(created.value) : refused(notOrderable(created));
+  if (created.ok) return done(created.value);
+  return refused(created.reason === "unknown_profile" ? unknownProfile : notOrderable(created));
 }
 
 /** Changes a pending order of the account, with its order.updated event. */
@@ -29,6 +58,20 @@ export async function changeOrder(
   orderId: string,
   changes: OrderChanges,
 ): Promise<Result<OrderRow>> {
+  // The profile the order will name, checked against the pair it will have (re-checked when only the pair changes).
+  const pairChanges = changes.countryCode !== undefined || changes.numberType !== undefined;
+  if (changes.kycProfileId || (pairChanges && changes.kycProfileId === undefined)) {
+    const current = await findOrder(work.db, customerId, orderId);
+    const profileId = changes.kycProfileId ?? current?.kycProfileId;
+    if (current && profileId) {
+      const pair = {
+        countryCode: changes.countryCode ?? current.countryCode,
+        numberType: changes.numberType ?? current.numberType,
+      };
+      const refusal = await profileRefusal(work, customerId, profileId, pair);
+      if (refusal) return refused(refusal);
+    }
+  }
   const updated = await updatePendingOrder(work.db, work.outbox, customerId, orderId, changes, work.now);
   if (updated.ok) return done(updated.value);
   switch (updated.reason) {
@@ -38,6 +81,8 @@ export async function changeOrder(
       return refused(new Problem("order_not_pending", `Only pending orders can be changed; this order is ${updated.state}`));
     case "not_orderable":
       return refused(notOrderable(updated));
+    case "unknown_profile":
+      return refused(unknownProfile);
   }
 }
 

@@ -4,11 +4,12 @@ import type { PortalVisitor } from "../env.ts";
 import { CsrfField } from "../ui/components.tsx";
 import type { Frame } from "../ui/renderer.tsx";
 
-export type Section = "orders" | "numbers" | "keys" | "team" | "webhooks" | "activity";
+export type Section = "orders" | "numbers" | "profiles" | "keys" | "team" | "webhooks" | "activity";
 
 const SECTIONS: { id: Section; href: string; label: string; settings: boolean }[] = [
   { id: "orders", href: "/portal/orders", label: "Orders", settings: false },
   { id: "numbers", href: "/portal/numbers", label: "Numbers", settings: false },
+  { id: "profiles", href: "/portal/profiles", label: "Profiles", settings: false },
   { id: "keys", href: "/portal/settings/api-keys", label: "API keys", settings: true },
   { id: "team", href: "/portal/settings/team", label: "Team", settings: true },
   { id: "webhooks", href: "/portal/settings/webhooks", label: "Webhooks", settings: true },

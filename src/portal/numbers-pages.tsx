@@ -1,67 +1,91 @@
-// The portal's Numbers and each number's verification (KYC): the list with the API's filters; the verification's
-// status, rejection reason, expiry and address; submitting or amending the address; uploading, downloading and
-// deleting documents. Every action is the API's own use case (src/kyc/use-cases.ts), judged by the API's schemas and
-// upload reader, so the portal emits the same events, keeps the same rules and says the same words.
+// The portal's Numbers and each number's verification (KYC): the list with the API's filters (a profile, an expiry
+// date among them), each number's profile, and a selection of numbers attached to a profile; the verification's status,
+// evaluation, rejection reasons, expiry and address; submitting or amending the address; uploading, downloading and
+// deleting documents; resubmitting a rejected verification unchanged and deleting one (so the number can join a
+// profile). A number attached to a profile shows the profile's verification, read-only. Every action is the API's own
+// use case (src/kyc/use-cases.ts), judged by the API's schemas and upload reader, so the portal emits the same events,
+// keeps the same rules and says the same words.
 import type { Context } from "hono";
+import { evaluateNumber } from "../compliance/store.ts";
 import { pageWindow } from "../db/paging.ts";
-import { DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow, NUMBER_STATUSES, type NumberRow } from "../db/schema.ts";
+import { type DocumentRow, type KycRow, NUMBER_STATUSES, type NumberRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { pageMeta } from "../http/pagination.ts";
-import { MAX_FILE_SIZE } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { downloadResponse } from "../kyc/download.ts";
+import { MAX_ATTACH } from "../kyc/profile-numbers.ts";
 import { submitAddressBody, toAddressChanges, toNewVerification, updateAddressBody } from "../kyc/schemas.ts";
 import {
-  ADDRESS_EDITABLE,
-  DELETE_ALLOWED,
+  type Attachment,
+  addressAmendable,
+  documentDeletable,
   findOwnedDocument,
   findVerificationWithDocuments,
   uploadRefusal,
 } from "../kyc/store.ts";
-import { readUpload } from "../kyc/upload.ts";
 import {
   amendAddress,
+  attachToProfile,
   deleteDocument,
+  deleteVerification,
+  managedByProfile,
+  resubmit,
   submitAddress,
-  uploadDocument,
-  uploadTarget,
   verificationLocked,
 } from "../kyc/use-cases.ts";
-import { notFound, Problem, type ProblemStatus } from "../lib/problem.ts";
+import { withPrefix } from "../lib/ids.ts";
+import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers } from "../numbers/store.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
-import { capitalised, date, dateTime, withQuery, words } from "../ui/format.ts";
-import {
-  FilterForm,
-  fieldMessages,
-  listFilters,
-  problemFields,
-  readForm,
-  Select,
-  SortFields,
-  TextArea,
-  TextInput,
-  withCountryCodesUppercased,
-} from "../ui/forms.tsx";
+import { date, withQuery, words } from "../ui/format.ts";
+import { FilterForm, fieldMessages, listFilters, readForm, SortFields, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
+import {
+  AddressFields,
+  addressUpdate,
+  addressValues,
+  DetailFacts,
+  DocumentsTable,
+  EvaluationChecklist,
+  type FormState,
+  type ProfileChoices,
+  ProfileSelect,
+  profileChoices,
+  receiveUpload,
+  StatusFacts,
+  submittedAddress,
+  UploadForm,
+} from "./kyc-parts.tsx";
+import { profileReportPage } from "./profiles-pages.tsx";
 
 type Messages = Record<string, string>;
 
 const numberIdParam = prefixedIdParam("num", "number_id");
 const documentIdParam = prefixedIdParam("doc", "document_id");
+const profileIdParam = prefixedIdParam("kyp", "profile_id");
 /** What the verification page says after its redirects. */
 const DONE: Record<string, string> = {
   submitted: "The address is submitted. Now upload the documents that prove it.",
   amended: "The address is saved.",
   uploaded: "The document is uploaded.",
   deleted: "The document is deleted.",
+  resubmitted: "The verification is resubmitted unchanged: it waits for review again.",
+  removed: "The verification is deleted. Submit a new address, or attach the number to a profile.",
 };
 
-function NumberFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
+function NumberFilters({
+  values,
+  errors,
+  profiles,
+}: {
+  values: Record<string, string>;
+  errors: Messages;
+  profiles: ProfileChoices | undefined;
+}) {
   return (
     <FilterForm action="/portal/numbers" values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
@@ -86,177 +110,155 @@ function NumberFilters({ values, errors }: { values: Record<string, string>; err
         error={errors.number_type}
         hint="e.g. mobile,landline"
       />
+      {profiles ? (
+        <ProfileSelect
+          name="kyc_profile_id"
+          label="Profile"
+          value={values.kyc_profile_id}
+          error={errors.kyc_profile_id}
+          blank="Any"
+          choices={profiles}
+        />
+      ) : (
+        <TextInput
+          name="kyc_profile_id"
+          label="Profile"
+          value={values.kyc_profile_id}
+          error={errors.kyc_profile_id}
+          hint="The profile's id, kyp_…"
+        />
+      )}
+      <TextInput
+        name="kyc_expires_before"
+        label="Verification expires before"
+        type="date"
+        value={values.kyc_expires_before}
+        error={errors.kyc_expires_before}
+      />
       <SortFields query={listNumbersQuery} values={values} errors={errors} />
       <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
     </FilterForm>
   );
 }
 
-/** The address fields; `business` adds nothing hidden: company name is always offered, required for business. */
-function AddressFields({ values, errors, withType }: { values: Record<string, string>; errors: Messages; withType: boolean }) {
-  return (
+/** What the list's attach form shows again when refused: the profile chosen, the numbers checked, the error. */
+interface SelectionState {
+  profileId: string;
+  checked: readonly string[];
+  errors: Record<string, string>;
+  /** A use case's refusal of the whole, in its words. */
+  refusal?: string;
+}
+
+/**
+ * The list: filters, then the numbers in a form whose check boxes select numbers to attach to a chosen profile (the
+ * attach use case, as the API's POST …/kyc-profiles/{id}/numbers).
+ */
+async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
+  const visitor = c.var.visitor;
+  const profiles = await profileChoices(c.var.db, visitor.customer.id);
+  const page = { title: "Numbers", section: "numbers" };
+  const filters = listFilters(c, listNumbersQuery, page, (props) => <NumberFilters {...props} profiles={profiles} />);
+  if ("refused" in filters) return filters.refused;
+  const { raw, query } = filters;
+  const window = pageWindow(query.page, query.limit);
+  const list = await listNumbers(c.var.db, visitor.customer.id, toNumberListQuery(query), window);
+  const meta = pageMeta(window, list.total);
+  const here = new URLSearchParams(raw).toString();
+  const checked = new Set(selection?.checked ?? []);
+  return renderPage(
+    c,
+    page,
     <>
-      {withType ? (
-        <Select
-          name="verification_type"
-          label="Verification for"
-          value={values.verification_type}
-          blank="Choose"
-          options={KYC_TYPES.map((type) => [type, type === "individual" ? "A person" : "A business"] as const)}
-          error={errors.verification_type}
-        />
+      <h1>Numbers</h1>
+      {selection ? (
+        <Notice kind="error">{selection.refusal ?? "Nothing was attached; the problem is shown beside its field."}</Notice>
       ) : null}
-      <TextInput name="address_line_1" label="Address line 1" value={values.address_line_1} error={errors.address_line_1} />
-      <TextInput name="address_line_2" label="Address line 2" value={values.address_line_2} error={errors.address_line_2} />
-      <TextInput name="city" label="City" value={values.city} error={errors.city} />
-      <TextInput name="state_province" label="State or province" value={values.state_province} error={errors.state_province} />
-      <TextInput name="postal_code" label="Postal code" value={values.postal_code} error={errors.postal_code} />
-      <TextInput
-        name="country"
-        label="Country"
-        value={values.country}
-        error={errors.country}
-        hint="2 letters, e.g. US"
-        maxlength={2}
-        autocomplete="country"
-      />
-      <TextInput
-        name="company_name"
-        label="Company name"
-        value={values.company_name}
-        error={errors.company_name}
-        hint="Required for a business"
-      />
-      <TextInput name="tax_id" label="Tax id" value={values.tax_id} error={errors.tax_id} />
-      <TextInput name="contact_person" label="Contact person" value={values.contact_person} error={errors.contact_person} />
-      <TextInput
-        name="phone_number"
-        label="Phone number"
-        type="tel"
-        value={values.phone_number}
-        error={errors.phone_number}
-        hint="E.164, e.g. +14155550123"
-      />
-      <TextInput name="email" label="E-mail" type="email" value={values.email} error={errors.email} />
-    </>
+      <NumberFilters values={raw} errors={{}} profiles={profiles} />
+      {list.rows.length === 0 ? (
+        <div class="card empty">
+          <p>
+            No numbers match. Numbers arrive when an order is fulfilled: <a href="/portal/orders/new">place an order</a>.
+          </p>
+        </div>
+      ) : (
+        <form method="post" action={`/portal/numbers/attach${here ? `?${here}` : ""}`} novalidate>
+          <CsrfField token={visitor.csrfToken} />
+          <Table
+            label="Numbers"
+            rows={list.rows.map(toNumber)}
+            columns={[
+              {
+                label: "Select",
+                cell: (n) => (
+                  <label class="check">
+                    <input type="checkbox" name="number_ids" value={n.number_id} checked={checked.has(n.number_id)} />
+                    <span class="visually-hidden">Select {n.phone_number}</span>
+                  </label>
+                ),
+              },
+              { label: "Number", cell: (n) => <a href={`/portal/numbers/${n.number_id}`}>{n.phone_number}</a> },
+              { label: "Country", cell: (n) => n.country_code },
+              { label: "Type", cell: (n) => words(n.number_type) },
+              { label: "Status", cell: (n) => <Badge status={n.status} /> },
+              {
+                label: "Verification",
+                cell: (n) => (n.kyc_status ? <Badge status={n.kyc_status} /> : <span class="muted">not submitted</span>),
+              },
+              {
+                label: "Profile",
+                cell: (n) =>
+                  n.kyc_profile_id ? (
+                    <a href={`/portal/profiles/${n.kyc_profile_id}`}>
+                      {profiles.names.get(n.kyc_profile_id) ?? n.kyc_profile_id}
+                    </a>
+                  ) : (
+                    <span class="muted">none</span>
+                  ),
+              },
+              { label: "Since", cell: (n) => date(n.created_at) },
+            ]}
+          />
+          <div class="card stack selection">
+            <h2>Attach the selected numbers to a profile</h2>
+            <p class="hint muted">
+              A number joins only a profile that meets its country's and type's requirements, and only without a verification of
+              its own.
+            </p>
+            <ProfileSelect
+              name="profile_id"
+              label="Attach to profile"
+              value={selection?.profileId}
+              error={selection?.errors.profile_id}
+              blank="Choose a profile"
+              choices={profiles}
+            />
+            {selection?.errors.number_ids ? (
+              <p class="field-error" id="number_ids-error">
+                Numbers {selection.errors.number_ids}
+              </p>
+            ) : null}
+            <div class="actions">
+              <button type="submit">Attach the selected numbers</button>
+              {profiles.options?.length === 0 ? (
+                <span class="muted">
+                  No profiles yet: <a href="/portal/profiles/new">create one</a>.
+                </span>
+              ) : null}
+            </div>
+          </div>
+        </form>
+      )}
+      <Pager meta={meta} noun="number" hrefOf={(page) => `/portal/numbers${withQuery(raw, { page: String(page) })}`} />
+    </>,
+    selection ? 400 : 200,
   );
-}
-
-const REQUIRED_ADDRESS = ["address_line_1", "city", "state_province", "postal_code", "country"] as const;
-const OPTIONAL_ADDRESS = ["address_line_2", "company_name", "tax_id", "contact_person", "phone_number", "email"] as const;
-
-/** The API's submit body from the form: an empty optional field is absent; a required one stays "" to be refused. */
-function submitBodyFrom(posted: Record<string, string>) {
-  const form = withCountryCodesUppercased(posted, ["country"]);
-  const body: Record<string, unknown> = { verification_type: form.verification_type || undefined };
-  for (const name of REQUIRED_ADDRESS) body[name] = form[name];
-  for (const name of OPTIONAL_ADDRESS) body[name] = form[name]?.trim() ? form[name] : undefined;
-  return submitAddressBody.safeParse(body);
-}
-
-/** The API's update body from the amend form, which sends every field: an empty optional field clears it (null). */
-function updateBodyFrom(posted: Record<string, string>, type: KycRow["type"]) {
-  const form = withCountryCodesUppercased(posted, ["country"]);
-  const body: Record<string, unknown> = {};
-  for (const name of REQUIRED_ADDRESS) body[name] = form[name];
-  for (const name of OPTIONAL_ADDRESS) body[name] = form[name]?.trim() ? form[name] : null;
-  // A company name cannot be cleared (the API refuses null): a business's empty one is refused as empty, an
-  // individual's empty one is left as it is.
-  if (type === "business") body.company_name = form.company_name ?? "";
-  else if (body.company_name === null) body.company_name = undefined;
-  return updateAddressBody.safeParse(body);
-}
-
-function addressValues(row: KycRow): Record<string, string> {
-  return {
-    address_line_1: row.addressLine1,
-    address_line_2: row.addressLine2 ?? "",
-    city: row.city,
-    state_province: row.stateProvince,
-    postal_code: row.postalCode,
-    country: row.country,
-    company_name: row.companyName ?? "",
-    tax_id: row.taxId ?? "",
-    contact_person: row.contactPerson ?? "",
-    phone_number: row.phoneNumber ?? "",
-    email: row.email ?? "",
-  };
 }
 
 interface PageState {
-  address?: { values: Record<string, string>; errors: Messages };
-  upload?: { values: Record<string, string>; errors: Messages };
+  address?: FormState;
+  upload?: FormState;
   notice?: { kind: "error" | "success"; text: string };
-}
-
-function DocumentsTable({ numberId, documents, deletable }: { numberId: string; documents: DocumentRow[]; deletable: boolean }) {
-  if (documents.length === 0)
-    return <p class="muted">No documents yet. Upload an identity document or a proof of address below.</p>;
-  return (
-    <Table
-      label="Documents"
-      rows={documents}
-      columns={[
-        { label: "File", cell: (doc) => doc.filename },
-        { label: "Type", cell: (doc) => capitalised(doc.documentType) },
-        { label: "Description", cell: (doc) => doc.description ?? "—" },
-        { label: "Expires", cell: (doc) => doc.expirationDate ?? "—" },
-        { label: "Status", cell: (doc) => <Badge status={doc.status} /> },
-        { label: "Uploaded", cell: (doc) => dateTime(doc.uploadedAt) },
-        {
-          label: "Actions",
-          cell: (doc) => (
-            <span class="actions">
-              <a href={`/portal/documents/${doc.id}/download`}>Download</a>
-              {deletable ? (
-                <a href={`/portal/numbers/${numberId}/documents/${doc.id}/delete`} aria-label={`Delete ${doc.filename}…`}>
-                  Delete…
-                </a>
-              ) : null}
-            </span>
-          ),
-        },
-      ]}
-    />
-  );
-}
-
-function UploadForm({ numberId, token, state }: { numberId: string; token: string; state: PageState["upload"] }) {
-  const values = state?.values ?? {};
-  const errors = state?.errors ?? {};
-  return (
-    <form
-      method="post"
-      action={`/portal/numbers/${numberId}/documents`}
-      enctype="multipart/form-data"
-      class="stack card"
-      novalidate
-    >
-      {/* First: the guard reads this part alone before the file (src/portal/session-guard.tsx). */}
-      <CsrfField token={token} />
-      <TextInput name="file" label="File" type="file" error={errors.file} hint={`PDF, JPEG or PNG, at most ${MAX_FILE_SIZE}`} />
-      <Select
-        name="document_type"
-        label="Document type"
-        value={values.document_type}
-        blank="Choose a type"
-        options={DOCUMENT_TYPES.map((type) => [type, capitalised(type)] as const)}
-        error={errors.document_type}
-      />
-      <TextArea name="description" label="Description" value={values.description} error={errors.description} hint="Optional" />
-      <TextInput
-        name="expiration_date"
-        label="Expiration date"
-        type="date"
-        value={values.expiration_date}
-        error={errors.expiration_date}
-        hint="Optional; not in the past"
-      />
-      <div class="actions">
-        <button type="submit">Upload</button>
-      </div>
-    </form>
-  );
 }
 
 async function verificationPage(
@@ -266,7 +268,10 @@ async function verificationPage(
   status: 200 | ProblemStatus = 200,
 ) {
   const visitor = c.var.visitor;
-  const found = await findVerificationWithDocuments(c.var.db, visitor.customer.id, number.id);
+  const [found, evaluation] = await Promise.all([
+    findVerificationWithDocuments(c.var.db, visitor.customer.id, number.id),
+    evaluateNumber(c.var.db, visitor.customer.id, number.id, Date.now()),
+  ]);
   const done = status === 200 && !state.notice ? DONE[c.req.query("done") ?? ""] : undefined;
   const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
   return renderPage(
@@ -280,11 +285,16 @@ async function verificationPage(
         {number.phoneNumber} <Badge status={number.status} />
       </h1>
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
-      {found ? (
+      {found?.attachment ? (
+        <ProfileVerification number={number} kyc={found.verification} documents={found.documents} attachment={found.attachment} />
+      ) : found ? (
         <Verification c={c} number={number} kyc={found.verification} documents={found.documents} upload={state.upload} />
       ) : (
         <>
-          <p>This number is not verified yet: submit the address it is used at, then upload the supporting documents.</p>
+          <p>
+            This number is not verified yet: submit the address it is used at, then upload the supporting documents. Or attach it
+            to a <a href="/portal/profiles">profile</a> that is verified once for many numbers.
+          </p>
           <h2>Submit the address</h2>
           <form method="post" action={`/portal/numbers/${number.id}/address`} class="stack card" novalidate>
             <CsrfField token={visitor.csrfToken} />
@@ -295,8 +305,66 @@ async function verificationPage(
           </form>
         </>
       )}
+      {evaluation ? (
+        <section class="work">
+          <h2>Requirements</h2>
+          <EvaluationChecklist evaluation={evaluation} />
+        </section>
+      ) : null}
     </>,
     status,
+  );
+}
+
+/** The number's id, as the API and a profile's attach form take it. */
+function NumberIdFact({ number }: { number: NumberRow }) {
+  return (
+    <>
+      <dt>Number id</dt>
+      <dd>
+        <code>{withPrefix("num", number.id)}</code>
+      </dd>
+    </>
+  );
+}
+
+/** A number attached to a profile: the profile's verification, read-only, changed through the profile only. */
+function ProfileVerification({
+  number,
+  kyc,
+  documents,
+  attachment,
+}: {
+  number: NumberRow;
+  kyc: KycRow;
+  documents: DocumentRow[];
+  attachment: Attachment;
+}) {
+  const profileHref = `/portal/profiles/${withPrefix("kyp", attachment.profileId)}`;
+  return (
+    <>
+      <div class="card">
+        <p>
+          This number's verification is its profile's: <a href={profileHref}>{kyc.name}</a>. Change it there (amend, upload,
+          resubmit), or detach the number from the profile first.
+        </p>
+        <StatusFacts kyc={kyc} documents={documents}>
+          <NumberIdFact number={number} />
+          <dt>Verification id</dt>
+          <dd>
+            <code>{withPrefix("kyc", attachment.kycId)}</code>
+          </dd>
+        </StatusFacts>
+      </div>
+      <section class="work">
+        <h2>Documents</h2>
+        <DocumentsTable kyc={kyc} documents={documents} />
+      </section>
+      <section class="work">
+        <h2>Address</h2>
+        <DetailFacts kyc={kyc} />
+      </section>
+    </>
   );
 }
 
@@ -312,66 +380,58 @@ function Verification({
   number: NumberRow;
   kyc: KycRow;
   documents: DocumentRow[];
-  upload: PageState["upload"];
+  upload: FormState | undefined;
 }) {
+  const token = c.var.visitor.csrfToken;
+  const deletable = kyc.status === "pending" || kyc.status === "rejected";
   return (
     <>
       <div class="card">
-        <dl class="facts">
-          <dt>Verification</dt>
-          <dd>
-            <Badge status={kyc.status} />
-          </dd>
-          {kyc.rejectionReason ? (
-            <>
-              <dt>Rejection reason</dt>
-              <dd>{kyc.rejectionReason}</dd>
-            </>
-          ) : null}
-          <dt>Expires</dt>
-          <dd>{date(kyc.expiresAt)}</dd>
-          <dt>Submitted</dt>
-          <dd>{dateTime(kyc.submittedAt)}</dd>
-          <dt>Reviewed</dt>
-          <dd>{dateTime(kyc.reviewedAt)}</dd>
-        </dl>
+        <StatusFacts kyc={kyc} documents={documents}>
+          <NumberIdFact number={number} />
+        </StatusFacts>
+        {kyc.status === "rejected" || deletable ? (
+          <div class="actions card-actions">
+            {kyc.status === "rejected" ? (
+              <form method="post" action={`/portal/numbers/${number.id}/resubmit`} class="inline">
+                <CsrfField token={token} />
+                <button type="submit">Resubmit unchanged</button>
+              </form>
+            ) : null}
+            {deletable ? (
+              <a class="button secondary" href={`/portal/numbers/${number.id}/verification/delete`}>
+                Delete verification…
+              </a>
+            ) : null}
+          </div>
+        ) : null}
       </div>
       <section class="work">
         <h2>Documents</h2>
-        <DocumentsTable numberId={number.id} documents={documents} deletable={DELETE_ALLOWED.includes(kyc.status)} />
+        <DocumentsTable
+          kyc={kyc}
+          documents={documents}
+          deleteHref={(doc) =>
+            documentDeletable(kyc, doc) ? `/portal/numbers/${number.id}/documents/${doc.id}/delete` : undefined
+          }
+        />
         {uploadRefusal(kyc.status, documents.length) === undefined ? (
           <>
             <h2>Upload a document</h2>
-            <UploadForm numberId={number.id} token={c.var.visitor.csrfToken} state={upload} />
+            <p class="muted">An identity document or a proof of address.</p>
+            <UploadForm action={`/portal/numbers/${number.id}/documents`} token={token} state={upload} />
           </>
         ) : null}
       </section>
       <section class="work">
         <h2>Address</h2>
-        <div class="card">
-          <dl class="facts">
-            <dt>For</dt>
-            <dd>{kyc.type === "individual" ? "A person" : "A business"}</dd>
-            {kyc.companyName ? (
-              <>
-                <dt>Company</dt>
-                <dd>{kyc.companyName}</dd>
-              </>
-            ) : null}
-            <dt>Address</dt>
-            <dd>
-              {[kyc.addressLine1, kyc.addressLine2, kyc.city, kyc.stateProvince, kyc.postalCode, kyc.country]
-                .filter((part) => part)
-                .join(", ")}
-            </dd>
-          </dl>
-        </div>
-        {ADDRESS_EDITABLE.includes(kyc.status) ? (
+        <DetailFacts kyc={kyc} />
+        {addressAmendable(kyc, Date.now()) ? (
           <p>
             <a class="button secondary" href={`/portal/numbers/${number.id}/address/edit`}>
               Amend the address
             </a>{" "}
-            {kyc.status === "rejected" ? <span class="muted">Amending re-opens the verification for review.</span> : null}
+            {kyc.status !== "pending" ? <span class="muted">Amending re-opens the verification for review.</span> : null}
           </p>
         ) : null}
       </section>
@@ -380,13 +440,7 @@ function Verification({
 }
 
 /** The amend form, on a page of its own, one click from the verification. */
-function amendPage(
-  c: Context<PortalEnv>,
-  number: NumberRow,
-  kyc: KycRow,
-  form: { values: Record<string, string>; errors: Messages },
-  status: 200 | 400 = 200,
-) {
+function amendPage(c: Context<PortalEnv>, number: NumberRow, kyc: KycRow, form: FormState, status: 200 | 400 = 200) {
   return renderPage(
     c,
     { title: `Amend the address of ${number.phoneNumber}`, section: "numbers" },
@@ -395,10 +449,10 @@ function amendPage(
         <a href={`/portal/numbers/${number.id}`}>← Verification of {number.phoneNumber}</a>
       </p>
       <h1>Amend the address</h1>
-      {kyc.status === "rejected" ? <p class="muted">Saving re-opens the verification for review.</p> : null}
+      {kyc.status !== "pending" ? <p class="muted">Saving re-opens the verification for review.</p> : null}
       <form method="post" action={`/portal/numbers/${number.id}/address/edit`} class="stack card" novalidate>
         <CsrfField token={c.var.visitor.csrfToken} />
-        <AddressFields values={form.values} errors={form.errors} withType={false} />
+        <AddressFields values={form.values} errors={form.errors} withType={false} reasons={kyc.rejectionReasons} />
         <div class="actions">
           <button type="submit">Save address</button>
           <a href={`/portal/numbers/${number.id}`}>Cancel</a>
@@ -436,46 +490,23 @@ async function visitorsNumber(c: Context<PortalEnv>): Promise<NumberRow | undefi
 }
 
 export const numberPages = createRouter<PortalEnv>()
-  .get("/numbers", async (c) => {
-    const visitor = c.var.visitor;
-    const filters = listFilters(c, listNumbersQuery, { title: "Numbers", section: "numbers" }, NumberFilters);
-    if ("refused" in filters) return filters.refused;
-    const { raw, query } = filters;
-    const window = pageWindow(query.page, query.limit);
-    const list = await listNumbers(c.var.db, visitor.customer.id, toNumberListQuery(query), window);
-    const meta = pageMeta(window, list.total);
-    return renderPage(
-      c,
-      { title: "Numbers", section: "numbers" },
-      <>
-        <h1>Numbers</h1>
-        <NumberFilters values={raw} errors={{}} />
-        {list.rows.length === 0 ? (
-          <div class="card empty">
-            <p>
-              No numbers match. Numbers arrive when an order is fulfilled: <a href="/portal/orders/new">place an order</a>.
-            </p>
-          </div>
-        ) : (
-          <Table
-            label="Numbers"
-            rows={list.rows.map((r) => toNumber(r.number, r.kycStatus))}
-            columns={[
-              { label: "Number", cell: (n) => <a href={`/portal/numbers/${n.number_id}`}>{n.phone_number}</a> },
-              { label: "Country", cell: (n) => n.country_code },
-              { label: "Type", cell: (n) => words(n.number_type) },
-              { label: "Status", cell: (n) => <Badge status={n.status} /> },
-              {
-                label: "Verification",
-                cell: (n) => (n.kyc_status ? <Badge status={n.kyc_status} /> : <span class="muted">not submitted</span>),
-              },
-              { label: "Since", cell: (n) => date(n.created_at) },
-            ]}
-          />
-        )}
-        <Pager meta={meta} noun="number" hrefOf={(page) => `/portal/numbers${withQuery(raw, { page: String(page) })}`} />
-      </>,
-    );
+  .get("/numbers", (c) => numbersPage(c))
+  .post("/numbers/attach", async (c) => {
+    const form = await readForm(c);
+    const profileId = form.fields.profile_id ?? "";
+    const numberIds = form.list("number_ids");
+    const refused = (errors: Record<string, string>, refusal?: string) =>
+      numbersPage(c, { profileId, checked: numberIds, errors, ...(refusal === undefined ? {} : { refusal }) });
+    const errors: Record<string, string> = {};
+    const profile = profileIdParam.safeParse(profileId);
+    if (profileId === "") errors.profile_id = "is required";
+    else if (!profile.success) errors.profile_id = fieldMessages(profile.error.issues)[""] ?? "is not valid";
+    if (numberIds.length === 0) errors.number_ids = "must have at least 1 items";
+    else if (numberIds.length > MAX_ATTACH) errors.number_ids = `must have at most ${MAX_ATTACH} items`;
+    if (!profile.success || Object.keys(errors).length > 0) return refused(errors);
+    const attached = await attachToProfile(workOf(c), c.var.visitor.customer.id, profile.data, { numberIds });
+    if (!attached.ok) return refused({}, attached.problem.message);
+    return profileReportPage(c, profile.data, { kind: "attach", report: attached.value });
   })
   .get("/numbers/:number_id", async (c) => {
     const number = await visitorsNumber(c);
@@ -485,7 +516,7 @@ export const numberPages = createRouter<PortalEnv>()
     const number = await visitorsNumber(c);
     if (!number) return notFoundPage(c, "Number");
     const form = (await readForm(c)).fields;
-    const parsed = submitBodyFrom(form);
+    const parsed = submitAddressBody.safeParse(submittedAddress(form));
     if (!parsed.success) {
       return verificationPage(c, number, { address: { values: form, errors: fieldMessages(parsed.error.issues) } }, 400);
     }
@@ -498,7 +529,8 @@ export const numberPages = createRouter<PortalEnv>()
     if (!number) return notFoundPage(c, "Number");
     const current = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
     if (!current) return c.redirect(`/portal/numbers/${number.id}`, 303);
-    if (!ADDRESS_EDITABLE.includes(current.verification.status)) {
+    if (current.attachment) return problemPage(c, number, managedByProfile(current.attachment.profileId));
+    if (!addressAmendable(current.verification, Date.now())) {
       return problemPage(c, number, verificationLocked(current.verification.status, "changing the address"));
     }
     return amendPage(c, number, current.verification, { values: addressValues(current.verification), errors: {} });
@@ -508,34 +540,61 @@ export const numberPages = createRouter<PortalEnv>()
     if (!number) return notFoundPage(c, "Number");
     const current = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
     if (!current) return problemPage(c, number, notFound("Verification"));
+    if (current.attachment) return problemPage(c, number, managedByProfile(current.attachment.profileId));
     const form = (await readForm(c)).fields;
-    const parsed = updateBodyFrom(form, current.verification.type);
+    const parsed = updateAddressBody.safeParse(addressUpdate(form, current.verification.type));
     if (!parsed.success) {
       return amendPage(c, number, current.verification, { values: form, errors: fieldMessages(parsed.error.issues) }, 400);
     }
     const changes = toAddressChanges(parsed.data);
-    const updated = await amendAddress(workOf(c), c.var.visitor.customer.id, number.id, changes);
+    const updated = await amendAddress(workOf(c), c.var.visitor.customer.id, { kind: "number", numberId: number.id }, changes);
     if (!updated.ok) return problemPage(c, number, updated.problem);
     return c.redirect(`/portal/numbers/${number.id}?done=amended`, 303);
   })
   .post("/numbers/:number_id/documents", readsOwnMultipartBody, async (c) => {
     const number = await visitorsNumber(c);
     if (!number) return notFoundPage(c, "Number");
-    const work = workOf(c);
-    const target = await uploadTarget(work, c.var.visitor.customer.id, number.id);
-    if (!target.ok) return problemPage(c, number, target.problem);
-    let file: Awaited<ReturnType<typeof readUpload>>;
-    try {
-      // The API's reader, in its portal mode: the CSRF field and a browser's empty fields are not the upload's.
-      file = await readUpload(c.req.raw, work.now, "portal");
-    } catch (error) {
-      if (!(error instanceof Problem)) throw error;
-      const errors = error.errors ? problemFields(error) : { file: error.message };
-      return verificationPage(c, number, { upload: { values: (await readForm(c)).fields, errors } }, 400);
-    }
-    const stored = await uploadDocument(work, target.value, file);
-    if (!stored.ok) return problemPage(c, number, stored.problem);
-    return c.redirect(`/portal/numbers/${number.id}?done=uploaded`, 303);
+    const received = await receiveUpload(c, { kind: "number", numberId: number.id });
+    if (received.ok) return c.redirect(`/portal/numbers/${number.id}?done=uploaded`, 303);
+    if ("problem" in received) return problemPage(c, number, received.problem);
+    return verificationPage(c, number, { upload: received.form }, 400);
+  })
+  .post("/numbers/:number_id/resubmit", async (c) => {
+    const number = await visitorsNumber(c);
+    if (!number) return notFoundPage(c, "Number");
+    const reopened = await resubmit(workOf(c), c.var.visitor.customer.id, { kind: "number", numberId: number.id });
+    if (!reopened.ok) return problemPage(c, number, reopened.problem);
+    return c.redirect(`/portal/numbers/${number.id}?done=resubmitted`, 303);
+  })
+  .get("/numbers/:number_id/verification/delete", async (c) => {
+    const number = await visitorsNumber(c);
+    if (!number) return notFoundPage(c, "Number");
+    const found = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
+    if (!found) return notFoundPage(c, "Verification");
+    if (found.attachment) return problemPage(c, number, managedByProfile(found.attachment.profileId));
+    return renderPage(
+      c,
+      { title: `Delete the verification of ${number.phoneNumber}`, section: "numbers" },
+      <Confirmation
+        token={c.var.visitor.csrfToken}
+        title={`Delete the verification of ${number.phoneNumber}?`}
+        action={`/portal/numbers/${number.id}/verification/delete`}
+        button="Delete the verification"
+        cancel={`/portal/numbers/${number.id}`}
+      >
+        <p>
+          The address and its {found.documents.length === 1 ? "document" : `${found.documents.length} documents`} go. The number
+          then has no verification: submit a new one, or attach the number to a profile.
+        </p>
+      </Confirmation>,
+    );
+  })
+  .post("/numbers/:number_id/verification/delete", async (c) => {
+    const number = await visitorsNumber(c);
+    if (!number) return notFoundPage(c, "Number");
+    const deleted = await deleteVerification(workOf(c), c.var.visitor.customer.id, { kind: "number", numberId: number.id });
+    if (!deleted.ok) return problemPage(c, number, deleted.problem);
+    return c.redirect(`/portal/numbers/${number.id}?done=removed`, 303);
   })
   .get("/numbers/:number_id/documents/:document_id/delete", async (c) => {
     const number = await visitorsNumber(c);
@@ -543,7 +602,8 @@ export const numberPages = createRouter<PortalEnv>()
     if (!number || !documentId.success) return notFoundPage(c, number ? "Document" : "Number");
     const found = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
     const document = found?.documents.find((doc) => doc.id === documentId.data);
-    if (!document) return notFoundPage(c, "Document");
+    if (!found || !document) return notFoundPage(c, "Document");
+    if (found.attachment) return problemPage(c, number, managedByProfile(found.attachment.profileId));
     return renderPage(
       c,
       { title: `Delete ${document.filename}`, section: "numbers" },
@@ -565,6 +625,9 @@ export const numberPages = createRouter<PortalEnv>()
     const number = await visitorsNumber(c);
     const documentId = documentIdParam.safeParse(c.req.param("document_id"));
     if (!number || !documentId.success) return notFoundPage(c, number ? "Document" : "Number");
+    const found = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
+    if (found?.attachment) return problemPage(c, number, managedByProfile(found.attachment.profileId));
+    if (!found?.documents.some((doc) => doc.id === documentId.data)) return notFoundPage(c, "Document");
     const removed = await deleteDocument(workOf(c), c.var.visitor.customer.id, documentId.data);
     if (!removed.ok) return problemPage(c, number, removed.problem);
     return c.redirect(`/portal/numbers/${number.id}?done=deleted`, 303);

@@ -1,17 +1,21 @@
 // The portal's Orders: the list with every filter of the API (parsed by the API's own query schema), status tabs with
-// the counts, sorting and paging; a new order from the orderable catalog; an order's page, editable while pending. Every
-// change is the API's own use case (src/orders/use-cases.ts), so the portal emits the same events and says the same words.
+// the counts, sorting and paging; a new order from the orderable catalog, with what each pair requires of a
+// verification and an optional profile the order's numbers join (refused, requirement by requirement, beside the field
+// when it does not meet them); an order's page, editable while pending. Every change is the API's own use case
+// (src/orders/use-cases.ts), so the portal emits the same events and says the same words.
 
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { listCatalog } from "../catalog/store.ts";
+import type { Requirements } from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";
 import { pageWindow } from "../db/paging.ts";
-import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
+import { type CatalogRow, ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
+import { withPrefix } from "../lib/ids.ts";
 import { listOrders } from "../orders/list.ts";
 import {
   createOrderBody,
@@ -34,7 +38,7 @@ import {
   fieldMessages,
   formInteger,
   listFilters,
-  problemFields,
+  problemFieldLists,
   readForm,
   Select,
   SortFields,
@@ -42,8 +46,11 @@ import {
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
+import { type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
 
 type Messages = Record<string, string>;
+/** A form's errors: one message a field, or several (each unmet requirement of a profile). */
+type FieldErrors = Record<string, string | readonly string[]>;
 
 /** The list's filters as a GET form: what the API's query takes, each problem beside its field. */
 function OrderFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
@@ -98,13 +105,68 @@ function OrderFilters({ values, errors }: { values: Record<string, string>; erro
 /** The orderable (country, type) pairs, by country: the catalog is small (one row per pair). */
 type Orderable = { country: string; types: string[] }[];
 
-async function orderableCatalog(db: Database): Promise<Orderable> {
-  const { rows } = await listCatalog(db, pageWindow(1, 1000));
+/** The orderable pairs, by country then type, each with its requirements. */
+async function catalogRows(db: Database): Promise<CatalogRow[]> {
+  return (await listCatalog(db, pageWindow(1, 1000))).rows;
+}
+
+function orderableOf(rows: readonly CatalogRow[]): Orderable {
   const byCountry = new Map<string, string[]>();
   for (const row of rows) byCountry.set(row.countryCode, [...(byCountry.get(row.countryCode) ?? []), row.numberType]);
   return [...byCountry.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([country, types]) => ({ country, types: types.sort() }));
+}
+
+async function orderableCatalog(db: Database): Promise<Orderable> {
+  return orderableOf(await catalogRows(db));
+}
+
+const TYPE_WORDS = { individual: "a person", business: "a business" } as const;
+
+/** What a pair's requirements ask of a verification, a line each, in words. */
+function requirementLines(requirements: Requirements, countryCode: string): string[] {
+  const lines = [`A verification of ${requirements.verification_types.map((type) => TYPE_WORDS[type]).join(" or ")}`];
+  if (requirements.address_in_country) lines.push(`An address in ${countryCode}`);
+  for (const type of requirements.verification_types) {
+    const fields = requirements.fields[type] ?? [];
+    if (fields.length > 0) lines.push(`For ${TYPE_WORDS[type]}: ${fields.map(words).join(", ")}`);
+  }
+  for (const document of requirements.documents) {
+    const who =
+      document.applies_to.length < requirements.verification_types.length
+        ? ` (${document.applies_to.map((t) => TYPE_WORDS[t]).join(", ")})`
+        : "";
+    lines.push(`${document.description}: ${document.document_types.map(words).join(" or ")}${who}`);
+  }
+  return lines;
+}
+
+/** Every orderable pair with what a verification for its numbers must hold; the chosen pair's row marked (script). */
+function RequirementsTable({ rows }: { rows: readonly CatalogRow[] }) {
+  return (
+    <Table
+      label="What each pair requires"
+      rows={rows}
+      columns={[
+        { label: "Country", cell: (row) => <span data-pair={`${row.countryCode}/${row.numberType}`}>{row.countryCode}</span> },
+        { label: "Type", cell: (row) => words(row.numberType) },
+        {
+          label: "Verification",
+          cell: (row) =>
+            row.requirements === null ? (
+              <span class="muted">not needed</span>
+            ) : (
+              <ul class="reasons">
+                {requirementLines(row.requirements, row.countryCode).map((line) => (
+                  <li>{line}</li>
+                ))}
+              </ul>
+            ),
+        },
+      ]}
+    />
+  );
 }
 
 /**
@@ -121,13 +183,27 @@ const TYPE_FOLLOWS_COUNTRY = `for (const form of document.querySelectorAll("form
       group.disabled = !shown;
     }
     if (type.selectedOptions[0]?.parentElement?.disabled) type.value = "";
+    for (const cell of document.querySelectorAll("[data-pair]")) {
+      cell.closest("tr")?.classList.toggle("chosen", cell.dataset.pair === country.value + "/" + type.value);
+    }
   };
   country.addEventListener("change", follow);
+  type.addEventListener("change", follow);
   follow();
 }`;
 
 /** The order fields of a form (new or edit), from what was posted or the order as it is. */
-function OrderFields({ values, errors, catalog }: { values: Record<string, string>; errors: Messages; catalog: Orderable }) {
+function OrderFields({
+  values,
+  errors,
+  catalog,
+  profiles,
+}: {
+  values: Record<string, string>;
+  errors: FieldErrors;
+  catalog: Orderable;
+  profiles: ProfileChoices;
+}) {
   // The current pair stays selectable even if it has left the catalog, so an edit of another field still works.
   const current = values.country_code && values.number_type ? { country: values.country_code, type: values.number_type } : null;
   const groups = catalog.map(({ country, types }) => ({
@@ -171,6 +247,15 @@ function OrderFields({ values, errors, catalog }: { values: Record<string, strin
         error={errors.notes}
         hint={`Optional, up to ${MAX_NOTES_LENGTH.toLocaleString("en-US")} characters`}
       />
+      <ProfileSelect
+        name="kyc_profile_id"
+        label="Profile"
+        value={values.kyc_profile_id}
+        error={errors.kyc_profile_id}
+        blank="None"
+        hint="Optional: the numbers join this profile when allocated; it must meet the requirements of the country and type"
+        choices={profiles}
+      />
     </>
   );
 }
@@ -193,6 +278,7 @@ function createBodyFrom(form: Record<string, string>) {
     country_code: form.country_code || undefined,
     quantity: formInteger(form.quantity),
     notes: form.notes?.trim() ? form.notes : undefined,
+    kyc_profile_id: form.kyc_profile_id?.trim() ? form.kyc_profile_id.trim() : undefined,
   });
 }
 
@@ -203,45 +289,56 @@ function updateBodyFrom(form: Record<string, string>) {
     country_code: form.country_code || undefined,
     quantity: formInteger(form.quantity),
     notes: form.notes?.trim() ? form.notes : null,
+    kyc_profile_id: form.kyc_profile_id?.trim() ? form.kyc_profile_id.trim() : null,
   });
 }
 
-function NewOrderPage({
-  c,
-  values,
-  errors,
-  catalog,
-  refusal,
-}: {
-  c: Context<PortalEnv>;
-  values: Record<string, string>;
-  errors: Messages;
-  catalog: Orderable;
-  refusal?: string | undefined;
-}) {
-  return (
+async function newOrderPage(
+  c: Context<PortalEnv>,
+  form: { values: Record<string, string>; errors: FieldErrors; refusal?: string | undefined },
+  status: 200 | 400 = 200,
+) {
+  const [rows, profiles] = await Promise.all([catalogRows(c.var.db), profileChoices(c.var.db, c.var.visitor.customer.id)]);
+  const catalog = orderableOf(rows);
+  return renderPage(
+    c,
+    { title: "New order", section: "orders" },
     <>
       <h1>New order</h1>
-      {refusal ? <Notice kind="error">{refusal}</Notice> : null}
+      {form.refusal ? <Notice kind="error">{form.refusal}</Notice> : null}
       {catalog.length === 0 ? (
         <div class="card empty">
           <p>Nothing can be ordered right now: no number type is open in any country. Ask your account manager.</p>
         </div>
       ) : (
-        <OrderForm c={c} action="/portal/orders/new">
-          <OrderFields values={values} errors={errors} catalog={catalog} />
-          <div class="actions">
-            <button type="submit">Place order</button>
-            <a href="/portal/orders">Cancel</a>
-          </div>
-        </OrderForm>
+        <>
+          <OrderForm c={c} action="/portal/orders/new">
+            <OrderFields values={form.values} errors={form.errors} catalog={catalog} profiles={profiles} />
+            <div class="actions">
+              <button type="submit">Place order</button>
+              <a href="/portal/orders">Cancel</a>
+            </div>
+          </OrderForm>
+          <h2>What each country and type requires</h2>
+          <p class="muted">
+            The verification each number of a country and type needs: its own, or a <a href="/portal/profiles">profile</a>'s.
+          </p>
+          <RequirementsTable rows={rows} />
+        </>
       )}
-    </>
+    </>,
+    status,
   );
 }
 
 function orderFormValues(row: OrderRow): Record<string, string> {
-  return { number_type: row.numberType, country_code: row.countryCode, quantity: String(row.quantity), notes: row.notes ?? "" };
+  return {
+    number_type: row.numberType,
+    country_code: row.countryCode,
+    quantity: String(row.quantity),
+    notes: row.notes ?? "",
+    kyc_profile_id: row.kycProfileId === null ? "" : withPrefix("kyp", row.kycProfileId),
+  };
 }
 
 const DONE: Record<string, string> = {
@@ -252,11 +349,14 @@ const DONE: Record<string, string> = {
 async function orderPage(
   c: Context<PortalEnv>,
   row: OrderRow,
-  edit: { values?: Record<string, string>; errors?: Messages; notice?: { kind: "error" | "success"; text: string } } = {},
+  edit: { values?: Record<string, string>; errors?: FieldErrors; notice?: { kind: "error" | "success"; text: string } } = {},
   status: 200 | 400 | 409 = 200,
 ) {
   const order = toOrder(row);
-  const catalog = order.status === "pending" ? await orderableCatalog(c.var.db) : undefined;
+  const [catalog, profiles] =
+    order.status === "pending"
+      ? await Promise.all([orderableCatalog(c.var.db), profileChoices(c.var.db, c.var.visitor.customer.id)])
+      : [undefined, undefined];
   const done = DONE[c.req.query("done") ?? ""];
   return renderPage(
     c,
@@ -285,6 +385,8 @@ async function orderPage(
           <dd>{order.fulfilled_quantity}</dd>
           <dt>Notes</dt>
           <dd>{order.notes ?? "—"}</dd>
+          <dt>Profile</dt>
+          <dd>{order.kyc_profile_id ? <a href={`/portal/profiles/${order.kyc_profile_id}`}>{order.kyc_profile_id}</a> : "—"}</dd>
           <dt>Requested</dt>
           <dd>{dateTime(order.requested_at)}</dd>
           <dt>Fulfilled at</dt>
@@ -293,12 +395,17 @@ async function orderPage(
           <dd>{dateTime(order.updated_at)}</dd>
         </dl>
       </div>
-      {catalog ? (
+      {catalog && profiles ? (
         <>
           <h2>Change the order</h2>
           <p class="muted">An order can be changed until it is processed.</p>
           <OrderForm c={c} action={`/portal/orders/${order.order_id}/edit`}>
-            <OrderFields values={edit.values ?? orderFormValues(row)} errors={edit.errors ?? {}} catalog={catalog} />
+            <OrderFields
+              values={edit.values ?? orderFormValues(row)}
+              errors={edit.errors ?? {}}
+              catalog={catalog}
+              profiles={profiles}
+            />
             <div class="actions">
               <button type="submit">Save changes</button>
             </div>
@@ -384,27 +491,17 @@ export const orderPages = createRouter<PortalEnv>()
       </>,
     );
   })
-  .get("/orders/new", async (c) =>
-    renderPage(
-      c,
-      { title: "New order", section: "orders" },
-      <NewOrderPage c={c} values={{}} errors={{}} catalog={await orderableCatalog(c.var.db)} />,
-    ),
-  )
+  .get("/orders/new", (c) => newOrderPage(c, { values: {}, errors: {} }))
   .post("/orders/new", async (c) => {
     const visitor = c.var.visitor;
     const form = (await readForm(c)).fields;
     const parsed = createBodyFrom(form);
-    const again = async (errors: Messages, refusal?: string) =>
-      renderPage(
-        c,
-        { title: "New order", section: "orders" },
-        <NewOrderPage c={c} values={form} errors={errors} catalog={await orderableCatalog(c.var.db)} refusal={refusal} />,
-        400,
-      );
-    if (!parsed.success) return again(fieldMessages(parsed.error.issues));
+    if (!parsed.success) return newOrderPage(c, { values: form, errors: fieldMessages(parsed.error.issues) }, 400);
     const created = await placeOrder(workOf(c), visitor.customer.id, toNewOrder(parsed.data));
-    if (!created.ok) return again(problemFields(created.problem), created.problem.message);
+    if (!created.ok) {
+      const { problem } = created;
+      return newOrderPage(c, { values: form, errors: problemFieldLists(problem), refusal: problem.message }, 400);
+    }
     return c.redirect(`/portal/orders/${created.value.id}?done=placed`, 303);
   })
   .get("/orders/:order_id", async (c) => {
@@ -423,6 +520,6 @@ export const orderPages = createRouter<PortalEnv>()
     if (problem.code === "not_found") return orderNotFound(c);
     // It may have left pending since the page was shown: show it as it is now.
     const now = (await findOrder(c.var.db, c.var.visitor.customer.id, row.id)) ?? row;
-    const edit = problem.code === "order_not_pending" ? {} : { values: form, errors: problemFields(problem) };
+    const edit = problem.code === "order_not_pending" ? {} : { values: form, errors: problemFieldLists(problem) };
     return orderPage(c, now, { ...edit, notice: { kind: "error", text: problem.message } }, problem.status === 400 ? 400 : 409);
   });

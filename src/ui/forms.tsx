@@ -29,6 +29,19 @@ export function problemFields(problem: Problem): Record<string, string> {
   return messages;
 }
 
+/**
+ * A problem's field errors by top-level field name, every one of them: one message as text, several as a list (a
+ * requirements_not_met refusal names each unmet requirement on the same field), to show all beside their field.
+ */
+export function problemFieldLists(problem: Problem): Record<string, string | string[]> {
+  const lists: Record<string, string[]> = {};
+  for (const error of problem.errors ?? []) {
+    const name = error.pointer.replace(/^\//, "").split("/")[0] || "";
+    lists[name] = [...(lists[name] ?? []), error.message];
+  }
+  return Object.fromEntries(Object.entries(lists).map(([name, list]) => [name, list.length === 1 ? list[0]! : list]));
+}
+
 /** A posted form's text: each field's first value, every value of a repeated field (checkboxes), the CSRF token. */
 interface PostedForm {
   /** Without the CSRF token, which is the guard's, not the action's. */
@@ -75,19 +88,32 @@ interface FieldProps {
   label: string;
   /** The control's id, when its name alone is not unique on the page (it defaults to the name). */
   id?: string | undefined;
-  error?: string | undefined;
+  /** Its error; several (a list) when the one field broke several rules, each said beside it. */
+  error?: FieldErrorText;
   hint?: string | undefined;
 }
 
+type FieldErrorText = string | readonly string[] | undefined;
+
+/** Whether a field has an error to show. */
+function hasError(error: FieldErrorText): boolean {
+  return typeof error === "string" ? error !== "" : (error?.length ?? 0) > 0;
+}
+
 /** The ids a control's aria-describedby names: its error, then its hint. */
-function describedBy(id: string, error: string | undefined, hint: string | undefined): string | undefined {
-  const ids = [error ? `${id}-error` : undefined, hint ? `${id}-hint` : undefined].filter(Boolean);
+function describedBy(id: string, error: FieldErrorText, hint: string | undefined): string | undefined {
+  const ids = [hasError(error) ? `${id}-error` : undefined, hint ? `${id}-hint` : undefined].filter(Boolean);
   return ids.length > 0 ? ids.join(" ") : undefined;
 }
 
 /** What every control of a field carries: its id, and its error and hint tied to it. */
 function controlAttributes({ name, id = name, error, hint }: FieldProps) {
-  return { name, id, "aria-invalid": error ? ("true" as const) : undefined, "aria-describedby": describedBy(id, error, hint) };
+  return {
+    name,
+    id,
+    "aria-invalid": hasError(error) ? ("true" as const) : undefined,
+    "aria-describedby": describedBy(id, error, hint),
+  };
 }
 
 /** What follows a control: its hint, then its error (the label first: "Quantity must be at least 1"). */
@@ -100,7 +126,7 @@ function HintAndError({
   id: string;
   label: string;
   hint?: string | undefined;
-  error?: string | undefined;
+  error?: FieldErrorText;
 }) {
   return (
     <>
@@ -109,7 +135,18 @@ function HintAndError({
           {hint}
         </p>
       ) : null}
-      <FieldError id={`${id}-error`} message={error && `${label} ${error}`} />
+      {typeof error === "string" || error === undefined ? (
+        <FieldError id={`${id}-error`} message={error && `${label} ${error}`} />
+      ) : error.length > 0 ? (
+        <div class="field-error" id={`${id}-error`}>
+          <p class="field-error">{label}:</p>
+          <ul>
+            {error.map((message) => (
+              <li>{message}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
     </>
   );
 }
@@ -162,10 +199,10 @@ export function TextInput(props: InputProps) {
   );
 }
 
-export function TextArea(props: FieldProps & { value?: string | undefined; maxlength?: number }) {
+export function TextArea(props: FieldProps & { value?: string | undefined; maxlength?: number; rows?: number }) {
   return (
     <Field {...props}>
-      <textarea {...controlAttributes(props)} rows={3} maxlength={props.maxlength}>
+      <textarea {...controlAttributes(props)} rows={props.rows ?? 3} maxlength={props.maxlength}>
         {props.value ?? ""}
       </textarea>
     </Field>
@@ -215,7 +252,12 @@ export function Select(
 export function Checkboxes(props: FieldProps & { values: readonly string[]; options: readonly (readonly [string, string])[] }) {
   const { name, id = name, label, error, hint, values, options } = props;
   return (
-    <fieldset class="checks" id={id} aria-invalid={error ? "true" : undefined} aria-describedby={describedBy(id, error, hint)}>
+    <fieldset
+      class="checks"
+      id={id}
+      aria-invalid={hasError(error) ? "true" : undefined}
+      aria-describedby={describedBy(id, error, hint)}
+    >
       <legend>{label}</legend>
       {options.map(([value, text]) => (
         <label class="check">

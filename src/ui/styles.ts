@@ -113,6 +113,27 @@ main section.work { margin-bottom: 1.5rem; }
 .hint { font-weight: 400; font-size: .85rem; margin: 0; }
 /* The buttons level with the inputs, under the labels' line. */
 .filters .actions { margin-top: 1.65rem; }
+/* Verifications and profiles: an evaluation's checklist, a reviewer's reasons beside what they name, reports. */
+.badge.met { background: #dcf1e3; color: var(--ok); }
+.badge.unmet { background: #fbe0de; color: var(--bad); }
+.badge.not_applicable { background: #e6e9ed; color: var(--muted); }
+ul.checklist { list-style: none; margin: 0; padding: 0; display: grid; gap: .5rem; }
+ul.checklist > li { overflow-wrap: anywhere; }
+ul.checklist > li > ul { margin: .25rem 0 0; padding-left: 1.25rem; }
+ul.checklist > li.unmet > ul { color: #7a1c16; }
+ul.reasons { margin: .25rem 0 0; padding-left: 1.1rem; color: #7a1c16; white-space: normal; overflow-wrap: anywhere; }
+td ul.reasons { min-width: 12rem; max-width: 28rem; }
+.field-error ul { margin: .15rem 0 0; padding-left: 1.1rem; }
+.card-actions { margin-top: .9rem; }
+.selection { margin-top: .75rem; }
+.card.selection { display: grid; gap: .6rem; }
+.card.selection h2 { margin: 0; }
+ul.ids { margin: .25rem 0 .5rem; padding-left: 1.1rem; font-size: .88rem; overflow-wrap: anywhere; }
+.report h3 { font-size: 1rem; margin: .75rem 0 .5rem; }
+td .wrap { white-space: normal; display: inline-block; min-width: 14rem; }
+code { overflow-wrap: anywhere; }
+tr.chosen td { background: #eef4ff; }
+@media (max-width: 600px) { td ul.reasons, td .wrap { min-width: 0; } }
 `;
 
 /** The pages' icon: a handset on the brand's ink, as SVG. */

@@ -55,7 +55,8 @@ export class Outbox {
 }
 
 export interface EventSpec {
-  type: EventType;
+  /** The event's type, or an expression over `from` that yields one (a change whose kind only the row knows). */
+  type: EventType | SQL;
   /** The account the event belongs to, as a column of `from` (or a known id). */
   customerId: AnyColumn | SQL | string;
   /** The resource as the API answers it: a JSON expression over `from` (see payloads.ts). */

@@ -2,10 +2,10 @@
 // the API answers it (toOrder, toNumber, toVerification and the document summary build the same JSON in JS; a test
 // holds every event's data equal to the API's answer).
 import { type AnyColumn, asc, eq, type SQL, sql } from "drizzle-orm";
-import { kycDocuments, kycVerifications, numbers, orders } from "../db/schema.ts";
+import { kycDocuments, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
 import { inJsonList, iso } from "../db/sql.ts";
 
-function prefixed(prefix: string, id: AnyColumn): SQL {
+function prefixed(prefix: string, id: AnyColumn | SQL): SQL {
   return sql`${`${prefix}_`} || ${id}`;
 }
 
@@ -31,7 +31,17 @@ export function orderData(): SQL {
     fulfilled_at: iso(orders.fulfilledAt),
     created_at: iso(orders.createdAt),
     updated_at: iso(orders.updatedAt),
+    kyc_profile_id: sql`${prefixed("kyp", orders.kycProfileId)}`,
   });
+}
+
+/** The number's verification status (its own, or its profile's) and its profile's id, for the `numbers` row in scope. */
+function numberKycData(): { kyc_status: SQL; kyc_profile_id: SQL } {
+  const attached = sql`(SELECT ${kycProfileNumbers.profileId} FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.numberId} = ${numbers.id})`;
+  return {
+    kyc_status: sql`coalesce((SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.numberId} = ${numbers.id}), (SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${attached}))`,
+    kyc_profile_id: sql`${prefixed("kyp", attached)}`,
+  };
 }
 
 /**
@@ -46,12 +56,17 @@ export function allocationData(numberIds: readonly string[]): SQL {
     number_type: numbers.numberType,
     status: numbers.status,
     order_id: numbers.orderId,
-    kyc_status: sql`(SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.numberId} = ${numbers.id})`,
+    ...numberKycData(),
     created_at: iso(numbers.createdAt),
     updated_at: iso(numbers.updatedAt),
   });
   const list = sql`(SELECT json_group_array(json(${item}) ORDER BY ${numbers.phoneNumber}) FROM ${numbers} WHERE ${inJsonList(numbers.id, numberIds)})`;
   return jsonObject({ order: sql`json(${orderData()})`, numbers: sql`json(${list})` });
+}
+
+/** `{profile_id, number_ids}` of a profile's attach or detach: these numbers (bare ids), the profile an expression. */
+export function attachedNumbersData(profileId: SQL, numberIds: readonly string[]): SQL {
+  return jsonObject({ profile_id: profileId, number_ids: sql`json(${JSON.stringify(numberIds.map((id) => `num_${id}`))})` });
 }
 
 /** The document summary (as a verification lists it) of the `kyc_documents` row in scope. */
@@ -61,16 +76,15 @@ function documentSummary(): SQL {
     document_type: kycDocuments.documentType,
     filename: kycDocuments.filename,
     status: kycDocuments.status,
+    rejection_reasons: sql`json(${kycDocuments.rejectionReasons})`,
     uploaded_at: iso(kycDocuments.uploadedAt),
   });
 }
 
-/** The KYC verification (toVerification) of the `kyc_verifications` row in scope, with its documents oldest first. */
-export function verificationData(): SQL {
+/** The fields a number's verification and a profile share (toVerificationFields), of the `kyc_verifications` row in scope. */
+function verificationFields(): Record<string, AnyColumn | SQL> {
   const documents = sql`(SELECT json_group_array(json(${documentSummary()}) ORDER BY ${asc(kycDocuments.uploadedAt)}, ${asc(kycDocuments.id)}) FROM ${kycDocuments} WHERE ${eq(kycDocuments.kycId, kycVerifications.id)})`;
-  return jsonObject({
-    id: prefixed("kyc", kycVerifications.id),
-    number_id: prefixed("num", kycVerifications.numberId),
+  return {
     status: kycVerifications.status,
     type: kycVerifications.type,
     address: jsonObject({
@@ -91,7 +105,30 @@ export function verificationData(): SQL {
     updated_at: iso(kycVerifications.updatedAt),
     reviewed_at: iso(kycVerifications.reviewedAt),
     rejection_reason: kycVerifications.rejectionReason,
+    rejection_reasons: sql`json(${kycVerifications.rejectionReasons})`,
     expires_at: iso(kycVerifications.expiresAt),
+  };
+}
+
+/** A number's own KYC verification (toVerification) of the `kyc_verifications` row in scope, documents oldest first. */
+export function verificationData(): SQL {
+  return jsonObject({
+    id: prefixed("kyc", kycVerifications.id),
+    number_id: prefixed("num", kycVerifications.numberId),
+    profile_id: sql`NULL`,
+    ...verificationFields(),
+  });
+}
+
+/** The profile (toProfile) of the `kyc_verifications` row in scope, with the count of its numbers. */
+export function profileData(): SQL {
+  const { status, ...fields } = verificationFields();
+  return jsonObject({
+    id: prefixed("kyp", kycVerifications.id),
+    name: kycVerifications.name,
+    number_count: sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${kycVerifications.id})`,
+    status: status!,
+    ...fields,
   });
 }
 
@@ -102,6 +139,11 @@ export function documentEventData(): SQL {
     number_id: sql`(SELECT ${prefixed("num", kycVerifications.numberId)} FROM ${kycVerifications} WHERE ${eq(kycVerifications.id, kycDocuments.kycId)})`,
     document: sql`json(${documentSummary()})`,
   });
+}
+
+/** `{profile_id, document}` for the `kyc_documents` row in scope of a profile (an upload or a delete). */
+export function profileDocumentEventData(): SQL {
+  return jsonObject({ profile_id: prefixed("kyp", kycDocuments.kycId), document: sql`json(${documentSummary()})` });
 }
 
 /** `{webhook_endpoint_id}` for the test event of the `webhook_endpoints` row in scope. */

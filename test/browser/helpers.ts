@@ -33,6 +33,8 @@ import type { AppType } from "../../src/app.ts";
 const ADMIN_TOKEN = "browser-admin-token-0123456789";
 /** A password every invited user of these tests sets (12 characters or more, not the e-mail address). */
 export const PASSWORD = "correct horse battery staple";
+/** A small well-formed PDF: the header, one line, and %%EOF at the end, as the upload's checks want. */
+export const PDF = Buffer.from("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n");
 /** Where screenshots go (gitignored; docs/testing.md, "Browser tests"). */
 const SCREENSHOTS = path.resolve("screenshots");
 /** The widths screenshots are taken at: a desktop and a small phone. */
@@ -90,6 +92,8 @@ export interface Portal {
   signIn(page: Page, user: InvitedUser, password?: string): Promise<void>;
   /** A new number of the account, allocated by the operator to the order: its id and phone number. */
   allocateNumber(orderId: string): Promise<{ numberId: string; phone: string }>;
+  /** `count` new numbers of the account, allocated by the operator to the order, by phone number. */
+  allocateNumbers(orderId: string, count: number): Promise<{ numberId: string; phone: string }[]>;
   /** A new account, its user of `role` invited, the password set and signed in: `page` shows /portal/orders. */
   signInAsNewUser(role: InvitedUser["role"]): Promise<{ page: Page; account: Account; user: InvitedUser }>;
   signInAsNewOwner(): Promise<{ page: Page; account: Account; user: InvitedUser }>;
@@ -191,6 +195,19 @@ export function usePortal(): Portal {
         201,
       );
       return { numberId: numbers[0]!.number_id, phone };
+    },
+    async allocateNumbers(orderId, count) {
+      const phones = new Set<string>();
+      while (phones.size < count)
+        phones.add(`+1628${String(crypto.getRandomValues(new Uint32Array(1))[0]! % 10_000_000).padStart(7, "0")}`);
+      const { numbers } = await json(
+        await operator().admin.orders[":order_id"].numbers.$post({
+          param: { order_id: orderId },
+          json: { phone_numbers: [...phones] },
+        }),
+        201,
+      );
+      return numbers.map((n) => ({ numberId: n.number_id, phone: n.phone_number }));
     },
     async signInAsNewUser(role) {
       const account = await portal.createAccount();

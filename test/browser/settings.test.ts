@@ -51,9 +51,13 @@ it("an owner creates an API key (shown once), the API accepts it; revoked, the A
   expect(await ordersStatus(account.slug, key)).toBe(401);
 });
 
-it("a member sees no Settings and is refused every Settings page", async () => {
+it("a member sees Orders, Numbers and Profiles but no Settings, and is refused every Settings page", async () => {
   const { page } = await portal.signInAsNewUser("member");
-  expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link").allTextContents()).toEqual(["Orders", "Numbers"]);
+  expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link").allTextContents()).toEqual([
+    "Orders",
+    "Numbers",
+    "Profiles",
+  ]);
   for (const path of ["/portal/settings/api-keys", "/portal/settings/team", "/portal/settings/webhooks"]) {
     const answer = await page.goto(`${portal.base}${path}`);
     expect(answer?.status(), path).toBe(403);

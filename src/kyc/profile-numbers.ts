@@ -1,0 +1,313 @@
+// Numbers joining and leaving a profile, many at a time: each number is classified on one read (with the profile's
+// evaluation for each pair among them), then the attachable ones are written in one batch that holds only if every one
+// of them still is (a batch assertion), with one event per 1,000 numbers and the audit event. A concurrent change
+// between read and write fails the assertion, and the whole is done again from a fresh read.
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { auditStatement } from "../audit/store.ts";
+import { evaluate } from "../compliance/evaluation.ts";
+import { pairKey } from "../compliance/store.ts";
+import { batchByName, ifWritten } from "../db/batch.ts";
+import type { Database } from "../db/client.ts";
+import { isFailedBatchAssertion } from "../db/errors.ts";
+import { type Outcome, ok, refuse } from "../db/outcome.ts";
+import { batchAssertions, catalog, kycDocuments, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
+import { insertSelection } from "../db/sql.ts";
+import type { AuditContext } from "../env.ts";
+import { withPrefix } from "../lib/ids.ts";
+import { eventStatements, type Outbox } from "../webhooks/outbox.ts";
+import { attachedNumbersData } from "../webhooks/payloads.ts";
+import { DOCUMENT_ORDER, subjectVerification } from "./store.ts";
+
+/** At most this many numbers in one attach or detach. */
+export const MAX_ATTACH = 10_000;
+/** Each numbers_attached or numbers_detached event names at most this many numbers. */
+const NUMBERS_PER_EVENT = 1000;
+/** How often an attach or detach is done again when a concurrent change got between its read and its write. */
+const ATTEMPTS = 5;
+
+export const ATTACH_REFUSALS = [
+  "not_found",
+  "has_own_verification",
+  "attached_to_other_profile",
+  "requirements_not_met",
+] as const;
+type AttachRefusalCode = (typeof ATTACH_REFUSALS)[number];
+
+/** Which numbers: these (bare ids, repeats counted once), or every number of the account's order. */
+export type NumberSelection = { numberIds: string[] } | { orderId: string };
+
+export interface NumbersReport {
+  /** The numbers this request changed. */
+  changed: string[];
+  /** The numbers already as asked (attached to this profile; for a detach, attached to none). */
+  unchanged: string[];
+  refused: { numberId: string; code: AttachRefusalCode; detail: string }[];
+}
+
+interface Candidate {
+  requested: string;
+  id: string | null;
+  countryCode: string | null;
+  numberType: string | null;
+  profileId: string | null;
+  ownId: string | null;
+}
+
+/** The selected numbers as they stand, each with its attachment and own verification, in request order. */
+function candidates(db: Database, customerId: string, selection: NumberSelection) {
+  const columns = {
+    id: numbers.id,
+    countryCode: numbers.countryCode,
+    numberType: numbers.numberType,
+    profileId: kycProfileNumbers.profileId,
+    ownId: sql<
+      string | null
+    >`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${kycVerifications.numberId} = ${numbers.id})`.as("own_id"),
+  };
+  if ("orderId" in selection) {
+    return db
+      .select({ requested: numbers.id, ...columns })
+      .from(numbers)
+      .leftJoin(kycProfileNumbers, eq(kycProfileNumbers.numberId, numbers.id))
+      .where(and(eq(numbers.orderId, selection.orderId), eq(numbers.customerId, customerId)))
+      .orderBy(numbers.phoneNumber);
+  }
+  return db
+    .select({ requested: sql<string>`requested.value`.as("requested"), ...columns })
+    .from(sql`json_each(${JSON.stringify([...new Set(selection.numberIds)])}) AS requested`)
+    .leftJoin(numbers, and(sql`${numbers.id} = requested.value`, eq(numbers.customerId, customerId)))
+    .leftJoin(kycProfileNumbers, eq(kycProfileNumbers.numberId, numbers.id))
+    .orderBy(sql`requested.key`);
+}
+
+/** Whether the selection's order is the account's (a selection of ids needs no check). */
+function orderOfAccount(db: Database, customerId: string, selection: NumberSelection) {
+  if (!("orderId" in selection)) return undefined;
+  return db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.id, selection.orderId), eq(orders.customerId, customerId)));
+}
+
+const REFUSAL_WORDS: Record<AttachRefusalCode, string> = {
+  not_found: "No number of this account has this id",
+  has_own_verification: "The number has a verification of its own; delete it (DELETE /v1/numbers/{number_id}/KYC) first",
+  attached_to_other_profile: "The number is attached to another profile; detach it there first",
+  requirements_not_met: "The profile does not meet the requirements of this number's country and type",
+};
+
+function refusal(numberId: string, code: AttachRefusalCode, detail = REFUSAL_WORDS[code]) {
+  return { numberId, code, detail };
+}
+
+/** The statements of one event per NUMBERS_PER_EVENT numbers, each under `where`. */
+function chunkedEvents(
+  db: Database,
+  type: "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached",
+  profileId: string,
+  numberIds: string[],
+  where: SQL,
+  now: number,
+) {
+  const chunks = Array.from({ length: Math.ceil(numberIds.length / NUMBERS_PER_EVENT) }, (_, i) =>
+    numberIds.slice(i * NUMBERS_PER_EVENT, (i + 1) * NUMBERS_PER_EVENT),
+  );
+  return Object.fromEntries(
+    chunks.map((chunk, i) => [
+      `chunk${i + 1}`,
+      eventStatements(
+        db,
+        {
+          type,
+          customerId: kycVerifications.customerId,
+          data: attachedNumbersData(sql`${withPrefix("kyp", profileId)}`, chunk),
+          from: kycVerifications,
+          where: and(eq(kycVerifications.id, profileId), where)!,
+        },
+        now,
+      ).statements,
+    ]),
+  );
+}
+
+/** Runs `attempt` again while a concurrent change fails its batch assertion. */
+async function retryingRaces<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (i >= ATTEMPTS || !isFailedBatchAssertion(error)) throw error;
+    }
+  }
+}
+
+/**
+ * Attaches numbers to the account's profile, all or nothing per number: a number of the account that has no
+ * verification of its own, is attached to no other profile, and whose pair the profile meets. Each attached number
+ * gets a verification id of its own.
+ */
+export async function attachNumbers(
+  db: Database,
+  outbox: Outbox,
+  audit: AuditContext,
+  customerId: string,
+  profileId: string,
+  selection: NumberSelection,
+  now: number,
+): Promise<Outcome<NumbersReport, "not_found" | "unknown_order">> {
+  return retryingRaces(async () => {
+    const profile = subjectVerification(customerId, { kind: "profile", profileId });
+    const read = await batchByName(db, {
+      profiles: db.select().from(kycVerifications).where(profile),
+      documents: db
+        .select({ document: kycDocuments })
+        .from(kycDocuments)
+        .innerJoin(kycVerifications, eq(kycVerifications.id, kycDocuments.kycId))
+        .where(profile)
+        .orderBy(...DOCUMENT_ORDER),
+      order: orderOfAccount(db, customerId, selection),
+      candidates: candidates(db, customerId, selection),
+      catalog: db.select().from(catalog),
+    });
+    const [verification] = read.profiles;
+    if (!verification) return refuse("not_found");
+    if (read.order !== undefined && read.order.length === 0) return refuse("unknown_order");
+    const subject = { verification, documents: read.documents.map((d) => d.document) };
+    const compliant = new Map(
+      read.catalog.map((row) => [pairKey(row), evaluate(row, row.requirements ?? null, subject, now).compliant]),
+    );
+    const report: NumbersReport = { changed: [], unchanged: [], refused: [] };
+    for (const c of read.candidates as Candidate[]) {
+      const shown = withPrefix("num", c.requested);
+      if (c.id === null) report.refused.push(refusal(shown, "not_found"));
+      else if (c.profileId === profileId) report.unchanged.push(c.id);
+      else if (c.profileId !== null) report.refused.push(refusal(shown, "attached_to_other_profile"));
+      else if (c.ownId !== null) report.refused.push(refusal(shown, "has_own_verification"));
+      // A pair no longer orderable has no requirements: any profile serves it.
+      else if (compliant.get(pairKey({ countryCode: c.countryCode!, numberType: c.numberType! })) === false) {
+        report.refused.push(
+          refusal(
+            shown,
+            "requirements_not_met",
+            `The profile does not meet the requirements of ${c.countryCode} ${c.numberType} numbers`,
+          ),
+        );
+      } else report.changed.push(c.id);
+    }
+    if (report.changed.length === 0) return ok(report);
+
+    const attachments = JSON.stringify(report.changed.map((id) => [id, crypto.randomUUID()]));
+    const count = report.changed.length;
+    const { written } = await batchByName(db, {
+      written: ifWritten(
+        db.insert(kycProfileNumbers).select(
+          db
+            .select(
+              insertSelection({
+                numberId: numbers.id,
+                kycId: sql`json_extract(attachment.value, '$[1]')`,
+                profileId: kycVerifications.id,
+                customerId: numbers.customerId,
+                attachedAt: now,
+              }),
+            )
+            .from(sql`json_each(${attachments}) AS attachment`)
+            .innerJoin(
+              numbers,
+              and(sql`${numbers.id} = json_extract(attachment.value, '$[0]')`, eq(numbers.customerId, customerId)),
+            )
+            .innerJoin(kycVerifications, profile)
+            .where(
+              and(
+                sql`NOT EXISTS (SELECT 1 FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.numberId} = ${numbers.id})`,
+                sql`NOT EXISTS (SELECT 1 FROM ${kycVerifications} own WHERE own.number_id = ${numbers.id})`,
+              ),
+            ),
+        ),
+        (_, rowsWritten) => ({
+          unchanged: db.insert(batchAssertions).select(sql`SELECT 'attach raced' WHERE ${rowsWritten} <> ${count}`),
+          audit: auditStatement(
+            db,
+            { ...audit, now },
+            {
+              action: "kyc_profile.numbers_attached",
+              target: { type: "kyc_profile", id: withPrefix("kyp", profileId) },
+              customerId: kycVerifications.customerId,
+              changes: {
+                number_count: [
+                  sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${profileId}) - ${count}`,
+                  sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${profileId})`,
+                ],
+              },
+            },
+            { from: kycVerifications, where: eq(kycVerifications.id, profileId) },
+          ),
+          events: chunkedEvents(db, "kyc_profile.numbers_attached", profileId, report.changed, sql`1`, now),
+        }),
+      ),
+    });
+    outbox.add(Object.values(written.events).flatMap((event) => event.deliveries));
+    return ok(report);
+  });
+}
+
+/** Detaches numbers from the account's profile: each then has no verification, and may submit its own. */
+export async function detachNumbers(
+  db: Database,
+  outbox: Outbox,
+  audit: AuditContext,
+  customerId: string,
+  profileId: string,
+  selection: NumberSelection,
+  now: number,
+): Promise<Outcome<NumbersReport, "not_found" | "unknown_order">> {
+  return retryingRaces(async () => {
+    const profile = subjectVerification(customerId, { kind: "profile", profileId });
+    const read = await batchByName(db, {
+      profiles: db.select({ id: kycVerifications.id }).from(kycVerifications).where(profile),
+      order: orderOfAccount(db, customerId, selection),
+      candidates: candidates(db, customerId, selection),
+    });
+    if (read.profiles.length === 0) return refuse("not_found");
+    if (read.order !== undefined && read.order.length === 0) return refuse("unknown_order");
+    const report: NumbersReport = { changed: [], unchanged: [], refused: [] };
+    for (const c of read.candidates as Candidate[]) {
+      const shown = withPrefix("num", c.requested);
+      if (c.id === null) report.refused.push(refusal(shown, "not_found"));
+      else if (c.profileId === profileId) report.changed.push(c.id);
+      else if (c.profileId !== null) report.refused.push(refusal(shown, "attached_to_other_profile"));
+      else report.unchanged.push(c.id);
+    }
+    if (report.changed.length === 0) return ok(report);
+
+    const count = report.changed.length;
+    const detached = sql`${kycProfileNumbers.numberId} IN (SELECT value FROM json_each(${JSON.stringify(report.changed)}))`;
+    const { written } = await batchByName(db, {
+      written: ifWritten(
+        db.delete(kycProfileNumbers).where(and(eq(kycProfileNumbers.profileId, profileId), detached)),
+        (_, rowsWritten) => ({
+          unchanged: db.insert(batchAssertions).select(sql`SELECT 'detach raced' WHERE ${rowsWritten} <> ${count}`),
+          audit: auditStatement(
+            db,
+            { ...audit, now },
+            {
+              action: "kyc_profile.numbers_detached",
+              target: { type: "kyc_profile", id: withPrefix("kyp", profileId) },
+              customerId: kycVerifications.customerId,
+              changes: {
+                number_count: [
+                  sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${profileId}) + ${count}`,
+                  sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${profileId})`,
+                ],
+              },
+            },
+            { from: kycVerifications, where: and(eq(kycVerifications.id, profileId), isNull(kycVerifications.numberId))! },
+          ),
+          events: chunkedEvents(db, "kyc_profile.numbers_detached", profileId, report.changed, sql`1`, now),
+        }),
+      ),
+    });
+    outbox.add(Object.values(written.events).flatMap((event) => event.deliveries));
+    return ok(report);
+  });
+}

@@ -1,0 +1,751 @@
+// The portal's Profiles (COMPLIANCE.md): a verification made once and used for many numbers. The list with the API's
+// filters; a new profile (a name and the number page's address form); a profile's page: its status, its evaluation
+// against a pair of the catalog as a checklist, a rejection's reasons beside the field or document each names, its
+// documents (upload, download, delete while allowed), its details, resubmit when rejected; renaming and amending; its
+// numbers, attached by pasting their ids or by order (with the attach report) and detached one by one or by selection;
+// deleting it after a confirmation. Every action is the API's own use case (src/kyc/use-cases.ts), so the portal emits
+// the same events, keeps the same rules and says the same words.
+import type { Context } from "hono";
+import { listCatalog } from "../catalog/store.ts";
+import { evaluateProfile, pairKey } from "../compliance/store.ts";
+import { pageWindow } from "../db/paging.ts";
+import { type CatalogRow, KYC_STATUSES, KYC_TYPES, type KycRow } from "../db/schema.ts";
+import type { PortalEnv } from "../env.ts";
+import { prefixedIdParam } from "../http/fields.ts";
+import { readsOwnMultipartBody } from "../http/multipart.ts";
+import { pageMeta } from "../http/pagination.ts";
+import { workOf } from "../http/request-context.ts";
+import { createRouter } from "../http/router.ts";
+import type { NumbersReport } from "../kyc/profile-numbers.ts";
+import {
+  createProfileBody,
+  listProfilesQuery,
+  profileNumbersBody,
+  toAddressChanges,
+  toNewVerification,
+  toProfileListQuery,
+  updateAddressBody,
+  updateProfileBody,
+} from "../kyc/schemas.ts";
+import {
+  addressAmendable,
+  documentDeletable,
+  findProfile,
+  listProfiles,
+  type ProfileWithDocuments,
+  uploadRefusal,
+} from "../kyc/store.ts";
+import {
+  amendAddress,
+  attachToProfile,
+  createProfile,
+  deleteDocument,
+  deleteVerification,
+  detachFromProfile,
+  resubmit,
+} from "../kyc/use-cases.ts";
+import { withPrefix } from "../lib/ids.ts";
+import type { Problem, ProblemStatus } from "../lib/problem.ts";
+import { toNumber } from "../numbers/schemas.ts";
+import { listNumbers } from "../numbers/store.ts";
+import { listOrders } from "../orders/list.ts";
+import { formatOrderNumber, orderIdParam } from "../orders/schemas.ts";
+import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { capitalised, dateTime, plural, withQuery, words } from "../ui/format.ts";
+import { FilterForm, fieldMessages, listFilters, readForm, Select, SortFields, TextArea, TextInput } from "../ui/forms.tsx";
+import { renderPage } from "../ui/renderer.tsx";
+import {
+  AddressFields,
+  addressUpdate,
+  addressValues,
+  DetailFacts,
+  DocumentsTable,
+  EvaluationChecklist,
+  type FormState,
+  receiveUpload,
+  StatusFacts,
+  submittedAddress,
+  UploadForm,
+} from "./kyc-parts.tsx";
+
+type Messages = Record<string, string>;
+
+const PROFILES = "/portal/profiles";
+const profileIdParam = prefixedIdParam("kyp", "profile_id");
+const documentIdParam = prefixedIdParam("doc", "document_id");
+/** The most ids one paste attaches (the API takes 10,000 a request; a form is kept to what a person pastes). */
+const MAX_PASTED = 1000;
+/** The attached numbers shown on a page of the profile. */
+const NUMBERS_PER_PAGE = 20;
+/** The account's most recent orders that have numbers, offered to attach. */
+const ORDERS_OFFERED = 50;
+
+const hrefOf = (profileId: string) => `${PROFILES}/${withPrefix("kyp", profileId)}`;
+const subjectOf = (profileId: string) => ({ kind: "profile" as const, profileId });
+
+/** What the profile's page says after its redirects. */
+const DONE: Record<string, string> = {
+  created: "The profile is created. Now upload the documents that prove its address, then attach numbers.",
+  renamed: "The name is saved.",
+  amended: "The address is saved.",
+  uploaded: "The document is uploaded.",
+  document_deleted: "The document is deleted.",
+  resubmitted: "The profile is resubmitted unchanged: it waits for review again.",
+};
+
+function ProfileFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
+  return (
+    <FilterForm action={PROFILES} values={values}>
+      <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="A part of the name" />
+      <TextInput
+        name="status"
+        label="Statuses"
+        value={values.status}
+        error={errors.status}
+        hint={`e.g. ${KYC_STATUSES.join(",")}`}
+      />
+      <Select
+        name="type"
+        label="For"
+        value={values.type}
+        blank="Anyone"
+        options={KYC_TYPES.map((type) => [type, type === "individual" ? "A person" : "A business"] as const)}
+        error={errors.type}
+      />
+      <SortFields query={listProfilesQuery} values={values} errors={errors} />
+      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+    </FilterForm>
+  );
+}
+
+function newProfilePage(c: Context<PortalEnv>, form: FormState, status: 200 | 400 = 200) {
+  return renderPage(
+    c,
+    { title: "New profile", section: "profiles" },
+    <>
+      <p>
+        <a href={PROFILES}>← Profiles</a>
+      </p>
+      <h1>New profile</h1>
+      <p class="muted">
+        A profile is verified once and used for many numbers: its address and documents stand for every number attached to it.
+      </p>
+      <form method="post" action={`${PROFILES}/new`} class="stack card" novalidate>
+        <CsrfField token={c.var.visitor.csrfToken} />
+        <TextInput
+          name="name"
+          label="Profile name"
+          value={form.values.name}
+          error={form.errors.name}
+          maxlength={100}
+          hint="For telling profiles apart, e.g. Berlin office"
+        />
+        <AddressFields values={form.values} errors={form.errors} withType={true} />
+        <div class="actions">
+          <button type="submit">Create profile</button>
+          <a href={PROFILES}>Cancel</a>
+        </div>
+      </form>
+    </>,
+    status,
+  );
+}
+
+/** A report of an attach or a detach, as the page that follows the form shows it. */
+interface ReportState {
+  kind: "attach" | "detach";
+  report: NumbersReport;
+}
+
+function IdList({ ids, summary }: { ids: readonly string[]; summary: string }) {
+  return ids.length === 0 ? null : (
+    <details open={ids.length <= 10}>
+      <summary>{summary}</summary>
+      <ul class="ids">
+        {ids.map((id) => (
+          <li>
+            <code>{withPrefix("num", id)}</code>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+/** What an attach or detach did to each number: changed, already so, or refused with the code and its words. */
+function NumbersReportCard({ kind, report }: ReportState) {
+  const [done, already] = kind === "attach" ? ["attached", "already attached"] : ["detached", "already detached"];
+  const title = kind === "attach" ? "Attach report" : "Detach report";
+  return (
+    <section class="card report" aria-label={title}>
+      <h2>{title}</h2>
+      <p>
+        {report.changed.length} {done} · {report.unchanged.length} {already} · {report.refused.length} refused
+      </p>
+      <IdList ids={report.changed} summary={`${capitalised(done)} (${report.changed.length})`} />
+      <IdList ids={report.unchanged} summary={`${capitalised(already)} (${report.unchanged.length})`} />
+      {report.refused.length > 0 ? (
+        <>
+          <h3>Refused ({report.refused.length})</h3>
+          <Table
+            label="Refused numbers"
+            rows={report.refused}
+            columns={[
+              { label: "Number", cell: (r) => <code>{r.numberId}</code> },
+              { label: "Code", cell: (r) => <code>{r.code}</code> },
+              { label: "Detail", cell: (r) => <span class="wrap">{r.detail}</span> },
+            ]}
+          />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+interface ProfileState {
+  upload?: FormState;
+  paste?: FormState;
+  order?: FormState;
+  notice?: { kind: "error" | "success"; text: string };
+  report?: ReportState;
+}
+
+/** The pair the evaluation is against: the one asked for, else the first with requirements, else the first. */
+function chosenPair(catalog: readonly CatalogRow[], asked: string | undefined): CatalogRow | undefined {
+  return catalog.find((row) => pairKey(row) === asked) ?? catalog.find((row) => row.requirements !== null) ?? catalog[0];
+}
+
+/** A positive page number from the query, else 1. */
+function pageNumber(text: string | undefined): number {
+  return text !== undefined && /^[1-9][0-9]{0,5}$/.test(text) ? Number(text) : 1;
+}
+
+async function profilePage(
+  c: Context<PortalEnv>,
+  found: ProfileWithDocuments,
+  state: ProfileState = {},
+  status: 200 | ProblemStatus = 200,
+) {
+  const { db, visitor } = c.var;
+  const customerId = visitor.customer.id;
+  const kyc = found.verification;
+  const documents = found.documents;
+  const id = withPrefix("kyp", kyc.id);
+  const href = hrefOf(kyc.id);
+  const askedPair = c.req.query("pair");
+  const numbersWindow = pageWindow(pageNumber(c.req.query("page")), NUMBERS_PER_PAGE);
+  const [catalog, attached, orders] = await Promise.all([
+    listCatalog(db, pageWindow(1, 1000)),
+    listNumbers(db, customerId, { kycProfileId: kyc.id, sortBy: "phone_number", sortOrder: "asc" }, numbersWindow),
+    listOrders(
+      db,
+      customerId,
+      { statuses: ["processing", "fulfilled"], sortBy: "requested_at", sortOrder: "desc" },
+      pageWindow(1, ORDERS_OFFERED),
+    ),
+  ]);
+  const pair = chosenPair(catalog.rows, askedPair);
+  const evaluation = pair ? (await evaluateProfile(db, customerId, kyc.id, [pair], Date.now()))?.get(pairKey(pair)) : undefined;
+  const done = status === 200 && !state.notice && !state.report ? DONE[c.req.query("done") ?? ""] : undefined;
+  const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
+  const token = visitor.csrfToken;
+  const numbersMeta = pageMeta(numbersWindow, attached.total);
+  const pageQuery: Record<string, string> = askedPair ? { pair: askedPair } : {};
+  return renderPage(
+    c,
+    { title: `Profile ${kyc.name}`, section: "profiles" },
+    <>
+      <p>
+        <a href={PROFILES}>← Profiles</a>
+      </p>
+      <h1>
+        {kyc.name} <Badge status={kyc.status} />
+      </h1>
+      {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
+      {state.report ? <NumbersReportCard {...state.report} /> : null}
+      <div class="card">
+        <StatusFacts kyc={kyc} documents={documents}>
+          <dt>Profile id</dt>
+          <dd>
+            <code>{id}</code>
+          </dd>
+          <dt>Numbers</dt>
+          <dd>{found.numberCount}</dd>
+        </StatusFacts>
+        <div class="actions card-actions">
+          {kyc.status === "rejected" ? (
+            <form method="post" action={`${href}/resubmit`} class="inline">
+              <CsrfField token={token} />
+              <button type="submit">Resubmit unchanged</button>
+            </form>
+          ) : null}
+          <a class="button secondary" href={`${href}/edit`}>
+            {addressAmendable(kyc, Date.now()) ? "Rename or amend…" : "Rename…"}
+          </a>
+          <a href={`${href}/delete`}>Delete profile…</a>
+        </div>
+      </div>
+
+      <section class="work">
+        <h2>Requirements</h2>
+        {catalog.rows.length === 0 || !pair ? (
+          <p class="muted">Nothing can be ordered right now, so there is nothing to check the profile against.</p>
+        ) : (
+          <>
+            <form method="get" action={href} class="filters card" aria-label="Evaluation pair">
+              <Select
+                name="pair"
+                label="Check against"
+                value={pairKey(pair)}
+                options={catalog.rows.map((row) => [pairKey(row), `${row.countryCode} ${words(row.numberType)}`] as const)}
+                hint="A country and number type of the catalog"
+              />
+              <div class="actions">
+                <button type="submit">Check</button>
+              </div>
+            </form>
+            {evaluation ? <EvaluationChecklist evaluation={evaluation} requirements={pair.requirements} /> : null}
+          </>
+        )}
+      </section>
+
+      <section class="work">
+        <h2>Documents</h2>
+        <DocumentsTable
+          kyc={kyc}
+          documents={documents}
+          deleteHref={(doc) => (documentDeletable(kyc, doc) ? `${href}/documents/${doc.id}/delete` : undefined)}
+        />
+        {uploadRefusal(kyc.status, documents.length) === undefined ? (
+          <>
+            <h2>Upload a document</h2>
+            <p class="muted">An identity document, a company registration or a proof of address.</p>
+            <UploadForm action={`${href}/documents`} token={token} state={state.upload} />
+          </>
+        ) : null}
+      </section>
+
+      <section class="work">
+        <h2>Details</h2>
+        <DetailFacts kyc={kyc} />
+      </section>
+
+      <section class="work">
+        <div class="page-head">
+          <h2>Numbers</h2>
+          {found.numberCount > 0 ? <a href={`/portal/numbers?kyc_profile_id=${id}`}>Show them in Numbers</a> : null}
+        </div>
+        {attached.rows.length === 0 ? (
+          <p class="muted">No numbers are attached yet.</p>
+        ) : (
+          <form method="post" action={`${href}/numbers/detach`} novalidate>
+            <CsrfField token={token} />
+            <Table
+              label="Attached numbers"
+              rows={attached.rows.map(toNumber)}
+              columns={[
+                {
+                  label: "Select",
+                  cell: (n) => (
+                    <label class="check">
+                      <input type="checkbox" name="number_ids" value={n.number_id} />
+                      <span class="visually-hidden">Select {n.phone_number}</span>
+                    </label>
+                  ),
+                },
+                { label: "Number", cell: (n) => <a href={`/portal/numbers/${n.number_id}`}>{n.phone_number}</a> },
+                { label: "Country", cell: (n) => n.country_code },
+                { label: "Type", cell: (n) => words(n.number_type) },
+                { label: "Status", cell: (n) => <Badge status={n.status} /> },
+                {
+                  label: "Action",
+                  cell: (n) => (
+                    <button
+                      type="submit"
+                      name="only"
+                      value={n.number_id}
+                      class="secondary"
+                      aria-label={`Detach ${n.phone_number}`}
+                    >
+                      Detach
+                    </button>
+                  ),
+                },
+              ]}
+            />
+            <div class="actions selection">
+              <button type="submit" class="secondary">
+                Detach the selected numbers
+              </button>
+            </div>
+          </form>
+        )}
+        {attached.total > 0 ? (
+          <Pager meta={numbersMeta} noun="number" hrefOf={(page) => `${href}${withQuery(pageQuery, { page: String(page) })}`} />
+        ) : null}
+
+        <h2>Attach numbers</h2>
+        <p class="muted">
+          A number joins only if it has no verification of its own, is attached to no other profile, and the profile meets the
+          requirements of its country and type. Each number's id is on its page in Numbers, or select numbers there.
+        </p>
+        <form method="post" action={`${href}/numbers`} class="stack card" novalidate>
+          <CsrfField token={token} />
+          <TextArea
+            name="number_ids"
+            label="Number ids"
+            rows={6}
+            value={state.paste?.values.number_ids}
+            error={state.paste?.errors.number_ids}
+            hint={`Up to ${MAX_PASTED.toLocaleString("en-US")}, one per line or separated by commas: num_… or the bare id`}
+          />
+          <div class="actions">
+            <button type="submit">Attach the numbers</button>
+          </div>
+        </form>
+        <form method="post" action={`${href}/numbers`} class="stack card" novalidate>
+          <CsrfField token={token} />
+          <Select
+            name="order_id"
+            label="Every number of an order"
+            value={state.order?.values.order_id}
+            blank={orders.rows.length === 0 ? "No order has numbers yet" : "Choose an order"}
+            options={orders.rows.map(
+              (order) =>
+                [
+                  order.id,
+                  `${formatOrderNumber(order.orderSeq)} · ${order.countryCode} ${words(order.numberType)} · ${plural(order.fulfilledQuantity, "number")}`,
+                ] as const,
+            )}
+            error={state.order?.errors.order_id}
+            hint={`The ${ORDERS_OFFERED} most recent orders being processed or fulfilled`}
+          />
+          <div class="actions">
+            <button type="submit">Attach the order's numbers</button>
+          </div>
+        </form>
+      </section>
+    </>,
+    status,
+  );
+}
+
+/** The profile's page with the report of an attach or detach just done (the answer to its form: a report is not kept). */
+export async function profileReportPage(c: Context<PortalEnv>, profileId: string, report: ReportState) {
+  const found = await findProfile(c.var.db, c.var.visitor.customer.id, profileId);
+  return found ? profilePage(c, found, { report }) : profileNotFound(c);
+}
+
+function profileNotFound(c: Context<PortalEnv>, what = "Profile") {
+  return renderPage(
+    c,
+    { title: `${what} not found`, section: "profiles" },
+    <>
+      <h1>{what} not found</h1>
+      <p>
+        This account has no such {what.toLowerCase()}. <a href={PROFILES}>Back to the profiles</a>.
+      </p>
+    </>,
+    404,
+  );
+}
+
+/** A use case's refusal, shown on the profile's page in the API's words and with its status. */
+function problemPage(c: Context<PortalEnv>, found: ProfileWithDocuments, problem: Problem, state: ProfileState = {}) {
+  return profilePage(c, found, { ...state, notice: { kind: "error", text: problem.message } }, problem.status);
+}
+
+/** The visitor's profile by the path's id (kyp_<uuid> or the bare uuid); another account's profile is none. */
+async function visitorsProfile(c: Context<PortalEnv>): Promise<ProfileWithDocuments | undefined> {
+  const id = profileIdParam.safeParse(c.req.param("profile_id"));
+  return id.success ? findProfile(c.var.db, c.var.visitor.customer.id, id.data) : undefined;
+}
+
+/** The rename and amend page: the name in any state; the address while it may change (each save re-opens the review). */
+function editPage(
+  c: Context<PortalEnv>,
+  kyc: KycRow,
+  forms: { name?: FormState; address?: FormState; notice?: string } = {},
+  status: 200 | ProblemStatus = 200,
+) {
+  const href = hrefOf(kyc.id);
+  const token = c.var.visitor.csrfToken;
+  const amendable = addressAmendable(kyc, Date.now());
+  const address = forms.address ?? { values: addressValues(kyc), errors: {} };
+  return renderPage(
+    c,
+    { title: `Amend ${kyc.name}`, section: "profiles" },
+    <>
+      <p>
+        <a href={href}>← {kyc.name}</a>
+      </p>
+      <h1>Rename or amend</h1>
+      {forms.notice ? <Notice kind="error">{forms.notice}</Notice> : null}
+      <h2>Name</h2>
+      <form method="post" action={`${href}/name`} class="stack card" novalidate>
+        <CsrfField token={token} />
+        <TextInput
+          name="name"
+          label="Profile name"
+          value={forms.name?.values.name ?? kyc.name ?? ""}
+          error={forms.name?.errors.name}
+          maxlength={100}
+          hint="Renaming re-opens nothing"
+        />
+        <div class="actions">
+          <button type="submit">Save name</button>
+        </div>
+      </form>
+      <h2>Address</h2>
+      {amendable ? (
+        <>
+          {kyc.status !== "pending" ? <p class="muted">Saving re-opens the profile for review.</p> : null}
+          <form method="post" action={`${href}/address`} class="stack card" novalidate>
+            <CsrfField token={token} />
+            <AddressFields values={address.values} errors={address.errors} withType={false} reasons={kyc.rejectionReasons} />
+            <div class="actions">
+              <button type="submit">Save address</button>
+              <a href={href}>Cancel</a>
+            </div>
+          </form>
+        </>
+      ) : (
+        <p class="muted">
+          The profile is {words(kyc.status)}: its address cannot change now
+          {kyc.status === "approved" ? " (an approved one may be renewed from 60 days before it expires)" : ""}.
+        </p>
+      )}
+    </>,
+    status,
+  );
+}
+
+/**
+ * The pasted ids as the API's body takes them: split at line breaks, commas and spaces; at most MAX_PASTED; each judged
+ * by the API's own number_ids schema. Undefined with the error to show beside the field.
+ */
+function pastedIds(text: string): { ids: string[] } | { error: string } {
+  const ids = text.split(/[\s,;]+/).filter((id) => id !== "");
+  if (ids.length > MAX_PASTED) return { error: `must have at most ${MAX_PASTED} items` };
+  const parsed = profileNumbersBody.safeParse({ number_ids: ids });
+  if (parsed.success) return { ids: parsed.data.number_ids ?? [] };
+  const [issue] = parsed.error.issues;
+  const index = issue?.path[1];
+  if (typeof index === "number") return { error: `entry ${index + 1} ("${ids[index]}") ${issue!.message}` };
+  return { error: fieldMessages(parsed.error.issues).number_ids ?? "is not valid" };
+}
+
+export const profilePages = createRouter<PortalEnv>()
+  .get("/profiles", async (c) => {
+    const filters = listFilters(c, listProfilesQuery, { title: "Profiles", section: "profiles" }, ProfileFilters);
+    if ("refused" in filters) return filters.refused;
+    const { raw, query } = filters;
+    const window = pageWindow(query.page, query.limit);
+    const list = await listProfiles(c.var.db, c.var.visitor.customer.id, toProfileListQuery(query), window);
+    const meta = pageMeta(window, list.total);
+    const done = c.req.query("done") === "deleted" ? "The profile is deleted." : undefined;
+    return renderPage(
+      c,
+      { title: "Profiles", section: "profiles" },
+      <>
+        <div class="page-head">
+          <h1>Profiles</h1>
+          <a class="button" href={`${PROFILES}/new`}>
+            New profile
+          </a>
+        </div>
+        {done ? <Notice kind="success">{done}</Notice> : null}
+        <p class="muted">
+          Verify an address and its documents once, then attach many numbers to it: they share its verification.
+        </p>
+        <ProfileFilters values={raw} errors={{}} />
+        {list.rows.length === 0 ? (
+          <div class="card empty">
+            <p>
+              No profiles match. <a href={`${PROFILES}/new`}>Create a profile</a>.
+            </p>
+          </div>
+        ) : (
+          <Table
+            label="Profiles"
+            rows={list.rows}
+            columns={[
+              { label: "Name", cell: (p) => <a href={hrefOf(p.verification.id)}>{p.verification.name}</a> },
+              { label: "For", cell: (p) => (p.verification.type === "individual" ? "A person" : "A business") },
+              { label: "Status", cell: (p) => <Badge status={p.verification.status} /> },
+              { label: "Numbers", cell: (p) => p.numberCount },
+              { label: "Documents", cell: (p) => p.documents.length },
+              { label: "Created", cell: (p) => dateTime(p.verification.submittedAt) },
+            ]}
+          />
+        )}
+        <Pager meta={meta} noun="profile" hrefOf={(page) => `${PROFILES}${withQuery(raw, { page: String(page) })}`} />
+      </>,
+    );
+  })
+  .get("/profiles/new", (c) => newProfilePage(c, { values: {}, errors: {} }))
+  .post("/profiles/new", async (c) => {
+    const form = (await readForm(c)).fields;
+    const parsed = createProfileBody.safeParse({ name: form.name ?? "", ...submittedAddress(form) });
+    if (!parsed.success) return newProfilePage(c, { values: form, errors: fieldMessages(parsed.error.issues) }, 400);
+    const { name, ...address } = parsed.data;
+    const profile = await createProfile(workOf(c), c.var.visitor.customer.id, name, toNewVerification(address));
+    return c.redirect(`${hrefOf(profile.id)}?done=created`, 303);
+  })
+  .get("/profiles/:profile_id", async (c) => {
+    const found = await visitorsProfile(c);
+    return found ? profilePage(c, found) : profileNotFound(c);
+  })
+  .get("/profiles/:profile_id/edit", async (c) => {
+    const found = await visitorsProfile(c);
+    return found ? editPage(c, found.verification) : profileNotFound(c);
+  })
+  .post("/profiles/:profile_id/name", async (c) => {
+    const found = await visitorsProfile(c);
+    if (!found) return profileNotFound(c);
+    const form = (await readForm(c)).fields;
+    const parsed = updateProfileBody.safeParse({ name: form.name ?? "" });
+    if (!parsed.success || parsed.data.name === undefined) {
+      const errors = parsed.success ? {} : fieldMessages(parsed.error.issues);
+      return editPage(c, found.verification, { name: { values: form, errors } }, 400);
+    }
+    const kyc = found.verification;
+    const renamed = await amendAddress(workOf(c), c.var.visitor.customer.id, subjectOf(kyc.id), { name: parsed.data.name });
+    if (!renamed.ok)
+      return editPage(c, kyc, { name: { values: form, errors: {} }, notice: renamed.problem.message }, renamed.problem.status);
+    return c.redirect(`${hrefOf(kyc.id)}?done=renamed`, 303);
+  })
+  .post("/profiles/:profile_id/address", async (c) => {
+    const found = await visitorsProfile(c);
+    if (!found) return profileNotFound(c);
+    const kyc = found.verification;
+    const form = (await readForm(c)).fields;
+    const parsed = updateAddressBody.safeParse(addressUpdate(form, kyc.type));
+    if (!parsed.success) {
+      return editPage(c, kyc, { address: { values: form, errors: fieldMessages(parsed.error.issues) } }, 400);
+    }
+    const amended = await amendAddress(workOf(c), c.var.visitor.customer.id, subjectOf(kyc.id), toAddressChanges(parsed.data));
+    if (!amended.ok) {
+      return editPage(c, kyc, { address: { values: form, errors: {} }, notice: amended.problem.message }, amended.problem.status);
+    }
+    return c.redirect(`${hrefOf(kyc.id)}?done=amended`, 303);
+  })
+  .post("/profiles/:profile_id/documents", readsOwnMultipartBody, async (c) => {
+    const found = await visitorsProfile(c);
+    if (!found) return profileNotFound(c);
+    const received = await receiveUpload(c, subjectOf(found.verification.id));
+    if (received.ok) return c.redirect(`${hrefOf(found.verification.id)}?done=uploaded`, 303);
+    if ("problem" in received) return problemPage(c, found, received.problem);
+    return profilePage(c, found, { upload: received.form }, 400);
+  })
+  .get("/profiles/:profile_id/documents/:document_id/delete", async (c) => {
+    const found = await visitorsProfile(c);
+    const documentId = documentIdParam.safeParse(c.req.param("document_id"));
+    if (!found) return profileNotFound(c);
+    const document = documentId.success ? found.documents.find((doc) => doc.id === documentId.data) : undefined;
+    if (!document) return profileNotFound(c, "Document");
+    const href = hrefOf(found.verification.id);
+    return renderPage(
+      c,
+      { title: `Delete ${document.filename}`, section: "profiles" },
+      <Confirmation
+        token={c.var.visitor.csrfToken}
+        title={`Delete ${document.filename}?`}
+        action={`${href}/documents/${document.id}/delete`}
+        button="Delete the document"
+        cancel={href}
+      >
+        <p>
+          The file goes from the profile {found.verification.name} and cannot be downloaded again; upload it anew if it is needed.
+        </p>
+      </Confirmation>,
+    );
+  })
+  .post("/profiles/:profile_id/documents/:document_id/delete", async (c) => {
+    const found = await visitorsProfile(c);
+    const documentId = documentIdParam.safeParse(c.req.param("document_id"));
+    if (!found) return profileNotFound(c);
+    if (!documentId.success || !found.documents.some((doc) => doc.id === documentId.data)) return profileNotFound(c, "Document");
+    const removed = await deleteDocument(workOf(c), c.var.visitor.customer.id, documentId.data);
+    if (!removed.ok) return problemPage(c, found, removed.problem);
+    return c.redirect(`${hrefOf(found.verification.id)}?done=document_deleted`, 303);
+  })
+  .post("/profiles/:profile_id/resubmit", async (c) => {
+    const found = await visitorsProfile(c);
+    if (!found) return profileNotFound(c);
+    const reopened = await resubmit(workOf(c), c.var.visitor.customer.id, subjectOf(found.verification.id));
+    if (!reopened.ok) return problemPage(c, found, reopened.problem);
+    return c.redirect(`${hrefOf(found.verification.id)}?done=resubmitted`, 303);
+  })
+  .get("/profiles/:profile_id/delete", async (c) => {
+    const found = await visitorsProfile(c);
+    if (!found) return profileNotFound(c);
+    const kyc = found.verification;
+    return renderPage(
+      c,
+      { title: `Delete ${kyc.name}`, section: "profiles" },
+      <Confirmation
+        token={c.var.visitor.csrfToken}
+        title={`Delete the profile ${kyc.name}?`}
+        action={`${hrefOf(kyc.id)}/delete`}
+        button="Delete the profile"
+        cancel={hrefOf(kyc.id)}
+      >
+        <p>
+          The profile goes with its {plural(found.documents.length, "document")}. A profile with numbers attached, or named by a
+          pending or processing order, cannot be deleted: detach its numbers first.
+        </p>
+      </Confirmation>,
+    );
+  })
+  .post("/profiles/:profile_id/delete", async (c) => {
+    const found = await visitorsProfile(c);
+    if (!found) return profileNotFound(c);
+    const deleted = await deleteVerification(workOf(c), c.var.visitor.customer.id, subjectOf(found.verification.id));
+    if (!deleted.ok) return problemPage(c, found, deleted.problem);
+    return c.redirect(`${PROFILES}?done=deleted`, 303);
+  })
+  .post("/profiles/:profile_id/numbers", async (c) => {
+    const found = await visitorsProfile(c);
+    if (!found) return profileNotFound(c);
+    const form = (await readForm(c)).fields;
+    const profileId = found.verification.id;
+    let selection: { numberIds: string[] } | { orderId: string };
+    if (form.order_id !== undefined) {
+      const order = orderIdParam.safeParse(form.order_id);
+      if (!order.success) {
+        const error = form.order_id === "" ? "is required" : (fieldMessages(order.error.issues)[""] ?? "is not valid");
+        return profilePage(c, found, { order: { values: form, errors: { order_id: error } } }, 400);
+      }
+      selection = { orderId: order.data };
+    } else {
+      const pasted = pastedIds(form.number_ids ?? "");
+      if ("error" in pasted) return profilePage(c, found, { paste: { values: form, errors: { number_ids: pasted.error } } }, 400);
+      selection = { numberIds: pasted.ids };
+    }
+    const attached = await attachToProfile(workOf(c), c.var.visitor.customer.id, profileId, selection);
+    if (!attached.ok) {
+      const state = "orderId" in selection ? { order: { values: form, errors: {} } } : { paste: { values: form, errors: {} } };
+      return problemPage(c, found, attached.problem, state);
+    }
+    // The profile as it is now (its number count changed).
+    return profileReportPage(c, profileId, { kind: "attach", report: attached.value });
+  })
+  .post("/profiles/:profile_id/numbers/detach", async (c) => {
+    const found = await visitorsProfile(c);
+    if (!found) return profileNotFound(c);
+    const form = await readForm(c);
+    const only = form.fields.only;
+    const numberIds = only !== undefined ? [only] : form.list("number_ids");
+    const parsed = profileNumbersBody.safeParse({ number_ids: numberIds });
+    if (!parsed.success) {
+      const message = fieldMessages(parsed.error.issues).number_ids ?? "are not valid";
+      return profilePage(c, found, { notice: { kind: "error", text: `Numbers ${message}: choose the numbers to detach.` } }, 400);
+    }
+    const profileId = found.verification.id;
+    const detached = await detachFromProfile(workOf(c), c.var.visitor.customer.id, profileId, {
+      numberIds: parsed.data.number_ids ?? [],
+    });
+    if (!detached.ok) return problemPage(c, found, detached.problem);
+    return profileReportPage(c, profileId, { kind: "detach", report: detached.value });
+  });

@@ -1,0 +1,352 @@
+// Compliance at bulk scale (COMPLIANCE.md) through the API: profiles that numbers join (by id, by order, at order
+// time), the 409s of a number whose verification is its profile's, structured rejection reasons and the way back,
+// deleting a number's own verification, events once per change, the expiry notices once each, and renewal.
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { sendExpiryNotices } from "../src/compliance/expiry.ts";
+import { createDatabase } from "../src/db/client.ts";
+import { TEST_ADMIN_TOKEN } from "./constants.ts";
+import { pdf, uploadedDocument, uploadFile } from "./files.ts";
+import {
+  allocateNumbers,
+  callJson,
+  createCustomer,
+  INDIVIDUAL_ADDRESS,
+  makeOrderable,
+  problem,
+  type TestCustomer,
+} from "./helpers.ts";
+
+const ADMIN = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+type Wire = Record<string, unknown> & { id: string };
+
+async function ok<T = Wire>(response: Response, status = 200): Promise<T> {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
+  return JSON.parse(text) as T;
+}
+
+function profilesPath(customer: TestCustomer, rest = ""): string {
+  return `/api/customers/${customer.slug}/kyc-profiles${rest}`;
+}
+
+async function createProfile(customer: TestCustomer, name = "Head office"): Promise<Wire> {
+  return ok(await customer.callJson("POST", profilesPath(customer), { name, ...INDIVIDUAL_ADDRESS }), 201);
+}
+
+async function uploadToProfile(customer: TestCustomer, profileId: string): Promise<Wire> {
+  const form = new FormData();
+  form.set("document_type", "identity");
+  form.set("file", new File([pdf()], "passport.pdf", { type: "application/pdf" }));
+  return ok(await customer.call(profilesPath(customer, `/${profileId}/files`), { method: "POST", body: form }), 201);
+}
+
+function review(profileId: string, body: unknown): Promise<Response> {
+  return callJson("POST", `/admin/kyc-profiles/${profileId}/review`, body, ADMIN);
+}
+
+async function attach(customer: TestCustomer, profileId: string, body: unknown, status = 200) {
+  return ok<{ attached: string[]; already_attached: string[]; refused: { number_id: string; code: string }[] }>(
+    await customer.callJson("POST", profilesPath(customer, `/${profileId}/numbers`), body),
+    status,
+  );
+}
+
+async function eventsOf(customer: TestCustomer, type: string): Promise<Wire[]> {
+  const body = await ok<{ data: Wire[] }>(await customer.call(`/api/customers/${customer.slug}/events?type=${type}&limit=100`));
+  return body.data;
+}
+
+describe("profiles", () => {
+  it("verifies once for many numbers: attach, the numbers' KYC is the profile's, detach", async () => {
+    const customer = await createCustomer("prof");
+    const profile = await createProfile(customer);
+    expect(profile).toMatchObject({ name: "Head office", status: "pending", number_count: 0, rejection_reasons: [] });
+    expect(profile.id).toMatch(/^kyp_/);
+    const document = await uploadToProfile(customer, profile.id);
+    expect(document.kyc_id).toBe(profile.id);
+
+    const numbers = await allocateNumbers(customer, 3);
+    const ids = numbers.map((n) => `num_${n.number_id}`);
+    const report = await attach(customer, profile.id, { number_ids: [...ids, ids[0], numbers[1]!.number_id] });
+    // Repeats count once; bare and prefixed ids are the same number.
+    expect(report.attached.sort()).toEqual([...ids].sort());
+    expect(report.refused).toEqual([]);
+    expect((await attach(customer, profile.id, { number_ids: ids })).already_attached.sort()).toEqual([...ids].sort());
+
+    const kyc = await ok(await customer.call(`/v1/numbers/${ids[0]}/KYC`));
+    expect(kyc).toMatchObject({ number_id: ids[0], profile_id: profile.id, status: "pending" });
+    expect(kyc.id).toMatch(/^kyc_/);
+    expect(kyc.id).not.toBe(profile.id.replace("kyp_", "kyc_"));
+    const listed = await ok<{ data: Wire[] }>(
+      await customer.call(`/api/customers/${customer.slug}/numbers?kyc_profile_id=${profile.id}`),
+    );
+    expect(listed.data.map((n) => n.kyc_profile_id)).toEqual([profile.id, profile.id, profile.id]);
+    expect(listed.data.map((n) => n.kyc_status)).toEqual(["pending", "pending", "pending"]);
+    expect((await ok(await customer.call(profilesPath(customer, `/${profile.id}`)))).number_count).toBe(3);
+
+    // The number's own verification routes are the profile's to change.
+    const managed = await problem(
+      await customer.callJson("PATCH", `/v1/numbers/${ids[0]}/KYC/address`, { city: "Oakland" }),
+      409,
+      "kyc_managed_by_profile",
+    );
+    expect(managed.detail).toContain(profile.id);
+    await problem(
+      await customer.callJson("POST", `/v1/numbers/${ids[0]}/KYC/address`, INDIVIDUAL_ADDRESS),
+      409,
+      "kyc_managed_by_profile",
+    );
+    await problem(await uploadFile(customer, ids[0]!, pdf(), "a.pdf"), 409, "kyc_managed_by_profile");
+    await problem(await customer.call(`/v1/numbers/${ids[0]}/KYC`, { method: "DELETE" }), 409, "kyc_managed_by_profile");
+    await problem(
+      await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "under_review" }, ADMIN),
+      409,
+      "kyc_managed_by_profile",
+    );
+
+    // The profile cannot go while numbers are attached.
+    await problem(await customer.call(profilesPath(customer, `/${profile.id}`), { method: "DELETE" }), 409, "conflict");
+    const detached = await ok<{ detached: string[] }>(
+      await customer.callJson("POST", profilesPath(customer, `/${profile.id}/numbers/detach`), { number_ids: ids }),
+    );
+    expect(detached.detached.sort()).toEqual([...ids].sort());
+    await problem(await customer.call(`/v1/numbers/${ids[0]}/KYC`), 404, "not_found");
+    // Detached, the number may submit its own.
+    await ok(await customer.callJson("POST", `/v1/numbers/${ids[0]}/KYC/address`, INDIVIDUAL_ADDRESS), 201);
+    await ok(await customer.call(profilesPath(customer, `/${profile.id}`), { method: "DELETE" }));
+    await problem(await customer.call(profilesPath(customer, `/${profile.id}`)), 404, "not_found");
+  });
+
+  it("refuses each number it cannot attach, with its code, and attaches the rest", async () => {
+    const customer = await createCustomer("prof");
+    const other = await createCustomer("prof");
+    const [first, second] = [await createProfile(customer, "A"), await createProfile(customer, "B")];
+    const [own, inOther, free] = await allocateNumbers(customer, 3);
+    const [foreign] = await allocateNumbers(other, 1);
+    await ok(await customer.callJson("POST", `/v1/numbers/${own!.number_id}/KYC/address`, INDIVIDUAL_ADDRESS), 201);
+    await attach(customer, second.id, { number_ids: [inOther!.number_id] });
+    const unknown = crypto.randomUUID();
+    const report = await attach(customer, first.id, {
+      number_ids: [own!.number_id, inOther!.number_id, free!.number_id, foreign!.number_id, unknown],
+    });
+    expect(report.attached).toEqual([`num_${free!.number_id}`]);
+    expect(report.refused).toEqual([
+      expect.objectContaining({ number_id: `num_${own!.number_id}`, code: "has_own_verification" }),
+      expect.objectContaining({ number_id: `num_${inOther!.number_id}`, code: "attached_to_other_profile" }),
+      // Another account's number and an unknown one are the same to the caller.
+      expect.objectContaining({ number_id: `num_${foreign!.number_id}`, code: "not_found" }),
+      expect.objectContaining({ number_id: `num_${unknown}`, code: "not_found" }),
+    ]);
+  });
+
+  it("refuses a pair whose requirements the profile does not meet, naming them at order time", async () => {
+    const customer = await createCustomer("prof");
+    const numberType = `req${crypto.randomUUID().slice(0, 8)}`;
+    await makeOrderable("DE", numberType);
+    await ok(
+      await callJson(
+        "PUT",
+        `/admin/catalog/DE/${numberType}/requirements`,
+        {
+          verification_types: ["individual"],
+          address_in_country: true,
+          fields: { individual: ["email"] },
+          documents: [{ key: "identity", document_types: ["identity"], applies_to: ["individual"], description: "A passport" }],
+        },
+        ADMIN,
+      ),
+    );
+    const profile = await createProfile(customer);
+    const refused = await problem(
+      await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
+        country_code: "DE",
+        number_type: numberType,
+        quantity: 2,
+        kyc_profile_id: profile.id,
+      }),
+      400,
+      "requirements_not_met",
+    );
+    // The US address is not in DE, no e-mail, no identity document: one error each, naming it.
+    expect(refused.errors?.map((e) => e.message.slice(0, e.message.indexOf(": ")))).toEqual([
+      "address",
+      "field:email",
+      "document:identity",
+    ]);
+    expect(refused.errors?.every((e) => e.pointer === "/kyc_profile_id")).toBe(true);
+    const evaluation = await ok<{ compliant: boolean; results: { requirement: string; status: string }[] }>(
+      await customer.call(profilesPath(customer, `/${profile.id}/evaluation?country_code=DE&number_type=${numberType}`)),
+    );
+    expect(evaluation.compliant).toBe(false);
+
+    const other = await createCustomer("prof");
+    const foreign = await createProfile(other);
+    const notOurs = await problem(
+      await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
+        country_code: "US",
+        number_type: "mobile",
+        quantity: 1,
+        kyc_profile_id: foreign.id,
+      }),
+      400,
+      "validation_error",
+    );
+    expect(notOurs.errors?.[0]?.pointer).toBe("/kyc_profile_id");
+  });
+
+  it("attaches an order's numbers in the allocation's batch, with one numbers_attached event", async () => {
+    const customer = await createCustomer("prof");
+    await makeOrderable("US", "mobile");
+    const profile = await createProfile(customer);
+    const order = await ok(
+      await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
+        country_code: "US",
+        number_type: "mobile",
+        quantity: 2,
+        kyc_profile_id: profile.id,
+      }),
+      201,
+    );
+    expect(order.kyc_profile_id).toBe(profile.id);
+    const phones = [`+1415${Math.floor(1e6 + Math.random() * 8e6)}`, `+1415${Math.floor(1e6 + Math.random() * 8e6)}`];
+    const allocated = await ok<{ numbers: Wire[] }>(
+      await callJson("POST", `/admin/orders/${order.order_id}/numbers`, { phone_numbers: phones }, ADMIN),
+      201,
+    );
+    expect(allocated.numbers.map((n) => n.kyc_profile_id)).toEqual([profile.id, profile.id]);
+    const events = await eventsOf(customer, "kyc_profile.numbers_attached");
+    expect(events).toHaveLength(1);
+    expect((events[0]!.data as { number_ids: string[] }).number_ids.sort()).toEqual(
+      allocated.numbers.map((n) => `num_${n.number_id}`).sort(),
+    );
+    // No kyc.* event for numbers attached to a profile.
+    expect(await eventsOf(customer, "kyc.submitted")).toEqual([]);
+  });
+
+  it("refuses 10,001 ids naming number_ids, and an attach that changes nothing emits no event", async () => {
+    const customer = await createCustomer("prof");
+    const profile = await createProfile(customer);
+    const tooMany = Array.from({ length: 10_001 }, () => crypto.randomUUID());
+    const refused = await problem(
+      await customer.callJson("POST", profilesPath(customer, `/${profile.id}/numbers`), { number_ids: tooMany }),
+      400,
+      "validation_error",
+    );
+    expect(refused.errors?.[0]?.pointer).toBe("/number_ids");
+    await attach(customer, profile.id, { number_ids: [crypto.randomUUID()] });
+    expect(await eventsOf(customer, "kyc_profile.numbers_attached")).toEqual([]);
+  });
+});
+
+describe("rejection reasons and the way back", () => {
+  it("rejects only the documents a reason names, which stay rejected until deleted; resubmit re-opens", async () => {
+    const customer = await createCustomer("reasons");
+    const profile = await createProfile(customer);
+    const blurred = await uploadToProfile(customer, profile.id);
+    const fine = await uploadToProfile(customer, profile.id);
+    await ok(await review(profile.id, { status: "under_review" }));
+    const wrongDocument = await problem(
+      await review(profile.id, {
+        status: "rejected",
+        rejection_reason: "Blurred",
+        reasons: [{ code: "document_illegible", document_id: `doc_${crypto.randomUUID()}` }],
+      }),
+      400,
+      "validation_error",
+    );
+    expect(wrongDocument.errors?.[0]?.pointer).toBe("/reasons/0/document_id");
+    await problem(
+      await review(profile.id, { status: "rejected", rejection_reason: "x", reasons: [{ code: "no_such_code" }] }),
+      400,
+      "validation_error",
+    );
+    const reasons = [
+      { code: "document_illegible", document_id: blurred.id, note: "Cut off at the bottom" },
+      { code: "field_invalid", field: "postal_code" },
+    ];
+    const rejected = await ok<Wire & { documents: Wire[] }>(
+      await review(profile.id, { status: "rejected", rejection_reason: "Blurred scan", reasons }),
+    );
+    expect(rejected).toMatchObject({ status: "rejected", rejection_reason: "Blurred scan", rejection_reasons: reasons });
+    const byId = Object.fromEntries(rejected.documents.map((d) => [d.id, d]));
+    expect(byId[blurred.id]).toMatchObject({ status: "rejected", rejection_reasons: [reasons[0]] });
+    expect(byId[fine.id]).toMatchObject({ status: "pending_review", rejection_reasons: [] });
+
+    // The document a reason named may be deleted while rejected; the other may not.
+    await problem(await customer.call(`/v1/kyc/documents/${fine.id}`, { method: "DELETE" }), 409, "verification_completed");
+    await ok(await customer.call(`/v1/kyc/documents/${blurred.id}`, { method: "DELETE" }));
+    const reopened = await ok<Wire & { documents: Wire[] }>(
+      await customer.call(profilesPath(customer, `/${profile.id}/resubmit`), { method: "POST" }),
+    );
+    expect(reopened).toMatchObject({ status: "pending", rejection_reason: null, rejection_reasons: [], reviewed_at: null });
+    expect(reopened.documents.map((d) => d.status)).toEqual(["uploaded"]);
+    await problem(
+      await customer.call(profilesPath(customer, `/${profile.id}/resubmit`), { method: "POST" }),
+      409,
+      "verification_locked",
+    );
+    const profileEvents = await eventsOf(customer, "kyc_profile.rejected");
+    expect(profileEvents).toHaveLength(1);
+  });
+
+  it("deletes a number's own verification while pending or rejected, with kyc.deleted", async () => {
+    const customer = await createCustomer("reasons");
+    const [number] = await allocateNumbers(customer, 1);
+    const path = `/v1/numbers/${number!.number_id}/KYC`;
+    const kyc = await ok(await customer.callJson("POST", `${path}/address`, INDIVIDUAL_ADDRESS), 201);
+    await uploadedDocument(await uploadFile(customer, number!.number_id, pdf(), "a.pdf"));
+    await ok(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "under_review" }, ADMIN));
+    await problem(await customer.call(path, { method: "DELETE" }), 409, "verification_locked");
+    await ok(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "rejected", rejection_reason: "No match" }, ADMIN));
+    await ok(await customer.call(path, { method: "DELETE" }));
+    await problem(await customer.call(path), 404, "not_found");
+    expect(await eventsOf(customer, "kyc.deleted")).toHaveLength(1);
+    const objects = await env.DOCUMENTS.list({ prefix: `kyc/${customer.customerId}/` });
+    expect(objects.objects).toEqual([]);
+  });
+});
+
+describe("expiry and renewal", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("sends kyc.expiring at 30 and 7 days and kyc.expired once each, even when the job runs twice at once", async () => {
+    const customer = await createCustomer("expiry");
+    const [number] = await allocateNumbers(customer, 1);
+    const kyc = await ok(
+      await customer.callJson("POST", `/v1/numbers/${number!.number_id}/KYC/address`, INDIVIDUAL_ADDRESS),
+      201,
+    );
+    await ok(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "under_review" }, ADMIN));
+    const approved = await ok(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "approved" }, ADMIN));
+    const expiresAt = Date.parse(String(approved.expires_at));
+    const db = createDatabase(env.DB);
+    const run = (at: number) =>
+      Promise.all([sendExpiryNotices(db, env.WEBHOOK_DELIVERIES, at), sendExpiryNotices(db, env.WEBHOOK_DELIVERIES, at)]);
+    await run(expiresAt - 40 * 86_400_000);
+    expect(await eventsOf(customer, "kyc.expiring")).toEqual([]);
+    await run(expiresAt - 29.5 * 86_400_000);
+    await run(expiresAt - 29 * 86_400_000);
+    await run(expiresAt - 6.2 * 86_400_000);
+    const expiring = await eventsOf(customer, "kyc.expiring");
+    expect(expiring.map((e) => (e.data as { days_left: number }).days_left)).toEqual([7, 30]);
+    await run(expiresAt + 1);
+    await run(expiresAt + 86_400_000);
+    expect(await eventsOf(customer, "kyc.expired")).toHaveLength(1);
+
+    // Renewal: an approved verification may be amended from 60 days before it expires (and after), and re-opens.
+    vi.useFakeTimers({ now: expiresAt - 61 * 86_400_000, toFake: ["Date"] });
+    await problem(
+      await customer.callJson("PATCH", `/v1/numbers/${number!.number_id}/KYC/address`, { city: "Oakland" }),
+      409,
+      "verification_locked",
+    );
+    vi.setSystemTime(expiresAt - 59 * 86_400_000);
+    const renewed = await ok(
+      await customer.callJson("PATCH", `/v1/numbers/${number!.number_id}/KYC/address`, { city: "Oakland" }),
+    );
+    expect(renewed).toMatchObject({ status: "pending", expires_at: approved.expires_at });
+  });
+});
