@@ -149,26 +149,28 @@ async function insertRows(d1: D1Database, table: string, columns: readonly strin
   }
 }
 
+/** The columns of an order row as the seeds write them. */
+const ORDER_COLUMNS = [
+  "id",
+  "customer_id",
+  "order_seq",
+  "number_type",
+  "country_code",
+  "quantity",
+  "status",
+  "fulfilled_quantity",
+  "notes",
+  "requested_at",
+  "fulfilled_at",
+  "created_at",
+  "updated_at",
+];
+
 async function insertOrders(d1: D1Database, customerId: string, rows: OrderSeed[]): Promise<void> {
-  const columns = [
-    "id",
-    "customer_id",
-    "order_seq",
-    "number_type",
-    "country_code",
-    "quantity",
-    "status",
-    "fulfilled_quantity",
-    "notes",
-    "requested_at",
-    "fulfilled_at",
-    "created_at",
-    "updated_at",
-  ];
   await insertRows(
     d1,
     "orders",
-    columns,
+    ORDER_COLUMNS,
     rows.map((o) => [
       o.id,
       customerId,
@@ -402,26 +404,7 @@ async function seedOperatorData(
       ]);
     }
   }
-  await insertRows(
-    d1,
-    "orders",
-    [
-      "id",
-      "customer_id",
-      "order_seq",
-      "number_type",
-      "country_code",
-      "quantity",
-      "status",
-      "fulfilled_quantity",
-      "notes",
-      "requested_at",
-      "fulfilled_at",
-      "created_at",
-      "updated_at",
-    ],
-    orders,
-  );
+  await insertRows(d1, "orders", ORDER_COLUMNS, orders);
   await insertRows(
     d1,
     "numbers",
@@ -462,26 +445,9 @@ async function seedOperatorData(
 
   // A pending order of the pair the stock holds most of, to allocate from stock in one request.
   const allocationOrderId = crypto.randomUUID();
-  await insertRows(
-    d1,
-    "orders",
-    [
-      "id",
-      "customer_id",
-      "order_seq",
-      "number_type",
-      "country_code",
-      "quantity",
-      "status",
-      "fulfilled_quantity",
-      "notes",
-      "requested_at",
-      "fulfilled_at",
-      "created_at",
-      "updated_at",
-    ],
-    [[allocationOrderId, accounts[0]!.id, seq++, "mobile", "US", ALLOCATION_FROM_STOCK, "pending", 0, null, now, null, now, now]],
-  );
+  await insertRows(d1, "orders", ORDER_COLUMNS, [
+    [allocationOrderId, accounts[0]!.id, seq++, "mobile", "US", ALLOCATION_FROM_STOCK, "pending", 0, null, now, null, now, now],
+  ]);
   const importCsv = `phone_number,country_code,number_type\n${Array.from(
     { length: IMPORTED_NUMBERS },
     (_, i) => `+1888${String(i).padStart(7, "0")},US,mobile`,

@@ -2,7 +2,7 @@
 // evaluation for each pair among them), then the attachable ones are written in one batch that holds only if every one
 // of them still is (a batch assertion), with one event per 1,000 numbers and the audit event. A concurrent change
 // between read and write fails the assertion, and the whole is done again from a fresh read.
-import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { auditStatement } from "../audit/store.ts";
 import { evaluate } from "../compliance/evaluation.ts";
 import { pairKey } from "../compliance/store.ts";
@@ -14,14 +14,12 @@ import { batchAssertions, catalog, kycDocuments, kycProfileNumbers, kycVerificat
 import { insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { eventStatements, type Outbox } from "../webhooks/outbox.ts";
+import { type EventSpec, eventStatements, inEventChunks, type Outbox } from "../webhooks/outbox.ts";
 import { attachedNumbersData } from "../webhooks/payloads.ts";
 import { DOCUMENT_ORDER, subjectVerification } from "./store.ts";
 
 /** At most this many numbers in one attach or detach. */
 export const MAX_ATTACH = 10_000;
-/** Each numbers_attached or numbers_detached event names at most this many numbers. */
-const NUMBERS_PER_EVENT = 1000;
 /** How often an attach or detach is done again when a concurrent change got between its read and its write. */
 const ATTEMPTS = 5;
 
@@ -100,34 +98,75 @@ function refusal(numberId: string, code: AttachRefusalCode, detail = REFUSAL_WOR
   return { numberId, code, detail };
 }
 
-/** The statements of one event per NUMBERS_PER_EVENT numbers, each under `where`. */
-function chunkedEvents(
+type ProfileNumbersChange = "attached" | "detached";
+
+/**
+ * The kyc_profile.numbers_attached (or _detached) events of these numbers, one per NUMBERS_PER_EVENT of them, read
+ * from `source` (the profile's row here; the order's, for an allocation) where it holds.
+ */
+export function profileNumbersEvents(
   db: Database,
-  type: "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached",
+  change: ProfileNumbersChange,
   profileId: string,
   numberIds: string[],
-  where: SQL,
+  source: Pick<EventSpec, "customerId" | "from" | "where">,
   now: number,
 ) {
-  const chunks = Array.from({ length: Math.ceil(numberIds.length / NUMBERS_PER_EVENT) }, (_, i) =>
-    numberIds.slice(i * NUMBERS_PER_EVENT, (i + 1) * NUMBERS_PER_EVENT),
-  );
   return Object.fromEntries(
-    chunks.map((chunk, i) => [
+    inEventChunks(numberIds).map((chunk, i) => [
       `chunk${i + 1}`,
       eventStatements(
         db,
         {
-          type,
-          customerId: kycVerifications.customerId,
+          ...source,
+          type: `kyc_profile.numbers_${change}`,
           data: attachedNumbersData(sql`${withPrefix("kyp", profileId)}`, chunk),
-          from: kycVerifications,
-          where: and(eq(kycVerifications.id, profileId), where)!,
         },
         now,
       ).statements,
     ]),
   );
+}
+
+/**
+ * What stands after the write of an attach or detach of `numberIds`: the assertion that it wrote every one of them
+ * (else a concurrent change got between the read and the write, and the batch is refused), the audit event with the
+ * profile's number count before and after, and the events.
+ */
+function recordedChange(
+  db: Database,
+  audit: AuditContext,
+  change: ProfileNumbersChange,
+  profileId: string,
+  numberIds: string[],
+  rowsWritten: SQL,
+  now: number,
+) {
+  const count = numberIds.length;
+  const after = sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${profileId})`;
+  const thisProfile = eq(kycVerifications.id, profileId);
+  return {
+    unchanged: db.insert(batchAssertions).select(sql`SELECT ${`${change} raced`} WHERE ${rowsWritten} <> ${count}`),
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: `kyc_profile.numbers_${change}`,
+        target: { type: "kyc_profile", id: withPrefix("kyp", profileId) },
+        customerId: kycVerifications.customerId,
+        changes: { number_count: [change === "attached" ? sql`${after} - ${count}` : sql`${after} + ${count}`, after] },
+      },
+      { from: kycVerifications, where: thisProfile },
+    ),
+    events: profileNumbersEvents(
+      db,
+      change,
+      profileId,
+      numberIds,
+      { customerId: kycVerifications.customerId, from: kycVerifications, where: thisProfile },
+      now,
+    ),
+  };
 }
 
 /** Runs `attempt` again while a concurrent change fails its batch assertion. */
@@ -197,7 +236,6 @@ export async function attachNumbers(
     if (report.changed.length === 0) return ok(report);
 
     const attachments = JSON.stringify(report.changed.map((id) => [id, crypto.randomUUID()]));
-    const count = report.changed.length;
     const { written } = await batchByName(db, {
       written: ifWritten(
         db.insert(kycProfileNumbers).select(
@@ -224,26 +262,7 @@ export async function attachNumbers(
               ),
             ),
         ),
-        (_, rowsWritten) => ({
-          unchanged: db.insert(batchAssertions).select(sql`SELECT 'attach raced' WHERE ${rowsWritten} <> ${count}`),
-          audit: auditStatement(
-            db,
-            { ...audit, now },
-            {
-              action: "kyc_profile.numbers_attached",
-              target: { type: "kyc_profile", id: withPrefix("kyp", profileId) },
-              customerId: kycVerifications.customerId,
-              changes: {
-                number_count: [
-                  sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${profileId}) - ${count}`,
-                  sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${profileId})`,
-                ],
-              },
-            },
-            { from: kycVerifications, where: eq(kycVerifications.id, profileId) },
-          ),
-          events: chunkedEvents(db, "kyc_profile.numbers_attached", profileId, report.changed, sql`1`, now),
-        }),
+        (_, rowsWritten) => recordedChange(db, audit, "attached", profileId, report.changed, rowsWritten, now),
       ),
     });
     outbox.add(Object.values(written.events).flatMap((event) => event.deliveries));
@@ -280,31 +299,11 @@ export async function detachNumbers(
     }
     if (report.changed.length === 0) return ok(report);
 
-    const count = report.changed.length;
     const detached = sql`${kycProfileNumbers.numberId} IN (SELECT value FROM json_each(${JSON.stringify(report.changed)}))`;
     const { written } = await batchByName(db, {
       written: ifWritten(
         db.delete(kycProfileNumbers).where(and(eq(kycProfileNumbers.profileId, profileId), detached)),
-        (_, rowsWritten) => ({
-          unchanged: db.insert(batchAssertions).select(sql`SELECT 'detach raced' WHERE ${rowsWritten} <> ${count}`),
-          audit: auditStatement(
-            db,
-            { ...audit, now },
-            {
-              action: "kyc_profile.numbers_detached",
-              target: { type: "kyc_profile", id: withPrefix("kyp", profileId) },
-              customerId: kycVerifications.customerId,
-              changes: {
-                number_count: [
-                  sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${profileId}) + ${count}`,
-                  sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${profileId})`,
-                ],
-              },
-            },
-            { from: kycVerifications, where: and(eq(kycVerifications.id, profileId), isNull(kycVerifications.numberId))! },
-          ),
-          events: chunkedEvents(db, "kyc_profile.numbers_detached", profileId, report.changed, sql`1`, now),
-        }),
+        (_, rowsWritten) => recordedChange(db, audit, "detached", profileId, report.changed, rowsWritten, now),
       ),
     });
     outbox.add(Object.values(written.events).flatMap((event) => event.deliveries));

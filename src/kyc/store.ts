@@ -804,6 +804,11 @@ export async function deleteDocumentRow(
 /** States in which a verification may be deleted (a number's own; a profile with no numbers in any state). */
 const VERIFICATION_DELETABLE: readonly KycStatus[] = ["pending", "rejected"];
 
+/** deleteVerificationRows' guard for a number's own verification read: whether it may be deleted now. */
+export function verificationDeletable(kyc: Pick<KycRow, "status">): boolean {
+  return VERIFICATION_DELETABLE.includes(kyc.status);
+}
+
 /**
  * Deletes a verification and its document rows, after its `*.deleted` event, in one batch; answers the object keys
  * of its files, for the caller to delete from R2 once the rows are gone. A number's own verification only while
@@ -854,6 +859,20 @@ export async function objectKeysWithRows(db: Database, objectKeys: string[]): Pr
     .from(kycDocuments)
     .where(inJsonList(kycDocuments.objectKey, objectKeys));
   return new Set(rows.map((r) => r.objectKey));
+}
+
+/** The account's profiles by name, for a choice of one: at most `limit`, with no documents or counts. */
+export async function listProfileNames(
+  db: Database,
+  customerId: string,
+  limit: number,
+): Promise<Pick<KycRow, "id" | "name" | "status">[]> {
+  return db
+    .select({ id: kycVerifications.id, name: kycVerifications.name, status: kycVerifications.status })
+    .from(kycVerifications)
+    .where(and(eq(kycVerifications.customerId, customerId), isNull(kycVerifications.numberId)))
+    .orderBy(asc(kycVerifications.name), asc(kycVerifications.id))
+    .limit(limit);
 }
 
 export const PROFILE_SORT_KEYS = ["name", "status", "created_at"] as const;

@@ -32,6 +32,12 @@ export function verificationLocked(state: string, action: string): Problem {
   return new Problem("verification_locked", `The verification is ${state.replaceAll("_", " ")}; ${action} is not possible now`);
 }
 
+/** The verification's address cannot change in this state (an approved one can, from its renewal window). */
+export function addressLocked(state: string): Problem {
+  const renewal = state === "approved" ? " (an approved one may be renewed from 60 days before it expires)" : "";
+  return verificationLocked(state, `changing the address${renewal}`);
+}
+
 /** The number joined a profile: its verification changes through the profile only. */
 export function managedByProfile(profileId: string): Problem {
   return new Problem(
@@ -103,8 +109,7 @@ export async function amendAddress(
   if (updated.ok) return done(updated.value);
   if (updated.reason === "not_found") return refused(subjectNotFound(subject));
   if (updated.reason === "managed_by_profile") return refused(managedByProfile(updated.profileId));
-  const renewal = updated.state === "approved" ? " (an approved one may be renewed from 60 days before it expires)" : "";
-  return refused(verificationLocked(updated.state, `changing the address${renewal}`));
+  return refused(addressLocked(updated.state));
 }
 
 /** Re-opens a rejected verification unchanged (pending, reasons cleared), with its *.updated event. */

@@ -24,10 +24,10 @@ import {
 } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
-import { withPrefix } from "../lib/ids.ts";
+import { profileNumbersEvents } from "../kyc/profile-numbers.ts";
 import { findOrderById } from "../orders/store.ts";
-import { DATA_FILLED_LATER, eventStatements, fillEventData, type Outbox } from "../webhooks/outbox.ts";
-import { allocationData, attachedNumbersData, orderData } from "../webhooks/payloads.ts";
+import { DATA_FILLED_LATER, eventStatements, fillEventData, inEventChunks, type Outbox } from "../webhooks/outbox.ts";
+import { allocationData, orderData } from "../webhooks/payloads.ts";
 
 export const NUMBER_SORT_KEYS = ["phone_number", "country_code", "number_type", "status", "created_at"] as const;
 type NumberSortKey = (typeof NUMBER_SORT_KEYS)[number];
@@ -147,9 +147,6 @@ export async function listNumbers(
 /** The statuses an order takes numbers in; allocating to a pending order moves it to processing. */
 const ALLOCATABLE: OrderStatus[] = ["pending", "processing"];
 
-/** Each order.numbers_allocated event carries at most this many numbers: a D1 row holds at most 2 MB. */
-const NUMBERS_PER_EVENT = 1000;
-
 /** The numbers an allocation gives the order: these, or the N oldest of the stock of the order's pair. */
 export type Allocation = { phoneNumbers: string[] } | { fromStock: number };
 
@@ -238,9 +235,10 @@ async function findStockedElsewhere(db: Database, order: OrderRow, phoneNumbers:
  * numbers already allocated, and the client's retry a 409.
  *
  * Its events, in the same batch: `order.processing` when it moves a pending order to processing (decided on the state
- * before the move, its data filled in after), `order.numbers_allocated` (one per NUMBERS_PER_EVENT numbers), and
- * `order.fulfilled` when it reaches the quantity (a pending order fulfilled at once never was processing). The last
- * two hold only if this batch's numbers exist, which they do exactly when the allocation applied. Its audit event
+ * before the move, its data filled in after), `order.numbers_allocated` (one per 1,000 numbers: inEventChunks),
+ * `kyc_profile.numbers_attached` when the order names a profile (the numbers join it in the same batch), and
+ * `order.fulfilled` when it reaches the quantity (a pending order fulfilled at once never was processing). All but the
+ * first hold only if this batch's numbers exist, which they do exactly when the allocation applied. Its audit event
  * stands in front of the order's move, under the same guard, so it records the values moved from.
  */
 async function allocatePhoneNumbers(
@@ -290,10 +288,7 @@ async function allocatePhoneNumbers(
     },
     now,
   );
-  const chunks = Array.from({ length: Math.ceil(added / NUMBERS_PER_EVENT) }, (_, i) =>
-    ids.slice(i * NUMBERS_PER_EVENT, (i + 1) * NUMBERS_PER_EVENT),
-  );
-  const numbersAllocated = chunks.map((chunk) =>
+  const numbersAllocated = inEventChunks(ids).map((chunk) =>
     eventStatements(
       db,
       { ...orderEvent, type: "order.numbers_allocated", data: allocationData(chunk), where: and(thisOrder, applied)! },
@@ -302,19 +297,8 @@ async function allocatePhoneNumbers(
   );
   const numbersAttached =
     profileId === null
-      ? []
-      : chunks.map((chunk) =>
-          eventStatements(
-            db,
-            {
-              ...orderEvent,
-              type: "kyc_profile.numbers_attached",
-              data: attachedNumbersData(sql`${withPrefix("kyp", profileId)}`, chunk),
-              where: and(thisOrder, applied)!,
-            },
-            now,
-          ),
-        );
+      ? {}
+      : profileNumbersEvents(db, "attached", profileId, ids, { ...orderEvent, where: and(thisOrder, applied)! }, now);
   const fulfilled = eventStatements(
     db,
     {
@@ -416,7 +400,7 @@ async function allocatePhoneNumbers(
         .returning(),
       processingData: fillEventData(db, movedToProcessing.eventId, orderData(), orders, thisOrder),
       allocated: Object.fromEntries(numbersAllocated.map((event, i) => [`chunk${i + 1}`, event.statements])),
-      numbersAttached: Object.fromEntries(numbersAttached.map((event, i) => [`chunk${i + 1}`, event.statements])),
+      numbersAttached,
       fulfilled: fulfilled.statements,
     });
     outbox.add([

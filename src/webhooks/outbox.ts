@@ -122,6 +122,16 @@ export function eventStatements(db: Database, spec: EventSpec, now: number) {
   return { eventId, statements: { event, deliveries } };
 }
 
+/** An event that names numbers (an allocation, a profile's attach or detach) names at most this many: a D1 row holds at most 2 MB. */
+const NUMBERS_PER_EVENT = 1000;
+
+/** The numbers of such a change, in one list per event. */
+export function inEventChunks<T>(items: readonly T[]): T[][] {
+  return Array.from({ length: Math.ceil(items.length / NUMBERS_PER_EVENT) }, (_, i) =>
+    items.slice(i * NUMBERS_PER_EVENT, (i + 1) * NUMBERS_PER_EVENT),
+  );
+}
+
 /** Data not known yet where an event must be decided (before the change, on the state it starts from). */
 export const DATA_FILLED_LATER = sql`'null'`;
 
