@@ -1010,7 +1010,7 @@ export interface paths {
         put?: never;
         /**
          * Review a verification
-         * @description pending→under_review, under_review→approved or rejected (rejection_reason required; `reasons` optional, each naming a document or a field of this verification); sets reviewed_at. Approval sets expires_at one year ahead; a rejection clears it. Documents follow: pending_review, verified, or rejected (only those a reason names, when reasons name documents; a document a reason named stays rejected until deleted). Else 409.
+         * @description pending→under_review, under_review→approved or rejected (rejection_reason required; `reasons` optional, each naming a document or a field of this verification); sets reviewed_at. Approval sets expires_at one year ahead; a rejection clears it. Documents follow: pending_review, verified, or rejected (with reasons, only the documents a reason names, which stay rejected until deleted; without, every one). Else 409.
          */
         post: operations["reviewKycVerification"];
         delete?: never;
@@ -1047,7 +1047,7 @@ export interface paths {
         put?: never;
         /**
          * Review a profile
-         * @description The same moves and rules as a number's review, with kyc_profile.* events. pending→under_review, under_review→approved or rejected (rejection_reason required; `reasons` optional, each naming a document or a field of this verification); sets reviewed_at. Approval sets expires_at one year ahead; a rejection clears it. Documents follow: pending_review, verified, or rejected (only those a reason names, when reasons name documents; a document a reason named stays rejected until deleted). Else 409.
+         * @description The same moves and rules as a number's review, with kyc_profile.* events. pending→under_review, under_review→approved or rejected (rejection_reason required; `reasons` optional, each naming a document or a field of this verification); sets reviewed_at. Approval sets expires_at one year ahead; a rejection clears it. Documents follow: pending_review, verified, or rejected (with reasons, only the documents a reason names, which stay rejected until deleted; without, every one). Else 409.
          */
         post: operations["reviewKycProfile"];
         delete?: never;

@@ -17,6 +17,7 @@ import { sign } from "hono/jwt";
 import { getPlatformProxy } from "wrangler";
 import { createDatabase } from "../src/db/client.ts";
 import { putStaff } from "../src/staff/store.ts";
+import { accessClaims } from "./access-claims.ts";
 import { accessKeyPair } from "./access-keys.ts";
 import { ALLOCATION_FROM_STOCK, type Fixtures, IMPORTED_NUMBERS, seedDataset } from "./bench/dataset.ts";
 import { freePort, startWranglerDev, waitForHealth } from "./bench/dev-server.ts";
@@ -302,11 +303,10 @@ try {
     },
     "pipe",
   );
-  const seconds = Math.floor(Date.now() / 1000);
   const credentials: Credentials = {
     keys: fixtures.keys,
     staffToken: await sign(
-      { aud: [audience], iss: issuer, email: BENCH_STAFF, iat: seconds, nbf: seconds, exp: seconds + 86_400 },
+      accessClaims({ audience, issuer }, BENCH_STAFF, 86_400),
       access.privateJwk as unknown as JsonWebKey & { alg: "RS256" },
     ),
   };

@@ -6,6 +6,7 @@ import { sign } from "hono/jwt";
 import { getPlatformProxy } from "wrangler";
 import { createDatabase } from "../src/db/client.ts";
 import { isWellFormedApiKey } from "../src/lib/api-key.ts";
+import { accessClaims } from "./access-claims.ts";
 import { accessKeyPair } from "./access-keys.ts";
 import { ACCESS_PRIVATE_KEY_PATH, DEMO_KEY_PATH, DEV_PORT, DEV_VARS_PATH, ROOT } from "./local-dev.ts";
 import { DEMO_OWNER_EMAIL, DEMO_SLUG, LOCAL_STAFF_EMAIL, seedDemo, seedStaffAdmin } from "./seed.ts";
@@ -65,11 +66,7 @@ function localAccess(): { privateJwk: JsonWebKey & { alg: "RS256"; kid: string }
 
 /** A token as Access would issue it for this e-mail, valid for a day. */
 function staffToken(access: ReturnType<typeof localAccess>, email: string): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return sign(
-    { aud: [access.audience], iss: access.issuer, email, sub: email, iat: now, nbf: now, exp: now + 86_400, type: "app" },
-    access.privateJwk,
-  );
+  return sign(accessClaims(access, email, 86_400), access.privateJwk);
 }
 
 function savedDemoKey(): string | undefined {

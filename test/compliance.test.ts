@@ -180,6 +180,18 @@ describe("profiles", () => {
     );
     expect(evaluation.compliant).toBe(false);
 
+    // A change of an order that is no longer pending is refused for that, whatever profile it names.
+    const [number] = await allocateNumbers(customer, 1);
+    await problem(
+      await customer.callJson("PUT", `/api/customers/${customer.slug}/orders/${number!.order_id}`, {
+        country_code: "DE",
+        number_type: numberType,
+        kyc_profile_id: profile.id,
+      }),
+      403,
+      "order_not_pending",
+    );
+
     const other = await createCustomer("prof");
     const foreign = await createProfile(other);
     const notOurs = await problem(
@@ -288,6 +300,21 @@ describe("rejection reasons and the way back", () => {
     );
     const profileEvents = await eventsOf(customer, "kyc_profile.rejected");
     expect(profileEvents).toHaveLength(1);
+  });
+
+  it("keeps every document pending review when the reasons name only fields", async () => {
+    const customer = await createCustomer("reasons");
+    const profile = await createProfile(customer);
+    await uploadToProfile(customer, profile.id);
+    await ok(await review(profile.id, { status: "under_review" }));
+    const rejected = await ok<Wire & { documents: Wire[] }>(
+      await review(profile.id, {
+        status: "rejected",
+        rejection_reason: "Wrong postal code",
+        reasons: [{ code: "field_invalid", field: "postal_code" }],
+      }),
+    );
+    expect(rejected.documents.map((d) => d.status)).toEqual(["pending_review"]);
   });
 
   it("deletes a number's own verification while pending or rejected, with kyc.deleted", async () => {

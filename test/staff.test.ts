@@ -19,7 +19,7 @@ import {
   problem,
   withLogs,
 } from "./helpers.ts";
-import { accessClaims, accessToken, staffMember } from "./staff.ts";
+import { accessToken, staffMember, testAccessClaims } from "./staff.ts";
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -85,7 +85,7 @@ describe("a staff member's Cloudflare Access identity", () => {
       false,
       ["sign"],
     );
-    const claims = accessClaims(member.email);
+    const claims = testAccessClaims(member.email);
     const bad: Record<string, string> = {
       "signed by another key under the trusted kid": await sign(claims, forgerJwk as JsonWebKey & { alg: "RS256" }),
       "expired beyond the leeway": await accessToken(member.email, { exp: now - 61 }),
@@ -213,7 +213,7 @@ describe("a staff member's Cloudflare Access identity", () => {
     await expectStatus(await send(member.token), 200);
     await expectStatus(await send(member.token), 200);
     expect(certs).toHaveBeenCalledTimes(1);
-    const unknownKid = await sign(accessClaims(member.email), {
+    const unknownKid = await sign(testAccessClaims(member.email), {
       ...(JSON.parse(env.TEST_ACCESS_PRIVATE_JWK) as JsonWebKey),
       alg: "RS256",
       kid: "rotated",

@@ -2,6 +2,7 @@
 // staff members of each role, each with a client that sends their token as Access does.
 import { env } from "cloudflare:workers";
 import { sign } from "hono/jwt";
+import { accessClaims } from "../scripts/access-claims.ts";
 import type { StaffRole } from "../src/db/schema.ts";
 import { TEST_ACCESS_AUD, TEST_ACCESS_TEAM_DOMAIN } from "./constants.ts";
 import { type Client, client, json, operator } from "./helpers.ts";
@@ -9,25 +10,17 @@ import { type Client, client, json, operator } from "./helpers.ts";
 /** The private key the tests' Worker trusts, as hono/jwt signs with it (a JWK with alg and kid: the header names both). */
 const privateKey = JSON.parse(env.TEST_ACCESS_PRIVATE_JWK) as JsonWebKey & { alg: "RS256"; kid: string };
 
-/** The claims of a token Access would issue for this application, for `email`, valid for an hour; `claims` override. */
-export function accessClaims(email: string, claims: Record<string, unknown> = {}): Record<string, unknown> {
-  const now = Math.floor(Date.now() / 1000);
-  return {
-    aud: [TEST_ACCESS_AUD],
-    iss: TEST_ACCESS_TEAM_DOMAIN,
-    email,
-    sub: crypto.randomUUID(),
-    iat: now,
-    nbf: now,
-    exp: now + 3600,
-    type: "app",
-    ...claims,
-  };
+/** The tests' Access application, as the Worker's bindings name it (vitest.config.ts). */
+const TEST_APPLICATION = { audience: TEST_ACCESS_AUD, issuer: TEST_ACCESS_TEAM_DOMAIN };
+
+/** The claims of a token Access would issue for the tests' application, for `email`, valid for an hour; `claims` override. */
+export function testAccessClaims(email: string, claims: Record<string, unknown> = {}): Record<string, unknown> {
+  return accessClaims(TEST_APPLICATION, email, 3600, claims);
 }
 
 /** A token signed as Access signs (RS256, with the key id). */
 export function accessToken(email: string, claims: Record<string, unknown> = {}): Promise<string> {
-  return sign(accessClaims(email, claims), privateKey);
+  return sign(testAccessClaims(email, claims), privateKey);
 }
 
 export interface StaffMember {

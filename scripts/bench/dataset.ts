@@ -109,12 +109,17 @@ interface OrderSeed {
   updatedAt: number;
 }
 
+/** A (country_code, number_type) pair, weighted as a real account orders them. */
+function pickPair(next: () => number): [string, string] {
+  return weighted(next, PAIRS, (c) => [c[0] as string, c[1] as string]);
+}
+
 /** An account's orders, oldest first, numbered from `firstSeq` (the sequence grows with time, as in the API). */
 function generateOrders(count: number, firstSeq: number, seed: number): OrderSeed[] {
   const next = random(seed);
   const times = Array.from({ length: count }, () => END - Math.floor(next() * SPAN)).sort((a, b) => a - b);
   return times.map((requestedAt, i) => {
-    const [countryCode, numberType] = weighted(next, PAIRS, (c) => [c[0] as string, c[1] as string]);
+    const [countryCode, numberType] = pickPair(next);
     const status = weighted(next, STATUSES, (c) => c[0] as OrderStatus);
     // Log-uniform from 1 to 10,000: many small orders, a few large ones.
     const quantity = Math.min(10_000, Math.max(1, Math.round(Math.exp(next() * Math.log(10_000)))));
@@ -166,26 +171,44 @@ const ORDER_COLUMNS = [
   "updated_at",
 ];
 
+/** The columns of a number row as the seeds write them. */
+const NUMBER_COLUMNS = [
+  "id",
+  "customer_id",
+  "order_id",
+  "phone_number",
+  "country_code",
+  "number_type",
+  "status",
+  "created_at",
+  "updated_at",
+];
+
+/** An order's row in ORDER_COLUMNS' order (created when requested). */
+function orderRow(customerId: string, o: OrderSeed): unknown[] {
+  return [
+    o.id,
+    customerId,
+    o.seq,
+    o.numberType,
+    o.countryCode,
+    o.quantity,
+    o.status,
+    o.fulfilledQuantity,
+    o.notes,
+    o.requestedAt,
+    o.fulfilledAt,
+    o.requestedAt,
+    o.updatedAt,
+  ];
+}
+
 async function insertOrders(d1: D1Database, customerId: string, rows: OrderSeed[]): Promise<void> {
   await insertRows(
     d1,
     "orders",
     ORDER_COLUMNS,
-    rows.map((o) => [
-      o.id,
-      customerId,
-      o.seq,
-      o.numberType,
-      o.countryCode,
-      o.quantity,
-      o.status,
-      o.fulfilledQuantity,
-      o.notes,
-      o.requestedAt,
-      o.fulfilledAt,
-      o.requestedAt,
-      o.updatedAt,
-    ]),
+    rows.map((o) => orderRow(customerId, o)),
   );
 }
 
@@ -212,12 +235,7 @@ async function insertNumbers(d1: D1Database, customerId: string, orders: OrderSe
     }
     if (rows.length >= LARGE_NUMBERS) break;
   }
-  await insertRows(
-    d1,
-    "numbers",
-    ["id", "customer_id", "order_id", "phone_number", "country_code", "number_type", "status", "created_at", "updated_at"],
-    rows,
-  );
+  await insertRows(d1, "numbers", NUMBER_COLUMNS, rows);
   return rows.map((row) => row[0] as string);
 }
 
@@ -336,45 +354,45 @@ async function seedOperatorData(
   const verifications: unknown[][] = [];
   for (const account of accounts) {
     for (let i = 0; i < OPEN_ORDERS_PER_ACCOUNT; i++) {
-      const [countryCode, numberType] = weighted(next, PAIRS, (c) => [c[0] as string, c[1] as string]);
+      const [countryCode, numberType] = pickPair(next);
       const status = next() < 0.7 ? "pending" : "processing";
       const requestedAt = now - Math.floor(next() * 30 * DAY);
       const quantity = 1 + Math.floor(next() * 50);
       const fulfilled = status === "processing" ? Math.floor(quantity / 2) : 0;
-      orders.push([
-        crypto.randomUUID(),
-        account.id,
-        seq++,
-        numberType,
-        countryCode,
-        quantity,
-        status,
-        fulfilled,
-        null,
-        requestedAt,
-        null,
-        requestedAt,
-        requestedAt,
-      ]);
+      orders.push(
+        orderRow(account.id, {
+          id: crypto.randomUUID(),
+          seq: seq++,
+          countryCode,
+          numberType,
+          quantity,
+          status,
+          fulfilledQuantity: fulfilled,
+          notes: null,
+          requestedAt,
+          fulfilledAt: null,
+          updatedAt: requestedAt,
+        }),
+      );
     }
     // A fulfilled order whose numbers are each being verified.
     const orderId = crypto.randomUUID();
     const fulfilledAt = now - Math.floor(next() * 60 * DAY);
-    orders.push([
-      orderId,
-      account.id,
-      seq++,
-      "mobile",
-      "US",
-      VERIFICATIONS_PER_ACCOUNT,
-      "fulfilled",
-      VERIFICATIONS_PER_ACCOUNT,
-      null,
-      fulfilledAt,
-      fulfilledAt,
-      fulfilledAt,
-      fulfilledAt,
-    ]);
+    orders.push(
+      orderRow(account.id, {
+        id: orderId,
+        seq: seq++,
+        countryCode: "US",
+        numberType: "mobile",
+        quantity: VERIFICATIONS_PER_ACCOUNT,
+        status: "fulfilled",
+        fulfilledQuantity: VERIFICATIONS_PER_ACCOUNT,
+        notes: null,
+        requestedAt: fulfilledAt,
+        fulfilledAt,
+        updatedAt: fulfilledAt,
+      }),
+    );
     for (let i = 0; i < VERIFICATIONS_PER_ACCOUNT; i++) {
       const numberId = crypto.randomUUID();
       numbers.push([
@@ -405,12 +423,7 @@ async function seedOperatorData(
     }
   }
   await insertRows(d1, "orders", ORDER_COLUMNS, orders);
-  await insertRows(
-    d1,
-    "numbers",
-    ["id", "customer_id", "order_id", "phone_number", "country_code", "number_type", "status", "created_at", "updated_at"],
-    numbers,
-  );
+  await insertRows(d1, "numbers", NUMBER_COLUMNS, numbers);
   await insertRows(
     d1,
     "kyc_verifications",
@@ -435,10 +448,12 @@ async function seedOperatorData(
 
   // The stock: every pair, weighted as the orders are, imported in ten imports over the last year.
   const stock: unknown[][] = [];
+  // Ten imports, each with its id as the API gives one.
+  const importIds = Array.from({ length: 10 }, () => crypto.randomUUID());
   for (let i = 0; i < STOCK_NUMBERS; i++) {
-    const [countryCode, numberType] = weighted(next, PAIRS, (c) => [c[0] as string, c[1] as string]);
+    const [countryCode, numberType] = pickPair(next);
     const batch = Math.floor(i / (STOCK_NUMBERS / 10));
-    stock.push([`+1777${String(i).padStart(7, "0")}`, countryCode, numberType, `import-${batch}`, now - (10 - batch) * 30 * DAY]);
+    stock.push([`+1777${String(i).padStart(7, "0")}`, countryCode, numberType, importIds[batch], now - (10 - batch) * 30 * DAY]);
   }
   await insertRows(d1, "stock_numbers", ["phone_number", "country_code", "number_type", "import_id", "imported_at"], stock);
   log(`stock: ${STOCK_NUMBERS} numbers`);
@@ -446,7 +461,19 @@ async function seedOperatorData(
   // A pending order of the pair the stock holds most of, to allocate from stock in one request.
   const allocationOrderId = crypto.randomUUID();
   await insertRows(d1, "orders", ORDER_COLUMNS, [
-    [allocationOrderId, accounts[0]!.id, seq++, "mobile", "US", ALLOCATION_FROM_STOCK, "pending", 0, null, now, null, now, now],
+    orderRow(accounts[0]!.id, {
+      id: allocationOrderId,
+      seq: seq++,
+      countryCode: "US",
+      numberType: "mobile",
+      quantity: ALLOCATION_FROM_STOCK,
+      status: "pending",
+      fulfilledQuantity: 0,
+      notes: null,
+      requestedAt: now,
+      fulfilledAt: null,
+      updatedAt: now,
+    }),
   ]);
   const importCsv = `phone_number,country_code,number_type\n${Array.from(
     { length: IMPORTED_NUMBERS },

@@ -1,6 +1,6 @@
 // The audit log: who changed what, written by the change's own batch (so a change never lacks its audit event and a
 // refused or failed one has none), and read back for the operator (every event) and for a customer (their account's).
-import { type AnyColumn, and, count, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, count, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -154,7 +154,7 @@ function listConditions(q: AuditListQuery, customerId: string | undefined): SQL 
     q.targetType === undefined ? undefined : eq(auditEvents.targetType, q.targetType),
     q.targetId === undefined ? undefined : eq(auditEvents.targetId, q.targetId),
     q.from === undefined ? undefined : gte(auditEvents.createdAt, q.from),
-    q.to === undefined ? undefined : lt(auditEvents.createdAt, q.to + 1),
+    q.to === undefined ? undefined : lte(auditEvents.createdAt, q.to),
   );
 }
 

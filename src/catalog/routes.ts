@@ -15,7 +15,7 @@ import {
   customerCatalogPairParams,
   toCatalogEntry,
 } from "./schemas.ts";
-import { findRequirements, listCatalogEntries } from "./store.ts";
+import { findCatalogPair, listCatalogEntries } from "./store.ts";
 
 const slugParams = z.object({ customer_slug: customerSlugParam });
 const operation = { tags: ["Catalog"], security: API_KEY_SECURITY };
@@ -64,8 +64,8 @@ export const catalogRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { country_code, number_type } = c.req.valid("param");
-      const requirements = await findRequirements(c.var.db, { countryCode: country_code, numberType: number_type });
-      if (requirements === undefined) throw notFound("Catalog pair");
-      return c.json(toCatalogEntry({ countryCode: country_code, numberType: number_type, requirements }), 200);
+      const row = await findCatalogPair(c.var.db, { countryCode: country_code, numberType: number_type });
+      if (!row) throw notFound("Catalog pair");
+      return c.json(toCatalogEntry(row), 200);
     },
   );

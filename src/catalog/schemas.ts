@@ -112,17 +112,6 @@ const requirementsSchema = z
   })
   .openapi("Requirements");
 
-/** Stored requirements as the API shows them (both field lists present). */
-function toRequirementsView(requirements: Requirements | null): z.infer<typeof requirementsSchema> | null {
-  if (requirements === null) return null;
-  return {
-    verification_types: requirements.verification_types,
-    address_in_country: requirements.address_in_country,
-    fields: { individual: requirements.fields.individual ?? [], business: requirements.fields.business ?? [] },
-    documents: requirements.documents,
-  };
-}
-
 const kycRequiredField = z
   .boolean()
   .openapi({ description: "Whether a number of the pair needs a verification: it has requirements." });
@@ -141,7 +130,8 @@ export const catalogEntrySchema = z
 export function toCatalogEntry(
   row: Pick<CatalogRow, "countryCode" | "numberType" | "requirements">,
 ): z.infer<typeof catalogEntrySchema> {
-  const requirements = toRequirementsView(row.requirements);
+  // Stored as the API shows them (toRequirements writes both field lists).
+  const requirements = row.requirements ?? null;
   return {
     country_code: row.countryCode,
     number_type: row.numberType,

@@ -11,8 +11,8 @@ import type { AuditContext } from "../env.ts";
 
 export type CatalogPair = Pick<CatalogRow, "countryCode" | "numberType">;
 
-function pairIs(pair: CatalogPair) {
-  return and(eq(catalog.countryCode, pair.countryCode), eq(catalog.numberType, pair.numberType));
+export function pairIs(pair: CatalogPair): SQL {
+  return and(eq(catalog.countryCode, pair.countryCode), eq(catalog.numberType, pair.numberType))!;
 }
 
 /** Which orderable pairs a list takes: any of these country codes, and any of these number types (absent: all). */
@@ -49,25 +49,13 @@ export async function listCatalog(db: Database, window: PageWindow): Promise<{ r
   return listCatalogEntries(db, {}, window);
 }
 
-/**
- * What a verification for a number of the pair must hold: its requirements, null when it needs none, undefined when
- * the pair is not orderable.
- */
-export async function findRequirements(
-  db: Database,
-  pair: { countryCode: string; numberType: string },
-): Promise<Requirements | null | undefined> {
-  const row = await db.select({ requirements: catalog.requirements }).from(catalog).where(pairIs(pair)).get();
-  return row ? (row.requirements ?? null) : undefined;
-}
-
-/** One orderable pair, or undefined when it is not orderable. */
-async function findCatalogPair(db: Database, pair: CatalogPair): Promise<CatalogRow | undefined> {
+/** One orderable pair with its requirements, or undefined when it is not orderable. */
+export async function findCatalogPair(db: Database, pair: CatalogPair): Promise<CatalogRow | undefined> {
   return db.select().from(catalog).where(pairIs(pair)).get();
 }
 
-/** The catalog pair as audit events name it: "US/mobile". */
-function pairId(pair: CatalogPair): string {
+/** The catalog pair as audit events (and maps of pairs) name it: "US/mobile". */
+export function pairId(pair: CatalogPair): string {
   return `${pair.countryCode}/${pair.numberType}`;
 }
 

@@ -7,11 +7,11 @@ import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { kycVerifications } from "../db/schema.ts";
 import { eventTypeOf } from "../kyc/store.ts";
+import { DAY_MS } from "../lib/time.ts";
 import { eventStatements } from "../webhooks/outbox.ts";
 import { profileData, verificationData } from "../webhooks/payloads.ts";
 import { enqueueDeliveries } from "../webhooks/queue.ts";
 
-const DAY_MS = 86_400_000;
 /** The values of expiry_notice: none sent yet for this approval, the 30-day one, the 7-day one, the expiry. */
 const NONE = 0;
 const EXPIRED = -1;

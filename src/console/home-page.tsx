@@ -1,31 +1,22 @@
 // The console's home: who is signed in, with which role, and what that role may change (OPERATOR.md's matrix); and
 // the sign-out, which clears the Access cookie.
-import type { StaffRole } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { createRouter } from "../http/router.ts";
+import { ADMIN, COMPLIANCE, FULFILMENT } from "../staff/roles.ts";
 import { renderPage } from "../ui/renderer.tsx";
 import { afterSignOut, clearAccessCookie } from "./sign-in.tsx";
 
-/** What each role may change, as people read it; every role reads everything. */
-const MAY_CHANGE: Record<StaffRole, string[]> = {
-  viewer: [],
-  fulfilment: ["order status moves and allocations (listed numbers or from stock)", "stock imports and removals"],
-  compliance: ["verification reviews", "reading verifications' documents"],
-  admin: [
-    "order status moves and allocations (listed numbers or from stock)",
-    "stock imports and removals",
-    "verification reviews",
-    "reading verifications' documents",
-    "customer accounts, their API keys, users and invitations",
-    "the orderable catalog",
-    "the staff and their roles",
-  ],
-};
+/** What each group of roles may change, as people read it (the roles of src/staff/roles.ts); every role reads everything. */
+const MAY_CHANGE = [
+  [FULFILMENT, ["order status moves and allocations (listed numbers or from stock)", "stock imports and removals"]],
+  [COMPLIANCE, ["verification reviews", "reading verifications' documents"]],
+  [ADMIN, ["customer accounts, their API keys, users and invitations", "the orderable catalog", "the staff and their roles"]],
+] as const;
 
 export const consoleHome = createRouter<ConsoleEnv>()
   .get("/", (c) => {
     const { operator } = c.var;
-    const changes = MAY_CHANGE[operator.role];
+    const changes = MAY_CHANGE.filter(([group]) => group.includes(operator.role)).flatMap(([, words]) => words);
     return renderPage(
       c,
       { title: "Operator console" },

@@ -150,13 +150,16 @@ export async function revokeApiKey(
   audit: AuditContext,
   id: string,
   now: number,
+  ownerId?: string,
 ): Promise<Outcome<ApiKeyRow, "not_found">> {
+  // With an owner, another account's key is none.
+  const thisKey = and(eq(apiKeys.id, id), ownerId === undefined ? undefined : eq(apiKeys.customerId, ownerId))!;
   const { key } = await batchByName(db, {
     revocation: ifWritten(
       db
         .update(apiKeys)
         .set({ revokedAt: now })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))),
+        .where(and(thisKey, isNull(apiKeys.revokedAt))),
       (written) => ({
         audit: auditStatement(
           db,
@@ -167,11 +170,11 @@ export async function revokeApiKey(
             customerId: apiKeys.customerId,
             changes: { revoked_at: [null, toIso(now)] },
           },
-          { from: apiKeys, where: and(eq(apiKeys.id, id), written) },
+          { from: apiKeys, where: and(thisKey, written) },
         ),
       }),
     ),
-    key: db.select().from(apiKeys).where(eq(apiKeys.id, id)),
+    key: db.select().from(apiKeys).where(thisKey),
   });
   const [row] = key;
   return row ? ok(row) : refuse("not_found");

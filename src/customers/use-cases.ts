@@ -3,7 +3,7 @@
 import type { ApiKeyRow, CustomerRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refused } from "../lib/problem.ts";
-import { createApiKey, createCustomer, findApiKey, type NewCustomer, revokeApiKey } from "./store.ts";
+import { createApiKey, createCustomer, type NewCustomer, revokeApiKey } from "./store.ts";
 
 export async function openAccount(work: Work, customer: NewCustomer): Promise<Result<CustomerRow>> {
   const created = await createCustomer(work.db, work, customer, work.now);
@@ -25,9 +25,6 @@ export async function issueApiKey(
  * not found either). Revoking twice keeps the first revocation time.
  */
 export async function revokeKey(work: Work, keyId: string, ownerId?: string): Promise<Result<ApiKeyRow>> {
-  if (ownerId !== undefined && (await findApiKey(work.db, keyId))?.customerId !== ownerId) {
-    return refused(notFound("API key"));
-  }
-  const revoked = await revokeApiKey(work.db, work, keyId, work.now);
+  const revoked = await revokeApiKey(work.db, work, keyId, work.now, ownerId);
   return revoked.ok ? done(revoked.value) : refused(notFound("API key"));
 }

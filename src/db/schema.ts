@@ -1,5 +1,5 @@
 // Every table, index and constraint of the service. Timestamps are integer milliseconds since the epoch (UTC).
-import { sql } from "drizzle-orm";
+import { desc, sql } from "drizzle-orm";
 import {
   type AnySQLiteColumn,
   check,
@@ -781,7 +781,8 @@ export const stockNumbers = sqliteTable(
   (t) => [
     // Oldest first per pair: what an allocation from stock takes.
     index("stock_numbers_pair_imported_idx").on(t.countryCode, t.numberType, t.importedAt, t.phoneNumber),
-    index("stock_numbers_imported_idx").on(t.importedAt, t.phoneNumber),
+    // The list's order, newest import first and by number within one: an index scan, no sort of a whole import.
+    index("stock_numbers_imported_idx").on(desc(t.importedAt), t.phoneNumber),
     index("stock_numbers_import_idx").on(t.importId),
   ],
 );

@@ -149,10 +149,5 @@ export function prefixedId(prefix: IdPrefix) {
 
 /** A path parameter taking `<prefix>_<uuid>` or the bare uuid; the handler receives the bare, lowercased uuid. */
 export function prefixedIdParam(prefix: IdPrefix, name: string) {
-  return prefixedId(prefix).openapi({
-    param: { name, in: "path" },
-    type: "string",
-    description: `${prefix}_<uuid>, or the bare uuid.`,
-    example: `${prefix}_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e`,
-  });
+  return prefixedId(prefix).openapi({ param: { name, in: "path" } });
 }

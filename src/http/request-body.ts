@@ -135,11 +135,19 @@ export function requestBody(request: Request): Promise<Uint8Array> {
   return body;
 }
 
-/** The mark of a route that takes bodies larger than 64 KiB: its limit in bytes per media type (put in its middleware). */
+/**
+ * The mark of a route that takes bodies larger than 64 KiB: its limit in bytes per media type. Put in the route's
+ * middleware, after its guards: only then is such a body read (a JSON one decoded as strictJsonBody decodes the
+ * others), so no caller the guards refuse gets more than 64 KiB read.
+ */
 export function takesLargeBody(limits: Record<string, number>): MiddlewareHandler & { bodyLimits: Record<string, number> } {
-  return Object.assign<MiddlewareHandler, { bodyLimits: Record<string, number> }>((_c, next) => next(), {
-    bodyLimits: limits,
-  });
+  const readJson: MiddlewareHandler = async (c, next) => {
+    if (c.req.raw.body && JSON_MEDIA_TYPE.test(mediaTypeOf(c.req.header("Content-Type")))) {
+      cacheJsonText(c, await requestBody(c.req.raw));
+    }
+    await next();
+  };
+  return Object.assign(readJson, { bodyLimits: limits });
 }
 
 /** The larger limit the matched route takes for this request's media type, if it takes one. */
@@ -177,18 +185,24 @@ function isUtf8Label(label: string): boolean {
 /**
  * A JSON body on the routes it guards must be UTF-8 (another charset is 415), at most 64 KiB (refused unread when it
  * says it is larger) and valid UTF-8 (else 400 malformed_json, rather than silently replaced); the route's validator
- * then parses the text decoded here. Bodies of other types are left to the route, which refuses them (415).
+ * then parses the text decoded here. Bodies of other types are left to the route, which refuses them (415). A route
+ * that takes a larger body (takesLargeBody) has its limit recorded here and a body declared larger refused unread,
+ * but its body is read by its own middleware, after its guards.
  */
 export const strictJsonBody: MiddlewareHandler = async (c, next) => {
   const large = largeBodyLimit(c);
-  if (large !== undefined) largeBodyLimits.set(c.req.raw, large);
+  if (large !== undefined) {
+    largeBodyLimits.set(c.req.raw, large);
+    const declared = declaredLengthOf(c.req.raw);
+    if (declared !== undefined && declared > large) throw bodyTooLarge(large)();
+  }
   const contentType = c.req.header("Content-Type");
   if (!c.req.raw.body || !JSON_MEDIA_TYPE.test(mediaTypeOf(contentType))) return next();
   const charset = charsetOf(contentType!);
   if (charset !== undefined && !isUtf8Label(charset)) {
     throw new Problem("unsupported_media_type", `JSON bodies must be UTF-8; charset "${charset}" is not supported`);
   }
-  cacheJsonText(c, await requestBody(c.req.raw));
+  if (large === undefined) cacheJsonText(c, await requestBody(c.req.raw));
   await next();
 };
 

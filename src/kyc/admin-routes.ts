@@ -34,8 +34,8 @@ const profileParams = z.object({ profile_id: prefixedIdParam("kyp", "profile_id"
 const REVIEW_DESCRIPTION =
   "pending→under_review, under_review→approved or rejected (rejection_reason required; `reasons` optional, each " +
   "naming a document or a field of this verification); sets reviewed_at. Approval sets expires_at one year ahead; a " +
-  "rejection clears it. Documents follow: pending_review, verified, or rejected (only those a reason names, when " +
-  "reasons name documents; a document a reason named stays rejected until deleted). Else 409.";
+  "rejection clears it. Documents follow: pending_review, verified, or rejected (with reasons, only the documents a " +
+  "reason names, which stay rejected until deleted; without, every one). Else 409.";
 
 export const kycAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
@@ -176,11 +176,9 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const { profile_id } = c.req.valid("param");
-      const work = workOf(c);
-      valueOrProblem(await reviewKyc(work, "profile", profile_id, body.status, toRejection(body)));
-      const found = await findAnyProfile(work.db, profile_id);
-      if (!found) throw notFound("Profile");
-      return c.json(toProfile(found.verification, found.documents, found.numberCount), 200);
+      const reviewed = valueOrProblem(
+        await reviewKyc(workOf(c), "profile", c.req.valid("param").profile_id, body.status, toRejection(body)),
+      );
+      return c.json(toProfile(reviewed.verification, reviewed.documents, reviewed.numberCount), 200);
     },
   );

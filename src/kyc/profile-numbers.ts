@@ -4,19 +4,19 @@
 // between read and write fails the assertion, and the whole is done again from a fresh read.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { auditStatement } from "../audit/store.ts";
+import { type CatalogPair, pairId } from "../catalog/store.ts";
 import { evaluate } from "../compliance/evaluation.ts";
-import { pairKey } from "../compliance/store.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
-import { batchAssertions, catalog, kycDocuments, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
-import { insertSelection } from "../db/sql.ts";
+import { batchAssertions, catalog, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
+import { inJsonList, insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { type EventSpec, eventStatements, inEventChunks, type Outbox } from "../webhooks/outbox.ts";
 import { attachedNumbersData } from "../webhooks/payloads.ts";
-import { DOCUMENT_ORDER, subjectVerification } from "./store.ts";
+import { documentsOf, subjectVerification } from "./store.ts";
 
 /** At most this many numbers in one attach or detach. */
 export const MAX_ATTACH = 10_000;
@@ -181,9 +181,39 @@ async function retryingRaces<T>(attempt: () => Promise<T>): Promise<T> {
 }
 
 /**
+ * The profile and the selected numbers as they stand, in one D1 call; for an attach also what the profile's
+ * evaluation needs (its documents, the catalog). Refused when the profile, or the order selected, is not the account's.
+ */
+async function readSelection(
+  db: Database,
+  customerId: string,
+  profileId: string,
+  selection: NumberSelection,
+  forAttach: boolean,
+) {
+  const profile = subjectVerification(customerId, { kind: "profile", profileId });
+  const read = await batchByName(db, {
+    profiles: db.select().from(kycVerifications).where(profile),
+    documents: forAttach ? documentsOf(db, profile) : undefined,
+    order: orderOfAccount(db, customerId, selection),
+    candidates: candidates(db, customerId, selection),
+    catalog: forAttach ? db.select().from(catalog) : undefined,
+  });
+  const [verification] = read.profiles;
+  if (!verification) return refuse("not_found");
+  if (read.order !== undefined && read.order.length === 0) return refuse("unknown_order");
+  return ok({
+    subject: { verification, documents: (read.documents ?? []).map((d) => d.document) },
+    candidates: read.candidates as Candidate[],
+    catalog: read.catalog ?? [],
+  });
+}
+
+/**
  * Attaches numbers to the account's profile, all or nothing per number: a number of the account that has no
- * verification of its own, is attached to no other profile, and whose pair the profile meets. Each attached number
- * gets a verification id of its own.
+ * verification of its own, is attached to no other profile, and whose pair the profile meets (as it stood when read:
+ * the write re-checks the numbers, not the profile's compliance, as an allocation does not either). Each attached
+ * number gets a verification id of its own.
  */
 export async function attachNumbers(
   db: Database,
@@ -195,35 +225,28 @@ export async function attachNumbers(
   now: number,
 ): Promise<Outcome<NumbersReport, "not_found" | "unknown_order">> {
   return retryingRaces(async () => {
-    const profile = subjectVerification(customerId, { kind: "profile", profileId });
-    const read = await batchByName(db, {
-      profiles: db.select().from(kycVerifications).where(profile),
-      documents: db
-        .select({ document: kycDocuments })
-        .from(kycDocuments)
-        .innerJoin(kycVerifications, eq(kycVerifications.id, kycDocuments.kycId))
-        .where(profile)
-        .orderBy(...DOCUMENT_ORDER),
-      order: orderOfAccount(db, customerId, selection),
-      candidates: candidates(db, customerId, selection),
-      catalog: db.select().from(catalog),
-    });
-    const [verification] = read.profiles;
-    if (!verification) return refuse("not_found");
-    if (read.order !== undefined && read.order.length === 0) return refuse("unknown_order");
-    const subject = { verification, documents: read.documents.map((d) => d.document) };
-    const compliant = new Map(
-      read.catalog.map((row) => [pairKey(row), evaluate(row, row.requirements ?? null, subject, now).compliant]),
-    );
+    const read = await readSelection(db, customerId, profileId, selection, true);
+    if (!read.ok) return read;
+    const { subject, candidates, catalog: pairs } = read.value;
+    // Each pair among the numbers evaluated once; a pair no longer orderable has no requirements, so any profile meets it.
+    const rows = new Map(pairs.map((row) => [pairId(row), row]));
+    const meets = new Map<string, boolean>();
+    const profileMeets = (pair: CatalogPair): boolean => {
+      const key = pairId(pair);
+      if (!meets.has(key)) {
+        const row = rows.get(key);
+        meets.set(key, row === undefined || evaluate(row, row.requirements ?? null, subject, now).compliant);
+      }
+      return meets.get(key)!;
+    };
     const report: NumbersReport = { changed: [], unchanged: [], refused: [] };
-    for (const c of read.candidates as Candidate[]) {
+    for (const c of candidates) {
       const shown = withPrefix("num", c.requested);
       if (c.id === null) report.refused.push(refusal(shown, "not_found"));
       else if (c.profileId === profileId) report.unchanged.push(c.id);
       else if (c.profileId !== null) report.refused.push(refusal(shown, "attached_to_other_profile"));
       else if (c.ownId !== null) report.refused.push(refusal(shown, "has_own_verification"));
-      // A pair no longer orderable has no requirements: any profile serves it.
-      else if (compliant.get(pairKey({ countryCode: c.countryCode!, numberType: c.numberType! })) === false) {
+      else if (!profileMeets({ countryCode: c.countryCode!, numberType: c.numberType! })) {
         report.refused.push(
           refusal(
             shown,
@@ -254,7 +277,7 @@ export async function attachNumbers(
               numbers,
               and(sql`${numbers.id} = json_extract(attachment.value, '$[0]')`, eq(numbers.customerId, customerId)),
             )
-            .innerJoin(kycVerifications, profile)
+            .innerJoin(kycVerifications, subjectVerification(customerId, { kind: "profile", profileId }))
             .where(
               and(
                 sql`NOT EXISTS (SELECT 1 FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.numberId} = ${numbers.id})`,
@@ -281,16 +304,10 @@ export async function detachNumbers(
   now: number,
 ): Promise<Outcome<NumbersReport, "not_found" | "unknown_order">> {
   return retryingRaces(async () => {
-    const profile = subjectVerification(customerId, { kind: "profile", profileId });
-    const read = await batchByName(db, {
-      profiles: db.select({ id: kycVerifications.id }).from(kycVerifications).where(profile),
-      order: orderOfAccount(db, customerId, selection),
-      candidates: candidates(db, customerId, selection),
-    });
-    if (read.profiles.length === 0) return refuse("not_found");
-    if (read.order !== undefined && read.order.length === 0) return refuse("unknown_order");
+    const read = await readSelection(db, customerId, profileId, selection, false);
+    if (!read.ok) return read;
     const report: NumbersReport = { changed: [], unchanged: [], refused: [] };
-    for (const c of read.candidates as Candidate[]) {
+    for (const c of read.value.candidates) {
       const shown = withPrefix("num", c.requested);
       if (c.id === null) report.refused.push(refusal(shown, "not_found"));
       else if (c.profileId === profileId) report.changed.push(c.id);
@@ -299,7 +316,7 @@ export async function detachNumbers(
     }
     if (report.changed.length === 0) return ok(report);
 
-    const detached = sql`${kycProfileNumbers.numberId} IN (SELECT value FROM json_each(${JSON.stringify(report.changed)}))`;
+    const detached = inJsonList(kycProfileNumbers.numberId, report.changed);
     const { written } = await batchByName(db, {
       written: ifWritten(
         db.delete(kycProfileNumbers).where(and(eq(kycProfileNumbers.profileId, profileId), detached)),

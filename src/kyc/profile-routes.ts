@@ -2,7 +2,7 @@
 // read, amend, delete; files; resubmit; the evaluation against a pair; numbers attached and detached.
 import { createRoute, z } from "@hono/zod-openapi";
 import { evaluationSchema } from "../compliance/schemas.ts";
-import { evaluateProfile, pairKey } from "../compliance/store.ts";
+import { evaluateProfile } from "../compliance/store.ts";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";
 import type { CustomerEnv } from "../env.ts";
@@ -147,14 +147,10 @@ export const profileRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { profile_id } = c.req.valid("param");
       const { name, ...address } = c.req.valid("json");
-      const changes = { ...toAddressChanges(address), ...(name === undefined ? {} : { name }) };
-      // Absent fields are undefined, which the update skips; only the named ones change.
-      const named = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-      const work = workOf(c);
-      valueOrProblem(await amendAddress(work, c.var.principal.customerId, { kind: "profile", profileId: profile_id }, named));
-      const found = await findProfile(work.db, c.var.principal.customerId, profile_id);
-      if (!found) throw notFound("Profile");
-      return c.json(toProfile(found.verification, found.documents, found.numberCount), 200);
+      const changes = { ...toAddressChanges(address), name };
+      const subject = { kind: "profile", profileId: profile_id } as const;
+      const amended = valueOrProblem(await amendAddress(workOf(c), c.var.principal.customerId, subject, changes));
+      return c.json(toProfile(amended.verification, amended.documents, amended.numberCount), 200);
     },
   )
   .openapi(
@@ -228,11 +224,9 @@ export const profileRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { profile_id } = c.req.valid("param");
-      const work = workOf(c);
-      valueOrProblem(await resubmit(work, c.var.principal.customerId, { kind: "profile", profileId: profile_id }));
-      const found = await findProfile(work.db, c.var.principal.customerId, profile_id);
-      if (!found) throw notFound("Profile");
-      return c.json(toProfile(found.verification, found.documents, found.numberCount), 200);
+      const subject = { kind: "profile", profileId: profile_id } as const;
+      const reopened = valueOrProblem(await resubmit(workOf(c), c.var.principal.customerId, subject));
+      return c.json(toProfile(reopened.verification, reopened.documents, reopened.numberCount), 200);
     },
   )
   .openapi(
@@ -252,16 +246,15 @@ export const profileRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { country_code, number_type } = c.req.valid("query");
       const pair = { countryCode: country_code, numberType: number_type };
-      const evaluations = await evaluateProfile(
+      const evaluation = await evaluateProfile(
         c.var.db,
         c.var.principal.customerId,
         c.req.valid("param").profile_id,
-        [pair],
+        pair,
         Date.now(),
       );
-      if (!evaluations) throw notFound("Profile");
-      const evaluation = evaluations.get(pairKey(pair));
-      if (!evaluation) throw notFound("Catalog pair");
+      if (evaluation === undefined) throw notFound("Profile");
+      if (evaluation === null) throw notFound("Catalog pair");
       return c.json(evaluation, 200);
     },
   )

@@ -3,7 +3,7 @@
 import { type AnyColumn, and, asc, count, eq, inArray, isNotNull, isNull, lte, ne, or, type SQL, sql } from "drizzle-orm";
 import { auditStatement } from "../audit/store.ts";
 import type { RejectionReason } from "../compliance/types.ts";
-import { batchByName, ifWritten } from "../db/batch.ts";
+import { batchByName, ifWritten, type Results } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { type Outcome, ok, type Refusal, refusalByState, refuse } from "../db/outcome.ts";
@@ -23,13 +23,13 @@ import {
 import { containsText, inJsonList, insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
+import { DAY_MS } from "../lib/time.ts";
 import { type EventSpec, eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { documentEventData, profileData, profileDocumentEventData, verificationData } from "../webhooks/payloads.ts";
 
 /** A verification holds at most this many documents. */
 export const MAX_DOCUMENTS = 20;
 
-const DAY_MS = 86_400_000;
 const YEAR_MS = 365 * DAY_MS;
 /** An approved verification may be renewed (amended, and so re-opened) from this long before it expires. */
 const RENEWAL_WINDOW_MS = 60 * DAY_MS;
@@ -166,7 +166,7 @@ export interface Attachment {
 export const DOCUMENT_ORDER = [asc(kycDocuments.uploadedAt), asc(kycDocuments.id)];
 
 /** The documents of the verification `which` finds, oldest first: a query to run in a batch. */
-function documentsOf(db: Database, which: SQL) {
+export function documentsOf(db: Database, which: SQL) {
   return db
     .select({ document: kycDocuments })
     .from(kycDocuments)
@@ -307,26 +307,41 @@ export async function insertProfile(
 }
 
 /**
- * The verification of an owned number with its documents, in one round trip: its own, or its profile's (with the
- * attachment that gives it its own id).
+ * The statements that read the verification of an owned number (its own, or its profile's) with its documents, and the
+ * attachment that gives a profile's its own id, for a batch; `numberVerification` makes the answer of their results.
  */
-export async function findVerificationWithDocuments(
-  db: Database,
-  customerId: string,
-  numberId: string,
-): Promise<(VerificationWithDocuments & { attachment: Attachment | undefined }) | undefined> {
-  const attachedProfile = sql`${kycVerifications.id} = (SELECT ${kycProfileNumbers.profileId} FROM ${kycProfileNumbers} WHERE ${and(eq(kycProfileNumbers.numberId, numberId), eq(kycProfileNumbers.customerId, customerId))})`;
+export function numberVerificationStatements(db: Database, customerId: string, numberId: string) {
+  const attachmentOfNumber = and(eq(kycProfileNumbers.numberId, numberId), eq(kycProfileNumbers.customerId, customerId));
+  const attachedProfile = sql`${kycVerifications.id} = (SELECT ${kycProfileNumbers.profileId} FROM ${kycProfileNumbers} WHERE ${attachmentOfNumber})`;
   const which = or(subjectVerification(customerId, { kind: "number", numberId }), attachedProfile)!;
-  const { verifications, documents, attachments } = await batchByName(db, {
+  return {
     verifications: db.select().from(kycVerifications).where(which),
     documents: documentsOf(db, which),
     attachments: db
       .select({ kycId: kycProfileNumbers.kycId, profileId: kycProfileNumbers.profileId })
       .from(kycProfileNumbers)
-      .where(and(eq(kycProfileNumbers.numberId, numberId), eq(kycProfileNumbers.customerId, customerId))),
-  });
-  const [verification] = verifications;
-  return verification ? { verification, documents: documents.map((d) => d.document), attachment: attachments[0] } : undefined;
+      .where(attachmentOfNumber),
+  };
+}
+
+export type NumberVerification = VerificationWithDocuments & { attachment: Attachment | undefined };
+
+export function numberVerification(
+  results: Results<ReturnType<typeof numberVerificationStatements>>,
+): NumberVerification | undefined {
+  const [verification] = results.verifications;
+  return verification
+    ? { verification, documents: results.documents.map((d) => d.document), attachment: results.attachments[0] }
+    : undefined;
+}
+
+/** The verification of an owned number with its documents, in one round trip: its own, or its profile's. */
+export async function findVerificationWithDocuments(
+  db: Database,
+  customerId: string,
+  numberId: string,
+): Promise<NumberVerification | undefined> {
+  return numberVerification(await batchByName(db, numberVerificationStatements(db, customerId, numberId)));
 }
 
 export type ProfileWithDocuments = VerificationWithDocuments & { numberCount: number };
@@ -349,7 +364,7 @@ async function profileWhere(db: Database, which: SQL, profileId: string): Promis
   const { verifications, documents, counted } = await batchByName(db, {
     verifications: db.select().from(kycVerifications).where(which),
     documents: documentsOf(db, which),
-    counted: db.select({ count: count() }).from(kycProfileNumbers).where(eq(kycProfileNumbers.profileId, profileId)),
+    counted: numberCountOf(db, profileId),
   });
   const [verification] = verifications;
   return verification ? { verification, documents: documents.map((d) => d.document), numberCount: counted[0]!.count } : undefined;
@@ -460,10 +475,50 @@ function documentEvent(db: Database, action: DocumentAction, which: SQL, when: S
   ).statements;
 }
 
+/** How many numbers joined the profile `profileId` finds (none, for a number's own verification): for a batch. */
+function numberCountOf(db: Database, profileId: SQL | string) {
+  return db.select({ count: count() }).from(kycProfileNumbers).where(sql`${kycProfileNumbers.profileId} = ${profileId}`);
+}
+
 /**
- * One guarded UPDATE (pending, rejected, or approved within its renewal window; all re-open), with the documents
- * following, its `*.updated` event, and the documents read back, in one batch. A profile's name alone changes in any
- * state and re-opens nothing.
+ * A guarded UPDATE of the subject's verification while `movable` holds, with its documents following to pending when
+ * it re-opens, its `*.updated` event, and the documents and number count read back, in one batch. When it writes
+ * nothing, a read says why.
+ */
+async function changeVerification(
+  db: Database,
+  outbox: Outbox,
+  customerId: string,
+  subject: Subject,
+  change: { set: Partial<typeof kycVerifications.$inferInsert>; movable: SQL; reopens: boolean },
+  now: number,
+): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state" | "managed_by_profile">> {
+  const which = subjectVerification(customerId, subject);
+  const kycIdOf = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${which})`;
+  const { changed, documents, counted } = await batchByName(db, {
+    documentsFollow: change.reopens ? documentsFollow(db, kycIdOf, "pending", change.movable) : undefined,
+    changed: withVerificationEvent(
+      db,
+      db.update(kycVerifications).set(change.set).where(and(which, change.movable)).returning(),
+      subject.kind,
+      "updated",
+      which,
+      now,
+    ),
+    documents: documentsOf(db, which),
+    counted: numberCountOf(db, kycIdOf),
+  });
+  outbox.add(changed.event.deliveries);
+  const [updated] = changed.write;
+  if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document), numberCount: counted[0]!.count });
+  const current = await db.select().from(kycVerifications).where(which).get();
+  if (!current && subject.kind === "number") return managedOrNotFound(db, customerId, subject.numberId);
+  return refusalByState(current);
+}
+
+/**
+ * Amends the address while pending, rejected, or approved within its renewal window (all re-open, the reasons and
+ * review time cleared). A profile's name alone changes in any state and re-opens nothing.
  */
 export async function updateAddress(
   db: Database,
@@ -472,42 +527,29 @@ export async function updateAddress(
   subject: Subject,
   changes: AddressChanges & { name?: string },
   now: number,
-): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state" | "managed_by_profile">> {
-  const which = subjectVerification(customerId, subject);
-  const renaming = Object.keys(changes).every((key) => key === "name");
-  const movable = renaming ? sql`1` : addressEditable(now);
-  const kycIdOf = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${which})`;
-  const { amended, documents } = await batchByName(db, {
-    documentsFollow: renaming ? undefined : documentsFollow(db, kycIdOf, "pending", movable),
-    amended: withVerificationEvent(
-      db,
-      db
-        .update(kycVerifications)
-        .set(
-          renaming
-            ? { name: changes.name }
-            : { ...changes, status: "pending", reviewedAt: null, rejectionReason: null, rejectionReasons: [], updatedAt: now },
-        )
-        .where(and(which, movable))
-        .returning(),
-      subject.kind,
-      "updated",
-      which,
-      now,
-    ),
-    documents: documentsOf(db, which),
-  });
-  outbox.add(amended.event.deliveries);
-  const [updated] = amended.write;
-  if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document) });
-  const current = await db.select().from(kycVerifications).where(which).get();
-  if (!current && subject.kind === "number") return managedOrNotFound(db, customerId, subject.numberId);
-  return refusalByState(current);
+): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state" | "managed_by_profile">> {
+  // Fields absent from the request are undefined here, and change nothing.
+  const renaming = Object.entries(changes).every(([key, value]) => key === "name" || value === undefined);
+  const change = renaming
+    ? { set: { name: changes.name }, movable: sql`1`, reopens: false }
+    : {
+        set: {
+          ...changes,
+          status: "pending" as const,
+          reviewedAt: null,
+          rejectionReason: null,
+          rejectionReasons: [],
+          updatedAt: now,
+        },
+        movable: addressEditable(now),
+        reopens: true,
+      };
+  return changeVerification(db, outbox, customerId, subject, change, now);
 }
 
 /**
  * Re-opens a rejected verification unchanged: pending, its reasons and review time cleared, its documents (but those a
- * reason named) waiting again, with its `*.updated` event, in one batch.
+ * reason named) waiting again.
  */
 export async function resubmitVerification(
   db: Database,
@@ -515,32 +557,19 @@ export async function resubmitVerification(
   customerId: string,
   subject: Subject,
   now: number,
-): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state" | "managed_by_profile">> {
-  const which = subjectVerification(customerId, subject);
-  const movable = eq(kycVerifications.status, "rejected" satisfies KycStatus);
-  const kycIdOf = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${which})`;
-  const { reopened, documents } = await batchByName(db, {
-    documentsFollow: documentsFollow(db, kycIdOf, "pending", movable),
-    reopened: withVerificationEvent(
-      db,
-      db
-        .update(kycVerifications)
-        .set({ status: "pending", reviewedAt: null, rejectionReason: null, rejectionReasons: [] })
-        .where(and(which, movable))
-        .returning(),
-      subject.kind,
-      "updated",
-      which,
-      now,
-    ),
-    documents: documentsOf(db, which),
-  });
-  outbox.add(reopened.event.deliveries);
-  const [updated] = reopened.write;
-  if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document) });
-  const current = await db.select().from(kycVerifications).where(which).get();
-  if (!current && subject.kind === "number") return managedOrNotFound(db, customerId, subject.numberId);
-  return refusalByState(current);
+): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state" | "managed_by_profile">> {
+  return changeVerification(
+    db,
+    outbox,
+    customerId,
+    subject,
+    {
+      set: { status: "pending", reviewedAt: null, rejectionReason: null, rejectionReasons: [] },
+      movable: eq(kycVerifications.status, "rejected" satisfies KycStatus),
+      reopens: true,
+    },
+    now,
+  );
 }
 
 /** A rejection: the reviewer's words, and the reasons (each may name a document or a field). */
@@ -563,13 +592,13 @@ export async function reviewVerification(
   to: ReviewTarget,
   rejection: Rejection | undefined,
   now: number,
-): Promise<Outcome<VerificationWithDocuments, "not_found" | "wrong_state">> {
+): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state">> {
   const movable = and(eq(kycVerifications.id, kycId), ofKind(kind), eq(kycVerifications.status, REVIEW_FROM[to]))!;
   const reasons = rejection?.reasons ?? [];
   const named = reasons.flatMap((r) => (r.document_id === undefined ? [] : [r.document_id]));
   const namedReasons = sql`(SELECT json_group_array(json(value)) FROM json_each(${JSON.stringify(reasons)}) WHERE value ->> 'document_id' = ${"doc_"} || ${kycDocuments.id})`;
   // A refused review changes no document either (a file added after a rejection stays uploaded).
-  const { reviewed, documents } = await batchByName(db, {
+  const { reviewed, documents, counted } = await batchByName(db, {
     audit: auditStatement(
       db,
       { ...audit, now },
@@ -588,7 +617,7 @@ export async function reviewVerification(
       { from: kycVerifications, where: movable },
     ),
     documentsFollow:
-      to === "rejected" && named.length > 0
+      to === "rejected" && reasons.length > 0
         ? db
             .update(kycDocuments)
             .set({ status: "rejected", rejectionReasons: namedReasons })
@@ -625,10 +654,11 @@ export async function reviewVerification(
       .from(kycDocuments)
       .where(eq(kycDocuments.kycId, kycId))
       .orderBy(...DOCUMENT_ORDER),
+    counted: numberCountOf(db, kycId),
   });
   outbox.add(reviewed.event.deliveries);
   const [moved] = reviewed.write;
-  if (moved) return ok({ verification: moved, documents });
+  if (moved) return ok({ verification: moved, documents, numberCount: counted[0]!.count });
   return refusalByState(
     await db
       .select()

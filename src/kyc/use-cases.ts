@@ -15,6 +15,7 @@ import {
   findVerificationById,
   insertProfile,
   type NewVerification,
+  type ProfileWithDocuments,
   profileOfAttachment,
   type Rejection,
   type ReviewTarget,
@@ -28,7 +29,7 @@ import {
 } from "./store.ts";
 
 /** The verification's state forbids the action ("changing the address", "uploading files"). */
-export function verificationLocked(state: string, action: string): Problem {
+function verificationLocked(state: string, action: string): Problem {
   return new Problem("verification_locked", `The verification is ${state.replaceAll("_", " ")}; ${action} is not possible now`);
 }
 
@@ -104,7 +105,7 @@ export async function amendAddress(
   customerId: string,
   subject: Subject,
   changes: AddressChanges & { name?: string },
-): Promise<Result<VerificationWithDocuments>> {
+): Promise<Result<ProfileWithDocuments>> {
   const updated = await updateAddress(work.db, work.outbox, customerId, subject, changes, work.now);
   if (updated.ok) return done(updated.value);
   if (updated.reason === "not_found") return refused(subjectNotFound(subject));
@@ -113,7 +114,7 @@ export async function amendAddress(
 }
 
 /** Re-opens a rejected verification unchanged (pending, reasons cleared), with its *.updated event. */
-export async function resubmit(work: Work, customerId: string, subject: Subject): Promise<Result<VerificationWithDocuments>> {
+export async function resubmit(work: Work, customerId: string, subject: Subject): Promise<Result<ProfileWithDocuments>> {
   const reopened = await resubmitVerification(work.db, work.outbox, customerId, subject, work.now);
   if (reopened.ok) return done(reopened.value);
   if (reopened.reason === "not_found") return refused(subjectNotFound(subject));
@@ -197,7 +198,7 @@ export async function reviewKyc(
   kycId: string,
   status: ReviewTarget,
   rejection: Rejection | undefined,
-): Promise<Result<VerificationWithDocuments>> {
+): Promise<Result<ProfileWithDocuments>> {
   if (rejection && rejection.reasons.length > 0) {
     const found = await findVerificationById(work.db, kind, kycId);
     if (!found) return refused(await reviewNotFound(work, kind, kycId));

@@ -1,6 +1,7 @@
 // One place that turns stored millisecond timestamps and calendar dates into the wire format and back.
 
-const DAY_MS = 86_400_000;
+/** A day in milliseconds. */
+export const DAY_MS = 86_400_000;
 
 /** Renders a stored timestamp as ISO 8601 UTC with milliseconds, e.g. 2026-11-21T09:30:00.000Z. */
 export function toIso(ms: number): string {

@@ -11,7 +11,7 @@ import {
 } from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { toIso } from "../lib/time.ts";
+import { startOfDay, toIso } from "../lib/time.ts";
 import { orderSchema } from "../orders/schemas.ts";
 import { type Allocation, NUMBER_SORT_KEYS, type NumberListQuery, type NumberWithKyc } from "./store.ts";
 
@@ -75,7 +75,7 @@ export function toNumberListQuery(q: z.infer<typeof listNumbersQuery>): NumberLi
     countryCodes: q.country_code,
     numberTypes: q.number_type,
     kycProfileId: q.kyc_profile_id,
-    kycExpiresBefore: q.kyc_expires_before === undefined ? undefined : Date.parse(`${q.kyc_expires_before}T00:00:00Z`),
+    kycExpiresBefore: q.kyc_expires_before === undefined ? undefined : startOfDay(q.kyc_expires_before),
     sortBy: q.sort_by,
     sortOrder: q.sort_order,
   };

@@ -1,7 +1,7 @@
 // Queries for numbers: the account's list (with each number's verification status) and allocation to an order, of
 // listed numbers or from the stock.
 import { and, asc, count, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditStatement } from "../audit/store.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -54,8 +54,8 @@ export interface NumberListQuery {
   sortOrder: SortDirection;
 }
 
-/** The profile the number in scope joined, if any. */
-const attachedProfileId = sql`(SELECT ${kycProfileNumbers.profileId} FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.numberId} = ${numbers.id})`;
+/** A number's profile's verification, beside its own (the list joins both; webhooks/payloads.ts: numberKycData). */
+const profileKyc = alias(kycVerifications, "profile_kyc");
 
 function listConditions(customerId: string, q: NumberListQuery): SQL | undefined {
   const expiring = and(
@@ -127,14 +127,13 @@ export async function listNumbers(
       // Aliased: the joined status column would otherwise collide with numbers.status in D1's row objects.
       .select({
         number: numbers,
-        kycStatus:
-          sql<KycStatus | null>`coalesce(${kycVerifications.status}, (SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${attachedProfileId}))`.as(
-            "kyc_status",
-          ),
-        kycProfileId: sql<string | null>`${attachedProfileId}`.as("kyc_profile_id"),
+        kycStatus: sql<KycStatus | null>`coalesce(${kycVerifications.status}, ${profileKyc.status})`.as("kyc_status"),
+        kycProfileId: sql<string | null>`${kycProfileNumbers.profileId}`.as("kyc_profile_id"),
       })
       .from(numbers)
       .leftJoin(kycVerifications, eq(kycVerifications.numberId, numbers.id))
+      .leftJoin(kycProfileNumbers, eq(kycProfileNumbers.numberId, numbers.id))
+      .leftJoin(profileKyc, eq(profileKyc.id, kycProfileNumbers.profileId))
       .where(listConditions(customerId, q))
       .orderBy(...stableOrder(SORT_COLUMNS[q.sortBy], numbers.id, q.sortOrder))
       .limit(window.limit)

@@ -1,5 +1,5 @@
 // Queries for orders: find, create with the global sequence, guarded changes (the list is in list.ts).
-import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { auditStatement } from "../audit/store.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -7,6 +7,7 @@ import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import { catalog, type EventType, kycVerifications, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
+import { subjectVerification } from "../kyc/store.ts";
 import { eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { orderData } from "../webhooks/payloads.ts";
 
@@ -133,16 +134,14 @@ export async function createOrder(
 /** The profile, if one is named, is the account's (deleted meanwhile, it is not). */
 function profileOfAccount(customerId: string, profileId: string | null | undefined): SQL | undefined {
   if (profileId === null || profileId === undefined) return undefined;
-  return sql`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${profileId} AND ${kycVerifications.customerId} = ${customerId} AND ${kycVerifications.numberId} IS NULL)`;
+  return sql`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${subjectVerification(customerId, { kind: "profile", profileId })})`;
 }
 
 async function profileExists(db: Database, customerId: string, profileId: string): Promise<boolean> {
   const row = await db
     .select({ id: kycVerifications.id })
     .from(kycVerifications)
-    .where(
-      and(eq(kycVerifications.id, profileId), eq(kycVerifications.customerId, customerId), isNull(kycVerifications.numberId)),
-    )
+    .where(subjectVerification(customerId, { kind: "profile", profileId }))
     .get();
   return row !== undefined;
 }

@@ -3,7 +3,7 @@
 
 import type { Pair } from "../compliance/evaluation.ts";
 import { requirementsNotMet } from "../compliance/refusals.ts";
-import { evaluateProfile, pairKey } from "../compliance/store.ts";
+import { evaluateProfile } from "../compliance/store.ts";
 import type { Refusal } from "../db/outcome.ts";
 import type { OrderRow, OrderStatus } from "../db/schema.ts";
 import type { Work } from "../env.ts";
@@ -33,10 +33,9 @@ const unknownProfile = fieldProblem(
  * requirement, naming it); undefined when it can, or when the pair is not orderable (the store says so).
  */
 async function profileRefusal(work: Work, customerId: string, profileId: string, pair: Pair): Promise<Problem | undefined> {
-  const evaluations = await evaluateProfile(work.db, customerId, profileId, [pair], work.now);
-  if (!evaluations) return unknownProfile;
-  const evaluation = evaluations.get(pairKey(pair));
-  if (!evaluation || evaluation.compliant) return undefined;
+  const evaluation = await evaluateProfile(work.db, customerId, profileId, pair, work.now);
+  if (evaluation === undefined) return unknownProfile;
+  if (evaluation === null || evaluation.compliant) return undefined;
   return requirementsNotMet(evaluation, "/kyc_profile_id");
 }
 
@@ -63,7 +62,8 @@ export async function changeOrder(
   if (changes.kycProfileId || (pairChanges && changes.kycProfileId === undefined)) {
     const current = await findOrder(work.db, customerId, orderId);
     const profileId = changes.kycProfileId ?? current?.kycProfileId;
-    if (current && profileId) {
+    // Only a pending order changes: another is refused for that (order_not_pending), whatever its profile.
+    if (current?.status === "pending" && profileId) {
       const pair = {
         countryCode: changes.countryCode ?? current.countryCode,
         numberType: changes.numberType ?? current.numberType,

@@ -14,7 +14,7 @@ import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { Problem } from "../lib/problem.ts";
 import { Badge, Confirmation, CsrfField, Pager, Table } from "../ui/components.tsx";
-import { dateTime } from "../ui/format.ts";
+import { dateTime, doneMessage } from "../ui/format.ts";
 import { fieldMessages, readForm, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { showOnceAfterRedirect, takeShownOnce } from "./once-shown.ts";
@@ -39,7 +39,7 @@ async function keysPage(c: Context<PortalEnv>, form: { name?: string; error?: st
   const { rows, total } = listed.ok ? listed.value : { rows: [], total: 0 };
   const meta = pageMeta(window, total);
   const shown = status === 200 ? await takeShownOnce(c, "keys") : undefined;
-  const done = DONE[c.req.query("done") ?? ""];
+  const done = doneMessage(DONE, c.req.query("done"));
   const slug = visitor.customer.slug;
   return renderPage(
     c,

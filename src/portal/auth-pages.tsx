@@ -5,6 +5,7 @@ import type { AppEnv, PortalEnv } from "../env.ts";
 import { authenticationFailure, refuseSpentAddress } from "../http/auth-failures.ts";
 import { createRouter } from "../http/router.ts";
 import { Notice } from "../ui/components.tsx";
+import { doneMessage } from "../ui/format.ts";
 import { readForm, TextInput } from "../ui/forms.tsx";
 import { pageRenderer, renderPage } from "../ui/renderer.tsx";
 import {
@@ -112,7 +113,7 @@ export const publicPortalPages = createRouter<AppEnv>()
     renderPage(
       c,
       { title: "Sign in" },
-      <SignIn form={{ next: c.req.query("next"), notice: SIGN_IN_NOTICES[c.req.query("done") ?? ""] }} />,
+      <SignIn form={{ next: c.req.query("next"), notice: doneMessage(SIGN_IN_NOTICES, c.req.query("done")) }} />,
     ),
   )
   .post(SIGN_IN_PATH, async (c) => {

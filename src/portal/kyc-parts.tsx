@@ -1,24 +1,25 @@
 // What a number's verification and a profile share on their pages, in one place: the address form and the API bodies
-// it makes, the verification's status and details with a reviewer's reasons beside the field or document each names,
-// the documents table, the upload form and its two-step handling, the evaluation as a checklist, and the choice of a
-// profile (a select of the account's profiles) that the numbers and new-order pages offer.
+// it makes, the amend form, the resubmit button, the verification's status and details with a reviewer's reasons beside
+// the field or document each names, the documents with the upload form and its two-step handling, a document's delete
+// (its confirmation and its POST), the evaluation as a checklist, and the choice of a profile (a select of the account's
+// profiles) that the numbers and new-order pages offer. Each part takes the base href of its verification's page.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { Evaluation, RejectionReason, Requirements, VerificationField } from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";
-import { pageWindow } from "../db/paging.ts";
-import { DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow } from "../db/schema.ts";
+import { DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow, type KycType } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { MAX_FILE_SIZE } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
-import { listProfiles, type Subject } from "../kyc/store.ts";
+import { documentDeletable, listProfileNames, type Subject, uploadRefusal } from "../kyc/store.ts";
 import { readUpload } from "../kyc/upload.ts";
-import { uploadDocument, uploadTarget } from "../kyc/use-cases.ts";
+import { deleteDocument, uploadDocument, uploadTarget } from "../kyc/use-cases.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { Problem } from "../lib/problem.ts";
-import { Badge, CsrfField, Table } from "../ui/components.tsx";
+import { Badge, Confirmation, CsrfField, Table } from "../ui/components.tsx";
 import { capitalised, date, dateTime, words } from "../ui/format.ts";
 import { problemFields, readForm, Select, TextArea, TextInput, withCountryCodesUppercased } from "../ui/forms.tsx";
+import { renderPage } from "../ui/renderer.tsx";
 
 type Messages = Record<string, string>;
 
@@ -43,6 +44,27 @@ const FIELD_LABELS: Record<VerificationField, string> = {
   phone_number: "Phone number",
   email: "E-mail",
 };
+
+/** Whom a verification is for, as a page says it. */
+export const KYC_TYPE_WORDS: Record<KycType, string> = { individual: "A person", business: "A business" };
+
+/** The address form's text fields, in its order, each with what its input adds to the label of FIELD_LABELS. */
+const ADDRESS_INPUTS: readonly (readonly [
+  Exclude<VerificationField, "verification_type">,
+  { hint?: string; type?: string; maxlength?: number; autocomplete?: string },
+])[] = [
+  ["address_line_1", {}],
+  ["address_line_2", {}],
+  ["city", {}],
+  ["state_province", {}],
+  ["postal_code", {}],
+  ["country", { hint: "2 letters, e.g. US", maxlength: 2, autocomplete: "country" }],
+  ["company_name", { hint: "Required for a business" }],
+  ["tax_id", {}],
+  ["contact_person", {}],
+  ["phone_number", { type: "tel", hint: "E.164, e.g. +14155550123" }],
+  ["email", { type: "email" }],
+];
 
 /** A reviewer's reason in words: its code, then the reviewer's note ("Document illegible: the scan is cut off"). */
 function reasonWords(reason: RejectionReason): string {
@@ -87,75 +109,23 @@ export function AddressFields({
       {withType ? (
         <Select
           name="verification_type"
-          label="Verification for"
+          label={FIELD_LABELS.verification_type}
           value={values.verification_type}
           blank="Choose"
-          options={KYC_TYPES.map((type) => [type, type === "individual" ? "A person" : "A business"] as const)}
+          options={KYC_TYPES.map((type) => [type, KYC_TYPE_WORDS[type]] as const)}
           error={errors.verification_type}
         />
       ) : null}
-      <TextInput
-        name="address_line_1"
-        label="Address line 1"
-        value={values.address_line_1}
-        error={errors.address_line_1}
-        hint={note("address_line_1")}
-      />
-      <TextInput
-        name="address_line_2"
-        label="Address line 2"
-        value={values.address_line_2}
-        error={errors.address_line_2}
-        hint={note("address_line_2")}
-      />
-      <TextInput name="city" label="City" value={values.city} error={errors.city} hint={note("city")} />
-      <TextInput
-        name="state_province"
-        label="State or province"
-        value={values.state_province}
-        error={errors.state_province}
-        hint={note("state_province")}
-      />
-      <TextInput
-        name="postal_code"
-        label="Postal code"
-        value={values.postal_code}
-        error={errors.postal_code}
-        hint={note("postal_code")}
-      />
-      <TextInput
-        name="country"
-        label="Country"
-        value={values.country}
-        error={errors.country}
-        hint={note("country", "2 letters, e.g. US")}
-        maxlength={2}
-        autocomplete="country"
-      />
-      <TextInput
-        name="company_name"
-        label="Company name"
-        value={values.company_name}
-        error={errors.company_name}
-        hint={note("company_name", "Required for a business")}
-      />
-      <TextInput name="tax_id" label="Tax id" value={values.tax_id} error={errors.tax_id} hint={note("tax_id")} />
-      <TextInput
-        name="contact_person"
-        label="Contact person"
-        value={values.contact_person}
-        error={errors.contact_person}
-        hint={note("contact_person")}
-      />
-      <TextInput
-        name="phone_number"
-        label="Phone number"
-        type="tel"
-        value={values.phone_number}
-        error={errors.phone_number}
-        hint={note("phone_number", "E.164, e.g. +14155550123")}
-      />
-      <TextInput name="email" label="E-mail" type="email" value={values.email} error={errors.email} hint={note("email")} />
+      {ADDRESS_INPUTS.map(([field, { hint, ...input }]) => (
+        <TextInput
+          {...input}
+          name={field}
+          label={FIELD_LABELS[field]}
+          value={values[field]}
+          error={errors[field]}
+          hint={note(field, hint)}
+        />
+      ))}
     </>
   );
 }
@@ -259,7 +229,7 @@ export function StatusFacts({ kyc, documents, children }: { kyc: KycRow; documen
 /** The verification's details, each field with the reviewer's reasons that name it beside it. */
 export function DetailFacts({ kyc }: { kyc: KycRow }) {
   const values: Record<VerificationField, string | null> = {
-    verification_type: kyc.type === "individual" ? "A person" : "A business",
+    verification_type: KYC_TYPE_WORDS[kyc.type],
     company_name: kyc.companyName,
     address_line_1: kyc.addressLine1,
     address_line_2: kyc.addressLine2,
@@ -354,7 +324,7 @@ export function DocumentsTable({
 }
 
 /** The upload form: the CSRF field first (the guard reads that part alone before the file), then the file and its fields. */
-export function UploadForm({ action, token, state }: { action: string; token: string; state: FormState | undefined }) {
+function UploadForm({ action, token, state }: { action: string; token: string; state: FormState | undefined }) {
   const values = state?.values ?? {};
   const errors = state?.errors ?? {};
   return (
@@ -408,6 +378,119 @@ export async function receiveUpload(
   }
   const stored = await uploadDocument(work, target.value, file);
   return stored.ok ? { ok: true } : { ok: false, problem: stored.problem };
+}
+
+/**
+ * The verification's documents, each deletable here while allowed, then the upload form while it takes a file; `href`
+ * is the verification's page (its documents' actions are under it).
+ */
+export function DocumentsSection({
+  href,
+  kyc,
+  documents,
+  token,
+  upload,
+}: {
+  href: string;
+  kyc: KycRow;
+  documents: readonly DocumentRow[];
+  token: string;
+  upload: FormState | undefined;
+}) {
+  return (
+    <section class="work">
+      <h2>Documents</h2>
+      <DocumentsTable
+        kyc={kyc}
+        documents={documents}
+        deleteHref={(doc) => (documentDeletable(kyc, doc) ? `${href}/documents/${doc.id}/delete` : undefined)}
+      />
+      {uploadRefusal(kyc.status, documents.length) === undefined ? (
+        <>
+          <h2>Upload a document</h2>
+          <p class="muted">An identity document, a company registration or a proof of address.</p>
+          <UploadForm action={`${href}/documents`} token={token} state={upload} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** A rejected verification's resubmit, unchanged, to the page at `href`; nothing in any other state. */
+export function ResubmitForm({ href, kyc, token }: { href: string; kyc: KycRow; token: string }) {
+  return kyc.status === "rejected" ? (
+    <form method="post" action={`${href}/resubmit`} class="inline">
+      <CsrfField token={token} />
+      <button type="submit">Resubmit unchanged</button>
+    </form>
+  ) : null;
+}
+
+/**
+ * The amend form of the verification whose page is `href`, posted to `action`: every address field as posted or as it
+ * is, a reviewer's reasons beside the fields they name; `what` it re-opens ("profile", "verification").
+ */
+export function AmendForm({
+  href,
+  action,
+  what,
+  kyc,
+  form,
+  token,
+}: {
+  href: string;
+  action: string;
+  what: string;
+  kyc: KycRow;
+  form: FormState;
+  token: string;
+}) {
+  return (
+    <>
+      {kyc.status !== "pending" ? <p class="muted">Saving re-opens the {what} for review.</p> : null}
+      <form method="post" action={action} class="stack card" novalidate>
+        <CsrfField token={token} />
+        <AddressFields values={form.values} errors={form.errors} withType={false} reasons={kyc.rejectionReasons} />
+        <div class="actions">
+          <button type="submit">Save address</button>
+          <a href={href}>Cancel</a>
+        </div>
+      </form>
+    </>
+  );
+}
+
+/** The confirmation of a document's delete from the verification whose page is `href`; `from` names it in words. */
+export function documentDeletePage(
+  c: Context<PortalEnv>,
+  { href, section, document, from }: { href: string; section: string; document: DocumentRow; from: string },
+) {
+  return renderPage(
+    c,
+    { title: `Delete ${document.filename}`, section },
+    <Confirmation
+      token={c.var.visitor.csrfToken}
+      title={`Delete ${document.filename}?`}
+      action={`${href}/documents/${document.id}/delete`}
+      button="Delete the document"
+      cancel={href}
+    >
+      <p>The file goes from {from} and cannot be downloaded again; upload it anew if it is needed.</p>
+    </Confirmation>,
+  );
+}
+
+/**
+ * A confirmed document's delete (the use case): back to the page at `href` saying `done`, or the refusal as `refused`
+ * draws it.
+ */
+export async function deleteConfirmedDocument(
+  c: Context<PortalEnv>,
+  documentId: string,
+  { href, done, refused }: { href: string; done: string; refused: (problem: Problem) => Response | Promise<Response> },
+) {
+  const removed = await deleteDocument(workOf(c), c.var.visitor.customer.id, documentId);
+  return removed.ok ? c.redirect(`${href}?done=${done}`, 303) : refused(removed.problem);
 }
 
 /** What a requirement's name reads as: "Address", "Tax id", "Document: A utility bill under 3 months old". */
@@ -475,16 +558,19 @@ export interface ProfileChoices {
 
 const MAX_PROFILE_CHOICES = 100;
 
-/** The account's profiles for a choice: all of them by name, when there are at most MAX_PROFILE_CHOICES. */
+/**
+ * The account's profiles for a choice: all of them by name, when there are at most MAX_PROFILE_CHOICES (one more is
+ * asked for, to tell "all" from "too many"); only their ids, names and statuses are read.
+ */
 export async function profileChoices(db: Database, customerId: string): Promise<ProfileChoices> {
-  const { rows, total } = await listProfiles(
-    db,
-    customerId,
-    { sortBy: "name", sortOrder: "asc" },
-    pageWindow(1, MAX_PROFILE_CHOICES),
-  );
-  const options = rows.map(({ verification: v }) => ({ id: withPrefix("kyp", v.id), name: v.name ?? "", status: v.status }));
-  return { options: total > MAX_PROFILE_CHOICES ? undefined : options, names: new Map(options.map((o) => [o.id, o.name])) };
+  const rows = await listProfileNames(db, customerId, MAX_PROFILE_CHOICES + 1);
+  const options = rows
+    .slice(0, MAX_PROFILE_CHOICES)
+    .map((row) => ({ id: withPrefix("kyp", row.id), name: row.name ?? "", status: row.status }));
+  return {
+    options: rows.length > MAX_PROFILE_CHOICES ? undefined : options,
+    names: new Map(options.map((o) => [o.id, o.name])),
+  };
 }
 
 /** A choice of one of the account's profiles: a select of them, or the kyp_ id typed when there are too many. */

@@ -16,49 +16,51 @@ import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { downloadResponse } from "../kyc/download.ts";
-import { MAX_ATTACH } from "../kyc/profile-numbers.ts";
-import { submitAddressBody, toAddressChanges, toNewVerification, updateAddressBody } from "../kyc/schemas.ts";
+import { profileNumbersBody, submitAddressBody, toAddressChanges, toNewVerification, updateAddressBody } from "../kyc/schemas.ts";
 import {
   type Attachment,
   addressAmendable,
-  documentDeletable,
   findOwnedDocument,
   findVerificationWithDocuments,
-  uploadRefusal,
+  verificationDeletable,
 } from "../kyc/store.ts";
 import {
+  addressLocked,
   amendAddress,
   attachToProfile,
-  deleteDocument,
   deleteVerification,
   managedByProfile,
   resubmit,
   submitAddress,
-  verificationLocked,
 } from "../kyc/use-cases.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers } from "../numbers/store.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
-import { date, withQuery, words } from "../ui/format.ts";
-import { FilterForm, fieldMessages, listFilters, readForm, SortFields, TextInput } from "../ui/forms.tsx";
+import { notFoundPage as notFoundInSection } from "../ui/error-page.tsx";
+import { date, doneMessage, plural, withQuery, words } from "../ui/format.ts";
+import { FilterForm, fieldMessages, listFilters, parseIdField, readForm, SortFields, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import {
   AddressFields,
+  AmendForm,
   addressUpdate,
   addressValues,
   DetailFacts,
+  DocumentsSection,
   DocumentsTable,
+  deleteConfirmedDocument,
+  documentDeletePage,
   EvaluationChecklist,
   type FormState,
   type ProfileChoices,
   ProfileSelect,
   profileChoices,
+  ResubmitForm,
   receiveUpload,
   StatusFacts,
   submittedAddress,
-  UploadForm,
 } from "./kyc-parts.tsx";
 import { profileReportPage } from "./profiles-pages.tsx";
 
@@ -84,7 +86,7 @@ function NumberFilters({
 }: {
   values: Record<string, string>;
   errors: Messages;
-  profiles: ProfileChoices | undefined;
+  profiles: ProfileChoices;
 }) {
   return (
     <FilterForm action="/portal/numbers" values={values}>
@@ -110,24 +112,14 @@ function NumberFilters({
         error={errors.number_type}
         hint="e.g. mobile,landline"
       />
-      {profiles ? (
-        <ProfileSelect
-          name="kyc_profile_id"
-          label="Profile"
-          value={values.kyc_profile_id}
-          error={errors.kyc_profile_id}
-          blank="Any"
-          choices={profiles}
-        />
-      ) : (
-        <TextInput
-          name="kyc_profile_id"
-          label="Profile"
-          value={values.kyc_profile_id}
-          error={errors.kyc_profile_id}
-          hint="The profile's id, kyp_…"
-        />
-      )}
+      <ProfileSelect
+        name="kyc_profile_id"
+        label="Profile"
+        value={values.kyc_profile_id}
+        error={errors.kyc_profile_id}
+        blank="Any"
+        choices={profiles}
+      />
       <TextInput
         name="kyc_expires_before"
         label="Verification expires before"
@@ -146,8 +138,8 @@ interface SelectionState {
   profileId: string;
   checked: readonly string[];
   errors: Record<string, string>;
-  /** A use case's refusal of the whole, in its words. */
-  refusal?: string;
+  /** A use case's refusal of the whole, in its words and with its status. */
+  refusal?: Problem;
 }
 
 /**
@@ -155,14 +147,17 @@ interface SelectionState {
  * attach use case, as the API's POST …/kyc-profiles/{id}/numbers).
  */
 async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
-  const visitor = c.var.visitor;
-  const profiles = await profileChoices(c.var.db, visitor.customer.id);
+  const { db, visitor } = c.var;
+  const choices = () => profileChoices(db, visitor.customer.id);
   const page = { title: "Numbers", section: "numbers" };
-  const filters = listFilters(c, listNumbersQuery, page, (props) => <NumberFilters {...props} profiles={profiles} />);
+  // Filters that do not parse are shown again with the profiles read then (an async component).
+  const filters = listFilters(c, listNumbersQuery, page, async (props) => (
+    <NumberFilters {...props} profiles={await choices()} />
+  ));
   if ("refused" in filters) return filters.refused;
   const { raw, query } = filters;
   const window = pageWindow(query.page, query.limit);
-  const list = await listNumbers(c.var.db, visitor.customer.id, toNumberListQuery(query), window);
+  const [profiles, list] = await Promise.all([choices(), listNumbers(db, visitor.customer.id, toNumberListQuery(query), window)]);
   const meta = pageMeta(window, list.total);
   const here = new URLSearchParams(raw).toString();
   const checked = new Set(selection?.checked ?? []);
@@ -172,7 +167,9 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
     <>
       <h1>Numbers</h1>
       {selection ? (
-        <Notice kind="error">{selection.refusal ?? "Nothing was attached; the problem is shown beside its field."}</Notice>
+        <Notice kind="error">
+          {selection.refusal?.message ?? "Nothing was attached; the problem is shown beside its field."}
+        </Notice>
       ) : null}
       <NumberFilters values={raw} errors={{}} profiles={profiles} />
       {list.rows.length === 0 ? (
@@ -251,7 +248,7 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
       )}
       <Pager meta={meta} noun="number" hrefOf={(page) => `/portal/numbers${withQuery(raw, { page: String(page) })}`} />
     </>,
-    selection ? 400 : 200,
+    selection ? (selection.refusal?.status ?? 400) : 200,
   );
 }
 
@@ -272,7 +269,7 @@ async function verificationPage(
     findVerificationWithDocuments(c.var.db, visitor.customer.id, number.id),
     evaluateNumber(c.var.db, visitor.customer.id, number.id, Date.now()),
   ]);
-  const done = status === 200 && !state.notice ? DONE[c.req.query("done") ?? ""] : undefined;
+  const done = status === 200 && !state.notice ? doneMessage(DONE, c.req.query("done")) : undefined;
   const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
   return renderPage(
     c,
@@ -383,7 +380,8 @@ function Verification({
   upload: FormState | undefined;
 }) {
   const token = c.var.visitor.csrfToken;
-  const deletable = kyc.status === "pending" || kyc.status === "rejected";
+  const href = `/portal/numbers/${number.id}`;
+  const deletable = verificationDeletable(kyc);
   return (
     <>
       <div class="card">
@@ -392,37 +390,16 @@ function Verification({
         </StatusFacts>
         {kyc.status === "rejected" || deletable ? (
           <div class="actions card-actions">
-            {kyc.status === "rejected" ? (
-              <form method="post" action={`/portal/numbers/${number.id}/resubmit`} class="inline">
-                <CsrfField token={token} />
-                <button type="submit">Resubmit unchanged</button>
-              </form>
-            ) : null}
+            <ResubmitForm href={href} kyc={kyc} token={token} />
             {deletable ? (
-              <a class="button secondary" href={`/portal/numbers/${number.id}/verification/delete`}>
+              <a class="button secondary" href={`${href}/verification/delete`}>
                 Delete verification…
               </a>
             ) : null}
           </div>
         ) : null}
       </div>
-      <section class="work">
-        <h2>Documents</h2>
-        <DocumentsTable
-          kyc={kyc}
-          documents={documents}
-          deleteHref={(doc) =>
-            documentDeletable(kyc, doc) ? `/portal/numbers/${number.id}/documents/${doc.id}/delete` : undefined
-          }
-        />
-        {uploadRefusal(kyc.status, documents.length) === undefined ? (
-          <>
-            <h2>Upload a document</h2>
-            <p class="muted">An identity document or a proof of address.</p>
-            <UploadForm action={`/portal/numbers/${number.id}/documents`} token={token} state={upload} />
-          </>
-        ) : null}
-      </section>
+      <DocumentsSection href={href} kyc={kyc} documents={documents} token={token} upload={upload} />
       <section class="work">
         <h2>Address</h2>
         <DetailFacts kyc={kyc} />
@@ -449,15 +426,14 @@ function amendPage(c: Context<PortalEnv>, number: NumberRow, kyc: KycRow, form: 
         <a href={`/portal/numbers/${number.id}`}>← Verification of {number.phoneNumber}</a>
       </p>
       <h1>Amend the address</h1>
-      {kyc.status !== "pending" ? <p class="muted">Saving re-opens the verification for review.</p> : null}
-      <form method="post" action={`/portal/numbers/${number.id}/address/edit`} class="stack card" novalidate>
-        <CsrfField token={c.var.visitor.csrfToken} />
-        <AddressFields values={form.values} errors={form.errors} withType={false} reasons={kyc.rejectionReasons} />
-        <div class="actions">
-          <button type="submit">Save address</button>
-          <a href={`/portal/numbers/${number.id}`}>Cancel</a>
-        </div>
-      </form>
+      <AmendForm
+        href={`/portal/numbers/${number.id}`}
+        action={`/portal/numbers/${number.id}/address/edit`}
+        what="verification"
+        kyc={kyc}
+        form={form}
+        token={c.var.visitor.csrfToken}
+      />
     </>,
     status,
   );
@@ -465,17 +441,7 @@ function amendPage(c: Context<PortalEnv>, number: NumberRow, kyc: KycRow, form: 
 
 /** What is not this account's (or not there at all): "Number", "Document", "Verification". */
 function notFoundPage(c: Context<PortalEnv>, what: string) {
-  return renderPage(
-    c,
-    { title: `${what} not found`, section: "numbers" },
-    <>
-      <h1>{what} not found</h1>
-      <p>
-        This account has no such {what.toLowerCase()}. <a href="/portal/numbers">Back to the numbers</a>.
-      </p>
-    </>,
-    404,
-  );
+  return notFoundInSection(c, { what, section: "numbers", back: { href: "/portal/numbers", label: "Back to the numbers" } });
 }
 
 /** A use case's refusal, shown on the number's page in the API's words and with its status. */
@@ -489,24 +455,40 @@ async function visitorsNumber(c: Context<PortalEnv>): Promise<NumberRow | undefi
   return id.success ? findOwnedNumber(c.var.db, c.var.visitor.customer.id, id.data) : undefined;
 }
 
+/**
+ * The visitor's number and its verification (own or its profile's, with its documents), read together; undefined when
+ * the number is none of the account's.
+ */
+async function visitorsNumberAndVerification(c: Context<PortalEnv>) {
+  const id = numberIdParam.safeParse(c.req.param("number_id"));
+  if (!id.success) return undefined;
+  const { db, visitor } = c.var;
+  const [number, found] = await Promise.all([
+    findOwnedNumber(db, visitor.customer.id, id.data),
+    findVerificationWithDocuments(db, visitor.customer.id, id.data),
+  ]);
+  return number ? { number, found } : undefined;
+}
+
 export const numberPages = createRouter<PortalEnv>()
   .get("/numbers", (c) => numbersPage(c))
   .post("/numbers/attach", async (c) => {
     const form = await readForm(c);
     const profileId = form.fields.profile_id ?? "";
     const numberIds = form.list("number_ids");
-    const refused = (errors: Record<string, string>, refusal?: string) =>
+    const refused = (errors: Record<string, string>, refusal?: Problem) =>
       numbersPage(c, { profileId, checked: numberIds, errors, ...(refusal === undefined ? {} : { refusal }) });
+    // Judged by the API's own schemas: the profile's id, and the numbers' ids as its attach body takes them.
+    const profile = parseIdField(profileIdParam, profileId);
+    const numbers = profileNumbersBody.safeParse({ number_ids: numberIds });
     const errors: Record<string, string> = {};
-    const profile = profileIdParam.safeParse(profileId);
-    if (profileId === "") errors.profile_id = "is required";
-    else if (!profile.success) errors.profile_id = fieldMessages(profile.error.issues)[""] ?? "is not valid";
-    if (numberIds.length === 0) errors.number_ids = "must have at least 1 items";
-    else if (numberIds.length > MAX_ATTACH) errors.number_ids = `must have at most ${MAX_ATTACH} items`;
-    if (!profile.success || Object.keys(errors).length > 0) return refused(errors);
-    const attached = await attachToProfile(workOf(c), c.var.visitor.customer.id, profile.data, { numberIds });
-    if (!attached.ok) return refused({}, attached.problem.message);
-    return profileReportPage(c, profile.data, { kind: "attach", report: attached.value });
+    if ("error" in profile) errors.profile_id = profile.error;
+    if (!numbers.success) errors.number_ids = fieldMessages(numbers.error.issues).number_ids ?? "are not valid";
+    if ("error" in profile || !numbers.success) return refused(errors);
+    const selection = { numberIds: numbers.data.number_ids ?? [] };
+    const attached = await attachToProfile(workOf(c), c.var.visitor.customer.id, profile.id, selection);
+    if (!attached.ok) return refused({}, attached.problem);
+    return profileReportPage(c, profile.id, { kind: "attach", report: attached.value });
   })
   .get("/numbers/:number_id", async (c) => {
     const number = await visitorsNumber(c);
@@ -525,20 +507,20 @@ export const numberPages = createRouter<PortalEnv>()
     return c.redirect(`/portal/numbers/${number.id}?done=submitted`, 303);
   })
   .get("/numbers/:number_id/address/edit", async (c) => {
-    const number = await visitorsNumber(c);
-    if (!number) return notFoundPage(c, "Number");
-    const current = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
+    const read = await visitorsNumberAndVerification(c);
+    if (!read) return notFoundPage(c, "Number");
+    const { number, found: current } = read;
     if (!current) return c.redirect(`/portal/numbers/${number.id}`, 303);
     if (current.attachment) return problemPage(c, number, managedByProfile(current.attachment.profileId));
     if (!addressAmendable(current.verification, Date.now())) {
-      return problemPage(c, number, verificationLocked(current.verification.status, "changing the address"));
+      return problemPage(c, number, addressLocked(current.verification.status));
     }
     return amendPage(c, number, current.verification, { values: addressValues(current.verification), errors: {} });
   })
   .post("/numbers/:number_id/address/edit", async (c) => {
-    const number = await visitorsNumber(c);
-    if (!number) return notFoundPage(c, "Number");
-    const current = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
+    const read = await visitorsNumberAndVerification(c);
+    if (!read) return notFoundPage(c, "Number");
+    const { number, found: current } = read;
     if (!current) return problemPage(c, number, notFound("Verification"));
     if (current.attachment) return problemPage(c, number, managedByProfile(current.attachment.profileId));
     const form = (await readForm(c)).fields;
@@ -567,9 +549,9 @@ export const numberPages = createRouter<PortalEnv>()
     return c.redirect(`/portal/numbers/${number.id}?done=resubmitted`, 303);
   })
   .get("/numbers/:number_id/verification/delete", async (c) => {
-    const number = await visitorsNumber(c);
-    if (!number) return notFoundPage(c, "Number");
-    const found = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
+    const read = await visitorsNumberAndVerification(c);
+    if (!read) return notFoundPage(c, "Number");
+    const { number, found } = read;
     if (!found) return notFoundPage(c, "Verification");
     if (found.attachment) return problemPage(c, number, managedByProfile(found.attachment.profileId));
     return renderPage(
@@ -583,8 +565,8 @@ export const numberPages = createRouter<PortalEnv>()
         cancel={`/portal/numbers/${number.id}`}
       >
         <p>
-          The address and its {found.documents.length === 1 ? "document" : `${found.documents.length} documents`} go. The number
-          then has no verification: submit a new one, or attach the number to a profile.
+          The address and its {plural(found.documents.length, "document")} go. The number then has no verification: submit a new
+          one, or attach the number to a profile.
         </p>
       </Confirmation>,
     );
@@ -597,40 +579,32 @@ export const numberPages = createRouter<PortalEnv>()
     return c.redirect(`/portal/numbers/${number.id}?done=removed`, 303);
   })
   .get("/numbers/:number_id/documents/:document_id/delete", async (c) => {
-    const number = await visitorsNumber(c);
+    const read = await visitorsNumberAndVerification(c);
     const documentId = documentIdParam.safeParse(c.req.param("document_id"));
-    if (!number || !documentId.success) return notFoundPage(c, number ? "Document" : "Number");
-    const found = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
+    if (!read || !documentId.success) return notFoundPage(c, read ? "Document" : "Number");
+    const { number, found } = read;
     const document = found?.documents.find((doc) => doc.id === documentId.data);
     if (!found || !document) return notFoundPage(c, "Document");
     if (found.attachment) return problemPage(c, number, managedByProfile(found.attachment.profileId));
-    return renderPage(
-      c,
-      { title: `Delete ${document.filename}`, section: "numbers" },
-      <Confirmation
-        token={c.var.visitor.csrfToken}
-        title={`Delete ${document.filename}?`}
-        action={`/portal/numbers/${number.id}/documents/${document.id}/delete`}
-        button="Delete the document"
-        cancel={`/portal/numbers/${number.id}`}
-      >
-        <p>
-          The file goes from the verification of {number.phoneNumber} and cannot be downloaded again; upload it anew if it is
-          needed.
-        </p>
-      </Confirmation>,
-    );
+    return documentDeletePage(c, {
+      href: `/portal/numbers/${number.id}`,
+      section: "numbers",
+      document,
+      from: `the verification of ${number.phoneNumber}`,
+    });
   })
   .post("/numbers/:number_id/documents/:document_id/delete", async (c) => {
-    const number = await visitorsNumber(c);
+    const read = await visitorsNumberAndVerification(c);
     const documentId = documentIdParam.safeParse(c.req.param("document_id"));
-    if (!number || !documentId.success) return notFoundPage(c, number ? "Document" : "Number");
-    const found = await findVerificationWithDocuments(c.var.db, c.var.visitor.customer.id, number.id);
+    if (!read || !documentId.success) return notFoundPage(c, read ? "Document" : "Number");
+    const { number, found } = read;
     if (found?.attachment) return problemPage(c, number, managedByProfile(found.attachment.profileId));
     if (!found?.documents.some((doc) => doc.id === documentId.data)) return notFoundPage(c, "Document");
-    const removed = await deleteDocument(workOf(c), c.var.visitor.customer.id, documentId.data);
-    if (!removed.ok) return problemPage(c, number, removed.problem);
-    return c.redirect(`/portal/numbers/${number.id}?done=deleted`, 303);
+    return deleteConfirmedDocument(c, documentId.data, {
+      href: `/portal/numbers/${number.id}`,
+      done: "deleted",
+      refused: (problem) => problemPage(c, number, problem),
+    });
   })
   .get("/documents/:document_id/download", async (c) => {
     const documentId = documentIdParam.safeParse(c.req.param("document_id"));

@@ -10,7 +10,7 @@ import { listCatalog } from "../catalog/store.ts";
 import type { Requirements } from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";
 import { pageWindow } from "../db/paging.ts";
-import { type CatalogRow, ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
+import { type CatalogRow, type KycType, ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
@@ -32,7 +32,8 @@ import {
 import { findOrder } from "../orders/store.ts";
 import { changeOrder, placeOrder } from "../orders/use-cases.ts";
 import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
-import { dateTime, withQuery, words } from "../ui/format.ts";
+import { notFoundPage } from "../ui/error-page.tsx";
+import { dateTime, doneMessage, withQuery, words } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,
@@ -46,7 +47,7 @@ import {
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
+import { KYC_TYPE_WORDS, type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
 
 type Messages = Record<string, string>;
 /** A form's errors: one message a field, or several (each unmet requirement of a profile). */
@@ -122,20 +123,21 @@ async function orderableCatalog(db: Database): Promise<Orderable> {
   return orderableOf(await catalogRows(db));
 }
 
-const TYPE_WORDS = { individual: "a person", business: "a business" } as const;
+/** A verification type inside a sentence: "a person", "a business". */
+const typeWords = (type: KycType) => KYC_TYPE_WORDS[type].toLowerCase();
 
 /** What a pair's requirements ask of a verification, a line each, in words. */
 function requirementLines(requirements: Requirements, countryCode: string): string[] {
-  const lines = [`A verification of ${requirements.verification_types.map((type) => TYPE_WORDS[type]).join(" or ")}`];
+  const lines = [`A verification of ${requirements.verification_types.map(typeWords).join(" or ")}`];
   if (requirements.address_in_country) lines.push(`An address in ${countryCode}`);
   for (const type of requirements.verification_types) {
     const fields = requirements.fields[type] ?? [];
-    if (fields.length > 0) lines.push(`For ${TYPE_WORDS[type]}: ${fields.map(words).join(", ")}`);
+    if (fields.length > 0) lines.push(`For ${typeWords(type)}: ${fields.map(words).join(", ")}`);
   }
   for (const document of requirements.documents) {
     const who =
       document.applies_to.length < requirements.verification_types.length
-        ? ` (${document.applies_to.map((t) => TYPE_WORDS[t]).join(", ")})`
+        ? ` (${document.applies_to.map(typeWords).join(", ")})`
         : "";
     lines.push(`${document.description}: ${document.document_types.map(words).join(" or ")}${who}`);
   }
@@ -357,7 +359,7 @@ async function orderPage(
     order.status === "pending"
       ? await Promise.all([orderableCatalog(c.var.db), profileChoices(c.var.db, c.var.visitor.customer.id)])
       : [undefined, undefined];
-  const done = DONE[c.req.query("done") ?? ""];
+  const done = doneMessage(DONE, c.req.query("done"));
   return renderPage(
     c,
     { title: `Order ${order.order_number}`, section: "orders" },
@@ -420,17 +422,7 @@ async function orderPage(
 }
 
 function orderNotFound(c: Context<PortalEnv>) {
-  return renderPage(
-    c,
-    { title: "Order not found", section: "orders" },
-    <>
-      <h1>Order not found</h1>
-      <p>
-        This account has no such order. <a href="/portal/orders">Back to the orders</a>.
-      </p>
-    </>,
-    404,
-  );
+  return notFoundPage(c, { what: "Order", section: "orders", back: { href: "/portal/orders", label: "Back to the orders" } });
 }
 
 /** The visitor's order by the path's id; another account's order, or a malformed id, is not found. */

@@ -6,8 +6,8 @@
 // deleting it after a confirmation. Every action is the API's own use case (src/kyc/use-cases.ts), so the portal emits
 // the same events, keeps the same rules and says the same words.
 import type { Context } from "hono";
-import { listCatalog } from "../catalog/store.ts";
-import { evaluateProfile, pairKey } from "../compliance/store.ts";
+import { listCatalog, pairId } from "../catalog/store.ts";
+import { evaluate } from "../compliance/evaluation.ts";
 import { pageWindow } from "../db/paging.ts";
 import { type CatalogRow, KYC_STATUSES, KYC_TYPES, type KycRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
@@ -27,19 +27,12 @@ import {
   updateAddressBody,
   updateProfileBody,
 } from "../kyc/schemas.ts";
+import { addressAmendable, findProfile, listProfiles, type ProfileWithDocuments } from "../kyc/store.ts";
 import {
-  addressAmendable,
-  documentDeletable,
-  findProfile,
-  listProfiles,
-  type ProfileWithDocuments,
-  uploadRefusal,
-} from "../kyc/store.ts";
-import {
+  addressLocked,
   amendAddress,
   attachToProfile,
   createProfile,
-  deleteDocument,
   deleteVerification,
   detachFromProfile,
   resubmit,
@@ -51,21 +44,36 @@ import { listNumbers } from "../numbers/store.ts";
 import { listOrders } from "../orders/list.ts";
 import { formatOrderNumber, orderIdParam } from "../orders/schemas.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
-import { capitalised, dateTime, plural, withQuery, words } from "../ui/format.ts";
-import { FilterForm, fieldMessages, listFilters, readForm, Select, SortFields, TextArea, TextInput } from "../ui/forms.tsx";
+import { notFoundPage } from "../ui/error-page.tsx";
+import { capitalised, dateTime, doneMessage, plural, withQuery, words } from "../ui/format.ts";
+import {
+  FilterForm,
+  fieldMessages,
+  listFilters,
+  parseIdField,
+  readForm,
+  Select,
+  SortFields,
+  TextArea,
+  TextInput,
+} from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import {
   AddressFields,
+  AmendForm,
   addressUpdate,
   addressValues,
   DetailFacts,
-  DocumentsTable,
+  DocumentsSection,
+  deleteConfirmedDocument,
+  documentDeletePage,
   EvaluationChecklist,
   type FormState,
+  KYC_TYPE_WORDS,
+  ResubmitForm,
   receiveUpload,
   StatusFacts,
   submittedAddress,
-  UploadForm,
 } from "./kyc-parts.tsx";
 
 type Messages = Record<string, string>;
@@ -109,7 +117,7 @@ function ProfileFilters({ values, errors }: { values: Record<string, string>; er
         label="For"
         value={values.type}
         blank="Anyone"
-        options={KYC_TYPES.map((type) => [type, type === "individual" ? "A person" : "A business"] as const)}
+        options={KYC_TYPES.map((type) => [type, KYC_TYPE_WORDS[type]] as const)}
         error={errors.type}
       />
       <SortFields query={listProfilesQuery} values={values} errors={errors} />
@@ -212,7 +220,7 @@ interface ProfileState {
 
 /** The pair the evaluation is against: the one asked for, else the first with requirements, else the first. */
 function chosenPair(catalog: readonly CatalogRow[], asked: string | undefined): CatalogRow | undefined {
-  return catalog.find((row) => pairKey(row) === asked) ?? catalog.find((row) => row.requirements !== null) ?? catalog[0];
+  return catalog.find((row) => pairId(row) === asked) ?? catalog.find((row) => row.requirements !== null) ?? catalog[0];
 }
 
 /** A positive page number from the query, else 1. */
@@ -245,8 +253,9 @@ async function profilePage(
     ),
   ]);
   const pair = chosenPair(catalog.rows, askedPair);
-  const evaluation = pair ? (await evaluateProfile(db, customerId, kyc.id, [pair], Date.now()))?.get(pairKey(pair)) : undefined;
-  const done = status === 200 && !state.notice && !state.report ? DONE[c.req.query("done") ?? ""] : undefined;
+  // The profile and its documents are at hand: the evaluation needs no read of its own.
+  const evaluation = pair ? evaluate(pair, pair.requirements ?? null, { verification: kyc, documents }, Date.now()) : undefined;
+  const done = status === 200 && !state.notice && !state.report ? doneMessage(DONE, c.req.query("done")) : undefined;
   const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
   const token = visitor.csrfToken;
   const numbersMeta = pageMeta(numbersWindow, attached.total);
@@ -273,12 +282,7 @@ async function profilePage(
           <dd>{found.numberCount}</dd>
         </StatusFacts>
         <div class="actions card-actions">
-          {kyc.status === "rejected" ? (
-            <form method="post" action={`${href}/resubmit`} class="inline">
-              <CsrfField token={token} />
-              <button type="submit">Resubmit unchanged</button>
-            </form>
-          ) : null}
+          <ResubmitForm href={href} kyc={kyc} token={token} />
           <a class="button secondary" href={`${href}/edit`}>
             {addressAmendable(kyc, Date.now()) ? "Rename or amend…" : "Rename…"}
           </a>
@@ -288,7 +292,7 @@ async function profilePage(
 
       <section class="work">
         <h2>Requirements</h2>
-        {catalog.rows.length === 0 || !pair ? (
+        {!pair ? (
           <p class="muted">Nothing can be ordered right now, so there is nothing to check the profile against.</p>
         ) : (
           <>
@@ -296,8 +300,8 @@ async function profilePage(
               <Select
                 name="pair"
                 label="Check against"
-                value={pairKey(pair)}
-                options={catalog.rows.map((row) => [pairKey(row), `${row.countryCode} ${words(row.numberType)}`] as const)}
+                value={pairId(pair)}
+                options={catalog.rows.map((row) => [pairId(row), `${row.countryCode} ${words(row.numberType)}`] as const)}
                 hint="A country and number type of the catalog"
               />
               <div class="actions">
@@ -309,21 +313,7 @@ async function profilePage(
         )}
       </section>
 
-      <section class="work">
-        <h2>Documents</h2>
-        <DocumentsTable
-          kyc={kyc}
-          documents={documents}
-          deleteHref={(doc) => (documentDeletable(kyc, doc) ? `${href}/documents/${doc.id}/delete` : undefined)}
-        />
-        {uploadRefusal(kyc.status, documents.length) === undefined ? (
-          <>
-            <h2>Upload a document</h2>
-            <p class="muted">An identity document, a company registration or a proof of address.</p>
-            <UploadForm action={`${href}/documents`} token={token} state={state.upload} />
-          </>
-        ) : null}
-      </section>
+      <DocumentsSection href={href} kyc={kyc} documents={documents} token={token} upload={state.upload} />
 
       <section class="work">
         <h2>Details</h2>
@@ -437,17 +427,7 @@ export async function profileReportPage(c: Context<PortalEnv>, profileId: string
 }
 
 function profileNotFound(c: Context<PortalEnv>, what = "Profile") {
-  return renderPage(
-    c,
-    { title: `${what} not found`, section: "profiles" },
-    <>
-      <h1>{what} not found</h1>
-      <p>
-        This account has no such {what.toLowerCase()}. <a href={PROFILES}>Back to the profiles</a>.
-      </p>
-    </>,
-    404,
-  );
+  return notFoundPage(c, { what, section: "profiles", back: { href: PROFILES, label: "Back to the profiles" } });
 }
 
 /** A use case's refusal, shown on the profile's page in the API's words and with its status. */
@@ -455,10 +435,39 @@ function problemPage(c: Context<PortalEnv>, found: ProfileWithDocuments, problem
   return profilePage(c, found, { ...state, notice: { kind: "error", text: problem.message } }, problem.status);
 }
 
-/** The visitor's profile by the path's id (kyp_<uuid> or the bare uuid); another account's profile is none. */
-async function visitorsProfile(c: Context<PortalEnv>): Promise<ProfileWithDocuments | undefined> {
+/** The path's profile id (kyp_<uuid> or the bare uuid), or undefined when it is none. */
+function pathProfileId(c: Context<PortalEnv>): string | undefined {
   const id = profileIdParam.safeParse(c.req.param("profile_id"));
-  return id.success ? findProfile(c.var.db, c.var.visitor.customer.id, id.data) : undefined;
+  return id.success ? id.data : undefined;
+}
+
+/** The visitor's profile by the path's id; another account's profile is none. */
+async function visitorsProfile(c: Context<PortalEnv>): Promise<ProfileWithDocuments | undefined> {
+  const id = pathProfileId(c);
+  return id === undefined ? undefined : findProfile(c.var.db, c.var.visitor.customer.id, id);
+}
+
+/** The profile read only now (after its use case, or its form, refused) to draw its page with; none is not found. */
+async function withProfile(
+  c: Context<PortalEnv>,
+  profileId: string,
+  draw: (found: ProfileWithDocuments) => Response | Promise<Response>,
+) {
+  const found = await findProfile(c.var.db, c.var.visitor.customer.id, profileId);
+  return found ? draw(found) : profileNotFound(c);
+}
+
+/**
+ * A use case's refusal of a profile's form, the use case called before the profile is read: a profile not found is
+ * that page; any other refusal is drawn on the profile, read only now (the profile's page, unless `draw` says otherwise).
+ */
+function refusalPage(
+  c: Context<PortalEnv>,
+  profileId: string,
+  problem: Problem,
+  draw: (found: ProfileWithDocuments) => Response | Promise<Response> = (found) => problemPage(c, found, problem),
+) {
+  return problem.code === "not_found" ? profileNotFound(c) : withProfile(c, profileId, draw);
 }
 
 /** The rename and amend page: the name in any state; the address while it may change (each save re-opens the review). */
@@ -498,22 +507,9 @@ function editPage(
       </form>
       <h2>Address</h2>
       {amendable ? (
-        <>
-          {kyc.status !== "pending" ? <p class="muted">Saving re-opens the profile for review.</p> : null}
-          <form method="post" action={`${href}/address`} class="stack card" novalidate>
-            <CsrfField token={token} />
-            <AddressFields values={address.values} errors={address.errors} withType={false} reasons={kyc.rejectionReasons} />
-            <div class="actions">
-              <button type="submit">Save address</button>
-              <a href={href}>Cancel</a>
-            </div>
-          </form>
-        </>
+        <AmendForm href={href} action={`${href}/address`} what="profile" kyc={kyc} form={address} token={token} />
       ) : (
-        <p class="muted">
-          The profile is {words(kyc.status)}: its address cannot change now
-          {kyc.status === "approved" ? " (an approved one may be renewed from 60 days before it expires)" : ""}.
-        </p>
+        <p class="muted">{addressLocked(kyc.status).message}.</p>
       )}
     </>,
     status,
@@ -571,7 +567,7 @@ export const profilePages = createRouter<PortalEnv>()
             rows={list.rows}
             columns={[
               { label: "Name", cell: (p) => <a href={hrefOf(p.verification.id)}>{p.verification.name}</a> },
-              { label: "For", cell: (p) => (p.verification.type === "individual" ? "A person" : "A business") },
+              { label: "For", cell: (p) => KYC_TYPE_WORDS[p.verification.type] },
               { label: "Status", cell: (p) => <Badge status={p.verification.status} /> },
               { label: "Numbers", cell: (p) => p.numberCount },
               { label: "Documents", cell: (p) => p.documents.length },
@@ -601,21 +597,23 @@ export const profilePages = createRouter<PortalEnv>()
     return found ? editPage(c, found.verification) : profileNotFound(c);
   })
   .post("/profiles/:profile_id/name", async (c) => {
-    const found = await visitorsProfile(c);
-    if (!found) return profileNotFound(c);
+    const profileId = pathProfileId(c);
+    if (profileId === undefined) return profileNotFound(c);
     const form = (await readForm(c)).fields;
     const parsed = updateProfileBody.safeParse({ name: form.name ?? "" });
     if (!parsed.success || parsed.data.name === undefined) {
       const errors = parsed.success ? {} : fieldMessages(parsed.error.issues);
-      return editPage(c, found.verification, { name: { values: form, errors } }, 400);
+      return withProfile(c, profileId, (found) => editPage(c, found.verification, { name: { values: form, errors } }, 400));
     }
-    const kyc = found.verification;
-    const renamed = await amendAddress(workOf(c), c.var.visitor.customer.id, subjectOf(kyc.id), { name: parsed.data.name });
-    if (!renamed.ok)
-      return editPage(c, kyc, { name: { values: form, errors: {} }, notice: renamed.problem.message }, renamed.problem.status);
-    return c.redirect(`${hrefOf(kyc.id)}?done=renamed`, 303);
+    const renamed = await amendAddress(workOf(c), c.var.visitor.customer.id, subjectOf(profileId), { name: parsed.data.name });
+    if (renamed.ok) return c.redirect(`${hrefOf(profileId)}?done=renamed`, 303);
+    const { problem } = renamed;
+    return refusalPage(c, profileId, problem, (found) =>
+      editPage(c, found.verification, { name: { values: form, errors: {} }, notice: problem.message }, problem.status),
+    );
   })
   .post("/profiles/:profile_id/address", async (c) => {
+    // Read first: the body the API takes depends on whom the profile is for (addressUpdate).
     const found = await visitorsProfile(c);
     if (!found) return profileNotFound(c);
     const kyc = found.verification;
@@ -631,12 +629,12 @@ export const profilePages = createRouter<PortalEnv>()
     return c.redirect(`${hrefOf(kyc.id)}?done=amended`, 303);
   })
   .post("/profiles/:profile_id/documents", readsOwnMultipartBody, async (c) => {
-    const found = await visitorsProfile(c);
-    if (!found) return profileNotFound(c);
-    const received = await receiveUpload(c, subjectOf(found.verification.id));
-    if (received.ok) return c.redirect(`${hrefOf(found.verification.id)}?done=uploaded`, 303);
-    if ("problem" in received) return problemPage(c, found, received.problem);
-    return profilePage(c, found, { upload: received.form }, 400);
+    const profileId = pathProfileId(c);
+    if (profileId === undefined) return profileNotFound(c);
+    const received = await receiveUpload(c, subjectOf(profileId));
+    if (received.ok) return c.redirect(`${hrefOf(profileId)}?done=uploaded`, 303);
+    if ("problem" in received) return refusalPage(c, profileId, received.problem);
+    return withProfile(c, profileId, (found) => profilePage(c, found, { upload: received.form }, 400));
   })
   .get("/profiles/:profile_id/documents/:document_id/delete", async (c) => {
     const found = await visitorsProfile(c);
@@ -644,38 +642,26 @@ export const profilePages = createRouter<PortalEnv>()
     if (!found) return profileNotFound(c);
     const document = documentId.success ? found.documents.find((doc) => doc.id === documentId.data) : undefined;
     if (!document) return profileNotFound(c, "Document");
-    const href = hrefOf(found.verification.id);
-    return renderPage(
-      c,
-      { title: `Delete ${document.filename}`, section: "profiles" },
-      <Confirmation
-        token={c.var.visitor.csrfToken}
-        title={`Delete ${document.filename}?`}
-        action={`${href}/documents/${document.id}/delete`}
-        button="Delete the document"
-        cancel={href}
-      >
-        <p>
-          The file goes from the profile {found.verification.name} and cannot be downloaded again; upload it anew if it is needed.
-        </p>
-      </Confirmation>,
-    );
+    const kyc = found.verification;
+    return documentDeletePage(c, { href: hrefOf(kyc.id), section: "profiles", document, from: `the profile ${kyc.name ?? ""}` });
   })
   .post("/profiles/:profile_id/documents/:document_id/delete", async (c) => {
     const found = await visitorsProfile(c);
     const documentId = documentIdParam.safeParse(c.req.param("document_id"));
     if (!found) return profileNotFound(c);
     if (!documentId.success || !found.documents.some((doc) => doc.id === documentId.data)) return profileNotFound(c, "Document");
-    const removed = await deleteDocument(workOf(c), c.var.visitor.customer.id, documentId.data);
-    if (!removed.ok) return problemPage(c, found, removed.problem);
-    return c.redirect(`${hrefOf(found.verification.id)}?done=document_deleted`, 303);
+    return deleteConfirmedDocument(c, documentId.data, {
+      href: hrefOf(found.verification.id),
+      done: "document_deleted",
+      refused: (problem) => problemPage(c, found, problem),
+    });
   })
   .post("/profiles/:profile_id/resubmit", async (c) => {
-    const found = await visitorsProfile(c);
-    if (!found) return profileNotFound(c);
-    const reopened = await resubmit(workOf(c), c.var.visitor.customer.id, subjectOf(found.verification.id));
-    if (!reopened.ok) return problemPage(c, found, reopened.problem);
-    return c.redirect(`${hrefOf(found.verification.id)}?done=resubmitted`, 303);
+    const profileId = pathProfileId(c);
+    if (profileId === undefined) return profileNotFound(c);
+    const reopened = await resubmit(workOf(c), c.var.visitor.customer.id, subjectOf(profileId));
+    if (reopened.ok) return c.redirect(`${hrefOf(profileId)}?done=resubmitted`, 303);
+    return refusalPage(c, profileId, reopened.problem);
   })
   .get("/profiles/:profile_id/delete", async (c) => {
     const found = await visitorsProfile(c);
@@ -699,11 +685,11 @@ export const profilePages = createRouter<PortalEnv>()
     );
   })
   .post("/profiles/:profile_id/delete", async (c) => {
-    const found = await visitorsProfile(c);
-    if (!found) return profileNotFound(c);
-    const deleted = await deleteVerification(workOf(c), c.var.visitor.customer.id, subjectOf(found.verification.id));
-    if (!deleted.ok) return problemPage(c, found, deleted.problem);
-    return c.redirect(`${PROFILES}?done=deleted`, 303);
+    const profileId = pathProfileId(c);
+    if (profileId === undefined) return profileNotFound(c);
+    const deleted = await deleteVerification(workOf(c), c.var.visitor.customer.id, subjectOf(profileId));
+    if (deleted.ok) return c.redirect(`${PROFILES}?done=deleted`, 303);
+    return refusalPage(c, profileId, deleted.problem);
   })
   .post("/profiles/:profile_id/numbers", async (c) => {
     const found = await visitorsProfile(c);
@@ -712,12 +698,9 @@ export const profilePages = createRouter<PortalEnv>()
     const profileId = found.verification.id;
     let selection: { numberIds: string[] } | { orderId: string };
     if (form.order_id !== undefined) {
-      const order = orderIdParam.safeParse(form.order_id);
-      if (!order.success) {
-        const error = form.order_id === "" ? "is required" : (fieldMessages(order.error.issues)[""] ?? "is not valid");
-        return profilePage(c, found, { order: { values: form, errors: { order_id: error } } }, 400);
-      }
-      selection = { orderId: order.data };
+      const order = parseIdField(orderIdParam, form.order_id);
+      if ("error" in order) return profilePage(c, found, { order: { values: form, errors: { order_id: order.error } } }, 400);
+      selection = { orderId: order.id };
     } else {
       const pasted = pastedIds(form.number_ids ?? "");
       if ("error" in pasted) return profilePage(c, found, { paste: { values: form, errors: { number_ids: pasted.error } } }, 400);

@@ -10,7 +10,7 @@ import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { Problem } from "../lib/problem.ts";
 import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
-import { capitalised, dateTime, withQuery } from "../ui/format.ts";
+import { capitalised, dateTime, doneMessage, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,
@@ -168,7 +168,7 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 4
   const list = await listUsers(c.var.db, visitor.customer.id, toUserListQuery(query), window);
   const meta = pageMeta(window, list.total);
   const shown = status === 200 ? await takeShownOnce(c, "team") : undefined;
-  const done = DONE[c.req.query("done") ?? ""];
+  const done = doneMessage(DONE, c.req.query("done"));
   return renderPage(
     c,
     { title: "Team", section: "team" },

@@ -11,7 +11,7 @@ import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { Problem } from "../lib/problem.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
-import { dateTime } from "../ui/format.ts";
+import { dateTime, doneMessage } from "../ui/format.ts";
 import { Checkboxes, fieldMessages, readForm, Select, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import {
@@ -143,7 +143,7 @@ async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: Ch
   const { rows, total } = await listEndpoints(c.var.db, visitor.customer.id, window);
   const meta = pageMeta(window, total);
   const shown = status === 200 ? await takeShownOnce(c, "webhooks") : undefined;
-  const done = DONE[c.req.query("done") ?? ""];
+  const done = doneMessage(DONE, c.req.query("done"));
   return renderPage(
     c,
     { title: "Webhooks", section: "webhooks" },
@@ -202,7 +202,7 @@ async function endpointPage(c: Context<PortalEnv>, endpoint: WebhookEndpointRow,
   const { rows, total } = listed.ok ? listed.value : { rows: [], total: 0 };
   const meta = pageMeta(window, total);
   const shown = status === 200 ? await takeShownOnce(c, "webhooks") : undefined;
-  const done = DONE[c.req.query("done") ?? ""];
+  const done = doneMessage(DONE, c.req.query("done"));
   return renderPage(
     c,
     { title: "Webhook endpoint", section: "webhooks" },

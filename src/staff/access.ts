@@ -22,8 +22,9 @@ interface KeySet {
   fetchedAt: number;
 }
 
-/** The team's keys by certs URL, per isolate; and ACCESS_JWKS parsed, by its text. */
+/** The team's keys by certs URL, per isolate (a fetch under way is shared); and ACCESS_JWKS parsed, by its text. */
 const fetchedKeys = new Map<string, KeySet>();
+const fetchingKeys = new Map<string, Promise<HonoJsonWebKey[]>>();
 const configuredKeys = new Map<string, HonoJsonWebKey[]>();
 
 function keysOf(jwks: unknown): HonoJsonWebKey[] {
@@ -44,11 +45,18 @@ async function teamKeys(issuer: string, kid: string, now: number): Promise<HonoJ
   const stale = !held || now - held.fetchedAt > KEYS_MAX_AGE_MS;
   const unknownKid = held && !held.keys.some((key) => key.kid === kid) && now - held.fetchedAt > REFETCH_INTERVAL_MS;
   if (held && !stale && !unknownKid) return held.keys;
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`Cloudflare Access keys answered ${response.status}`);
-  const keys = keysOf(await response.json());
-  fetchedKeys.set(url, { keys, fetchedAt: now });
-  return keys;
+  let fetching = fetchingKeys.get(url);
+  if (!fetching) {
+    fetching = (async () => {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`Cloudflare Access keys answered ${response.status}`);
+      const keys = keysOf(await response.json());
+      fetchedKeys.set(url, { keys, fetchedAt: now });
+      return keys;
+    })().finally(() => fetchingKeys.delete(url));
+    fetchingKeys.set(url, fetching);
+  }
+  return fetching;
 }
 
 function settingKeys(jwks: string): HonoJsonWebKey[] {
@@ -72,6 +80,13 @@ export interface AccessIdentity {
 }
 
 /**
+ * Tokens this isolate verified, by the settings they were verified for, each with who it names: a staff member's next
+ * requests cost no signature check while the token stays valid. At most VERIFIED_CAPACITY, the oldest dropped first.
+ */
+const verified = new Map<string, { identity: AccessIdentity; settings: AccessSettings }>();
+const VERIFIED_CAPACITY = 1_000;
+
+/**
  * The person (their e-mail, in lower case) of a valid Access token for this deployment's application, or undefined
  * for any other: not a JWT, not RS256, no `kid`, an unknown key, a bad signature, another audience or issuer, expired
  * or not yet valid (beyond the leeway), or no e-mail (an Access service token names no person). Without ACCESS_AUD
@@ -84,6 +99,28 @@ export async function accessIdentity(
 ): Promise<AccessIdentity | undefined> {
   if (!settings.ACCESS_AUD || !settings.ACCESS_TEAM_DOMAIN) return undefined;
   const issuer = issuerOf(settings.ACCESS_TEAM_DOMAIN);
+  const known = verified.get(token);
+  const sameSettings =
+    known?.settings.ACCESS_AUD === settings.ACCESS_AUD &&
+    known.settings.ACCESS_TEAM_DOMAIN === settings.ACCESS_TEAM_DOMAIN &&
+    known.settings.ACCESS_JWKS === settings.ACCESS_JWKS;
+  // Its signature, audience, issuer and nbf/iat held when it was verified for these settings; only time can end it.
+  if (known && sameSettings && known.identity.expiresAt + LEEWAY_SECONDS > now / 1000) return known.identity;
+  verified.delete(token);
+  const identity = await verifiedIdentity(token, settings, issuer, now);
+  if (identity) {
+    if (verified.size >= VERIFIED_CAPACITY) verified.delete(verified.keys().next().value!);
+    verified.set(token, { identity, settings });
+  }
+  return identity;
+}
+
+async function verifiedIdentity(
+  token: string,
+  settings: AccessSettings,
+  issuer: string,
+  now: number,
+): Promise<AccessIdentity | undefined> {
   let kid: unknown;
   try {
     kid = decode(token).header.kid;

@@ -16,8 +16,6 @@ import { Problem } from "../lib/problem.ts";
 import { ACCESS_COOKIE, ACCESS_HEADER, accessIdentity } from "./access.ts";
 import { enabledStaffAssertion, findStaff, staffStateQuery } from "./store.ts";
 
-const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
-
 /** Staff members this isolate has seen (their role and name as read then), by e-mail, least recently used first. */
 const knownStaff = new Map<string, Pick<Operator, "role" | "name">>();
 const KNOWN_STAFF_CAPACITY = 1_000;
@@ -65,7 +63,7 @@ export const requireOperator: MiddlewareHandler<OperatorEnv> = async (c, next) =
   }
   const token = accessToken(c);
   if (!token) throw await authenticationFailure(c);
-  if (!SAFE_METHODS.has(c.req.method) && isCrossSite(c)) {
+  if (!READ_METHODS.has(c.req.method) && isCrossSite(c)) {
     throw forbidden("A change signed in with Cloudflare Access must come from this service's own pages");
   }
   const identity = await accessIdentity(token, c.env);

@@ -2,6 +2,7 @@
 // (orders, allocation, stock), compliance's (reviews, documents' bytes) or admin's (accounts, keys, users, catalog,
 // staff), and the admin may do all. Each operator operation declares its roles once, here, for both the guard and
 // the API description.
+import type { MiddlewareHandler } from "hono";
 import { STAFF_ROLES, type StaffRole } from "../db/schema.ts";
 import { OPERATOR_SECURITY } from "../http/openapi.ts";
 import { allowRoles } from "./guard.ts";
@@ -13,8 +14,14 @@ export const ADMIN: readonly StaffRole[] = ["admin"];
 
 /**
  * What every operator operation declares: its tag, its credentials, the roles that may call it (`x-roles` in the
- * description), and the guard that refuses every other role (403) before the input is validated or anything looked up.
+ * description), and the guard that refuses every other role (403) before the input is validated or anything looked up;
+ * the operation's own middleware, if any, runs after it.
  */
-export function operatorOperation(roles: readonly StaffRole[]) {
-  return { tags: ["Admin"], security: OPERATOR_SECURITY, "x-roles": [...roles], middleware: allowRoles(roles) };
+export function operatorOperation(roles: readonly StaffRole[], ...middleware: MiddlewareHandler[]) {
+  return {
+    tags: ["Admin"],
+    security: OPERATOR_SECURITY,
+    "x-roles": [...roles],
+    middleware: [allowRoles(roles), ...middleware],
+  };
 }

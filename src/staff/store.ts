@@ -2,7 +2,7 @@
 // which keeps at least one enabled admin.
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { auditStatement } from "../audit/store.ts";
-import { batchByName, pageAndTotal } from "../db/batch.ts";
+import { batchByName, ifWritten, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
@@ -55,10 +55,15 @@ function staffChanges(before: StaffRow | undefined, after: StaffSettings) {
   ) as Record<string, readonly [string | null, string]>;
 }
 
+/** How often a change of a staff member is read and written again when another change got between the two. */
+const STAFF_ATTEMPTS = 3;
+
 /**
- * Creates or changes a staff member, with its audit event, in one batch that asserts an enabled admin remains (else
- * nothing is written: wrong_state "last_admin"); nothing is written, nor audited, when nothing changes. D1 runs
- * batches one at a time, so two concurrent demotions of the last two admins cannot both pass.
+ * Creates or changes a staff member, with its audit event (the fields before and after, as read), in one batch that
+ * writes only while the member is still as read and asserts an enabled admin remains (else nothing is written:
+ * wrong_state "last_admin"); nothing is written, nor audited, when nothing changes. D1 runs batches one at a time, so
+ * two concurrent demotions of the last two admins cannot both pass; a change that lost a race to another is read and
+ * decided again.
  */
 export async function putStaff(
   db: Database,
@@ -67,36 +72,45 @@ export async function putStaff(
   settings: StaffSettings,
   now: number,
 ): Promise<Outcome<{ row: StaffRow; created: boolean }, "wrong_state">> {
-  const address = email.toLowerCase();
-  const before = await findStaff(db, address);
-  const changes = staffChanges(before, settings);
-  if (before && Object.keys(changes).length === 0) return ok({ row: before, created: false });
-  const takesAnAdminAway =
-    before?.role === "admin" && before.status === "enabled" && (settings.role !== "admin" || settings.status !== "enabled");
-  try {
-    const written = await batchByName(db, {
-      row: db
-        .insert(staff)
-        .values({ email: address, ...settings, createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({ target: staff.email, set: { ...settings, updatedAt: now } })
-        .returning(),
-      audit: auditStatement(
-        db,
-        { ...audit, now },
-        { action: "staff.changed", target: { type: "staff", id: address }, customerId: null, changes },
-      ),
-      // Only a change that takes an enabled admin away can leave none.
-      lastAdmin: takesAnAdminAway
-        ? db
-            .insert(batchAssertions)
-            .select(
-              sql`SELECT 'an enabled admin remains' WHERE NOT EXISTS (SELECT 1 FROM ${staff} WHERE ${and(eq(staff.role, "admin"), eq(staff.status, "enabled"))})`,
-            )
-        : undefined,
-    });
-    return ok({ row: written.row[0]!, created: before === undefined });
-  } catch (error) {
-    if (isFailedBatchAssertion(error)) return refuse("wrong_state", { state: "last_admin" });
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    const before = await findStaff(db, email);
+    const changes = staffChanges(before, settings);
+    if (before && Object.keys(changes).length === 0) return ok({ row: before, created: false });
+    const takesAnAdminAway =
+      before?.role === "admin" && before.status === "enabled" && (settings.role !== "admin" || settings.status !== "enabled");
+    const insert = db.insert(staff).values({ email, ...settings, createdAt: now, updatedAt: now });
+    const upsert = before
+      ? insert.onConflictDoUpdate({
+          target: staff.email,
+          set: { ...settings, updatedAt: now },
+          setWhere: and(eq(staff.name, before.name), eq(staff.role, before.role), eq(staff.status, before.status)),
+        })
+      : insert.onConflictDoNothing();
+    try {
+      const { written } = await batchByName(db, {
+        written: ifWritten(upsert.returning(), (wrote) => ({
+          audit: auditStatement(
+            db,
+            { ...audit, now },
+            { action: "staff.changed", target: { type: "staff", id: email }, customerId: null, changes },
+            { from: sql`(SELECT 1)`, where: wrote },
+          ),
+        })),
+        // Only a change that takes an enabled admin away can leave none (and it writes only if the member is as read).
+        lastAdmin: takesAnAdminAway
+          ? db
+              .insert(batchAssertions)
+              .select(
+                sql`SELECT 'an enabled admin remains' WHERE NOT EXISTS (SELECT 1 FROM ${staff} WHERE ${and(eq(staff.role, "admin"), eq(staff.status, "enabled"))})`,
+              )
+          : undefined,
+      });
+      const [row] = written.write;
+      if (row) return ok({ row, created: before === undefined });
+      if (attempt >= STAFF_ATTEMPTS) throw new Error(`the staff member ${email} kept changing while being changed`);
+    } catch (error) {
+      if (isFailedBatchAssertion(error)) return refuse("wrong_state", { state: "last_admin" });
+      throw error;
+    }
   }
 }

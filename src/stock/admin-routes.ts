@@ -37,12 +37,8 @@ const CSV = "text/csv";
 export const stockAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation(FULFILMENT),
       // Larger bodies than 64 KiB, read by this route itself: JSON up to 1 MiB, CSV up to 10 MiB.
-      middleware: [
-        operatorOperation(FULFILMENT).middleware,
-        takesLargeBody({ "application/json": JSON_IMPORT_BYTES, [CSV]: CSV_IMPORT_BYTES }),
-      ],
+      ...operatorOperation(FULFILMENT, takesLargeBody({ "application/json": JSON_IMPORT_BYTES, [CSV]: CSV_IMPORT_BYTES })),
       operationId: "importStock",
       method: "post",
       path: "/stock",

@@ -1,11 +1,13 @@
 // A set of pages' answer to an error: the API's problem (its status and its words) as a page a person can read,
 // rather than problem+json. A refusal of the Origin check, a form too large, a failure: each a page with a way back.
-import type { ErrorHandler } from "hono";
+// And a page's own "not found" (an order, a number, a profile not the account's), in its frame, with a way back.
+import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env.ts";
 import { ClientClosed, handleError } from "../http/problem.ts";
 import { PROBLEMS, Problem } from "../lib/problem.ts";
 import { renderDocument } from "./document.tsx";
+import { renderPage } from "./renderer.tsx";
 
 /** Where an error page leads back to: the set's home. */
 interface WayBack {
@@ -42,4 +44,22 @@ export function pageErrorHandler(back: WayBack): ErrorHandler<AppEnv> {
     if (error instanceof HTTPException && error.status < 500) return errorPage(c, back, error.status, "Refused", error.message);
     return errorPage(c, back, 500, "Something went wrong", "Nothing you did caused this; please try again in a moment.");
   };
+}
+
+/**
+ * What is not the account's (or not there at all), in the set's frame (404): "Order not found", with a way back to
+ * the section's list.
+ */
+export function notFoundPage(c: Context, { what, section, back }: { what: string; section: string; back: WayBack }) {
+  return renderPage(
+    c,
+    { title: `${what} not found`, section },
+    <>
+      <h1>{what} not found</h1>
+      <p>
+        This account has no such {what.toLowerCase()}. <a href={back.href}>{back.label}</a>.
+      </p>
+    </>,
+    404,
+  );
 }

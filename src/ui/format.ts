@@ -38,3 +38,11 @@ export function withQuery(current: Record<string, string>, changes: Record<strin
   const text = next.toString();
   return text ? `?${text}` : "";
 }
+
+/**
+ * What a page says after the redirect that led to it (`?done=…`): the message of that key, only if it is one of
+ * `messages`' own (so `?done=constructor` says nothing).
+ */
+export function doneMessage(messages: Readonly<Record<string, string>>, key: string | undefined): string | undefined {
+  return key !== undefined && Object.hasOwn(messages, key) ? messages[key] : undefined;
+}

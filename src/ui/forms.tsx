@@ -22,6 +22,16 @@ export function fieldMessages(issues: readonly z.core.$ZodIssue[]): Record<strin
   return messages;
 }
 
+/**
+ * One id typed or chosen in a form, parsed by the API's id schema: the id, or the error to show beside its field ("is
+ * required" when it is empty, else the schema's words).
+ */
+export function parseIdField<S extends z.ZodType>(schema: S, value: string): { id: z.output<S> } | { error: string } {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { id: parsed.data };
+  return { error: value === "" ? "is required" : (fieldMessages(parsed.error.issues)[""] ?? "is not valid") };
+}
+
 /** A problem's field errors by top-level field name, as fieldMessages gives a schema's: to show each beside its field. */
 export function problemFields(problem: Problem): Record<string, string> {
   const messages: Record<string, string> = {};

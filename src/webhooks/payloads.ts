@@ -35,7 +35,10 @@ export function orderData(): SQL {
   });
 }
 
-/** The number's verification status (its own, or its profile's) and its profile's id, for the `numbers` row in scope. */
+/**
+ * The number's verification status (its own, or its profile's) and its profile's id, for the `numbers` row in scope:
+ * what the numbers list joins (src/numbers/store.ts: listNumbers), as subqueries an event's JSON can hold.
+ */
 function numberKycData(): { kyc_status: SQL; kyc_profile_id: SQL } {
   const attached = sql`(SELECT ${kycProfileNumbers.profileId} FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.numberId} = ${numbers.id})`;
   return {
@@ -122,13 +125,11 @@ export function verificationData(): SQL {
 
 /** The profile (toProfile) of the `kyc_verifications` row in scope, with the count of its numbers. */
 export function profileData(): SQL {
-  const { status, ...fields } = verificationFields();
   return jsonObject({
     id: prefixed("kyp", kycVerifications.id),
     name: kycVerifications.name,
     number_count: sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${kycVerifications.id})`,
-    status: status!,
-    ...fields,
+    ...verificationFields(),
   });
 }
 
