@@ -475,9 +475,14 @@ function documentEvent(db: Database, action: DocumentAction, which: SQL, when: S
   ).statements;
 }
 
-/** How many numbers joined the profile `profileId` finds (none, for a number's own verification): for a batch. */
+/** How many numbers joined the profile `profileId` finds: for a batch. */
 function numberCountOf(db: Database, profileId: SQL | string) {
   return db.select({ count: count() }).from(kycProfileNumbers).where(sql`${kycProfileNumbers.profileId} = ${profileId}`);
+}
+
+/** The count numberCountOf read, or 0 where it was not read (a number's own verification has no numbers). */
+function countRead(counted: { count: number }[] | undefined): number {
+  return counted?.[0]?.count ?? 0;
 }
 
 /**
@@ -506,11 +511,11 @@ async function changeVerification(
       now,
     ),
     documents: documentsOf(db, which),
-    counted: numberCountOf(db, kycIdOf),
+    counted: subject.kind === "profile" ? numberCountOf(db, kycIdOf) : undefined,
   });
   outbox.add(changed.event.deliveries);
   const [updated] = changed.write;
-  if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document), numberCount: counted[0]!.count });
+  if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document), numberCount: countRead(counted) });
   const current = await db.select().from(kycVerifications).where(which).get();
   if (!current && subject.kind === "number") return managedOrNotFound(db, customerId, subject.numberId);
   return refusalByState(current);
@@ -654,11 +659,11 @@ export async function reviewVerification(
       .from(kycDocuments)
       .where(eq(kycDocuments.kycId, kycId))
       .orderBy(...DOCUMENT_ORDER),
-    counted: numberCountOf(db, kycId),
+    counted: kind === "profile" ? numberCountOf(db, kycId) : undefined,
   });
   outbox.add(reviewed.event.deliveries);
   const [moved] = reviewed.write;
-  if (moved) return ok({ verification: moved, documents, numberCount: counted[0]!.count });
+  if (moved) return ok({ verification: moved, documents, numberCount: countRead(counted) });
   return refusalByState(
     await db
       .select()
