@@ -21,7 +21,7 @@ import { documentsOf, subjectVerification } from "./store.ts";
 /** At most this many numbers in one attach or detach. */
 export const MAX_ATTACH = 10_000;
 /** How often an attach or detach is done again when a concurrent change got between its read and its write. */
-const ATTEMPTS = 5;
+const ATTEMPTS = 10;
 
 export const ATTACH_REFUSALS = [
   "not_found",
@@ -63,12 +63,15 @@ function candidates(db: Database, customerId: string, selection: NumberSelection
     >`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${kycVerifications.numberId} = ${numbers.id})`.as("own_id"),
   };
   if ("orderId" in selection) {
-    return db
-      .select({ requested: numbers.id, ...columns })
-      .from(numbers)
-      .leftJoin(kycProfileNumbers, eq(kycProfileNumbers.numberId, numbers.id))
-      .where(and(eq(numbers.orderId, selection.orderId), eq(numbers.customerId, customerId)))
-      .orderBy(numbers.phoneNumber);
+    return (
+      db
+        // Aliased: D1 answers rows by column name, and a second `id` would be lost.
+        .select({ requested: sql<string>`${numbers.id}`.as("requested"), ...columns })
+        .from(numbers)
+        .leftJoin(kycProfileNumbers, eq(kycProfileNumbers.numberId, numbers.id))
+        .where(and(eq(numbers.orderId, selection.orderId), eq(numbers.customerId, customerId)))
+        .orderBy(numbers.phoneNumber)
+    );
   }
   return db
     .select({ requested: sql<string>`requested.value`.as("requested"), ...columns })

@@ -210,6 +210,16 @@ async function findAttachment(db: Database, customerId: string, numberId: string
     .get();
 }
 
+/** The number's id, if the account has it. */
+async function findOwnedNumberId(db: Database, customerId: string, numberId: string): Promise<string | undefined> {
+  const row = await db
+    .select({ id: numbers.id })
+    .from(numbers)
+    .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId)))
+    .get();
+  return row?.id;
+}
+
 /** Why a number's own verification wrote nothing: the number is the account's and joined a profile, or not found. */
 async function managedOrNotFound(
   db: Database,
@@ -268,7 +278,13 @@ export async function submitVerification(
     });
     outbox.add(submitted.event.deliveries);
     const [row] = submitted.write;
-    return row ? ok(row) : await managedOrNotFound(db, customerId, numberId);
+    if (row) return ok(row);
+    const refusal = await managedOrNotFound(db, customerId, numberId);
+    // Neither attached nor unknown now: a detach came between the insert and the read; the submit may run after it.
+    if (refusal.reason === "not_found" && (await findOwnedNumberId(db, customerId, numberId))) {
+      return submitVerification(db, outbox, customerId, numberId, input, now);
+    }
+    return refusal;
   } catch (error) {
     if (isUniqueViolation(error)) return refuse("duplicate");
     throw error;
