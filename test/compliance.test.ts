@@ -81,6 +81,15 @@ describe("profiles", () => {
     const listed = await ok<{ data: Wire[] }>(
       await customer.call(`/api/customers/${customer.slug}/numbers?kyc_profile_id=${profile.id}`),
     );
+    // An approved profile's numbers expire with it; detached, they no longer do.
+    await ok(await review(profile.id, { status: "under_review" }));
+    const approvedProfile = await ok(await review(profile.id, { status: "approved" }));
+    const nextYear = new Date(Date.parse(String(approvedProfile.expires_at)) + 86_400_000).toISOString().slice(0, 10);
+    const expiring = await ok<{ data: Wire[]; meta: { total: number } }>(
+      await customer.call(`/api/customers/${customer.slug}/numbers?kyc_expires_before=${nextYear}`),
+    );
+    expect(expiring.data.map((n) => `num_${n.number_id}`).sort()).toEqual([...ids].sort());
+    expect(expiring.meta.total).toBe(3);
     expect(listed.data.map((n) => n.kyc_profile_id)).toEqual([profile.id, profile.id, profile.id]);
     expect(listed.data.map((n) => n.kyc_status)).toEqual(["pending", "pending", "pending"]);
     expect((await ok(await customer.call(profilesPath(customer, `/${profile.id}`)))).number_count).toBe(3);
@@ -349,6 +358,17 @@ describe("expiry and renewal", () => {
     await ok(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "under_review" }, ADMIN));
     const approved = await ok(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "approved" }, ADMIN));
     const expiresAt = Date.parse(String(approved.expires_at));
+    // The numbers list finds it by its expiry, and not before it.
+    const expiringBefore = async (at: number) =>
+      (
+        await ok<{ data: Wire[] }>(
+          await customer.call(
+            `/api/customers/${customer.slug}/numbers?kyc_expires_before=${new Date(at).toISOString().slice(0, 10)}`,
+          ),
+        )
+      ).data.map((n) => n.number_id);
+    expect(await expiringBefore(expiresAt + 2 * 86_400_000)).toEqual([number!.number_id]);
+    expect(await expiringBefore(expiresAt - 2 * 86_400_000)).toEqual([]);
     const db = createDatabase(env.DB);
     const run = (at: number) =>
       Promise.all([sendExpiryNotices(db, env.WEBHOOK_DELIVERIES, at), sendExpiryNotices(db, env.WEBHOOK_DELIVERIES, at)]);

@@ -128,6 +128,7 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
       credential: "customer",
       goal: { minShare: 0.5 },
     },
+    ...complianceScenarios(f),
     {
       name: "users: default page",
       method: "GET",
@@ -156,6 +157,32 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
       credential: "customer",
     },
     ...operatorScenarios(f),
+  ];
+}
+
+/**
+ * The large account's numbers filtered by its main profile (9,000 of 20,000) and by expiry (a quarter ahead), and a
+ * number's evaluation (through its profile, against a pair with requirements).
+ */
+function complianceScenarios(f: Fixtures): Scenario[] {
+  const numbers = (name: string, query: string): Scenario => ({
+    name,
+    method: "GET",
+    path: () => `/api/customers/${f.slug}/numbers?${query}`,
+    credential: "customer",
+    goal: { minShare: 0.5 },
+  });
+  const count = (n: number) => n.toLocaleString("en-US");
+  return [
+    numbers(`numbers: kyc_profile_id (${count(f.mainProfileNumbers)})`, `kyc_profile_id=kyp_${f.mainProfileId}`),
+    numbers(`numbers: kyc_expires_before (${count(f.expiringNumbers)})`, `kyc_expires_before=${f.expiresBefore}`),
+    {
+      name: "KYC: evaluation (profile's number)",
+      method: "GET",
+      path: () => `/v1/numbers/num_${f.evaluatedNumberId}/KYC/evaluation`,
+      credential: "customer",
+      goal: { minShare: 0.5 },
+    },
   ];
 }
 

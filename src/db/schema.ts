@@ -242,9 +242,22 @@ export const numbers = sqliteTable(
     status: text("status", { enum: NUMBER_STATUSES }).notNull().default("active"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /**
+     * The profile the number joined, if any: derived data, written only by the triggers of migrations/0014 (the
+     * attachment is kyc_profile_numbers'), so the list filters and shows it from the number's own row.
+     */
+    kycProfileId: text("kyc_profile_id").references((): AnySQLiteColumn => kycVerifications.id),
+    /** When the number's verification (its own, or its profile's) expires: derived likewise, by migrations/0014's triggers. */
+    kycExpiresAt: integer("kyc_expires_at"),
   },
   (t) => [
     uniqueIndex("numbers_phone_number_unique").on(t.phoneNumber),
+    // The numbers of one profile, newest first: the list filtered by kyc_profile_id.
+    index("numbers_customer_profile_created_idx")
+      .on(t.customerId, t.kycProfileId, t.createdAt, t.id)
+      .where(sql`${t.kycProfileId} IS NOT NULL`),
+    // The numbers whose verification expires before a date: the list filtered by kyc_expires_before.
+    index("numbers_customer_kyc_expires_idx").on(t.customerId, t.kycExpiresAt).where(sql`${t.kycExpiresAt} IS NOT NULL`),
     index("numbers_customer_created_idx").on(t.customerId, t.createdAt, t.id),
     index("numbers_customer_phone_idx").on(t.customerId, t.phoneNumber),
     index("numbers_customer_country_idx").on(t.customerId, t.countryCode, t.id),

@@ -276,13 +276,14 @@ export async function attachNumbers(
               }),
             )
             .from(sql`json_each(${attachments}) AS attachment`)
-            .innerJoin(
-              numbers,
-              and(sql`${numbers.id} = json_extract(attachment.value, '$[0]')`, eq(numbers.customerId, customerId)),
-            )
+            // CROSS JOIN keeps the ids the outer loop: with an inner join SQLite (no statistics, so customer_id = ? looks
+            // like a few rows) walks the account's numbers and scans every id for each, which grows with their square.
+            .crossJoin(numbers)
             .innerJoin(kycVerifications, subjectVerification(customerId, { kind: "profile", profileId }))
             .where(
               and(
+                sql`${numbers.id} = json_extract(attachment.value, '$[0]')`,
+                eq(numbers.customerId, customerId),
                 sql`NOT EXISTS (SELECT 1 FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.numberId} = ${numbers.id})`,
                 sql`NOT EXISTS (SELECT 1 FROM ${kycVerifications} own WHERE own.number_id = ${numbers.id})`,
               ),

@@ -35,7 +35,7 @@ export const numberSchema = z
   })
   .openapi("Number");
 
-export function toNumber({ number: row, kycStatus, kycProfileId }: NumberWithKyc): z.infer<typeof numberSchema> {
+export function toNumber({ number: row, kycStatus }: NumberWithKyc): z.infer<typeof numberSchema> {
   return {
     number_id: row.id,
     phone_number: row.phoneNumber,
@@ -44,7 +44,7 @@ export function toNumber({ number: row, kycStatus, kycProfileId }: NumberWithKyc
     status: row.status,
     order_id: row.orderId,
     kyc_status: kycStatus,
-    kyc_profile_id: kycProfileId === null ? null : withPrefix("kyp", kycProfileId),
+    kyc_profile_id: row.kycProfileId === null ? null : withPrefix("kyp", row.kycProfileId),
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
   };

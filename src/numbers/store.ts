@@ -1,6 +1,6 @@
 // Queries for numbers: the account's list (with each number's verification status) and allocation to an order, of
 // listed numbers or from the stock.
-import { and, asc, count, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditStatement } from "../audit/store.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
@@ -58,28 +58,14 @@ export interface NumberListQuery {
 const profileKyc = alias(kycVerifications, "profile_kyc");
 
 function listConditions(customerId: string, q: NumberListQuery): SQL | undefined {
-  const expiring = and(
-    eq(kycVerifications.customerId, customerId),
-    sql`${kycVerifications.expiresAt} < ${q.kycExpiresBefore ?? 0}`,
-  );
   return and(
     eq(numbers.customerId, customerId),
     q.search === undefined ? undefined : sql`instr(${numbers.phoneNumber}, ${q.search}) > 0`,
     q.statuses && inArray(numbers.status, q.statuses),
     q.countryCodes && inArray(numbers.countryCode, q.countryCodes),
     q.numberTypes && inArray(numbers.numberType, q.numberTypes),
-    q.kycProfileId === undefined
-      ? undefined
-      : sql`${numbers.id} IN (SELECT ${kycProfileNumbers.numberId} FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${q.kycProfileId})`,
-    // The numbers of the account's verifications that expire before the date: their own, or their profile's.
-    q.kycExpiresBefore === undefined
-      ? undefined
-      : sql`${numbers.id} IN (
-          SELECT ${kycVerifications.numberId} FROM ${kycVerifications} WHERE ${expiring} AND ${kycVerifications.numberId} IS NOT NULL
-          UNION ALL
-          SELECT ${kycProfileNumbers.numberId} FROM ${kycProfileNumbers} JOIN ${kycVerifications} ON ${kycVerifications.id} = ${kycProfileNumbers.profileId}
-          WHERE ${expiring}
-        )`,
+    q.kycProfileId === undefined ? undefined : eq(numbers.kycProfileId, q.kycProfileId),
+    q.kycExpiresBefore === undefined ? undefined : lt(numbers.kycExpiresAt, q.kycExpiresBefore),
   );
 }
 
@@ -114,7 +100,7 @@ export async function findOwnedNumber(db: Database, customerId: string, numberId
 }
 
 /** A number as the list shows it: its verification's status (its own, or its profile's) and its profile, if any. */
-export type NumberWithKyc = { number: NumberRow; kycStatus: KycStatus | null; kycProfileId: string | null };
+export type NumberWithKyc = { number: NumberRow; kycStatus: KycStatus | null };
 
 export async function listNumbers(
   db: Database,
@@ -128,12 +114,10 @@ export async function listNumbers(
       .select({
         number: numbers,
         kycStatus: sql<KycStatus | null>`coalesce(${kycVerifications.status}, ${profileKyc.status})`.as("kyc_status"),
-        kycProfileId: sql<string | null>`${kycProfileNumbers.profileId}`.as("kyc_profile_id"),
       })
       .from(numbers)
       .leftJoin(kycVerifications, eq(kycVerifications.numberId, numbers.id))
-      .leftJoin(kycProfileNumbers, eq(kycProfileNumbers.numberId, numbers.id))
-      .leftJoin(profileKyc, eq(profileKyc.id, kycProfileNumbers.profileId))
+      .leftJoin(profileKyc, eq(profileKyc.id, numbers.kycProfileId))
       .where(listConditions(customerId, q))
       .orderBy(...stableOrder(SORT_COLUMNS[q.sortBy], numbers.id, q.sortOrder))
       .limit(window.limit)
@@ -333,6 +317,9 @@ async function allocatePhoneNumbers(
                 status: "active" satisfies NumberStatus,
                 createdAt: now,
                 updatedAt: now,
+                // Set by the triggers of the attachment below, when the order names a profile.
+                kycProfileId: null,
+                kycExpiresAt: null,
               }),
             )
             .from(sql`json_each(${pairs}) AS pair`)
@@ -413,7 +400,8 @@ async function allocatePhoneNumbers(
     const [profile] = allocation.profile ?? [];
     const allocated = allocation.numbers
       .sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1))
-      .map((number) => ({ number, kycStatus: profile?.status ?? null, kycProfileId: profile?.id ?? null }));
+      // Their rows as inserted, before the attachment's trigger gave them the profile.
+      .map((number) => ({ number: { ...number, kycProfileId: profile?.id ?? null }, kycStatus: profile?.status ?? null }));
     return ok({ order: moved, numbers: allocated });
   } catch (error) {
     // The batch may have committed and lost only its answer: numbers with this request's ids are its own, neither

@@ -40,10 +40,10 @@ export function orderData(): SQL {
  * what the numbers list joins (src/numbers/store.ts: listNumbers), as subqueries an event's JSON can hold.
  */
 function numberKycData(): { kyc_status: SQL; kyc_profile_id: SQL } {
-  const attached = sql`(SELECT ${kycProfileNumbers.profileId} FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.numberId} = ${numbers.id})`;
+  const statusOf = (which: SQL) => sql`(SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${which})`;
   return {
-    kyc_status: sql`coalesce((SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.numberId} = ${numbers.id}), (SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${attached}))`,
-    kyc_profile_id: sql`${prefixed("kyp", attached)}`,
+    kyc_status: sql`coalesce(${statusOf(sql`${kycVerifications.numberId} = ${numbers.id}`)}, ${statusOf(sql`${kycVerifications.id} = ${numbers.kycProfileId}`)})`,
+    kyc_profile_id: prefixed("kyp", numbers.kycProfileId),
   };
 }
 

@@ -27,10 +27,17 @@ import path from "node:path";
 import { type ClientResponse, hc } from "hono/client";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
+import { sign } from "hono/jwt";
 import { createTestHarness } from "wrangler";
+import { accessClaims } from "../../scripts/access-claims.ts";
+import { accessKeyPair } from "../../scripts/access-keys.ts";
+import type { StaffRole } from "../../src/db/schema.ts";
 import type { AppType } from "../../src/app.ts";
 
 const ADMIN_TOKEN = "browser-admin-token-0123456789";
+/** The console's stand-in for Cloudflare Access: this file's key pair, the Worker trusting its public half. */
+const ACCESS = { audience: "browser-tests", issuer: "https://browser-tests.cloudflareaccess.com" };
+const accessKeys = accessKeyPair();
 /** A password every invited user of these tests sets (12 characters or more, not the e-mail address). */
 export const PASSWORD = "correct horse battery staple";
 /** A small well-formed PDF: the header, one line, and %%EOF at the end, as the upload's checks want. */
@@ -97,6 +104,11 @@ export interface Portal {
   /** A new account, its user of `role` invited, the password set and signed in: `page` shows /portal/orders. */
   signInAsNewUser(role: InvitedUser["role"]): Promise<{ page: Page; account: Account; user: InvitedUser }>;
   signInAsNewOwner(): Promise<{ page: Page; account: Account; user: InvitedUser }>;
+  /**
+   * A new staff member of `role` (put by the operator's token), signed in to the console through its sign-in link as
+   * Access would sign them in: `page` shows /ops.
+   */
+  signInToConsole(role: StaffRole): Promise<{ page: Page; email: string }>;
   /** Full-page screenshots of `page` at 1280 and 375 px wide: screenshots/<name>-1280.png and <name>-375.png. */
   screenshot(page: Page, name: string): Promise<void>;
 }
@@ -104,7 +116,18 @@ export interface Portal {
 /** The Worker and the browser for the calling test file (call it at the file's top level). */
 export function usePortal(): Portal {
   const server = createTestHarness({
-    workers: [{ configPath: "./wrangler.toml", secrets: { ADMIN_TOKEN }, vars: { WEBHOOK_ALLOW_INSECURE_URLS: "true" } }],
+    workers: [
+      {
+        configPath: "./wrangler.toml",
+        secrets: { ADMIN_TOKEN },
+        vars: {
+          WEBHOOK_ALLOW_INSECURE_URLS: "true",
+          ACCESS_AUD: ACCESS.audience,
+          ACCESS_TEAM_DOMAIN: ACCESS.issuer,
+          ACCESS_JWKS: JSON.stringify({ keys: [accessKeys.publicJwk] }),
+        },
+      },
+    ],
   });
   let browser: Browser | undefined;
   let base = "";
@@ -220,6 +243,24 @@ export function usePortal(): Portal {
     },
     signInAsNewOwner() {
       return portal.signInAsNewUser("owner");
+    },
+    async signInToConsole(role) {
+      const email = `${role}.${crypto.randomUUID().slice(0, 8)}@operator.example`;
+      await json(
+        await operator().admin.staff[":email"].$put({
+          param: { email },
+          json: { name: `Sam ${role[0]?.toUpperCase()}${role.slice(1)}`, role, status: "enabled" },
+        }),
+        201,
+      );
+      const token = await sign(
+        accessClaims(ACCESS, email, 3600),
+        accessKeys.privateJwk as unknown as JsonWebKey & { alg: "RS256" },
+      );
+      const page = await portal.newPage();
+      await page.goto(`${base}/ops/sign-in?token=${encodeURIComponent(token)}`);
+      await page.waitForURL((url) => url.pathname === "/ops");
+      return { page, email };
     },
     async screenshot(page, name) {
       await mkdir(SCREENSHOTS, { recursive: true });
