@@ -25,14 +25,14 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { type ClientResponse, hc } from "hono/client";
+import { sign } from "hono/jwt";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
-import { sign } from "hono/jwt";
 import { createTestHarness } from "wrangler";
 import { accessClaims } from "../../scripts/access-claims.ts";
 import { accessKeyPair } from "../../scripts/access-keys.ts";
-import type { StaffRole } from "../../src/db/schema.ts";
 import type { AppType } from "../../src/app.ts";
+import type { StaffRole } from "../../src/db/schema.ts";
 
 const ADMIN_TOKEN = "browser-admin-token-0123456789";
 /** The console's stand-in for Cloudflare Access: this file's key pair, the Worker trusting its public half. */
