@@ -64,8 +64,8 @@ export default defineConfig(async () => {
             sequence: { groupOrder: 2 },
             // Finds (or inflates) Chromium once, before any file.
             globalSetup: ["./test/browser/global-setup.ts"],
-            // One Worker harness and one Chromium at a time.
-            fileParallelism: false,
+            // Two files at a time (one per CPU), each with its own Worker harness and Chromium: they wait on the browser
+            // and the Worker as much as they compute.
             testTimeout: 30_000,
             hookTimeout: 60_000,
           },

@@ -1,8 +1,11 @@
 // createApp(): the Worker's whole app: the API (src/api.ts), the customer portal's pages under /portal, and the
 // operator console's under /ops.
 import { type AppRouter, type AppType, buildApp } from "./api.ts";
+import { adminPages } from "./console/admin-pages.tsx";
 import { consoleAudience } from "./console/audience.ts";
 import { consoleHome } from "./console/home-page.tsx";
+import { queuePages } from "./console/queue-pages.tsx";
+import { reviewPages } from "./console/review-pages.tsx";
 import { consoleSignIn } from "./console/sign-in.tsx";
 import { handleError } from "./http/problem.ts";
 import { noStore, portalPageHeaders } from "./http/security-headers.ts";
@@ -43,7 +46,10 @@ function mountPages(app: AppRouter): void {
     .use("/ops/*", portalPageHeaders, noStore, sameOriginForms, boundedFormBody)
     .use("/ops", portalPageHeaders, noStore)
     .route("/", consoleSignIn)
-    .route("/ops", consoleAudience().route("/", consoleHome));
+    .route(
+      "/ops",
+      consoleAudience().route("/", consoleHome).route("/", queuePages).route("/", reviewPages).route("/", adminPages),
+    );
 }
 
 const portalErrorPage = pageErrorHandler({ href: "/portal/orders", label: "Back to the portal" });

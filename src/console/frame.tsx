@@ -1,9 +1,21 @@
-// The console's frame around every page: the top bar with who is signed in, their role, and the sign-out form.
+// The console's frame around every page: the top bar with the sections (the current one marked), who is signed in,
+// their role, and the sign-out form.
 import type { ConsoleEnv } from "../env.ts";
 import { CsrfField } from "../ui/components.tsx";
 import type { Frame } from "../ui/renderer.tsx";
 
-export const consoleFrame: Frame = ({ children }, c) => {
+/** The console's sections, each a page every role reads (OPERATOR.md, The console). */
+const SECTIONS = [
+  { id: "queue", href: "/ops/queue", label: "Queue" },
+  { id: "reviews", href: "/ops/reviews", label: "Reviews" },
+  { id: "stock", href: "/ops/stock", label: "Stock" },
+  { id: "accounts", href: "/ops/accounts", label: "Accounts" },
+  { id: "catalog", href: "/ops/catalog", label: "Catalog" },
+  { id: "staff", href: "/ops/staff", label: "Staff" },
+  { id: "audit", href: "/ops/audit", label: "Audit" },
+] as const;
+
+export const consoleFrame: Frame = ({ section, children }, c) => {
   const { operator, csrfToken } = c.var as unknown as ConsoleEnv["Variables"];
   return (
     <>
@@ -11,6 +23,13 @@ export const consoleFrame: Frame = ({ children }, c) => {
         <a class="brand" href="/ops">
           virtual-numbers · operator
         </a>
+        <nav aria-label="Main">
+          {SECTIONS.map((s) => (
+            <a href={s.href} aria-current={s.id === section ? "page" : undefined}>
+              {s.label}
+            </a>
+          ))}
+        </nav>
         <div class="who">
           <span class="person">
             {operator.name} · {operator.role}

@@ -42,11 +42,13 @@ export const noStore: MiddlewareHandler = async (c, next) => {
 };
 
 /**
- * The portal's pages: scripts only with the answer's nonce, styles only from this origin (the portal's own file),
- * forms posting only here, and `Referrer-Policy: same-origin`: under no-referrer a browser sends `Origin: null` on a
- * page's own form posts, which the CSRF check refuses.
+ * The portal's and the console's pages: scripts only with the answer's nonce, styles only from this origin (the
+ * portal's own file), forms posting only here, and `Referrer-Policy: same-origin`: under no-referrer a browser sends
+ * `Origin: null` on a page's own form posts, which the CSRF check refuses. A header an answer sets itself is kept (the
+ * console's document bytes: `Content-Security-Policy: sandbox`); no page sets these.
  */
 export const portalPageHeaders = secureHeaders({
+  overwrite: false,
   xFrameOptions: "DENY",
   referrerPolicy: "same-origin",
   contentSecurityPolicy: {

@@ -10,6 +10,7 @@ import { type Outcome, ok, type Refusal, refusalByState, refuse } from "../db/ou
 import { type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
 import {
   batchAssertions,
+  customers,
   type KycStatus,
   kycProfileNumbers,
   kycVerifications,
@@ -20,6 +21,7 @@ import {
   type OrderRow,
   type OrderStatus,
   orders,
+  stockCounts,
   stockNumbers,
 } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
@@ -125,6 +127,31 @@ export async function listNumbers(
     totals: totalQuery(db, customerId, q),
   });
   return { rows, total: totals[0]!.total };
+}
+
+/** An order's account, the numbers in stock for its pair and a page of its numbers, in one D1 call (the console's order). */
+export async function findOrderDetails(db: Database, order: OrderRow, window: PageWindow) {
+  const { account, stock, listed, total } = await batchByName(db, {
+    account: db.select({ slug: customers.slug }).from(customers).where(eq(customers.id, order.customerId)),
+    stock: db
+      .select({ count: stockCounts.count })
+      .from(stockCounts)
+      .where(and(eq(stockCounts.countryCode, order.countryCode), eq(stockCounts.numberType, order.numberType))),
+    listed: db
+      .select()
+      .from(numbers)
+      .where(eq(numbers.orderId, order.id))
+      .orderBy(numbers.createdAt, numbers.phoneNumber)
+      .limit(window.limit)
+      .offset(window.offset),
+    total: db.select({ total: count() }).from(numbers).where(eq(numbers.orderId, order.id)),
+  });
+  return {
+    slug: account[0]?.slug ?? "—",
+    stockAvailable: stock[0]?.count ?? 0,
+    numbers: listed,
+    total: total[0]?.total ?? 0,
+  };
 }
 
 /** The statuses an order takes numbers in; allocating to a pending order moves it to processing. */

@@ -1,0 +1,1095 @@
+// The console's administrative pages: the stock (counts, search, CSV import with its report, removal), the catalog
+// (orderable pairs and their requirements), the staff, the audit log, and the accounts (their keys, users and recent
+// orders). Every role reads them; each form is shown only to the roles that may use it (mayChange), and each POST is
+// refused (403) for any other role before anything is read (allowRoles). Every change is the operator API's own use
+// case, so the console keeps the same rules, says the same words and writes the same audit events.
+import type { Context } from "hono";
+import { operatorAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";
+import { AUDIT_TARGET_TYPES, listAuditEvents } from "../audit/store.ts";
+import { catalogPairParams, requirementsBody, toRequirements } from "../catalog/schemas.ts";
+import { findCatalogPair, listCatalog } from "../catalog/store.ts";
+import { makeOrderable, removeRequirements, setRequirements, stopOrdering } from "../catalog/use-cases.ts";
+import type { Requirements } from "../compliance/types.ts";
+import { createApiKeyBody, MAX_NAME_LENGTH, slugParams } from "../customers/schemas.ts";
+import { findApiKey, findCustomerBySlug, listApiKeys, listCustomers } from "../customers/store.ts";
+import { issueApiKey, revokeKey } from "../customers/use-cases.ts";
+import { pageWindow } from "../db/paging.ts";
+import { type CatalogRow, type CustomerRow, STAFF_ROLES, STAFF_STATUSES, USER_ROLES } from "../db/schema.ts";
+import type { ConsoleEnv } from "../env.ts";
+import { formParts, readsOwnMultipartBody } from "../http/multipart.ts";
+import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
+import { publicOrigin } from "../http/public-origin.ts";
+import { isMultipart } from "../http/request-body.ts";
+import { workOf } from "../http/request-context.ts";
+import { createRouter } from "../http/router.ts";
+import { Problem } from "../lib/problem.ts";
+import { listOrders } from "../orders/list.ts";
+import { listOrdersQuery, toOrder, toOrderListQuery } from "../orders/schemas.ts";
+import { allowRoles } from "../staff/guard.ts";
+import { ADMIN, COMPLIANCE, FULFILMENT } from "../staff/roles.ts";
+import { putStaffBody, staffEmailParams } from "../staff/schemas.ts";
+import { findStaff, listStaff } from "../staff/store.ts";
+import { setStaff } from "../staff/use-cases.ts";
+import { CSV_IMPORT_BYTES, listStockQuery, rowsOfCsv, stockPhoneParams, toStockListQuery } from "../stock/schemas.ts";
+import { listStock, stockSummary } from "../stock/store.ts";
+import { type ImportReport, importNumbers, removeNumber } from "../stock/use-cases.ts";
+import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { notFoundPage } from "../ui/error-page.tsx";
+import { capitalised, dateTime, doneMessage, plural, withQuery, words } from "../ui/format.ts";
+import {
+  FilterForm,
+  fieldMessages,
+  listFilters,
+  problemFields,
+  readForm,
+  Select,
+  TextArea,
+  TextInput,
+  withCountryCodesUppercased,
+} from "../ui/forms.tsx";
+import { renderPage } from "../ui/renderer.tsx";
+import { createUserBody, listUsersQuery, toInvitation, toUserListQuery } from "../users/schemas.ts";
+import { listUsers } from "../users/store.ts";
+import { addUser } from "../users/use-cases.ts";
+import { mayChange } from "./roles.ts";
+
+type C = Context<ConsoleEnv>;
+type Messages = Record<string, string>;
+
+/** A page's notice: what a redirect says it did, or a refusal in the use case's words. */
+interface Said {
+  kind: "error" | "success";
+  text: string;
+}
+
+/** The notice of a page: its own, else what the redirect that led to it says (`?done=`). */
+function noticeOf(c: C, done: Readonly<Record<string, string>>, said: Said | undefined) {
+  const text = said ? said.text : doneMessage(done, c.req.query("done"));
+  if (text === undefined) return null;
+  return <Notice kind={said?.kind ?? "success"}>{text}</Notice>;
+}
+
+function refusal(problem: Problem): Said {
+  return { kind: "error", text: problem.message };
+}
+
+/** A page of a list as its `page` and `limit` query ask (the API's page query; page 1 of 20 when they do not parse). */
+function listWindow(c: C) {
+  const parsed = pageOnlyQuery.safeParse(c.req.query());
+  return parsed.success ? pageWindow(parsed.data.page, parsed.data.limit) : pageWindow(1, 20);
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Stock
+
+const STOCK = "/ops/stock";
+const STOCK_DONE: Record<string, string> = { removed: "The number is removed from the stock." };
+
+function StockFilters({ values, errors }: { values: Messages; errors: Messages }) {
+  return (
+    <FilterForm action={STOCK} values={values}>
+      <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
+      <TextInput
+        name="country_code"
+        label="Countries"
+        value={values.country_code}
+        error={errors.country_code}
+        hint="e.g. US,GB"
+      />
+      <TextInput
+        name="number_type"
+        label="Number types"
+        value={values.number_type}
+        error={errors.number_type}
+        hint="e.g. mobile,landline"
+      />
+      <TextInput name="import_id" label="Import" value={values.import_id} error={errors.import_id} hint="An import's id" />
+      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+    </FilterForm>
+  );
+}
+
+/** What an import did with each row, as the API's report says it. */
+function ImportReportCard({ report }: { report: ImportReport }) {
+  return (
+    <section class="card report" aria-label="Import report">
+      <h2>Import report</h2>
+      <p>
+        {plural(report.imported, "number")} imported, {plural(report.duplicateCount, "duplicate")} skipped,{" "}
+        {plural(report.invalidCount, "row")} refused. <a href={`${STOCK}?import_id=${report.importId}`}>This import's numbers</a>
+      </p>
+      {report.duplicates.length > 0 ? (
+        <>
+          <h3>Duplicates (in stock already, allocated, or repeated in the file)</h3>
+          <ul class="ids">
+            {report.duplicates.map((phone) => (
+              <li>{phone}</li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {report.invalid.length > 0 ? (
+        <>
+          <h3>Refused rows</h3>
+          <Table
+            label="Refused rows"
+            rows={report.invalid}
+            columns={[
+              // The file's line: the header is line 1, the first data row (index 0) line 2.
+              { label: "Line", cell: (row) => String(row.index + 2) },
+              {
+                label: "Reasons",
+                cell: (row) => (
+                  <ul class="reasons">
+                    {row.errors.map((error) => (
+                      <li>
+                        {error.field} {error.message}
+                      </li>
+                    ))}
+                  </ul>
+                ),
+              },
+            ]}
+          />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+interface StockState {
+  report?: ImportReport;
+  fileError?: string;
+  said?: Said;
+}
+
+async function stockPage(c: C, state: StockState = {}, status = 200) {
+  const page = { title: "Stock", section: "stock" };
+  // After an import the page shows the whole stock; its own filters are the GET's.
+  const filters = listFilters(c, listStockQuery, page, StockFilters);
+  if ("refused" in filters) return filters.refused;
+  const { raw, query } = filters;
+  const window = pageWindow(query.page, query.limit);
+  const [summary, list] = await Promise.all([stockSummary(c.var.db), listStock(c.var.db, toStockListQuery(query), window)]);
+  const meta = pageMeta(window, list.total);
+  const changes = mayChange(c.var.operator, FULFILMENT);
+  const total = summary.reduce((sum, pair) => sum + pair.count, 0);
+  return renderPage(
+    c,
+    page,
+    <>
+      <h1>Stock</h1>
+      {noticeOf(c, STOCK_DONE, state.said)}
+      {state.report ? <ImportReportCard report={state.report} /> : null}
+      <h2>Per country and type</h2>
+      {summary.length === 0 ? (
+        <div class="card empty">
+          <p>The stock is empty.</p>
+        </div>
+      ) : (
+        <Table
+          label="Stock per country and type"
+          rows={summary}
+          columns={[
+            { label: "Country", cell: (pair) => pair.countryCode },
+            { label: "Type", cell: (pair) => words(pair.numberType) },
+            { label: "Numbers", cell: (pair) => String(pair.count) },
+          ]}
+        />
+      )}
+      <p class="muted">{plural(total, "number")} in stock in all.</p>
+      {changes ? (
+        <form method="post" action={`${STOCK}/import`} enctype="multipart/form-data" class="card stack">
+          {/* The token first: the guard reads only this part before the route decides to read the file. */}
+          <CsrfField token={c.var.csrfToken} />
+          <h2>Import a CSV</h2>
+          <TextInput
+            name="file"
+            label="CSV file"
+            type="file"
+            required
+            error={state.fileError}
+            hint="Header phone_number,country_code,number_type; up to 10 MiB and 100,000 rows."
+          />
+          <div>
+            <button type="submit">Import</button>
+          </div>
+        </form>
+      ) : null}
+      <h2>Numbers</h2>
+      <StockFilters values={raw} errors={{}} />
+      {list.rows.length === 0 ? (
+        <div class="card empty">
+          <p>No numbers in stock match.</p>
+        </div>
+      ) : (
+        <Table
+          label="Stocked numbers"
+          rows={list.rows}
+          columns={[
+            { label: "Number", cell: (row) => row.phoneNumber },
+            { label: "Country", cell: (row) => row.countryCode },
+            { label: "Type", cell: (row) => words(row.numberType) },
+            { label: "Imported", cell: (row) => dateTime(row.importedAt) },
+            ...(changes
+              ? [
+                  {
+                    label: "Action",
+                    cell: (row: { phoneNumber: string }) => (
+                      <a
+                        href={`${STOCK}/remove?phone_number=${encodeURIComponent(row.phoneNumber)}`}
+                        aria-label={`Remove ${row.phoneNumber}…`}
+                      >
+                        Remove…
+                      </a>
+                    ),
+                  },
+                ]
+              : []),
+          ]}
+        />
+      )}
+      <Pager meta={meta} noun="number" hrefOf={(n) => `${STOCK}${withQuery(raw, { page: String(n) })}`} />
+    </>,
+    status,
+  );
+}
+
+/** The CSV file of an import form: its bytes, or the error to show beside the field. */
+async function postedCsv(c: C): Promise<{ bytes: Uint8Array } | { error: string }> {
+  if (!isMultipart(c.req.raw)) return { error: "must be sent as a file upload" };
+  const file = (await formParts(c.req.raw)).find((part) => part.name === "file" && part.filename !== undefined);
+  if (!file || file.data.byteLength === 0) return { error: "is required" };
+  if (file.data.byteLength > CSV_IMPORT_BYTES) return { error: `must be at most ${CSV_IMPORT_BYTES / (1024 * 1024)} MiB` };
+  return { bytes: file.data };
+}
+
+const stockRoutes = createRouter<ConsoleEnv>()
+  .get("/stock", (c) => stockPage(c))
+  .post("/stock/import", allowRoles(FULFILMENT), readsOwnMultipartBody, async (c) => {
+    const csv = await postedCsv(c);
+    if ("error" in csv) return stockPage(c, { fileError: csv.error }, 400);
+    let rows: Record<string, string>[];
+    try {
+      rows = rowsOfCsv(csv.bytes);
+    } catch (error) {
+      if (!(error instanceof Problem)) throw error;
+      return stockPage(c, { fileError: error.errors?.[0]?.message ?? error.message }, error.status);
+    }
+    const imported = await importNumbers(workOf(c), rows);
+    if (!imported.ok) return stockPage(c, { said: refusal(imported.problem) }, imported.problem.status);
+    return stockPage(c, { report: imported.value });
+  })
+  .get("/stock/remove", allowRoles(FULFILMENT), (c) => {
+    const parsed = stockPhoneParams.safeParse({ phone_number: c.req.query("phone_number") ?? "" });
+    if (!parsed.success)
+      return notFoundPage(c, { what: "Stock number", section: "stock", back: { href: STOCK, label: "Back to the stock" } });
+    const phone = parsed.data.phone_number;
+    return renderPage(
+      c,
+      { title: `Remove ${phone}`, section: "stock" },
+      <Confirmation
+        token={c.var.csrfToken}
+        title={`Remove ${phone} from the stock?`}
+        action={`${STOCK}/remove?phone_number=${encodeURIComponent(phone)}`}
+        button="Remove the number"
+        cancel={STOCK}
+      >
+        <p>The number leaves the stock: no order can be given it from the stock any more. Importing it again brings it back.</p>
+      </Confirmation>,
+    );
+  })
+  .post("/stock/remove", allowRoles(FULFILMENT), async (c) => {
+    // The confirmation names the number in its address; a form may send it as a field.
+    const phone = (await readForm(c)).fields.phone_number ?? c.req.query("phone_number") ?? "";
+    const parsed = stockPhoneParams.safeParse({ phone_number: phone });
+    if (!parsed.success) {
+      return stockPage(
+        c,
+        { said: { kind: "error", text: `Phone number ${fieldMessages(parsed.error.issues).phone_number}` } },
+        400,
+      );
+    }
+    const removed = await removeNumber(workOf(c), parsed.data.phone_number);
+    if (!removed.ok) return stockPage(c, { said: refusal(removed.problem) }, removed.problem.status);
+    return c.redirect(`${STOCK}?done=removed`, 303);
+  });
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Catalog
+
+const CATALOG = "/ops/catalog";
+const CATALOG_DONE: Record<string, string> = {
+  added: "The pair is orderable.",
+  already: "The pair was orderable already.",
+  removed: "The pair is no longer orderable. Existing orders keep it.",
+  requirements: "The requirements are saved.",
+  unrequired: "The requirements are removed: numbers of the pair need no verification.",
+};
+
+function pairPath(pair: Pick<CatalogRow, "countryCode" | "numberType">): string {
+  return `${CATALOG}/${pair.countryCode}/${pair.numberType}`;
+}
+
+/** A pair's requirements in a line: the verification types, the fields and the documents they ask for. */
+function RequirementsSummary({ requirements }: { requirements: Requirements | null }) {
+  if (requirements === null) return <span class="muted">no verification needed</span>;
+  const fields = [...new Set([...requirements.fields.individual, ...requirements.fields.business])];
+  return (
+    <span class="wrap">
+      {requirements.verification_types.map(words).join(" or ")}
+      {requirements.address_in_country ? ", address in the country" : ""}
+      {fields.length > 0 ? `, fields: ${fields.map(words).join(", ")}` : ""}
+      {`, ${plural(requirements.documents.length, "document")}`}
+      {requirements.documents.length > 0 ? ` (${requirements.documents.map((document) => document.key).join(", ")})` : ""}
+    </span>
+  );
+}
+
+interface PairForm {
+  values?: Messages;
+  errors?: Messages;
+  said?: Said;
+}
+
+async function catalogPage(c: C, form: PairForm = {}, status = 200) {
+  const window = listWindow(c);
+  const { rows, total } = await listCatalog(c.var.db, window);
+  const meta = pageMeta(window, total);
+  const admin = mayChange(c.var.operator, ADMIN);
+  const values = form.values ?? {};
+  const errors = form.errors ?? {};
+  return renderPage(
+    c,
+    { title: "Catalog", section: "catalog" },
+    <>
+      <h1>Catalog</h1>
+      {noticeOf(c, CATALOG_DONE, form.said)}
+      {admin ? (
+        <form method="post" action={`${CATALOG}/pairs`} class="card filters" aria-label="Add an orderable pair">
+          <CsrfField token={c.var.csrfToken} />
+          <TextInput
+            name="country_code"
+            label="Country"
+            required
+            value={values.country_code}
+            error={errors.country_code}
+            hint="e.g. US"
+          />
+          <TextInput
+            name="number_type"
+            label="Number type"
+            required
+            value={values.number_type}
+            error={errors.number_type}
+            hint="e.g. mobile, toll_free"
+          />
+          <div class="actions">
+            <button type="submit">Add pair</button>
+          </div>
+        </form>
+      ) : null}
+      {rows.length === 0 ? (
+        <div class="card empty">
+          <p>Nothing is orderable yet.</p>
+        </div>
+      ) : (
+        <Table
+          label="Orderable pairs"
+          rows={rows}
+          columns={[
+            { label: "Country", cell: (row) => row.countryCode },
+            { label: "Type", cell: (row) => words(row.numberType) },
+            { label: "Requirements", cell: (row) => <RequirementsSummary requirements={row.requirements ?? null} /> },
+            { label: "Since", cell: (row) => dateTime(row.createdAt) },
+            {
+              label: "Actions",
+              cell: (row) => (
+                <span class="actions">
+                  <a href={`${pairPath(row)}/requirements`} aria-label={`Requirements of ${row.countryCode} ${row.numberType}`}>
+                    Requirements
+                  </a>
+                  {admin ? (
+                    <a href={`${pairPath(row)}/remove`} aria-label={`Remove ${row.countryCode} ${row.numberType}…`}>
+                      Remove…
+                    </a>
+                  ) : null}
+                </span>
+              ),
+            },
+          ]}
+        />
+      )}
+      <Pager meta={meta} noun="pair" hrefOf={(n) => `${CATALOG}?page=${n}`} />
+    </>,
+    status,
+  );
+}
+
+/** The pair a path names, judged by the API's path schema, when it is orderable. */
+async function pathPair(c: C): Promise<CatalogRow | undefined> {
+  const parsed = catalogPairParams.safeParse({
+    country_code: c.req.param("country_code"),
+    number_type: c.req.param("number_type"),
+  });
+  if (!parsed.success) return undefined;
+  return findCatalogPair(c.var.db, { countryCode: parsed.data.country_code, numberType: parsed.data.number_type });
+}
+
+function noSuchPair(c: C) {
+  return notFoundPage(c, { what: "Catalog pair", section: "catalog", back: { href: CATALOG, label: "Back to the catalog" } });
+}
+
+/** A requirements body's issues, each with where it is ("documents.0.key must …"), to list beside the field. */
+function requirementIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string[] {
+  return issues.map((issue) => (issue.path.length > 0 ? `${issue.path.map(String).join(".")} ${issue.message}` : issue.message));
+}
+
+async function requirementsPage(c: C, pair: CatalogRow, form: { text?: string; errors?: string[] } = {}, status = 200) {
+  const compliance = mayChange(c.var.operator, COMPLIANCE);
+  const name = `${pair.countryCode} ${words(pair.numberType)}`;
+  const current = pair.requirements ? JSON.stringify(pair.requirements, null, 2) : "";
+  return renderPage(
+    c,
+    { title: `Requirements of ${name}`, section: "catalog" },
+    <>
+      <p>
+        <a href={CATALOG}>← Catalog</a>
+      </p>
+      <h1>Requirements of {name}</h1>
+      {noticeOf(c, CATALOG_DONE, undefined)}
+      <p>
+        <RequirementsSummary requirements={pair.requirements ?? null} />
+      </p>
+      {compliance ? (
+        <>
+          <form method="post" action={`${pairPath(pair)}/requirements`} class="card stack" novalidate>
+            <CsrfField token={c.var.csrfToken} />
+            <TextArea
+              name="requirements"
+              label="Requirements (JSON)"
+              rows={18}
+              value={form.text ?? current}
+              error={form.errors}
+              hint="The whole set, as PUT /admin/catalog/{country}/{type}/requirements takes it: verification_types, address_in_country, fields {individual, business}, documents."
+            />
+            <div>
+              <button type="submit">Save requirements</button>
+            </div>
+          </form>
+          {pair.requirements ? (
+            <form method="post" action={`${pairPath(pair)}/requirements/remove`} class="actions">
+              <CsrfField token={c.var.csrfToken} />
+              <button type="submit" class="danger">
+                Remove the requirements
+              </button>
+              <span class="muted">Numbers of the pair then need no verification.</span>
+            </form>
+          ) : null}
+        </>
+      ) : current ? (
+        <div class="field card">
+          <label for="requirements">Requirements (JSON)</label>
+          <textarea id="requirements" rows={18} readonly>
+            {current}
+          </textarea>
+        </div>
+      ) : null}
+    </>,
+    status,
+  );
+}
+
+const catalogRoutes = createRouter<ConsoleEnv>()
+  .get("/catalog", (c) => catalogPage(c))
+  .post("/catalog/pairs", allowRoles(ADMIN), async (c) => {
+    const values = withCountryCodesUppercased((await readForm(c)).fields, ["country_code"]);
+    const parsed = catalogPairParams.safeParse({
+      country_code: values.country_code ?? "",
+      number_type: (values.number_type ?? "").trim(),
+    });
+    if (!parsed.success) return catalogPage(c, { values, errors: fieldMessages(parsed.error.issues) }, 400);
+    const made = await makeOrderable(workOf(c), { countryCode: parsed.data.country_code, numberType: parsed.data.number_type });
+    if (!made.ok) return catalogPage(c, { values, said: refusal(made.problem) }, made.problem.status);
+    return c.redirect(`${CATALOG}?done=${made.value.created ? "added" : "already"}`, 303);
+  })
+  .get("/catalog/:country_code/:number_type/remove", allowRoles(ADMIN), async (c) => {
+    const pair = await pathPair(c);
+    if (!pair) return noSuchPair(c);
+    const name = `${pair.countryCode} ${words(pair.numberType)}`;
+    return renderPage(
+      c,
+      { title: `Remove ${name}`, section: "catalog" },
+      <Confirmation
+        token={c.var.csrfToken}
+        title={`Stop ordering ${name}?`}
+        action={`${pairPath(pair)}/remove`}
+        button="Remove the pair"
+        cancel={CATALOG}
+      >
+        <p>New orders of the pair, and changes to orders of it, are refused from now on. Existing orders keep it.</p>
+      </Confirmation>,
+    );
+  })
+  .post("/catalog/:country_code/:number_type/remove", allowRoles(ADMIN), async (c) => {
+    const pair = await pathPair(c);
+    if (!pair) return noSuchPair(c);
+    const stopped = await stopOrdering(workOf(c), pair);
+    if (!stopped.ok) return catalogPage(c, { said: refusal(stopped.problem) }, stopped.problem.status);
+    return c.redirect(`${CATALOG}?done=removed`, 303);
+  })
+  .get("/catalog/:country_code/:number_type/requirements", async (c) => {
+    const pair = await pathPair(c);
+    return pair ? requirementsPage(c, pair) : noSuchPair(c);
+  })
+  .post("/catalog/:country_code/:number_type/requirements", allowRoles(COMPLIANCE), async (c) => {
+    const pair = await pathPair(c);
+    if (!pair) return noSuchPair(c);
+    const text = (await readForm(c)).fields.requirements ?? "";
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      return requirementsPage(c, pair, { text, errors: [`must be valid JSON: ${(error as Error).message}`] }, 400);
+    }
+    const parsed = requirementsBody.safeParse(json);
+    if (!parsed.success) return requirementsPage(c, pair, { text, errors: requirementIssues(parsed.error.issues) }, 400);
+    const written = await setRequirements(workOf(c), pair, toRequirements(parsed.data));
+    if (!written.ok) return requirementsPage(c, pair, { text, errors: [written.problem.message] }, written.problem.status);
+    return c.redirect(`${pairPath(pair)}/requirements?done=requirements`, 303);
+  })
+  .post("/catalog/:country_code/:number_type/requirements/remove", allowRoles(COMPLIANCE), async (c) => {
+    const pair = await pathPair(c);
+    if (!pair) return noSuchPair(c);
+    const removed = await removeRequirements(workOf(c), pair);
+    if (!removed.ok) return requirementsPage(c, pair, { errors: [removed.problem.message] }, removed.problem.status);
+    return c.redirect(`${pairPath(pair)}/requirements?done=unrequired`, 303);
+  });
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Staff
+
+const STAFF = "/ops/staff";
+const STAFF_DONE: Record<string, string> = { saved: "The staff member is saved." };
+
+interface StaffForm {
+  values?: Messages;
+  errors?: Messages;
+  said?: Said;
+}
+
+async function staffPage(c: C, form: StaffForm = {}, status = 200) {
+  const window = listWindow(c);
+  const { rows, total } = await listStaff(c.var.db, window);
+  const meta = pageMeta(window, total);
+  const admin = mayChange(c.var.operator, ADMIN);
+  // "Change" on a row fills the form with that member.
+  const editing = form.values ? undefined : c.req.query("email");
+  const chosen = editing ? await findStaff(c.var.db, editing) : undefined;
+  const values =
+    form.values ?? (chosen ? { email: chosen.email, name: chosen.name, role: chosen.role, status: chosen.status } : {});
+  const errors = form.errors ?? {};
+  return renderPage(
+    c,
+    { title: "Staff", section: "staff" },
+    <>
+      <h1>Staff</h1>
+      {noticeOf(c, STAFF_DONE, form.said)}
+      <Table
+        label="Staff"
+        rows={rows}
+        columns={[
+          { label: "E-mail", cell: (row) => row.email },
+          { label: "Name", cell: (row) => row.name },
+          { label: "Role", cell: (row) => capitalised(row.role) },
+          { label: "Status", cell: (row) => <Badge status={row.status} /> },
+          { label: "Changed", cell: (row) => dateTime(row.updatedAt) },
+          ...(admin
+            ? [
+                {
+                  label: "Action",
+                  cell: (row: { email: string }) => (
+                    <a href={`${STAFF}?email=${encodeURIComponent(row.email)}#member`} aria-label={`Change ${row.email}`}>
+                      Change
+                    </a>
+                  ),
+                },
+              ]
+            : []),
+        ]}
+      />
+      <Pager meta={meta} noun="member" hrefOf={(n) => `${STAFF}?page=${n}`} />
+      {admin ? (
+        <form method="post" action={STAFF} class="card stack" id="member" novalidate>
+          <h2>Add or change a member</h2>
+          <CsrfField token={c.var.csrfToken} />
+          <TextInput
+            name="email"
+            label="E-mail"
+            type="email"
+            required
+            value={values.email}
+            error={errors.email}
+            hint="The e-mail their Cloudflare Access sign-in carries."
+          />
+          <TextInput name="name" label="Name" required value={values.name} error={errors.name} />
+          <Select
+            name="role"
+            label="Role"
+            value={values.role ?? "viewer"}
+            options={STAFF_ROLES.map((role) => [role, capitalised(role)] as const)}
+            error={errors.role}
+          />
+          <Select
+            name="status"
+            label="Status"
+            value={values.status ?? "enabled"}
+            options={STAFF_STATUSES.map((status) => [status, capitalised(status)] as const)}
+            error={errors.status}
+            hint="A disabled member is refused; nobody is deleted, so the audit log keeps its people."
+          />
+          <div>
+            <button type="submit">Save staff member</button>
+          </div>
+        </form>
+      ) : null}
+    </>,
+    status,
+  );
+}
+
+const staffRoutes = createRouter<ConsoleEnv>()
+  .get("/staff", (c) => staffPage(c))
+  .post("/staff", allowRoles(ADMIN), async (c) => {
+    const values = (await readForm(c)).fields;
+    const email = staffEmailParams.safeParse({ email: (values.email ?? "").trim() });
+    const settings = putStaffBody.safeParse({ name: values.name ?? "", role: values.role ?? "", status: values.status ?? "" });
+    if (!email.success || !settings.success) {
+      const errors = {
+        ...(email.success ? {} : fieldMessages(email.error.issues)),
+        ...(settings.success ? {} : fieldMessages(settings.error.issues)),
+      };
+      return staffPage(c, { values, errors }, 400);
+    }
+    const put = await setStaff(workOf(c), email.data.email, settings.data);
+    if (!put.ok) return staffPage(c, { values, said: refusal(put.problem) }, put.problem.status);
+    return c.redirect(`${STAFF}?done=saved`, 303);
+  });
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Audit log
+
+const AUDIT = "/ops/audit";
+
+function AuditFilters({ values, errors }: { values: Messages; errors: Messages }) {
+  return (
+    <FilterForm action={AUDIT} values={values}>
+      <TextInput name="actor" label="Actor" value={values.actor} error={errors.actor} hint="An e-mail, or token" />
+      <TextInput
+        name="action"
+        label="Actions"
+        value={values.action}
+        error={errors.action}
+        hint="e.g. stock.imported,staff.changed"
+      />
+      <Select
+        name="target_type"
+        label="Target type"
+        value={values.target_type}
+        blank="Any"
+        options={AUDIT_TARGET_TYPES.map((type) => [type, words(type)] as const)}
+        error={errors.target_type}
+      />
+      <TextInput name="target_id" label="Target id" value={values.target_id} error={errors.target_id} />
+      <TextInput name="customer_slug" label="Account" value={values.customer_slug} error={errors.customer_slug} hint="Its slug" />
+      <TextInput name="from" label="From" type="date" value={values.from} error={errors.from} />
+      <TextInput name="to" label="To" type="date" value={values.to} error={errors.to} />
+      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+    </FilterForm>
+  );
+}
+
+async function auditPage(c: C) {
+  const page = { title: "Audit log", section: "audit" };
+  const filters = listFilters(c, operatorAuditQuery, page, AuditFilters);
+  if ("refused" in filters) return filters.refused;
+  const { raw, query } = filters;
+  const window = pageWindow(query.page, query.limit);
+  const { rows, total } = await listAuditEvents(c.var.db, toAuditListQuery(query), window);
+  const meta = pageMeta(window, total);
+  const events = rows.map((row) => toAuditEvent(row));
+  return renderPage(
+    c,
+    page,
+    <>
+      <h1>Audit log</h1>
+      <p class="muted">Every change, by anyone, newest first. Nothing here can be changed or deleted.</p>
+      <AuditFilters values={raw} errors={{}} />
+      {events.length === 0 ? (
+        <div class="card empty">
+          <p>No events match.</p>
+        </div>
+      ) : (
+        <Table
+          label="Audit events"
+          rows={events}
+          columns={[
+            { label: "Time", cell: (event) => dateTime(event.created_at) },
+            {
+              label: "Actor",
+              cell: (event) => event.actor.email ?? (event.actor.id ? `${event.actor.type} ${event.actor.id}` : event.actor.type),
+            },
+            { label: "Action", cell: (event) => <code>{event.action}</code> },
+            {
+              label: "Target",
+              cell: (event) => (
+                <span class="wrap">
+                  {words(event.target.type)} <code>{event.target.id}</code>
+                </span>
+              ),
+            },
+            {
+              label: "Account",
+              cell: (event) =>
+                event.customer_slug ? (
+                  <a href={`/ops/accounts/${event.customer_slug}`}>{event.customer_slug}</a>
+                ) : (
+                  <span class="muted">—</span>
+                ),
+            },
+            {
+              label: "Changes",
+              cell: (event) => (
+                <span class="wrap">
+                  <code>{JSON.stringify(event.changes)}</code>
+                </span>
+              ),
+            },
+          ]}
+        />
+      )}
+      <Pager meta={meta} noun="event" hrefOf={(n) => `${AUDIT}${withQuery(raw, { page: String(n) })}`} />
+    </>,
+  );
+}
+
+const auditRoutes = createRouter<ConsoleEnv>().get("/audit", (c) => auditPage(c));
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Accounts
+
+const ACCOUNTS = "/ops/accounts";
+const ACCOUNT_DONE: Record<string, string> = { revoked: "The key is revoked: the API refuses it from now on." };
+/** The recent orders an account's page shows. */
+const RECENT_ORDERS = 10;
+
+async function accountsPage(c: C) {
+  const window = listWindow(c);
+  const { rows, total } = await listCustomers(c.var.db, window);
+  const meta = pageMeta(window, total);
+  return renderPage(
+    c,
+    { title: "Accounts", section: "accounts" },
+    <>
+      <h1>Accounts</h1>
+      {rows.length === 0 ? (
+        <div class="card empty">
+          <p>No accounts yet.</p>
+        </div>
+      ) : (
+        <Table
+          label="Accounts"
+          rows={rows}
+          columns={[
+            { label: "Slug", cell: (row) => <a href={`${ACCOUNTS}/${row.slug}`}>{row.slug}</a> },
+            { label: "Name", cell: (row) => row.name },
+            { label: "Opened", cell: (row) => dateTime(row.createdAt) },
+          ]}
+        />
+      )}
+      <Pager meta={meta} noun="account" hrefOf={(n) => `${ACCOUNTS}?page=${n}`} />
+    </>,
+  );
+}
+
+interface AccountState {
+  said?: Said;
+  /** A new key, shown on the page that answers its POST only. */
+  newKey?: { name: string; key: string };
+  /** A new user's invitation link, shown on the page that answers its POST only. */
+  invited?: { email: string; url: string; expiresAt: string };
+  key?: { values: Messages; errors: Messages };
+  user?: { values: Messages; errors: Messages };
+}
+
+async function accountPage(c: C, customer: CustomerRow, state: AccountState = {}, status = 200) {
+  const { db } = c.var;
+  const orderQuery = listOrdersQuery.parse({ sort_by: "requested_at", sort_order: "desc", limit: String(RECENT_ORDERS) });
+  const [keys, team, orders] = await Promise.all([
+    listApiKeys(db, customer.slug, pageWindow(1, 100)),
+    listUsers(db, customer.id, toUserListQuery(listUsersQuery.parse({ limit: "100" })), pageWindow(1, 100)),
+    listOrders(db, customer.id, toOrderListQuery(orderQuery), pageWindow(1, RECENT_ORDERS)),
+  ]);
+  const keyRows = keys.ok ? keys.value.rows : [];
+  const admin = mayChange(c.var.operator, ADMIN);
+  const base = `${ACCOUNTS}/${customer.slug}`;
+  const keyForm = state.key ?? { values: {}, errors: {} };
+  const userForm = state.user ?? { values: {}, errors: {} };
+  return renderPage(
+    c,
+    { title: customer.name, section: "accounts" },
+    <>
+      <p>
+        <a href={ACCOUNTS}>← Accounts</a>
+      </p>
+      <h1>{customer.name}</h1>
+      {noticeOf(c, ACCOUNT_DONE, state.said)}
+      <dl class="facts card">
+        <dt>Slug</dt>
+        <dd>
+          <code>{customer.slug}</code>
+        </dd>
+        <dt>Id</dt>
+        <dd>
+          <code>{customer.id}</code>
+        </dd>
+        <dt>Opened</dt>
+        <dd>{dateTime(customer.createdAt)}</dd>
+      </dl>
+
+      <section class="work">
+        <h2>API keys</h2>
+        {state.newKey ? (
+          <div class="card">
+            <Notice kind="success">The key “{state.newKey.name}” is created. Copy it now: it is never shown again.</Notice>
+            <p class="secret">{state.newKey.key}</p>
+          </div>
+        ) : null}
+        {keyRows.length === 0 ? (
+          <p class="muted">No keys.</p>
+        ) : (
+          <Table
+            label="API keys"
+            rows={keyRows}
+            columns={[
+              { label: "Name", cell: (key) => key.name },
+              {
+                label: "Key",
+                cell: (key) => (
+                  <code>
+                    {key.prefix}…{key.lastFour}
+                  </code>
+                ),
+              },
+              { label: "Created", cell: (key) => dateTime(key.createdAt) },
+              { label: "Last used", cell: (key) => dateTime(key.lastUsedAt) },
+              { label: "Status", cell: (key) => <Badge status={key.revokedAt === null ? "active" : "revoked"} /> },
+              ...(admin
+                ? [
+                    {
+                      label: "Action",
+                      cell: (key: { id: string; name: string; revokedAt: number | null }) =>
+                        key.revokedAt === null ? (
+                          <a href={`${base}/keys/${key.id}/revoke`} aria-label={`Revoke ${key.name}…`}>
+                            Revoke…
+                          </a>
+                        ) : (
+                          <span class="muted">revoked</span>
+                        ),
+                    },
+                  ]
+                : []),
+            ]}
+          />
+        )}
+        {admin ? (
+          <form method="post" action={`${base}/keys`} class="card filters" aria-label="New API key">
+            <CsrfField token={c.var.csrfToken} />
+            <TextInput
+              name="name"
+              id="key-name"
+              label="Key name"
+              required
+              maxlength={MAX_NAME_LENGTH}
+              value={keyForm.values.name}
+              error={keyForm.errors.name}
+            />
+            <div class="actions">
+              <button type="submit">Create key</button>
+            </div>
+          </form>
+        ) : null}
+      </section>
+
+      <section class="work">
+        <h2>Users</h2>
+        {state.invited ? (
+          <div class="card">
+            <Notice kind="success">
+              {state.invited.email} is invited. Send them this link to set their password (single use, until{" "}
+              {dateTime(state.invited.expiresAt)}); it is not shown again.
+            </Notice>
+            <p class="secret">{state.invited.url}</p>
+          </div>
+        ) : null}
+        {team.rows.length === 0 ? (
+          <p class="muted">No users.</p>
+        ) : (
+          <Table
+            label="Users"
+            rows={team.rows}
+            columns={[
+              { label: "E-mail", cell: (user) => user.email },
+              { label: "Name", cell: (user) => user.name },
+              { label: "Role", cell: (user) => capitalised(user.role) },
+              { label: "Status", cell: (user) => <Badge status={user.status} /> },
+              { label: "Last sign-in", cell: (user) => dateTime(user.lastLoginAt) },
+            ]}
+          />
+        )}
+        {admin ? (
+          <form method="post" action={`${base}/users`} class="card filters" aria-label="Invite a user" novalidate>
+            <CsrfField token={c.var.csrfToken} />
+            <TextInput
+              name="email"
+              id="user-email"
+              label="User's e-mail"
+              type="email"
+              required
+              value={userForm.values.email}
+              error={userForm.errors.email}
+            />
+            <TextInput
+              name="name"
+              id="user-name"
+              label="User's name"
+              required
+              value={userForm.values.name}
+              error={userForm.errors.name}
+            />
+            <Select
+              name="role"
+              id="user-role"
+              label="User's role"
+              value={userForm.values.role ?? "member"}
+              options={USER_ROLES.map((role) => [role, capitalised(role)] as const)}
+              error={userForm.errors.role}
+            />
+            <div class="actions">
+              <button type="submit">Invite user</button>
+            </div>
+          </form>
+        ) : null}
+      </section>
+
+      <section class="work">
+        <h2>Recent orders</h2>
+        {orders.rows.length === 0 ? (
+          <p class="muted">No orders.</p>
+        ) : (
+          <Table
+            label="Recent orders"
+            rows={orders.rows.map(toOrder)}
+            columns={[
+              { label: "Order", cell: (order) => <a href={`/ops/orders/${order.order_id}`}>{order.order_number}</a> },
+              { label: "Pair", cell: (order) => `${order.country_code} ${words(order.number_type)}` },
+              { label: "Quantity", cell: (order) => String(order.quantity) },
+              { label: "Status", cell: (order) => <Badge status={order.status} /> },
+              { label: "Requested", cell: (order) => dateTime(order.requested_at) },
+            ]}
+          />
+        )}
+        <p class="muted">{plural(orders.total, "order")} in all.</p>
+      </section>
+    </>,
+    status,
+  );
+}
+
+/** The account a path's slug names. */
+async function pathAccount(c: C): Promise<CustomerRow | undefined> {
+  const parsed = slugParams.safeParse({ slug: c.req.param("slug") });
+  return parsed.success ? findCustomerBySlug(c.var.db, parsed.data.slug) : undefined;
+}
+
+function noSuchAccount(c: C) {
+  return notFoundPage(c, { what: "Account", section: "accounts", back: { href: ACCOUNTS, label: "Back to the accounts" } });
+}
+
+const accountRoutes = createRouter<ConsoleEnv>()
+  .get("/accounts", (c) => accountsPage(c))
+  .get("/accounts/:slug", async (c) => {
+    const customer = await pathAccount(c);
+    return customer ? accountPage(c, customer) : noSuchAccount(c);
+  })
+  .post("/accounts/:slug/keys", allowRoles(ADMIN), async (c) => {
+    const customer = await pathAccount(c);
+    if (!customer) return noSuchAccount(c);
+    const values = (await readForm(c)).fields;
+    const parsed = createApiKeyBody.safeParse({ name: values.name ?? "" });
+    if (!parsed.success) return accountPage(c, customer, { key: { values, errors: fieldMessages(parsed.error.issues) } }, 400);
+    const created = await issueApiKey(workOf(c), customer.slug, parsed.data.name);
+    if (!created.ok) return accountPage(c, customer, { said: refusal(created.problem) }, created.problem.status);
+    return accountPage(c, customer, { newKey: { name: created.value.row.name, key: created.value.key } });
+  })
+  .get("/accounts/:slug/keys/:id/revoke", allowRoles(ADMIN), async (c) => {
+    const customer = await pathAccount(c);
+    if (!customer) return noSuchAccount(c);
+    const key = await findApiKey(c.var.db, c.req.param("id"));
+    const base = `${ACCOUNTS}/${customer.slug}`;
+    if (key?.customerId !== customer.id) {
+      return notFoundPage(c, { what: "API key", section: "accounts", back: { href: base, label: `Back to ${customer.name}` } });
+    }
+    return renderPage(
+      c,
+      { title: "Revoke an API key", section: "accounts" },
+      <Confirmation
+        token={c.var.csrfToken}
+        title={`Revoke the key “${key.name}” of ${customer.name}?`}
+        action={`${base}/keys/${key.id}/revoke`}
+        button="Revoke the key"
+        cancel={base}
+      >
+        <p>The API refuses the key at once and for good: the account's programs that use it stop working.</p>
+      </Confirmation>,
+    );
+  })
+  .post("/accounts/:slug/keys/:id/revoke", allowRoles(ADMIN), async (c) => {
+    const customer = await pathAccount(c);
+    if (!customer) return noSuchAccount(c);
+    const revoked = await revokeKey(workOf(c), c.req.param("id"), customer.id);
+    if (!revoked.ok) return accountPage(c, customer, { said: refusal(revoked.problem) }, revoked.problem.status);
+    return c.redirect(`${ACCOUNTS}/${customer.slug}?done=revoked`, 303);
+  })
+  .post("/accounts/:slug/users", allowRoles(ADMIN), async (c) => {
+    const customer = await pathAccount(c);
+    if (!customer) return noSuchAccount(c);
+    const values = (await readForm(c)).fields;
+    const parsed = createUserBody.safeParse({
+      email: (values.email ?? "").trim(),
+      name: values.name ?? "",
+      role: values.role ?? "",
+    });
+    if (!parsed.success) return accountPage(c, customer, { user: { values, errors: fieldMessages(parsed.error.issues) } }, 400);
+    const added = await addUser(workOf(c), customer.slug, parsed.data);
+    if (!added.ok) {
+      return accountPage(
+        c,
+        customer,
+        { user: { values, errors: problemFields(added.problem) }, said: refusal(added.problem) },
+        added.problem.status,
+      );
+    }
+    const invitation = toInvitation(publicOrigin(c), added.value.token, added.value.expiresAt);
+    return accountPage(c, customer, {
+      invited: { email: added.value.user.email, url: invitation.invitation_url, expiresAt: invitation.invitation_expires_at },
+    });
+  });
+
+/** The console's stock, catalog, staff, audit and accounts pages, mounted under /ops. */
+export const adminPages = createRouter<ConsoleEnv>()
+  .route("/", stockRoutes)
+  .route("/", catalogRoutes)
+  .route("/", staffRoutes)
+  .route("/", auditRoutes)
+  .route("/", accountRoutes);

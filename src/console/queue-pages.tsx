@@ -1,0 +1,385 @@
+// The console's queue and an order's page. The queue: every account's open orders, oldest first (the API's own query
+// schema and queue, as GET /admin/orders reads them), with each order's age, account, pair, quantity, fulfilled and the
+// numbers in stock for its pair; status tabs with the counts, filters and paging. An order's page: the order, its
+// account and its numbers; for fulfilment and admin, allocation from stock in one click (the rest of the order), pasted
+// numbers, the move to processing and the cancel (after a confirmation): the API's own use cases (allocateToOrder,
+// moveOrder), so the console writes the same events and audit, and says the same words. Every POST is refused (403) to
+// any other role before anything is read.
+
+import type { Context } from "hono";
+import { pageWindow } from "../db/paging.ts";
+import { ORDER_STATUSES, type OrderRow, type OrderStatus } from "../db/schema.ts";
+import type { ConsoleEnv } from "../env.ts";
+import { pageMeta } from "../http/pagination.ts";
+import { workOf } from "../http/request-context.ts";
+import { createRouter } from "../http/router.ts";
+import type { Problem } from "../lib/problem.ts";
+import { allocationBody, toAllocation } from "../numbers/schemas.ts";
+import { findOrderDetails } from "../numbers/store.ts";
+import { allocateToOrder } from "../numbers/use-cases.ts";
+import { listOrderQueue, OPEN_STATUSES } from "../orders/queue.ts";
+import { orderIdParam, orderQueueQuery, toOrder, toOrderQueueQuery, toQueuedOrder } from "../orders/schemas.ts";
+import { findOrderById } from "../orders/store.ts";
+import { moveOrder } from "../orders/use-cases.ts";
+import { allowRoles } from "../staff/guard.ts";
+import { FULFILMENT } from "../staff/roles.ts";
+import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { notFoundPage } from "../ui/error-page.tsx";
+import { capitalised, dateTime, doneMessage, plural, withQuery, words } from "../ui/format.ts";
+import {
+  FilterForm,
+  fieldMessages,
+  listFilters,
+  problemFields,
+  readForm,
+  SortFields,
+  TextArea,
+  TextInput,
+} from "../ui/forms.tsx";
+import { renderPage } from "../ui/renderer.tsx";
+import { mayChange } from "./roles.ts";
+
+const SECTION = "queue";
+/** How many of an order's numbers its page lists at a time. */
+const NUMBERS_PER_PAGE = 50;
+
+/** What the order's page says after its redirects. */
+const DONE: Record<string, string> = {
+  allocated: "The numbers are allocated to the order.",
+  moved: "The order is processing.",
+  cancelled: "The order is cancelled.",
+};
+
+type Messages = Record<string, string>;
+
+/** An age in hours for people: "under an hour", "5 h", "3 d 4 h". */
+function age(hours: number): string {
+  if (hours < 1) return "under an hour";
+  if (hours < 48) return `${hours} h`;
+  const rest = hours % 24;
+  return rest === 0 ? `${Math.floor(hours / 24)} d` : `${Math.floor(hours / 24)} d ${rest} h`;
+}
+
+function QueueFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
+  return (
+    <FilterForm action="/ops/queue" values={values}>
+      {values.status ? <input type="hidden" name="status" value={values.status} /> : null}
+      <TextInput name="customer_slug" label="Account" value={values.customer_slug} error={errors.customer_slug} hint="Its slug" />
+      <TextInput
+        name="country_code"
+        label="Countries"
+        value={values.country_code}
+        error={errors.country_code}
+        hint="e.g. US,GB"
+      />
+      <TextInput
+        name="number_type"
+        label="Number types"
+        value={values.number_type}
+        error={errors.number_type}
+        hint="e.g. mobile,toll_free"
+      />
+      <TextInput
+        name="requested_from"
+        label="Requested from"
+        type="date"
+        value={values.requested_from}
+        error={errors.requested_from}
+      />
+      <TextInput name="requested_to" label="Requested to" type="date" value={values.requested_to} error={errors.requested_to} />
+      <SortFields query={orderQueueQuery} values={values} errors={errors} />
+      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+    </FilterForm>
+  );
+}
+
+/**
+ * The queue's tabs: the open orders (the default), each status, and every status, with their counts; each keeps the
+ * other filters.
+ */
+function QueueTabs({
+  query,
+  counts,
+  filtered,
+}: {
+  query: Record<string, string>;
+  counts: Record<OrderStatus, number>;
+  filtered: readonly OrderStatus[] | undefined;
+}) {
+  const sum = (statuses: readonly OrderStatus[]) => statuses.reduce((total, status) => total + counts[status], 0);
+  const chosen = (filtered ?? OPEN_STATUSES).join(",");
+  const tabs: { label: string; status: string | undefined; statuses: readonly OrderStatus[] }[] = [
+    { label: "Open", status: undefined, statuses: OPEN_STATUSES },
+    ...ORDER_STATUSES.map((status) => ({ label: capitalised(status), status, statuses: [status] })),
+    { label: "All", status: ORDER_STATUSES.join(","), statuses: ORDER_STATUSES },
+  ];
+  return (
+    <ul class="tabs" aria-label="Status">
+      {tabs.map((tab) => (
+        <li>
+          <a
+            href={`/ops/queue${withQuery(query, { status: tab.status })}`}
+            aria-current={tab.statuses.join(",") === chosen ? "page" : undefined}
+          >
+            {tab.label} ({sum(tab.statuses)})
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** What the order's page shows beside its forms after a refusal: the Problem's words, and each field's error. */
+interface Refusal {
+  text: string;
+  values?: Record<string, string>;
+  errors?: Messages;
+}
+
+/** The numbers an order still needs. */
+function remainingOf(row: OrderRow): number {
+  return row.quantity - row.fulfilledQuantity;
+}
+
+function allocatable(row: OrderRow): boolean {
+  return row.status === "pending" || row.status === "processing";
+}
+
+async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusal, status = 200) {
+  const order = toOrder(row);
+  const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
+  const window = pageWindow(page, NUMBERS_PER_PAGE);
+  const details = await findOrderDetails(c.var.db, row, window);
+  const meta = pageMeta(window, details.total);
+  const changes = mayChange(c.var.operator, FULFILMENT);
+  const remaining = remainingOf(row);
+  const done = status === 200 ? doneMessage(DONE, c.req.query("done")) : undefined;
+  const href = `/ops/orders/${order.order_id}`;
+  const token = c.var.csrfToken;
+  return renderPage(
+    c,
+    { title: `Order ${order.order_number} of ${details.slug}`, section: SECTION },
+    <>
+      <p>
+        <a href="/ops/queue">← Queue</a>
+      </p>
+      <h1>
+        Order {order.order_number} <Badge status={order.status} />
+      </h1>
+      {refusal ? <Notice kind="error">{refusal.text}</Notice> : done ? <Notice kind="success">{done}</Notice> : null}
+      <div class="card">
+        <dl class="facts">
+          <dt>Account</dt>
+          <dd>
+            <a href={`/ops/queue?customer_slug=${encodeURIComponent(details.slug)}`}>{details.slug}</a>
+          </dd>
+          <dt>Number type</dt>
+          <dd>{words(order.number_type)}</dd>
+          <dt>Country</dt>
+          <dd>{order.country_code}</dd>
+          <dt>Quantity</dt>
+          <dd>{order.quantity}</dd>
+          <dt>Fulfilled</dt>
+          <dd>{order.fulfilled_quantity}</dd>
+          <dt>In stock</dt>
+          <dd>{plural(details.stockAvailable, "number")} of this country and type</dd>
+          <dt>Notes</dt>
+          <dd>{order.notes ?? "—"}</dd>
+          <dt>Profile</dt>
+          <dd>{order.kyc_profile_id ?? "—"}</dd>
+          <dt>Requested</dt>
+          <dd>{dateTime(order.requested_at)}</dd>
+          <dt>Fulfilled at</dt>
+          <dd>{dateTime(order.fulfilled_at)}</dd>
+          <dt>Last change</dt>
+          <dd>{dateTime(order.updated_at)}</dd>
+        </dl>
+      </div>
+      {changes && allocatable(row) ? (
+        <>
+          <h2>Fulfil</h2>
+          {remaining > 0 ? (
+            <>
+              <form method="post" action={`${href}/numbers`} class="actions">
+                <CsrfField token={token} />
+                <input type="hidden" name="from_stock" value={String(remaining)} />
+                <button type="submit">Allocate the remaining {remaining} from stock</button>
+              </form>
+              <form method="post" action={`${href}/numbers`} class="stack card" novalidate>
+                <CsrfField token={token} />
+                <TextArea
+                  name="phone_numbers"
+                  label="Phone numbers"
+                  value={refusal?.values?.phone_numbers}
+                  error={refusal?.errors?.phone_numbers}
+                  hint={`One per line, in E.164 (+14155550123); at most ${remaining}`}
+                  rows={4}
+                />
+                <div class="actions">
+                  <button type="submit">Allocate these numbers</button>
+                </div>
+              </form>
+            </>
+          ) : null}
+          <div class="actions">
+            {row.status === "pending" ? (
+              <form method="post" action={`${href}/status`} class="inline">
+                <CsrfField token={token} />
+                <input type="hidden" name="status" value="processing" />
+                <button type="submit">Move to processing</button>
+              </form>
+            ) : null}
+            <a href={`${href}/cancel`}>Cancel the order…</a>
+          </div>
+        </>
+      ) : null}
+      <h2>Numbers</h2>
+      {details.numbers.length === 0 ? (
+        <p class="muted">No numbers are allocated to this order yet.</p>
+      ) : (
+        <Table
+          label="Numbers"
+          rows={details.numbers}
+          columns={[
+            { label: "Phone number", cell: (number) => number.phoneNumber },
+            { label: "Status", cell: (number) => <Badge status={number.status} /> },
+            { label: "Allocated", cell: (number) => dateTime(number.createdAt) },
+          ]}
+        />
+      )}
+      <Pager meta={meta} noun="number" hrefOf={(n) => `${href}?page=${n}`} />
+    </>,
+    status,
+  );
+}
+
+function orderNotFound(c: Context<ConsoleEnv>) {
+  return notFoundPage(c, { what: "Order", section: SECTION, back: { href: "/ops/queue", label: "Back to the queue" } });
+}
+
+/** Any account's order by the path's id (as GET /admin/orders/{id} reads it); a malformed id is not found. */
+async function pathOrder(c: Context<ConsoleEnv>): Promise<OrderRow | undefined> {
+  const id = orderIdParam.safeParse(c.req.param("order_id"));
+  return id.success ? findOrderById(c.var.db, id.data) : undefined;
+}
+
+/** The order's page again with a use case's refusal: its words, its fields' errors, its status; the order as it is now. */
+async function refusedPage(c: Context<ConsoleEnv>, row: OrderRow, problem: Problem, values: Record<string, string> = {}) {
+  if (problem.code === "not_found") return orderNotFound(c);
+  const now = (await findOrderById(c.var.db, row.id)) ?? row;
+  return orderPage(c, now, { text: problem.message, values, errors: problemFields(problem) }, problem.status);
+}
+
+/** The allocation's body from a form: the hidden from_stock count, or the pasted numbers, one a line. */
+function allocationFrom(form: Record<string, string>) {
+  if (form.phone_numbers !== undefined) {
+    const listed = form.phone_numbers
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== "");
+    return listed.length === 0 ? undefined : allocationBody.safeParse({ phone_numbers: listed });
+  }
+  return allocationBody.safeParse({ from_stock: Number(form.from_stock) });
+}
+
+const fulfilmentOnly = allowRoles(FULFILMENT);
+
+export const queuePages = createRouter<ConsoleEnv>()
+  .get("/queue", async (c) => {
+    const filters = listFilters(c, orderQueueQuery, { title: "Queue", section: SECTION }, QueueFilters);
+    if ("refused" in filters) return filters.refused;
+    const { raw, query } = filters;
+    const window = pageWindow(query.page, query.limit);
+    const { rows, total, statusCounts } = await listOrderQueue(c.var.db, toOrderQueueQuery(query), window);
+    const now = Date.now();
+    const meta = pageMeta(window, total);
+    return renderPage(
+      c,
+      { title: "Queue", section: SECTION },
+      <>
+        <h1>Queue</h1>
+        <QueueTabs query={raw} counts={statusCounts} filtered={query.status} />
+        <QueueFilters values={raw} errors={{}} />
+        {rows.length === 0 ? (
+          <div class="card empty">
+            <p>No orders match. Change the filters or the status.</p>
+          </div>
+        ) : (
+          <Table
+            label="Orders"
+            rows={rows.map((row) => toQueuedOrder(row, now))}
+            columns={[
+              { label: "Order", cell: (order) => <a href={`/ops/orders/${order.order_id}`}>{order.order_number}</a> },
+              { label: "Age", cell: (order) => age(order.age_hours) },
+              {
+                label: "Account",
+                cell: (order) => (
+                  <a href={`/ops/queue${withQuery(raw, { customer_slug: order.customer_slug })}`}>{order.customer_slug}</a>
+                ),
+              },
+              { label: "Pair", cell: (order) => `${order.country_code} ${words(order.number_type)}` },
+              { label: "Quantity", cell: (order) => order.quantity },
+              { label: "Fulfilled", cell: (order) => order.fulfilled_quantity },
+              { label: "In stock", cell: (order) => order.stock_available },
+              { label: "Status", cell: (order) => <Badge status={order.status} /> },
+            ]}
+          />
+        )}
+        <Pager meta={meta} noun="order" hrefOf={(page) => `/ops/queue${withQuery(raw, { page: String(page) })}`} />
+      </>,
+    );
+  })
+  .get("/orders/:order_id", async (c) => {
+    const row = await pathOrder(c);
+    return row ? orderPage(c, row) : orderNotFound(c);
+  })
+  .post("/orders/:order_id/numbers", fulfilmentOnly, async (c) => {
+    const row = await pathOrder(c);
+    if (!row) return orderNotFound(c);
+    const form = (await readForm(c)).fields;
+    const parsed = allocationFrom(form);
+    if (!parsed?.success) {
+      const errors = parsed ? fieldMessages(parsed.error.issues) : { phone_numbers: "is required" };
+      const text = "The numbers cannot be allocated; the problem is shown beside the field.";
+      return orderPage(c, row, { text: errors.from_stock ? `Numbers ${errors.from_stock}` : text, values: form, errors }, 400);
+    }
+    const allocated = await allocateToOrder(workOf(c), row.id, toAllocation(parsed.data));
+    if (!allocated.ok) return refusedPage(c, row, allocated.problem, form);
+    return c.redirect(`/ops/orders/${row.id}?done=allocated`, 303);
+  })
+  .post("/orders/:order_id/status", fulfilmentOnly, async (c) => {
+    const row = await pathOrder(c);
+    if (!row) return orderNotFound(c);
+    const moved = await moveOrder(workOf(c), row.id, "processing");
+    if (!moved.ok) return refusedPage(c, row, moved.problem);
+    return c.redirect(`/ops/orders/${row.id}?done=moved`, 303);
+  })
+  .get("/orders/:order_id/cancel", fulfilmentOnly, async (c) => {
+    const row = await pathOrder(c);
+    if (!row) return orderNotFound(c);
+    const order = toOrder(row);
+    const href = `/ops/orders/${order.order_id}`;
+    return renderPage(
+      c,
+      { title: `Cancel order ${order.order_number}`, section: SECTION },
+      <Confirmation
+        token={c.var.csrfToken}
+        title={`Cancel order ${order.order_number}?`}
+        action={`${href}/cancel`}
+        button="Cancel the order"
+        cancel={href}
+      >
+        <p>
+          The order stops for good: no more numbers can be allocated to it, and the account's webhooks are sent order.cancelled.
+          The {plural(order.fulfilled_quantity, "number")} already allocated stay the account's.
+        </p>
+      </Confirmation>,
+    );
+  })
+  .post("/orders/:order_id/cancel", fulfilmentOnly, async (c) => {
+    const row = await pathOrder(c);
+    if (!row) return orderNotFound(c);
+    const moved = await moveOrder(workOf(c), row.id, "cancelled");
+    if (!moved.ok) return refusedPage(c, row, moved.problem);
+    return c.redirect(`/ops/orders/${row.id}?done=cancelled`, 303);
+  });

@@ -1,0 +1,613 @@
+// The console's reviews (OPERATOR.md, "The console"): the queue of verifications and profiles awaiting staff, oldest
+// first, with its filters and counts; a verification's or a profile's page: its status, address and fields, the
+// evaluation, its documents (images inline, PDFs in a new tab) and a rejection's reasons beside what each names; the
+// review forms (start, approve, reject with reasons per document and field), for compliance and admin only; and the
+// documents' bytes, for them only, each read audited. Every change is the API's own use case (src/kyc/use-cases.ts)
+// through the API's own body schema, so the console writes the same events and says the same words.
+import type { Context } from "hono";
+import type { Child } from "hono/jsx";
+import { findCatalogPair, listCatalog, pairId } from "../catalog/store.ts";
+import { evaluate } from "../compliance/evaluation.ts";
+import { REJECTION_CODES, type Requirements, VERIFICATION_FIELDS } from "../compliance/types.ts";
+import { pageWindow } from "../db/paging.ts";
+import { type CatalogRow, type DocumentRow, KYC_STATUSES, type KycRow, type KycStatus } from "../db/schema.ts";
+import type { ConsoleEnv } from "../env.ts";
+import { prefixedIdParam } from "../http/fields.ts";
+import { pageMeta } from "../http/pagination.ts";
+import { workOf } from "../http/request-context.ts";
+import { createRouter } from "../http/router.ts";
+import { downloadResponse } from "../kyc/download.ts";
+import {
+  AWAITING_STATUSES,
+  findQueuedVerification,
+  listReviewQueue,
+  type QueuedVerification,
+  SUBJECT_TYPES,
+} from "../kyc/queue.ts";
+import { reviewBody, reviewQueueQuery, toRejection, toReviewQueueQuery } from "../kyc/schemas.ts";
+import { findAnyProfile, type ReviewTarget, type SubjectKind, viewDocument } from "../kyc/store.ts";
+import { reviewKyc } from "../kyc/use-cases.ts";
+import { contentDisposition } from "../lib/content-disposition.ts";
+import { withPrefix } from "../lib/ids.ts";
+import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
+import { DetailFacts, EvaluationChecklist, KYC_TYPE_WORDS, StatusFacts } from "../portal/kyc-parts.tsx";
+import { allowRoles } from "../staff/guard.ts";
+import { COMPLIANCE } from "../staff/roles.ts";
+import { Badge, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { notFoundPage } from "../ui/error-page.tsx";
+import { capitalised, dateTime, doneMessage, withQuery, words } from "../ui/format.ts";
+import { FilterForm, listFilters, readForm, Select, TextInput } from "../ui/forms.tsx";
+import { renderPage } from "../ui/renderer.tsx";
+import { mayChange } from "./roles.ts";
+
+type Messages = Record<string, string>;
+
+const REVIEWS = "/ops/reviews";
+const SECTION = "reviews";
+const kycIdParam = prefixedIdParam("kyc", "kyc_id");
+const profileIdParam = prefixedIdParam("kyp", "profile_id");
+const documentIdParam = prefixedIdParam("doc", "document_id");
+
+/** What a review page says after its redirects, by the move it made. */
+const DONE: Record<string, string> = {
+  started: "The review is started.",
+  approved: "The verification is approved.",
+  rejected: "The verification is rejected; the customer sees the reasons.",
+};
+const DONE_KEY: Record<ReviewTarget, string> = { under_review: "started", approved: "approved", rejected: "rejected" };
+
+/** A verification's page: a number's under /kyc, a profile's under /profiles. */
+function hrefOf(kind: SubjectKind, id: string): string {
+  return kind === "number" ? `${REVIEWS}/kyc/${withPrefix("kyc", id)}` : `${REVIEWS}/profiles/${withPrefix("kyp", id)}`;
+}
+
+/** A document's bytes, for compliance and admin. */
+const documentHref = (document: DocumentRow) => `/ops/documents/${withPrefix("doc", document.id)}`;
+
+function ReviewFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
+  return (
+    <FilterForm action={REVIEWS} values={values}>
+      <TextInput
+        name="status"
+        label="Statuses"
+        value={values.status}
+        error={errors.status}
+        hint={`e.g. ${KYC_STATUSES.join(",")}; empty: awaiting review`}
+      />
+      <Select
+        name="subject_type"
+        label="Subject"
+        value={values.subject_type}
+        blank="Numbers and profiles"
+        options={SUBJECT_TYPES.map((type) => [type, capitalised(type)] as const)}
+        error={errors.subject_type}
+      />
+      <TextInput
+        name="customer_slug"
+        label="Account"
+        value={values.customer_slug}
+        error={errors.customer_slug}
+        hint="The account's slug"
+      />
+      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+    </FilterForm>
+  );
+}
+
+/** The counts as tabs: what awaits review (the queue's default), then each status, each keeping the other filters. */
+function QueueTabs({
+  query,
+  counts,
+  filtered,
+}: {
+  query: Record<string, string>;
+  counts: Record<KycStatus, number>;
+  filtered: readonly KycStatus[] | undefined;
+}) {
+  const awaiting = AWAITING_STATUSES.reduce((sum, status) => sum + counts[status], 0);
+  const current = filtered?.length === 1 ? filtered[0] : undefined;
+  return (
+    <ul class="tabs" aria-label="Status">
+      <li>
+        <a href={`${REVIEWS}${withQuery(query, { status: undefined })}`} aria-current={filtered ? undefined : "page"}>
+          Awaiting review ({awaiting})
+        </a>
+      </li>
+      {KYC_STATUSES.map((status) => (
+        <li>
+          <a href={`${REVIEWS}${withQuery(query, { status })}`} aria-current={current === status ? "page" : undefined}>
+            {capitalised(status)} ({counts[status]})
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A queued verification's subject, linked to its page: the number's id, or the profile's name. */
+function SubjectLink({ row }: { row: QueuedVerification }) {
+  const { verification, number } = row;
+  return number ? (
+    <a href={hrefOf("number", verification.id)}>
+      <code>{withPrefix("num", number.id)}</code>
+    </a>
+  ) : (
+    <a href={hrefOf("profile", verification.id)}>{verification.name ?? withPrefix("kyp", verification.id)}</a>
+  );
+}
+
+/** What a review page shows: the verification, its documents, its account and what it verifies. */
+interface Reviewed {
+  kind: SubjectKind;
+  kyc: KycRow;
+  documents: DocumentRow[];
+  customerSlug: string;
+  /** The number verified; null for a profile. */
+  number: QueuedVerification["number"];
+  /** A profile's attached numbers. */
+  numberCount?: number;
+}
+
+async function findReviewed(c: Context<ConsoleEnv>, kind: SubjectKind, id: string): Promise<Reviewed | undefined> {
+  const { db } = c.var;
+  if (kind === "number") {
+    const found = await findQueuedVerification(db, id);
+    if (!found?.number) return undefined;
+    return { kind, kyc: found.verification, documents: found.documents, customerSlug: found.customerSlug, number: found.number };
+  }
+  // The profile with its numbers' count; its account's slug as the queue reads it.
+  const [profile, queued] = await Promise.all([findAnyProfile(db, id), findQueuedVerification(db, id)]);
+  if (!profile || !queued) return undefined;
+  return {
+    kind,
+    kyc: profile.verification,
+    documents: profile.documents,
+    customerSlug: queued.customerSlug,
+    number: null,
+    numberCount: profile.numberCount,
+  };
+}
+
+/** The pair a profile is evaluated against: the one asked for, else the first with requirements, else the first. */
+function chosenPair(rows: readonly CatalogRow[], asked: string | undefined): CatalogRow | undefined {
+  return rows.find((row) => pairId(row) === asked) ?? rows.find((row) => row.requirements !== null) ?? rows[0];
+}
+
+/** The evaluation: a number against its own pair; a profile against a pair of the catalog, chosen on the page. */
+async function evaluationPart(c: Context<ConsoleEnv>, reviewed: Reviewed): Promise<Child> {
+  const { db } = c.var;
+  const subject = { verification: reviewed.kyc, documents: reviewed.documents };
+  if (reviewed.number) {
+    const pair = { countryCode: reviewed.number.countryCode, numberType: reviewed.number.numberType };
+    const row = await findCatalogPair(db, pair);
+    // A pair no longer orderable has no requirements.
+    const requirements: Requirements | null = row?.requirements ?? null;
+    return <EvaluationChecklist evaluation={evaluate(pair, requirements, subject, Date.now())} requirements={requirements} />;
+  }
+  const catalog = await listCatalog(db, pageWindow(1, 1000));
+  const pair = chosenPair(catalog.rows, c.req.query("pair"));
+  if (!pair) return <p class="muted">Nothing can be ordered right now, so there is nothing to check the profile against.</p>;
+  return (
+    <>
+      <form method="get" action={hrefOf("profile", reviewed.kyc.id)} class="filters card" aria-label="Evaluation pair">
+        <Select
+          name="pair"
+          label="Check against"
+          value={pairId(pair)}
+          options={catalog.rows.map((row) => [pairId(row), `${row.countryCode} ${words(row.numberType)}`] as const)}
+          hint="A country and number type of the catalog"
+        />
+        <div class="actions">
+          <button type="submit">Check</button>
+        </div>
+      </form>
+      <EvaluationChecklist
+        evaluation={evaluate(pair, pair.requirements ?? null, subject, Date.now())}
+        requirements={pair.requirements}
+      />
+    </>
+  );
+}
+
+/** A document as a reviewer opens it: an image inline (opening in a new tab), a PDF in a new tab. */
+function DocumentView({ document }: { document: DocumentRow }) {
+  const href = documentHref(document);
+  return document.mimeType.startsWith("image/") ? (
+    <a href={href} target="_blank" rel="noopener noreferrer" aria-label={`Open ${document.filename}`}>
+      <img src={href} alt={document.filename} width="160" />
+    </a>
+  ) : (
+    <a href={href} target="_blank" rel="noopener noreferrer" aria-label={`Open ${document.filename}`}>
+      Open (new tab)
+    </a>
+  );
+}
+
+/** The verification's documents with the reasons of the last rejection that name each; the files for `mayRead` only. */
+function DocumentsList({ documents, mayRead }: { documents: readonly DocumentRow[]; mayRead: boolean }) {
+  if (documents.length === 0) return <p class="muted">No documents yet.</p>;
+  return (
+    <Table
+      label="Documents"
+      rows={documents}
+      columns={[
+        {
+          label: "File",
+          cell: (doc) => (mayRead ? <DocumentView document={doc} /> : <span class="muted">compliance only</span>),
+        },
+        { label: "Name", cell: (doc) => doc.filename },
+        { label: "Type", cell: (doc) => capitalised(doc.documentType) },
+        { label: "Status", cell: (doc) => <Badge status={doc.status} /> },
+        {
+          label: "Reviewer's reasons",
+          cell: (doc) =>
+            doc.rejectionReasons.length === 0 ? (
+              "—"
+            ) : (
+              <ul class="reasons" aria-label={`Reasons about ${doc.filename}`}>
+                {doc.rejectionReasons.map((reason) => (
+                  <li>
+                    <Badge status={reason.code} /> {reason.note ?? ""}
+                  </li>
+                ))}
+              </ul>
+            ),
+        },
+        { label: "Description", cell: (doc) => doc.description ?? "—" },
+        { label: "Expires", cell: (doc) => doc.expirationDate ?? "—" },
+        { label: "Uploaded", cell: (doc) => dateTime(doc.uploadedAt) },
+      ]}
+    />
+  );
+}
+
+/** The reject form's names of a document's reason code and note. */
+const documentCode = (documentId: string) => `document_code_${documentId}`;
+const documentNote = (documentId: string) => `document_note_${documentId}`;
+const fieldCode = (field: string) => `field_code_${field}`;
+const fieldNote = (field: string) => `field_note_${field}`;
+
+const CODE_OPTIONS = REJECTION_CODES.map((code) => [code, capitalised(code)] as const);
+
+/** A reason's code (with an empty choice: no reason) and its optional note, about one document or field. */
+function ReasonInputs({
+  codeName,
+  noteName,
+  about,
+  form,
+}: {
+  codeName: string;
+  noteName: string;
+  about: string;
+  form: ReviewForm;
+}) {
+  return (
+    <>
+      <Select
+        name={codeName}
+        label={`Reason code for ${about}`}
+        value={form.values[codeName]}
+        blank="No reason"
+        options={CODE_OPTIONS}
+        error={form.errors[codeName]}
+      />
+      <TextInput
+        name={noteName}
+        label={`Note on ${about}`}
+        value={form.values[noteName]}
+        error={form.errors[noteName]}
+        hint="Optional"
+      />
+    </>
+  );
+}
+
+/** The reject form's posted values and the error beside each field. */
+interface ReviewForm {
+  values: Record<string, string>;
+  errors: Messages;
+}
+
+/** The review forms the verification's state allows: start it while pending; approve or reject while under review. */
+function ReviewForms({ reviewed, token, form }: { reviewed: Reviewed; token: string; form: ReviewForm }) {
+  const action = `${hrefOf(reviewed.kind, reviewed.kyc.id)}/review`;
+  const { status } = reviewed.kyc;
+  if (status === "pending") {
+    return (
+      <form method="post" action={action} class="actions card">
+        <CsrfField token={token} />
+        <input type="hidden" name="status" value="under_review" />
+        <button type="submit">Start review</button>
+        <span class="muted">The customer can no longer change the address or the documents while it is reviewed.</span>
+      </form>
+    );
+  }
+  if (status !== "under_review") return <p class="muted">Nothing to review: the verification is {words(status)}.</p>;
+  return (
+    <>
+      <form method="post" action={action} class="actions card">
+        <CsrfField token={token} />
+        <input type="hidden" name="status" value="approved" />
+        <button type="submit">Approve</button>
+        <span class="muted">Approval holds for a year.</span>
+      </form>
+      <form method="post" action={action} class="stack card" novalidate>
+        <h2>Reject</h2>
+        <CsrfField token={token} />
+        <input type="hidden" name="status" value="rejected" />
+        <TextInput
+          name="rejection_reason"
+          label="Rejection reason"
+          value={form.values.rejection_reason}
+          error={form.errors.rejection_reason}
+          hint="What the customer reads: what is wrong and what to do"
+        />
+        {reviewed.documents.map((doc) => (
+          <ReasonInputs codeName={documentCode(doc.id)} noteName={documentNote(doc.id)} about={doc.filename} form={form} />
+        ))}
+        <details open={VERIFICATION_FIELDS.some((field) => form.values[fieldCode(field)] || form.errors[fieldCode(field)])}>
+          <summary>Reasons about the fields</summary>
+          <div class="stack">
+            {VERIFICATION_FIELDS.map((field) => (
+              <ReasonInputs codeName={fieldCode(field)} noteName={fieldNote(field)} about={capitalised(field)} form={form} />
+            ))}
+          </div>
+        </details>
+        <p class="muted">
+          A document given a reason is rejected and stays so until the customer deletes it; without any, every document is.
+        </p>
+        <div class="actions">
+          <button type="submit" class="danger">
+            Reject
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}
+
+interface PageState {
+  form?: ReviewForm;
+  notice?: { kind: "error" | "success"; text: string };
+}
+
+async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: PageState = {}, status: 200 | ProblemStatus = 200) {
+  const { kyc, documents } = reviewed;
+  const may = mayChange(c.var.operator, COMPLIANCE);
+  const done = status === 200 && !state.notice ? doneMessage(DONE, c.req.query("done")) : undefined;
+  const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
+  const evaluation = await evaluationPart(c, reviewed);
+  const title = reviewed.number ? `Verification of ${withPrefix("num", reviewed.number.id)}` : `Profile ${kyc.name ?? ""}`;
+  return renderPage(
+    c,
+    { title, section: SECTION },
+    <>
+      <p>
+        <a href={REVIEWS}>← Reviews</a>
+      </p>
+      <h1>
+        {title} <Badge status={kyc.status} />
+      </h1>
+      {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
+      <div class="card">
+        <StatusFacts kyc={kyc} documents={documents}>
+          <dt>Account</dt>
+          <dd>{reviewed.customerSlug}</dd>
+          {reviewed.number ? (
+            <>
+              <dt>Number</dt>
+              <dd>
+                <code>{withPrefix("num", reviewed.number.id)}</code> · {reviewed.number.countryCode}{" "}
+                {words(reviewed.number.numberType)}
+              </dd>
+              <dt>Verification id</dt>
+              <dd>
+                <code>{withPrefix("kyc", kyc.id)}</code>
+              </dd>
+            </>
+          ) : (
+            <>
+              <dt>Profile id</dt>
+              <dd>
+                <code>{withPrefix("kyp", kyc.id)}</code>
+              </dd>
+              <dt>Numbers</dt>
+              <dd>{reviewed.numberCount ?? 0}</dd>
+            </>
+          )}
+        </StatusFacts>
+      </div>
+
+      <section class="work">
+        <h2>Review</h2>
+        {may ? (
+          <ReviewForms reviewed={reviewed} token={c.var.csrfToken} form={state.form ?? { values: {}, errors: {} }} />
+        ) : (
+          <p class="muted">Reviews are compliance's and admin's: your role reads this verification only.</p>
+        )}
+      </section>
+
+      <section class="work">
+        <h2>Requirements</h2>
+        {evaluation}
+      </section>
+
+      <section class="work">
+        <h2>Documents</h2>
+        <DocumentsList documents={documents} mayRead={may} />
+      </section>
+
+      <section class="work">
+        <h2>Details</h2>
+        <DetailFacts kyc={kyc} />
+      </section>
+    </>,
+    status,
+  );
+}
+
+function reviewNotFound(c: Context<ConsoleEnv>, kind: SubjectKind) {
+  return notFoundPage(c, {
+    what: kind === "number" ? "Verification" : "Profile",
+    section: SECTION,
+    back: { href: REVIEWS, label: "Back to the reviews" },
+  });
+}
+
+/** The posted review as the API's body: the status, and when rejecting the reason and each reason given. */
+interface PostedReview {
+  body: Record<string, unknown>;
+  /** For each reason of the body, in order, the form's names of its code and its note. */
+  reasonFields: { code: string; note: string }[];
+}
+
+const optional = (text: string | undefined) => (text?.trim() ? text : undefined);
+
+function postedReview(fields: Record<string, string>): PostedReview {
+  const status = fields.status ?? "";
+  if (status !== "rejected") return { body: { status }, reasonFields: [] };
+  const reasons: Record<string, unknown>[] = [];
+  const reasonFields: PostedReview["reasonFields"] = [];
+  // A reason is given when its code or its note is; a note without a code is the schema's to refuse.
+  const add = (code: string, note: string, about: Record<string, string>) => {
+    if (!optional(fields[code]) && !optional(fields[note])) return;
+    reasons.push({ code: optional(fields[code]), ...about, note: optional(fields[note]) });
+    reasonFields.push({ code, note });
+  };
+  for (const name of Object.keys(fields)) {
+    if (!name.startsWith("document_code_")) continue;
+    const id = name.slice("document_code_".length);
+    add(name, documentNote(id), { document_id: withPrefix("doc", id) });
+  }
+  for (const field of VERIFICATION_FIELDS) add(fieldCode(field), fieldNote(field), { field });
+  return {
+    body: { status, rejection_reason: optional(fields.rejection_reason), reasons: reasons.length > 0 ? reasons : undefined },
+    reasonFields,
+  };
+}
+
+/** A refusal's field path (the schema's issue path, or a problem's pointer split) as the form's field name. */
+function formFieldOf(path: readonly PropertyKey[], reasonFields: PostedReview["reasonFields"]): string {
+  const [first, index, key] = path;
+  if (first === "reasons" && index !== undefined) {
+    const names = reasonFields[Number(index)];
+    if (names) return key === "note" ? names.note : names.code;
+  }
+  return String(first ?? "");
+}
+
+/** The errors beside the form's fields; what is about no field of the form (the status, the whole) goes in a notice. */
+function refusalState(fields: Record<string, string>, errors: Messages, summary: string): PageState {
+  const known = new Set(["rejection_reason", ...Object.keys(fields)]);
+  const loose = Object.entries(errors)
+    .filter(([name]) => !known.has(name) || name === "status")
+    .map(([name, message]) => (name ? `${name} ${message}` : message));
+  return { form: { values: fields, errors }, notice: { kind: "error", text: [summary, ...loose].join(" ") } };
+}
+
+async function review(c: Context<ConsoleEnv>, kind: SubjectKind, rawId: string) {
+  const id = (kind === "number" ? kycIdParam : profileIdParam).safeParse(rawId);
+  if (!id.success) return reviewNotFound(c, kind);
+  const { fields } = await readForm(c);
+  const posted = postedReview(fields);
+  const parsed = reviewBody.safeParse(posted.body);
+  let refusal: { state: PageState; status: ProblemStatus };
+  if (parsed.success) {
+    const reviewed = await reviewKyc(workOf(c), kind, id.data, parsed.data.status, toRejection(parsed.data));
+    if (reviewed.ok) return c.redirect(`${hrefOf(kind, id.data)}?done=${DONE_KEY[parsed.data.status]}`, 303);
+    refusal = { state: problemState(fields, posted, reviewed.problem), status: reviewed.problem.status };
+  } else {
+    const errors: Messages = {};
+    for (const issue of parsed.error.issues) errors[formFieldOf(issue.path, posted.reasonFields)] ??= issue.message;
+    refusal = {
+      state: refusalState(fields, errors, "Nothing was changed; each problem is shown beside its field."),
+      status: 400,
+    };
+  }
+  const found = await findReviewed(c, kind, id.data);
+  return found ? reviewPage(c, found, refusal.state, refusal.status) : reviewNotFound(c, kind);
+}
+
+/** A use case's refusal: its field errors beside the fields, its words in a notice. */
+function problemState(fields: Record<string, string>, posted: PostedReview, problem: Problem): PageState {
+  if (!problem.errors) return { form: { values: fields, errors: {} }, notice: { kind: "error", text: problem.message } };
+  const errors: Messages = {};
+  for (const error of problem.errors) {
+    const path = error.pointer.replace(/^\//, "").split("/");
+    errors[formFieldOf(path, posted.reasonFields)] ??= error.message;
+  }
+  return refusalState(fields, errors, problem.message);
+}
+
+export const reviewPages = createRouter<ConsoleEnv>()
+  .get("/reviews", async (c) => {
+    const page = { title: "Reviews", section: SECTION };
+    const filters = listFilters(c, reviewQueueQuery, page, ReviewFilters);
+    if ("refused" in filters) return filters.refused;
+    const { raw, query } = filters;
+    const window = pageWindow(query.page, query.limit);
+    const { rows, total, statusCounts } = await listReviewQueue(c.var.db, toReviewQueueQuery(query), window);
+    const meta = pageMeta(window, total);
+    return renderPage(
+      c,
+      page,
+      <>
+        <h1>Reviews</h1>
+        <p class="muted">Verifications and profiles awaiting staff, the oldest submission first.</p>
+        <QueueTabs query={raw} counts={statusCounts} filtered={query.status} />
+        <ReviewFilters values={raw} errors={{}} />
+        {rows.length === 0 ? (
+          <div class="card empty">
+            <p>Nothing matches: no verification awaits review here.</p>
+          </div>
+        ) : (
+          <Table
+            label="Reviews"
+            rows={rows}
+            columns={[
+              { label: "Subject", cell: (row) => <SubjectLink row={row} /> },
+              {
+                label: "What",
+                cell: (row) => (row.number ? `${row.number.countryCode} ${words(row.number.numberType)} number` : "Profile"),
+              },
+              { label: "Account", cell: (row) => row.customerSlug },
+              { label: "For", cell: (row) => KYC_TYPE_WORDS[row.verification.type] },
+              { label: "Documents", cell: (row) => row.documents.length },
+              { label: "Status", cell: (row) => <Badge status={row.verification.status} /> },
+              { label: "Submitted", cell: (row) => dateTime(row.verification.submittedAt) },
+            ]}
+          />
+        )}
+        <Pager meta={meta} noun="verification" hrefOf={(n) => `${REVIEWS}${withQuery(raw, { page: String(n) })}`} />
+      </>,
+    );
+  })
+  .get("/reviews/kyc/:kyc_id", async (c) => {
+    const id = kycIdParam.safeParse(c.req.param("kyc_id"));
+    const found = id.success ? await findReviewed(c, "number", id.data) : undefined;
+    return found ? reviewPage(c, found) : reviewNotFound(c, "number");
+  })
+  .get("/reviews/profiles/:profile_id", async (c) => {
+    const id = profileIdParam.safeParse(c.req.param("profile_id"));
+    const found = id.success ? await findReviewed(c, "profile", id.data) : undefined;
+    return found ? reviewPage(c, found) : reviewNotFound(c, "profile");
+  })
+  .post("/reviews/kyc/:kyc_id/review", allowRoles(COMPLIANCE), (c) => review(c, "number", c.req.param("kyc_id")))
+  .post("/reviews/profiles/:profile_id/review", allowRoles(COMPLIANCE), (c) => review(c, "profile", c.req.param("profile_id")))
+  .get("/documents/:document_id", allowRoles(COMPLIANCE), async (c) => {
+    const id = documentIdParam.safeParse(c.req.param("document_id"));
+    if (!id.success) throw notFound("Document");
+    const work = workOf(c);
+    // Recorded (kyc.document_viewed) before the bytes are read.
+    const row = await viewDocument(work.db, work, id.data, work.now);
+    if (!row) throw notFound("Document");
+    const answer = await downloadResponse(c.env.DOCUMENTS, row, c.req.header("If-None-Match"));
+    if (!answer) throw notFound("Document");
+    // Shown in the browser rather than saved, never cached, never sniffed; an image can run nothing.
+    const headers = new Headers(answer.headers);
+    headers.set("Content-Disposition", contentDisposition(row.filename).replace(/^attachment/, "inline"));
+    headers.set("X-Content-Type-Options", "nosniff");
+    headers.set("Cache-Control", "no-store");
+    if (row.mimeType.startsWith("image/")) headers.set("Content-Security-Policy", "sandbox");
+    return new Response(answer.body, { status: answer.status, headers });
+  });

@@ -1,0 +1,209 @@
+// The console's stock, catalog, staff, audit and accounts pages in a browser: a viewer reads them all and is shown no
+// change form (a forged removal is refused and changes nothing); a fulfilment member imports a CSV and reads its
+// report and the counts; an admin adds a staff member, a catalog pair and an API key (shown once); the audit log,
+// filtered by each person, shows their changes with their e-mail. Every page fits a 375 px screen.
+import type { Page } from "playwright-core";
+import { expect, it } from "vitest";
+import { json, usePortal } from "./helpers.ts";
+
+const portal = usePortal();
+
+/** How far the page reaches past the viewport's right edge (0 when nothing scrolls sideways). */
+async function overflow(page: Page): Promise<number> {
+  return (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
+}
+
+/** Opens `path` and checks it fits a 375 px screen, then goes back to the desktop width. */
+async function fitsSmallScreen(page: Page, path: string): Promise<void> {
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto(`${portal.base}${path}`);
+  expect(await overflow(page), `${path} at 375 px`).toBe(0);
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** The forms of the page's main part that change something (every POST form there; the sign-out is in the top bar). */
+function changeForms(page: Page) {
+  return page.locator("main form[method=post]");
+}
+
+/** A new phone number nobody else in these tests uses. */
+function newPhone(prefix: string): string {
+  return `${prefix}${String(crypto.getRandomValues(new Uint32Array(1))[0]! % 10_000_000).padStart(7, "0")}`;
+}
+
+async function stocked(phone: string): Promise<boolean> {
+  const list = await json(await portal.admin.admin.stock.$get({ query: { search: phone.slice(1) } }), 200);
+  return list.data.some((row) => row.phone_number === phone);
+}
+
+it("shows a viewer every page without a change form, and refuses a forged stock removal (403, nothing removed)", async () => {
+  const phone = newPhone("+1628");
+  await json(
+    await portal.admin.admin.stock.$post({
+      json: { numbers: [{ phone_number: phone, country_code: "US", number_type: "mobile" }] },
+    }),
+    201,
+  );
+  const { page } = await portal.signInToConsole("viewer");
+  for (const path of ["/ops/stock", "/ops/catalog", "/ops/staff", "/ops/audit", "/ops/accounts"]) {
+    await page.goto(`${portal.base}${path}`);
+    expect(await page.getByRole("heading", { level: 1 }).count(), path).toBe(1);
+    expect(await changeForms(page).count(), `change forms on ${path}`).toBe(0);
+    await fitsSmallScreen(page, path);
+  }
+  await page.goto(`${portal.base}/ops/stock?search=${phone.slice(1)}`);
+  expect(await page.getByRole("table", { name: "Stocked numbers" }).textContent()).toContain(phone);
+  expect(await page.getByRole("link", { name: /Remove/ }).count()).toBe(0);
+
+  // The session's own CSRF token (the sign-out's) and this site's Origin: only the role refuses it.
+  const status = await page.evaluate(`(async () => {
+    const token = document.querySelector("input[name=csrf_token]").value;
+    const body = new URLSearchParams({ csrf_token: token, phone_number: ${JSON.stringify(phone)} });
+    const answer = await fetch("/ops/stock/remove", { method: "POST", body });
+    return answer.status;
+  })()`);
+  expect(status).toBe(403);
+  expect(await stocked(phone)).toBe(true);
+});
+
+it("imports a CSV for a fulfilment member: the report, the counts, then a removal; the audit log names them", async () => {
+  const { page, email } = await portal.signInToConsole("fulfilment");
+  const phones = [newPhone("+3120"), newPhone("+3120"), newPhone("+3120")];
+  const csv = `phone_number,country_code,number_type\n${phones.map((phone) => `${phone},NL,landline`).join("\n")}\n`;
+  await page.goto(`${portal.base}/ops/stock`);
+  // A file that is not the stock's CSV imports nothing, and says why beside the field.
+  await page.getByLabel("CSV file").setInputFiles({ name: "x.csv", mimeType: "text/csv", buffer: Buffer.from("number\n+1\n") });
+  await page.getByRole("button", { name: "Import" }).click();
+  expect(await page.locator("#file-error").textContent()).toBe(
+    "CSV file must start with the header phone_number,country_code,number_type",
+  );
+  await page.getByLabel("CSV file").setInputFiles({ name: "stock.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByRole("button", { name: "Import" }).click();
+  await page.waitForURL(`${portal.base}/ops/stock/import`);
+  expect(await page.locator(".report").textContent()).toContain("3 numbers imported");
+  const counts = page.getByRole("table", { name: "Stock per country and type" });
+  expect(await counts.locator("tr", { hasText: "NL" }).textContent()).toContain("3");
+  await portal.screenshot(page, "console-stock");
+
+  await page.goto(`${portal.base}/ops/stock?search=${phones[0]!.slice(1)}`);
+  await page.getByRole("link", { name: `Remove ${phones[0]}…` }).click();
+  await page.getByRole("button", { name: "Remove the number" }).click();
+  await page.waitForURL(`${portal.base}/ops/stock?done=removed`);
+  expect(await page.getByRole("status").textContent()).toContain("removed");
+  expect(await stocked(phones[0]!)).toBe(false);
+  expect(await stocked(phones[1]!)).toBe(true);
+
+  await page.goto(`${portal.base}/ops/audit?actor=${encodeURIComponent(email)}`);
+  const events = page.getByRole("table", { name: "Audit events" });
+  expect(await events.locator("tr", { hasText: "stock.imported" }).textContent()).toContain(email);
+  expect(await events.locator("tr", { hasText: "stock.removed" }).textContent()).toContain(email);
+  await portal.screenshot(page, "console-audit");
+  await fitsSmallScreen(page, `/ops/audit?actor=${encodeURIComponent(email)}`);
+  await fitsSmallScreen(page, "/ops/stock");
+});
+
+it("lets an admin add a staff member, a catalog pair and an API key; the audit log names the admin", async () => {
+  const { page, email } = await portal.signInToConsole("admin");
+  const added = `new.${crypto.randomUUID().slice(0, 8)}@operator.example`;
+  await page.goto(`${portal.base}/ops/staff`);
+  await page.getByLabel("E-mail").fill(added);
+  await page.getByLabel("Name").fill("Noor Compliance");
+  await page.getByLabel("Role").selectOption("compliance");
+  await page.getByRole("button", { name: "Save staff member" }).click();
+  await page.waitForURL(`${portal.base}/ops/staff?done=saved`);
+  expect(await page.getByRole("status").textContent()).toContain("saved");
+  const member = await json(await portal.admin.admin.staff[":email"].$get({ param: { email: added } }), 200);
+  expect(member).toMatchObject({ name: "Noor Compliance", role: "compliance", status: "enabled" });
+  await portal.screenshot(page, "console-staff");
+  await fitsSmallScreen(page, "/ops/staff");
+
+  await page.goto(`${portal.base}/ops/catalog`);
+  await page.getByLabel("Country").fill("se");
+  await page.getByLabel("Number type").fill("mobile");
+  await page.getByRole("button", { name: "Add pair" }).click();
+  await page.waitForURL(/\/ops\/catalog\?done=/);
+  expect(await page.getByRole("table", { name: "Orderable pairs" }).textContent()).toContain("SE");
+  await page.getByRole("link", { name: "Requirements of SE mobile" }).click();
+  await page.getByLabel("Requirements (JSON)").fill('{"verification_types": []}');
+  await page.getByRole("button", { name: "Save requirements" }).click();
+  expect(await page.locator(".field-error").first().textContent()).toContain("verification_types");
+  await page.goto(`${portal.base}/ops/catalog`);
+  await portal.screenshot(page, "console-catalog");
+  await fitsSmallScreen(page, "/ops/catalog");
+
+  const account = await portal.createAccount("console");
+  await page.goto(`${portal.base}/ops/accounts`);
+  await page.getByRole("link", { name: account.slug }).click();
+  await page.getByLabel("Key name").fill("from the console");
+  await page.getByRole("button", { name: "Create key" }).click();
+  const key = (await page.locator(".secret").textContent())?.trim() ?? "";
+  expect(key.length).toBeGreaterThan(20);
+  const answer = await fetch(`${portal.base}/api/customers/${account.slug}/orders`, {
+    headers: { Authorization: `Bearer ${key}` },
+  });
+  expect(answer.status).toBe(200);
+  await page.goto(`${portal.base}/ops/accounts/${account.slug}`);
+  expect(await page.locator(".secret").count()).toBe(0);
+  await page.getByRole("link", { name: "Revoke from the console…" }).click();
+  await page.getByRole("button", { name: "Revoke the key" }).click();
+  await page.waitForURL(`${portal.base}/ops/accounts/${account.slug}?done=revoked`);
+  const refused = await fetch(`${portal.base}/api/customers/${account.slug}/orders`, {
+    headers: { Authorization: `Bearer ${key}` },
+  });
+  expect(refused.status).toBe(401);
+  await page.getByLabel("User's e-mail").fill("grace@example.com");
+  await page.getByLabel("User's name").fill("Grace Hopper");
+  await page.getByLabel("User's role").selectOption("owner");
+  await page.getByRole("button", { name: "Invite user" }).click();
+  const link = (await page.locator(".secret").textContent())?.trim() ?? "";
+  expect(link).toMatch(new RegExp(`^${portal.base}/portal/invitations/`));
+  expect(await page.getByRole("table", { name: "Users" }).textContent()).toContain("grace@example.com");
+  await portal.screenshot(page, "console-accounts");
+  await fitsSmallScreen(page, `/ops/accounts/${account.slug}`);
+  await fitsSmallScreen(page, "/ops/accounts");
+
+  await page.goto(`${portal.base}/ops/audit?actor=${encodeURIComponent(email)}`);
+  const events = page.getByRole("table", { name: "Audit events" });
+  const staffChange = events.locator("tr", { hasText: "staff.changed" });
+  expect(await staffChange.textContent()).toContain(email);
+  expect(await staffChange.textContent()).toContain(added);
+  expect(await events.locator("tr", { hasText: "catalog.pair_added" }).count()).toBe(1);
+  expect(await events.locator("tr", { hasText: "api_key.created" }).count()).toBe(1);
+});
+
+it("lets a compliance member set and remove a pair's requirements, and shows them no pair form", async () => {
+  const pair = await portal.admin.admin.catalog[":country_code"][":number_type"].$put({
+    param: { country_code: "DK", number_type: "mobile" },
+  });
+  expect([200, 201]).toContain(pair.status);
+  const { page } = await portal.signInToConsole("compliance");
+  await page.goto(`${portal.base}/ops/catalog`);
+  expect(await page.getByRole("button", { name: "Add pair" }).count()).toBe(0);
+  expect(await page.getByRole("link", { name: /^Remove/ }).count()).toBe(0);
+  await page.getByRole("link", { name: "Requirements of DK mobile" }).click();
+  const requirements = {
+    verification_types: ["individual"],
+    address_in_country: true,
+    fields: { individual: [], business: [] },
+    documents: [
+      {
+        key: "proof_of_address",
+        document_types: ["utility_bill"],
+        applies_to: ["individual"],
+        description: "A utility bill under 3 months old",
+      },
+    ],
+  };
+  await page.getByLabel("Requirements (JSON)").fill(JSON.stringify(requirements));
+  await page.getByRole("button", { name: "Save requirements" }).click();
+  await page.waitForURL(`${portal.base}/ops/catalog/DK/mobile/requirements?done=requirements`);
+  expect(await page.getByRole("status").textContent()).toBe("The requirements are saved.");
+  const listed = await json(await portal.admin.admin.catalog.$get({ query: {} }), 200);
+  expect(listed.data.find((row) => row.country_code === "DK")?.requirements).toEqual(requirements);
+  await fitsSmallScreen(page, "/ops/catalog/DK/mobile/requirements");
+
+  await page.getByRole("button", { name: "Remove the requirements" }).click();
+  await page.waitForURL(`${portal.base}/ops/catalog/DK/mobile/requirements?done=unrequired`);
+  const after = await json(await portal.admin.admin.catalog.$get({ query: {} }), 200);
+  expect(after.data.find((row) => row.country_code === "DK")?.requirements).toBeNull();
+});
