@@ -207,6 +207,9 @@ function operatorScenarios(f: Fixtures): Scenario[] {
       credential: "staff",
       goal: { minShare: 0.5 },
     },
+    // The console's pages of the same queues: the page rendered around the same reads.
+    { name: "console: queue page", method: "GET", path: () => "/ops/queue", credential: "staff", goal: { minShare: 0.3 } },
+    { name: "console: reviews page", method: "GET", path: () => "/ops/reviews", credential: "staff", goal: { minShare: 0.3 } },
   ];
 }
 

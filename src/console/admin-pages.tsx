@@ -759,11 +759,7 @@ async function auditPage(c: C) {
             },
             {
               label: "Changes",
-              cell: (event) => (
-                <span class="wrap">
-                  <code>{JSON.stringify(event.changes)}</code>
-                </span>
-              ),
+              cell: (event) => <code class="json">{JSON.stringify(event.changes)}</code>,
             },
           ]}
         />

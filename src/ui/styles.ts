@@ -131,6 +131,8 @@ td ul.reasons { min-width: 12rem; max-width: 28rem; }
 ul.ids { margin: .25rem 0 .5rem; padding-left: 1.1rem; font-size: .88rem; overflow-wrap: anywhere; }
 .report h3 { font-size: 1rem; margin: .75rem 0 .5rem; }
 td .wrap { white-space: normal; display: inline-block; min-width: 14rem; }
+/* A value of any length (an audit event's changes) wraps anywhere, so its table fits the page. */
+td code.json { white-space: normal; }
 code { overflow-wrap: anywhere; }
 tr.chosen td { background: #eef4ff; }
 @media (max-width: 600px) { td ul.reasons, td .wrap { min-width: 0; } }
