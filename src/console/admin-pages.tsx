@@ -40,6 +40,7 @@ import {
   FilterForm,
   fieldMessages,
   listFilters,
+  PairFilterFields,
   problemFields,
   readForm,
   Select,
@@ -89,20 +90,7 @@ function StockFilters({ values, errors }: { values: Messages; errors: Messages }
   return (
     <FilterForm action={STOCK} values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
-      <TextInput
-        name="country_code"
-        label="Countries"
-        value={values.country_code}
-        error={errors.country_code}
-        hint="e.g. US,GB"
-      />
-      <TextInput
-        name="number_type"
-        label="Number types"
-        value={values.number_type}
-        error={errors.number_type}
-        hint="e.g. mobile,landline"
-      />
+      <PairFilterFields values={values} errors={errors} />
       <TextInput name="import_id" label="Import" value={values.import_id} error={errors.import_id} hint="An import's id" />
       <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
     </FilterForm>

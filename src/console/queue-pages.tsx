@@ -30,6 +30,7 @@ import {
   FilterForm,
   fieldMessages,
   listFilters,
+  PairFilterFields,
   problemFields,
   readForm,
   SortFields,
@@ -65,20 +66,7 @@ function QueueFilters({ values, errors }: { values: Record<string, string>; erro
     <FilterForm action="/ops/queue" values={values}>
       {values.status ? <input type="hidden" name="status" value={values.status} /> : null}
       <TextInput name="customer_slug" label="Account" value={values.customer_slug} error={errors.customer_slug} hint="Its slug" />
-      <TextInput
-        name="country_code"
-        label="Countries"
-        value={values.country_code}
-        error={errors.country_code}
-        hint="e.g. US,GB"
-      />
-      <TextInput
-        name="number_type"
-        label="Number types"
-        value={values.number_type}
-        error={errors.number_type}
-        hint="e.g. mobile,toll_free"
-      />
+      <PairFilterFields values={values} errors={errors} />
       <TextInput
         name="requested_from"
         label="Requested from"

@@ -30,7 +30,14 @@ import { reviewKyc } from "../kyc/use-cases.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
-import { DetailFacts, EvaluationChecklist, KYC_TYPE_WORDS, StatusFacts } from "../portal/kyc-parts.tsx";
+import {
+  DetailFacts,
+  EvaluationChecklist,
+  KYC_TYPE_WORDS,
+  ReasonList,
+  reasonsOfDocument,
+  StatusFacts,
+} from "../portal/kyc-parts.tsx";
 import { allowRoles } from "../staff/guard.ts";
 import { COMPLIANCE } from "../staff/roles.ts";
 import { Badge, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
@@ -224,7 +231,7 @@ function DocumentView({ document }: { document: DocumentRow }) {
 }
 
 /** The verification's documents with the reasons of the last rejection that name each; the files for `mayRead` only. */
-function DocumentsList({ documents, mayRead }: { documents: readonly DocumentRow[]; mayRead: boolean }) {
+function DocumentsList({ kyc, documents, mayRead }: { kyc: KycRow; documents: readonly DocumentRow[]; mayRead: boolean }) {
   if (documents.length === 0) return <p class="muted">No documents yet.</p>;
   return (
     <Table
@@ -241,16 +248,10 @@ function DocumentsList({ documents, mayRead }: { documents: readonly DocumentRow
         {
           label: "Reviewer's reasons",
           cell: (doc) =>
-            doc.rejectionReasons.length === 0 ? (
+            reasonsOfDocument(kyc, doc).length === 0 ? (
               "—"
             ) : (
-              <ul class="reasons" aria-label={`Reasons about ${doc.filename}`}>
-                {doc.rejectionReasons.map((reason) => (
-                  <li>
-                    <Badge status={reason.code} /> {reason.note ?? ""}
-                  </li>
-                ))}
-              </ul>
+              <ReasonList reasons={reasonsOfDocument(kyc, doc)} label={`Reasons about ${doc.filename}`} />
             ),
         },
         { label: "Description", cell: (doc) => doc.description ?? "—" },
@@ -434,7 +435,7 @@ async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: Pag
 
       <section class="work">
         <h2>Documents</h2>
-        <DocumentsList documents={documents} mayRead={may} />
+        <DocumentsList kyc={kyc} documents={documents} mayRead={may} />
       </section>
 
       <section class="work">

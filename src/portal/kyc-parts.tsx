@@ -77,7 +77,8 @@ function reviewerNote(reasons: readonly RejectionReason[], field: VerificationFi
   return named.length > 0 ? `Reviewer: ${named.map(reasonWords).join("; ")}` : undefined;
 }
 
-function ReasonList({ reasons, label }: { reasons: readonly RejectionReason[]; label: string }) {
+/** A rejection's reasons in words, as a list (the portal's and the console's). */
+export function ReasonList({ reasons, label }: { reasons: readonly RejectionReason[]; label: string }) {
   return reasons.length === 0 ? null : (
     <ul class="reasons" aria-label={label}>
       {reasons.map((reason) => (
@@ -176,7 +177,7 @@ export function addressValues(row: KycRow): Record<string, string> {
 }
 
 /** The reasons a rejection gives about a document: its own, and the verification's that name it. */
-function reasonsOfDocument(kyc: KycRow, document: DocumentRow): RejectionReason[] {
+export function reasonsOfDocument(kyc: KycRow, document: DocumentRow): RejectionReason[] {
   const id = withPrefix("doc", document.id);
   const own = document.rejectionReasons;
   const seen = new Set(own.map((reason) => JSON.stringify(reason)));

@@ -338,6 +338,28 @@ export function SortFields({
  * A list's filter form, folded behind one "Filters" control on small screens (open when a filter is in use); on wider
  * screens it is always open (styles.ts).
  */
+/** A list's filters by country codes and number types (comma lists, as the API's queries take them). */
+export function PairFilterFields({ values, errors }: { values: Record<string, string>; errors: Record<string, string> }) {
+  return (
+    <>
+      <TextInput
+        name="country_code"
+        label="Countries"
+        value={values.country_code}
+        error={errors.country_code}
+        hint="e.g. US,GB"
+      />
+      <TextInput
+        name="number_type"
+        label="Number types"
+        value={values.number_type}
+        error={errors.number_type}
+        hint="e.g. mobile,toll_free"
+      />
+    </>
+  );
+}
+
 export function FilterForm({ action, values, children }: { action: string; values: Record<string, string>; children: Child }) {
   const inUse = Object.keys(values).filter((name) => !["page", "limit", "sort_by", "sort_order"].includes(name)).length;
   return (
