@@ -6,7 +6,13 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { accessKeyPair } from "./scripts/access-keys.ts";
-import { TEST_ACCESS_AUD, TEST_ACCESS_TEAM_DOMAIN, TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./test/constants.ts";
+import {
+  TEST_ACCESS_AUD,
+  TEST_ACCESS_TEAM_DOMAIN,
+  TEST_ADMIN_TOKEN,
+  TEST_PASSWORD_SCRYPT_LOG_N,
+  TEST_RATE_LIMIT,
+} from "./test/constants.ts";
 
 // wrangler.toml declares ADMIN_TOKEN a required secret; wrangler reads secrets from the environment when there is no
 // .dev.vars, and the binding below sets the same value whatever a .dev.vars says.
@@ -39,6 +45,8 @@ export default defineConfig(async () => {
                   ACCESS_AUD: TEST_ACCESS_AUD,
                   ACCESS_JWKS: JSON.stringify({ keys: [access.publicJwk] }),
                   TEST_ACCESS_PRIVATE_JWK: JSON.stringify(access.privateJwk),
+                  // Password hashes at a sixteenth of production's cost (test/constants.ts).
+                  PASSWORD_SCRYPT_LOG_N: TEST_PASSWORD_SCRYPT_LOG_N,
                 },
                 // DB as wrangler.toml declares it, and a second, empty database for the migration test.
                 d1Databases: { DB: "virtual-numbers", MIGRATION_TEST_DB: "migration-test" },

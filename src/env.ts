@@ -11,13 +11,20 @@ import type { Outbox } from "./webhooks/outbox.ts";
  */
 export type Bindings = Omit<
   Env,
-  "PUBLIC_BASE_URL" | "WEBHOOK_ALLOW_INSECURE_URLS" | "ACCESS_TEAM_DOMAIN" | "ACCESS_AUD" | "ACCESS_JWKS" | "WEBHOOK_DELIVERIES"
+  | "PUBLIC_BASE_URL"
+  | "WEBHOOK_ALLOW_INSECURE_URLS"
+  | "ACCESS_TEAM_DOMAIN"
+  | "ACCESS_AUD"
+  | "ACCESS_JWKS"
+  | "PASSWORD_SCRYPT_LOG_N"
+  | "WEBHOOK_DELIVERIES"
 > & {
   PUBLIC_BASE_URL: string;
   WEBHOOK_ALLOW_INSECURE_URLS: string;
   ACCESS_TEAM_DOMAIN: string;
   ACCESS_AUD: string;
   ACCESS_JWKS: string;
+  PASSWORD_SCRYPT_LOG_N: string;
   WEBHOOK_DELIVERIES: Queue<string>;
 };
 

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import type { AppEnv, PortalEnv } from "../env.ts";
 import { authenticationFailure, refuseSpentAddress } from "../http/auth-failures.ts";
 import { createRouter } from "../http/router.ts";
+import { type ScryptParameters, scryptParameters } from "../lib/passwords.ts";
 import { Notice } from "../ui/components.tsx";
 import { doneMessage } from "../ui/format.ts";
 import { readForm, TextInput } from "../ui/forms.tsx";
@@ -54,6 +55,11 @@ function SignIn({ form }: { form: SignInForm }) {
       </form>
     </div>
   );
+}
+
+/** The cost of this deployment's password hashes (wrangler.toml: PASSWORD_SCRYPT_LOG_N). */
+function passwordHashing(c: Context<AppEnv>): ScryptParameters {
+  return scryptParameters(c.env.PASSWORD_SCRYPT_LOG_N);
 }
 
 const TOO_MANY_FAILURES = "Too many failed sign-ins from this address: wait a minute and try again.";
@@ -123,7 +129,7 @@ export const publicPortalPages = createRouter<AppEnv>()
     // Failed sign-ins spend the address's budget as failed API keys do: past it, no password is checked.
     if (addressIsRefused(c)) return tooMany();
     // A sign-in always starts afresh: the session this browser had ends with it.
-    const result = await signIn(c.var.db, attempt.email, form.password ?? "", Date.now(), sessionCookie(c));
+    const result = await signIn(c.var.db, passwordHashing(c), attempt.email, form.password ?? "", Date.now(), sessionCookie(c));
     switch (result.outcome) {
       case "refused":
         if ((await authenticationFailure(c)).code === "rate_limited") return tooMany();
@@ -178,7 +184,7 @@ export const publicPortalPages = createRouter<AppEnv>()
         400,
       );
     }
-    const accepted = await acceptInvitation(c.var.db, token, password, Date.now());
+    const accepted = await acceptInvitation(c.var.db, passwordHashing(c), token, password, Date.now());
     if (!accepted.ok) return invitationGone(c);
     // Not the e-mail: a URL is kept by platform logs, and a password manager fills it in.
     return c.redirect(`${SIGN_IN_PATH}?done=password`, 303);

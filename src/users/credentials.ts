@@ -9,7 +9,7 @@ import { customers, invitations, sessions, type UserRow, type UserStatus, users 
 import { insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { sha256Hex } from "../lib/api-key.ts";
-import { DECOY_HASH, hashPassword, verifyPassword } from "../lib/passwords.ts";
+import { decoyHash, hashPassword, type ScryptParameters, verifyPassword } from "../lib/passwords.ts";
 import { toIso } from "../lib/time.ts";
 import { type CheckedPassword, issueSignInChoice, randomToken, startSession } from "./sessions.ts";
 
@@ -102,12 +102,13 @@ export function passwordProblem(password: string, email: string): string | null 
  */
 export async function acceptInvitation(
   db: Database,
+  hashing: ScryptParameters,
   token: string,
   password: string,
   now: number,
 ): Promise<Outcome<UserRow, "not_found">> {
   const tokenHash = await sha256Hex(token);
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, hashing);
   const invitedUser = sql`(SELECT ${invitations.userId} FROM ${invitations} WHERE ${invitations.tokenHash} = ${tokenHash} AND ${invitations.expiresAt} > ${now})`;
   const { passwordSet } = await batchByName(db, {
     passwordSet: db
@@ -142,7 +143,14 @@ type SignInResult =
  * active memberships costs N checks: the time says how many accounts a known e-mail is in, not whether it is known.) One matching membership starts its
  * session at once (`ending` is the session the browser had); several give a ticket to choose one with.
  */
-export async function signIn(db: Database, email: string, password: string, now: number, ending?: string): Promise<SignInResult> {
+export async function signIn(
+  db: Database,
+  hashing: ScryptParameters,
+  email: string,
+  password: string,
+  now: number,
+  ending?: string,
+): Promise<SignInResult> {
   const address = email.trim().toLowerCase();
   const memberships = await db
     .select({ user: users, slug: customers.slug, name: customers.name })
@@ -151,11 +159,11 @@ export async function signIn(db: Database, email: string, password: string, now:
     .where(eq(users.email, address))
     .orderBy(customers.name, customers.slug);
   const candidates = memberships.filter(({ user }) => user.status === ("active" satisfies UserStatus) && user.passwordHash);
-  if (candidates.length === 0) await verifyPassword(password, DECOY_HASH);
+  if (candidates.length === 0) await verifyPassword(password, decoyHash(hashing), hashing);
   const matched: { membership: (typeof memberships)[number]; checked: CheckedPassword; outdated: boolean }[] = [];
   for (const membership of candidates) {
     const passwordHash = membership.user.passwordHash!;
-    const check = await verifyPassword(password, passwordHash);
+    const check = await verifyPassword(password, passwordHash, hashing);
     if (check.matches)
       matched.push({ membership, checked: { userId: membership.user.id, passwordHash }, outdated: check.outdated });
   }
@@ -165,7 +173,7 @@ export async function signIn(db: Database, email: string, password: string, now:
   }
   const rehashed = async ({ checked, outdated }: (typeof matched)[number]) => ({
     ...checked,
-    rehash: outdated ? await hashPassword(password) : undefined,
+    rehash: outdated ? await hashPassword(password, hashing) : undefined,
   });
   if (matched.length === 1) {
     const { rehash, ...checked } = await rehashed(matched[0]!);

@@ -33,6 +33,7 @@ import { accessClaims } from "../../scripts/access-claims.ts";
 import { accessKeyPair } from "../../scripts/access-keys.ts";
 import type { AppType } from "../../src/app.ts";
 import type { StaffRole } from "../../src/db/schema.ts";
+import { TEST_PASSWORD_SCRYPT_LOG_N } from "../constants.ts";
 
 const ADMIN_TOKEN = "browser-admin-token-0123456789";
 /** The console's stand-in for Cloudflare Access: this file's key pair, the Worker trusting its public half. */
@@ -125,6 +126,7 @@ export function usePortal(): Portal {
           ACCESS_AUD: ACCESS.audience,
           ACCESS_TEAM_DOMAIN: ACCESS.issuer,
           ACCESS_JWKS: JSON.stringify({ keys: [accessKeys.publicJwk] }),
+          PASSWORD_SCRYPT_LOG_N: TEST_PASSWORD_SCRYPT_LOG_N,
         },
       },
     ],
