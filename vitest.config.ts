@@ -1,6 +1,6 @@
 // Two test projects. "workers": the Worker inside workerd (@cloudflare/vitest-plugin) against real local D1 and R2,
-// configured from wrangler.toml. "browser": the portal in a real Chromium (playwright-core), the Worker served by
-// wrangler's createTestHarness() in this Node process (test/browser/).
+// configured from wrangler.toml. "browser": the portal and the console in a real Chromium (playwright-core), the Worker
+// served by wrangler's createTestHarness() in this Node process (test/browser/).
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
@@ -70,10 +70,10 @@ export default defineConfig(async () => {
             // After the workers project: the two would fight over the CPUs. Both orders are explicit and non-zero: vitest
             // runs a project with groupOrder 0 in a group of its own, last.
             sequence: { groupOrder: 2 },
-            // Finds (or inflates) Chromium once, before any file.
+            // Finds (or inflates) Chromium and starts the one Worker every file drives, before any file (a Worker per
+            // file cost each file 3 s of start-up: wrangler's import, the harness, the migrations).
             globalSetup: ["./test/browser/global-setup.ts"],
-            // Two files at a time (one per CPU), each with its own Worker harness and Chromium: they wait on the browser
-            // and the Worker as much as they compute.
+            // Two files at a time (one per CPU), each with its own Chromium.
             testTimeout: 30_000,
             hookTimeout: 60_000,
           },

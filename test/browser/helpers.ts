@@ -1,8 +1,11 @@
-// Browser tests: the real Worker (wrangler's createTestHarness(): fresh D1/R2, migrations applied, on 127.0.0.1 and a
-// random port) driven by a real Chromium (playwright-core; which one: test/browser/chrome.ts).
+// Browser tests: the real Worker (wrangler's createTestHarness(), started once for every file by
+// test/browser/global-setup.ts: fresh D1/R2, migrations applied, on 127.0.0.1 and a random port) driven by a real
+// Chromium (playwright-core; which one: test/browser/chrome.ts).
 //
 // A test file starts with `const portal = usePortal();` at its top level: that registers the hooks that start the
-// Worker and the browser before the file's tests and stop them after, and closes each test's pages after the test.
+// browser before the file's tests and stop it after, and close each test's pages after the test. The files share the
+// Worker's storage, so a test makes its own accounts, staff and phone numbers (the helpers below do) and finds its rows
+// by them (the console's queues by the account's slug), and each file sends from a client address of its own.
 // Then, in a test:
 //
 //   const { page, account, user } = await portal.signInAsNewOwner();  // a new account, its owner invited, password set,
@@ -28,17 +31,13 @@ import { type ClientResponse, hc } from "hono/client";
 import { sign } from "hono/jwt";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
-import { createTestHarness } from "wrangler";
 import { accessClaims } from "../../scripts/access-claims.ts";
-import { accessKeyPair } from "../../scripts/access-keys.ts";
 import type { AppType } from "../../src/app.ts";
 import type { StaffRole } from "../../src/db/schema.ts";
-import { TEST_PASSWORD_SCRYPT_LOG_N } from "../constants.ts";
+import { TEST_ACCESS_AUD, TEST_ACCESS_TEAM_DOMAIN, TEST_ADMIN_TOKEN } from "../constants.ts";
 
-const ADMIN_TOKEN = "browser-admin-token-0123456789";
-/** The console's stand-in for Cloudflare Access: this file's key pair, the Worker trusting its public half. */
-const ACCESS = { audience: "browser-tests", issuer: "https://browser-tests.cloudflareaccess.com" };
-const accessKeys = accessKeyPair();
+/** The Cloudflare Access application the Worker trusts (test/browser/global-setup.ts). */
+const ACCESS = { audience: TEST_ACCESS_AUD, issuer: TEST_ACCESS_TEAM_DOMAIN };
 /** A password every invited user of these tests sets (12 characters or more, not the e-mail address). */
 export const PASSWORD = "correct horse battery staple";
 /** A small well-formed PDF: the header, one line, and %%EOF at the end, as the upload's checks want. */
@@ -47,6 +46,27 @@ export const PDF = Buffer.from("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%
 const SCREENSHOTS = path.resolve("screenshots");
 /** The widths screenshots are taken at: a desktop and a small phone. */
 const WIDTHS = [1280, 375] as const;
+
+/**
+ * `count` different phone numbers starting with `prefix` and 7 random digits: no other test is likely to use them
+ * (the files share the Worker, and a number is unique across accounts and the stock).
+ */
+export function newPhones(prefix: string, count: number): string[] {
+  const phones = new Set<string>();
+  while (phones.size < count)
+    phones.add(`${prefix}${String(crypto.getRandomValues(new Uint32Array(1))[0]! % 10_000_000).padStart(7, "0")}`);
+  return [...phones];
+}
+
+/**
+ * Chooses the pair in the new-order form as a person does: the country, then the type among that country's (the type's
+ * select has a group of options per country, and only the chosen country's shows).
+ */
+export async function choosePair(page: Page, countryCode: string, numberType: string): Promise<void> {
+  await page.getByLabel("Country").selectOption(countryCode);
+  const option = page.locator(`select[name=number_type] optgroup[label="${countryCode}"] option[value="${numberType}"]`);
+  await page.getByLabel("Number type").selectOption(await option.elementHandle());
+}
 
 /** A typed client of the whole API at the harness's address, sending `headers` with every request. */
 function apiClient(base: string, headers: Record<string, string>) {
@@ -90,6 +110,8 @@ export interface Portal {
   readonly admin: Client;
   /** A new page in a new browser context (its own cookies), closed after the test. */
   newPage(viewport?: { width?: number; height?: number }): Promise<Page>;
+  /** Puts the pair in the catalog (whether or not a test did before: the files share the Worker). */
+  makeOrderable(countryCode: string, numberType: string): Promise<void>;
   /** A new customer account with an API key. */
   createAccount(prefix?: string): Promise<Account>;
   /** A user of the account, invited by the operator (not yet with a password). */
@@ -114,40 +136,21 @@ export interface Portal {
   screenshot(page: Page, name: string): Promise<void>;
 }
 
-/** The Worker and the browser for the calling test file (call it at the file's top level). */
+/** The browser for the calling test file, and helpers over the shared Worker (call it at the file's top level). */
 export function usePortal(): Portal {
-  const server = createTestHarness({
-    workers: [
-      {
-        configPath: "./wrangler.toml",
-        secrets: { ADMIN_TOKEN },
-        vars: {
-          WEBHOOK_ALLOW_INSECURE_URLS: "true",
-          ACCESS_AUD: ACCESS.audience,
-          ACCESS_TEAM_DOMAIN: ACCESS.issuer,
-          ACCESS_JWKS: JSON.stringify({ keys: [accessKeys.publicJwk] }),
-          PASSWORD_SCRYPT_LOG_N: TEST_PASSWORD_SCRYPT_LOG_N,
-        },
-      },
-    ],
-  });
+  const base = inject("origin");
+  // This file's client address: failed sign-ins are limited per address (30 a minute), and the files share the Worker.
+  const [a, b] = crypto.getRandomValues(new Uint8Array(2));
+  const from = { "CF-Connecting-IP": `198.18.${a}.${b}` };
+  const admin = apiClient(base, { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, ...from });
   let browser: Browser | undefined;
-  let base = "";
-  let admin: Client | undefined;
   let contexts: BrowserContext[] = [];
   let accounts = 0;
 
   beforeAll(async () => {
     const chrome = inject("chrome");
-    const [{ url }, launched] = await Promise.all([
-      server.listen(),
-      // Playwright passes --no-sandbox itself (chromiumSandbox: false), needed as root; no other flag is.
-      chromium.launch({ executablePath: chrome.executablePath, env: { ...process.env, ...chrome.env } }),
-    ]);
-    browser = launched;
-    base = url.origin;
-    admin = apiClient(base, { Authorization: `Bearer ${ADMIN_TOKEN}` });
-    await server.getWorker().applyD1Migrations("DB");
+    // Playwright passes --no-sandbox itself (chromiumSandbox: false), needed as root; no other flag is.
+    browser = await chromium.launch({ executablePath: chrome.executablePath, env: { ...process.env, ...chrome.env } });
   });
   afterEach(async () => {
     await Promise.all(contexts.map((context) => context.close()));
@@ -155,40 +158,40 @@ export function usePortal(): Portal {
   });
   afterAll(async () => {
     await browser?.close();
-    await server.close();
   });
 
-  const operator = () => admin ?? expect.fail("the portal is not started: call usePortal() at the top of the file");
-
   const portal: Portal = {
-    get base() {
-      return base;
-    },
-    get admin() {
-      return operator();
-    },
+    base,
+    admin,
     async newPage({ width = 1280, height = 800 } = {}) {
       if (!browser) expect.fail("the browser is not started: call usePortal() at the top of the file");
-      const context = await browser.newContext({ viewport: { width, height } });
+      const context = await browser.newContext({ viewport: { width, height }, extraHTTPHeaders: from });
       context.setDefaultTimeout(5_000);
       contexts.push(context);
       return context.newPage();
     },
+    async makeOrderable(countryCode, numberType) {
+      const answer = await admin.admin.catalog[":country_code"][":number_type"].$put({
+        param: { country_code: countryCode, number_type: numberType },
+      });
+      expect([200, 201], await answer.text()).toContain(answer.status);
+    },
     async createAccount(prefix = "acme") {
-      const slug = `${prefix}-${++accounts}`;
+      // The files share the Worker: a slug of this run's own, named for people as "Acme 1", "Acme 2", …
+      const slug = `${prefix}-${++accounts}-${crypto.randomUUID().slice(0, 6)}`;
       const name = `${prefix[0]?.toUpperCase()}${prefix.slice(1)} ${accounts}`;
-      const customer = await json(await operator().admin.customers.$post({ json: { slug, name } }), 201);
+      const customer = await json(await admin.admin.customers.$post({ json: { slug, name } }), 201);
       const key = await json(
-        await operator().admin.customers[":slug"]["api-keys"].$post({ param: { slug }, json: { name: "browser test" } }),
+        await admin.admin.customers[":slug"]["api-keys"].$post({ param: { slug }, json: { name: "browser test" } }),
         201,
       );
-      const api = apiClient(base, { Authorization: `Bearer ${key.key}` });
+      const api = apiClient(base, { Authorization: `Bearer ${key.key}`, ...from });
       return { slug, name, customerId: customer.customer_id, key: key.key, api: api.api.customers[":customer_slug"] };
     },
     async inviteUser(account, role = "owner") {
       const email = `${role}.${crypto.randomUUID().slice(0, 8)}@example.com`;
       const user = await json(
-        await operator().admin.customers[":slug"].users.$post({
+        await admin.admin.customers[":slug"].users.$post({
           param: { slug: account.slug },
           json: { email, name: `Ada ${role[0]?.toUpperCase()}${role.slice(1)}`, role },
         }),
@@ -211,9 +214,9 @@ export function usePortal(): Portal {
       await page.waitForURL((url) => url.pathname !== "/portal/sign-in");
     },
     async allocateNumber(orderId) {
-      const phone = `+1415555${String(Date.now() % 10_000).padStart(4, "0")}`;
+      const phone = newPhones("+1415", 1)[0]!;
       const { numbers } = await json(
-        await operator().admin.orders[":order_id"].numbers.$post({
+        await admin.admin.orders[":order_id"].numbers.$post({
           param: { order_id: orderId },
           json: { phone_numbers: [phone] },
         }),
@@ -222,13 +225,10 @@ export function usePortal(): Portal {
       return { numberId: numbers[0]!.number_id, phone };
     },
     async allocateNumbers(orderId, count) {
-      const phones = new Set<string>();
-      while (phones.size < count)
-        phones.add(`+1628${String(crypto.getRandomValues(new Uint32Array(1))[0]! % 10_000_000).padStart(7, "0")}`);
       const { numbers } = await json(
-        await operator().admin.orders[":order_id"].numbers.$post({
+        await admin.admin.orders[":order_id"].numbers.$post({
           param: { order_id: orderId },
-          json: { phone_numbers: [...phones] },
+          json: { phone_numbers: newPhones("+1628", count) },
         }),
         201,
       );
@@ -249,7 +249,7 @@ export function usePortal(): Portal {
     async signInToConsole(role) {
       const email = `${role}.${crypto.randomUUID().slice(0, 8)}@operator.example`;
       await json(
-        await operator().admin.staff[":email"].$put({
+        await admin.admin.staff[":email"].$put({
           param: { email },
           json: { name: `Sam ${role[0]?.toUpperCase()}${role.slice(1)}`, role, status: "enabled" },
         }),
@@ -257,7 +257,7 @@ export function usePortal(): Portal {
       );
       const token = await sign(
         accessClaims(ACCESS, email, 3600),
-        accessKeys.privateJwk as unknown as JsonWebKey & { alg: "RS256" },
+        JSON.parse(inject("accessPrivateJwk")) as JsonWebKey & { alg: "RS256" },
       );
       const page = await portal.newPage();
       await page.goto(`${base}/ops/sign-in?token=${encodeURIComponent(token)}`);

@@ -7,7 +7,7 @@
 // without sideways scrolling.
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { json, PDF, usePortal } from "./helpers.ts";
+import { choosePair, json, PDF, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
 
@@ -26,11 +26,6 @@ async function fitsSmallScreens(page: Page, paths: string[]) {
     expect(await overflow(page), path).toBeLessThanOrEqual(0);
   }
   if (viewport) await page.setViewportSize(viewport);
-}
-
-async function orderable(country_code: string, number_type: string) {
-  const answer = await portal.admin.admin.catalog[":country_code"][":number_type"].$put({ param: { country_code, number_type } });
-  expect([200, 201]).toContain(answer.status);
 }
 
 /** Fills the address form the number page and the new-profile page share. */
@@ -71,7 +66,7 @@ async function postFromPage(page: Page, action: string, fields: Record<string, s
 it("creates a profile, uploads to it, attaches numbers by pasting ids, and shows a rejection's reason beside the document", {
   timeout: 90_000,
 }, async () => {
-  await orderable("US", "mobile");
+  await portal.makeOrderable("US", "mobile");
   const { page, account } = await portal.signInAsNewOwner();
   const order = await json(
     await account.api.orders.$post({
@@ -192,8 +187,8 @@ it("creates a profile, uploads to it, attaches numbers by pasting ids, and shows
 it("checks a profile against a pair, refuses an order naming it beside the field, attaches from Numbers, detaches and deletes it", {
   timeout: 90_000,
 }, async () => {
-  await orderable("US", "mobile");
-  await orderable("GB", "landline");
+  await portal.makeOrderable("US", "mobile");
+  await portal.makeOrderable("GB", "landline");
   await json(
     await portal.admin.admin.catalog[":country_code"][":number_type"].requirements.$put({
       param: { country_code: "GB", number_type: "landline" },
@@ -249,10 +244,12 @@ it("checks a profile against a pair, refuses an order naming it beside the field
   // An order naming the profile for that pair is refused, each unmet requirement beside the profile field.
   await page.goto(`${portal.base}/portal/orders/new`);
   expect(
-    await page.getByRole("table", { name: "What each pair requires" }).locator("tbody tr", { hasText: "GB" }).textContent(),
+    await page
+      .getByRole("table", { name: "What each pair requires" })
+      .locator("tbody tr", { has: page.locator('[data-pair="GB/landline"]') })
+      .textContent(),
   ).toContain("A utility bill under 3 months old");
-  await page.getByLabel("Country").selectOption("GB");
-  await page.getByLabel("Number type").selectOption("landline");
+  await choosePair(page, "GB", "landline");
   await page.getByLabel("Quantity").fill("1");
   await page.getByLabel("Profile").selectOption(created.id);
   await page.getByRole("button", { name: "Place order" }).click();
@@ -337,7 +334,7 @@ it("checks a profile against a pair, refuses an order naming it beside the field
 });
 
 it("shows a number's own rejection beside the field, resubmits it, and deletes it so the number can join a profile", async () => {
-  await orderable("US", "mobile");
+  await portal.makeOrderable("US", "mobile");
   const { page, account } = await portal.signInAsNewOwner();
   const order = await json(
     await account.api.orders.$post({

@@ -16,12 +16,7 @@ describe("invitation, password, sign-in", () => {
   it("sets the password through the link, signs in, and shows the account's orders", async () => {
     const account = await portal.createAccount();
     const user = await portal.inviteUser(account);
-    await json(
-      await portal.admin.admin.catalog[":country_code"][":number_type"].$put({
-        param: { country_code: "US", number_type: "mobile" },
-      }),
-      201,
-    );
+    await portal.makeOrderable("US", "mobile");
     const order = await json(
       await account.api.orders.$post({
         param: { customer_slug: account.slug },

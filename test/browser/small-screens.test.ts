@@ -23,10 +23,7 @@ async function offScreen(page: Page): Promise<string[]> {
 }
 
 it("shows every page at 375 px without sideways scrolling, each row's actions on screen", { timeout: 90_000 }, async () => {
-  const orderable = await portal.admin.admin.catalog[":country_code"][":number_type"].$put({
-    param: { country_code: "US", number_type: "mobile" },
-  });
-  expect([200, 201]).toContain(orderable.status);
+  await portal.makeOrderable("US", "mobile");
   const { page, account } = await portal.signInAsNewOwner();
   await page.setViewportSize({ width: 375, height: 800 });
   // Long values, as real accounts have them.

@@ -2,30 +2,22 @@
 // address submitted and a document uploaded, downloaded and deleted; each time the API answers what the page showed.
 import { readFile } from "node:fs/promises";
 import { expect, it } from "vitest";
-import { json, usePortal } from "./helpers.ts";
+import { choosePair, json, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
 
 /** A small well-formed PDF: the header, one line, and %%EOF at the end, as the upload's checks want. */
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n");
 
-async function orderable() {
-  const answer = await portal.admin.admin.catalog[":country_code"][":number_type"].$put({
-    param: { country_code: "US", number_type: "mobile" },
-  });
-  expect([200, 201]).toContain(answer.status);
-}
-
 it("places an order through the new-order form and edits it while pending; the API shows both", async () => {
-  await orderable();
+  await portal.makeOrderable("US", "mobile");
   const { page, account } = await portal.signInAsNewOwner();
   await page.getByRole("link", { name: "New order" }).click();
   // The type follows the country: only the chosen country's types are offered.
-  await page.getByLabel("Country").selectOption("US");
+  await choosePair(page, "US", "mobile");
   expect(
     await page.evaluate("[...document.querySelectorAll('select[name=number_type] optgroup:not([hidden])')].map((g) => g.label)"),
   ).toEqual(["US"]);
-  await page.getByLabel("Number type").selectOption("mobile");
   await page.getByLabel("Quantity").fill("3");
   await page.getByLabel("Notes").fill("Front desk lines");
   await portal.screenshot(page, "new-order");
@@ -53,7 +45,7 @@ it("places an order through the new-order form and edits it while pending; the A
 });
 
 it("submits a number's address, uploads, downloads and deletes a document; the API follows each step", async () => {
-  await orderable();
+  await portal.makeOrderable("US", "mobile");
   const { page, account } = await portal.signInAsNewOwner();
   const order = await json(
     await account.api.orders.$post({
