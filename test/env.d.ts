@@ -4,7 +4,9 @@ declare namespace Cloudflare {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
     /** The private half of the key pair whose public half is ACCESS_JWKS: tests sign Access tokens with it. */
     TEST_ACCESS_PRIVATE_JWK: string;
-    /** An empty database of its own, for tests that apply the migrations in steps. */
-    MIGRATION_TEST_DB: D1Database;
+    /** Empty databases of their own for the tests that apply the migrations in steps (test/list-derived-data.test.ts). */
+    DERIVED_DATA_MIGRATION_DB: D1Database;
+    /** … and test/webhook-endpoints.test.ts. */
+    EVENT_TYPES_MIGRATION_DB: D1Database;
   }
 }

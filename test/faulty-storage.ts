@@ -3,7 +3,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createApp } from "../src/app.ts";
-import { ORIGIN } from "./helpers.ts";
+import { addressed, ORIGIN } from "./helpers.ts";
 
 /** The error an injected fault raises: a name and a message no answer may show. */
 export class InjectedFault extends Error {
@@ -141,7 +141,7 @@ export interface FaultyCall {
  */
 export async function callOverFaults(plan: FaultPlan, path: string, init: RequestInit): Promise<FaultyCall> {
   const ctx = createExecutionContext();
-  const response = await createApp().fetch(new Request(`${ORIGIN}${path}`, init), faultyEnv(plan), ctx);
+  const response = await createApp().fetch(addressed(`${ORIGIN}${path}`, init), faultyEnv(plan), ctx);
   const background = await waitOnExecutionContext(ctx).then(
     () => undefined,
     (error: unknown) => error,

@@ -10,17 +10,31 @@ import { TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./constants.ts";
 
 export const ORIGIN = "https://vn.test";
 
+/** A client address in 198.19.0.0/16 (RFC 2544's range for tests of network devices; clientAddress() uses 198.18). */
+const randomAddress = () => `198.19.${crypto.getRandomValues(new Uint8Array(2)).join(".")}`;
+
 /**
- * The client address (CF-Connecting-IP) of this file's requests that name none. Failed authentication is limited per
- * address and requests without one share a bucket across every test file, so a file that spends that bucket (the
- * throttle's own test of it, through callWithoutAddress) would refuse another file's failures as 429.
+ * The client address (CF-Connecting-IP) of this test's requests that name none, new for every test
+ * (test/fresh-address.ts). Failed authentication is limited per address, the files of one workerd share its limiter,
+ * and requests without an address share one bucket, so a test that spends a bucket (the throttle's own test of it,
+ * through callWithoutAddress) would otherwise refuse another test's failures as 429.
  */
-const FILE_ADDRESS = `198.19.${crypto.getRandomValues(new Uint8Array(2)).join(".")}`;
+let testAddress = randomAddress();
+
+/** Gives the next test a client address of its own. */
+export function renewTestAddress(): void {
+  testAddress = randomAddress();
+}
+
+/** The request, from this test's client address unless it names one (every request of a test goes through here). */
+export function addressed(input: RequestInfo | URL, init?: RequestInit): Request {
+  const request = new Request(input, init);
+  if (!request.headers.has("CF-Connecting-IP")) request.headers.set("CF-Connecting-IP", testAddress);
+  return request;
+}
 
 function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-  const request = new Request(input, init);
-  if (!request.headers.has("CF-Connecting-IP")) request.headers.set("CF-Connecting-IP", FILE_ADDRESS);
-  return exports.default.fetch(request);
+  return exports.default.fetch(addressed(input, init));
 }
 
 /** A typed client of the whole API, sending `headers` with every request. */
@@ -57,7 +71,7 @@ export async function callInIsolate(
   { origin = ORIGIN, bindings = {} }: { origin?: string; bindings?: Partial<Record<keyof Env, unknown>> } = {},
 ): Promise<Response> {
   const ctx = createExecutionContext();
-  const response = await createApp().fetch(new Request(`${origin}${path}`, init), { ...env, ...bindings }, ctx);
+  const response = await createApp().fetch(addressed(`${origin}${path}`, init), { ...env, ...bindings }, ctx);
   await waitOnExecutionContext(ctx);
   return response;
 }
@@ -80,7 +94,7 @@ let addressCounter = 0;
  */
 export function clientAddress(): string {
   addressCounter++;
-  // 198.18.0.0/16 of the range set aside for tests of network devices (RFC 2544, 198.18.0.0/15); FILE_ADDRESS is in 198.19.
+  // 198.18.0.0/16 of the range set aside for tests of network devices (RFC 2544, 198.18.0.0/15); a test's own address is in 198.19.
   return `198.18.${(addressCounter >> 8) & 255}.${addressCounter & 255}`;
 }
 
@@ -220,7 +234,12 @@ export async function makeOrderable(countryCode: string, numberType: string): Pr
 
 let phoneCounter = 0;
 
-/** A phone number no other test in this file uses. */
+/** A number type no other test uses: a pair with it is in the catalog only if the test puts it there. */
+export function uniqueNumberType(): string {
+  return `type_${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** A phone number no other test uses (the files of one workerd share this module and its database). */
 export function uniquePhoneNumber(): string {
   phoneCounter++;
   return `+1555${String(Date.now() % 1000).padStart(3, "0")}${String(phoneCounter).padStart(4, "0")}`;

@@ -8,6 +8,7 @@ import { createApp } from "../src/app.ts";
 import { describeError } from "../src/lib/describe-error.ts";
 import { SCALAR_BUNDLE_PATH } from "../src/service/docs.ts";
 import {
+  addressed,
   anonymous,
   call,
   callInIsolate,
@@ -226,7 +227,7 @@ describe("D1 sessions and bookmarks", () => {
     const send = async (method: string, headers: Record<string, string> = {}) => {
       const ctx = createExecutionContext();
       const response = await app.fetch(
-        new Request(`${ORIGIN}/api/customers/${customer.slug}/orders`, {
+        addressed(`${ORIGIN}/api/customers/${customer.slug}/orders`, {
           method,
           headers: { Authorization: `Bearer ${customer.key}`, ...headers },
         }),
@@ -540,7 +541,7 @@ describe("unexpected errors", () => {
     });
     const { result: body, lines } = await withLogs(async () => {
       const ctx = createExecutionContext();
-      const response = await app.fetch(new Request(`${ORIGIN}/explode`), env, ctx);
+      const response = await app.fetch(addressed(`${ORIGIN}/explode`), env, ctx);
       await waitOnExecutionContext(ctx);
       return problem(response, 500, "internal_error");
     });

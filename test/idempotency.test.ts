@@ -10,6 +10,7 @@ import { sha256Hex } from "../src/lib/api-key.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { filesPath, pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
+  addressed,
   call,
   createCustomer,
   expectStatus,
@@ -219,7 +220,7 @@ describe("Idempotency-Key", () => {
     const ctx = createExecutionContext();
     const silenced = vi.spyOn(console, "log").mockImplementation(() => undefined);
     const failed = await createApp().fetch(
-      new Request(`${ORIGIN}${filesPath(numberId)}`, init()),
+      addressed(`${ORIGIN}${filesPath(numberId)}`, init()),
       { ...env, DOCUMENTS: failingBucket },
       ctx,
     );

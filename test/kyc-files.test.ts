@@ -21,6 +21,7 @@ import { todayUtc } from "../src/lib/time.ts";
 import { Outbox } from "../src/webhooks/outbox.ts";
 import { filesPath, hostileFiles, jpeg, pdf, png, ppm, uploadedDocument, uploadFile } from "./files.ts";
 import {
+  addressed,
   anonymous,
   callInIsolate,
   createCustomer,
@@ -139,7 +140,7 @@ describe("upload", () => {
     form.set("document_type", "other");
     // Another origin than the typed client's: the Worker's fetch handler called directly.
     const elsewhere = await exports.default.fetch(
-      new Request(`http://numbers.example.net:8443${filesPath(setup.numberId)}`, {
+      addressed(`http://numbers.example.net:8443${filesPath(setup.numberId)}`, {
         method: "POST",
         headers: { Authorization: `Bearer ${setup.customer.key}` },
         body: form,

@@ -345,7 +345,7 @@ describe("numbers' and users' derived data", () => {
 
 describe("the migration", () => {
   it("backfills the derived data from rows written before it", async () => {
-    const db = env.MIGRATION_TEST_DB;
+    const db = env.DERIVED_DATA_MIGRATION_DB;
     const before = env.TEST_MIGRATIONS.filter((m) => m.name < "0002");
     await applyD1Migrations(db, before);
     const customers = ["c1", "c2"];

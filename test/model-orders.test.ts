@@ -19,7 +19,7 @@ import { createCustomer, json, type KeyRing, keyRing, makeOrderable, operator, t
 type Status = "pending" | "processing" | "fulfilled" | "cancelled";
 const STATUSES: Status[] = ["pending", "processing", "fulfilled", "cancelled"];
 
-/** The orderable catalog of this file; the other pairs below are not in it. */
+/** The pairs this file orders: these orderable, the others below not (whatever other pairs the catalog holds). */
 const ORDERABLE = [
   ["US", "mobile"],
   ["US", "toll_free"],
@@ -423,9 +423,17 @@ async function expectFinalState(model: Model, real: Real): Promise<void> {
 
 beforeAll(async () => {
   operations = await describedOperations();
+  // The files of one workerd share its database: every other pair an update can reach (these countries and types
+  // crossed) is taken out of the catalog, should another file have made it orderable.
   for (const [country, type] of ORDERABLE) await makeOrderable(country, type);
-  const catalog = await json(await operator.admin.catalog.$get({ query: { limit: "100" } }), 200);
-  expect(catalog.data.map((p) => [p.country_code, p.number_type]).sort()).toEqual(ORDERABLE.map((p) => [...p]).sort());
+  const pairs = [...ORDERABLE, ...NOT_ORDERABLE];
+  for (const country_code of new Set(pairs.map(([country]) => country)))
+    for (const number_type of new Set(pairs.map(([, type]) => type)))
+      if (!isOrderable(country_code, number_type)) {
+        const param = { country_code, number_type };
+        const removed = await operator.admin.catalog[":country_code"][":number_type"].$delete({ param });
+        expect([200, 404]).toContain(removed.status);
+      }
   const other = await createCustomer("foreign");
   const order = await json(
     await other.account.orders.$post({

@@ -3,7 +3,7 @@
 // a refused request (or a read, but for the audit event of a staff read) changes no row and no object; an account's key never sees anything of another account.
 import { env } from "cloudflare:workers";
 import { fc, test } from "@fast-check/vitest";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PROBLEM_CODES } from "../src/lib/problem.ts";
 import { type DescribedOperation, describedOperations, expectDeclared, type Sent, sendQuietly } from "./api-description.ts";
 import { calendarDate, later, type Pools, type RequestSpec, requestFor, requestInit } from "./arbitraries.ts";
@@ -22,7 +22,7 @@ import {
   type TestCustomer,
   uniquePhoneNumber,
 } from "./helpers.ts";
-import { installWriteCounter, storageFingerprint } from "./write-counter.ts";
+import { installWriteCounter, removeWriteCounter, storageFingerprint } from "./write-counter.ts";
 
 /** Generated requests per property. */
 const RUNS = 1000;
@@ -401,6 +401,7 @@ describe("every described operation, under random valid and invalid requests", (
     let last: Awaited<ReturnType<typeof storageFingerprint>>;
     let keysMade = 0;
 
+    afterAll(removeWriteCounter);
     beforeAll(async () => {
       const tables = await installWriteCounter();
       expect(tables).toEqual(

@@ -2,12 +2,12 @@
 // code), the API description must declare exactly it (x-roles), and every /admin operation is called by a staff
 // member of every role and by the ADMIN_TOKEN. A refused role gets 403 forbidden before its input is validated or
 // anything is looked up (so malformed input and unknown ids are refused the same), and changes nothing.
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StaffRole } from "../src/db/schema.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { call, clientAddress, problem } from "./helpers.ts";
 import { type StaffMember, staffMember } from "./staff.ts";
-import { installWriteCounter, storageFingerprint } from "./write-counter.ts";
+import { installWriteCounter, removeWriteCounter, storageFingerprint } from "./write-counter.ts";
 
 const EVERY_ROLE: StaffRole[] = ["viewer", "fulfilment", "compliance", "admin"];
 const FULFILMENT: StaffRole[] = ["fulfilment", "admin"];
@@ -88,6 +88,7 @@ beforeAll(async () => {
   };
   await installWriteCounter();
 });
+afterAll(removeWriteCounter);
 
 /** A concrete URL whose every parameter is malformed, so that anything but the role check would refuse it as a 400. */
 function malformed(path: string): string {

@@ -11,6 +11,7 @@ import { customerAudience } from "../src/audiences.ts";
 import type { Database } from "../src/db/client.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
+  addressed,
   allocateNumbers,
   createCustomer,
   expectStatus,
@@ -65,7 +66,7 @@ function appActingFirst() {
   return async (method: string, path: string, key: string) => {
     const ctx = createExecutionContext();
     const response = await app.fetch(
-      new Request(`${ORIGIN}${path}`, { method, headers: { Authorization: `Bearer ${key}` } }),
+      addressed(`${ORIGIN}${path}`, { method, headers: { Authorization: `Bearer ${key}` } }),
       env,
       ctx,
     );

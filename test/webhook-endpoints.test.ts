@@ -862,7 +862,7 @@ describe("another account's endpoints and deliveries", () => {
 
 describe("the migration to every event type", () => {
   it("makes an endpoint made with the full list of its day take every type, present and future, and leaves others", async () => {
-    const db = env.MIGRATION_TEST_DB;
+    const db = env.EVENT_TYPES_MIGRATION_DB;
     await applyD1Migrations(
       db,
       env.TEST_MIGRATIONS.filter((m) => m.name < "0009"),

@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
  * use, written at most once a minute after any request (DECISIONS): not counted.
  */
 export async function installWriteCounter(): Promise<string[]> {
+  await removeWriteCounter();
   await env.DB.prepare("CREATE TABLE property_row_writes (n INTEGER NOT NULL, audit INTEGER NOT NULL)").run();
   await env.DB.prepare("INSERT INTO property_row_writes (n, audit) VALUES (0, 0)").run();
   const { results } = await env.DB.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all<{
@@ -39,6 +40,20 @@ export async function installWriteCounter(): Promise<string[]> {
     }
   }
   return tables;
+}
+
+/**
+ * Drops the counter and its triggers: the files that run after in the same workerd share its database, and some count
+ * the rows a request writes.
+ */
+export async function removeWriteCounter(): Promise<void> {
+  const { results } = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'property\\_count\\_%' ESCAPE '\\'",
+  ).all<{ name: string }>();
+  await env.DB.batch([
+    ...results.map(({ name }) => env.DB.prepare(`DROP TRIGGER "${name}"`)),
+    env.DB.prepare("DROP TABLE IF EXISTS property_row_writes"),
+  ]);
 }
 
 /**

@@ -1,0 +1,5 @@
+// Setup file: every test sends from a client address of its own (test/helpers.ts, renewTestAddress).
+import { beforeEach } from "vitest";
+import { renewTestAddress } from "./helpers.ts";
+
+beforeEach(renewTestAddress);
