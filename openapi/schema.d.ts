@@ -3119,6 +3119,8 @@ export interface components {
                 type: "number" | "profile";
                 /** @example num_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e */
                 id: string;
+                /** @description A number's phone number (E.164); absent for a profile. */
+                phone_number?: string;
                 country_code?: string;
                 number_type?: string;
             };

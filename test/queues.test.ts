@@ -210,7 +210,13 @@ describe("the review queue", () => {
     expect(queue.meta.status_counts).toEqual({ pending: 1, under_review: 1, approved: 1, rejected: 0 });
     expect(queue.data[0]).toMatchObject({
       customer_slug: customer.slug,
-      subject: { type: "number", id: `num_${numbers[0]!.number_id}`, country_code: "US", number_type: "mobile" },
+      subject: {
+        type: "number",
+        id: `num_${numbers[0]!.number_id}`,
+        phone_number: numbers[0]!.phone_number,
+        country_code: "US",
+        number_type: "mobile",
+      },
     });
     const newestFirst = await json(
       await viewer.api.admin.kyc.$get({

@@ -25,7 +25,7 @@ import {
   SUBJECT_TYPES,
 } from "../kyc/queue.ts";
 import { reviewBody, reviewQueueQuery, toRejection, toReviewQueueQuery } from "../kyc/schemas.ts";
-import { findAnyProfile, type ReviewTarget, type SubjectKind, viewDocument } from "../kyc/store.ts";
+import { type ReviewTarget, type SubjectKind, viewDocument } from "../kyc/store.ts";
 import { reviewKyc } from "../kyc/use-cases.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
 import { withPrefix } from "../lib/ids.ts";
@@ -43,7 +43,7 @@ import { COMPLIANCE } from "../staff/roles.ts";
 import { Badge, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { capitalised, dateTime, doneMessage, withQuery, words } from "../ui/format.ts";
-import { FilterForm, listFilters, readForm, Select, TextInput } from "../ui/forms.tsx";
+import { FilterForm, listFilters, PairFilterFields, readForm, Select, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { mayChange } from "./roles.ts";
 
@@ -96,6 +96,7 @@ function ReviewFilters({ values, errors }: { values: Record<string, string>; err
         error={errors.customer_slug}
         hint="The account's slug"
       />
+      <PairFilterFields values={values} errors={errors} />
       <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
     </FilterForm>
   );
@@ -131,13 +132,11 @@ function QueueTabs({
   );
 }
 
-/** A queued verification's subject, linked to its page: the number's id, or the profile's name. */
+/** A queued verification's subject, linked to its page: the number's phone number, or the profile's name. */
 function SubjectLink({ row }: { row: QueuedVerification }) {
   const { verification, number } = row;
   return number ? (
-    <a href={hrefOf("number", verification.id)}>
-      <code>{withPrefix("num", number.id)}</code>
-    </a>
+    <a href={hrefOf("number", verification.id)}>{number.phoneNumber}</a>
   ) : (
     <a href={hrefOf("profile", verification.id)}>{verification.name ?? withPrefix("kyp", verification.id)}</a>
   );
@@ -151,28 +150,16 @@ interface Reviewed {
   customerSlug: string;
   /** The number verified; null for a profile. */
   number: QueuedVerification["number"];
-  /** A profile's attached numbers. */
-  numberCount?: number;
+  /** A profile's attached numbers (none for a number's own verification). */
+  numberCount: number;
 }
 
+/** The verification or profile of the page, in one read: undefined when the id names the other kind. */
 async function findReviewed(c: Context<ConsoleEnv>, kind: SubjectKind, id: string): Promise<Reviewed | undefined> {
-  const { db } = c.var;
-  if (kind === "number") {
-    const found = await findQueuedVerification(db, id);
-    if (!found?.number) return undefined;
-    return { kind, kyc: found.verification, documents: found.documents, customerSlug: found.customerSlug, number: found.number };
-  }
-  // The profile with its numbers' count; its account's slug as the queue reads it.
-  const [profile, queued] = await Promise.all([findAnyProfile(db, id), findQueuedVerification(db, id)]);
-  if (!profile || !queued) return undefined;
-  return {
-    kind,
-    kyc: profile.verification,
-    documents: profile.documents,
-    customerSlug: queued.customerSlug,
-    number: null,
-    numberCount: profile.numberCount,
-  };
+  const found = await findQueuedVerification(c.var.db, id);
+  if (!found || (kind === "number") !== (found.number !== null)) return undefined;
+  const { verification, documents, customerSlug, number, numberCount } = found;
+  return { kind, kyc: verification, documents, customerSlug, number, numberCount };
 }
 
 /** The pair a profile is evaluated against: the one asked for, else the first with requirements, else the first. */
@@ -378,7 +365,7 @@ async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: Pag
   const done = status === 200 && !state.notice ? doneMessage(DONE, c.req.query("done")) : undefined;
   const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
   const evaluation = await evaluationPart(c, reviewed);
-  const title = reviewed.number ? `Verification of ${withPrefix("num", reviewed.number.id)}` : `Profile ${kyc.name ?? ""}`;
+  const title = reviewed.number ? `Verification of ${reviewed.number.phoneNumber}` : `Profile ${kyc.name ?? ""}`;
   return renderPage(
     c,
     { title, section: SECTION },
@@ -398,8 +385,11 @@ async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: Pag
             <>
               <dt>Number</dt>
               <dd>
-                <code>{withPrefix("num", reviewed.number.id)}</code> · {reviewed.number.countryCode}{" "}
-                {words(reviewed.number.numberType)}
+                {reviewed.number.phoneNumber} · {reviewed.number.countryCode} {words(reviewed.number.numberType)}
+              </dd>
+              <dt>Number id</dt>
+              <dd>
+                <code>{withPrefix("num", reviewed.number.id)}</code>
               </dd>
               <dt>Verification id</dt>
               <dd>
@@ -413,7 +403,7 @@ async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: Pag
                 <code>{withPrefix("kyp", kyc.id)}</code>
               </dd>
               <dt>Numbers</dt>
-              <dd>{reviewed.numberCount ?? 0}</dd>
+              <dd>{reviewed.numberCount}</dd>
             </>
           )}
         </StatusFacts>

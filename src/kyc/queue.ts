@@ -20,7 +20,7 @@ import {
   numbers,
 } from "../db/schema.ts";
 import { inJsonList } from "../db/sql.ts";
-import { DOCUMENT_ORDER } from "./store.ts";
+import { DOCUMENT_ORDER, numberCountOf } from "./store.ts";
 
 /** The statuses the queue shows unless asked for others: the verifications waiting for staff. */
 export const AWAITING_STATUSES: readonly KycStatus[] = ["pending", "under_review"];
@@ -44,7 +44,7 @@ export interface QueuedVerification {
   documents: DocumentRow[];
   customerSlug: string;
   /** The number verified; null for a profile. */
-  number: Pick<NumberRow, "id" | "countryCode" | "numberType"> | null;
+  number: Pick<NumberRow, "id" | "phoneNumber" | "countryCode" | "numberType"> | null;
 }
 
 const branchKyc = alias(kycVerifications, "branch_kyc");
@@ -149,6 +149,7 @@ function queued(db: Database) {
       customerSlug: customers.slug,
       number: {
         id: sql<string | null>`${numbers.id}`.as("subject_number_id"),
+        phoneNumber: sql<string | null>`${numbers.phoneNumber}`.as("subject_phone_number"),
         countryCode: sql<string | null>`${numbers.countryCode}`.as("subject_country_code"),
         numberType: sql<string | null>`${numbers.numberType}`.as("subject_number_type"),
       },
@@ -160,26 +161,34 @@ function queued(db: Database) {
 
 function withDocuments(
   rows: (Omit<QueuedVerification, "documents" | "number"> & {
-    number: { id: string | null; countryCode: string | null; numberType: string | null };
+    number: { id: string | null; phoneNumber: string | null; countryCode: string | null; numberType: string | null };
   })[],
   documents: DocumentRow[],
 ): QueuedVerification[] {
   return rows.map(({ number, ...row }) => ({
     ...row,
-    number: number.id === null ? null : { id: number.id, countryCode: number.countryCode!, numberType: number.numberType! },
+    number:
+      number.id === null
+        ? null
+        : { id: number.id, phoneNumber: number.phoneNumber!, countryCode: number.countryCode!, numberType: number.numberType! },
     documents: documents.filter((d) => d.kycId === row.verification.id),
   }));
 }
 
-/** One verification of any account, with its documents, account and subject, for staff. */
-export async function findQueuedVerification(db: Database, kycId: string): Promise<QueuedVerification | undefined> {
-  const { rows, documents } = await batchByName(db, {
+/** One verification of any account, with its documents, account and subject (and a profile's count of numbers), for staff. */
+export async function findQueuedVerification(
+  db: Database,
+  kycId: string,
+): Promise<(QueuedVerification & { numberCount: number }) | undefined> {
+  const { rows, documents, counted } = await batchByName(db, {
     rows: queued(db).where(eq(kycVerifications.id, kycId)),
     documents: db
       .select()
       .from(kycDocuments)
       .where(eq(kycDocuments.kycId, kycId))
       .orderBy(...DOCUMENT_ORDER),
+    counted: numberCountOf(db, kycId),
   });
-  return withDocuments(rows, documents)[0];
+  const [found] = withDocuments(rows, documents);
+  return found && { ...found, numberCount: counted[0]?.count ?? 0 };
 }

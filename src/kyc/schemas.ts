@@ -430,6 +430,7 @@ export const queuedVerificationSchema = verificationSchema
     subject: z.object({
       type: z.enum(SUBJECT_TYPES),
       id: z.string().openapi({ example: "num_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e" }),
+      phone_number: z.string().optional().openapi({ description: "A number's phone number (E.164); absent for a profile." }),
       country_code: z.string().optional(),
       number_type: z.string().optional(),
     }),
@@ -461,6 +462,7 @@ export function toQueuedVerification(row: QueuedVerification): z.infer<typeof qu
     subject: {
       type: "number",
       id: withPrefix("num", number.id),
+      phone_number: number.phoneNumber,
       country_code: number.countryCode,
       number_type: number.numberType,
     },

@@ -492,7 +492,8 @@ function documentEvent(db: Database, action: DocumentAction, which: SQL, when: S
 }
 
 /** How many numbers joined the profile `profileId` finds: for a batch. */
-function numberCountOf(db: Database, profileId: SQL | string) {
+/** How many numbers a profile has (a number's own verification has none). */
+export function numberCountOf(db: Database, profileId: SQL | string) {
   return db.select({ count: count() }).from(kycProfileNumbers).where(sql`${kycProfileNumbers.profileId} = ${profileId}`);
 }
 

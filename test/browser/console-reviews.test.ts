@@ -48,7 +48,7 @@ it("a compliance member rejects a document with a reason, then approves the repl
     }),
     201,
   );
-  const { numberId } = await portal.allocateNumber(order.order_id);
+  const { numberId, phone } = await portal.allocateNumber(order.order_id);
   const headers = { Authorization: `Bearer ${account.key}` };
   const kycPath = `${portal.base}/v1/numbers/num_${numberId}/KYC`;
   const submitted = await fetch(`${kycPath}/address`, {
@@ -89,7 +89,14 @@ it("a compliance member rejects a document with a reason, then approves the repl
   expect(await page.locator("tbody tr").textContent()).toContain(account.slug);
   await portal.screenshot(page, "console-reviews");
   await fitsSmallScreen(page);
-  await page.getByRole("link", { name: `num_${numberId}` }).click();
+  // The filters (open, one in use) narrow by the number's country and type: another pair's queue leaves it out.
+  await page.getByLabel("Countries").fill("GB");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.waitForURL((url) => url.searchParams.get("country_code") === "GB");
+  expect(await page.locator("tbody tr").count()).toBe(0);
+  await page.goto(`${portal.base}/ops/reviews?customer_slug=${account.slug}&country_code=US&number_type=mobile`);
+  // The number by its phone number, as staff say it.
+  await page.getByRole("link", { name: phone }).click();
   await page.waitForURL(`${portal.base}/ops/reviews/kyc/${kycId}`);
   // A PDF opens in a new tab, from the console's own document route.
   const pdfLink = page.getByRole("link", { name: "Open passport.pdf" });
@@ -199,6 +206,8 @@ it("shows a profile's image inline, served inline and unsniffed, and reviews the
   await page.goto(`${portal.base}/ops/reviews?subject_type=profile&customer_slug=${account.slug}`);
   await page.getByRole("link", { name: "Berlin office" }).click();
   await page.waitForURL(`${portal.base}/ops/reviews/profiles/${profile.id}`);
+  // A profile is not a number's verification: its id under the other kind's page is not found.
+  expect((await fromPage(page, `/ops/reviews/kyc/${profile.id.replace(/^kyp_/, "kyc_")}`)).status).toBe(404);
   const image = page.getByRole("img", { name: "registration.png" });
   expect(await image.getAttribute("src")).toBe(`/ops/documents/${documentId}`);
   // The browser loaded it: the page's policy lets the console's own image in.
