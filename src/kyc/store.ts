@@ -491,8 +491,7 @@ function documentEvent(db: Database, action: DocumentAction, which: SQL, when: S
   ).statements;
 }
 
-/** How many numbers joined the profile `profileId` finds: for a batch. */
-/** How many numbers a profile has (a number's own verification has none). */
+/** How many numbers joined the profile `profileId` finds (none for a number's own verification): for a batch. */
 export function numberCountOf(db: Database, profileId: SQL | string) {
   return db.select({ count: count() }).from(kycProfileNumbers).where(sql`${kycProfileNumbers.profileId} = ${profileId}`);
 }
