@@ -41,6 +41,7 @@ import {
   fieldMessages,
   listFilters,
   PairFilterFields,
+  PerPageField,
   problemFields,
   readForm,
   Select,
@@ -92,7 +93,7 @@ function StockFilters({ values, errors }: { values: Messages; errors: Messages }
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
       <PairFilterFields values={values} errors={errors} />
       <TextInput name="import_id" label="Import" value={values.import_id} error={errors.import_id} hint="An import's id" />
-      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+      <PerPageField values={values} errors={errors} />
     </FilterForm>
   );
 }
@@ -692,7 +693,7 @@ function AuditFilters({ values, errors }: { values: Messages; errors: Messages }
       <TextInput name="customer_slug" label="Account" value={values.customer_slug} error={errors.customer_slug} hint="Its slug" />
       <TextInput name="from" label="From" type="date" value={values.from} error={errors.from} />
       <TextInput name="to" label="To" type="date" value={values.to} error={errors.to} />
-      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+      <PerPageField values={values} errors={errors} />
     </FilterForm>
   );
 }

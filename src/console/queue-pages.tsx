@@ -27,10 +27,12 @@ import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/comp
 import { notFoundPage } from "../ui/error-page.tsx";
 import { capitalised, dateTime, doneMessage, plural, withQuery, words } from "../ui/format.ts";
 import {
+  DayRangeFields,
   FilterForm,
   fieldMessages,
   listFilters,
   PairFilterFields,
+  PerPageField,
   problemFields,
   readForm,
   SortFields,
@@ -67,16 +69,9 @@ function QueueFilters({ values, errors }: { values: Record<string, string>; erro
       {values.status ? <input type="hidden" name="status" value={values.status} /> : null}
       <TextInput name="customer_slug" label="Account" value={values.customer_slug} error={errors.customer_slug} hint="Its slug" />
       <PairFilterFields values={values} errors={errors} />
-      <TextInput
-        name="requested_from"
-        label="Requested from"
-        type="date"
-        value={values.requested_from}
-        error={errors.requested_from}
-      />
-      <TextInput name="requested_to" label="Requested to" type="date" value={values.requested_to} error={errors.requested_to} />
+      <DayRangeFields name="requested" label="Requested" values={values} errors={errors} />
       <SortFields query={orderQueueQuery} values={values} errors={errors} />
-      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+      <PerPageField values={values} errors={errors} />
     </FilterForm>
   );
 }

@@ -10,7 +10,7 @@ import { findCatalogPair, listCatalog, pairId } from "../catalog/store.ts";
 import { evaluate } from "../compliance/evaluation.ts";
 import { REJECTION_CODES, type Requirements, VERIFICATION_FIELDS } from "../compliance/types.ts";
 import { pageWindow } from "../db/paging.ts";
-import { type CatalogRow, type DocumentRow, KYC_STATUSES, type KycRow, type KycStatus } from "../db/schema.ts";
+import { type CatalogRow, type DocumentRow, KYC_STATUSES, type KycRow } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { pageMeta } from "../http/pagination.ts";
@@ -40,10 +40,10 @@ import {
 } from "../portal/kyc-parts.tsx";
 import { allowRoles } from "../staff/guard.ts";
 import { COMPLIANCE } from "../staff/roles.ts";
-import { Badge, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { capitalised, dateTime, doneMessage, withQuery, words } from "../ui/format.ts";
-import { FilterForm, listFilters, PairFilterFields, readForm, Select, TextInput } from "../ui/forms.tsx";
+import { FilterForm, listFilters, PairFilterFields, PerPageField, readForm, Select, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { mayChange } from "./roles.ts";
 
@@ -97,38 +97,8 @@ function ReviewFilters({ values, errors }: { values: Record<string, string>; err
         hint="The account's slug"
       />
       <PairFilterFields values={values} errors={errors} />
-      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+      <PerPageField values={values} errors={errors} />
     </FilterForm>
-  );
-}
-
-/** The counts as tabs: what awaits review (the queue's default), then each status, each keeping the other filters. */
-function QueueTabs({
-  query,
-  counts,
-  filtered,
-}: {
-  query: Record<string, string>;
-  counts: Record<KycStatus, number>;
-  filtered: readonly KycStatus[] | undefined;
-}) {
-  const awaiting = AWAITING_STATUSES.reduce((sum, status) => sum + counts[status], 0);
-  const current = filtered?.length === 1 ? filtered[0] : undefined;
-  return (
-    <ul class="tabs" aria-label="Status">
-      <li>
-        <a href={`${REVIEWS}${withQuery(query, { status: undefined })}`} aria-current={filtered ? undefined : "page"}>
-          Awaiting review ({awaiting})
-        </a>
-      </li>
-      {KYC_STATUSES.map((status) => (
-        <li>
-          <a href={`${REVIEWS}${withQuery(query, { status })}`} aria-current={current === status ? "page" : undefined}>
-            {capitalised(status)} ({counts[status]})
-          </a>
-        </li>
-      ))}
-    </ul>
   );
 }
 
@@ -545,7 +515,14 @@ export const reviewPages = createRouter<ConsoleEnv>()
       <>
         <h1>Reviews</h1>
         <p class="muted">Verifications and profiles awaiting staff, the oldest submission first.</p>
-        <QueueTabs query={raw} counts={statusCounts} filtered={query.status} />
+        <StatusTabs
+          path={REVIEWS}
+          query={raw}
+          statuses={KYC_STATUSES}
+          counts={statusCounts}
+          filtered={query.status}
+          unfiltered={{ label: "Awaiting review", statuses: AWAITING_STATUSES }}
+        />
         <ReviewFilters values={raw} errors={{}} />
         {rows.length === 0 ? (
           <div class="card empty">

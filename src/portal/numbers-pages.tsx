@@ -40,7 +40,17 @@ import { findOwnedNumber, listNumbers } from "../numbers/store.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
 import { notFoundPage as notFoundInSection } from "../ui/error-page.tsx";
 import { date, doneMessage, plural, withQuery, words } from "../ui/format.ts";
-import { FilterForm, fieldMessages, listFilters, parseIdField, readForm, SortFields, TextInput } from "../ui/forms.tsx";
+import {
+  FilterForm,
+  fieldMessages,
+  listFilters,
+  PairFilterFields,
+  PerPageField,
+  parseIdField,
+  readForm,
+  SortFields,
+  TextInput,
+} from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import {
   AddressFields,
@@ -98,20 +108,7 @@ function NumberFilters({
         error={errors.status}
         hint={`e.g. ${NUMBER_STATUSES.join(",")}`}
       />
-      <TextInput
-        name="country_code"
-        label="Countries"
-        value={values.country_code}
-        error={errors.country_code}
-        hint="e.g. US,GB"
-      />
-      <TextInput
-        name="number_type"
-        label="Number types"
-        value={values.number_type}
-        error={errors.number_type}
-        hint="e.g. mobile,landline"
-      />
+      <PairFilterFields values={values} errors={errors} />
       <ProfileSelect
         name="kyc_profile_id"
         label="Profile"
@@ -128,7 +125,7 @@ function NumberFilters({
         error={errors.kyc_expires_before}
       />
       <SortFields query={listNumbersQuery} values={values} errors={errors} />
-      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+      <PerPageField values={values} errors={errors} />
     </FilterForm>
   );
 }

@@ -35,10 +35,13 @@ import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/compon
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, doneMessage, withQuery, words } from "../ui/format.ts";
 import {
+  DayRangeFields,
   FilterForm,
   fieldMessages,
   formInteger,
   listFilters,
+  PairFilterFields,
+  PerPageField,
   problemFieldLists,
   readForm,
   Select,
@@ -59,20 +62,7 @@ function OrderFilters({ values, errors }: { values: Record<string, string>; erro
     <FilterForm action="/portal/orders" values={values}>
       {values.status ? <input type="hidden" name="status" value={values.status} /> : null}
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Order number or notes" />
-      <TextInput
-        name="number_type"
-        label="Number types"
-        value={values.number_type}
-        error={errors.number_type}
-        hint="e.g. mobile,toll_free"
-      />
-      <TextInput
-        name="country_code"
-        label="Countries"
-        value={values.country_code}
-        error={errors.country_code}
-        hint="e.g. US,GB"
-      />
+      <PairFilterFields values={values} errors={errors} />
       <TextInput
         name="quantity_min"
         label="Quantity from"
@@ -81,24 +71,10 @@ function OrderFilters({ values, errors }: { values: Record<string, string>; erro
         error={errors.quantity_min}
       />
       <TextInput name="quantity_max" label="Quantity to" type="number" value={values.quantity_max} error={errors.quantity_max} />
-      <TextInput
-        name="requested_from"
-        label="Requested from"
-        type="date"
-        value={values.requested_from}
-        error={errors.requested_from}
-      />
-      <TextInput name="requested_to" label="Requested to" type="date" value={values.requested_to} error={errors.requested_to} />
-      <TextInput
-        name="fulfilled_from"
-        label="Fulfilled from"
-        type="date"
-        value={values.fulfilled_from}
-        error={errors.fulfilled_from}
-      />
-      <TextInput name="fulfilled_to" label="Fulfilled to" type="date" value={values.fulfilled_to} error={errors.fulfilled_to} />
+      <DayRangeFields name="requested" label="Requested" values={values} errors={errors} />
+      <DayRangeFields name="fulfilled" label="Fulfilled" values={values} errors={errors} />
       <SortFields query={listOrdersQuery} values={values} errors={errors} />
-      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+      <PerPageField values={values} errors={errors} />
     </FilterForm>
   );
 }

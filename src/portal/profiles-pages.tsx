@@ -50,6 +50,7 @@ import {
   FilterForm,
   fieldMessages,
   listFilters,
+  PerPageField,
   parseIdField,
   readForm,
   Select,
@@ -121,7 +122,7 @@ function ProfileFilters({ values, errors }: { values: Record<string, string>; er
         error={errors.type}
       />
       <SortFields query={listProfilesQuery} values={values} errors={errors} />
-      <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />
+      <PerPageField values={values} errors={errors} />
     </FilterForm>
   );
 }

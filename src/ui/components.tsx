@@ -97,8 +97,9 @@ export function FieldError({ id, message }: { id: string; message: string | unde
 }
 
 /**
- * A list's status counts as tabs: "All" and one tab per status, each keeping the other filters; the tab of the one
- * status filtered on (or All) is the current one.
+ * A list's status counts as tabs: the list unfiltered (`unfiltered`: "All" of `statuses` unless the list's default is
+ * fewer, e.g. what awaits review) and one tab per status, each keeping the other filters; the tab of the one status
+ * filtered on (or the unfiltered one) is the current one.
  */
 export function StatusTabs<S extends string>({
   path,
@@ -106,20 +107,22 @@ export function StatusTabs<S extends string>({
   statuses,
   counts,
   filtered,
+  unfiltered = { label: "All", statuses },
 }: {
   path: string;
   query: Record<string, string>;
   statuses: readonly S[];
   counts: Record<S, number>;
   filtered: readonly S[] | undefined;
+  unfiltered?: { label: string; statuses: readonly S[] };
 }) {
-  const all = statuses.reduce((sum, status) => sum + counts[status], 0);
+  const total = unfiltered.statuses.reduce((sum, status) => sum + counts[status], 0);
   const current = filtered?.length === 1 ? filtered[0] : undefined;
   return (
     <ul class="tabs" aria-label="Status">
       <li>
         <a href={`${path}${withQuery(query, { status: undefined })}`} aria-current={filtered ? undefined : "page"}>
-          All ({all})
+          {unfiltered.label} ({total})
         </a>
       </li>
       {statuses.map((status) => (

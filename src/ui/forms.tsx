@@ -334,10 +334,43 @@ export function SortFields({
   );
 }
 
-/**
- * A list's filter form, folded behind one "Filters" control on small screens (open when a filter is in use); on wider
- * screens it is always open (styles.ts).
- */
+/** A list's page size (the `limit` its query takes). */
+export function PerPageField({ values, errors }: { values: Record<string, string>; errors: Record<string, string> }) {
+  return <TextInput name="limit" label="Per page" type="number" value={values.limit} error={errors.limit} />;
+}
+
+/** A filter by a range of days: `<name>_from` and `<name>_to`, labelled "<label> from" and "<label> to". */
+export function DayRangeFields({
+  name,
+  label,
+  values,
+  errors,
+}: {
+  name: string;
+  label: string;
+  values: Record<string, string>;
+  errors: Record<string, string>;
+}) {
+  return (
+    <>
+      <TextInput
+        name={`${name}_from`}
+        label={`${label} from`}
+        type="date"
+        value={values[`${name}_from`]}
+        error={errors[`${name}_from`]}
+      />
+      <TextInput
+        name={`${name}_to`}
+        label={`${label} to`}
+        type="date"
+        value={values[`${name}_to`]}
+        error={errors[`${name}_to`]}
+      />
+    </>
+  );
+}
+
 /** A list's filters by country codes and number types (comma lists, as the API's queries take them). */
 export function PairFilterFields({ values, errors }: { values: Record<string, string>; errors: Record<string, string> }) {
   return (
@@ -360,6 +393,10 @@ export function PairFilterFields({ values, errors }: { values: Record<string, st
   );
 }
 
+/**
+ * A list's filter form, folded behind one "Filters" control on small screens (open when a filter is in use); on wider
+ * screens it is always open (styles.ts).
+ */
 export function FilterForm({ action, values, children }: { action: string; values: Record<string, string>; children: Child }) {
   const inUse = Object.keys(values).filter((name) => !["page", "limit", "sort_by", "sort_order"].includes(name)).length;
   return (
