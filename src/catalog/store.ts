@@ -49,6 +49,11 @@ export async function listCatalog(db: Database, window: PageWindow): Promise<{ r
   return listCatalogEntries(db, {}, window);
 }
 
+/** Every orderable pair with its requirements, by country_code, then number_type (a small table: a row per pair). */
+export async function listOrderablePairs(db: Database): Promise<CatalogRow[]> {
+  return db.select().from(catalog).orderBy(asc(catalog.countryCode), asc(catalog.numberType));
+}
+
 /** One orderable pair with its requirements, or undefined when it is not orderable. */
 export async function findCatalogPair(db: Database, pair: CatalogPair): Promise<CatalogRow | undefined> {
   return db.select().from(catalog).where(pairIs(pair)).get();

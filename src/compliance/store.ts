@@ -5,7 +5,13 @@ import { pairIs } from "../catalog/store.ts";
 import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { catalog, kycVerifications, numbers } from "../db/schema.ts";
-import { documentsOf, numberVerification, numberVerificationStatements, subjectVerification } from "../kyc/store.ts";
+import {
+  documentsOf,
+  type NumberVerification,
+  numberVerification,
+  numberVerificationStatements,
+  subjectVerification,
+} from "../kyc/store.ts";
 import { evaluate, type Pair } from "./evaluation.ts";
 import type { Evaluation } from "./types.ts";
 
@@ -16,6 +22,19 @@ export async function evaluateNumber(
   numberId: string,
   now: number,
 ): Promise<Evaluation | undefined> {
+  return (await evaluatedNumber(db, customerId, numberId, now))?.evaluation;
+}
+
+/**
+ * An owned number's verification (its own or its profile's, with its documents) and its evaluation against the
+ * number's pair, in one D1 call; undefined when the number is not the account's.
+ */
+export async function evaluatedNumber(
+  db: Database,
+  customerId: string,
+  numberId: string,
+  now: number,
+): Promise<{ found: NumberVerification | undefined; evaluation: Evaluation } | undefined> {
   const { found, ...read } = await batchByName(db, {
     found: db
       .select({ countryCode: numbers.countryCode, numberType: numbers.numberType, requirements: catalog.requirements })
@@ -26,8 +45,9 @@ export async function evaluateNumber(
   });
   const [number] = found;
   if (!number) return undefined;
+  const verification = numberVerification(read);
   // A pair no longer orderable has no requirements.
-  return evaluate(number, number.requirements ?? null, numberVerification(read) ?? null, now);
+  return { found: verification, evaluation: evaluate(number, number.requirements ?? null, verification ?? null, now) };
 }
 
 /**

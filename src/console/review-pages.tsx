@@ -6,11 +6,11 @@
 // through the API's own body schema, so the console writes the same events and says the same words.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
-import { findCatalogPair, listCatalog, pairId } from "../catalog/store.ts";
+import { findCatalogPair, listOrderablePairs } from "../catalog/store.ts";
 import { evaluate } from "../compliance/evaluation.ts";
 import { REJECTION_CODES, type Requirements, VERIFICATION_FIELDS } from "../compliance/types.ts";
 import { pageWindow } from "../db/paging.ts";
-import { type CatalogRow, type DocumentRow, KYC_STATUSES, type KycRow } from "../db/schema.ts";
+import { type DocumentRow, KYC_STATUSES, type KycRow } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { pageMeta } from "../http/pagination.ts";
@@ -33,7 +33,9 @@ import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
 import {
   DetailFacts,
   EvaluationChecklist,
+  type FormState,
   KYC_TYPE_WORDS,
+  ProfileEvaluation,
   ReasonList,
   reasonsOfDocument,
   StatusFacts,
@@ -132,11 +134,6 @@ async function findReviewed(c: Context<ConsoleEnv>, kind: SubjectKind, id: strin
   return { kind, kyc: verification, documents, customerSlug, number, numberCount };
 }
 
-/** The pair a profile is evaluated against: the one asked for, else the first with requirements, else the first. */
-function chosenPair(rows: readonly CatalogRow[], asked: string | undefined): CatalogRow | undefined {
-  return rows.find((row) => pairId(row) === asked) ?? rows.find((row) => row.requirements !== null) ?? rows[0];
-}
-
 /** The evaluation: a number against its own pair; a profile against a pair of the catalog, chosen on the page. */
 async function evaluationPart(c: Context<ConsoleEnv>, reviewed: Reviewed): Promise<Child> {
   const { db } = c.var;
@@ -148,28 +145,13 @@ async function evaluationPart(c: Context<ConsoleEnv>, reviewed: Reviewed): Promi
     const requirements: Requirements | null = row?.requirements ?? null;
     return <EvaluationChecklist evaluation={evaluate(pair, requirements, subject, Date.now())} requirements={requirements} />;
   }
-  const catalog = await listCatalog(db, pageWindow(1, 1000));
-  const pair = chosenPair(catalog.rows, c.req.query("pair"));
-  if (!pair) return <p class="muted">Nothing can be ordered right now, so there is nothing to check the profile against.</p>;
   return (
-    <>
-      <form method="get" action={hrefOf("profile", reviewed.kyc.id)} class="filters card" aria-label="Evaluation pair">
-        <Select
-          name="pair"
-          label="Check against"
-          value={pairId(pair)}
-          options={catalog.rows.map((row) => [pairId(row), `${row.countryCode} ${words(row.numberType)}`] as const)}
-          hint="A country and number type of the catalog"
-        />
-        <div class="actions">
-          <button type="submit">Check</button>
-        </div>
-      </form>
-      <EvaluationChecklist
-        evaluation={evaluate(pair, pair.requirements ?? null, subject, Date.now())}
-        requirements={pair.requirements}
-      />
-    </>
+    <ProfileEvaluation
+      action={hrefOf("profile", reviewed.kyc.id)}
+      catalog={await listOrderablePairs(db)}
+      asked={c.req.query("pair")}
+      profile={subject}
+    />
   );
 }
 
@@ -204,12 +186,10 @@ function DocumentsList({ kyc, documents, mayRead }: { kyc: KycRow; documents: re
         { label: "Status", cell: (doc) => <Badge status={doc.status} /> },
         {
           label: "Reviewer's reasons",
-          cell: (doc) =>
-            reasonsOfDocument(kyc, doc).length === 0 ? (
-              "—"
-            ) : (
-              <ReasonList reasons={reasonsOfDocument(kyc, doc)} label={`Reasons about ${doc.filename}`} />
-            ),
+          cell: (doc) => {
+            const reasons = reasonsOfDocument(kyc, doc);
+            return reasons.length === 0 ? "—" : <ReasonList reasons={reasons} label={`Reasons about ${doc.filename}`} />;
+          },
         },
         { label: "Description", cell: (doc) => doc.description ?? "—" },
         { label: "Expires", cell: (doc) => doc.expirationDate ?? "—" },
@@ -237,7 +217,7 @@ function ReasonInputs({
   codeName: string;
   noteName: string;
   about: string;
-  form: ReviewForm;
+  form: FormState;
 }) {
   return (
     <>
@@ -261,13 +241,8 @@ function ReasonInputs({
 }
 
 /** The reject form's posted values and the error beside each field. */
-interface ReviewForm {
-  values: Record<string, string>;
-  errors: Messages;
-}
-
 /** The review forms the verification's state allows: start it while pending; approve or reject while under review. */
-function ReviewForms({ reviewed, token, form }: { reviewed: Reviewed; token: string; form: ReviewForm }) {
+function ReviewForms({ reviewed, token, form }: { reviewed: Reviewed; token: string; form: FormState }) {
   const action = `${hrefOf(reviewed.kind, reviewed.kyc.id)}/review`;
   const { status } = reviewed.kyc;
   if (status === "pending") {
@@ -325,7 +300,7 @@ function ReviewForms({ reviewed, token, form }: { reviewed: Reviewed; token: str
 }
 
 interface PageState {
-  form?: ReviewForm;
+  form?: FormState;
   notice?: { kind: "error" | "success"; text: string };
 }
 

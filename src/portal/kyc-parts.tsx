@@ -5,9 +5,11 @@
 // profiles) that the numbers and new-order pages offer. Each part takes the base href of its verification's page.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
+import { pairId } from "../catalog/store.ts";
+import { evaluate } from "../compliance/evaluation.ts";
 import type { Evaluation, RejectionReason, Requirements, VerificationField } from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";
-import { DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow, type KycType } from "../db/schema.ts";
+import { type CatalogRow, DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow, type KycType } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { MAX_FILE_SIZE } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
@@ -502,6 +504,46 @@ function requirementLabel(requirement: string, requirements: Requirements | null
   if (kind === "field") return FIELD_LABELS[name as VerificationField] ?? capitalised(name);
   const document = requirements?.documents.find((d) => d.key === name);
   return `Document: ${document?.description ?? words(name)}`;
+}
+
+/**
+ * A profile checked against a pair of the catalog, chosen on the page (`asked`: the query's "pair"; else the first
+ * with requirements, else the first): the form that chooses it and the checklist. The profile and its documents are
+ * at hand, so the evaluation reads nothing.
+ */
+export function ProfileEvaluation({
+  action,
+  catalog,
+  asked,
+  profile,
+}: {
+  action: string;
+  catalog: readonly CatalogRow[];
+  asked: string | undefined;
+  profile: { verification: KycRow; documents: DocumentRow[] };
+}) {
+  const pair = catalog.find((row) => pairId(row) === asked) ?? catalog.find((row) => row.requirements !== null) ?? catalog[0];
+  if (!pair) return <p class="muted">Nothing can be ordered right now, so there is nothing to check the profile against.</p>;
+  return (
+    <>
+      <form method="get" action={action} class="filters card" aria-label="Evaluation pair">
+        <Select
+          name="pair"
+          label="Check against"
+          value={pairId(pair)}
+          options={catalog.map((row) => [pairId(row), `${row.countryCode} ${words(row.numberType)}`] as const)}
+          hint="A country and number type of the catalog"
+        />
+        <div class="actions">
+          <button type="submit">Check</button>
+        </div>
+      </form>
+      <EvaluationChecklist
+        evaluation={evaluate(pair, pair.requirements ?? null, profile, Date.now())}
+        requirements={pair.requirements}
+      />
+    </>
+  );
 }
 
 /**

@@ -6,7 +6,7 @@
 // use case (src/kyc/use-cases.ts), judged by the API's schemas and upload reader, so the portal emits the same events,
 // keeps the same rules and says the same words.
 import type { Context } from "hono";
-import { evaluateNumber } from "../compliance/store.ts";
+import { evaluatedNumber } from "../compliance/store.ts";
 import { pageWindow } from "../db/paging.ts";
 import { type DocumentRow, type KycRow, NUMBER_STATUSES, type NumberRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
@@ -37,7 +37,7 @@ import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers } from "../numbers/store.ts";
-import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { Badge, Confirmation, CsrfField, FieldError, Notice, Pager, Table } from "../ui/components.tsx";
 import { notFoundPage as notFoundInSection } from "../ui/error-page.tsx";
 import { date, doneMessage, plural, withQuery, words } from "../ui/format.ts";
 import {
@@ -227,11 +227,10 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
               blank="Choose a profile"
               choices={profiles}
             />
-            {selection?.errors.number_ids ? (
-              <p class="field-error" id="number_ids-error">
-                Numbers {selection.errors.number_ids}
-              </p>
-            ) : null}
+            <FieldError
+              id="number_ids-error"
+              message={selection?.errors.number_ids && `Numbers ${selection.errors.number_ids}`}
+            />
             <div class="actions">
               <button type="submit">Attach the selected numbers</button>
               {profiles.options?.length === 0 ? (
@@ -262,10 +261,7 @@ async function verificationPage(
   status: 200 | ProblemStatus = 200,
 ) {
   const visitor = c.var.visitor;
-  const [found, evaluation] = await Promise.all([
-    findVerificationWithDocuments(c.var.db, visitor.customer.id, number.id),
-    evaluateNumber(c.var.db, visitor.customer.id, number.id, Date.now()),
-  ]);
+  const { found, evaluation } = (await evaluatedNumber(c.var.db, visitor.customer.id, number.id, Date.now())) ?? {};
   const done = status === 200 && !state.notice ? doneMessage(DONE, c.req.query("done")) : undefined;
   const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
   return renderPage(

@@ -6,7 +6,7 @@
 
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
-import { listCatalog } from "../catalog/store.ts";
+import { listOrderablePairs } from "../catalog/store.ts";
 import type { Requirements } from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";
 import { pageWindow } from "../db/paging.ts";
@@ -82,11 +82,6 @@ function OrderFilters({ values, errors }: { values: Record<string, string>; erro
 /** The orderable (country, type) pairs, by country: the catalog is small (one row per pair). */
 type Orderable = { country: string; types: string[] }[];
 
-/** The orderable pairs, by country then type, each with its requirements. */
-async function catalogRows(db: Database): Promise<CatalogRow[]> {
-  return (await listCatalog(db, pageWindow(1, 1000))).rows;
-}
-
 function orderableOf(rows: readonly CatalogRow[]): Orderable {
   const byCountry = new Map<string, string[]>();
   for (const row of rows) byCountry.set(row.countryCode, [...(byCountry.get(row.countryCode) ?? []), row.numberType]);
@@ -96,7 +91,7 @@ function orderableOf(rows: readonly CatalogRow[]): Orderable {
 }
 
 async function orderableCatalog(db: Database): Promise<Orderable> {
-  return orderableOf(await catalogRows(db));
+  return orderableOf(await listOrderablePairs(db));
 }
 
 /** A verification type inside a sentence: "a person", "a business". */
@@ -276,7 +271,7 @@ async function newOrderPage(
   form: { values: Record<string, string>; errors: FieldErrors; refusal?: string | undefined },
   status: 200 | 400 = 200,
 ) {
-  const [rows, profiles] = await Promise.all([catalogRows(c.var.db), profileChoices(c.var.db, c.var.visitor.customer.id)]);
+  const [rows, profiles] = await Promise.all([listOrderablePairs(c.var.db), profileChoices(c.var.db, c.var.visitor.customer.id)]);
   const catalog = orderableOf(rows);
   return renderPage(
     c,

@@ -6,10 +6,9 @@
 // deleting it after a confirmation. Every action is the API's own use case (src/kyc/use-cases.ts), so the portal emits
 // the same events, keeps the same rules and says the same words.
 import type { Context } from "hono";
-import { listCatalog, pairId } from "../catalog/store.ts";
-import { evaluate } from "../compliance/evaluation.ts";
+import { listOrderablePairs } from "../catalog/store.ts";
 import { pageWindow } from "../db/paging.ts";
-import { type CatalogRow, KYC_STATUSES, KYC_TYPES, type KycRow } from "../db/schema.ts";
+import { KYC_STATUSES, KYC_TYPES, type KycRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
@@ -68,9 +67,9 @@ import {
   DocumentsSection,
   deleteConfirmedDocument,
   documentDeletePage,
-  EvaluationChecklist,
   type FormState,
   KYC_TYPE_WORDS,
+  ProfileEvaluation,
   ResubmitForm,
   receiveUpload,
   StatusFacts,
@@ -219,11 +218,6 @@ interface ProfileState {
   report?: ReportState;
 }
 
-/** The pair the evaluation is against: the one asked for, else the first with requirements, else the first. */
-function chosenPair(catalog: readonly CatalogRow[], asked: string | undefined): CatalogRow | undefined {
-  return catalog.find((row) => pairId(row) === asked) ?? catalog.find((row) => row.requirements !== null) ?? catalog[0];
-}
-
 /** A positive page number from the query, else 1. */
 function pageNumber(text: string | undefined): number {
   return text !== undefined && /^[1-9][0-9]{0,5}$/.test(text) ? Number(text) : 1;
@@ -244,7 +238,7 @@ async function profilePage(
   const askedPair = c.req.query("pair");
   const numbersWindow = pageWindow(pageNumber(c.req.query("page")), NUMBERS_PER_PAGE);
   const [catalog, attached, orders] = await Promise.all([
-    listCatalog(db, pageWindow(1, 1000)),
+    listOrderablePairs(db),
     listNumbers(db, customerId, { kycProfileId: kyc.id, sortBy: "phone_number", sortOrder: "asc" }, numbersWindow),
     listOrders(
       db,
@@ -253,9 +247,6 @@ async function profilePage(
       pageWindow(1, ORDERS_OFFERED),
     ),
   ]);
-  const pair = chosenPair(catalog.rows, askedPair);
-  // The profile and its documents are at hand: the evaluation needs no read of its own.
-  const evaluation = pair ? evaluate(pair, pair.requirements ?? null, { verification: kyc, documents }, Date.now()) : undefined;
   const done = status === 200 && !state.notice && !state.report ? doneMessage(DONE, c.req.query("done")) : undefined;
   const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
   const token = visitor.csrfToken;
@@ -293,25 +284,7 @@ async function profilePage(
 
       <section class="work">
         <h2>Requirements</h2>
-        {!pair ? (
-          <p class="muted">Nothing can be ordered right now, so there is nothing to check the profile against.</p>
-        ) : (
-          <>
-            <form method="get" action={href} class="filters card" aria-label="Evaluation pair">
-              <Select
-                name="pair"
-                label="Check against"
-                value={pairId(pair)}
-                options={catalog.rows.map((row) => [pairId(row), `${row.countryCode} ${words(row.numberType)}`] as const)}
-                hint="A country and number type of the catalog"
-              />
-              <div class="actions">
-                <button type="submit">Check</button>
-              </div>
-            </form>
-            {evaluation ? <EvaluationChecklist evaluation={evaluation} requirements={pair.requirements} /> : null}
-          </>
-        )}
+        <ProfileEvaluation action={href} catalog={catalog} asked={askedPair} profile={{ verification: kyc, documents }} />
       </section>
 
       <DocumentsSection href={href} kyc={kyc} documents={documents} token={token} upload={state.upload} />
