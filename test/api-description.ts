@@ -56,8 +56,18 @@ function declaredHeaders(document: Document, operation: DocumentOperation): Desc
   );
 }
 
-/** Every operation of the served description, with its route; a listed operation without a route fails here. */
-export async function describedOperations(): Promise<DescribedOperation[]> {
+let described: Promise<DescribedOperation[]> | undefined;
+
+/**
+ * Every operation of the served description, with its route; a listed operation without a route fails here. Read once
+ * per workerd: its files share this module, and the description does not change.
+ */
+export function describedOperations(): Promise<DescribedOperation[]> {
+  described ??= readDescribedOperations();
+  return described;
+}
+
+async function readDescribedOperations(): Promise<DescribedOperation[]> {
   const response = await call("/openapi.json");
   expect(response.status).toBe(200);
   const document: Document = await response.json();

@@ -2,4 +2,6 @@
 import { beforeEach } from "vitest";
 import { renewTestAddress } from "./helpers.ts";
 
+// The file's own hooks (beforeAll) send from one of their own too.
+renewTestAddress();
 beforeEach(renewTestAddress);

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { toBase64Url } from "../src/lib/base64.ts";
 import { TEST_ACCESS_TEAM_DOMAIN, TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
+  allPages,
   call,
   callInIsolate,
   clientAddress,
@@ -286,8 +287,11 @@ describe("the staff", () => {
       name: "New Person",
       role: "fulfilment",
     });
-    const list = await json(await member.api.admin.staff.$get({ query: { limit: "100" } }), 200);
-    const emails = list.data.map((s) => s.email);
+    // Every page: the files of one workerd share the staff.
+    const { items } = await allPages(async (page) =>
+      json(await member.api.admin.staff.$get({ query: { page: String(page), limit: "100" } }), 200),
+    );
+    const emails = items.map((s) => s.email);
     expect(emails).toEqual(emails.toSorted());
     expect(emails).toContain(email.toLowerCase());
     await expectStatus(await member.api.admin.staff[":email"].$get({ param: { email: "nobody@operator.test" } }), 404);
@@ -296,9 +300,11 @@ describe("the staff", () => {
 
   it("keep an enabled admin: the last one can be neither demoted nor disabled (409), even by two at once", async () => {
     const [kept, other] = [await staffMember("admin"), await staffMember("admin")];
-    // Every other enabled admin of this file's storage steps down, by the token.
-    const all = await json(await operator.admin.staff.$get({ query: { limit: "100" } }), 200);
-    for (const s of all.data.filter(
+    // Every other enabled admin of this workerd's storage steps down, by the token.
+    const { items: all } = await allPages(async (page) =>
+      json(await operator.admin.staff.$get({ query: { page: String(page), limit: "100" } }), 200),
+    );
+    for (const s of all.filter(
       (s) => s.role === "admin" && s.status === "enabled" && ![kept.email, other.email].includes(s.email),
     )) {
       await json(

@@ -191,11 +191,13 @@ it("lets a compliance member set and remove a pair's requirements, and shows the
   await page.waitForURL(`${portal.base}/ops/catalog/DK/mobile/requirements?done=requirements`);
   expect(await page.getByRole("status").textContent()).toBe("The requirements are saved.");
   const listed = await json(await portal.admin.admin.catalog.$get({ query: {} }), 200);
-  expect(listed.data.find((row) => row.country_code === "DK")?.requirements).toEqual(requirements);
+  const dkMobile = (row: { country_code: string; number_type: string }) =>
+    row.country_code === "DK" && row.number_type === "mobile";
+  expect(listed.data.find(dkMobile)?.requirements).toEqual(requirements);
   await fitsSmallScreen(page, "/ops/catalog/DK/mobile/requirements");
 
   await page.getByRole("button", { name: "Remove the requirements" }).click();
   await page.waitForURL(`${portal.base}/ops/catalog/DK/mobile/requirements?done=unrequired`);
   const after = await json(await portal.admin.admin.catalog.$get({ query: {} }), 200);
-  expect(after.data.find((row) => row.country_code === "DK")?.requirements).toBeNull();
+  expect(after.data.find(dkMobile)?.requirements).toBeNull();
 });
