@@ -8,7 +8,7 @@
 
 import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
-import { ORDER_STATUSES, type OrderRow, type OrderStatus } from "../db/schema.ts";
+import { OPEN_ORDER_STATUSES, ORDER_STATUSES, type OrderRow, type OrderStatus } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
@@ -17,7 +17,7 @@ import type { Problem } from "../lib/problem.ts";
 import { allocationBody, toAllocation } from "../numbers/schemas.ts";
 import { findOrderDetails } from "../numbers/store.ts";
 import { allocateToOrder } from "../numbers/use-cases.ts";
-import { listOrderQueue, OPEN_STATUSES } from "../orders/queue.ts";
+import { listOrderQueue } from "../orders/queue.ts";
 import { orderIdParam, orderQueueQuery, toOrder, toOrderQueueQuery, toQueuedOrder } from "../orders/schemas.ts";
 import { findOrderById } from "../orders/store.ts";
 import { moveOrder } from "../orders/use-cases.ts";
@@ -90,9 +90,9 @@ function QueueTabs({
   filtered: readonly OrderStatus[] | undefined;
 }) {
   const sum = (statuses: readonly OrderStatus[]) => statuses.reduce((total, status) => total + counts[status], 0);
-  const chosen = (filtered ?? OPEN_STATUSES).join(",");
+  const chosen = (filtered ?? OPEN_ORDER_STATUSES).join(",");
   const tabs: { label: string; status: string | undefined; statuses: readonly OrderStatus[] }[] = [
-    { label: "Open", status: undefined, statuses: OPEN_STATUSES },
+    { label: "Open", status: undefined, statuses: OPEN_ORDER_STATUSES },
     ...ORDER_STATUSES.map((status) => ({ label: capitalised(status), status, statuses: [status] })),
     { label: "All", status: ORDER_STATUSES.join(","), statuses: ORDER_STATUSES },
   ];
@@ -133,7 +133,8 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
   const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
   const window = pageWindow(page, NUMBERS_PER_PAGE);
   const details = await findOrderDetails(c.var.db, row, window);
-  const meta = pageMeta(window, details.total);
+  // An order's numbers are never taken back or deleted: it has as many as it was given (fulfilled_quantity).
+  const meta = pageMeta(window, row.fulfilledQuantity);
   const changes = mayChange(c.var.operator, FULFILMENT);
   const remaining = remainingOf(row);
   const done = status === 200 ? doneMessage(DONE, c.req.query("done")) : undefined;

@@ -25,7 +25,7 @@ import {
   toVerification,
   verificationSchema,
 } from "./schemas.ts";
-import { findAnyProfile, viewDocument } from "./store.ts";
+import { viewDocument } from "./store.ts";
 import { reviewKyc } from "./use-cases.ts";
 
 const kycParams = z.object({ kyc_id: prefixedIdParam("kyc", "kyc_id") });
@@ -152,8 +152,9 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const found = await findAnyProfile(c.var.db, c.req.valid("param").profile_id);
-      if (!found) throw notFound("Profile");
+      // Any account's: the review queue's read of one verification, a profile's (with its count of numbers).
+      const found = await findQueuedVerification(c.var.db, c.req.valid("param").profile_id);
+      if (!found || found.number !== null) throw notFound("Profile");
       return c.json(toProfile(found.verification, found.documents, found.numberCount), 200);
     },
   )

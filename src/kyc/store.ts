@@ -368,15 +368,7 @@ export async function findProfile(
   customerId: string,
   profileId: string,
 ): Promise<ProfileWithDocuments | undefined> {
-  return profileWhere(db, subjectVerification(customerId, { kind: "profile", profileId }), profileId);
-}
-
-/** Any account's profile, for staff. */
-export async function findAnyProfile(db: Database, profileId: string): Promise<ProfileWithDocuments | undefined> {
-  return profileWhere(db, and(eq(kycVerifications.id, profileId), ofKind("profile"))!, profileId);
-}
-
-async function profileWhere(db: Database, which: SQL, profileId: string): Promise<ProfileWithDocuments | undefined> {
+  const which = subjectVerification(customerId, { kind: "profile", profileId });
   const { verifications, documents, counted } = await batchByName(db, {
     verifications: db.select().from(kycVerifications).where(which),
     documents: documentsOf(db, which),

@@ -131,7 +131,7 @@ export async function listNumbers(
 
 /** An order's account, the numbers in stock for its pair and a page of its numbers, in one D1 call (the console's order). */
 export async function findOrderDetails(db: Database, order: OrderRow, window: PageWindow) {
-  const { account, stock, listed, total } = await batchByName(db, {
+  const { account, stock, listed } = await batchByName(db, {
     account: db.select({ slug: customers.slug }).from(customers).where(eq(customers.id, order.customerId)),
     stock: db
       .select({ count: stockCounts.count })
@@ -144,13 +144,11 @@ export async function findOrderDetails(db: Database, order: OrderRow, window: Pa
       .orderBy(numbers.createdAt, numbers.phoneNumber)
       .limit(window.limit)
       .offset(window.offset),
-    total: db.select({ total: count() }).from(numbers).where(eq(numbers.orderId, order.id)),
   });
   return {
     slug: account[0]?.slug ?? "—",
     stockAvailable: stock[0]?.count ?? 0,
     numbers: listed,
-    total: total[0]?.total ?? 0,
   };
 }
 
@@ -274,12 +272,12 @@ async function allocatePhoneNumbers(
   const ids = phoneNumbers.map(() => crypto.randomUUID());
   // One JSON parameter carries every [id, phone] pair, and one every phone number: D1 binds at most 100 parameters.
   const pairs = JSON.stringify(phoneNumbers.map((phone, i) => [ids[i], phone]));
-  // Each number's verification id, should the order name a profile the numbers join.
-  const attachments = JSON.stringify(ids.map((id) => [id, crypto.randomUUID()]));
   const listed = inJsonList(stockNumbers.phoneNumber, phoneNumbers);
   // The profile the order names, as read: the batch applies only while it still names that one (a pending order's
   // profile may change meanwhile), so the numbers join exactly the profile this allocation attaches them to.
   const profileId = order.kycProfileId;
+  // Each number's verification id, where the order names a profile the numbers join.
+  const attachments = profileId === null ? "[]" : JSON.stringify(ids.map((id) => [id, crypto.randomUUID()]));
   const allocatable = and(
     inArray(orders.status, ALLOCATABLE),
     profileId === null ? isNull(orders.kycProfileId) : eq(orders.kycProfileId, profileId),

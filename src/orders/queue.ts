@@ -9,7 +9,6 @@ import type { Database } from "../db/client.ts";
 import { countByStatus, type PageWindow, type SortDirection } from "../db/paging.ts";
 import {
   customers,
-  OPEN_ORDER_STATUSES,
   ORDER_STATUSES,
   type OrderRow,
   type OrderStatus,
@@ -22,9 +21,6 @@ import { inJsonList } from "../db/sql.ts";
 
 export const QUEUE_SORT_KEYS = ["requested_at", "quantity", "customer_slug"] as const;
 type QueueSortKey = (typeof QUEUE_SORT_KEYS)[number];
-
-/** The statuses the queue shows unless asked for others: the orders waiting for the operator. */
-export const OPEN_STATUSES: readonly OrderStatus[] = OPEN_ORDER_STATUSES;
 
 export interface OrderQueueQuery {
   statuses: readonly OrderStatus[];

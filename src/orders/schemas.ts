@@ -2,7 +2,7 @@
 // wire and the store.
 import { z } from "@hono/zod-openapi";
 import { customerSlugFilter } from "../customers/schemas.ts";
-import { ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
+import { OPEN_ORDER_STATUSES, ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
 import {
   countryCodeSchema,
   integerParam,
@@ -26,7 +26,7 @@ import { whenFieldsValid } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
 import { ORDER_SORT_KEYS, type OrderListQuery } from "./list.ts";
-import { OPEN_STATUSES, type OrderQueueQuery, QUEUE_SORT_KEYS, type QueuedOrder } from "./queue.ts";
+import { type OrderQueueQuery, QUEUE_SORT_KEYS, type QueuedOrder } from "./queue.ts";
 import type { NewOrder, OrderChanges } from "./store.ts";
 
 /** The most numbers one order asks for. */
@@ -203,7 +203,7 @@ export const orderQueueQuery = z
   .object({
     page: pageQuery.page,
     limit: pageQuery.limit,
-    status: commaList(orderStatusSchema, "status", `Order statuses; default ${OPEN_STATUSES.join(",")}.`),
+    status: commaList(orderStatusSchema, "status", `Order statuses; default ${OPEN_ORDER_STATUSES.join(",")}.`),
     customer_slug: customerSlugFilter,
     country_code: commaList(countryCodeSchema, "country_code", "Country codes."),
     number_type: commaList(numberTypeSchema, "number_type", "Number types."),
@@ -220,7 +220,7 @@ export const orderQueueQuery = z
 
 export function toOrderQueueQuery(q: z.infer<typeof orderQueueQuery>): OrderQueueQuery {
   return {
-    statuses: q.status ?? OPEN_STATUSES,
+    statuses: q.status ?? OPEN_ORDER_STATUSES,
     customerSlug: q.customer_slug,
     countryCodes: q.country_code,
     numberTypes: q.number_type,
