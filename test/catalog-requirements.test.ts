@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { call, callJson, createCustomer, makeOrderable, problem, type TestCustomer } from "./helpers.ts";
+import { bodyOf, call, callJson, createCustomer, makeOrderable, problem, type TestCustomer } from "./helpers.ts";
 import { type StaffMember, staffMember } from "./staff.ts";
 
 let viewer: StaffMember;
@@ -84,12 +84,6 @@ function deleteRequirements(pair: Pair, who: { headers: Record<string, string> }
   return call(requirementsPath(pair), { method: "DELETE", headers: who.headers });
 }
 
-async function ok<T = Record<string, unknown>>(answer: Response, status = 200): Promise<T> {
-  const text = await answer.text();
-  expect(answer.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
-
 function customerPair(pair: Pair, slug = customer.slug): string {
   return `/api/customers/${slug}/catalog/${pair.countryCode}/${pair.numberType}`;
 }
@@ -117,7 +111,7 @@ interface AuditEvent {
 
 async function auditEvents(action: string, pair: Pair): Promise<AuditEvent[]> {
   const query = new URLSearchParams({ action, target_id: `${pair.countryCode}/${pair.numberType}`, limit: "100" });
-  const body = await ok<{ data: AuditEvent[] }>(
+  const body = await bodyOf<{ data: AuditEvent[] }>(
     await call(`/admin/audit-events?${query}`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } }),
   );
   return body.data;
@@ -136,13 +130,13 @@ interface Page<T> {
 }
 
 async function customerList(query: Record<string, string>, who: TestCustomer = customer): Promise<Page<Entry>> {
-  return ok(await who.call(`/api/customers/${who.slug}/catalog?${new URLSearchParams(query)}`));
+  return bodyOf(await who.call(`/api/customers/${who.slug}/catalog?${new URLSearchParams(query)}`));
 }
 
 /** The pair's item of the admin's catalog list, looked for on every page. */
 async function adminListItem(pair: Pair): Promise<Record<string, unknown> | undefined> {
   for (let page = 1; ; page++) {
-    const body = await ok<Page<Record<string, unknown>>>(
+    const body = await bodyOf<Page<Record<string, unknown>>>(
       await call(`/admin/catalog?page=${page}&limit=100`, { headers: viewer.headers }),
     );
     const found = body.data.find((item) => item.country_code === pair.countryCode && item.number_type === pair.numberType);
@@ -159,10 +153,10 @@ describe("setting requirements", () => {
       kyc_required: true,
       requirements: FULL_SHOWN,
     };
-    expect(await ok(await putRequirements(pair, FULL))).toEqual(expected);
+    expect(await bodyOf(await putRequirements(pair, FULL))).toEqual(expected);
     expect(JSON.parse((await storedRequirements(pair))!)).toEqual(FULL_SHOWN);
 
-    expect(await ok(await customer.call(customerPair(pair)))).toEqual(expected);
+    expect(await bodyOf(await customer.call(customerPair(pair)))).toEqual(expected);
     const list = await customerList({ number_type: pair.numberType });
     expect(list.data).toEqual([expected]);
     expect(list.meta.total).toBe(1);
@@ -173,20 +167,20 @@ describe("setting requirements", () => {
   it("shows a pair without requirements as kyc_required false, requirements null", async () => {
     const pair = await orderablePair();
     const expected = { country_code: pair.countryCode, number_type: pair.numberType, kyc_required: false, requirements: null };
-    expect(await ok(await customer.call(customerPair(pair)))).toEqual(expected);
+    expect(await bodyOf(await customer.call(customerPair(pair)))).toEqual(expected);
     expect((await customerList({ number_type: pair.numberType })).data).toEqual([expected]);
     expect(await adminListItem(pair)).toMatchObject({ kyc_required: false, requirements: null });
   });
 
   it("replaces the whole set with a PUT; field lists left out are empty", async () => {
     const pair = await orderablePair();
-    await ok(await putRequirements(pair, FULL));
-    const replaced = await ok<Entry>(await putRequirements(pair, SMALL));
+    await bodyOf(await putRequirements(pair, FULL));
+    const replaced = await bodyOf<Entry>(await putRequirements(pair, SMALL));
     expect(replaced.requirements).toEqual(SMALL_SHOWN);
-    expect((await ok<Entry>(await customer.call(customerPair(pair)))).requirements).toEqual(SMALL_SHOWN);
+    expect((await bodyOf<Entry>(await customer.call(customerPair(pair)))).requirements).toEqual(SMALL_SHOWN);
 
     const noFields = { ...SMALL, fields: {} };
-    expect((await ok<Entry>(await putRequirements(pair, noFields))).requirements).toEqual({
+    expect((await bodyOf<Entry>(await putRequirements(pair, noFields))).requirements).toEqual({
       ...SMALL,
       fields: { individual: [], business: [] },
     });
@@ -194,23 +188,23 @@ describe("setting requirements", () => {
 
   it("removes them with DELETE: kyc_required false, requirements null; removing none is 200 and records nothing", async () => {
     const pair = await orderablePair();
-    await ok(await putRequirements(pair, FULL));
+    await bodyOf(await putRequirements(pair, FULL));
     const removed = { country_code: pair.countryCode, number_type: pair.numberType, kyc_required: false, requirements: null };
-    expect(await ok(await deleteRequirements(pair))).toEqual(removed);
+    expect(await bodyOf(await deleteRequirements(pair))).toEqual(removed);
     expect(await storedRequirements(pair)).toBeNull();
-    expect(await ok(await customer.call(customerPair(pair)))).toEqual(removed);
+    expect(await bodyOf(await customer.call(customerPair(pair)))).toEqual(removed);
 
     const events = await auditCount(pair);
-    expect(await ok(await deleteRequirements(pair))).toEqual(removed);
+    expect(await bodyOf(await deleteRequirements(pair))).toEqual(removed);
     expect(await auditCount(pair)).toBe(events);
   });
 
   it("records who set what, before and after, and nothing for an unchanged set", async () => {
     const pair = await orderablePair();
-    await ok(await putRequirements(pair, FULL, compliance));
-    await ok(await putRequirements(pair, FULL, compliance));
-    await ok(await putRequirements(pair, SMALL, admin));
-    await ok(await deleteRequirements(pair, admin));
+    await bodyOf(await putRequirements(pair, FULL, compliance));
+    await bodyOf(await putRequirements(pair, FULL, compliance));
+    await bodyOf(await putRequirements(pair, SMALL, admin));
+    await bodyOf(await deleteRequirements(pair, admin));
 
     // Newest first: the removal, then the two sets that changed something.
     const [removal, ...set] = await auditEvents("requirements.changed", pair);
@@ -279,7 +273,7 @@ describe("a bad set", () => {
 
   it.each(cases)("is refused (400) naming the field, and changes nothing: %s", async (_, body, pointer) => {
     const pair = await orderablePair();
-    await ok(await putRequirements(pair, SMALL));
+    await bodyOf(await putRequirements(pair, SMALL));
     const [before, events] = [await storedRequirements(pair), await auditCount(pair)];
 
     const refused = await problem(await putRequirements(pair, body), 400, "validation_error");
@@ -303,8 +297,10 @@ describe("a pair that is not orderable", () => {
 
   it("is 404 once removed from the catalog, requirements and all", async () => {
     const pair = await orderablePair();
-    await ok(await putRequirements(pair, FULL));
-    await ok(await call(`/admin/catalog/${pair.countryCode}/${pair.numberType}`, { method: "DELETE", headers: admin.headers }));
+    await bodyOf(await putRequirements(pair, FULL));
+    await bodyOf(
+      await call(`/admin/catalog/${pair.countryCode}/${pair.numberType}`, { method: "DELETE", headers: admin.headers }),
+    );
     await problem(await customer.call(customerPair(pair)), 404, "not_found");
     await problem(await putRequirements(pair, FULL), 404, "not_found");
   });
@@ -313,7 +309,7 @@ describe("a pair that is not orderable", () => {
 describe("who may change requirements", () => {
   it("refuses viewer and fulfilment staff (403), changing nothing", async () => {
     const pair = await orderablePair();
-    await ok(await putRequirements(pair, SMALL));
+    await bodyOf(await putRequirements(pair, SMALL));
     const [before, events] = [await storedRequirements(pair), await auditCount(pair)];
     for (const who of [viewer, fulfilment]) {
       await problem(await putRequirements(pair, FULL, who), 403, "forbidden");
@@ -326,8 +322,8 @@ describe("who may change requirements", () => {
   it("lets compliance and admin staff set and remove them", async () => {
     for (const who of [compliance, admin]) {
       const pair = await orderablePair();
-      expect((await ok<Entry>(await putRequirements(pair, FULL, who))).kyc_required).toBe(true);
-      expect((await ok<Entry>(await deleteRequirements(pair, who))).kyc_required).toBe(false);
+      expect((await bodyOf<Entry>(await putRequirements(pair, FULL, who))).kyc_required).toBe(true);
+      expect((await bodyOf<Entry>(await deleteRequirements(pair, who))).kyc_required).toBe(false);
     }
   });
 
@@ -350,7 +346,7 @@ describe("the customer's catalog", () => {
     ] as const) {
       await makeOrderable(countryCode, numberType);
     }
-    await ok(await putRequirements({ countryCode: "DE", numberType: b }, SMALL));
+    await bodyOf(await putRequirements({ countryCode: "DE", numberType: b }, SMALL));
     const names = (page: Page<Entry>) => page.data.map((entry) => `${entry.country_code}/${entry.number_type}`);
 
     const both = await customerList({ number_type: `${b},${a}` });
@@ -400,6 +396,6 @@ describe("the customer's catalog", () => {
     await problem(await other.call(`/api/customers/${customer.slug}/catalog`), 404, "not_found");
     await problem(await other.call(customerPair(pair, customer.slug)), 404, "not_found");
     await problem(await call(`/api/customers/${customer.slug}/catalog`), 401, "unauthorized");
-    expect((await ok<Entry>(await other.call(customerPair(pair, other.slug)))).number_type).toBe(pair.numberType);
+    expect((await bodyOf<Entry>(await other.call(customerPair(pair, other.slug)))).number_type).toBe(pair.numberType);
   });
 });

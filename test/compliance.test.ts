@@ -9,6 +9,7 @@ import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
+  bodyOf,
   callJson,
   createCustomer,
   INDIVIDUAL_ADDRESS,
@@ -20,25 +21,19 @@ import {
 const ADMIN = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 type Wire = Record<string, unknown> & { id: string };
 
-async function ok<T = Wire>(response: Response, status = 200): Promise<T> {
-  const text = await response.text();
-  expect(response.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
-
 function profilesPath(customer: TestCustomer, rest = ""): string {
   return `/api/customers/${customer.slug}/kyc-profiles${rest}`;
 }
 
 async function createProfile(customer: TestCustomer, name = "Head office"): Promise<Wire> {
-  return ok(await customer.callJson("POST", profilesPath(customer), { name, ...INDIVIDUAL_ADDRESS }), 201);
+  return bodyOf<Wire>(await customer.callJson("POST", profilesPath(customer), { name, ...INDIVIDUAL_ADDRESS }), 201);
 }
 
 async function uploadToProfile(customer: TestCustomer, profileId: string): Promise<Wire> {
   const form = new FormData();
   form.set("document_type", "identity");
   form.set("file", new File([pdf()], "passport.pdf", { type: "application/pdf" }));
-  return ok(await customer.call(profilesPath(customer, `/${profileId}/files`), { method: "POST", body: form }), 201);
+  return bodyOf<Wire>(await customer.call(profilesPath(customer, `/${profileId}/files`), { method: "POST", body: form }), 201);
 }
 
 function review(profileId: string, body: unknown): Promise<Response> {
@@ -46,14 +41,16 @@ function review(profileId: string, body: unknown): Promise<Response> {
 }
 
 async function attach(customer: TestCustomer, profileId: string, body: unknown, status = 200) {
-  return ok<{ attached: string[]; already_attached: string[]; refused: { number_id: string; code: string }[] }>(
+  return bodyOf<{ attached: string[]; already_attached: string[]; refused: { number_id: string; code: string }[] }>(
     await customer.callJson("POST", profilesPath(customer, `/${profileId}/numbers`), body),
     status,
   );
 }
 
 async function eventsOf(customer: TestCustomer, type: string): Promise<Wire[]> {
-  const body = await ok<{ data: Wire[] }>(await customer.call(`/api/customers/${customer.slug}/events?type=${type}&limit=100`));
+  const body = await bodyOf<{ data: Wire[] }>(
+    await customer.call(`/api/customers/${customer.slug}/events?type=${type}&limit=100`),
+  );
   return body.data;
 }
 
@@ -74,25 +71,25 @@ describe("profiles", () => {
     expect(report.refused).toEqual([]);
     expect((await attach(customer, profile.id, { number_ids: ids })).already_attached.sort()).toEqual([...ids].sort());
 
-    const kyc = await ok(await customer.call(`/v1/numbers/${ids[0]}/KYC`));
+    const kyc = await bodyOf<Wire>(await customer.call(`/v1/numbers/${ids[0]}/KYC`));
     expect(kyc).toMatchObject({ number_id: ids[0], profile_id: profile.id, status: "pending" });
     expect(kyc.id).toMatch(/^kyc_/);
     expect(kyc.id).not.toBe(profile.id.replace("kyp_", "kyc_"));
-    const listed = await ok<{ data: Wire[] }>(
+    const listed = await bodyOf<{ data: Wire[] }>(
       await customer.call(`/api/customers/${customer.slug}/numbers?kyc_profile_id=${profile.id}`),
     );
     // An approved profile's numbers expire with it; detached, they no longer do.
-    await ok(await review(profile.id, { status: "under_review" }));
-    const approvedProfile = await ok(await review(profile.id, { status: "approved" }));
+    await bodyOf<Wire>(await review(profile.id, { status: "under_review" }));
+    const approvedProfile = await bodyOf<Wire>(await review(profile.id, { status: "approved" }));
     const nextYear = new Date(Date.parse(String(approvedProfile.expires_at)) + 86_400_000).toISOString().slice(0, 10);
-    const expiring = await ok<{ data: Wire[]; meta: { total: number } }>(
+    const expiring = await bodyOf<{ data: Wire[]; meta: { total: number } }>(
       await customer.call(`/api/customers/${customer.slug}/numbers?kyc_expires_before=${nextYear}`),
     );
     expect(expiring.data.map((n) => `num_${n.number_id}`).sort()).toEqual([...ids].sort());
     expect(expiring.meta.total).toBe(3);
     expect(listed.data.map((n) => n.kyc_profile_id)).toEqual([profile.id, profile.id, profile.id]);
     expect(listed.data.map((n) => n.kyc_status)).toEqual(["pending", "pending", "pending"]);
-    expect((await ok(await customer.call(profilesPath(customer, `/${profile.id}`)))).number_count).toBe(3);
+    expect((await bodyOf<Wire>(await customer.call(profilesPath(customer, `/${profile.id}`)))).number_count).toBe(3);
 
     // The number's own verification routes are the profile's to change.
     const managed = await problem(
@@ -116,14 +113,14 @@ describe("profiles", () => {
 
     // The profile cannot go while numbers are attached.
     await problem(await customer.call(profilesPath(customer, `/${profile.id}`), { method: "DELETE" }), 409, "conflict");
-    const detached = await ok<{ detached: string[] }>(
+    const detached = await bodyOf<{ detached: string[] }>(
       await customer.callJson("POST", profilesPath(customer, `/${profile.id}/numbers/detach`), { number_ids: ids }),
     );
     expect(detached.detached.sort()).toEqual([...ids].sort());
     await problem(await customer.call(`/v1/numbers/${ids[0]}/KYC`), 404, "not_found");
     // Detached, the number may submit its own.
-    await ok(await customer.callJson("POST", `/v1/numbers/${ids[0]}/KYC/address`, INDIVIDUAL_ADDRESS), 201);
-    await ok(await customer.call(profilesPath(customer, `/${profile.id}`), { method: "DELETE" }));
+    await bodyOf<Wire>(await customer.callJson("POST", `/v1/numbers/${ids[0]}/KYC/address`, INDIVIDUAL_ADDRESS), 201);
+    await bodyOf<Wire>(await customer.call(profilesPath(customer, `/${profile.id}`), { method: "DELETE" }));
     await problem(await customer.call(profilesPath(customer, `/${profile.id}`)), 404, "not_found");
   });
 
@@ -133,7 +130,7 @@ describe("profiles", () => {
     const [first, second] = [await createProfile(customer, "A"), await createProfile(customer, "B")];
     const [own, inOther, free] = await allocateNumbers(customer, 3);
     const [foreign] = await allocateNumbers(other, 1);
-    await ok(await customer.callJson("POST", `/v1/numbers/${own!.number_id}/KYC/address`, INDIVIDUAL_ADDRESS), 201);
+    await bodyOf<Wire>(await customer.callJson("POST", `/v1/numbers/${own!.number_id}/KYC/address`, INDIVIDUAL_ADDRESS), 201);
     await attach(customer, second.id, { number_ids: [inOther!.number_id] });
     const unknown = crypto.randomUUID();
     const report = await attach(customer, first.id, {
@@ -153,7 +150,7 @@ describe("profiles", () => {
     const customer = await createCustomer("prof");
     const numberType = `req${crypto.randomUUID().slice(0, 8)}`;
     await makeOrderable("DE", numberType);
-    await ok(
+    await bodyOf<Wire>(
       await callJson(
         "PUT",
         `/admin/catalog/DE/${numberType}/requirements`,
@@ -184,7 +181,7 @@ describe("profiles", () => {
       "document:identity",
     ]);
     expect(refused.errors?.every((e) => e.pointer === "/kyc_profile_id")).toBe(true);
-    const evaluation = await ok<{ compliant: boolean; results: { requirement: string; status: string }[] }>(
+    const evaluation = await bodyOf<{ compliant: boolean; results: { requirement: string; status: string }[] }>(
       await customer.call(profilesPath(customer, `/${profile.id}/evaluation?country_code=DE&number_type=${numberType}`)),
     );
     expect(evaluation.compliant).toBe(false);
@@ -220,7 +217,7 @@ describe("profiles", () => {
     const customer = await createCustomer("prof");
     await makeOrderable("US", "mobile");
     const profile = await createProfile(customer);
-    const order = await ok(
+    const order = await bodyOf<Wire>(
       await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
         country_code: "US",
         number_type: "mobile",
@@ -231,7 +228,7 @@ describe("profiles", () => {
     );
     expect(order.kyc_profile_id).toBe(profile.id);
     const phones = [`+1415${Math.floor(1e6 + Math.random() * 8e6)}`, `+1415${Math.floor(1e6 + Math.random() * 8e6)}`];
-    const allocated = await ok<{ numbers: Wire[] }>(
+    const allocated = await bodyOf<{ numbers: Wire[] }>(
       await callJson("POST", `/admin/orders/${order.order_id}/numbers`, { phone_numbers: phones }, ADMIN),
       201,
     );
@@ -266,7 +263,7 @@ describe("rejection reasons and the way back", () => {
     const profile = await createProfile(customer);
     const blurred = await uploadToProfile(customer, profile.id);
     const fine = await uploadToProfile(customer, profile.id);
-    await ok(await review(profile.id, { status: "under_review" }));
+    await bodyOf<Wire>(await review(profile.id, { status: "under_review" }));
     const wrongDocument = await problem(
       await review(profile.id, {
         status: "rejected",
@@ -286,7 +283,7 @@ describe("rejection reasons and the way back", () => {
       { code: "document_illegible", document_id: blurred.id, note: "Cut off at the bottom" },
       { code: "field_invalid", field: "postal_code" },
     ];
-    const rejected = await ok<Wire & { documents: Wire[] }>(
+    const rejected = await bodyOf<Wire & { documents: Wire[] }>(
       await review(profile.id, { status: "rejected", rejection_reason: "Blurred scan", reasons }),
     );
     expect(rejected).toMatchObject({ status: "rejected", rejection_reason: "Blurred scan", rejection_reasons: reasons });
@@ -296,8 +293,8 @@ describe("rejection reasons and the way back", () => {
 
     // The document a reason named may be deleted while rejected; the other may not.
     await problem(await customer.call(`/v1/kyc/documents/${fine.id}`, { method: "DELETE" }), 409, "verification_completed");
-    await ok(await customer.call(`/v1/kyc/documents/${blurred.id}`, { method: "DELETE" }));
-    const reopened = await ok<Wire & { documents: Wire[] }>(
+    await bodyOf<Wire>(await customer.call(`/v1/kyc/documents/${blurred.id}`, { method: "DELETE" }));
+    const reopened = await bodyOf<Wire & { documents: Wire[] }>(
       await customer.call(profilesPath(customer, `/${profile.id}/resubmit`), { method: "POST" }),
     );
     expect(reopened).toMatchObject({ status: "pending", rejection_reason: null, rejection_reasons: [], reviewed_at: null });
@@ -315,8 +312,8 @@ describe("rejection reasons and the way back", () => {
     const customer = await createCustomer("reasons");
     const profile = await createProfile(customer);
     await uploadToProfile(customer, profile.id);
-    await ok(await review(profile.id, { status: "under_review" }));
-    const rejected = await ok<Wire & { documents: Wire[] }>(
+    await bodyOf<Wire>(await review(profile.id, { status: "under_review" }));
+    const rejected = await bodyOf<Wire & { documents: Wire[] }>(
       await review(profile.id, {
         status: "rejected",
         rejection_reason: "Wrong postal code",
@@ -330,12 +327,14 @@ describe("rejection reasons and the way back", () => {
     const customer = await createCustomer("reasons");
     const [number] = await allocateNumbers(customer, 1);
     const path = `/v1/numbers/${number!.number_id}/KYC`;
-    const kyc = await ok(await customer.callJson("POST", `${path}/address`, INDIVIDUAL_ADDRESS), 201);
+    const kyc = await bodyOf<Wire>(await customer.callJson("POST", `${path}/address`, INDIVIDUAL_ADDRESS), 201);
     await uploadedDocument(await uploadFile(customer, number!.number_id, pdf(), "a.pdf"));
-    await ok(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "under_review" }, ADMIN));
+    await bodyOf<Wire>(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "under_review" }, ADMIN));
     await problem(await customer.call(path, { method: "DELETE" }), 409, "verification_locked");
-    await ok(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "rejected", rejection_reason: "No match" }, ADMIN));
-    await ok(await customer.call(path, { method: "DELETE" }));
+    await bodyOf<Wire>(
+      await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "rejected", rejection_reason: "No match" }, ADMIN),
+    );
+    await bodyOf<Wire>(await customer.call(path, { method: "DELETE" }));
     await problem(await customer.call(path), 404, "not_found");
     expect(await eventsOf(customer, "kyc.deleted")).toHaveLength(1);
     const objects = await env.DOCUMENTS.list({ prefix: `kyc/${customer.customerId}/` });
@@ -351,17 +350,17 @@ describe("expiry and renewal", () => {
   it("sends kyc.expiring at 30 and 7 days and kyc.expired once each, even when the job runs twice at once", async () => {
     const customer = await createCustomer("expiry");
     const [number] = await allocateNumbers(customer, 1);
-    const kyc = await ok(
+    const kyc = await bodyOf<Wire>(
       await customer.callJson("POST", `/v1/numbers/${number!.number_id}/KYC/address`, INDIVIDUAL_ADDRESS),
       201,
     );
-    await ok(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "under_review" }, ADMIN));
-    const approved = await ok(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "approved" }, ADMIN));
+    await bodyOf<Wire>(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "under_review" }, ADMIN));
+    const approved = await bodyOf<Wire>(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "approved" }, ADMIN));
     const expiresAt = Date.parse(String(approved.expires_at));
     // The numbers list finds it by its expiry, and not before it.
     const expiringBefore = async (at: number) =>
       (
-        await ok<{ data: Wire[] }>(
+        await bodyOf<{ data: Wire[] }>(
           await customer.call(
             `/api/customers/${customer.slug}/numbers?kyc_expires_before=${new Date(at).toISOString().slice(0, 10)}`,
           ),
@@ -391,7 +390,7 @@ describe("expiry and renewal", () => {
       "verification_locked",
     );
     vi.setSystemTime(expiresAt - 59 * 86_400_000);
-    const renewed = await ok(
+    const renewed = await bodyOf<Wire>(
       await customer.callJson("PATCH", `/v1/numbers/${number!.number_id}/KYC/address`, { city: "Oakland" }),
     );
     expect(renewed).toMatchObject({ status: "pending", expires_at: approved.expires_at });

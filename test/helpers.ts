@@ -317,6 +317,13 @@ export async function withLogs<T>(run: () => Promise<T>): Promise<{ result: T; l
   }
 }
 
+/** A raw answer's JSON body, after asserting its status (the body is shown when it differs). */
+export async function bodyOf<T = Record<string, unknown>>(response: Response, status = 200): Promise<T> {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
+  return JSON.parse(text) as T;
+}
+
 /**
  * The order every list promises: by the key in the direction with nulls last either way, then by id in the same
  * direction. `keyOf` gives an item's sort key (null when it has none), `idOf` its id.

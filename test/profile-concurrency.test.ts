@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   allocateNumbers,
+  bodyOf,
   call,
   callJson,
   createCustomer,
@@ -68,12 +69,6 @@ function between(random: () => number, min: number, max: number): number {
 const bare = (id: string) => id.replace(/^(num|kyp|kyc)_/, "");
 const num = (id: string) => `num_${bare(id)}`;
 
-async function body<T>(response: Response, status: number | number[]): Promise<T> {
-  const text = await response.text();
-  expect(Array.isArray(status) ? status : [status], `${response.status} ${text}`).toContain(response.status);
-  return JSON.parse(text) as T;
-}
-
 /** One request of a round, described as data so that the round's order is a seeded shuffle of them. */
 type Operation =
   | { kind: "attach"; profile: string; ids: string[] }
@@ -121,13 +116,13 @@ describe("profiles under concurrent attach, detach, own verifications and alloca
     // Three profiles in three statuses, so a number's kyc_status tells which one it follows.
     const profiles: Wire[] = [];
     for (const name of ["A", "B", "C"]) {
-      profiles.push(await body<Wire>(await send("POST", profilesPath(), { name, ...INDIVIDUAL_ADDRESS }), 201));
+      profiles.push(await bodyOf<Wire>(await send("POST", profilesPath(), { name, ...INDIVIDUAL_ADDRESS }), 201));
     }
     const [profileA, profileB, profileC] = profiles as [Wire, Wire, Wire];
     const review = (id: string, status: string) => callJson("POST", `/admin/kyc-profiles/${id}/review`, { status }, ADMIN);
-    await body(await review(profileB.id, "under_review"), 200);
-    await body(await review(profileC.id, "under_review"), 200);
-    await body(await review(profileC.id, "approved"), 200);
+    await bodyOf(await review(profileB.id, "under_review"), 200);
+    await bodyOf(await review(profileC.id, "under_review"), 200);
+    await bodyOf(await review(profileC.id, "approved"), 200);
     const profileStatus = new Map([
       [bare(profileA.id), "pending"],
       [bare(profileB.id), "under_review"],
@@ -137,10 +132,10 @@ describe("profiles under concurrent attach, detach, own verifications and alloca
     const numbers = (await allocateNumbers(customer, 30)).map((n) => n.number_id);
     // Five numbers start with a verification of their own.
     const ownAtStart = shuffled(numbers, random).slice(0, 5);
-    for (const id of ownAtStart) await body(await send("POST", `/v1/numbers/${id}/KYC/address`, INDIVIDUAL_ADDRESS), 201);
+    for (const id of ownAtStart) await bodyOf(await send("POST", `/v1/numbers/${id}/KYC/address`, INDIVIDUAL_ADDRESS), 201);
 
     await makeOrderable("US", "mobile");
-    const order = await body<{ order_id: string; kyc_profile_id: string }>(
+    const order = await bodyOf<{ order_id: string; kyc_profile_id: string }>(
       await send("POST", `/api/customers/${customer.slug}/orders`, {
         country_code: "US",
         number_type: "mobile",
@@ -336,7 +331,7 @@ describe("profiles under concurrent attach, detach, own verifications and alloca
       // The numbers list says what the database holds, and so does each number's KYC.
       const listed = new Map<string, { kyc_profile_id: string | null; kyc_status: string | null }>();
       for (let page = 1; ; page++) {
-        const list = await body<{
+        const list = await bodyOf<{
           data: { number_id: string; kyc_profile_id: string | null; kyc_status: string | null }[];
           meta: { hasNextPage: boolean };
         }>(await get(`/api/customers/${customer.slug}/numbers?limit=100&page=${page}`), 200);
@@ -377,12 +372,12 @@ describe("profiles under concurrent attach, detach, own verifications and alloca
       // Each profile's number_count, its status, and the list filtered by it: its attachments.
       for (const profile of profiles) {
         const attachedHere = attachments.filter((a) => a.profile_id === bare(profile.id)).length;
-        const read = await body<Wire>(await get(profilesPath(`/${profile.id}`)), 200);
+        const read = await bodyOf<Wire>(await get(profilesPath(`/${profile.id}`)), 200);
         expect(read, `${where}: profile ${profile.name}`).toMatchObject({
           number_count: attachedHere,
           status: profileStatus.get(bare(profile.id)),
         });
-        const filtered = await body<{ meta: { total: number } }>(
+        const filtered = await bodyOf<{ meta: { total: number } }>(
           await get(`/api/customers/${customer.slug}/numbers?limit=1&kyc_profile_id=${profile.id}`),
           200,
         );
@@ -393,7 +388,7 @@ describe("profiles under concurrent attach, detach, own verifications and alloca
       const inEvents = async (type: string) => {
         const entries: string[] = [];
         for (let page = 1; ; page++) {
-          const events = await body<{
+          const events = await bodyOf<{
             data: { data: { profile_id: string; number_ids: string[] } }[];
             meta: { hasNextPage: boolean };
           }>(await get(`/api/customers/${customer.slug}/events?type=${type}&limit=100&page=${page}`), 200);

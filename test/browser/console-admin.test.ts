@@ -4,14 +4,9 @@
 // filtered by each person, shows their changes with their e-mail. Every page fits a 375 px screen.
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { json, newPhones, usePortal } from "./helpers.ts";
+import { json, newPhones, overflow, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
-
-/** How far the page reaches past the viewport's right edge (0 when nothing scrolls sideways). */
-async function overflow(page: Page): Promise<number> {
-  return (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
-}
 
 /** Opens `path` and checks it fits a 375 px screen, then goes back to the desktop width. */
 async function fitsSmallScreen(page: Page, path: string): Promise<void> {

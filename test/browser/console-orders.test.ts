@@ -4,14 +4,9 @@
 // the order is fulfilled, which the customer's API and the audit log (with the member's e-mail) then show.
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { json, newPhones, usePortal } from "./helpers.ts";
+import { json, newPhones, overflow, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
-
-/** How far the page reaches past the viewport's right edge (0 when nothing scrolls sideways). */
-async function overflow(page: Page): Promise<number> {
-  return (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
-}
 
 /** The page at 375 px wide scrolls nothing sideways. */
 async function fitsSmallScreens(page: Page): Promise<void> {

@@ -4,14 +4,9 @@
 // without a review form, and a forged approval of theirs is refused and changes nothing.
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { json, PDF, usePortal } from "./helpers.ts";
+import { json, overflow, PDF, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
-
-/** How far the page reaches past the viewport's right edge (0 when nothing scrolls sideways). */
-async function overflow(page: Page): Promise<number> {
-  return (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
-}
 
 /** A request from the page itself (the browser sends its cookies, and its Origin with a POST): status, headers, text. */
 async function fromPage(

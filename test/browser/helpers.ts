@@ -68,6 +68,11 @@ export async function choosePair(page: Page, countryCode: string, numberType: st
   await page.getByLabel("Number type").selectOption(await option.elementHandle());
 }
 
+/** How far the page reaches past the viewport's right edge (0 when nothing scrolls sideways). */
+export async function overflow(page: Page): Promise<number> {
+  return (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
+}
+
 /** A typed client of the whole API at the harness's address, sending `headers` with every request. */
 function apiClient(base: string, headers: Record<string, string>) {
   return hc<AppType>(base, { headers });

@@ -7,14 +7,9 @@
 // without sideways scrolling.
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { choosePair, json, PDF, usePortal } from "./helpers.ts";
+import { choosePair, json, overflow, PDF, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
-
-/** How far the page reaches past the viewport's right edge (0 when nothing scrolls sideways). */
-async function overflow(page: Page): Promise<number> {
-  return (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
-}
 
 /** Each page, at 375 px wide, answers 200 and does not scroll sideways. */
 async function fitsSmallScreens(page: Page, paths: string[]) {

@@ -3,16 +3,9 @@
 // e-mail and password and chooses the account.
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { json, PASSWORD, usePortal } from "./helpers.ts";
+import { json, overflow, PASSWORD, PDF, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
-
-const PDF = Buffer.from("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n");
-
-/** How far the page reaches past the viewport's right edge (0 when nothing scrolls sideways). */
-async function overflow(page: Page): Promise<number> {
-  return (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
-}
 
 /** The controls (links, buttons, selects) of the page's main part that sit outside the viewport, by their text. */
 async function offScreen(page: Page): Promise<string[]> {

@@ -2,12 +2,9 @@
 // address submitted and a document uploaded, downloaded and deleted; each time the API answers what the page showed.
 import { readFile } from "node:fs/promises";
 import { expect, it } from "vitest";
-import { choosePair, json, usePortal } from "./helpers.ts";
+import { choosePair, json, PDF, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
-
-/** A small well-formed PDF: the header, one line, and %%EOF at the end, as the upload's checks want. */
-const PDF = Buffer.from("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n");
 
 it("places an order through the new-order form and edits it while pending; the API shows both", async () => {
   await portal.makeOrderable("US", "mobile");
