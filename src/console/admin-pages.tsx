@@ -33,9 +33,9 @@ import { setStaff } from "../staff/use-cases.ts";
 import { CSV_IMPORT_BYTES, listStockQuery, rowsOfCsv, stockPhoneParams, toStockListQuery } from "../stock/schemas.ts";
 import { listStock, stockSummary } from "../stock/store.ts";
 import { type ImportReport, importNumbers, removeNumber } from "../stock/use-cases.ts";
-import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { Badge, Confirmation, CsrfField, Notice, type NoticeText, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
-import { capitalised, dateTime, doneMessage, plural, withQuery, words } from "../ui/format.ts";
+import { capitalised, dateTime, plural, withQuery, words } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,
@@ -58,20 +58,13 @@ import { mayChange } from "./roles.ts";
 type C = Context<ConsoleEnv>;
 type Messages = Record<string, string>;
 
-/** A page's notice: what a redirect says it did, or a refusal in the use case's words. */
-interface Said {
-  kind: "error" | "success";
-  text: string;
-}
-
 /** The notice of a page: its own, else what the redirect that led to it says (`?done=`). */
-function noticeOf(c: C, done: Readonly<Record<string, string>>, said: Said | undefined) {
-  const text = said ? said.text : doneMessage(done, c.req.query("done"));
-  if (text === undefined) return null;
-  return <Notice kind={said?.kind ?? "success"}>{text}</Notice>;
+function noticeOf(c: C, done: Readonly<Record<string, string>>, said: NoticeText | undefined) {
+  const notice = pageNotice(c, done, said);
+  return notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null;
 }
 
-function refusal(problem: Problem): Said {
+function refusal(problem: Problem): NoticeText {
   return { kind: "error", text: problem.message };
 }
 
@@ -149,7 +142,7 @@ function ImportReportCard({ report }: { report: ImportReport }) {
 interface StockState {
   report?: ImportReport;
   fileError?: string;
-  said?: Said;
+  said?: NoticeText;
 }
 
 async function stockPage(c: C, state: StockState = {}, status = 200) {
@@ -338,7 +331,7 @@ function RequirementsSummary({ requirements }: { requirements: Requirements | nu
 interface PairForm {
   values?: Messages;
   errors?: Messages;
-  said?: Said;
+  said?: NoticeText;
 }
 
 async function catalogPage(c: C, form: PairForm = {}, status = 200) {
@@ -564,7 +557,7 @@ const STAFF_DONE: Record<string, string> = { saved: "The staff member is saved."
 interface StaffForm {
   values?: Messages;
   errors?: Messages;
-  said?: Said;
+  said?: NoticeText;
 }
 
 async function staffPage(c: C, form: StaffForm = {}, status = 200) {
@@ -798,7 +791,7 @@ async function accountsPage(c: C) {
 }
 
 interface AccountState {
-  said?: Said;
+  said?: NoticeText;
   /** A new key, shown on the page that answers its POST only. */
   newKey?: { name: string; key: string };
   /** A new user's invitation link, shown on the page that answers its POST only. */

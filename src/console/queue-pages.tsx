@@ -23,9 +23,9 @@ import { findOrderById } from "../orders/store.ts";
 import { moveOrder } from "../orders/use-cases.ts";
 import { allowRoles } from "../staff/guard.ts";
 import { FULFILMENT } from "../staff/roles.ts";
-import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
-import { capitalised, dateTime, doneMessage, plural, withQuery, words } from "../ui/format.ts";
+import { capitalised, dateTime, plural, withQuery, words } from "../ui/format.ts";
 import {
   DayRangeFields,
   FilterForm,
@@ -137,7 +137,7 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
   const meta = pageMeta(window, row.fulfilledQuantity);
   const changes = mayChange(c.var.operator, FULFILMENT);
   const remaining = remainingOf(row);
-  const done = status === 200 ? doneMessage(DONE, c.req.query("done")) : undefined;
+  const notice = pageNotice(c, DONE, refusal && { kind: "error", text: refusal.text }, status);
   const href = `/ops/orders/${order.order_id}`;
   const token = c.var.csrfToken;
   return renderPage(
@@ -150,7 +150,7 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
       <h1>
         Order {order.order_number} <Badge status={order.status} />
       </h1>
-      {refusal ? <Notice kind="error">{refusal.text}</Notice> : done ? <Notice kind="success">{done}</Notice> : null}
+      {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
       <div class="card">
         <dl class="facts">
           <dt>Account</dt>

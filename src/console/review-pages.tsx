@@ -42,9 +42,9 @@ import {
 } from "../portal/kyc-parts.tsx";
 import { allowRoles } from "../staff/guard.ts";
 import { COMPLIANCE } from "../staff/roles.ts";
-import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
+import { Badge, CsrfField, Notice, Pager, pageNotice, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
-import { capitalised, dateTime, doneMessage, withQuery, words } from "../ui/format.ts";
+import { capitalised, dateTime, withQuery, words } from "../ui/format.ts";
 import { FilterForm, listFilters, PairFilterFields, PerPageField, readForm, Select, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { mayChange } from "./roles.ts";
@@ -307,8 +307,7 @@ interface PageState {
 async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: PageState = {}, status: 200 | ProblemStatus = 200) {
   const { kyc, documents } = reviewed;
   const may = mayChange(c.var.operator, COMPLIANCE);
-  const done = status === 200 && !state.notice ? doneMessage(DONE, c.req.query("done")) : undefined;
-  const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
+  const notice = pageNotice(c, DONE, state.notice, status);
   const evaluation = await evaluationPart(c, reviewed);
   const title = reviewed.number ? `Verification of ${reviewed.number.phoneNumber}` : `Profile ${kyc.name ?? ""}`;
   return renderPage(

@@ -37,9 +37,9 @@ import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers } from "../numbers/store.ts";
-import { Badge, Confirmation, CsrfField, FieldError, Notice, Pager, Table } from "../ui/components.tsx";
+import { Badge, Confirmation, CsrfField, FieldError, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage as notFoundInSection } from "../ui/error-page.tsx";
-import { date, doneMessage, plural, withQuery, words } from "../ui/format.ts";
+import { date, plural, withQuery, words } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,
@@ -262,8 +262,7 @@ async function verificationPage(
 ) {
   const visitor = c.var.visitor;
   const { found, evaluation } = (await evaluatedNumber(c.var.db, visitor.customer.id, number.id, Date.now())) ?? {};
-  const done = status === 200 && !state.notice ? doneMessage(DONE, c.req.query("done")) : undefined;
-  const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
+  const notice = pageNotice(c, DONE, state.notice, status);
   return renderPage(
     c,
     { title: `Verification of ${number.phoneNumber}`, section: "numbers" },

@@ -42,9 +42,9 @@ import { toNumber } from "../numbers/schemas.ts";
 import { listNumbers } from "../numbers/store.ts";
 import { listOrders } from "../orders/list.ts";
 import { formatOrderNumber, orderIdParam } from "../orders/schemas.ts";
-import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
-import { capitalised, dateTime, doneMessage, plural, withQuery, words } from "../ui/format.ts";
+import { capitalised, dateTime, plural, withQuery, words } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,
@@ -247,8 +247,8 @@ async function profilePage(
       pageWindow(1, ORDERS_OFFERED),
     ),
   ]);
-  const done = status === 200 && !state.notice && !state.report ? doneMessage(DONE, c.req.query("done")) : undefined;
-  const notice = state.notice ?? (done ? { kind: "success" as const, text: done } : undefined);
+  // An attach's report says what was done itself.
+  const notice = state.report ? state.notice : pageNotice(c, DONE, state.notice, status);
   const token = visitor.csrfToken;
   const numbersMeta = pageMeta(numbersWindow, attached.total);
   const pageQuery: Record<string, string> = askedPair ? { pair: askedPair } : {};

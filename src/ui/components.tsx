@@ -1,8 +1,9 @@
 // The pieces every server-rendered page is built of, whichever set of pages (the portal, the console): badges, notices,
 // tables that never scroll a page sideways, paging, status tabs, the one confirmation of a destructive action, a
 // field's error, and the CSRF field every form of a session carries.
+import type { Context } from "hono";
 import type { Child } from "hono/jsx";
-import { capitalised, plural, withQuery, words } from "./format.ts";
+import { capitalised, doneMessage, plural, withQuery, words } from "./format.ts";
 
 /** The form field that carries the session's CSRF token (an upload's first part). */
 export const CSRF_FIELD = "csrf_token";
@@ -160,6 +161,27 @@ export function Pager({
       {meta.hasNextPage ? <a href={hrefOf(meta.page + 1)}>Next</a> : null}
     </nav>
   );
+}
+
+/** What a page's notice says: a refusal in the use case's words, or what was done. */
+export interface NoticeText {
+  kind: "error" | "success";
+  text: string;
+}
+
+/**
+ * A page's notice: its own (`own`, e.g. a refusal), else, on a page answered 200, what the redirect that led to it says
+ * was done (`?done=`, one of `done`'s keys).
+ */
+export function pageNotice(
+  c: Context,
+  done: Readonly<Record<string, string>>,
+  own: NoticeText | undefined,
+  status = 200,
+): NoticeText | undefined {
+  if (own) return own;
+  const text = status === 200 ? doneMessage(done, c.req.query("done")) : undefined;
+  return text === undefined ? undefined : { kind: "success", text };
 }
 
 export function Notice({ kind, children }: { kind: "error" | "success"; children: Child }) {
