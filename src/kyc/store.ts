@@ -201,23 +201,17 @@ function verificationValues(input: NewVerification, now: number) {
   };
 }
 
-/** The attachment of this number of the account, if it joined a profile. */
-async function findAttachment(db: Database, customerId: string, numberId: string): Promise<Attachment | undefined> {
+/** The account's number's profile (null: it joined none), or undefined when the account has no such number. */
+async function ownedNumberProfile(
+  db: Database,
+  customerId: string,
+  numberId: string,
+): Promise<{ profileId: string | null } | undefined> {
   return db
-    .select({ kycId: kycProfileNumbers.kycId, profileId: kycProfileNumbers.profileId })
-    .from(kycProfileNumbers)
-    .where(and(eq(kycProfileNumbers.numberId, numberId), eq(kycProfileNumbers.customerId, customerId)))
-    .get();
-}
-
-/** The number's id, if the account has it. */
-async function findOwnedNumberId(db: Database, customerId: string, numberId: string): Promise<string | undefined> {
-  const row = await db
-    .select({ id: numbers.id })
+    .select({ profileId: numbers.kycProfileId })
     .from(numbers)
     .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId)))
     .get();
-  return row?.id;
 }
 
 /** Why a number's own verification wrote nothing: the number is the account's and joined a profile, or not found. */
@@ -226,8 +220,8 @@ async function managedOrNotFound(
   customerId: string,
   numberId: string,
 ): Promise<Refusal<"managed_by_profile" | "not_found">> {
-  const attachment = await findAttachment(db, customerId, numberId);
-  return attachment ? refuse("managed_by_profile", { profileId: attachment.profileId }) : refuse("not_found");
+  const profileId = (await ownedNumberProfile(db, customerId, numberId))?.profileId;
+  return profileId ? refuse("managed_by_profile", { profileId }) : refuse("not_found");
 }
 
 /**
@@ -279,12 +273,11 @@ export async function submitVerification(
     outbox.add(submitted.event.deliveries);
     const [row] = submitted.write;
     if (row) return ok(row);
-    const refusal = await managedOrNotFound(db, customerId, numberId);
-    // Neither attached nor unknown now: a detach came between the insert and the read; the submit may run after it.
-    if (refusal.reason === "not_found" && (await findOwnedNumberId(db, customerId, numberId))) {
-      return submitVerification(db, outbox, customerId, numberId, input, now);
-    }
-    return refusal;
+    const number = await ownedNumberProfile(db, customerId, numberId);
+    if (!number) return refuse("not_found");
+    if (number.profileId) return refuse("managed_by_profile", { profileId: number.profileId });
+    // The account's and attached to none now: a detach came between the insert and the read; the submit may run after it.
+    return submitVerification(db, outbox, customerId, numberId, input, now);
   } catch (error) {
     if (isUniqueViolation(error)) return refuse("duplicate");
     throw error;
