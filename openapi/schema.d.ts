@@ -3269,23 +3269,23 @@ export interface components {
     };
     responses: never;
     parameters: {
+        /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+        IdempotencyKey: string;
         /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
         RequestId: string;
         /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
         D1Bookmark: string;
-        /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-        IdempotencyKey: string;
     };
     requestBodies: never;
     headers: {
-        /** @description The request's id: the client's X-Request-Id when valid, else one the service minted. A problem's request_id is the same; a replayed answer keeps the id of the request that produced it. */
-        RequestId: string;
-        /** @description The newest D1 bookmark this request saw (absent when it read nothing); send it back as x-d1-bookmark to read your own writes. */
-        D1Bookmark: string;
         /** @description Present (true) when this answer is the stored answer to an earlier request with the same Idempotency-Key. */
         IdempotentReplayed: "true";
         /** @description With idempotency_key_in_use, while the key's first request still runs: seconds to wait before retrying. */
         RetryAfterInUse: string;
+        /** @description The request's id: the client's X-Request-Id when valid, else one the service minted. A problem's request_id is the same; a replayed answer keeps the id of the request that produced it. */
+        RequestId: string;
+        /** @description The newest D1 bookmark this request saw (absent when it read nothing); send it back as x-d1-bookmark to read your own writes. */
+        D1Bookmark: string;
     };
     pathItems: never;
 }
@@ -3513,12 +3513,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -3537,9 +3537,9 @@ export interface operations {
                 headers: {
                     /** @description Path of the new resource. */
                     Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3549,9 +3549,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3574,9 +3574,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3588,6 +3588,8 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3597,9 +3599,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3609,9 +3611,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3622,6 +3624,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4370,12 +4374,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -4394,9 +4398,9 @@ export interface operations {
                 headers: {
                     /** @description Path of the new resource. */
                     Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4406,9 +4410,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4431,9 +4435,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4443,10 +4447,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4456,9 +4460,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4468,9 +4472,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4481,6 +4485,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4699,12 +4705,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -4723,9 +4729,9 @@ export interface operations {
             /** @description The updated endpoint. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4735,9 +4741,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4760,9 +4766,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4774,6 +4780,8 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4783,9 +4791,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4795,9 +4803,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4808,6 +4816,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4844,12 +4854,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -4864,9 +4874,9 @@ export interface operations {
             /** @description The new secret. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4876,9 +4886,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4901,9 +4911,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4915,6 +4925,8 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4925,6 +4937,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4961,12 +4975,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -4981,9 +4995,9 @@ export interface operations {
             /** @description The test event's delivery, pending. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4993,9 +5007,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5018,9 +5032,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5030,10 +5044,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5044,6 +5058,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5178,12 +5194,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -5200,9 +5216,9 @@ export interface operations {
             /** @description The delivery, pending and due now. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5212,9 +5228,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5237,9 +5253,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5249,10 +5265,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5263,6 +5279,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5697,12 +5715,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -5721,9 +5739,9 @@ export interface operations {
                 headers: {
                     /** @description Path of the new resource. */
                     Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5733,9 +5751,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5758,9 +5776,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5772,6 +5790,8 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5781,9 +5801,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5793,9 +5813,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5806,6 +5826,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6035,12 +6057,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -6059,9 +6081,9 @@ export interface operations {
             /** @description The amended profile. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6071,9 +6093,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6096,9 +6118,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6108,10 +6130,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6121,9 +6143,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6133,9 +6155,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6146,6 +6168,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6182,12 +6206,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -6222,9 +6246,9 @@ export interface operations {
                 headers: {
                     /** @description Path of the new resource. */
                     Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6234,9 +6258,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6259,9 +6283,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6271,10 +6295,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6284,9 +6308,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6296,9 +6320,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6309,6 +6333,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6345,12 +6371,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -6365,9 +6391,9 @@ export interface operations {
             /** @description The re-opened profile. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6377,9 +6403,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6402,9 +6428,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6414,10 +6440,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6428,6 +6454,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6560,12 +6588,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -6584,9 +6612,9 @@ export interface operations {
             /** @description What happened to each number. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6596,9 +6624,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6621,9 +6649,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6635,6 +6663,8 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6644,9 +6674,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6656,9 +6686,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6669,6 +6699,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6705,12 +6737,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description Your account's slug. */
@@ -6729,9 +6761,9 @@ export interface operations {
             /** @description What happened to each number. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6741,9 +6773,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6766,9 +6798,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6780,6 +6812,8 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6789,9 +6823,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6801,9 +6835,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6814,6 +6848,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6943,12 +6979,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description num_<uuid>, or the bare uuid. */
@@ -6967,9 +7003,9 @@ export interface operations {
                 headers: {
                     /** @description Path of the new resource. */
                     Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6979,9 +7015,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7004,9 +7040,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7016,10 +7052,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7029,9 +7065,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7041,9 +7077,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7054,6 +7090,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7090,12 +7128,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description num_<uuid>, or the bare uuid. */
@@ -7112,9 +7150,9 @@ export interface operations {
             /** @description The updated verification. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7124,9 +7162,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7149,9 +7187,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7161,10 +7199,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7174,9 +7212,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7186,9 +7224,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7199,6 +7237,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7424,12 +7464,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description num_<uuid>, or the bare uuid. */
@@ -7462,9 +7502,9 @@ export interface operations {
                 headers: {
                     /** @description Path of the new resource. */
                     Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7474,9 +7514,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7499,9 +7539,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7511,10 +7551,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7524,9 +7564,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7536,9 +7576,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7549,6 +7589,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7793,12 +7835,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description num_<uuid>, or the bare uuid. */
@@ -7811,9 +7853,9 @@ export interface operations {
             /** @description The re-opened verification. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7823,9 +7865,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7848,9 +7890,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7860,10 +7902,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7874,6 +7916,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8090,12 +8134,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -8111,9 +8155,9 @@ export interface operations {
                 headers: {
                     /** @description Path of the new resource. */
                     Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8123,9 +8167,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8148,9 +8192,9 @@ export interface operations {
             /** @description Problem details; code: forbidden, order_not_pending. */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8160,10 +8204,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8173,9 +8217,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8185,9 +8229,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8198,6 +8242,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8437,12 +8483,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 slug: string;
@@ -8460,9 +8506,9 @@ export interface operations {
                 headers: {
                     /** @description Path of the new resource. */
                     Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8472,9 +8518,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8497,9 +8543,9 @@ export interface operations {
             /** @description Problem details; code: forbidden, order_not_pending. */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8509,9 +8555,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8523,6 +8569,8 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8532,9 +8580,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8544,9 +8592,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8557,6 +8605,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9520,12 +9570,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 order_id: string;
@@ -9541,9 +9591,9 @@ export interface operations {
             /** @description The order after the move. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9553,9 +9603,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9578,9 +9628,9 @@ export interface operations {
             /** @description Problem details; code: forbidden, order_not_pending. */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9590,9 +9640,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9602,10 +9652,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9615,9 +9665,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9627,9 +9677,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9640,6 +9690,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9676,12 +9728,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 order_id: string;
@@ -9699,9 +9751,9 @@ export interface operations {
                 headers: {
                     /** @description Path of the new resource. */
                     Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9711,9 +9763,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9736,9 +9788,9 @@ export interface operations {
             /** @description Problem details; code: forbidden, order_not_pending. */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9748,9 +9800,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9760,10 +9812,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9773,9 +9825,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9785,9 +9837,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9798,6 +9850,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9834,12 +9888,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 slug: string;
@@ -9857,9 +9911,9 @@ export interface operations {
                 headers: {
                     /** @description Path of the new resource. */
                     Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9869,9 +9923,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9894,9 +9948,9 @@ export interface operations {
             /** @description Problem details; code: forbidden, order_not_pending. */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9906,9 +9960,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9918,10 +9972,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9931,9 +9985,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9943,9 +9997,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9956,6 +10010,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9992,12 +10048,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 user_id: string;
@@ -10009,9 +10065,9 @@ export interface operations {
             /** @description The new invitation link. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10021,9 +10077,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10046,9 +10102,9 @@ export interface operations {
             /** @description Problem details; code: forbidden, order_not_pending. */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10058,9 +10114,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10072,6 +10128,8 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10082,6 +10140,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10217,12 +10277,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 user_id: string;
@@ -10238,9 +10298,9 @@ export interface operations {
             /** @description The updated user. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10250,9 +10310,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10275,9 +10335,9 @@ export interface operations {
             /** @description Problem details; code: forbidden, order_not_pending. */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10287,9 +10347,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10299,10 +10359,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10312,9 +10372,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10324,9 +10384,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10337,6 +10397,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10695,12 +10757,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description kyc_<uuid>, or the bare uuid. */
@@ -10717,9 +10779,9 @@ export interface operations {
             /** @description The verification after the move. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10729,9 +10791,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10754,9 +10816,9 @@ export interface operations {
             /** @description Problem details; code: forbidden, order_not_pending. */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10766,9 +10828,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10778,10 +10840,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10791,9 +10853,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10803,9 +10865,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10816,6 +10878,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10952,12 +11016,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description kyp_<uuid>, or the bare uuid. */
@@ -10974,9 +11038,9 @@ export interface operations {
             /** @description The profile after the move. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10986,9 +11050,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11011,9 +11075,9 @@ export interface operations {
             /** @description Problem details; code: forbidden, order_not_pending. */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11023,9 +11087,9 @@ export interface operations {
             /** @description Problem details; code: not_found. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11035,10 +11099,10 @@ export interface operations {
             /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11048,9 +11112,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11060,9 +11124,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11073,6 +11137,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11536,12 +11602,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -11562,9 +11628,9 @@ export interface operations {
                 headers: {
                     /** @description Path of the new resource. */
                     Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11574,9 +11640,9 @@ export interface operations {
             /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11599,9 +11665,9 @@ export interface operations {
             /** @description Problem details; code: forbidden, order_not_pending. */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11613,6 +11679,8 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11622,9 +11690,9 @@ export interface operations {
             /** @description Problem details; code: payload_too_large. */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11634,9 +11702,9 @@ export interface operations {
             /** @description Problem details; code: unsupported_media_type. */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11647,6 +11715,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -5,6 +5,9 @@
 import { OpenAPIHono, type RouteConfig, type z } from "@hono/zod-openapi";
 import { expect } from "vitest";
 import { createApp } from "../src/app.ts";
+import { errorResponses } from "../src/http/openapi.ts";
+import { PROBLEM_CONTENT_TYPE } from "../src/http/problem.ts";
+import type { ProblemStatus } from "../src/lib/problem.ts";
 import { call, callInIsolate, withLogs } from "./helpers.ts";
 
 /** Who may call an operation, read from its `security`. */
@@ -21,6 +24,11 @@ export interface DescribedOperation {
   route: RouteConfig;
   /** The headers each status's answer may carry, as the document declares them (lower-cased), and which it must. */
   headers: Record<string, Map<string, { required: boolean }>>;
+  /**
+   * The answers it may give: the route's own, and the problems the document adds to every operation of a kind (the
+   * Idempotency-Key's 409 and 422 on each POST and PATCH), with the problem's zod schema.
+   */
+  responses: RouteConfig["responses"];
 }
 
 type HeaderObject = { required?: boolean };
@@ -28,7 +36,7 @@ type Reference = { $ref: string };
 type DocumentOperation = {
   operationId: string;
   security: Record<string, string[]>[];
-  responses: Record<string, { headers?: Record<string, HeaderObject | Reference> }>;
+  responses: Record<string, { headers?: Record<string, HeaderObject | Reference>; content?: Record<string, unknown> }>;
 };
 type Document = {
   paths: Record<string, Record<string, DocumentOperation>>;
@@ -87,7 +95,14 @@ async function readDescribedOperations(): Promise<DescribedOperation[]> {
       const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
       const audience: Audience = schemes.length === 0 ? "public" : schemes.includes("adminToken") ? "operator" : "customer";
       const headers = declaredHeaders(document, operation);
-      return { operationId: operation.operationId, method: method.toUpperCase(), path, audience, route, headers };
+      const added = Object.entries(operation.responses)
+        .filter(([status, response]) => !(status in route.responses) && PROBLEM_CONTENT_TYPE in (response.content ?? {}))
+        .map(([status]) => Number(status) as ProblemStatus);
+      const responses = {
+        ...Object.assign({}, ...added.map((status) => errorResponses(status))),
+        ...route.responses,
+      };
+      return { operationId: operation.operationId, method: method.toUpperCase(), path, audience, route, headers, responses };
     }),
   );
 }
@@ -156,7 +171,7 @@ function expectDeclaredHeaders(operation: DescribedOperation, status: number, he
  */
 export function expectDeclared(operation: DescribedOperation, status: number, headers: Headers, text: string): Answer {
   const label = `${operation.method} ${operation.path} answered ${status}: ${text.slice(0, 400)}`;
-  const declared = operation.route.responses[status];
+  const declared = operation.responses[status];
   expect(declared, `undeclared status; ${label}`).toBeDefined();
   expectDeclaredHeaders(operation, status, headers, label);
   const content = (declared && "content" in declared ? declared.content : undefined) ?? {};

@@ -109,8 +109,8 @@ describe("Idempotency-Key properties", () => {
     120_000,
   );
 
-  // 250 runs of 2-6 concurrent requests (about 1,000 in all).
-  test.prop([keyArbitrary, orderBody, fc.integer({ min: 2, max: 6 })], { numRuns: 250 })(
+  // 500 runs of 2-6 concurrent requests: at least 1,000 in all (about 2,000).
+  test.prop([keyArbitrary, orderBody, fc.integer({ min: 2, max: 6 })], { numRuns: 500 })(
     "concurrent requests under one key run once: one answer, replayed or in flight for the rest",
     async (key, body, copies) => {
       const unique = freshKey(key);

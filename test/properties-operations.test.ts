@@ -4,6 +4,7 @@
 import { env } from "cloudflare:workers";
 import { fc, test } from "@fast-check/vitest";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { IDEMPOTENCY_KEY_HEADER } from "../src/http/idempotency.ts";
 import { PROBLEM_CODES } from "../src/lib/problem.ts";
 import { type DescribedOperation, describedOperations, expectDeclared, type Sent, sendQuietly } from "./api-description.ts";
 import { calendarDate, later, type Pools, type RequestSpec, requestFor, requestInit } from "./arbitraries.ts";
@@ -376,13 +377,18 @@ describe("every described operation, under random valid and invalid requests", (
 
   describe("with a wrong credential one request in four", () => {
     const seen = new Set<number>();
+    // A few Idempotency-Keys shared by the run's POSTs and PATCHes: a key's later, different requests are its 422,
+    // a same one its replay, each answered with the headers the description declares for them.
+    const idempotencyKey = fc.option(fc.constantFrom("walk-1", "walk-2", "walk-3"), { freq: 3 });
 
-    test.prop([anyRequest, fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, wrongCredential)], {
+    test.prop([anyRequest, fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, wrongCredential), idempotencyKey], {
       // A quarter of them with a wrong credential, so the right credential still gets RUNS requests.
       numRuns: Math.ceil((RUNS * 4) / 3),
     })(
       "answers only with a status, headers, content type and body its route declares",
-      async (spec, wrong) => {
+      async (request, wrong, key) => {
+        const keyed = key !== null && (request.method === "POST" || request.method === "PATCH");
+        const spec = keyed ? { ...request, headers: { ...request.headers, [IDEMPOTENCY_KEY_HEADER]: key } } : request;
         const credential = wrong === null ? await credentialFor(spec) : await wrongCredentialFor(spec, wrong);
         const { status, headers, text } = await send(spec, credential);
         seen.add(status);
@@ -391,8 +397,8 @@ describe("every described operation, under random valid and invalid requests", (
       TIMEOUT,
     );
 
-    it("saw refused credentials answered, both 401 and, once an address's budget was spent, 429", () => {
-      expect([...seen]).toEqual(expect.arrayContaining([200, 201, 401, 429]));
+    it("saw refused credentials answered, both 401 and, once an address's budget was spent, 429, and reused keys (422)", () => {
+      expect([...seen]).toEqual(expect.arrayContaining([200, 201, 401, 422, 429]));
     });
   });
 

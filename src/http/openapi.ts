@@ -369,8 +369,9 @@ export function apiDocument<E extends Env>(app: OpenAPIHono<E>, origin?: string)
   // OpenAPI 3.1 fields the generator's configuration type (from 3.0) does not know.
   editable.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
   editable.components = { ...editable.components, securitySchemes };
+  // The idempotency answers (its 409 and 422) first, so the headers every answer carries are declared on them too.
+  addIdempotencyKey(editable);
   addRequestId(editable);
   addBookmarkHeader(editable);
-  addIdempotencyKey(editable);
   return document;
 }
