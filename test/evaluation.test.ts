@@ -185,6 +185,7 @@ const subjectArb = fc.option(
     documents: fc.array(
       fc.record({
         id: fc.uuid(),
+        filename: fc.string({ minLength: 1, maxLength: 20 }),
         documentType: fc.constantFrom(...DOCUMENT_TYPES),
         status: fc.constantFrom(...DOCUMENT_STATUSES),
         expiresInDays: fc.option(fc.integer({ min: -2, max: 2 })),
@@ -273,6 +274,7 @@ describe("evaluate", () => {
   };
   const document = (id: string, changes: Partial<EvaluatedDocument> = {}): EvaluatedDocument => ({
     id,
+    filename: `${id}.pdf`,
     documentType: "address_proof",
     status: "verified",
     expirationDate: null,
@@ -327,7 +329,7 @@ describe("evaluate", () => {
     const documents = [document("a", { status: "rejected" }), document("c", { documentType: "identity" })];
     const evaluation = evaluate(pair, requirements, { verification: { ...verification, companyName: "  " }, documents }, now);
     expect(resultOf(evaluation, "document:proof")?.reasons).toStrictEqual([
-      { code: "document_rejected", document_id: "doc_a", detail: "Document doc_a was rejected; upload a replacement" },
+      { code: "document_rejected", document_id: "doc_a", detail: 'The document "a.pdf" was rejected; upload a replacement' },
     ]);
     expect(resultOf(evaluation, "field:company_name")?.reasons).toStrictEqual([
       { code: "field_missing", field: "company_name", detail: "Add the company name" },

@@ -94,7 +94,7 @@ describe("orders in the portal", () => {
     expect(await pageText(await member.get("/portal/orders?search=tower&quantity_max=7"), 200)).toContain(order.order_number);
 
     const refused = await pageText(await member.get("/portal/orders?quantity_min=9&quantity_max=2&requested_to=soon"), 400);
-    expect(fieldError(refused, "quantity_min")).toBe("Quantity from must not be greater than quantity_max");
+    expect(fieldError(refused, "quantity_min")).toBe("Quantity from must not be greater than the maximum quantity");
     expect(fieldError(refused, "requested_to")).toBe("Requested to must be a calendar date YYYY-MM-DD");
     expect(fieldError(refused, "search")).toBeUndefined();
   });

@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { EVENT_TYPES } from "../src/db/schema.ts";
 import {
+  bodyOf,
   callInIsolate,
   createCustomer,
   createWebhookEndpoint,
@@ -622,6 +623,14 @@ describe("POST …/{endpoint_id}/test", () => {
     expect((await listDeliveries(customer, tests.id)).data).toEqual([delivery]);
     // A test event goes to the endpoint it was sent to, never to another that takes every type.
     expect((await listDeliveries(customer, every.id)).data.map((d) => d.event_type)).toEqual(["order.created"]);
+    // The events list filters by it as by any type.
+    const events = async (type: string) =>
+      bodyOf<{ data: { type: string }[] }>(await customer.call(`/api/customers/${customer.slug}/events?type=${type}`));
+    expect((await events("webhook.test")).data.map((event) => event.type)).toEqual(["webhook.test"]);
+    expect((await events("order.created,webhook.test")).data.map((event) => event.type)).toEqual([
+      "webhook.test",
+      "order.created",
+    ]);
   });
 
   it("refuses a disabled endpoint (409) and records nothing", async () => {

@@ -59,7 +59,7 @@ const auditFilters = {
 /** from after to matches nothing, and is refused rather than answered empty. */
 const datesInOrder: [(q: { from?: string; to?: string }) => boolean, z.core.$ZodCustomParams] = [
   (q) => q.from === undefined || q.to === undefined || q.from <= q.to,
-  { path: ["from"], error: "must not be after to", when: whenFieldsValid("from", "to") },
+  { path: ["from"], error: "must not be after the last day", when: whenFieldsValid("from", "to") },
 ];
 
 export const customerAuditQuery = z.object(auditFilters).refine(...datesInOrder);

@@ -3,6 +3,7 @@
 import type { DocumentRow, KycRow, KycType } from "../db/schema.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { todayUtc, toIso } from "../lib/time.ts";
+import { KYC_TYPE_WORDS, words } from "../lib/words.ts";
 import type {
   DocumentRequirement,
   Evaluation,
@@ -25,7 +26,7 @@ export type EvaluatedVerification = Pick<
   | "phoneNumber"
   | "email"
 >;
-export type EvaluatedDocument = Pick<DocumentRow, "id" | "documentType" | "status" | "expirationDate">;
+export type EvaluatedDocument = Pick<DocumentRow, "id" | "documentType" | "status" | "expirationDate" | "filename">;
 export interface Pair {
   countryCode: string;
   numberType: string;
@@ -56,7 +57,7 @@ const reason = {
   notSubmitted: (): EvaluationReason => ({ code: "not_submitted", detail: "Submit the verification's address details first" }),
   typeNotAccepted: (accepted: KycType[]): EvaluationReason => ({
     code: "verification_type_not_accepted",
-    detail: `This number accepts ${accepted.join(" or ")} verification only`,
+    detail: `This number accepts only a verification of ${accepted.map((type) => KYC_TYPE_WORDS[type].toLowerCase()).join(" or ")}`,
   }),
   verificationExpired: (expiresAt: number): EvaluationReason => ({
     code: "verification_expired",
@@ -73,17 +74,17 @@ const reason = {
   }),
   documentMissing: (requirement: DocumentRequirement): EvaluationReason => ({
     code: "document_missing",
-    detail: `Upload one of: ${requirement.document_types.join(", ")}${requirement.description ? ` (${requirement.description})` : ""}`,
+    detail: `Upload one of: ${requirement.document_types.map(words).join(", ")}${requirement.description ? ` (${requirement.description})` : ""}`,
   }),
-  documentRejected: (documentId: string): EvaluationReason => ({
+  documentRejected: (document: EvaluatedDocument): EvaluationReason => ({
     code: "document_rejected",
-    detail: `Document ${documentId} was rejected; upload a replacement`,
-    document_id: documentId,
+    detail: `The document ${JSON.stringify(document.filename)} was rejected; upload a replacement`,
+    document_id: withPrefix("doc", document.id),
   }),
-  documentExpired: (documentId: string, expirationDate: string): EvaluationReason => ({
+  documentExpired: (document: EvaluatedDocument, expirationDate: string): EvaluationReason => ({
     code: "document_expired",
-    detail: `Document ${documentId} expired on ${expirationDate}; upload a current one`,
-    document_id: documentId,
+    detail: `The document ${JSON.stringify(document.filename)} expired on ${expirationDate}; upload a current one`,
+    document_id: withPrefix("doc", document.id),
   }),
 };
 
@@ -129,13 +130,12 @@ function documentResult(
   if (qualifying.length === 0) return result(name, [reason.documentMissing(requirement)]);
   return result(
     name,
-    qualifying.map((document) => {
-      const id = withPrefix("doc", document.id);
-      // Not rejected and not valid means expired (a null expiration date never is: that case is for the type checker).
-      return document.status === "rejected" || document.expirationDate === null
-        ? reason.documentRejected(id)
-        : reason.documentExpired(id, document.expirationDate);
-    }),
+    // Not rejected and not valid means expired (a null expiration date never is: that case is for the type checker).
+    qualifying.map((document) =>
+      document.status === "rejected" || document.expirationDate === null
+        ? reason.documentRejected(document)
+        : reason.documentExpired(document, document.expirationDate),
+    ),
   );
 }
 

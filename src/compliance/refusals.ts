@@ -1,6 +1,7 @@
 // The refusal of what needs a compliant verification (an order naming a profile): one problem, one error per unmet
 // requirement, each naming it and saying what to do, in the evaluation's words.
 import { type FieldError, Problem } from "../lib/problem.ts";
+import { words } from "../lib/words.ts";
 import type { Evaluation } from "./types.ts";
 
 export function requirementsNotMet(evaluation: Evaluation, pointer: string): Problem {
@@ -9,12 +10,12 @@ export function requirementsNotMet(evaluation: Evaluation, pointer: string): Pro
     .map((result) => ({
       location: "body",
       pointer,
-      message: `${result.requirement}: ${result.reasons.map((reason) => reason.detail).join("; ")}`,
+      message: result.reasons.map((reason) => reason.detail).join("; "),
     }));
   return new Problem(
     "requirements_not_met",
     `The profile does not meet ${errors.length} requirement${errors.length === 1 ? "" : "s"} of ` +
-      `${evaluation.country_code} ${evaluation.number_type} numbers: ${errors.map((e) => e.message).join(" | ")}`,
+      `${evaluation.country_code} ${words(evaluation.number_type)} numbers: ${errors.map((e) => e.message).join(" | ")}`,
     { errors },
   );
 }

@@ -1,4 +1,5 @@
 // The console's administrative pages: the stock (counts, search, CSV import with its report, removal), the catalog
+
 // (orderable pairs and their requirements), the staff, the audit log, and the accounts (their keys, users and recent
 // orders). Every role reads them; each form is shown only to the roles that may use it (mayChange), and each POST is
 // refused (403) for any other role before anything is read (allowRoles). Every change is the operator API's own use
@@ -23,6 +24,7 @@ import { isMultipart } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { Problem } from "../lib/problem.ts";
+import { capitalised, words } from "../lib/words.ts";
 import { listOrders } from "../orders/list.ts";
 import { listOrdersQuery, toOrder, toOrderListQuery } from "../orders/schemas.ts";
 import { allowRoles } from "../staff/guard.ts";
@@ -35,7 +37,7 @@ import { listStock, stockSummary } from "../stock/store.ts";
 import { type ImportReport, importNumbers, removeNumber } from "../stock/use-cases.ts";
 import { Badge, Confirmation, CsrfField, Notice, type NoticeText, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
-import { capitalised, dateTime, plural, withQuery, words } from "../ui/format.ts";
+import { dateTime, plural, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,

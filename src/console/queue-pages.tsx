@@ -1,4 +1,5 @@
 // The console's queue and an order's page. The queue: every account's open orders, oldest first (the API's own query
+import { capitalised, words } from "../lib/words.ts";
 // schema and queue, as GET /admin/orders reads them), with each order's age, account, pair, quantity, fulfilled and the
 // numbers in stock for its pair; status tabs with the counts, filters and paging. An order's page: the order, its
 // account and its numbers; for fulfilment and admin, allocation from stock in one click (the rest of the order), pasted
@@ -25,7 +26,7 @@ import { allowRoles } from "../staff/guard.ts";
 import { FULFILMENT } from "../staff/roles.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
-import { capitalised, dateTime, plural, withQuery, words } from "../ui/format.ts";
+import { dateTime, plural, withQuery } from "../ui/format.ts";
 import {
   DayRangeFields,
   FilterForm,

@@ -1,4 +1,5 @@
 // The console's reviews (OPERATOR.md, "The console"): the queue of verifications and profiles awaiting staff, oldest
+
 // first, with its filters and counts; a verification's or a profile's page: its status, address and fields, the
 // evaluation, its documents (images inline, PDFs in a new tab) and a rejection's reasons beside what each names; the
 // review forms (start, approve, reject with reasons per document and field), for compliance and admin only; and the
@@ -30,11 +31,11 @@ import { reviewKyc } from "../kyc/use-cases.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
+import { capitalised, KYC_TYPE_WORDS, words } from "../lib/words.ts";
 import {
   DetailFacts,
   EvaluationChecklist,
   type FormState,
-  KYC_TYPE_WORDS,
   ProfileEvaluation,
   ReasonList,
   reasonsOfDocument,
@@ -44,7 +45,7 @@ import { allowRoles } from "../staff/guard.ts";
 import { COMPLIANCE } from "../staff/roles.ts";
 import { Badge, CsrfField, Notice, Pager, pageNotice, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
-import { capitalised, dateTime, withQuery, words } from "../ui/format.ts";
+import { dateTime, withQuery } from "../ui/format.ts";
 import { FilterForm, listFilters, PairFilterFields, PerPageField, readForm, Select, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { mayChange } from "./roles.ts";

@@ -161,17 +161,17 @@ export const listOrdersQuery = z
   })
   .refine((q) => ordered(q.quantity_min, q.quantity_max), {
     path: ["quantity_min"],
-    error: "must not be greater than quantity_max",
+    error: "must not be greater than the maximum quantity",
     when: whenFieldsValid("quantity_min", "quantity_max"),
   })
   .refine((q) => ordered(q.requested_from, q.requested_to), {
     path: ["requested_from"],
-    error: "must not be after requested_to",
+    error: "must not be after the last day requested",
     when: whenFieldsValid("requested_from", "requested_to"),
   })
   .refine((q) => ordered(q.fulfilled_from, q.fulfilled_to), {
     path: ["fulfilled_from"],
-    error: "must not be after fulfilled_to",
+    error: "must not be after the last day fulfilled",
     when: whenFieldsValid("fulfilled_from", "fulfilled_to"),
   });
 
@@ -214,7 +214,7 @@ export const orderQueueQuery = z
   })
   .refine((q) => ordered(q.requested_from, q.requested_to), {
     path: ["requested_from"],
-    error: "must not be after requested_to",
+    error: "must not be after the last day requested",
     when: whenFieldsValid("requested_from", "requested_to"),
   });
 

@@ -1,4 +1,5 @@
 // Settings → Activity: who changed what in the account (its keys, team and webhook endpoints, and the operator's
+import { capitalised, words } from "../lib/words.ts";
 // changes, the operator's people shown only as "the operator"), newest first, with the audit log's filters.
 
 import { customerAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";
@@ -8,7 +9,7 @@ import type { PortalEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
 import { Pager, Table } from "../ui/components.tsx";
-import { capitalised, dateTime, withQuery, words } from "../ui/format.ts";
+import { dateTime, withQuery } from "../ui/format.ts";
 import { FilterForm, listFilters, Select, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { requireSettingsRole } from "./settings-common.tsx";
@@ -31,9 +32,13 @@ function actorOf(event: ShownEvent): string {
   }
 }
 
-/** A change as people read it: "status: pending → processing". */
+/** A stored value such as a status or a type ("under_review"), which reads in words; other texts read as they are. */
+const STORED_VALUE = /^[a-z]+(?:_[a-z]+)*$/;
+
+/** A change as people read it: "status: pending → processing", "verification: pending review → approved". */
 function changesOf(event: ShownEvent): string {
-  const shown = (value: unknown) => (value === null || value === undefined ? "—" : String(value));
+  const shown = (value: unknown) =>
+    value === null || value === undefined ? "—" : STORED_VALUE.test(String(value)) ? words(String(value)) : String(value);
   return Object.entries(event.changes)
     .map(([field, [before, after]]) => `${words(field)}: ${shown(before)} → ${shown(after)}`)
     .join("; ");

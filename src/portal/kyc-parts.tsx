@@ -1,4 +1,5 @@
 // What a number's verification and a profile share on their pages, in one place: the address form and the API bodies
+
 // it makes, the amend form, the resubmit button, the verification's status and details with a reviewer's reasons beside
 // the field or document each names, the documents with the upload form and its two-step handling, a document's delete
 // (its confirmation and its POST), the evaluation as a checklist, and the choice of a profile (a select of the account's
@@ -9,7 +10,7 @@ import { pairId } from "../catalog/store.ts";
 import { evaluate } from "../compliance/evaluation.ts";
 import type { Evaluation, RejectionReason, Requirements, VerificationField } from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";
-import { type CatalogRow, DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow, type KycType } from "../db/schema.ts";
+import { type CatalogRow, DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { MAX_FILE_SIZE } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
@@ -18,8 +19,9 @@ import { readUpload } from "../kyc/upload.ts";
 import { deleteDocument, uploadDocument, uploadTarget } from "../kyc/use-cases.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { Problem } from "../lib/problem.ts";
+import { capitalised, KYC_TYPE_WORDS, words } from "../lib/words.ts";
 import { Badge, Confirmation, CsrfField, Table } from "../ui/components.tsx";
-import { capitalised, date, dateTime, words } from "../ui/format.ts";
+import { date, dateTime } from "../ui/format.ts";
 import { problemFields, readForm, Select, TextArea, TextInput, withCountryCodesUppercased } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 
@@ -41,14 +43,13 @@ const FIELD_LABELS: Record<VerificationField, string> = {
   postal_code: "Postal code",
   country: "Country",
   company_name: "Company name",
-  tax_id: "Tax id",
+  tax_id: "Tax ID",
   contact_person: "Contact person",
   phone_number: "Phone number",
   email: "E-mail",
 };
 
 /** Whom a verification is for, as a page says it. */
-export const KYC_TYPE_WORDS: Record<KycType, string> = { individual: "A person", business: "A business" };
 
 /** The address form's text fields, in its order, each with what its input adds to the label of FIELD_LABELS. */
 const ADDRESS_INPUTS: readonly (readonly [
@@ -496,7 +497,7 @@ export async function deleteConfirmedDocument(
   return removed.ok ? c.redirect(`${href}?done=${done}`, 303) : refused(removed.problem);
 }
 
-/** What a requirement's name reads as: "Address", "Tax id", "Document: A utility bill under 3 months old". */
+/** What a requirement's name reads as: "Address", "Tax ID", "Document: A utility bill under 3 months old". */
 function requirementLabel(requirement: string, requirements: Requirements | null | undefined): string {
   if (requirement === "verification_type") return "Verification type";
   if (requirement === "address") return "Address";

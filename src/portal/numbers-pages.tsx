@@ -1,4 +1,5 @@
 // The portal's Numbers and each number's verification (KYC): the list with the API's filters (a profile, an expiry
+
 // date among them), each number's profile, and a selection of numbers attached to a profile; the verification's status,
 // evaluation, rejection reasons, expiry and address; submitting or amending the address; uploading, downloading and
 // deleting documents; resubmitting a rejected verification unchanged and deleting one (so the number can join a
@@ -35,11 +36,12 @@ import {
 } from "../kyc/use-cases.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
+import { words } from "../lib/words.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers } from "../numbers/store.ts";
 import { Badge, Confirmation, CsrfField, FieldError, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage as notFoundInSection } from "../ui/error-page.tsx";
-import { date, plural, withQuery, words } from "../ui/format.ts";
+import { date, plural, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,

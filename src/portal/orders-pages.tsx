@@ -1,4 +1,5 @@
 // The portal's Orders: the list with every filter of the API (parsed by the API's own query schema), status tabs with
+import { KYC_TYPE_WORDS, words } from "../lib/words.ts";
 // the counts, sorting and paging; a new order from the orderable catalog, with what each pair requires of a
 // verification and an optional profile the order's numbers join (refused, requirement by requirement, beside the field
 // when it does not meet them); an order's page, editable while pending. Every change is the API's own use case
@@ -33,7 +34,7 @@ import { findOrder } from "../orders/store.ts";
 import { changeOrder, placeOrder } from "../orders/use-cases.ts";
 import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
-import { dateTime, doneMessage, withQuery, words } from "../ui/format.ts";
+import { dateTime, doneMessage, withQuery } from "../ui/format.ts";
 import {
   DayRangeFields,
   FilterForm,
@@ -50,7 +51,7 @@ import {
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { KYC_TYPE_WORDS, type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
+import { type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
 
 type Messages = Record<string, string>;
 /** A form's errors: one message a field, or several (each unmet requirement of a profile). */

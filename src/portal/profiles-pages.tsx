@@ -1,4 +1,5 @@
 // The portal's Profiles (COMPLIANCE.md): a verification made once and used for many numbers. The list with the API's
+
 // filters; a new profile (a name and the number page's address form); a profile's page: its status, its evaluation
 // against a pair of the catalog as a checklist, a rejection's reasons beside the field or document each names, its
 // documents (upload, download, delete while allowed), its details, resubmit when rejected; renaming and amending; its
@@ -38,13 +39,14 @@ import {
 } from "../kyc/use-cases.ts";
 import { withPrefix } from "../lib/ids.ts";
 import type { Problem, ProblemStatus } from "../lib/problem.ts";
+import { capitalised, KYC_TYPE_WORDS, words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";
 import { listNumbers } from "../numbers/store.ts";
 import { listOrders } from "../orders/list.ts";
 import { formatOrderNumber, orderIdParam } from "../orders/schemas.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
-import { capitalised, dateTime, plural, withQuery, words } from "../ui/format.ts";
+import { dateTime, plural, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,
@@ -68,7 +70,6 @@ import {
   deleteConfirmedDocument,
   documentDeletePage,
   type FormState,
-  KYC_TYPE_WORDS,
   ProfileEvaluation,
   ResubmitForm,
   receiveUpload,
@@ -200,7 +201,6 @@ function NumbersReportCard({ kind, report }: ReportState) {
             rows={report.refused}
             columns={[
               { label: "Number", cell: (r) => <code>{r.numberId}</code> },
-              { label: "Code", cell: (r) => <code>{r.code}</code> },
               { label: "Detail", cell: (r) => <span class="wrap">{r.detail}</span> },
             ]}
           />

@@ -1,4 +1,5 @@
 // Settings → Team: the account's users with the API's filters; invite a teammate (the link shown once); change a role;
+
 // deactivate, reactivate, unlock; a new invitation link (a password reset). The rules live in src/users/use-cases.ts.
 import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
@@ -9,8 +10,9 @@ import { publicOrigin } from "../http/public-origin.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { Problem } from "../lib/problem.ts";
+import { capitalised } from "../lib/words.ts";
 import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
-import { capitalised, dateTime, doneMessage, withQuery } from "../ui/format.ts";
+import { dateTime, doneMessage, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,
@@ -123,12 +125,14 @@ function UserActions({ visitor, user }: { visitor: PortalVisitor; user: UserRow 
   );
 }
 
-/** A user's status, and "invited" while they have not set a password through their link. */
+/** A user's status, "invited" (instead of active) while they have not set a password through their link. */
 function UserStatus({ user }: { user: UserRow }) {
+  if (user.passwordHash !== null) return <Badge status={user.status} />;
+  if (user.status === "active") return <Badge status="invited" />;
   return (
     <span class="actions">
       <Badge status={user.status} />
-      {user.passwordHash === null ? <Badge status="invited" /> : null}
+      <Badge status="invited" />
     </span>
   );
 }

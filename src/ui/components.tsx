@@ -1,9 +1,11 @@
 // The pieces every server-rendered page is built of, whichever set of pages (the portal, the console): badges, notices,
+
 // tables that never scroll a page sideways, paging, status tabs, the one confirmation of a destructive action, a
 // field's error, and the CSRF field every form of a session carries.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
-import { capitalised, doneMessage, plural, withQuery, words } from "./format.ts";
+import { capitalised, words } from "../lib/words.ts";
+import { doneMessage, plural, withQuery } from "./format.ts";
 
 /** The form field that carries the session's CSRF token (an upload's first part). */
 export const CSRF_FIELD = "csrf_token";

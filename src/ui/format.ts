@@ -1,17 +1,6 @@
 // How stored values read on a page: words instead of identifiers, times and days, counts with their noun, and a list
 // page's query string with some parameters changed.
 
-/** A stored value for people: "under_review" reads "under review", "toll_free" "toll free". */
-export function words(value: string): string {
-  return value.replaceAll("_", " ");
-}
-
-/** The same, capitalised, for a label or a choice: "Under review", "Individual". */
-export function capitalised(value: string): string {
-  const text = words(value);
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
 /** A time for people, to the minute: "2026-11-21 09:30 UTC", from stored milliseconds or the API's ISO text; a dash for none. */
 export function dateTime(time: number | string | null): string {
   return time === null ? "—" : `${new Date(time).toISOString().slice(0, 16).replace("T", " ")} UTC`;

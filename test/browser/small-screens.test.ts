@@ -78,12 +78,16 @@ it("shows every page at 375 px without sideways scrolling, each row's actions on
     `/portal/numbers/${numberId}`,
     `/portal/numbers/${numberId}/address/edit`,
     `/portal/numbers/${numberId}/documents/${documentId}/delete`,
+    `/portal/numbers/${numberId}/verification/delete`,
+    "/portal/profiles",
+    "/portal/profiles/new",
     "/portal/settings/api-keys",
     `/portal/settings/api-keys/${keys.data[0]!.id}/revoke`,
     "/portal/settings/team",
     "/portal/settings/webhooks",
     endpointPath,
     `${endpointPath}/delete`,
+    "/portal/settings/activity",
   ];
   for (const path of pages) {
     const answer = await page.goto(`${portal.base}${path}`);
