@@ -3313,16 +3313,6 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
@@ -3357,16 +3347,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProblemType"];
-                };
-            };
-            /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Problem details; code: not_found. */

@@ -27,8 +27,7 @@ export const serviceRoutes = createRouter<AppEnv>()
       summary: "Liveness check",
       responses: {
         200: jsonResponse(z.object({ status: z.literal("ok") }).openapi("Health"), "The service is up."),
-        // Every route answers a malformed x-d1-bookmark header so, this one included.
-        ...errorResponses(400),
+        ...errorResponses(),
       },
     }),
     (c) => c.json({ status: "ok" as const }, 200),
@@ -51,8 +50,7 @@ export const serviceRoutes = createRouter<AppEnv>()
       },
       responses: {
         200: jsonResponse(problemTypeSchema, "The problem type."),
-        // A malformed x-d1-bookmark header is refused on every route, this one included.
-        ...errorResponses(400, 404),
+        ...errorResponses(404),
       },
     }),
     (c) => {
