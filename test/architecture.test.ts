@@ -38,6 +38,15 @@ describe("the layers", () => {
     expect(breaking(/\/use-cases\.ts$/, /(^hono|^@hono|\/http\/)/)).toEqual([]);
   });
 
+  it("leave the global fetch to the webhook sender and the Access key reader, however it is named", () => {
+    // Biome refuses a bare fetch elsewhere (biome.jsonc); this also catches globalThis.fetch and self.fetch.
+    const allowed = ["../src/webhooks/delivery.ts", "../src/staff/access.ts"];
+    const calling = Object.entries(sources)
+      .filter(([path, text]) => !allowed.includes(path) && /\b(?:globalThis|self)\s*(?:\.\s*fetch|\[\s*["'`]fetch)/.test(text))
+      .map(([path]) => path);
+    expect(calling).toEqual([]);
+  });
+
   it("keep the pages off SQL: no page imports drizzle", () => {
     expect(breaking(/\/src\/(portal|console|ui)\//, /^drizzle-orm/)).toEqual([]);
   });

@@ -195,7 +195,7 @@ describe("orders in the portal", () => {
     );
     const late = await pageText(
       await member.post(edit, { number_type: "mobile", country_code: "US", quantity: "1", notes: "" }),
-      409,
+      403,
     );
     expect(late).toContain("Only pending orders can be changed; this order is processing");
     expect(late).not.toContain(`action="${edit}"`);

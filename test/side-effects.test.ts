@@ -9,6 +9,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstan
 import { buildApp } from "../src/api.ts";
 import { customerAudience } from "../src/audiences.ts";
 import type { Database } from "../src/db/client.ts";
+import { RefusedCredential, sideEffectsAfter } from "../src/http/side-effects.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
   addressed,
@@ -79,6 +80,25 @@ const probesOf = async (key: string) =>
   (await env.DB.prepare("SELECT probe FROM side_effect_probes WHERE probe LIKE ?").bind(`${key}-%`).all()).results.length;
 
 describe("a revoked key's side effects", () => {
+  it("are gated on every binding that can change something (a binding added later is gated, or this fails)", async () => {
+    const refusing = sideEffectsAfter(env, () => Promise.reject(new RefusedCredential()));
+    const acts = ["put", "delete", "createMultipartUpload", "send", "sendBatch"];
+    const found: string[] = [];
+    for (const [name, binding] of Object.entries(env)) {
+      if (typeof binding !== "object" || binding === null) continue;
+      // A service binding (a Fetcher: ASSETS, the test pool's own) answers any name with a function; it acts only by
+      // fetch, which no handler calls on it.
+      if ("connect" in binding && "fetch" in binding) continue;
+      for (const act of acts) {
+        if (typeof (binding as Record<string, unknown>)[act] !== "function") continue;
+        found.push(`${name}.${act}`);
+        const wrapped = (refusing as unknown as Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>>)[name]!;
+        await expect(wrapped[act]!("gate-probe", []), `${name}.${act}`).rejects.toBeInstanceOf(RefusedCredential);
+      }
+    }
+    expect(found).toEqual(expect.arrayContaining(["DOCUMENTS.put", "DOCUMENTS.delete", "WEBHOOK_DELIVERIES.sendBatch"]));
+  });
+
   beforeAll(async () => {
     await env.DB.prepare("CREATE TABLE side_effect_probes (probe TEXT NOT NULL)").run();
   });

@@ -32,7 +32,14 @@ import { ADMIN, COMPLIANCE, FULFILMENT } from "../staff/roles.ts";
 import { putStaffBody, staffEmailParams } from "../staff/schemas.ts";
 import { findStaff, listStaff } from "../staff/store.ts";
 import { setStaff } from "../staff/use-cases.ts";
-import { CSV_IMPORT_BYTES, listStockQuery, rowsOfCsv, stockPhoneParams, toStockListQuery } from "../stock/schemas.ts";
+import {
+  CSV_IMPORT_BYTES,
+  CSV_IMPORT_LIMITS,
+  listStockQuery,
+  rowsOfCsv,
+  stockPhoneParams,
+  toStockListQuery,
+} from "../stock/schemas.ts";
 import { listStock, stockSummary } from "../stock/store.ts";
 import { type ImportReport, importNumbers, removeNumber } from "../stock/use-cases.ts";
 import { Badge, Confirmation, CsrfField, Notice, type NoticeText, Pager, pageNotice, Table } from "../ui/components.tsx";
@@ -193,7 +200,7 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
             type="file"
             required
             error={state.fileError}
-            hint="Header phone_number,country_code,number_type; up to 10 MiB and 100,000 rows."
+            hint={`Header phone_number,country_code,number_type; ${CSV_IMPORT_LIMITS}.`}
           />
           <div>
             <button type="submit">Import</button>

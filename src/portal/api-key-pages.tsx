@@ -12,8 +12,8 @@ import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { Problem } from "../lib/problem.ts";
 import { Badge, Confirmation, CsrfField, Pager, Table } from "../ui/components.tsx";
+import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, doneMessage } from "../ui/format.ts";
 import { fieldMessages, readForm, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
@@ -99,7 +99,7 @@ async function ownKey(c: Context<PortalEnv>, id: string) {
 }
 
 function noSuchKey(c: Context<PortalEnv>) {
-  return refusalPage(c, "keys", new Problem("not_found", "There is no such key in this account."), KEYS_PATH);
+  return notFoundPage(c, { what: "API key", section: "keys", back: { href: KEYS_PATH, label: "Back to the API keys" } });
 }
 
 export const apiKeyPages = createRouter<PortalEnv>()
@@ -143,5 +143,5 @@ export const apiKeyPages = createRouter<PortalEnv>()
   })
   .post("/settings/api-keys/:id/revoke", async (c) => {
     const revoked = await revokeKey(workOf(c), c.req.param("id"), c.var.visitor.customer.id);
-    return revoked.ok ? c.redirect(`${KEYS_PATH}?done=revoked`, 303) : noSuchKey(c);
+    return revoked.ok ? c.redirect(`${KEYS_PATH}?done=revoked`, 303) : refusalPage(c, "keys", revoked.problem, KEYS_PATH);
   });

@@ -324,7 +324,7 @@ async function orderPage(
   c: Context<PortalEnv>,
   row: OrderRow,
   edit: { values?: Record<string, string>; errors?: FieldErrors; notice?: { kind: "error" | "success"; text: string } } = {},
-  status: 200 | 400 | 409 = 200,
+  status = 200,
 ) {
   const order = toOrder(row);
   const [catalog, profiles] =
@@ -485,5 +485,5 @@ export const orderPages = createRouter<PortalEnv>()
     // It may have left pending since the page was shown: show it as it is now.
     const now = (await findOrder(c.var.db, c.var.visitor.customer.id, row.id)) ?? row;
     const edit = problem.code === "order_not_pending" ? {} : { values: form, errors: problemFieldLists(problem) };
-    return orderPage(c, now, { ...edit, notice: { kind: "error", text: problem.message } }, problem.status === 400 ? 400 : 409);
+    return orderPage(c, now, { ...edit, notice: { kind: "error", text: problem.message } }, problem.status);
   });

@@ -435,7 +435,7 @@ async function withProfile(
  * A use case's refusal of a profile's form, the use case called before the profile is read: a profile not found is
  * that page; any other refusal is drawn on the profile, read only now (the profile's page, unless `draw` says otherwise).
  */
-function refusalPage(
+function profileRefusal(
   c: Context<PortalEnv>,
   profileId: string,
   problem: Problem,
@@ -496,7 +496,7 @@ function editPage(
  */
 function pastedIds(text: string): { ids: string[] } | { error: string } {
   const ids = text.split(/[\s,;]+/).filter((id) => id !== "");
-  if (ids.length > MAX_PASTED) return { error: `must have at most ${MAX_PASTED} items` };
+  if (ids.length > MAX_PASTED) return { error: `must hold at most ${MAX_PASTED.toLocaleString("en-US")} ids` };
   const parsed = profileNumbersBody.safeParse({ number_ids: ids });
   if (parsed.success) return { ids: parsed.data.number_ids ?? [] };
   const [issue] = parsed.error.issues;
@@ -582,7 +582,7 @@ export const profilePages = createRouter<PortalEnv>()
     const renamed = await amendAddress(workOf(c), c.var.visitor.customer.id, subjectOf(profileId), { name: parsed.data.name });
     if (renamed.ok) return c.redirect(`${hrefOf(profileId)}?done=renamed`, 303);
     const { problem } = renamed;
-    return refusalPage(c, profileId, problem, (found) =>
+    return profileRefusal(c, profileId, problem, (found) =>
       editPage(c, found.verification, { name: { values: form, errors: {} }, notice: problem.message }, problem.status),
     );
   })
@@ -607,7 +607,7 @@ export const profilePages = createRouter<PortalEnv>()
     if (profileId === undefined) return profileNotFound(c);
     const received = await receiveUpload(c, subjectOf(profileId));
     if (received.ok) return c.redirect(`${hrefOf(profileId)}?done=uploaded`, 303);
-    if ("problem" in received) return refusalPage(c, profileId, received.problem);
+    if ("problem" in received) return profileRefusal(c, profileId, received.problem);
     return withProfile(c, profileId, (found) => profilePage(c, found, { upload: received.form }, 400));
   })
   .get("/profiles/:profile_id/documents/:document_id/delete", async (c) => {
@@ -635,7 +635,7 @@ export const profilePages = createRouter<PortalEnv>()
     if (profileId === undefined) return profileNotFound(c);
     const reopened = await resubmit(workOf(c), c.var.visitor.customer.id, subjectOf(profileId));
     if (reopened.ok) return c.redirect(`${hrefOf(profileId)}?done=resubmitted`, 303);
-    return refusalPage(c, profileId, reopened.problem);
+    return profileRefusal(c, profileId, reopened.problem);
   })
   .get("/profiles/:profile_id/delete", async (c) => {
     const found = await visitorsProfile(c);
@@ -663,7 +663,7 @@ export const profilePages = createRouter<PortalEnv>()
     if (profileId === undefined) return profileNotFound(c);
     const deleted = await deleteVerification(workOf(c), c.var.visitor.customer.id, subjectOf(profileId));
     if (deleted.ok) return c.redirect(`${PROFILES}?done=deleted`, 303);
-    return refusalPage(c, profileId, deleted.problem);
+    return profileRefusal(c, profileId, deleted.problem);
   })
   .post("/profiles/:profile_id/numbers", async (c) => {
     const found = await visitorsProfile(c);

@@ -1,6 +1,7 @@
 // Settings → Webhooks: the account's endpoints; create (the secret shown once), edit, enable or disable, delete after a
 // confirmation, rotate the secret (shown once); an endpoint's deliveries with retry, and a test event. Through the API's
 // own use cases (src/webhooks/use-cases.ts), body schemas and URL rules, so the portal emits what the API does.
+
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { pageWindow } from "../db/paging.ts";
@@ -9,8 +10,9 @@ import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { Problem } from "../lib/problem.ts";
+import type { Problem } from "../lib/problem.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
+import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, doneMessage } from "../ui/format.ts";
 import { Checkboxes, fieldMessages, readForm, Select, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
@@ -280,7 +282,11 @@ function problemPage(c: Context<PortalEnv>, problem: Problem, back = HOOKS_PATH)
 }
 
 function missing(c: Context<PortalEnv>) {
-  return refusalPage(c, "webhooks", new Problem("not_found", "There is no such endpoint in this account."), HOOKS_PATH);
+  return notFoundPage(c, {
+    what: "Webhook endpoint",
+    section: "webhooks",
+    back: { href: HOOKS_PATH, label: "Back to the webhooks" },
+  });
 }
 
 export const webhookPages = createRouter<PortalEnv>()

@@ -15,6 +15,8 @@ const MAX_JSON_ROWS = 10_000;
 const MAX_CSV_ROWS = 100_000;
 export const JSON_IMPORT_BYTES = 1024 * 1024;
 export const CSV_IMPORT_BYTES = 10 * 1024 * 1024;
+/** A CSV import's limits in words, for the API's description and the console's form. */
+export const CSV_IMPORT_LIMITS = `up to ${CSV_IMPORT_BYTES / (1024 * 1024)} MiB and ${MAX_CSV_ROWS.toLocaleString("en-US")} rows`;
 /** Each list of an import's report names at most this many; its count says how many there were. */
 export const REPORTED_ITEMS = 1000;
 
@@ -41,7 +43,7 @@ export const stockImportBody = z
 
 export const stockCsvBody = z.string().openapi({
   description:
-    `RFC 4180 CSV (UTF-8, an optional byte order mark), up to 10 MiB and ${MAX_CSV_ROWS.toLocaleString("en-US")} rows ` +
+    `RFC 4180 CSV (UTF-8, an optional byte order mark), ${CSV_IMPORT_LIMITS} ` +
     `after the header ${CSV_HEADER.join(",")}. A body that is not UTF-8, another header or a row of another width is ` +
     "a 400 and imports nothing; a bad value refuses only its row.",
   example: "phone_number,country_code,number_type\n+14155550100,US,mobile\n",

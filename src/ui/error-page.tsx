@@ -57,7 +57,8 @@ export function notFoundPage(c: Context, { what, section, back }: { what: string
     <>
       <h1>{what} not found</h1>
       <p>
-        This account has no such {what.toLowerCase()}. <a href={back.href}>{back.label}</a>.
+        This account has no such {/^[A-Z][a-z]/.test(what) ? what.charAt(0).toLowerCase() + what.slice(1) : what}.{" "}
+        <a href={back.href}>{back.label}</a>.
       </p>
     </>,
     404,
