@@ -99,7 +99,8 @@ async function readDescribedOperations(): Promise<DescribedOperation[]> {
         .filter(([status, response]) => !(status in route.responses) && PROBLEM_CONTENT_TYPE in (response.content ?? {}))
         .map(([status]) => Number(status) as ProblemStatus);
       const responses = {
-        ...Object.assign({}, ...added.map((status) => errorResponses(status))),
+        // errorResponses also implies a 500 (and a 429 beside a 401): only the status itself is taken.
+        ...(Object.fromEntries(added.map((status) => [status, errorResponses(status)[status]!])) as RouteConfig["responses"]),
         ...route.responses,
       };
       return { operationId: operation.operationId, method: method.toUpperCase(), path, audience, route, headers, responses };

@@ -174,11 +174,11 @@ describe("profiles", () => {
       400,
       "requirements_not_met",
     );
-    // The US address is not in DE, no e-mail, no identity document: one error each, saying what to do in words.
+    // The US address is not in DE, no e-mail, no identity document: one error each, naming it and saying what to do.
     expect(refused.errors?.map((e) => e.message)).toEqual([
-      "The address must be in DE",
-      "Add the email address",
-      "Upload one of: identity (A passport)",
+      "Address: The address must be in DE",
+      "Email address: Add the email address",
+      "Document “identity”: Upload one of: identity (A passport)",
     ]);
     expect(refused.errors?.every((e) => e.pointer === "/kyc_profile_id")).toBe(true);
     const evaluation = await bodyOf<{ compliant: boolean; results: { requirement: string; status: string }[] }>(

@@ -329,7 +329,7 @@ describe("evaluate", () => {
     const documents = [document("a", { status: "rejected" }), document("c", { documentType: "identity" })];
     const evaluation = evaluate(pair, requirements, { verification: { ...verification, companyName: "  " }, documents }, now);
     expect(resultOf(evaluation, "document:proof")?.reasons).toStrictEqual([
-      { code: "document_rejected", document_id: "doc_a", detail: 'The document "a.pdf" was rejected; upload a replacement' },
+      { code: "document_rejected", document_id: "doc_a", detail: "The document “a.pdf” was rejected; upload a replacement" },
     ]);
     expect(resultOf(evaluation, "field:company_name")?.reasons).toStrictEqual([
       { code: "field_missing", field: "company_name", detail: "Add the company name" },

@@ -79,6 +79,9 @@ function appActingFirst() {
 const probesOf = async (key: string) =>
   (await env.DB.prepare("SELECT probe FROM side_effect_probes WHERE probe LIKE ?").bind(`${key}-%`).all()).results.length;
 
+/** Bindings the tests add to the Worker's (vitest.config.ts): the pool's own, the migrations, the migration tests' databases. */
+const TEST_ONLY_BINDING = /^__VITEST|^TEST_MIGRATIONS$|_MIGRATION_DB$/;
+
 describe("a revoked key's side effects", () => {
   it("are gated on every binding that can change something (a binding added later is gated, or this fails)", async () => {
     const refusing = sideEffectsAfter(env, () => Promise.reject(new RefusedCredential()));
@@ -97,6 +100,13 @@ describe("a revoked key's side effects", () => {
       }
     }
     expect(found).toEqual(expect.arrayContaining(["DOCUMENTS.put", "DOCUMENTS.delete", "WEBHOOK_DELIVERIES.sendBatch"]));
+    // Acts by other names (a workflow's create, a vector index's insert…) are not in the walk: a binding the Worker
+    // gains fails here until it is reviewed (gated in src/http/side-effects.ts, or found to change nothing) and listed.
+    const reviewed = ["ASSETS", "API_RATE_LIMITER", "AUTH_FAILURE_LIMITER", "DB", "DOCUMENTS", "WEBHOOK_DELIVERIES"];
+    const bindings = Object.entries(env)
+      .filter(([name, binding]) => typeof binding === "object" && binding !== null && !TEST_ONLY_BINDING.test(name))
+      .map(([name]) => name);
+    expect(bindings.sort()).toEqual(reviewed.sort());
   });
 
   beforeAll(async () => {

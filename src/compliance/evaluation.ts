@@ -3,7 +3,7 @@
 import type { DocumentRow, KycRow, KycType } from "../db/schema.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { todayUtc, toIso } from "../lib/time.ts";
-import { KYC_TYPE_WORDS, words } from "../lib/words.ts";
+import { KYC_TYPE_NOUNS, words } from "../lib/words.ts";
 import type {
   DocumentRequirement,
   Evaluation,
@@ -52,12 +52,28 @@ const FIELD_WORDS: Record<RequirementField, string> = {
   address_line_2: "the second address line",
 };
 
+/**
+ * A requirement's name in words ("Verification type", "Address", "Tax ID", "Document: A passport"): a document
+ * requirement by its description when the requirements are at hand and give one, else by its key ("Document “proof”").
+ */
+export function requirementWords(requirement: string, requirements?: Requirements | null): string {
+  if (requirement === "verification_type") return "Verification type";
+  if (requirement === "address") return "Address";
+  const [kind, name = ""] = requirement.split(":", 2);
+  if (kind === "field") {
+    const field = FIELD_WORDS[name as RequirementField]?.replace(/^the /, "") ?? words(name);
+    return field.charAt(0).toUpperCase() + field.slice(1);
+  }
+  const document = requirements?.documents.find((d) => d.key === name);
+  return document?.description ? `Document: ${document.description}` : `Document “${words(name)}”`;
+}
+
 /** The reasons, each with the words telling a person what to do: the one place those words live. */
 const reason = {
   notSubmitted: (): EvaluationReason => ({ code: "not_submitted", detail: "Submit the verification's address details first" }),
   typeNotAccepted: (accepted: KycType[]): EvaluationReason => ({
     code: "verification_type_not_accepted",
-    detail: `This number accepts only a verification of ${accepted.map((type) => KYC_TYPE_WORDS[type].toLowerCase()).join(" or ")}`,
+    detail: `This number accepts only a verification of ${accepted.map((type) => KYC_TYPE_NOUNS[type]).join(" or ")}`,
   }),
   verificationExpired: (expiresAt: number): EvaluationReason => ({
     code: "verification_expired",
@@ -78,12 +94,12 @@ const reason = {
   }),
   documentRejected: (document: EvaluatedDocument): EvaluationReason => ({
     code: "document_rejected",
-    detail: `The document ${JSON.stringify(document.filename)} was rejected; upload a replacement`,
+    detail: `The document “${document.filename}” was rejected; upload a replacement`,
     document_id: withPrefix("doc", document.id),
   }),
   documentExpired: (document: EvaluatedDocument, expirationDate: string): EvaluationReason => ({
     code: "document_expired",
-    detail: `The document ${JSON.stringify(document.filename)} expired on ${expirationDate}; upload a current one`,
+    detail: `The document “${document.filename}” expired on ${expirationDate}; upload a current one`,
     document_id: withPrefix("doc", document.id),
   }),
 };

@@ -2,6 +2,7 @@
 // requirement, each naming it and saying what to do, in the evaluation's words.
 import { type FieldError, Problem } from "../lib/problem.ts";
 import { words } from "../lib/words.ts";
+import { requirementWords } from "./evaluation.ts";
 import type { Evaluation } from "./types.ts";
 
 export function requirementsNotMet(evaluation: Evaluation, pointer: string): Problem {
@@ -10,7 +11,7 @@ export function requirementsNotMet(evaluation: Evaluation, pointer: string): Pro
     .map((result) => ({
       location: "body",
       pointer,
-      message: result.reasons.map((reason) => reason.detail).join("; "),
+      message: `${requirementWords(result.requirement)}: ${result.reasons.map((reason) => reason.detail).join("; ")}`,
     }));
   return new Problem(
     "requirements_not_met",

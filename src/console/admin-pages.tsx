@@ -1,5 +1,4 @@
 // The console's administrative pages: the stock (counts, search, CSV import with its report, removal), the catalog
-
 // (orderable pairs and their requirements), the staff, the audit log, and the accounts (their keys, users and recent
 // orders). Every role reads them; each form is shown only to the roles that may use it (mayChange), and each POST is
 // refused (403) for any other role before anything is read (allowRoles). Every change is the operator API's own use

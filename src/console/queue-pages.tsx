@@ -1,5 +1,4 @@
 // The console's queue and an order's page. The queue: every account's open orders, oldest first (the API's own query
-import { capitalised, words } from "../lib/words.ts";
 // schema and queue, as GET /admin/orders reads them), with each order's age, account, pair, quantity, fulfilled and the
 // numbers in stock for its pair; status tabs with the counts, filters and paging. An order's page: the order, its
 // account and its numbers; for fulfilment and admin, allocation from stock in one click (the rest of the order), pasted
@@ -15,6 +14,7 @@ import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import type { Problem } from "../lib/problem.ts";
+import { capitalised, words } from "../lib/words.ts";
 import { allocationBody, toAllocation } from "../numbers/schemas.ts";
 import { findOrderDetails } from "../numbers/store.ts";
 import { allocateToOrder } from "../numbers/use-cases.ts";

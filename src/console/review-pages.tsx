@@ -1,5 +1,4 @@
 // The console's reviews (OPERATOR.md, "The console"): the queue of verifications and profiles awaiting staff, oldest
-
 // first, with its filters and counts; a verification's or a profile's page: its status, address and fields, the
 // evaluation, its documents (images inline, PDFs in a new tab) and a rejection's reasons beside what each names; the
 // review forms (start, approve, reject with reasons per document and field), for compliance and admin only; and the

@@ -14,3 +14,6 @@ export function capitalised(value: string): string {
 
 /** Who a verification is of, as a choice reads it. */
 export const KYC_TYPE_WORDS: Record<KycType, string> = { individual: "A person", business: "A business" };
+
+/** The same within a sentence: "a verification of a business". */
+export const KYC_TYPE_NOUNS: Record<KycType, string> = { individual: "a person", business: "a business" };

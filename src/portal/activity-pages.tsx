@@ -1,5 +1,4 @@
 // Settings → Activity: who changed what in the account (its keys, team and webhook endpoints, and the operator's
-import { capitalised, words } from "../lib/words.ts";
 // changes, the operator's people shown only as "the operator"), newest first, with the audit log's filters.
 
 import { customerAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";
@@ -8,6 +7,7 @@ import { pageWindow } from "../db/paging.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
+import { capitalised, words } from "../lib/words.ts";
 import { Pager, Table } from "../ui/components.tsx";
 import { dateTime, withQuery } from "../ui/format.ts";
 import { FilterForm, listFilters, Select, TextInput } from "../ui/forms.tsx";
@@ -32,15 +32,16 @@ function actorOf(event: ShownEvent): string {
   }
 }
 
-/** A stored value such as a status or a type ("under_review"), which reads in words; other texts read as they are. */
-const STORED_VALUE = /^[a-z]+(?:_[a-z]+)*$/;
+/** The fields whose values are the service's own (a status, a role, a type), which read in words; what people typed
+ * (a name, a description, a URL) reads as they typed it. */
+const STORED_VALUE_FIELDS = new Set(["status", "role", "type", "verification_type", "number_type"]);
 
-/** A change as people read it: "status: pending → processing", "verification: pending review → approved". */
+/** A change as people read it: "status: pending → processing", "role: member → admin". */
 function changesOf(event: ShownEvent): string {
-  const shown = (value: unknown) =>
-    value === null || value === undefined ? "—" : STORED_VALUE.test(String(value)) ? words(String(value)) : String(value);
+  const shown = (field: string, value: unknown) =>
+    value === null || value === undefined ? "—" : STORED_VALUE_FIELDS.has(field) ? words(String(value)) : String(value);
   return Object.entries(event.changes)
-    .map(([field, [before, after]]) => `${words(field)}: ${shown(before)} → ${shown(after)}`)
+    .map(([field, [before, after]]) => `${words(field)}: ${shown(field, before)} → ${shown(field, after)}`)
     .join("; ");
 }
 

@@ -143,5 +143,6 @@ export const apiKeyPages = createRouter<PortalEnv>()
   })
   .post("/settings/api-keys/:id/revoke", async (c) => {
     const revoked = await revokeKey(workOf(c), c.req.param("id"), c.var.visitor.customer.id);
-    return revoked.ok ? c.redirect(`${KEYS_PATH}?done=revoked`, 303) : refusalPage(c, "keys", revoked.problem, KEYS_PATH);
+    // Its one refusal is a key not found (or another account's).
+    return revoked.ok ? c.redirect(`${KEYS_PATH}?done=revoked`, 303) : noSuchKey(c);
   });

@@ -1,5 +1,4 @@
 // What a number's verification and a profile share on their pages, in one place: the address form and the API bodies
-
 // it makes, the amend form, the resubmit button, the verification's status and details with a reviewer's reasons beside
 // the field or document each names, the documents with the upload form and its two-step handling, a document's delete
 // (its confirmation and its POST), the evaluation as a checklist, and the choice of a profile (a select of the account's
@@ -7,7 +6,7 @@
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { pairId } from "../catalog/store.ts";
-import { evaluate } from "../compliance/evaluation.ts";
+import { evaluate, requirementWords } from "../compliance/evaluation.ts";
 import type { Evaluation, RejectionReason, Requirements, VerificationField } from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";
 import { type CatalogRow, DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow } from "../db/schema.ts";
@@ -48,8 +47,6 @@ const FIELD_LABELS: Record<VerificationField, string> = {
   phone_number: "Phone number",
   email: "E-mail",
 };
-
-/** Whom a verification is for, as a page says it. */
 
 /** The address form's text fields, in its order, each with what its input adds to the label of FIELD_LABELS. */
 const ADDRESS_INPUTS: readonly (readonly [
@@ -497,16 +494,6 @@ export async function deleteConfirmedDocument(
   return removed.ok ? c.redirect(`${href}?done=${done}`, 303) : refused(removed.problem);
 }
 
-/** What a requirement's name reads as: "Address", "Tax ID", "Document: A utility bill under 3 months old". */
-function requirementLabel(requirement: string, requirements: Requirements | null | undefined): string {
-  if (requirement === "verification_type") return "Verification type";
-  if (requirement === "address") return "Address";
-  const [kind, name = ""] = requirement.split(":", 2);
-  if (kind === "field") return FIELD_LABELS[name as VerificationField] ?? capitalised(name);
-  const document = requirements?.documents.find((d) => d.key === name);
-  return `Document: ${document?.description ?? words(name)}`;
-}
-
 /**
  * A profile checked against a pair of the catalog, chosen on the page (`asked`: the query's "pair"; else the first
  * with requirements, else the first): the form that chooses it and the checklist. The profile and its documents are
@@ -577,7 +564,7 @@ export function EvaluationChecklist({
       <ul class="checklist" aria-label={`Requirements of ${pair} numbers`}>
         {evaluation.results.map((result) => (
           <li class={result.status}>
-            <Badge status={result.status} /> <strong>{requirementLabel(result.requirement, requirements)}</strong>
+            <Badge status={result.status} /> <strong>{requirementWords(result.requirement, requirements)}</strong>
             {result.reasons.length > 0 ? (
               <ul>
                 {result.reasons.map((reason) => (

@@ -1,5 +1,4 @@
 // The portal's Numbers and each number's verification (KYC): the list with the API's filters (a profile, an expiry
-
 // date among them), each number's profile, and a selection of numbers attached to a profile; the verification's status,
 // evaluation, rejection reasons, expiry and address; submitting or amending the address; uploading, downloading and
 // deleting documents; resubmitting a rejected verification unchanged and deleting one (so the number can join a

@@ -1,5 +1,4 @@
 // The portal's Orders: the list with every filter of the API (parsed by the API's own query schema), status tabs with
-import { KYC_TYPE_WORDS, words } from "../lib/words.ts";
 // the counts, sorting and paging; a new order from the orderable catalog, with what each pair requires of a
 // verification and an optional profile the order's numbers join (refused, requirement by requirement, beside the field
 // when it does not meet them); an order's page, editable while pending. Every change is the API's own use case
@@ -17,6 +16,7 @@ import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { withPrefix } from "../lib/ids.ts";
+import { KYC_TYPE_WORDS, words } from "../lib/words.ts";
 import { listOrders } from "../orders/list.ts";
 import {
   createOrderBody,

@@ -1,5 +1,4 @@
 // The portal's Profiles (COMPLIANCE.md): a verification made once and used for many numbers. The list with the API's
-
 // filters; a new profile (a name and the number page's address form); a profile's page: its status, its evaluation
 // against a pair of the catalog as a checklist, a rejection's reasons beside the field or document each names, its
 // documents (upload, download, delete while allowed), its details, resubmit when rejected; renaming and amending; its

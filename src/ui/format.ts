@@ -1,5 +1,5 @@
-// How stored values read on a page: words instead of identifiers, times and days, counts with their noun, and a list
-// page's query string with some parameters changed.
+// How values read on a page: times and days, counts with their noun, and a list page's query string with some
+// parameters changed (stored values in words: src/lib/words.ts).
 
 /** A time for people, to the minute: "2026-11-21 09:30 UTC", from stored milliseconds or the API's ISO text; a dash for none. */
 export function dateTime(time: number | string | null): string {

@@ -252,8 +252,8 @@ it("checks a profile against a pair, refuses an order naming it beside the field
   await page.waitForURL(`${portal.base}/portal/orders/new`);
   const beside = page.locator("#kyc_profile_id-error");
   expect(await beside.locator("li").allTextContents()).toEqual([
-    "This number accepts only a verification of a business",
-    "The address must be in GB",
+    "Verification type: This number accepts only a verification of a business",
+    "Address: The address must be in GB",
   ]);
   expect(await page.getByLabel("Profile").getAttribute("aria-describedby")).toContain("kyc_profile_id-error");
   await portal.screenshot(page, "new-order-refused");
