@@ -40,6 +40,7 @@ import {
   TextArea,
   TextInput,
 } from "../ui/forms.tsx";
+import { OrderFacts } from "../ui/order-facts.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { mayChange } from "./roles.ts";
 
@@ -152,34 +153,12 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
         Order {order.order_number} <Badge status={order.status} />
       </h1>
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
-      <div class="card">
-        <dl class="facts">
-          <dt>Account</dt>
-          <dd>
-            <a href={`/ops/queue?customer_slug=${encodeURIComponent(details.slug)}`}>{details.slug}</a>
-          </dd>
-          <dt>Number type</dt>
-          <dd>{words(order.number_type)}</dd>
-          <dt>Country</dt>
-          <dd>{order.country_code}</dd>
-          <dt>Quantity</dt>
-          <dd>{order.quantity}</dd>
-          <dt>Fulfilled</dt>
-          <dd>{order.fulfilled_quantity}</dd>
-          <dt>In stock</dt>
-          <dd>{plural(details.stockAvailable, "number")} of this country and type</dd>
-          <dt>Notes</dt>
-          <dd>{order.notes ?? "—"}</dd>
-          <dt>Profile</dt>
-          <dd>{order.kyc_profile_id ?? "—"}</dd>
-          <dt>Requested</dt>
-          <dd>{dateTime(order.requested_at)}</dd>
-          <dt>Fulfilled at</dt>
-          <dd>{dateTime(order.fulfilled_at)}</dd>
-          <dt>Last change</dt>
-          <dd>{dateTime(order.updated_at)}</dd>
-        </dl>
-      </div>
+      <OrderFacts
+        order={order}
+        account={<a href={`/ops/queue?customer_slug=${encodeURIComponent(details.slug)}`}>{details.slug}</a>}
+        inStock={`${plural(details.stockAvailable, "number")} of this country and type`}
+        profile={order.kyc_profile_id ?? "—"}
+      />
       {changes && allocatable(row) ? (
         <>
           <h2>Fulfil</h2>

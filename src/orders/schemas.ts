@@ -58,7 +58,7 @@ export const orderSchema = z
   })
   .openapi("Order");
 
-type Order = z.infer<typeof orderSchema>;
+export type Order = z.infer<typeof orderSchema>;
 
 /** "#" followed by at least six digits: #000001, #999999, #1000000. */
 export function formatOrderNumber(seq: number): string {

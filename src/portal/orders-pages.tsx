@@ -50,6 +50,7 @@ import {
   TextArea,
   TextInput,
 } from "../ui/forms.tsx";
+import { OrderFacts } from "../ui/order-facts.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
 
@@ -347,28 +348,10 @@ async function orderPage(
       ) : done && status === 200 ? (
         <Notice kind="success">{done}</Notice>
       ) : null}
-      <div class="card">
-        <dl class="facts">
-          <dt>Number type</dt>
-          <dd>{words(order.number_type)}</dd>
-          <dt>Country</dt>
-          <dd>{order.country_code}</dd>
-          <dt>Quantity</dt>
-          <dd>{order.quantity}</dd>
-          <dt>Fulfilled</dt>
-          <dd>{order.fulfilled_quantity}</dd>
-          <dt>Notes</dt>
-          <dd>{order.notes ?? "—"}</dd>
-          <dt>Profile</dt>
-          <dd>{order.kyc_profile_id ? <a href={`/portal/profiles/${order.kyc_profile_id}`}>{order.kyc_profile_id}</a> : "—"}</dd>
-          <dt>Requested</dt>
-          <dd>{dateTime(order.requested_at)}</dd>
-          <dt>Fulfilled at</dt>
-          <dd>{dateTime(order.fulfilled_at)}</dd>
-          <dt>Last change</dt>
-          <dd>{dateTime(order.updated_at)}</dd>
-        </dl>
-      </div>
+      <OrderFacts
+        order={order}
+        profile={order.kyc_profile_id ? <a href={`/portal/profiles/${order.kyc_profile_id}`}>{order.kyc_profile_id}</a> : "—"}
+      />
       {catalog && profiles ? (
         <>
           <h2>Change the order</h2>

@@ -1,0 +1,56 @@
+// An order's facts as every set of pages shows them (the portal's order page, the console's): its pair, quantity,
+// fulfilment, notes, profile and times, with what a set adds (the console's account and stock) in their places.
+import type { Child } from "hono/jsx";
+import { words } from "../lib/words.ts";
+import type { Order } from "../orders/schemas.ts";
+import { dateTime } from "./format.ts";
+
+export function OrderFacts({
+  order,
+  profile,
+  account,
+  inStock,
+}: {
+  order: Order;
+  /** The profile as the page links it (or a dash for none). */
+  profile: Child;
+  account?: Child;
+  inStock?: Child;
+}) {
+  return (
+    <div class="card">
+      <dl class="facts">
+        {account === undefined ? null : (
+          <>
+            <dt>Account</dt>
+            <dd>{account}</dd>
+          </>
+        )}
+        <dt>Number type</dt>
+        <dd>{words(order.number_type)}</dd>
+        <dt>Country</dt>
+        <dd>{order.country_code}</dd>
+        <dt>Quantity</dt>
+        <dd>{order.quantity}</dd>
+        <dt>Fulfilled</dt>
+        <dd>{order.fulfilled_quantity}</dd>
+        {inStock === undefined ? null : (
+          <>
+            <dt>In stock</dt>
+            <dd>{inStock}</dd>
+          </>
+        )}
+        <dt>Notes</dt>
+        <dd>{order.notes ?? "—"}</dd>
+        <dt>Profile</dt>
+        <dd>{profile}</dd>
+        <dt>Requested</dt>
+        <dd>{dateTime(order.requested_at)}</dd>
+        <dt>Fulfilled at</dt>
+        <dd>{dateTime(order.fulfilled_at)}</dd>
+        <dt>Last change</dt>
+        <dd>{dateTime(order.updated_at)}</dd>
+      </dl>
+    </div>
+  );
+}
