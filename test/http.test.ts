@@ -7,6 +7,7 @@ import { z } from "zod";
 import { createApp } from "../src/app.ts";
 import { describeError } from "../src/lib/describe-error.ts";
 import { SCALAR_BUNDLE_PATH } from "../src/service/docs.ts";
+import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   addressed,
   anonymous,
@@ -445,6 +446,64 @@ describe("text and encodings", () => {
     });
     expect((await problem(response, 400, "malformed_json")).detail).toBe("The request body is not valid UTF-8");
     expect(await orderCount(customer)).toBe(0);
+  });
+
+  it("refuses a JSON body that names a key twice in one object, at any depth, on every kind of JSON route", async () => {
+    const customer = await orderable();
+    const send = (path: string, body: string, method = "POST") =>
+      call(path, {
+        method,
+        headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "Content-Type": "application/json" },
+        body,
+      });
+    const refusedAt = async (response: Response, pointer: string) => {
+      const refused = await problem(response, 400, "malformed_json");
+      expect(refused.detail).toBe(`The request body names a key twice in one object, at ${pointer}; each key may appear once`);
+      expect(refused.errors).toEqual([{ location: "body", pointer, message: "is named twice in its object" }]);
+    };
+    // Last-wins parsing would make the member an owner.
+    const user = await json(
+      await operator.admin.customers[":slug"].users.$post({
+        param: { slug: customer.slug },
+        json: { email: `member.${crypto.randomUUID()}@example.com`, name: "Member", role: "member" },
+      }),
+      201,
+    );
+    await refusedAt(await send(`/admin/users/${user.user_id}`, '{"role":"member","role":"owner"}', "PATCH"), "/role");
+    const after = await json(await operator.admin.users[":user_id"].$get({ param: { user_id: user.user_id } }), 200);
+    expect(after.role).toBe("member");
+    // Keys compared as decoded ("\u006eotes" is "notes"); quotes, braces and commas inside strings are text.
+    const tricky = JSON.stringify('a \\"}, {"notes": [');
+    const orderBody = `{"number_type":"mobile","country_code":"US","quantity":1,"notes":${tricky},"\\u006eotes":"b"}`;
+    expect(JSON.parse(orderBody).notes).toBe("b");
+    await refusedAt(
+      await customer.call(ordersPath(customer), {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: orderBody,
+      }),
+      "/notes",
+    );
+    // The same key in two objects, or in an object and the object inside it, is no duplicate.
+    const nested = await customer.callJson("POST", ordersPath(customer), { ...order, notes: '"notes": "x"' });
+    expect(nested.status).toBe(201);
+    await nested.text();
+    expect(await orderCount(customer)).toBe(1);
+    // A large body read after its route's guards (the stock import), pointed to inside its array, "/" and "~" escaped.
+    const row = (phone: string) => `{"phone_number":"${phone}","country_code":"US","number_type":"mobile"}`;
+    await refusedAt(
+      await send("/admin/stock", `{"numbers":[${row("+14155550100")},{"a/b~":1,"phone_number":"+1","a/b~":2}]}`),
+      "/numbers/1/a~1b~0",
+    );
+    // The KYC routes, which check their one JSON body after the guard.
+    await refusedAt(
+      await customer.call(`/v1/numbers/num_${crypto.randomUUID()}/KYC/address`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: '{"verification_type":"individual","address":{},"verification_type":"business"}',
+      }),
+      "/verification_type",
+    );
   });
 
   it("answers a JSON body in a charset other than UTF-8 with 415; names of UTF-8 are fine", async () => {
