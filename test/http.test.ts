@@ -20,6 +20,7 @@ import {
   operator,
   problem,
   type TestCustomer,
+  uniqueNumberType,
   withLogs,
 } from "./helpers.ts";
 
@@ -348,6 +349,8 @@ describe("request bodies", () => {
 });
 
 describe("text and encodings", () => {
+  const invisible = (found: string) =>
+    `must not contain invisible format characters such as zero-width spaces, joiners or direction marks (found ${found})`;
   async function orderable(): Promise<TestCustomer> {
     await makeOrderable("US", "mobile");
     return createCustomer();
@@ -393,20 +396,138 @@ describe("text and encodings", () => {
       "validation_error",
     );
     await problem(await customer.call(`${ordersPath(customer)}?search=a%00b`), 400, "validation_error");
-    // Text that displays in another order than it is stored, in any text field; the plain direction marks pass.
-    const bidi = "must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)";
-    for (const notes of ["pay \u202eten\u202c now", "\u2066isolated\u2069"]) {
+    // Text that displays in another order than it is stored, in any text field; the direction marks too (issue 25).
+    for (const [notes, found] of [
+      ["pay \u202eten\u202c now", "U+202E"],
+      ["\u2066isolated\u2069", "U+2066"],
+      ["\u200fשלום\u200e 42", "U+200F"],
+    ]) {
       const refused = await problem(
         await customer.callJson("POST", ordersPath(customer), { ...order, notes }),
         400,
         "validation_error",
       );
-      expect(refused.errors).toEqual([{ location: "body", pointer: "/notes", message: bidi }]);
+      expect(refused.errors).toEqual([{ location: "body", pointer: "/notes", message: invisible(found!) }]);
     }
-    const marked = await customer.callJson("POST", ordersPath(customer), { ...order, notes: "\u200fשלום\u200e 42" });
-    expect(marked.status).toBe(201);
-    await marked.text();
+    const hebrew = await customer.callJson("POST", ordersPath(customer), { ...order, notes: "שלום 42" });
+    expect(hebrew.status).toBe(201);
+    await hebrew.text();
     expect(await orderCount(customer)).toBe(2);
+  });
+
+  it("refuses invisible format characters (Unicode Cf) in every name and free-text field, naming the one found", async () => {
+    const customer = await orderable();
+    // Every kind: zero-width space, non-joiner, joiner, word joiner, byte order mark, soft hyphen, the direction marks,
+    // an override, an isolate, the Arabic letter mark, a tag character (beyond the BMP).
+    for (const [character, found] of [
+      ["\u200b", "U+200B"],
+      ["\u200c", "U+200C"],
+      ["\u200d", "U+200D"],
+      ["\u2060", "U+2060"],
+      ["\ufeff", "U+FEFF"],
+      ["\u00ad", "U+00AD"],
+      ["\u200e", "U+200E"],
+      ["\u202e", "U+202E"],
+      ["\u2067", "U+2067"],
+      ["\u061c", "U+061C"],
+      ["\u{e0041}", "U+E0041"],
+    ] as const) {
+      const refused = await problem(
+        await customer.callJson("POST", ordersPath(customer), { ...order, notes: `ad${character}min` }),
+        400,
+        "validation_error",
+      );
+      expect(refused.errors).toEqual([{ location: "body", pointer: "/notes", message: invisible(found) }]);
+    }
+    // "ad\u200bmin" in each name and free-text field of the API: customer, key, user, staff, profile and address,
+    // webhook description, a requirement's words, a reviewer's reason and note, and a search.
+    const admin = (method: string, path: string, body: unknown) =>
+      call(path, {
+        method,
+        headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const name = "ad\u200bmin";
+    const address = {
+      address_line_1: "1 Main St",
+      city: "Springfield",
+      state_province: "CA",
+      postal_code: "94105",
+      country: "US",
+    };
+    const kycId = `kyc_${crypto.randomUUID()}`;
+    const refusals: [string, Promise<Response>, "body" | "query", string][] = [
+      ["customer", admin("POST", "/admin/customers", { slug: `c-${crypto.randomUUID().slice(0, 8)}`, name }), "body", "/name"],
+      ["API key", admin("POST", `/admin/customers/${customer.slug}/api-keys`, { name }), "body", "/name"],
+      [
+        "user",
+        admin("POST", `/admin/customers/${customer.slug}/users`, { email: "ada@example.com", name, role: "member" }),
+        "body",
+        "/name",
+      ],
+      ["staff", admin("PUT", "/admin/staff/ada@operator.example", { name, role: "viewer" }), "body", "/name"],
+      [
+        "profile",
+        customer.callJson("POST", `/api/customers/${customer.slug}/kyc-profiles`, {
+          name,
+          verification_type: "individual",
+          ...address,
+        }),
+        "body",
+        "/name",
+      ],
+      [
+        "address",
+        customer.callJson("POST", `/v1/numbers/num_${crypto.randomUUID()}/KYC/address`, {
+          verification_type: "individual",
+          ...address,
+          city: name,
+        }),
+        "body",
+        "/city",
+      ],
+      [
+        "webhook description",
+        customer.callJson("POST", `/api/customers/${customer.slug}/webhook-endpoints`, {
+          url: "https://hooks.example.com/x",
+          description: name,
+        }),
+        "body",
+        "/description",
+      ],
+      [
+        "requirement",
+        admin("PUT", `/admin/catalog/US/${uniqueNumberType()}/requirements`, {
+          verification_types: ["individual"],
+          address_in_country: false,
+          fields: { individual: [], business: [] },
+          documents: [{ key: "id", document_types: ["identity"], applies_to: ["individual"], description: name }],
+        }),
+        "body",
+        "/documents/0/description",
+      ],
+      [
+        "rejection",
+        admin("POST", `/admin/kyc/${kycId}/review`, { status: "rejected", rejection_reason: name }),
+        "body",
+        "/rejection_reason",
+      ],
+      [
+        "reason's note",
+        admin("POST", `/admin/kyc/${kycId}/review`, {
+          status: "rejected",
+          rejection_reason: "Unreadable",
+          reasons: [{ code: "other", note: name }],
+        }),
+        "body",
+        "/reasons/0/note",
+      ],
+      ["search", customer.call(`${ordersPath(customer)}?search=${encodeURIComponent(name)}`), "query", "search"],
+    ];
+    for (const [what, answer, location, pointer] of refusals) {
+      const refused = await problem(await answer, 400, "validation_error");
+      expect(refused.errors, what).toEqual([{ location, pointer, message: invisible("U+200B") }]);
+    }
   });
 
   it("refuses lone surrogates, which have no UTF-8 form", async () => {
