@@ -19,7 +19,7 @@ import {
 import { contentDisposition } from "../src/lib/content-disposition.ts";
 import { todayUtc } from "../src/lib/time.ts";
 import { Outbox } from "../src/webhooks/outbox.ts";
-import { filesPath, hostileFiles, jpeg, pdf, png, ppm, uploadedDocument, uploadFile } from "./files.ts";
+import { filesPath, hostileFiles, jpeg, pdf, pdfOf, png, ppm, uploadedDocument, uploadFile } from "./files.ts";
 import {
   addressed,
   anonymous,
@@ -170,6 +170,20 @@ describe("upload", () => {
     await problem(await upload(setup, pdf(), "noextension"), 415, "unsupported_media_type");
     await problem(await upload(setup, pdf(), "doc.pdf.exe"), 415, "unsupported_media_type");
     expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
+  });
+
+  it("refuses a PDF that runs a script, starts a program or carries a file (415, saying why), storing nothing", async () => {
+    const setup = await verificationReady();
+    for (const [object, what] of [
+      ["2 0 obj << /Type /Action /S /JavaScript /JS (app.alert(1)) >> endobj", "JavaScript (the name /JavaScript)"],
+      ["2 0 obj << /OpenAction << /S /Launch /F (calc.exe) >> >> endobj", "a Launch action (the name /Launch)"],
+      ["2 0 obj << /Names << /Embedded#46iles 3 0 R >> >> endobj", "an embedded file (the name /EmbeddedFiles)"],
+    ]) {
+      const refused = await problem(await upload(setup, pdfOf(object!), "statement.pdf"), 415, "unsupported_media_type");
+      expect(refused.detail).toContain(`The PDF contains ${what}`);
+    }
+    expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
+    await uploadedDocument(await upload(setup, pdfOf("2 0 obj << /Title (JavaScript /JS) >> endobj"), "statement.pdf"));
   });
 
   it("applies the 300 DPI rule to PNG pHYs", async () => {
