@@ -11,13 +11,7 @@ import {
   type WebhookEndpointRow,
 } from "../db/schema.ts";
 import type { Bindings } from "../env.ts";
-import {
-  formatCharacterIn,
-  formatCharacterMessage,
-  prefixedIdParam,
-  singleLineText,
-  timestampSchema,
-} from "../http/fields.ts";
+import { formatCharacterIn, formatCharacterMessage, prefixedIdParam, singleLineText, timestampSchema } from "../http/fields.ts";
 import { commaList, pageOnlyQuery, pageSchema } from "../http/pagination.ts";
 import { issuesToFieldErrors, validationHook } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
