@@ -6,8 +6,8 @@ import type { Refusal } from "../db/outcome.ts";
 import type { DocumentRow, KycRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { KYC_TYPE_NOUNS } from "../lib/words.ts";
 import { done, type FieldError, notFound, Problem, type Result, refused, validationError } from "../lib/problem.ts";
+import { KYC_TYPE_NOUNS } from "../lib/words.ts";
 import { type CheckedFile, deleteObjectsOrLeaveToSweep, removeDocument, storeDocument } from "./documents.ts";
 import { attachNumbers, detachNumbers, type NumberSelection, type NumbersReport } from "./profile-numbers.ts";
 import {
