@@ -1,7 +1,10 @@
 // The API as the served /openapi.json lists it, each operation joined with its route's own zod schemas (kept by
 // @hono/zod-openapi in the app's registry), and the one check every answer of the property tests must pass: a status
-// the route declares, with the declared content type and a body the declared zod schema parses (no JSON Schema
-// validator: those compile code at run time, which workerd forbids).
+// the route declares, with the declared headers (each value as its schema says) and content type, and a body that both
+// the route's zod schema and the document's own JSON Schema take: what clients read is the document, so a zod schema
+// that the document renders untruthfully (an allOf that can never hold) fails here. @cfworker/json-schema interprets
+// schemas without compiling code, which workerd forbids.
+import { dereference, type Schema, validate } from "@cfworker/json-schema";
 import { OpenAPIHono, type RouteConfig, type z } from "@hono/zod-openapi";
 import { expect } from "vitest";
 import { createApp } from "../src/app.ts";
@@ -20,48 +23,96 @@ export interface DescribedOperation {
   /** As the description writes it: /api/customers/{customer_slug}/orders. */
   path: string;
   audience: Audience;
-  /** The route's own configuration: its request and response zod schemas. */
+  /** The route's own configuration: its request and response zod schemas (a HEAD's are its GET's). */
   route: RouteConfig;
+  /** The request headers the operation declares as parameters (lower-cased). */
+  requestHeaders: Set<string>;
   /** The headers each status's answer may carry, as the document declares them (lower-cased), and which it must. */
-  headers: Record<string, Map<string, { required: boolean }>>;
+  headers: Record<string, Map<string, DeclaredHeader>>;
+  /** The document's JSON Schema of each status's body, by media type (resolved against the whole document). */
+  bodySchemas: Record<string, Record<string, Schema>>;
   /**
    * The answers it may give: the route's own, and the problems the document adds to every operation of a kind (the
-   * Idempotency-Key's 409 and 422 on each POST and PATCH), with the problem's zod schema.
+   * Idempotency-Key's 409 and 422 on each POST and PATCH), with the problem's zod schema. A HEAD's have no content.
    */
   responses: RouteConfig["responses"];
 }
 
-type HeaderObject = { required?: boolean };
+/** A response header as the document declares it: whether every such answer carries it, and its value's schema. */
+interface DeclaredHeader {
+  required: boolean;
+  schema: Schema | undefined;
+}
+
+type HeaderObject = { required?: boolean; schema?: Schema };
+type ParameterObject = { in?: string; name?: string };
 type Reference = { $ref: string };
 type DocumentOperation = {
   operationId: string;
   security: Record<string, string[]>[];
-  responses: Record<string, { headers?: Record<string, HeaderObject | Reference>; content?: Record<string, unknown> }>;
+  parameters?: (ParameterObject | Reference)[];
+  responses: Record<
+    string,
+    { headers?: Record<string, HeaderObject | Reference>; content?: Record<string, { schema?: Schema }> }
+  >;
 };
 type Document = {
   paths: Record<string, Record<string, DocumentOperation>>;
-  components: { headers?: Record<string, HeaderObject> };
+  components: { headers?: Record<string, HeaderObject>; parameters?: Record<string, ParameterObject> };
 };
+
+/** A reference to the document's components resolved (a header's or a parameter's). */
+function resolved<T>(document: Document, kind: "headers" | "parameters", item: T | Reference): T {
+  if (typeof item !== "object" || item === null || !("$ref" in item)) return item;
+  const found = (document.components[kind] as Record<string, T> | undefined)?.[item.$ref.replace(`#/components/${kind}/`, "")];
+  if (!found) throw new Error(`${item.$ref} names no ${kind} component`);
+  return found;
+}
 
 /** An operation's response headers by status, each reference to the document's components resolved. */
 function declaredHeaders(document: Document, operation: DocumentOperation): DescribedOperation["headers"] {
-  const resolve = (header: HeaderObject | Reference): HeaderObject => {
-    if (!("$ref" in header)) return header;
-    const found = document.components.headers?.[header.$ref.replace("#/components/headers/", "")];
-    if (!found) throw new Error(`${header.$ref} names no header component`);
-    return found;
-  };
   return Object.fromEntries(
     Object.entries(operation.responses).map(([status, response]) => [
       status,
       new Map(
-        Object.entries(response.headers ?? {}).map(([name, header]) => [
-          name.toLowerCase(),
-          { required: resolve(header).required === true },
-        ]),
+        Object.entries(response.headers ?? {}).map(([name, header]) => {
+          const { required, schema } = resolved(document, "headers", header);
+          return [name.toLowerCase(), { required: required === true, schema }];
+        }),
       ),
     ]),
   );
+}
+
+/** The request headers an operation declares (its `in: header` parameters), lower-cased. */
+function declaredRequestHeaders(document: Document, operation: DocumentOperation): Set<string> {
+  return new Set(
+    (operation.parameters ?? [])
+      .map((parameter) => resolved(document, "parameters", parameter))
+      .filter((parameter) => parameter.in === "header" && parameter.name !== undefined)
+      .map((parameter) => parameter.name!.toLowerCase()),
+  );
+}
+
+/** Each status's body schemas by media type, as the document writes them. */
+function bodySchemasOf(operation: DocumentOperation): DescribedOperation["bodySchemas"] {
+  return Object.fromEntries(
+    Object.entries(operation.responses).map(([status, response]) => [
+      status,
+      Object.fromEntries(
+        Object.entries(response.content ?? {}).flatMap(([mediaType, media]) => (media.schema ? [[mediaType, media.schema]] : [])),
+      ),
+    ]),
+  );
+}
+
+/** The document's schemas, each reachable by its place: where a $ref in the document points. */
+let schemaLookup: ReturnType<typeof dereference> | undefined;
+
+/** Where a value breaks a schema of the document: the validator's errors, in words, or none. */
+function schemaErrors(value: unknown, schema: Schema): string[] {
+  const result = validate(value, schema, "2020-12", schemaLookup, false);
+  return result.valid ? [] : result.errors.map((error) => `${error.instanceLocation}: ${error.error}`);
 }
 
 let described: Promise<DescribedOperation[]> | undefined;
@@ -79,6 +130,8 @@ async function readDescribedOperations(): Promise<DescribedOperation[]> {
   const response = await call("/openapi.json");
   expect(response.status).toBe(200);
   const document: Document = await response.json();
+  // One lookup of the whole document: a body's schema is judged with every $ref it makes, as a client's validator would.
+  schemaLookup = dereference({ ...document, $id: "https://description.test/openapi.json" } as unknown as Schema);
   const app = createApp();
   // The app's type is the chained routes' (for the typed client); the object is the OpenAPIHono that keeps the registry.
   if (!(app instanceof OpenAPIHono)) throw new Error("createApp() is expected to build an OpenAPIHono");
@@ -90,7 +143,9 @@ async function readDescribedOperations(): Promise<DescribedOperation[]> {
   return Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, operation]) => {
       const key = `${method.toUpperCase()} ${path}`;
-      const route = routes.get(key);
+      // A HEAD is its GET's route (Hono answers it with the GET's handler), with bodies left out.
+      const head = method === "head";
+      const route = routes.get(head ? `GET ${path}` : key);
       if (!route) throw new Error(`${key} is described but has no route in the app's registry`);
       const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
       const audience: Audience = schemes.length === 0 ? "public" : schemes.includes("adminToken") ? "operator" : "customer";
@@ -98,12 +153,27 @@ async function readDescribedOperations(): Promise<DescribedOperation[]> {
       const added = Object.entries(operation.responses)
         .filter(([status, response]) => !(status in route.responses) && PROBLEM_CONTENT_TYPE in (response.content ?? {}))
         .map(([status]) => Number(status) as ProblemStatus);
-      const responses = {
+      const responses: RouteConfig["responses"] = {
         // errorResponses also implies a 500 (and a 429 beside a 401): only the status itself is taken.
         ...(Object.fromEntries(added.map((status) => [status, errorResponses(status)[status]!])) as RouteConfig["responses"]),
         ...route.responses,
       };
-      return { operationId: operation.operationId, method: method.toUpperCase(), path, audience, route, headers, responses };
+      if (head) {
+        for (const [status, response] of Object.entries(responses)) {
+          responses[status] = { description: "description" in response ? response.description : "" };
+        }
+      }
+      return {
+        operationId: operation.operationId,
+        method: method.toUpperCase(),
+        path,
+        audience,
+        route,
+        requestHeaders: declaredRequestHeaders(document, operation),
+        headers,
+        bodySchemas: bodySchemasOf(operation),
+        responses,
+      };
     }),
   );
 }
@@ -127,31 +197,15 @@ function isZod(schema: unknown): schema is z.ZodType {
   return typeof schema === "object" && schema !== null && "safeParse" in schema;
 }
 
-/**
- * Headers of plain HTTP that the description leaves to HTTP itself: the body's type and length, caching, and the
- * browser-facing security headers every answer carries (hono's secureHeaders). Any other header must be declared.
- */
-const HTTP_HEADERS = new Set([
-  "content-type",
-  "content-length",
-  "cache-control",
-  "vary",
-  "cross-origin-opener-policy",
-  "cross-origin-resource-policy",
-  "origin-agent-cluster",
-  "referrer-policy",
-  "strict-transport-security",
-  "x-content-type-options",
-  "x-dns-prefetch-control",
-  "x-download-options",
-  "x-frame-options",
-  "x-permitted-cross-domain-policies",
-  "x-xss-protection",
-]);
+/** Headers of plain HTTP that the description leaves to HTTP itself: the body's type and length. Any other is declared. */
+const HTTP_HEADERS = new Set(["content-type", "content-length"]);
 
-/** Asserts the answer carries every header its status requires, and no header of the service's own it does not declare. */
+/**
+ * Asserts the answer carries every header its status requires, each as its declared schema says, and no header the
+ * document does not declare (the security headers and Cache-Control included: they are promises of the contract).
+ */
 function expectDeclaredHeaders(operation: DescribedOperation, status: number, headers: Headers, label: string): void {
-  const declared = operation.headers[String(status)] ?? new Map();
+  const declared = operation.headers[String(status)] ?? new Map<string, DeclaredHeader>();
   const required = [...declared].filter(([, header]) => header.required).map(([name]) => name);
   expect(
     required.filter((name) => !headers.has(name)),
@@ -162,6 +216,13 @@ function expectDeclaredHeaders(operation: DescribedOperation, status: number, he
     sent.filter((name) => !HTTP_HEADERS.has(name) && !declared.has(name)),
     `undeclared headers; ${label}`,
   ).toEqual([]);
+  const wrong = [...declared].flatMap(([name, { schema }]) => {
+    const value = headers.get(name);
+    return value === null || schema === undefined
+      ? []
+      : schemaErrors(value, schema).map((error) => `${name}: ${value} (${error})`);
+  });
+  expect(wrong, `header values their schemas refuse; ${label}`).toEqual([]);
 }
 
 /**
@@ -175,6 +236,9 @@ export function expectDeclared(operation: DescribedOperation, status: number, he
   const declared = operation.responses[status];
   expect(declared, `undeclared status; ${label}`).toBeDefined();
   expectDeclaredHeaders(operation, status, headers, label);
+  // An answer to a conditional request needs the request's condition declared, so that clients know to send it.
+  if (status === 304)
+    expect([...operation.requestHeaders], `304 without If-None-Match declared; ${label}`).toContain("if-none-match");
   const content = (declared && "content" in declared ? declared.content : undefined) ?? {};
   const mediaType = (headers.get("Content-Type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   if (Object.keys(content).length === 0) {
@@ -195,6 +259,9 @@ export function expectDeclared(operation: DescribedOperation, status: number, he
   const parsed = schema.safeParse(body);
   expect(parsed.success ? [] : parsed.error.issues, `a body the declared schema refuses; ${label}`).toEqual([]);
   expect(parsed.data, `fields the declared schema does not name; ${label}`).toEqual(body);
+  const described = operation.bodySchemas[String(status)]?.[mediaType];
+  expect(described, `no schema in the document; ${label}`).toBeDefined();
+  expect(schemaErrors(body, described!), `a body the document's JSON Schema refuses; ${label}`).toEqual([]);
   if (status >= 400) {
     const problem = body as { status: number; request_id: string };
     expect(problem.status, label).toBe(status);

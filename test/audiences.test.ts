@@ -6,7 +6,7 @@ import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { call, clientAddress, createCustomer, problem, type TestCustomer } from "./helpers.ts";
 
 /** The operations anyone may call; everything else needs a customer's API key or the operator's token. */
-const PUBLIC_OPERATIONS = ["getHealth", "getProblemType"];
+const PUBLIC_OPERATIONS = ["getHealth", "getProblemType", "headGetHealth", "headGetProblemType"];
 /** Routes of the public audience that the description does not list: the description itself and its reference page. */
 const UNDESCRIBED_PUBLIC_ROUTES = ["GET /openapi.json", "GET /docs", "GET /ui/assets/ui.css", "GET /ui/assets/icon.svg"];
 
@@ -43,7 +43,7 @@ function concrete(path: string): string {
 
 /** The walk's request; each from an address of its own, as the walk fails authentication far more than 30 times. */
 function request(described: Described, credential: Record<string, string>): Promise<Response> {
-  const hasBody = !["GET", "DELETE"].includes(described.method);
+  const hasBody = !["GET", "HEAD", "DELETE"].includes(described.method);
   const headers = { ...credential, "CF-Connecting-IP": clientAddress() };
   return call(concrete(described.path), {
     method: described.method,
@@ -75,7 +75,9 @@ describe("default deny over every described operation", () => {
       for (const headers of [{}, ...others]) {
         const response = await request(described, headers);
         expect(response.status, `${label} with ${JSON.stringify(Object.keys(headers))}`).toBe(401);
-        await problem(response, 401, "unauthorized");
+        // A HEAD's answer is its GET's without the body.
+        if (described.method === "HEAD") await response.arrayBuffer();
+        else await problem(response, 401, "unauthorized");
       }
     }
   });

@@ -308,6 +308,52 @@ describe("rejection reasons and the way back", () => {
     expect(profileEvents).toHaveLength(1);
   });
 
+  it("refuses a reason naming a business's field on a person's verification, profile or number, and takes it on a business's", async () => {
+    const customer = await createCustomer("reasons");
+    const onlyBusiness = (field: string) => ({
+      status: "rejected",
+      rejection_reason: "The company cannot be found",
+      reasons: [
+        { code: "field_invalid", field: "postal_code" },
+        { code: "company_unverifiable", field },
+      ],
+    });
+    const refusal = (response: Response) => problem(response, 400, "validation_error");
+    const person = await createProfile(customer);
+    await bodyOf<Wire>(await review(person.id, { status: "under_review" }));
+    for (const field of ["company_name", "tax_id", "contact_person"]) {
+      expect((await refusal(await review(person.id, onlyBusiness(field)))).errors).toEqual([
+        { location: "body", pointer: "/reasons/1/field", message: "is not a field of a verification of a person" },
+      ]);
+    }
+    expect(await bodyOf<Wire>(await customer.call(profilesPath(customer, `/${person.id}`)))).toMatchObject({
+      status: "under_review",
+      rejection_reasons: [],
+    });
+    // A number's own verification: the same rule.
+    const [number] = await allocateNumbers(customer, 1);
+    const kyc = await bodyOf<Wire>(
+      await customer.callJson("POST", `/v1/numbers/${number!.number_id}/KYC/address`, INDIVIDUAL_ADDRESS),
+      201,
+    );
+    const reviewNumber = (body: unknown) => callJson("POST", `/admin/kyc/${kyc.id}/review`, body, ADMIN);
+    await bodyOf<Wire>(await reviewNumber({ status: "under_review" }));
+    expect((await refusal(await reviewNumber(onlyBusiness("tax_id")))).errors?.[0]?.pointer).toBe("/reasons/1/field");
+    // A business's verification has those fields.
+    const business = await bodyOf<Wire>(
+      await customer.callJson("POST", profilesPath(customer), {
+        name: "Acme",
+        ...INDIVIDUAL_ADDRESS,
+        verification_type: "business",
+        company_name: "Acme Ltd",
+      }),
+      201,
+    );
+    await bodyOf<Wire>(await review(business.id, { status: "under_review" }));
+    const rejected = await bodyOf<Wire>(await review(business.id, onlyBusiness("company_name")));
+    expect(rejected).toMatchObject({ status: "rejected", rejection_reasons: onlyBusiness("company_name").reasons });
+  });
+
   it("keeps every document pending review when the reasons name only fields", async () => {
     const customer = await createCustomer("reasons");
     const profile = await createProfile(customer);

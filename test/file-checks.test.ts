@@ -1,5 +1,6 @@
 // What an uploaded file is, judged by its whole structure (src/kyc/file-checks.ts called directly on crafted bytes): the
 // type from the content, the name's extension, a complete PNG, JPEG or PDF, and every resolution an image states.
+import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { checkFile } from "../src/kyc/file-checks.ts";
 import { Problem } from "../src/lib/problem.ts";
@@ -16,6 +17,8 @@ import {
   PNG_IHDR,
   PNG_SIGNATURE,
   pdf,
+  pdfOf,
+  pdfStream,
   physData,
   png,
   pngChunk,
@@ -226,6 +229,105 @@ describe("a truncated or malformed structure is 415", () => {
     );
     expect(judged(ascii("%PDF-1.4\n%%EO"), "a.pdf")).toEqual(broken("The PDF has no %%EOF marker in its last 1024 bytes"));
     expect(judged(pdf(10 * 1024 * 1024), "big.pdf")).toEqual(PDF);
+  });
+});
+
+describe("a PDF that acts rather than shows is 415 (issue 25): scripts, launch actions, embedded files", () => {
+  const acts = (what: string, name: string, where = "") =>
+    broken(
+      `The PDF contains ${what} (the name /${name}${where}); documents that run scripts, start programs or carry files ` +
+        "are refused: print the document to a new PDF, or scan it",
+    );
+  const JS = acts("JavaScript", "JS");
+  const action = "2 0 obj << /Type /Action /S /JavaScript /JS (app.alert(1)) >> endobj";
+  /** A FlateDecode object stream holding these objects (its offsets table left out: nothing here reads it). */
+  const objectStream = (header: string, objects: string, dictionary = "/Type /ObjStm /N 1 /First 0 /Filter /FlateDecode") =>
+    pdfStream(header, dictionary, deflateSync(ascii(objects)));
+
+  it("refuses each active name in an object, naming it", () => {
+    expect(judged(pdfOf(action), "a.pdf")).toEqual(acts("JavaScript", "JavaScript"));
+    expect(judged(pdfOf("2 0 obj << /S /Rendition /JS 3 0 R >> endobj"), "a.pdf")).toEqual(JS);
+    expect(judged(pdfOf("2 0 obj << /S /Launch /F (calc.exe) >> endobj"), "a.pdf")).toEqual(acts("a Launch action", "Launch"));
+    expect(judged(pdfOf(pdfStream("2 0", "/Type /EmbeddedFile", ascii("MZ"))), "a.pdf")).toEqual(
+      acts("an embedded file", "EmbeddedFile"),
+    );
+    expect(judged(pdfOf("2 0 obj << /Names << /EmbeddedFiles 3 0 R >> >> endobj"), "a.pdf")).toEqual(
+      acts("an embedded file", "EmbeddedFiles"),
+    );
+    expect(judged(pdfOf("2 0 obj << /Type /Filespec /F (x.exe) /EF << /F 3 0 R >> >> endobj"), "a.pdf")).toEqual(
+      acts("an embedded file", "EF"),
+    );
+  });
+
+  it("decodes names written with #xx escapes, as readers do", () => {
+    expect(judged(pdfOf("2 0 obj << /S /Launch#20 /J#53 (x) >> endobj"), "a.pdf")).toEqual(JS);
+    expect(judged(pdfOf("2 0 obj << /#4a#61vaScript (x) >> endobj"), "a.pdf")).toEqual(acts("JavaScript", "JavaScript"));
+    expect(judged(pdfOf("2 0 obj << /S /L#61unch >> endobj"), "a.pdf")).toEqual(acts("a Launch action", "Launch"));
+    expect(judged(pdfOf("2 0 obj << /Type /Embedded#46ile >> endobj"), "a.pdf")).toEqual(
+      acts("an embedded file", "EmbeddedFile"),
+    );
+  });
+
+  it("finds an object wherever a reader may take it from: in a comment, after an open string, in another stream's data", () => {
+    // A cross-reference table may point into what reads as a comment, a string or stream data from the file's start.
+    expect(judged(pdfOf(`% ${action}`), "a.pdf")).toEqual(acts("JavaScript", "JavaScript"));
+    expect(judged(pdfOf(`(unbalanced\n${action}`), "a.pdf")).toEqual(acts("JavaScript", "JavaScript"));
+    expect(judged(pdfOf(pdfStream("3 0", "/Subtype /Image", ascii(`\n${action}\n`))), "a.pdf")).toEqual(
+      acts("JavaScript", "JavaScript"),
+    );
+  });
+
+  it("reads the objects packed in object streams: compressed, far into the stream, without /Type, or stored as they are", () => {
+    const inStream = acts("JavaScript", "JS", " in a compressed object stream");
+    expect(judged(pdfOf(objectStream("5 0", "<< /S /JavaScript#20 /J#53 (x) >>")), "a.pdf")).toEqual(inStream);
+    // Past the 16 KiB and 64 KiB pieces an inflater hands out: the name across their boundaries.
+    const padding = "<< /Type /Page >> ".repeat(65536 / 18 - 1);
+    expect(judged(pdfOf(objectStream("5 0", `${padding}    << /JS (x) >>`)), "a.pdf")).toEqual(inStream);
+    expect(judged(pdfOf(objectStream("5 0", "<< /JS (x) >>", "/N 1 /First 0 /Filter /Fl")), "a.pdf")).toEqual(inStream);
+    expect(judged(pdfOf(pdfStream("5 0", "/Type /ObjStm /N 1 /First 0", ascii("<< /JS (x) >>"))), "a.pdf")).toEqual(
+      acts("JavaScript", "JS", " in an object stream"),
+    );
+  });
+
+  it("refuses an object stream it cannot read: another encoding, parameters, broken or too large", () => {
+    const cannot = (encoding: string) =>
+      broken(
+        `The PDF packs objects in a stream encoded as ${encoding}, which cannot be checked for scripts; print the ` +
+          "document to a new PDF, or scan it",
+      );
+    const hex = ascii(Array.from(ascii("<< /JS (x) >>"), (b) => b.toString(16).padStart(2, "0")).join(""));
+    expect(judged(pdfOf(pdfStream("5 0", "/Type /ObjStm /Filter /ASCIIHexDecode", hex)), "a.pdf")).toEqual(
+      cannot("/ASCIIHexDecode"),
+    );
+    expect(
+      judged(pdfOf(objectStream("5 0", "<< >>", "/Type /ObjStm /Filter /FlateDecode /DecodeParms << /Predictor 12 >>")), "a.pdf"),
+    ).toEqual(cannot("/FlateDecode with parameters"));
+    expect(judged(pdfOf(pdfStream("5 0", "/Type /ObjStm /Filter /FlateDecode", ascii("not deflated"))), "a.pdf")).toEqual(
+      broken(
+        "The PDF has an object stream that cannot be inflated (encrypted, or broken), so it cannot be checked for scripts; " +
+          "print the document to a new PDF, or scan it",
+      ),
+    );
+    const bomb = pdfStream("5 0", "/Type /ObjStm /Filter /FlateDecode", deflateSync(new Uint8Array(17 * 1024 * 1024)));
+    expect(judged(pdfOf(bomb), "a.pdf")).toEqual(
+      broken(`The PDF's object streams inflate to more than ${16 * 1024 * 1024} bytes, too much to check for scripts`),
+    );
+  });
+
+  it("refuses objects that overlap endlessly (each header in the string of the one before), in linear time", () => {
+    const nested = ascii("1 0 obj (".repeat((1024 * 1024) / 9));
+    expect(judged(concat(ascii("%PDF-1.7\n"), nested, ascii("\n%%EOF\n")), "a.pdf")).toEqual(
+      broken("The PDF's objects overlap too much to be checked for scripts"),
+    );
+  });
+
+  it("accepts what only looks like them: names in strings and comments, longer names, bytes in an image's data", () => {
+    expect(judged(pdfOf("2 0 obj << /Title (/JavaScript /Launch) /Subject <2F4A53> >> endobj"), "a.pdf")).toEqual(PDF);
+    expect(judged(pdfOf("2 0 obj << /JSON 1 /JSX 2 /Launcher 3 /EFX 4 >> % /JS\nendobj"), "a.pdf")).toEqual(PDF);
+    expect(judged(pdfOf("% no object here: /JavaScript /Launch"), "a.pdf")).toEqual(PDF);
+    const image = concat(new Uint8Array([0xff, 0xd8]), ascii("/JS /EF /Launch"), new Uint8Array([0xff, 0xd9]));
+    expect(judged(pdfOf(pdfStream("3 0", "/Type /XObject /Subtype /Image /Filter /DCTDecode", image)), "a.pdf")).toEqual(PDF);
+    expect(judged(pdfOf(objectStream("5 0", "<< /Type /Page /Parent 2 0 R >> << /Title (a) >>")), "a.pdf")).toEqual(PDF);
   });
 });
 

@@ -156,6 +156,24 @@ export function pdf(size?: number): Uint8Array {
   return concat(head, new Uint8Array(padding).fill(0x41), tail);
 }
 
+/** A PDF of these objects (text, or bytes for binary data) after a catalog, with a trailer and its %%EOF. */
+export function pdfOf(...objects: (string | Uint8Array)[]): Uint8Array {
+  return concat(
+    ascii("%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"),
+    ...objects.map((object) => (typeof object === "string" ? ascii(`${object}\n`) : object)),
+    ascii("trailer << /Root 1 0 R >>\n%%EOF\n"),
+  );
+}
+
+/** An object holding a stream of these bytes under this dictionary (its /Length added). */
+export function pdfStream(header: string, dictionary: string, data: Uint8Array): Uint8Array {
+  return concat(
+    ascii(`${header} obj << ${dictionary} /Length ${data.length} >> stream\r\n`),
+    data,
+    ascii("\r\nendstream endobj\n"),
+  );
+}
+
 /** The start of a DOS/Windows executable: the MZ header and its stub's message. */
 function executable(): Uint8Array {
   return concat(

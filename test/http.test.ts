@@ -7,6 +7,7 @@ import { z } from "zod";
 import { createApp } from "../src/app.ts";
 import { describeError } from "../src/lib/describe-error.ts";
 import { SCALAR_BUNDLE_PATH } from "../src/service/docs.ts";
+import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   addressed,
   anonymous,
@@ -19,6 +20,7 @@ import {
   operator,
   problem,
   type TestCustomer,
+  uniqueNumberType,
   withLogs,
 } from "./helpers.ts";
 
@@ -347,6 +349,8 @@ describe("request bodies", () => {
 });
 
 describe("text and encodings", () => {
+  const invisible = (found: string) =>
+    `must not contain invisible format characters such as zero-width spaces, joiners or direction marks (found ${found})`;
   async function orderable(): Promise<TestCustomer> {
     await makeOrderable("US", "mobile");
     return createCustomer();
@@ -392,20 +396,138 @@ describe("text and encodings", () => {
       "validation_error",
     );
     await problem(await customer.call(`${ordersPath(customer)}?search=a%00b`), 400, "validation_error");
-    // Text that displays in another order than it is stored, in any text field; the plain direction marks pass.
-    const bidi = "must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)";
-    for (const notes of ["pay \u202eten\u202c now", "\u2066isolated\u2069"]) {
+    // Text that displays in another order than it is stored, in any text field; the direction marks too (issue 25).
+    for (const [notes, found] of [
+      ["pay \u202eten\u202c now", "U+202E"],
+      ["\u2066isolated\u2069", "U+2066"],
+      ["\u200fשלום\u200e 42", "U+200F"],
+    ]) {
       const refused = await problem(
         await customer.callJson("POST", ordersPath(customer), { ...order, notes }),
         400,
         "validation_error",
       );
-      expect(refused.errors).toEqual([{ location: "body", pointer: "/notes", message: bidi }]);
+      expect(refused.errors).toEqual([{ location: "body", pointer: "/notes", message: invisible(found!) }]);
     }
-    const marked = await customer.callJson("POST", ordersPath(customer), { ...order, notes: "\u200fשלום\u200e 42" });
-    expect(marked.status).toBe(201);
-    await marked.text();
+    const hebrew = await customer.callJson("POST", ordersPath(customer), { ...order, notes: "שלום 42" });
+    expect(hebrew.status).toBe(201);
+    await hebrew.text();
     expect(await orderCount(customer)).toBe(2);
+  });
+
+  it("refuses invisible format characters (Unicode Cf) in every name and free-text field, naming the one found", async () => {
+    const customer = await orderable();
+    // Every kind: zero-width space, non-joiner, joiner, word joiner, byte order mark, soft hyphen, the direction marks,
+    // an override, an isolate, the Arabic letter mark, a tag character (beyond the BMP).
+    for (const [character, found] of [
+      ["\u200b", "U+200B"],
+      ["\u200c", "U+200C"],
+      ["\u200d", "U+200D"],
+      ["\u2060", "U+2060"],
+      ["\ufeff", "U+FEFF"],
+      ["\u00ad", "U+00AD"],
+      ["\u200e", "U+200E"],
+      ["\u202e", "U+202E"],
+      ["\u2067", "U+2067"],
+      ["\u061c", "U+061C"],
+      ["\u{e0041}", "U+E0041"],
+    ] as const) {
+      const refused = await problem(
+        await customer.callJson("POST", ordersPath(customer), { ...order, notes: `ad${character}min` }),
+        400,
+        "validation_error",
+      );
+      expect(refused.errors).toEqual([{ location: "body", pointer: "/notes", message: invisible(found) }]);
+    }
+    // "ad\u200bmin" in each name and free-text field of the API: customer, key, user, staff, profile and address,
+    // webhook description, a requirement's words, a reviewer's reason and note, and a search.
+    const admin = (method: string, path: string, body: unknown) =>
+      call(path, {
+        method,
+        headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const name = "ad\u200bmin";
+    const address = {
+      address_line_1: "1 Main St",
+      city: "Springfield",
+      state_province: "CA",
+      postal_code: "94105",
+      country: "US",
+    };
+    const kycId = `kyc_${crypto.randomUUID()}`;
+    const refusals: [string, Promise<Response>, "body" | "query", string][] = [
+      ["customer", admin("POST", "/admin/customers", { slug: `c-${crypto.randomUUID().slice(0, 8)}`, name }), "body", "/name"],
+      ["API key", admin("POST", `/admin/customers/${customer.slug}/api-keys`, { name }), "body", "/name"],
+      [
+        "user",
+        admin("POST", `/admin/customers/${customer.slug}/users`, { email: "ada@example.com", name, role: "member" }),
+        "body",
+        "/name",
+      ],
+      ["staff", admin("PUT", "/admin/staff/ada@operator.example", { name, role: "viewer" }), "body", "/name"],
+      [
+        "profile",
+        customer.callJson("POST", `/api/customers/${customer.slug}/kyc-profiles`, {
+          name,
+          verification_type: "individual",
+          ...address,
+        }),
+        "body",
+        "/name",
+      ],
+      [
+        "address",
+        customer.callJson("POST", `/v1/numbers/num_${crypto.randomUUID()}/KYC/address`, {
+          verification_type: "individual",
+          ...address,
+          city: name,
+        }),
+        "body",
+        "/city",
+      ],
+      [
+        "webhook description",
+        customer.callJson("POST", `/api/customers/${customer.slug}/webhook-endpoints`, {
+          url: "https://hooks.example.com/x",
+          description: name,
+        }),
+        "body",
+        "/description",
+      ],
+      [
+        "requirement",
+        admin("PUT", `/admin/catalog/US/${uniqueNumberType()}/requirements`, {
+          verification_types: ["individual"],
+          address_in_country: false,
+          fields: { individual: [], business: [] },
+          documents: [{ key: "id", document_types: ["identity"], applies_to: ["individual"], description: name }],
+        }),
+        "body",
+        "/documents/0/description",
+      ],
+      [
+        "rejection",
+        admin("POST", `/admin/kyc/${kycId}/review`, { status: "rejected", rejection_reason: name }),
+        "body",
+        "/rejection_reason",
+      ],
+      [
+        "reason's note",
+        admin("POST", `/admin/kyc/${kycId}/review`, {
+          status: "rejected",
+          rejection_reason: "Unreadable",
+          reasons: [{ code: "other", note: name }],
+        }),
+        "body",
+        "/reasons/0/note",
+      ],
+      ["search", customer.call(`${ordersPath(customer)}?search=${encodeURIComponent(name)}`), "query", "search"],
+    ];
+    for (const [what, answer, location, pointer] of refusals) {
+      const refused = await problem(await answer, 400, "validation_error");
+      expect(refused.errors, what).toEqual([{ location, pointer, message: invisible("U+200B") }]);
+    }
   });
 
   it("refuses lone surrogates, which have no UTF-8 form", async () => {
@@ -445,6 +567,64 @@ describe("text and encodings", () => {
     });
     expect((await problem(response, 400, "malformed_json")).detail).toBe("The request body is not valid UTF-8");
     expect(await orderCount(customer)).toBe(0);
+  });
+
+  it("refuses a JSON body that names a key twice in one object, at any depth, on every kind of JSON route", async () => {
+    const customer = await orderable();
+    const send = (path: string, body: string, method = "POST") =>
+      call(path, {
+        method,
+        headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "Content-Type": "application/json" },
+        body,
+      });
+    const refusedAt = async (response: Response, pointer: string) => {
+      const refused = await problem(response, 400, "malformed_json");
+      expect(refused.detail).toBe(`The request body names a key twice in one object, at ${pointer}; each key may appear once`);
+      expect(refused.errors).toEqual([{ location: "body", pointer, message: "is named twice in its object" }]);
+    };
+    // Last-wins parsing would make the member an owner.
+    const user = await json(
+      await operator.admin.customers[":slug"].users.$post({
+        param: { slug: customer.slug },
+        json: { email: `member.${crypto.randomUUID()}@example.com`, name: "Member", role: "member" },
+      }),
+      201,
+    );
+    await refusedAt(await send(`/admin/users/${user.user_id}`, '{"role":"member","role":"owner"}', "PATCH"), "/role");
+    const after = await json(await operator.admin.users[":user_id"].$get({ param: { user_id: user.user_id } }), 200);
+    expect(after.role).toBe("member");
+    // Keys compared as decoded ("\u006eotes" is "notes"); quotes, braces and commas inside strings are text.
+    const tricky = JSON.stringify('a \\"}, {"notes": [');
+    const orderBody = `{"number_type":"mobile","country_code":"US","quantity":1,"notes":${tricky},"\\u006eotes":"b"}`;
+    expect(JSON.parse(orderBody).notes).toBe("b");
+    await refusedAt(
+      await customer.call(ordersPath(customer), {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: orderBody,
+      }),
+      "/notes",
+    );
+    // The same key in two objects, or in an object and the object inside it, is no duplicate.
+    const nested = await customer.callJson("POST", ordersPath(customer), { ...order, notes: '"notes": "x"' });
+    expect(nested.status).toBe(201);
+    await nested.text();
+    expect(await orderCount(customer)).toBe(1);
+    // A large body read after its route's guards (the stock import), pointed to inside its array, "/" and "~" escaped.
+    const row = (phone: string) => `{"phone_number":"${phone}","country_code":"US","number_type":"mobile"}`;
+    await refusedAt(
+      await send("/admin/stock", `{"numbers":[${row("+14155550100")},{"a/b~":1,"phone_number":"+1","a/b~":2}]}`),
+      "/numbers/1/a~1b~0",
+    );
+    // The KYC routes, which check their one JSON body after the guard.
+    await refusedAt(
+      await customer.call(`/v1/numbers/num_${crypto.randomUUID()}/KYC/address`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: '{"verification_type":"individual","address":{},"verification_type":"business"}',
+      }),
+      "/verification_type",
+    );
   });
 
   it("answers a JSON body in a charset other than UTF-8 with 415; names of UTF-8 are fine", async () => {

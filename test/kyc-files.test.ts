@@ -19,7 +19,7 @@ import {
 import { contentDisposition } from "../src/lib/content-disposition.ts";
 import { todayUtc } from "../src/lib/time.ts";
 import { Outbox } from "../src/webhooks/outbox.ts";
-import { filesPath, hostileFiles, jpeg, pdf, png, ppm, uploadedDocument, uploadFile } from "./files.ts";
+import { filesPath, hostileFiles, jpeg, pdf, pdfOf, png, ppm, uploadedDocument, uploadFile } from "./files.ts";
 import {
   addressed,
   anonymous,
@@ -170,6 +170,20 @@ describe("upload", () => {
     await problem(await upload(setup, pdf(), "noextension"), 415, "unsupported_media_type");
     await problem(await upload(setup, pdf(), "doc.pdf.exe"), 415, "unsupported_media_type");
     expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
+  });
+
+  it("refuses a PDF that runs a script, starts a program or carries a file (415, saying why), storing nothing", async () => {
+    const setup = await verificationReady();
+    for (const [object, what] of [
+      ["2 0 obj << /Type /Action /S /JavaScript /JS (app.alert(1)) >> endobj", "JavaScript (the name /JavaScript)"],
+      ["2 0 obj << /OpenAction << /S /Launch /F (calc.exe) >> >> endobj", "a Launch action (the name /Launch)"],
+      ["2 0 obj << /Names << /Embedded#46iles 3 0 R >> >> endobj", "an embedded file (the name /EmbeddedFiles)"],
+    ]) {
+      const refused = await problem(await upload(setup, pdfOf(object!), "statement.pdf"), 415, "unsupported_media_type");
+      expect(refused.detail).toContain(`The PDF contains ${what}`);
+    }
+    expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
+    await uploadedDocument(await upload(setup, pdfOf("2 0 obj << /Title (JavaScript /JS) >> endobj"), "statement.pdf"));
   });
 
   it("applies the 300 DPI rule to PNG pHYs", async () => {
@@ -358,7 +372,7 @@ describe("upload", () => {
     for (const [response, message] of cases) expect((await problem(response, 400, "validation_error")).detail).toContain(message);
   });
 
-  it("takes a file name as the browser sent it (backslashes too), and refuses control characters, bidirectional controls, empty and over-long names", async () => {
+  it("takes a file name as the browser sent it (backslashes too), and refuses control characters, invisible format characters, empty and over-long names", async () => {
     const setup = await verificationReady();
     const send = (filename: string) => {
       const enc = new TextEncoder();
@@ -375,19 +389,17 @@ describe("upload", () => {
       });
     };
     expect((await uploadedDocument(await send("C:\\scans\\passport.pdf"))).filename).toBe("C:\\scans\\passport.pdf");
+    const INVISIBLE = "must not contain invisible format characters such as zero-width spaces, joiners or direction marks";
     const cases: [string, string][] = [
       ["a\u0000b.pdf", "file name must not contain control characters"],
       ["\u001b[31mred.pdf", "file name must not contain control characters"],
       ["tab\there.pdf", "file name must not contain control characters"],
       // Shown as "invoice_fdp.exe" (U+202E reverses what follows): the hostile test's name.
-      [
-        "invoice_\u202eexe.pdf",
-        "file name must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)",
-      ],
-      [
-        "\u2067scan\u2069.pdf",
-        "file name must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)",
-      ],
+      ["invoice_\u202eexe.pdf", `file name ${INVISIBLE} (found U+202E)`],
+      ["\u2067scan\u2069.pdf", `file name ${INVISIBLE} (found U+2067)`],
+      // Shown as "passport.pdf": a zero-width space, and a soft hyphen.
+      ["pass\u200bport.pdf", `file name ${INVISIBLE} (found U+200B)`],
+      ["pass\u00adport.pdf", `file name ${INVISIBLE} (found U+00AD)`],
       ["", "file name must not be empty"],
       [`${"x".repeat(252)}.pdf`, "file name must be at most 255 characters"],
     ];

@@ -67,6 +67,11 @@ describe("API keys", () => {
     const bad = await pageText(await owner.post("/portal/settings/api-keys", { name: "" }), 400);
     expect(bad).toMatch(/aria-invalid="true" aria-describedby="name-error"/);
     expect(bad).toMatch(/id="name-error">Name must not be empty</);
+    // The API's text rules, in the API's words: "ad\u200bmin" would pose as "admin".
+    const invisible = await pageText(await owner.post("/portal/settings/api-keys", { name: "ad\u200bmin" }), 400);
+    expect(invisible).toContain(
+      'id="name-error">Name must not contain invisible format characters such as zero-width spaces, joiners or direction marks (found U+200B)<',
+    );
     await pageText(await owner.post(`/portal/settings/api-keys/${other.keyId}/revoke`), 404);
     expect((await other.account.users.$get({ param: { customer_slug: other.slug }, query: {} })).status).toBe(200);
   });

@@ -115,6 +115,18 @@ async function populatedAccount(prefix: string): Promise<Account> {
       await json(await operator.admin.kyc[":kyc_id"].review.$post({ param: { kyc_id: verification.id }, json: body }), 200);
     }
   }
+  // A profile awaiting review: the review queue lists it beside the numbers' verifications (number_id null).
+  const profile = await customer.callJson("POST", `/api/customers/${customer.slug}/kyc-profiles`, {
+    name: `${token} profile`,
+    verification_type: "individual",
+    address_line_1: `${token} Profile Street`,
+    city: `${token} City`,
+    state_province: "CA",
+    postal_code: "94105",
+    country: "US",
+  });
+  expect(profile.status, await profile.clone().text()).toBe(201);
+  kycIds.push(((await profile.json()) as { id: string }).id);
   const userIds: string[] = [];
   for (const role of ["owner", "member"] as const) {
     const user = await json(
@@ -402,6 +414,59 @@ describe("every described operation, under random valid and invalid requests", (
     });
   });
 
+  describe("the answers a random walk may miss, checked every time", () => {
+    it("answers the review queue with a profile in it as the document describes it", async () => {
+      const queue = byId.get("listReviewQueue")!;
+      const path = `/admin/kyc?customer_slug=${first.customer.slug}&subject_type=profile`;
+      const sent = await sendQuietly(path, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+      const answer = expectDeclared(queue, sent.status, sent.headers, sent.text);
+      expect(answer.status, sent.label).toBe(200);
+      // The account's profile, and any the random requests before created.
+      const queued = (answer.body as { data: { number_id: unknown }[] }).data;
+      expect(queued.length, sent.label).toBeGreaterThan(0);
+      expect(queued.map((item) => item.number_id)).toEqual(queued.map(() => null));
+    });
+
+    it("answers a download's 304, to the If-None-Match its operation declares", async () => {
+      // A document of its own: the random requests before may have deleted the accounts' ones.
+      const probe = await submittedVerification("etag");
+      const document = await uploadedDocument(await uploadFile(probe.customer, probe.numberId, pdf(), "probe.pdf"));
+      const downloads: [string, string, Record<string, string>][] = [
+        ["downloadKycDocument", `/v1/kyc/documents/${document.id}/download`, { Authorization: `Bearer ${probe.customer.key}` }],
+        [
+          "downloadAnyKycDocument",
+          `/admin/kyc/documents/${document.id}/download`,
+          { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+        ],
+      ];
+      for (const [operationId, path, credential] of downloads) {
+        const operation = byId.get(operationId)!;
+        const file = await sendQuietly(path, { headers: credential });
+        expect(expectDeclared(operation, file.status, file.headers, file.text).status, file.label).toBe(200);
+        const again = await sendQuietly(path, { headers: { ...credential, "If-None-Match": file.headers.get("ETag")! } });
+        expect(expectDeclared(operation, again.status, again.headers, again.text).status, again.label).toBe(304);
+      }
+    });
+
+    it("describes a HEAD beside every GET, answered with the GET's status and headers and no body", async () => {
+      const gets = operations.filter((o) => o.method === "GET");
+      const heads = new Map(operations.filter((o) => o.method === "HEAD").map((o) => [o.path, o]));
+      expect(gets.filter((o) => !heads.has(o.path)).map((o) => o.operationId)).toEqual([]);
+      for (const get of gets) {
+        const head = heads.get(get.path)!;
+        const spec = fc.sample(requestFor(get, pools), { numRuns: 1, seed: 25 })[0]!;
+        const credential = await credentialFor(spec);
+        const asGet = await send(spec, credential);
+        const asHead = await send({ ...spec, method: "HEAD" }, credential);
+        expectDeclared(head, asHead.status, asHead.headers, asHead.text);
+        expect(asHead.status, `${asHead.label} (GET: ${asGet.label})`).toBe(asGet.status);
+        const names = (sent: Sent) =>
+          [...sent.headers.keys()].filter((name) => !["x-request-id", "x-d1-bookmark"].includes(name));
+        expect(names(asHead), asHead.label).toEqual(names(asGet));
+      }
+    });
+  });
+
   describe("with every row write counted", () => {
     /** The storage after the last request: the next one's "before", unless a key was made for the run in between. */
     let last: Awaited<ReturnType<typeof storageFingerprint>>;
@@ -434,7 +499,7 @@ describe("every described operation, under random valid and invalid requests", (
         const before = last;
         const { status, label } = await send(spec, credential);
         last = await storageFingerprint();
-        if (status < 400 && spec.method !== "GET") return;
+        if (status < 400 && spec.method !== "GET" && spec.method !== "HEAD") return;
         // A read may record that it was made (a staff member's read of a document), and change nothing else.
         if (status < 400) expect({ ...last, auditWrites: 0 }, label).toEqual({ ...before, auditWrites: 0 });
         else expect(last, label).toEqual(before);

@@ -246,6 +246,7 @@ describe("URL rules", () => {
   const LOCAL =
     "must name a public host: not localhost, a name without a dot, nor a .local, .internal, .localhost or .home.arpa name";
   const SPACES = "must not contain spaces or control characters";
+  const INVISIBLE = "must not contain invisible format characters such as zero-width spaces, joiners or direction marks";
   const REFUSED: [string, string, string][] = [
     ["http://hooks.test/a", "http", HTTPS],
     ["ftp://hooks.test/a", "another scheme", HTTPS],
@@ -296,12 +297,9 @@ describe("URL rules", () => {
     ["https://router.home.arpa/a", ".home.arpa", LOCAL],
     ["https://NAS.Home.Arpa./a", ".home.arpa in capitals, with a trailing dot", LOCAL],
     ["https://home.arpa/a", "home.arpa itself", LOCAL],
-    [
-      "https://hooks.test/\u202efdp.exe",
-      "a right-to-left override",
-      "must not contain bidirectional control characters or unpaired surrogates",
-    ],
-    ["https://hooks.test/\ud800", "a lone surrogate", "must not contain bidirectional control characters or unpaired surrogates"],
+    ["https://hooks.test/\u202efdp.exe", "a right-to-left override", `${INVISIBLE} (found U+202E)`],
+    ["https://hoo\u200bks.test/a", "a zero-width space", `${INVISIBLE} (found U+200B)`],
+    ["https://hooks.test/\ud800", "a lone surrogate", "must be valid Unicode text (no unpaired surrogates)"],
     [" https://hooks.test/a", "a leading space", SPACES],
     ["https://hooks.test/a b", "a space", SPACES],
     ["https://hooks.test/a\n", "a line break", SPACES],

@@ -101,6 +101,14 @@ export const VERIFICATION_FIELDS = [
 ] as const;
 export type VerificationField = (typeof VERIFICATION_FIELDS)[number];
 
+/** The fields only a business's verification has (the spec's "for business verification"). */
+const BUSINESS_FIELDS: readonly VerificationField[] = ["company_name", "tax_id", "contact_person"];
+
+/** The fields a verification of this type has, which its rejection's reasons may name. */
+export function verificationFieldsOf(type: KycType): readonly VerificationField[] {
+  return type === "business" ? VERIFICATION_FIELDS : VERIFICATION_FIELDS.filter((field) => !BUSINESS_FIELDS.includes(field));
+}
+
 /** One reason of a rejection, as stored and shown: `document_id` prefixed (`doc_…`). */
 export interface RejectionReason {
   code: RejectionCode;

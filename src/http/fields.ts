@@ -14,15 +14,21 @@ function hasControlCharacter(value: string, allowLineBreaks: boolean): boolean {
 }
 
 /**
- * The bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): they make text display in
- * another order than it is stored ("cod.exe" shown as "exe.doc"), so a file name or a note could read as what it is
- * not. The plain direction marks (U+200E, U+200F) are allowed: they reorder nothing around them.
+ * Invisible format characters (Unicode category Cf): zero-width spaces and joiners, the bidirectional marks, embeddings,
+ * overrides and isolates, the soft hyphen, the byte order mark. Nothing shows them, so "ad\u200bmin" would pose as
+ * "admin", and the bidirectional ones make text display in another order than it is stored ("cod.exe" as "exe.doc").
  */
-const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+const FORMAT_CHARACTER = /\p{Cf}/u;
 
-/** Whether text holds a bidirectional embedding, override or isolate (BIDI_CONTROL). */
-export function hasBidiControl(value: string): boolean {
-  return BIDI_CONTROL.test(value);
+/** The first invisible format character in text (FORMAT_CHARACTER), written U+XXXX, or undefined when there is none. */
+export function formatCharacterIn(value: string): string | undefined {
+  const found = FORMAT_CHARACTER.exec(value)?.[0];
+  return found === undefined ? undefined : `U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+/** Why text with an invisible format character is refused, naming the one found. */
+export function formatCharacterMessage(found: string): string {
+  return `must not contain invisible format characters such as zero-width spaces, joiners or direction marks (found ${found})`;
 }
 
 /** The text rules every text field shares: valid Unicode, no control characters (tab, CR, LF where allowed). */
@@ -31,21 +37,21 @@ function text(allowLineBreaks: boolean) {
     .string()
     .refine((value) => value.isWellFormed(), { error: "must be valid Unicode text (no unpaired surrogates)", abort: true })
     .superRefine((value, ctx) => {
+      const invisible = formatCharacterIn(value);
       if (hasControlCharacter(value, allowLineBreaks)) {
         const message = allowLineBreaks
           ? "must not contain control characters other than tab, CR and LF"
           : "must not contain control characters";
         ctx.addIssue({ code: "custom", message, input: value });
-      } else if (hasBidiControl(value)) {
-        const message = "must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)";
-        ctx.addIssue({ code: "custom", message, input: value });
+      } else if (invisible !== undefined) {
+        ctx.addIssue({ code: "custom", message: formatCharacterMessage(invisible), input: value });
       }
     });
 }
 
 /**
  * Text that goes on one line (names, address fields, search terms): no C0 control character, not even a tab or a line
- * break, no bidirectional control, and no lone surrogate (which has no UTF-8 form). Checked before any trimming, so
+ * break, no invisible format character, and no lone surrogate (which has no UTF-8 form). Checked before any trimming, so
  * nothing is silently dropped.
  */
 export function singleLineText() {

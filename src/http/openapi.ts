@@ -7,6 +7,7 @@ import { PROBLEM_CODES, PROBLEMS, type ProblemStatus } from "../lib/problem.ts";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from "./idempotency.ts";
 import { PROBLEM_CONTENT_TYPE } from "./problem.ts";
 import { CLIENT_REQUEST_ID } from "./request-context.ts";
+import { EVERY_ANSWER_HEADERS, NO_STORE_PATTERN } from "./security-headers.ts";
 
 const problemSchema = z
   .object({
@@ -150,6 +151,9 @@ type EditableDocument = {
   components?: Record<string, Record<string, unknown>>;
 };
 type Operation = {
+  operationId?: string;
+  summary?: string;
+  description?: string;
   security?: unknown[];
   parameters?: unknown[];
   responses?: Record<string, { description?: string; content?: unknown; headers?: Record<string, unknown> }>;
@@ -289,6 +293,71 @@ function addIdempotencyKey(document: EditableDocument): void {
   }
 }
 
+/**
+ * The security headers every answer carries (src/http/security-headers.ts), and Cache-Control: no-store on every
+ * authenticated one: each declared once as a component, and on every response of the operations that carry it.
+ */
+function addSecurityHeaders(document: EditableDocument): void {
+  const everyAnswer = Object.entries(EVERY_ANSWER_HEADERS).map(([name, value]) => [
+    name,
+    headerComponent(document, name.replaceAll("-", ""), {
+      description: `A security header every answer carries, always "${value}".`,
+      required: true,
+      schema: { type: "string", enum: [value] },
+    }),
+  ]);
+  const noStore = headerComponent(document, "NoStore", {
+    description:
+      "Authenticated answers, errors included, carry account data and secrets: no cache may keep them (no-store; a " +
+      "download says private, no-store).",
+    required: true,
+    schema: { type: "string", pattern: NO_STORE_PATTERN.source },
+  });
+  for (const [, operation] of operationsOf(document)) {
+    for (const response of Object.values(operation.responses ?? {})) {
+      response.headers = {
+        ...response.headers,
+        ...Object.fromEntries(everyAnswer),
+        ...(operation.security?.length ? { "Cache-Control": noStore } : {}),
+      };
+    }
+  }
+}
+
+/** If-None-Match on every operation that answers 304 (the downloads): the condition its 304 answers. */
+function addConditionalRequests(document: EditableDocument): void {
+  const ifNoneMatch = headerParameterComponent(document, "IfNoneMatch", {
+    name: "If-None-Match",
+    description: "An ETag of an earlier answer (or *): while what it tags is unchanged, the answer is a 304 without a body.",
+    schema: { type: "string" },
+  });
+  for (const [, operation] of operationsOf(document)) {
+    if (operation.responses?.["304"]) operation.parameters = [...(operation.parameters ?? []), ifNoneMatch];
+  }
+}
+
+/**
+ * A HEAD beside every GET: Hono answers it with the GET's handler, its status and headers without the body. Added last,
+ * so that it has every header and parameter its GET has.
+ */
+function addHeadOperations(document: EditableDocument): void {
+  for (const item of Object.values(document.paths ?? {})) {
+    const get = item.get as Operation | undefined;
+    const id = get?.operationId;
+    if (!get || !id) continue;
+    const { summary, responses, ...rest } = structuredClone(get);
+    item.head = {
+      ...rest,
+      operationId: `head${id.charAt(0).toUpperCase()}${id.slice(1)}`,
+      summary: `${summary}: headers only`,
+      description: `${get.description ? `${get.description} ` : ""}HEAD answers as GET does, without the body.`,
+      responses: Object.fromEntries(
+        Object.entries(responses ?? {}).map(([status, { content: _, ...response }]) => [status, response]),
+      ),
+    };
+  }
+}
+
 const DESCRIPTION =
   "Order virtual phone numbers in bulk and verify the identity and address (KYC) behind each number. " +
   "Customer endpoints take an API key (Authorization: Bearer vnk_… or X-API-Key); /admin takes a staff member's " +
@@ -373,5 +442,8 @@ export function apiDocument<E extends Env>(app: OpenAPIHono<E>, origin?: string)
   addIdempotencyKey(editable);
   addRequestId(editable);
   addBookmarkHeader(editable);
+  addSecurityHeaders(editable);
+  addConditionalRequests(editable);
+  addHeadOperations(editable);
   return document;
 }

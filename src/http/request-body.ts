@@ -1,9 +1,10 @@
 // Reading a request's body once, bounded, into one buffer: whoever asks first (the JSON check, the idempotency
 // fingerprint, the upload) reads it, and later askers get the same bytes. JSON bodies are held to 64 KiB, decoded
-// strictly as UTF-8, and refused with any other charset.
+// strictly as UTF-8, refused with any other charset, and refused when an object names a key twice.
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { decodeUtf8, mediaTypeOf } from "../lib/content.ts";
+import { duplicateKeyPointer } from "../lib/json.ts";
 import { Problem } from "../lib/problem.ts";
 import { ClientClosed } from "./problem.ts";
 
@@ -184,8 +185,8 @@ function isUtf8Label(label: string): boolean {
 
 /**
  * A JSON body on the routes it guards must be UTF-8 (another charset is 415), at most 64 KiB (refused unread when it
- * says it is larger) and valid UTF-8 (else 400 malformed_json, rather than silently replaced); the route's validator
- * then parses the text decoded here. Bodies of other types are left to the route, which refuses them (415). A route
+ * says it is larger), valid UTF-8 (else 400 malformed_json, rather than silently replaced) and name no key twice in one
+ * object (400 malformed_json: JSON.parse would keep the last); the route's validator then parses the text decoded here. Bodies of other types are left to the route, which refuses them (415). A route
  * that takes a larger body (takesLargeBody) has its limit recorded here and a body declared larger refused unread,
  * but its body is read by its own middleware, after its guards.
  */
@@ -209,6 +210,16 @@ export const strictJsonBody: MiddlewareHandler = async (c, next) => {
 function cacheJsonText(c: Context, bytes: Uint8Array): void {
   const text = decodeUtf8(bytes);
   if (text === undefined) throw new Problem("malformed_json", "The request body is not valid UTF-8");
+  const duplicate = duplicateKeyPointer(text);
+  if (duplicate !== undefined) {
+    throw new Problem(
+      "malformed_json",
+      `The request body names a key twice in one object, at ${duplicate}; each key may appear once`,
+      {
+        errors: [{ location: "body", pointer: duplicate, message: "is named twice in its object" }],
+      },
+    );
+  }
   // Hono's c.req.json() (which the route's validator calls) parses this text instead of reading the body again. Its
   // cache holds promises, though its type says otherwise.
   c.req.bodyCache.text = Promise.resolve(text) as unknown as string;

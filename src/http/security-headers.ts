@@ -4,11 +4,42 @@ import type { MiddlewareHandler } from "hono";
 import { NONCE, secureHeaders } from "hono/secure-headers";
 
 /**
- * Every response: X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer, and hono's other defaults (HSTS,
- * same-origin resource and opener policies). Nothing the API answers is meant to be framed, so DENY everywhere. A header
- * an inner middleware set is kept (the portal's pages say Referrer-Policy: same-origin).
+ * What every answer of the API carries, each value told to secureHeaders here so that the API description declares the
+ * same (src/http/openapi.ts): nosniff, no-referrer, no framing (nothing the API answers is meant to be framed), HSTS,
+ * same-origin resource and opener policies, and hono's other defaults.
  */
-export const securityHeaders = secureHeaders({ xFrameOptions: "DENY", overwrite: false });
+export const EVERY_ANSWER_HEADERS = {
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+  "Origin-Agent-Cluster": "?1",
+  "Referrer-Policy": "no-referrer",
+  "Strict-Transport-Security": "max-age=15552000; includeSubDomains",
+  "X-Content-Type-Options": "nosniff",
+  "X-DNS-Prefetch-Control": "off",
+  "X-Download-Options": "noopen",
+  "X-Frame-Options": "DENY",
+  "X-Permitted-Cross-Domain-Policies": "none",
+  "X-XSS-Protection": "0",
+} as const;
+
+/** Every response: EVERY_ANSWER_HEADERS. A header an inner middleware set is kept (the portal's Referrer-Policy). */
+export const securityHeaders = secureHeaders({
+  crossOriginOpenerPolicy: EVERY_ANSWER_HEADERS["Cross-Origin-Opener-Policy"],
+  crossOriginResourcePolicy: EVERY_ANSWER_HEADERS["Cross-Origin-Resource-Policy"],
+  originAgentCluster: EVERY_ANSWER_HEADERS["Origin-Agent-Cluster"],
+  referrerPolicy: EVERY_ANSWER_HEADERS["Referrer-Policy"],
+  strictTransportSecurity: EVERY_ANSWER_HEADERS["Strict-Transport-Security"],
+  xContentTypeOptions: EVERY_ANSWER_HEADERS["X-Content-Type-Options"],
+  xDnsPrefetchControl: EVERY_ANSWER_HEADERS["X-DNS-Prefetch-Control"],
+  xDownloadOptions: EVERY_ANSWER_HEADERS["X-Download-Options"],
+  xFrameOptions: EVERY_ANSWER_HEADERS["X-Frame-Options"],
+  xPermittedCrossDomainPolicies: EVERY_ANSWER_HEADERS["X-Permitted-Cross-Domain-Policies"],
+  xXssProtection: EVERY_ANSWER_HEADERS["X-XSS-Protection"],
+  overwrite: false,
+});
+
+/** What noStore guarantees, as the API description declares it: no-store among the Cache-Control directives. */
+export const NO_STORE_PATTERN = /(?:^|[\s,])no-store(?:$|[\s,])/;
 
 /**
  * HTML pages: scripts run only with this answer's nonce (secureHeaders mints it, and the page reads it as
@@ -38,7 +69,7 @@ export const htmlPageHeaders = secureHeaders({
 export const noStore: MiddlewareHandler = async (c, next) => {
   await next();
   const policy = c.res.headers.get("Cache-Control") ?? "";
-  if (!/\bno-store\b/i.test(policy)) c.res.headers.set("Cache-Control", "no-store");
+  if (!NO_STORE_PATTERN.test(policy)) c.res.headers.set("Cache-Control", "no-store");
 };
 
 /**

@@ -1,6 +1,8 @@
 // What an uploaded file really is, judged by its whole structure: a complete PDF, JPEG or PNG under an agreeing name,
-// and for an image, no stated resolution under 300 DPI.
+// a PDF that only shows (no script, launch action or embedded file), and for an image, no stated resolution under
+// 300 DPI.
 
+import { inflateSync } from "node:zlib";
 import type { DocumentMimeType } from "../db/schema.ts";
 import { Problem } from "../lib/problem.ts";
 
@@ -110,13 +112,232 @@ const PDF_EOF = ascii("%%EOF");
 /** Readers look for %%EOF only this near the end, leaving room for trailing whitespace (PDF 1.7, annex H). */
 const PDF_EOF_WINDOW = 1024;
 
-/** A PDF states no resolution; it is whole when its %%EOF marker lies within the last 1024 bytes. */
+/**
+ * A PDF states no resolution; it is whole when its %%EOF marker lies within the last 1024 bytes, and it must only show:
+ * no name of its objects (nor of those packed in its object streams) may make it act (ACTIVE_PDF_NAMES).
+ */
 function walkPdf(bytes: Uint8Array): void {
   const from = Math.max(0, bytes.length - PDF_EOF_WINDOW);
-  for (let at = bytes.length - PDF_EOF.length; at >= from; at--) {
-    if (startsWithAt(bytes, PDF_EOF, at)) return;
+  let whole = false;
+  for (let at = bytes.length - PDF_EOF.length; at >= from && !whole; at--) whole = startsWithAt(bytes, PDF_EOF, at);
+  if (!whole) throw unsupported(`The PDF has no %%EOF marker in its last ${PDF_EOF_WINDOW} bytes`);
+  scanPdfObjects(bytes, { inflated: 0 });
+}
+
+/**
+ * Names that make a PDF act rather than show: a script (/JS, /JavaScript), a program started (/Launch), a file carried
+ * inside (/EmbeddedFile, /EmbeddedFiles, and /EF, the file specification's key for one). A scanned document never needs
+ * them, and staff open documents in their browser.
+ */
+const ACTIVE_PDF_NAMES: ReadonlyMap<string, string> = new Map([
+  ["JS", "JavaScript"],
+  ["JavaScript", "JavaScript"],
+  ["Launch", "a Launch action"],
+  ["EmbeddedFile", "an embedded file"],
+  ["EmbeddedFiles", "an embedded file"],
+  ["EF", "an embedded file"],
+]);
+/** The longest name worth decoding: every active name is shorter. */
+const LONGEST_ACTIVE_NAME = 16;
+/** At most this many bytes come out of a PDF's object streams, inflated: far more than any scan's objects take. */
+const MAX_INFLATED_BYTES = 16 * 1024 * 1024;
+const FLATE_FILTERS = new Set(["FlateDecode", "Fl"]);
+/** The bytes a PDF's object reads may add up to, in sizes of the file. */
+const MAX_READ_FACTOR = 8;
+
+/** What a PDF's check has spent: the bytes inflated from its object streams. */
+interface Budget {
+  inflated: number;
+}
+const ENDSTREAM = ascii("endstream");
+
+function isPdfWhitespace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0c || byte === 0x00;
+}
+
+/** ( ) < > [ ] { } / % end a name or a keyword. */
+function isPdfDelimiter(byte: number): boolean {
+  return (
+    byte === 0x28 ||
+    byte === 0x29 ||
+    byte === 0x3c ||
+    byte === 0x3e ||
+    byte === 0x5b ||
+    byte === 0x5d ||
+    byte === 0x7b ||
+    byte === 0x7d ||
+    byte === 0x2f ||
+    byte === 0x25
+  );
+}
+
+function hexValue(byte: number | undefined): number {
+  if (byte === undefined) return -1;
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  const lower = byte | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+/** A name's bytes as a reader takes them, each #xx escape decoded ("J#53" is "JS"); undefined when too long to matter. */
+function pdfName(bytes: Uint8Array, start: number, end: number): string | undefined {
+  let name = "";
+  for (let at = start; at < end; at++) {
+    if (name.length > LONGEST_ACTIVE_NAME) return undefined;
+    const high = bytes[at] === 0x23 ? hexValue(bytes[at + 1]) : -1;
+    const low = high === -1 ? -1 : hexValue(bytes[at + 2]);
+    if (low === -1) name += String.fromCharCode(bytes[at]!);
+    else {
+      name += String.fromCharCode(high * 16 + low);
+      at += 2;
+    }
   }
-  throw unsupported(`The PDF has no %%EOF marker in its last ${PDF_EOF_WINDOW} bytes`);
+  return name;
+}
+
+function indexOfBytes(bytes: Uint8Array, pattern: readonly number[], from: number): number {
+  for (let at = bytes.indexOf(pattern[0]!, from); at !== -1; at = bytes.indexOf(pattern[0]!, at + 1)) {
+    if (startsWithAt(bytes, pattern, at)) return at;
+  }
+  return -1;
+}
+
+/** The decoded name starting at the slash at `start`, refused when it is active; answers the index after it. */
+function readPdfName(bytes: Uint8Array, start: number, where: string, names: string[]): number {
+  let end = start + 1;
+  while (end < bytes.length && !isPdfWhitespace(bytes[end]!) && !isPdfDelimiter(bytes[end]!)) end++;
+  const name = pdfName(bytes, start + 1, end);
+  const active = name === undefined ? undefined : ACTIVE_PDF_NAMES.get(name);
+  if (active) {
+    throw unsupported(
+      `The PDF contains ${active} (the name /${name}${where}); documents that run scripts, start programs or carry ` +
+        "files are refused: print the document to a new PDF, or scan it",
+    );
+  }
+  if (name !== undefined) names.push(name);
+  return end;
+}
+
+const OBJ = ascii("obj");
+
+/**
+ * Whether `obj` at `at` ends an object's header, "<number> <generation> obj": digits, whitespace, digits, whitespace,
+ * with a whitespace, a delimiter or the file's start before.
+ */
+function isObjectHeader(bytes: Uint8Array, at: number): boolean {
+  const after = bytes[at + OBJ.length];
+  if (after !== undefined && !isPdfWhitespace(after) && !isPdfDelimiter(after)) return false;
+  let back = at;
+  for (const kind of ["space", "digits", "space", "digits"] as const) {
+    const start = back;
+    const matches = (byte: number) => (kind === "space" ? isPdfWhitespace(byte) : byte >= 0x30 && byte <= 0x39);
+    while (back > 0 && matches(bytes[back - 1]!)) back--;
+    if (back === start) return false;
+  }
+  return back === 0 || isPdfWhitespace(bytes[back - 1]!) || isPdfDelimiter(bytes[back - 1]!);
+}
+
+/**
+ * Every object of a PDF, found wherever its header stands: a reader takes an object at the offset its cross-reference
+ * table gives (or, rebuilding a broken table, wherever a header is), which may lie inside what reads as a comment, a
+ * string or another stream's data from the file's start. Each is read from its header as a reader reads it.
+ */
+function scanPdfObjects(bytes: Uint8Array, budget: Budget): void {
+  // Objects overlap only in a crafted file (a header in another's string): their reads are held to a few times the
+  // file's size, so headers in an endless string cost linear time, not quadratic.
+  const most = MAX_READ_FACTOR * bytes.length;
+  let read = 0;
+  for (let at = indexOfBytes(bytes, OBJ, 0); at !== -1; at = indexOfBytes(bytes, OBJ, at + 1)) {
+    if (!isObjectHeader(bytes, at)) continue;
+    read += scanPdfObject(bytes, at + OBJ.length, budget) - at;
+    if (read > most) throw unsupported("The PDF's objects overlap too much to be checked for scripts");
+  }
+}
+
+/**
+ * One object read from just after its header to its endobj: comments, literal and hex strings skipped (a name in them
+ * is text), each name decoded and refused when active. A stream's data is not read, but for an object stream's (a
+ * /Type /ObjStm, or a stream with /First, which some readers take as one without the type). Answers where it stopped.
+ */
+function scanPdfObject(bytes: Uint8Array, start: number, budget: Budget): number {
+  const names: string[] = [];
+  let at = start;
+  while (at < bytes.length) {
+    const byte = bytes[at]!;
+    if (isPdfWhitespace(byte)) at++;
+    else if (byte === 0x25) {
+      while (at < bytes.length && bytes[at] !== 0x0a && bytes[at] !== 0x0d) at++;
+    } else if (byte === 0x28) at = afterLiteralString(bytes, at);
+    else if (byte === 0x3c && bytes[at + 1] === 0x3c) at += 2;
+    else if (byte === 0x3c) {
+      const end = bytes.indexOf(0x3e, at);
+      at = end === -1 ? bytes.length : end + 1;
+    } else if (byte === 0x2f) at = readPdfName(bytes, at, "", names);
+    else if (isPdfDelimiter(byte)) at++;
+    else {
+      let end = at;
+      while (end < bytes.length && !isPdfWhitespace(bytes[end]!) && !isPdfDelimiter(bytes[end]!)) end++;
+      const keyword = end - at <= 6 ? String.fromCharCode(...bytes.subarray(at, end)) : "";
+      if (keyword === "endobj" || keyword === "obj") return end;
+      at = end;
+      if (keyword === "stream") {
+        if (!names.includes("ObjStm") && !names.includes("First")) return at;
+        // The data starts after the keyword's end of line (CR LF or LF) and ends at the next endstream.
+        if (bytes[at] === 0x0d) at++;
+        if (bytes[at] === 0x0a) at++;
+        const found = indexOfBytes(bytes, ENDSTREAM, at);
+        const end = found === -1 ? bytes.length : found;
+        scanObjectStream(bytes.subarray(at, end), names, budget);
+        return end;
+      }
+    }
+  }
+  return at;
+}
+
+/** The index after a literal string starting at `start`: parentheses nest, a backslash escapes the next byte. */
+function afterLiteralString(bytes: Uint8Array, start: number): number {
+  let depth = 0;
+  for (let at = start; at < bytes.length; at++) {
+    const byte = bytes[at];
+    if (byte === 0x5c) at++;
+    else if (byte === 0x28) depth++;
+    else if (byte === 0x29 && --depth === 0) return at + 1;
+  }
+  return bytes.length;
+}
+
+/**
+ * An object stream's objects, as they are or inflated (FlateDecode, without parameters; any other encoding cannot be
+ * checked). Readers take each object at an offset the stream lists, so every name in it is judged, in strings too.
+ */
+function scanObjectStream(data: Uint8Array, names: string[], budget: Budget): void {
+  const filters = names.filter((name) => /Decode$|^(?:Fl|AHx|A85|LZW|RL|CCF|DCT)$/.test(name));
+  const withParameters = names.includes("DecodeParms") || names.includes("DP");
+  let objects = data;
+  let where = " in an object stream";
+  if (filters.length > 0) {
+    if (filters.length > 1 || !FLATE_FILTERS.has(filters[0]!) || withParameters) {
+      throw unsupported(
+        `The PDF packs objects in a stream encoded as ${filters.map((f) => `/${f}`).join(" ")}` +
+          `${withParameters ? " with parameters" : ""}, which cannot be checked for scripts; print the document to a ` +
+          "new PDF, or scan it",
+      );
+    }
+    try {
+      objects = inflateSync(data, { maxOutputLength: Math.max(1, MAX_INFLATED_BYTES - budget.inflated) });
+    } catch (error) {
+      throw unsupported(
+        // Past maxOutputLength zlib throws a RangeError (workerd's says "Memory limit exceeded"); a broken stream an Error.
+        error instanceof RangeError
+          ? `The PDF's object streams inflate to more than ${MAX_INFLATED_BYTES} bytes, too much to check for scripts`
+          : "The PDF has an object stream that cannot be inflated (encrypted, or broken), so it cannot be checked for " +
+              "scripts; print the document to a new PDF, or scan it",
+      );
+    }
+    budget.inflated += objects.byteLength;
+    where = " in a compressed object stream";
+  }
+  for (let at = objects.indexOf(0x2f); at !== -1; at = objects.indexOf(0x2f, at + 1)) readPdfName(objects, at, where, []);
 }
 
 // Chunk types as the big-endian numbers their four ASCII letters make, compared without building strings.

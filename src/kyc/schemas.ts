@@ -127,19 +127,21 @@ const verificationFields = {
   }),
 };
 
+const profileIdField = z
+  .string()
+  .nullable()
+  .openapi({
+    description:
+      "The profile the number joined (its verification is the profile's, changed through the profile only); null " +
+      "on a number's own verification.",
+    example: null,
+  });
+
 export const verificationSchema = z
   .object({
     id: z.string().openapi({ example: "kyc_0b7e8f5e-4a8e-4b8c-9a51-3f1f7f9c2d11" }),
     number_id: z.string().openapi({ example: "num_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e" }),
-    profile_id: z
-      .string()
-      .nullable()
-      .openapi({
-        description:
-          "The profile the number joined (its verification is the profile's, changed through the profile only); null " +
-          "on a number's own verification.",
-        example: null,
-      }),
+    profile_id: profileIdField,
     ...verificationFields,
   })
   .openapi("KycVerification");
@@ -421,10 +423,16 @@ export function toReviewQueueQuery(q: z.infer<typeof reviewQueueQuery>): ReviewQ
   };
 }
 
-export const queuedVerificationSchema = verificationSchema
-  .extend({
+/**
+ * A verification in the review queue: a number's or a profile's. Its own object rather than an extension of
+ * KycVerification, which the description would write as an allOf that a profile's null number_id can never satisfy.
+ */
+export const queuedVerificationSchema = z
+  .object({
     id: z.string().openapi({ description: "kyc_… for a number's verification, kyp_… for a profile." }),
     number_id: z.string().nullable().openapi({ description: "The number verified; null for a profile." }),
+    profile_id: profileIdField,
+    ...verificationFields,
     name: z.string().nullable().openapi({ description: "A profile's name; null for a number's verification." }),
     customer_slug: z.string(),
     subject: z.object({

@@ -1,11 +1,13 @@
 // The verifications' actions, once for every front end (the API, the portal, the operator's routes): each takes its
 // validated input, calls the store, and ends in its value or the one problem that refuses it, in the words a person
 // reads. An upload is two steps, so that a refusal that needs no body is found before the body is read.
+import { verificationFieldsOf } from "../compliance/types.ts";
 import type { Refusal } from "../db/outcome.ts";
 import type { DocumentRow, KycRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { done, type FieldError, notFound, Problem, type Result, refused, validationError } from "../lib/problem.ts";
+import { KYC_TYPE_NOUNS } from "../lib/words.ts";
 import { type CheckedFile, deleteObjectsOrLeaveToSweep, removeDocument, storeDocument } from "./documents.ts";
 import { attachNumbers, detachNumbers, type NumberSelection, type NumbersReport } from "./profile-numbers.ts";
 import {
@@ -178,14 +180,24 @@ export async function deleteVerification(work: Work, customerId: string, subject
   }
 }
 
-/** The reasons that name what the verification does not have: a document of another, or none. */
+/** The reasons that name what the verification does not have: a document of another or none, a field of another type. */
 function reasonErrors(found: VerificationWithDocuments, rejection: Rejection): FieldError[] {
   const documentIds = new Set(found.documents.map((d) => withPrefix("doc", d.id)));
-  return rejection.reasons.flatMap((reason, i) =>
-    reason.document_id !== undefined && !documentIds.has(reason.document_id)
+  const fields = verificationFieldsOf(found.verification.type);
+  return rejection.reasons.flatMap((reason, i) => [
+    ...(reason.document_id !== undefined && !documentIds.has(reason.document_id)
       ? [{ location: "body" as const, pointer: `/reasons/${i}/document_id`, message: "is not a document of this verification" }]
-      : [],
-  );
+      : []),
+    ...(reason.field !== undefined && !fields.includes(reason.field)
+      ? [
+          {
+            location: "body" as const,
+            pointer: `/reasons/${i}/field`,
+            message: `is not a field of a verification of ${KYC_TYPE_NOUNS[found.verification.type]}`,
+          },
+        ]
+      : []),
+  ]);
 }
 
 /**

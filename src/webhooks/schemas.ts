@@ -11,7 +11,7 @@ import {
   type WebhookEndpointRow,
 } from "../db/schema.ts";
 import type { Bindings } from "../env.ts";
-import { hasBidiControl, prefixedIdParam, singleLineText, timestampSchema } from "../http/fields.ts";
+import { formatCharacterIn, formatCharacterMessage, prefixedIdParam, singleLineText, timestampSchema } from "../http/fields.ts";
 import { commaList, pageOnlyQuery, pageSchema } from "../http/pagination.ts";
 import { issuesToFieldErrors, validationHook } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
@@ -57,10 +57,11 @@ function webhookUrl(allowInsecure: boolean) {
     .superRefine((value, ctx) => {
       const refuse = (message: string) => ctx.addIssue({ code: "custom", message, input: value });
       if (hasSpaceOrControl(value)) return refuse("must not contain spaces or control characters");
-      // Stored as written and shown on pages: nothing that displays in another order, no text without a UTF-8 form.
-      if (hasBidiControl(value) || !value.isWellFormed()) {
-        return refuse("must not contain bidirectional control characters or unpaired surrogates");
-      }
+      // Stored as written and shown on pages: nothing invisible (nor displaying in another order), no text without a
+      // UTF-8 form.
+      if (!value.isWellFormed()) return refuse("must be valid Unicode text (no unpaired surrogates)");
+      const invisible = formatCharacterIn(value);
+      if (invisible !== undefined) return refuse(formatCharacterMessage(invisible));
       let url: URL;
       try {
         url = new URL(value);
