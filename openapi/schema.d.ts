@@ -2214,7 +2214,7 @@ export interface components {
             /** @example quantity must be at most 10000 */
             detail: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
             request_id: string;
             errors?: {
                 /** @enum {string} */
@@ -2228,7 +2228,7 @@ export interface components {
             /** @example https://api.example.com/problems/not_found */
             type: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @example 404 */
             status: number;
             /** @example Not found */
@@ -8108,6 +8108,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createCustomer: {
@@ -8254,6 +8267,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getCustomer: {
@@ -8345,6 +8371,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -8449,6 +8488,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -8617,6 +8669,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiKey: {
@@ -8708,6 +8773,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -8815,6 +8893,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listCatalog: {
@@ -8898,6 +8989,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -9009,6 +9113,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     removeCatalogPair: {
@@ -9102,6 +9219,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -9237,6 +9367,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     removeCatalogRequirements: {
@@ -9330,6 +9473,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -9445,6 +9601,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getAnyOrder: {
@@ -9536,6 +9705,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -9694,6 +9876,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -9862,6 +10057,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createUser: {
@@ -10022,6 +10230,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     inviteUser: {
@@ -10152,6 +10373,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getUser: {
@@ -10243,6 +10477,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -10409,6 +10656,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listReviewQueue: {
@@ -10512,6 +10772,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getAnyKycVerification: {
@@ -10604,6 +10877,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -10723,6 +11009,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -10890,6 +11189,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getAnyKycProfile: {
@@ -10982,6 +11294,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -11149,6 +11474,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listStaff: {
@@ -11232,6 +11570,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -11331,6 +11682,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -11477,6 +11841,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listStock: {
@@ -11568,6 +11945,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -11727,6 +12117,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getStockSummary: {
@@ -11805,6 +12208,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -11913,6 +12329,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listAuditEvents: {
@@ -12010,6 +12439,19 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
