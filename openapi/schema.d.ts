@@ -2362,7 +2362,7 @@ export interface components {
             /** @example quantity must be at most 10000 */
             detail: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
             request_id: string;
             errors?: {
                 /** @enum {string} */
@@ -2376,7 +2376,7 @@ export interface components {
             /** @example https://api.example.com/problems/not_found */
             type: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @example 404 */
             status: number;
             /** @example Not found */
@@ -15051,6 +15051,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createCustomer: {
@@ -15317,6 +15342,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headListCustomers: {
@@ -15450,6 +15500,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -15651,6 +15724,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headGetCustomer: {
@@ -15802,6 +15900,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -15988,6 +16109,31 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -16300,6 +16446,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headListApiKeys: {
@@ -16456,6 +16627,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -16637,6 +16831,31 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -16840,6 +17059,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headGetApiKey: {
@@ -16991,6 +17235,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -17172,6 +17439,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headListCatalog: {
@@ -17305,6 +17597,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -17510,6 +17825,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     removeCatalogPair: {
@@ -17675,6 +18015,31 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -17930,6 +18295,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     removeCatalogRequirements: {
@@ -18095,6 +18485,31 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -18294,6 +18709,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headListOrderQueue: {
@@ -18443,6 +18883,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -18644,6 +19107,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headGetAnyOrder: {
@@ -18795,6 +19283,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -19083,6 +19594,31 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -19395,6 +19931,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createUser: {
@@ -19687,6 +20248,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     inviteUser: {
@@ -19925,6 +20511,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getUser: {
@@ -20108,6 +20719,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headGetUser: {
@@ -20259,6 +20895,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -20567,6 +21226,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listReviewQueue: {
@@ -20742,6 +21426,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headListReviewQueue: {
@@ -20887,6 +21596,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -21089,6 +21821,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headGetAnyKycVerification: {
@@ -21241,6 +21998,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -21476,6 +22256,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headDownloadAnyKycDocument: {
@@ -21659,6 +22464,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -21968,6 +22796,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getAnyKycProfile: {
@@ -22152,6 +23005,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headGetAnyKycProfile: {
@@ -22304,6 +23182,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -22613,6 +23514,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listStaff: {
@@ -22776,6 +23702,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headListStaff: {
@@ -22909,6 +23860,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -23090,6 +24064,31 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -23368,6 +24367,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headGetStaff: {
@@ -23537,6 +24561,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     listStock: {
@@ -23688,6 +24735,31 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -23979,6 +25051,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headListStock: {
@@ -24120,6 +25217,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -24296,6 +25416,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headGetStockSummary: {
@@ -24424,6 +25569,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
@@ -24626,6 +25794,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listAuditEvents: {
@@ -24803,6 +25996,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     headListAuditEvents: {
@@ -24950,6 +26168,29 @@ export interface operations {
             /** @description Problem details; code: internal_error. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds until Cloudflare Access's keys are asked for again. */
+                    "Retry-After": string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];

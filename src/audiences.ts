@@ -16,22 +16,20 @@ export function publicAudience() {
 /**
  * Customers, by API key: the key is checked and its request budget spent before any of the audience's routes runs,
  * a route under /customers/{customer_slug} answers only for the key's own account, and idempotency keys are the
- * account's.
+ * account's. Idempotency comes last: a stored answer is looked up only for a request its guards let through.
  */
 export function customerAudience() {
   const router = createRouter<CustomerEnv>();
-  router.use(
-    requireApiKey,
-    rateLimitByKey,
-    idempotency<CustomerEnv>((c) => c.var.principal.customerId),
-  );
+  router.use(requireApiKey, rateLimitByKey);
   router.use("/customers/:customer_slug/*", requireOwnAccount);
+  router.use(idempotency<CustomerEnv>((c) => c.var.principal.customerId));
   return router;
 }
 
 /**
- * The operator: a staff member by their Cloudflare Access identity, or the ADMIN_TOKEN (src/staff/guard.ts); each
- * staff member's idempotency keys are their own, and the token's are apart.
+ * The operator: a staff member by their Cloudflare Access identity, or the ADMIN_TOKEN, with a role the operation
+ * allows (src/staff/guard.ts); each staff member's idempotency keys are their own, and the token's are apart. The
+ * guard judges the role before idempotency runs: a stored answer is replayed only to whom the operation allows now.
  */
 export function operatorAudience() {
   const router = createRouter<OperatorEnv>();

@@ -215,6 +215,34 @@ describe("the operator's changes", () => {
     expect(await auditCount()).toBe(before);
   });
 
+  it("write none for a document's view refused to a member disabled or demoted since this isolate knew them", async () => {
+    const member = await staffMember("compliance");
+    const verified = await submittedVerification("audit");
+    const document = await uploadedDocument(await uploadFile(verified.customer, verified.numberId, pdf(), "bill.pdf"));
+    const views = async () =>
+      (await auditEvents({ target_type: "document", target_id: document.id, action: "kyc.document_viewed" })).length;
+    const setMember = (role: "compliance" | "viewer", status: "enabled" | "disabled") =>
+      operator.admin.staff[":email"].$put({ param: { email: member.email }, json: { name: "Cora Changing", role, status } });
+    const paths = [`/admin/kyc/documents/${document.id}/download`, `/ops/documents/${document.id}`];
+    let viewed = 0;
+    for (const path of paths) {
+      for (const [role, status] of [
+        ["compliance", "disabled"],
+        ["viewer", "enabled"],
+      ] as const) {
+        // A view, which this isolate remembers the member by; then the member changed, and the next view refused.
+        await setMember("compliance", "enabled");
+        await expectStatus(await call(path, { headers: member.headers }), 200);
+        viewed++;
+        await setMember(role, status);
+        const refused = await call(path, { headers: member.headers });
+        expect(refused.status, `${path} as ${role}, ${status}`).toBe(403);
+        await refused.text();
+        expect(await views(), `${path} as ${role}, ${status}`).toBe(viewed);
+      }
+    }
+  });
+
   it("are never changed or deleted, whoever asks", async () => {
     const [event] = await auditEvents({ action: "customer.created" });
     const id = event!.id.replace(/^aud_/, "");

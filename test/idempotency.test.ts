@@ -22,6 +22,7 @@ import {
   submittedVerification,
   type TestCustomer,
 } from "./helpers.ts";
+import { staffMember } from "./staff.ts";
 
 const ORDER = { number_type: "mobile", country_code: "US", quantity: 5 };
 
@@ -182,6 +183,53 @@ describe("Idempotency-Key", () => {
     expect(again.status).toBe(201);
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await again.text()).toBe(await created.text());
+  });
+
+  it("replays a stored answer only to whom the operation allows now: a demoted admin's retry is 403, never the key", async () => {
+    const customer = await createCustomer();
+    // Another admin, so that this one is never the last and may be demoted.
+    await staffMember("admin");
+    const member = await staffMember("admin");
+    const key = crypto.randomUUID();
+    const createKey = () =>
+      call(`/admin/customers/${customer.slug}/api-keys`, {
+        method: "POST",
+        headers: { ...member.headers, "Content-Type": "application/json", "Idempotency-Key": key },
+        body: JSON.stringify({ name: "Shown once" }),
+      });
+    const setRole = (role: "viewer" | "admin") =>
+      operator.admin.staff[":email"].$put({ param: { email: member.email }, json: { name: "Demoted", role } });
+    const created = await createKey();
+    expect(created.status).toBe(201);
+    const { key: plaintext } = (await created.json()) as { key: string };
+    await json(await setRole("viewer"), 200);
+    // Every retry, whether this isolate still remembers the admin or has read the viewer since.
+    for (let retry = 0; retry < 3; retry++) {
+      const refused = await createKey();
+      expect(refused.headers.get("Idempotent-Replayed")).toBeNull();
+      const body = await problem(refused, 403, "forbidden");
+      expect(JSON.stringify(body)).not.toContain(plaintext);
+    }
+    // The answer is kept, and replayed once the role allows the operation again.
+    await json(await setRole("admin"), 200);
+    const replayed = await createKey();
+    expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(((await replayed.json()) as { key: string }).key).toBe(plaintext);
+  });
+
+  it("leaves a key untouched by a request its audience refuses: another account's path is a 404, and the key stays free", async () => {
+    const [own, other] = [await createCustomer(), await createCustomer()];
+    const refused = await own.call(ordersPath(other), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Idempotency-Key": "not-my-account" },
+      body: JSON.stringify(ORDER),
+    });
+    await problem(refused, 404, "not_found");
+    expect(await record(own.customerId, "not-my-account")).toBeNull();
+    const placed = await createOrder(own, "not-my-account");
+    expect(placed.status).toBe(201);
+    expect(placed.headers.get("Idempotent-Replayed")).toBeNull();
+    await placed.text();
   });
 
   it("stores 4xx answers (the retry gets the same refusal), but never runs a refused request twice", async () => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StaffRole } from "../src/db/schema.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { call, clientAddress, problem } from "./helpers.ts";
+import { call, clientAddress, json, operator, problem } from "./helpers.ts";
 import { type StaffMember, staffMember } from "./staff.ts";
 import { installWriteCounter, removeWriteCounter, storageFingerprint } from "./write-counter.ts";
 
@@ -122,7 +122,10 @@ describe("the staff's roles", () => {
     expect(Object.keys(MATRIX).filter((id) => !(id in declared))).toEqual([]);
   });
 
-  it("refuse a role before validation or lookup, changing nothing, and let every allowed role and the token past", async () => {
+  // 150 requests, each with a fingerprint of the storage around it: longer than the default 5 s on a busy machine.
+  it("refuse a role before validation or lookup, changing nothing, and let every allowed role and the token past", {
+    timeout: 30_000,
+  }, async () => {
     let walked = 0;
     // A HEAD runs its GET's route, guard included (test/properties-operations.test.ts holds it to its GET's answer).
     const walkedOperations = operations.filter((operation) => operation.method !== "HEAD");
@@ -152,5 +155,31 @@ describe("the staff's roles", () => {
       }
     }
     expect(walked).toBe(walkedOperations.length * 5);
+  });
+
+  it("are checked before a stored answer is looked up: a member demoted since is refused every POST and PATCH, never replayed", {
+    timeout: 30_000,
+  }, async () => {
+    // Another admin, so that this one is never the last and may be demoted.
+    await staffMember("admin");
+    const member = await staffMember("admin");
+    const changes = operations.filter((o) => ["POST", "PATCH"].includes(o.method) && !o.roles.includes("viewer"));
+    expect(changes.length).toBeGreaterThanOrEqual(10);
+    const withKey = (operation: AdminOperation) => ({ ...member.headers, "Idempotency-Key": `walk-${operation.operationId}` });
+    // As an admin: each answer (a refusal of the malformed input) is stored under its key.
+    for (const operation of changes) {
+      const answer = await send(operation, withKey(operation));
+      expect(answer.status, operation.operationId).toBeLessThan(500);
+      await answer.arrayBuffer();
+    }
+    await json(
+      await operator.admin.staff[":email"].$put({ param: { email: member.email }, json: { name: "Demoted", role: "viewer" } }),
+      200,
+    );
+    for (const operation of changes) {
+      const answer = await send(operation, withKey(operation));
+      expect(answer.headers.get("Idempotent-Replayed"), operation.operationId).toBeNull();
+      await problem(answer, 403, "forbidden");
+    }
   });
 });

@@ -9,6 +9,7 @@ import { toBase64Url } from "../src/lib/base64.ts";
 import { TEST_ACCESS_TEAM_DOMAIN, TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   allPages,
+  awaitFreshRateWindow,
   call,
   callInIsolate,
   clientAddress,
@@ -162,7 +163,7 @@ describe("a staff member's Cloudflare Access identity", () => {
     await expectStatus(await admin("/admin/customers", member.headers), 200);
     await json(await change("viewer", "enabled"), 200);
     const refused = await problem(await create(), 403, "forbidden");
-    expect(refused.detail).toMatch(/role changed/);
+    expect(refused.detail).toBe(`${member.email} is no longer an enabled member of the operator's staff with the role admin`);
     await expectStatus(await operator.admin.customers[":slug"].$get({ param: { slug } }), 404);
     expect((await problem(await create(), 403, "forbidden")).detail).toMatch(/yours is viewer/);
   });
@@ -226,6 +227,35 @@ describe("a staff member's Cloudflare Access identity", () => {
     expect(certs).toHaveBeenCalledTimes(2);
   });
 
+  it("lets a promotion, a re-enabling and every change of role take effect on the next request, as a demotion does", async () => {
+    // Another admin, so that this one is never the last and may be demoted.
+    await staffMember("admin");
+    const member = await staffMember("viewer");
+    const change = (role: "viewer" | "compliance" | "admin", status: "enabled" | "disabled" = "enabled") =>
+      operator.admin.staff[":email"].$put({ param: { email: member.email }, json: { name: "Changing", role, status } });
+    const tag = crypto.randomUUID().slice(0, 8);
+    const slug = (n: number) => `promoted-${tag}-${n}`;
+    const create = (n: number) =>
+      admin(
+        "/admin/customers",
+        { ...member.headers, "Content-Type": "application/json" },
+        { method: "POST", body: JSON.stringify({ slug: slug(n), name: "Promoted" }) },
+      );
+    // Known to this isolate as a viewer, then made an admin: the next request is an admin's.
+    await expectStatus(await admin("/admin/customers", member.headers), 200);
+    await json(await change("admin"), 200);
+    await expectStatus(await create(1), 201);
+    // Made compliance: a read every role may make is answered, and an admin's change is refused by the role read now.
+    await json(await change("compliance"), 200);
+    await expectStatus(await admin("/admin/customers", member.headers), 200);
+    expect((await problem(await create(2), 403, "forbidden")).detail).toBe("This needs the role admin; yours is compliance");
+    // Disabled, then enabled again as an admin before their next request: that request is an admin's.
+    await json(await change("compliance", "disabled"), 200);
+    await json(await change("admin"), 200);
+    await expectStatus(await create(3), 201);
+    await expectStatus(await operator.admin.customers[":slug"].$get({ param: { slug: slug(2) } }), 404);
+  });
+
   it("refuses a change signed in by Access from another site (403), before anything runs; a read and the token pass", async () => {
     const member = await staffMember("admin");
     const slug = `xsite-${crypto.randomUUID().slice(0, 8)}`;
@@ -266,6 +296,123 @@ describe("a staff member's Cloudflare Access identity", () => {
     await expectStatus(replayed, 201);
     expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
     await problem(await create(first, slug(3)), 422, "idempotency_key_reused");
+  });
+});
+
+describe("while Cloudflare Access's keys cannot be read", () => {
+  type Certs = "unreachable" | "failing" | "not a JWKS" | "up";
+  /**
+   * A team of its own (nothing another test fetched is held for it), reached through a stub of the outbound fetch that
+   * answers as `state.certs` says, counting the requests.
+   */
+  function ownTeam() {
+    const domain = `https://team-${crypto.randomUUID().slice(0, 8)}.cloudflareaccess.test`;
+    const state: { certs: Certs } = { certs: "unreachable" };
+    const fetch = vi.fn(async (input: RequestInfo | URL) => {
+      expect(String(input)).toBe(`${domain}/cdn-cgi/access/certs`);
+      if (state.certs === "unreachable") throw new TypeError("Network connection lost.");
+      if (state.certs === "failing") return new Response("upstream error", { status: 502 });
+      if (state.certs === "not a JWKS") return Response.json({ keys: "none" });
+      return Response.json({ keys: [trustedKey] });
+    });
+    vi.stubGlobal("fetch", fetch);
+    const token = (email: string, claims: Record<string, unknown> = {}) => accessToken(email, { iss: domain, ...claims });
+    const send = (token: string, address = clientAddress()) =>
+      callInIsolate(
+        "/admin/customers",
+        { headers: { ...accessHeader(token), "CF-Connecting-IP": address } },
+        { bindings: { ACCESS_JWKS: "", ACCESS_TEAM_DOMAIN: domain } },
+      );
+    return { domain, state, fetch, token, send };
+  }
+
+  /** A token for `email` signed with the trusted key under a key id the team's keys do not list. */
+  function unknownKidToken(email: string, claims: Record<string, unknown>): Promise<string> {
+    const jwk = { ...(JSON.parse(env.TEST_ACCESS_PRIVATE_JWK) as JsonWebKey), alg: "RS256", kid: "rotated" };
+    return sign(testAccessClaims(email, claims), jwk as JsonWebKey & { alg: "RS256" });
+  }
+
+  /** The clock the Worker reads (Date), stopped, and set to `seconds` after it was stopped: no test waits. */
+  function stoppedClock() {
+    const start = Date.now();
+    vi.useFakeTimers({ now: start, toFake: ["Date"] });
+    return (seconds: number) => vi.setSystemTime(start + seconds * 1000);
+  }
+
+  it("answers 503 with Retry-After, never a 500, while no key is held, and asks Access at most once a minute", async () => {
+    const member = await staffMember("viewer");
+    const team = ownTeam();
+    const at = stoppedClock();
+    const first = await team.send(await team.token(member.email));
+    expect(first.headers.get("Retry-After")).toBe("60");
+    const body = await problem(first, 503, "service_unavailable");
+    expect(body.detail).toBe(
+      "Cloudflare Access's keys cannot be read right now, so no staff sign-in can be verified; retry after the period",
+    );
+    expect(team.fetch).toHaveBeenCalledTimes(1);
+    // Within the minute nothing is asked again, whatever the token names.
+    at(30);
+    const again = await team.send(await team.token(member.email));
+    expect(again.headers.get("Retry-After")).toBe("30");
+    await problem(again, 503, "service_unavailable");
+    await problem(await team.send(await unknownKidToken(member.email, { iss: team.domain })), 503, "service_unavailable");
+    // What no key could verify is a 401 without asking: unsigned, or without a key id.
+    const claims = testAccessClaims(member.email, { iss: team.domain });
+    await problem(await team.send(await handMadeToken({ alg: "none", typ: "JWT", kid: "k" }, claims)), 401, "unauthorized");
+    await problem(await team.send(await handMadeToken({ alg: "RS256", typ: "JWT" }, claims)), 401, "unauthorized");
+    expect(team.fetch).toHaveBeenCalledTimes(1);
+    // Each minute one more attempt, whatever its failure: an error status, then a body that is no key set.
+    for (const [attempt, certs] of [
+      [2, "failing"],
+      [3, "not a JWKS"],
+    ] as const) {
+      team.state.certs = certs;
+      at(60 * (attempt - 1));
+      await problem(await team.send(await team.token(member.email)), 503, "service_unavailable");
+      expect(team.fetch).toHaveBeenCalledTimes(attempt);
+      at(60 * (attempt - 1) + 59);
+      await problem(await team.send(await team.token(member.email)), 503, "service_unavailable");
+      expect(team.fetch).toHaveBeenCalledTimes(attempt);
+    }
+    // Access answers again: the next attempt, a minute after the last, reads the keys.
+    team.state.certs = "up";
+    at(180);
+    await expectStatus(await team.send(await team.token(member.email)), 200);
+    expect(team.fetch).toHaveBeenCalledTimes(4);
+  });
+
+  it("judges tokens with the keys it holds (401 for a key they lack) while a refetch fails, until they are an hour old", async () => {
+    const member = await staffMember("viewer");
+    const team = ownTeam();
+    team.state.certs = "up";
+    const at = stoppedClock();
+    await expectStatus(await team.send(await team.token(member.email)), 200);
+    team.state.certs = "unreachable";
+    at(61);
+    await problem(await team.send(await unknownKidToken(member.email, { iss: team.domain })), 401, "unauthorized");
+    expect(team.fetch).toHaveBeenCalledTimes(2);
+    await problem(await team.send(await unknownKidToken(member.email, { iss: team.domain })), 401, "unauthorized");
+    await expectStatus(await team.send(await team.token(member.email)), 200);
+    expect(team.fetch).toHaveBeenCalledTimes(2);
+    // Keys are kept an hour: past it, and with Access still unreachable, nothing can be verified.
+    at(3601);
+    const stale = await team.send(await team.token(member.email));
+    expect(stale.headers.get("Retry-After")).toBe("60");
+    await problem(stale, 503, "service_unavailable");
+    expect(team.fetch).toHaveBeenCalledTimes(3);
+  });
+
+  it("counts each request it cannot judge as a failed authentication: past 30 a minute, 429", { timeout: 20_000 }, async () => {
+    const member = await staffMember("viewer");
+    const team = ownTeam();
+    const address = clientAddress();
+    await awaitFreshRateWindow(5_000);
+    for (let i = 0; i < 30; i++)
+      await problem(await team.send(await team.token(member.email), address), 503, "service_unavailable");
+    const limited = await team.send(await team.token(member.email), address);
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    await problem(limited, 429, "rate_limited");
+    expect(team.fetch).toHaveBeenCalledTimes(1);
   });
 });
 
@@ -375,6 +522,33 @@ describe("the console's door", () => {
     const anonymous = await call("/ops", { headers: { "CF-Connecting-IP": clientAddress() } });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("Content-Type")).toMatch(/^text\/html/);
+  });
+
+  it("shows a member their role as it is now, and refuses one disabled since with the console's own page", async () => {
+    const member = await staffMember("viewer", "Vic Changing");
+    const home = () => call("/ops", { headers: member.headers });
+    expect(await (await home()).text()).toContain("<dd>viewer</dd>");
+    await json(
+      await operator.admin.staff[":email"].$put({
+        param: { email: member.email },
+        json: { name: "Vic Changing", role: "admin" },
+      }),
+      200,
+    );
+    const promoted = await home();
+    expect(promoted.status).toBe(200);
+    expect(await promoted.text()).toContain("<dd>admin</dd>");
+    await json(
+      await operator.admin.staff[":email"].$put({
+        param: { email: member.email },
+        json: { name: "Vic Changing", role: "admin", status: "disabled" },
+      }),
+      200,
+    );
+    const refused = await home();
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("Content-Type")).toMatch(/^text\/html/);
+    expect(await refused.text()).toContain(`${member.email} is not an enabled member of the operator&#39;s staff`);
   });
 
   it("exists only while ACCESS_JWKS is set: in production a token never travels in a URL", async () => {

@@ -1,9 +1,10 @@
-// The console's audience: the operator's staff, by their Cloudflare Access identity (as on /admin), the console's
-// frame around every page, and on every form the session's CSRF token.
+// The console's audience: the operator's staff, by their Cloudflare Access identity (as on /admin, and read before each
+// page, which shows what their role may do), the console's frame around every page, and on every form the session's
+// CSRF token.
 import type { MiddlewareHandler } from "hono";
 import type { ConsoleEnv } from "../env.ts";
 import { createRouter } from "../http/router.ts";
-import { requireOperator } from "../staff/guard.ts";
+import { requireConsoleOperator } from "../staff/guard.ts";
 import { csrfTokenFor, refusedForm } from "../ui/form-guard.tsx";
 import { pageRenderer } from "../ui/renderer.tsx";
 import { consoleFrame } from "./frame.tsx";
@@ -25,6 +26,6 @@ const requireStaffSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
 
 export function consoleAudience() {
   const router = createRouter<ConsoleEnv>();
-  router.use(requireOperator, requireStaffSession, pageRenderer(consoleFrame));
+  router.use(requireConsoleOperator, requireStaffSession, pageRenderer(consoleFrame));
   return router;
 }

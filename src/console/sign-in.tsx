@@ -7,7 +7,7 @@ import type { AppEnv } from "../env.ts";
 import { authenticationFailure } from "../http/auth-failures.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound } from "../lib/problem.ts";
-import { ACCESS_COOKIE, accessIdentity } from "../staff/access.ts";
+import { ACCESS_COOKIE, AccessKeysUnavailable, accessIdentity } from "../staff/access.ts";
 import { renderDocument } from "../ui/document.tsx";
 
 const signInPath = "/ops/sign-in";
@@ -36,6 +36,7 @@ export const consoleSignIn = createRouter<AppEnv>()
     if (!takesSignInLinks(c)) throw notFound("Page");
     const token = c.req.query("token") ?? "";
     const identity = token === "" ? undefined : await accessIdentity(token, c.env);
+    if (identity instanceof AccessKeysUnavailable) throw await authenticationFailure(c, identity.problem());
     if (!identity) {
       // Counted as a failed sign-in, as a bad token on /admin is: 401, or 429 once the address spent its budget.
       const refusal = await authenticationFailure(c);

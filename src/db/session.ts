@@ -46,10 +46,11 @@ export interface RequestSession {
    */
   carry(query: { toSQL(): { sql: string; params: unknown[] } }): Passenger;
   /**
-   * Awaits `confirm` (once) before every D1 call after the request's first: when it throws, that call and every later
-   * one fail with its error without reaching D1. A passenger's own calls (see Passenger) are not held back.
+   * Awaits `confirm` (once) before every D1 call after the request's first, and with `beforeWrites` before a first call
+   * that writes too (a read's check, which cannot fail a write it rides with): when it throws, that call and every
+   * later one fail with its error without reaching D1. A passenger's own calls (see Passenger) are not held back.
    */
-  confirmBeforeLaterCalls(confirm: () => Promise<void>): void;
+  confirmBeforeLaterCalls(confirm: () => Promise<void>, options?: { beforeWrites: boolean }): void;
 }
 
 /**
@@ -73,7 +74,7 @@ export function openRequestSession(d1: D1Database, method: string): RequestSessi
     },
     bookmark: () => opened?.getBookmark() ?? null,
     carry: (query) => metered.carry(query.toSQL()),
-    confirmBeforeLaterCalls: (confirm) => metered.confirmBeforeLaterCalls(confirm),
+    confirmBeforeLaterCalls: (confirm, options) => metered.confirmBeforeLaterCalls(confirm, options?.beforeWrites ?? false),
   };
 }
 
@@ -102,6 +103,7 @@ class MeteredSession {
   private boarding: Boarding[] = [];
   private firstCallMade = false;
   private confirm: (() => Promise<void>) | undefined;
+  private confirmWrites = false;
   private confirmation: Promise<void> | undefined;
 
   /** The D1 session, opened when first asked for. */
@@ -136,17 +138,21 @@ class MeteredSession {
     };
   }
 
-  confirmBeforeLaterCalls(confirm: () => Promise<void>): void {
+  confirmBeforeLaterCalls(confirm: () => Promise<void>, beforeWrites: boolean): void {
     this.confirm = confirm;
+    this.confirmWrites = beforeWrites;
   }
 
-  /** One D1 call: the statements, after the passengers waiting for a ride; after the first, once confirmed. */
-  async execute(statements: D1PreparedStatement[]): Promise<D1Result[]> {
-    if (this.firstCallMade && this.confirm) {
+  /**
+   * One D1 call: the statements, after the passengers waiting for a ride; after the first, once confirmed, and so is a
+   * first one that writes when the confirmation must come before writes.
+   */
+  async execute(statements: MeteredStatement[]): Promise<D1Result[]> {
+    if (this.confirm && (this.firstCallMade || (this.confirmWrites && statements.some((s) => s.writes)))) {
       this.confirmation ??= this.confirm();
       await this.confirmation;
     }
-    return this.send(statements);
+    return this.send(statements.map((s) => s.statement));
   }
 
   private async send(statements: D1PreparedStatement[]): Promise<D1Result[]> {
@@ -174,29 +180,35 @@ class MeteredSession {
   /** The part of a D1 database that Drizzle's D1 driver calls: prepare() and batch(). */
   asD1Database(): D1Database {
     const metered = {
-      prepare: (query: string) => new MeteredStatement(this.session.prepare(query), this),
-      batch: (statements: MeteredStatement[]) => this.execute(statements.map((s) => s.statement)),
+      prepare: (query: string) => new MeteredStatement(this.session.prepare(query), this, !READ_ONLY.test(query)),
+      batch: (statements: MeteredStatement[]) => this.execute(statements),
     };
     // Drizzle types its client as a D1Database but uses only prepare() and batch(), which a session has.
     return metered as unknown as D1Database;
   }
 }
 
+/** A statement that only reads: a SELECT (the queries use no WITH); anything else is taken to write. */
+const READ_ONLY = /^\s*select\b/i;
+
 class MeteredStatement {
   readonly statement: D1PreparedStatement;
   private readonly session: MeteredSession;
+  /** Whether it may write (any statement but a SELECT). */
+  readonly writes: boolean;
 
-  constructor(statement: D1PreparedStatement, session: MeteredSession) {
+  constructor(statement: D1PreparedStatement, session: MeteredSession, writes: boolean) {
     this.statement = statement;
     this.session = session;
+    this.writes = writes;
   }
 
   bind(...values: unknown[]): MeteredStatement {
-    return new MeteredStatement(this.statement.bind(...values), this.session);
+    return new MeteredStatement(this.statement.bind(...values), this.session, this.writes);
   }
 
   async run(): Promise<D1Result> {
-    const [result] = await this.session.execute([this.statement]);
+    const [result] = await this.session.execute([this]);
     return result!;
   }
 

@@ -54,11 +54,14 @@ export function refuseSpentAddress<E extends AppEnv>(c: Context<E>): void {
   refusedUntil.delete(bucket);
 }
 
-/** Counts a failed authentication against the request's address: the answer is 401, or 429 once the budget is spent. */
-export async function authenticationFailure<E extends AppEnv>(c: Context<E>): Promise<Problem> {
+/**
+ * Counts a failed authentication against the request's address: the answer is `refusal` (401, or another for a
+ * credential that could not be judged), or 429 once the budget is spent.
+ */
+export async function authenticationFailure<E extends AppEnv>(c: Context<E>, refusal = unauthorized()): Promise<Problem> {
   const bucket = bucketOf(c);
   const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: bucket });
-  if (success) return unauthorized();
+  if (success) return refusal;
   refusedUntil.delete(bucket);
   refusedUntil.set(bucket, Date.now() + PERIOD_MS);
   if (refusedUntil.size > REFUSED_CAPACITY) refusedUntil.delete(refusedUntil.keys().next().value!);

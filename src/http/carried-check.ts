@@ -1,32 +1,36 @@
 // A credential this isolate already knows (an API key, a staff member), checked without a D1 call of its own: its
 // check rides with the request's first D1 call (a read carries the credential's state; a write an assertion in front
 // of its first batch, which rolls the whole batch back), and nothing acts before that check has answered: not a side
-// effect (src/http/side-effects.ts), not a later D1 call. When it says no, the handler's answer is replaced by the
-// guard's refusal.
+// effect (src/http/side-effects.ts), not a later D1 call, and not a write riding with a read's check (an audited read
+// of a GET). When it says no, the handler's answer is replaced by the guard's refusal.
 import type { Context, Next } from "hono";
 import { isFailedBatchAssertion } from "../db/errors.ts";
 import type { AppEnv } from "../env.ts";
 import type { Problem } from "../lib/problem.ts";
-import { problemResponse } from "./problem.ts";
 import { RefusedCredential, sideEffectsAfter } from "./side-effects.ts";
 
-/** Whether the known credential still holds, asked once (the answer is kept): after the handler, or before an act. */
-export type CarriedCheck = () => Promise<boolean>;
+/**
+ * Whether the known credential still holds, asked once (the answer is kept): after the handler, or before an act.
+ * `failsItsBatch`: an assertion, which rolls back the batch it rides in front of; a read's check fails nothing, so
+ * no write may reach D1 before it has answered.
+ */
+export type CarriedCheck = (() => Promise<boolean>) & { failsItsBatch: boolean };
 
 type Query = { toSQL(): { sql: string; params: unknown[] } };
 
-function once(ask: () => Promise<boolean>): CarriedCheck {
+function once(ask: () => Promise<boolean>, failsItsBatch: boolean): CarriedCheck {
   let answer: Promise<boolean> | undefined;
-  return () => {
+  const check = () => {
     answer ??= ask();
     return answer;
   };
+  return Object.assign(check, { failsItsBatch });
 }
 
 /** A read's check: `state` rides with the first D1 call (or goes alone when an act asks first); `accept` judges it. */
 export function carriedRead<E extends AppEnv>(c: Context<E>, state: Query, accept: (rows: unknown[][]) => boolean): CarriedCheck {
   const passenger = c.var.session.carry(state);
-  return once(async () => accept(await passenger.rows()));
+  return once(async () => accept(await passenger.rows()), false);
 }
 
 /** A write's check: `assertion` stands in front of the first batch, and fails it when the credential no longer holds. */
@@ -40,13 +44,14 @@ export function carriedAssertion<E extends AppEnv>(c: Context<E>, assertion: Que
       if (isFailedBatchAssertion(error)) return false;
       throw error;
     }
-  });
+  }, true);
 }
 
 /**
  * Runs the rest of the request with nothing acting before `check` answers: the bindings' side effects wait for it,
- * and so does every D1 call after the first. When it says no, `refused()` names the problem that answers instead of
- * the handler (whose own outcome, often a failed statement of a rolled-back batch, is not the answer).
+ * and so does every D1 call after the first (and a first that writes, unless the check fails its batch). When it says
+ * no, `refused()` names the problem that answers instead of the handler (whose own outcome, often a failed statement
+ * of a rolled-back batch, is not the answer); it is thrown, so each set of pages answers it as its own error page.
  */
 export async function confirmedRequest<E extends AppEnv>(
   c: Context<E>,
@@ -58,12 +63,12 @@ export async function confirmedRequest<E extends AppEnv>(
     if (!(await check())) throw new RefusedCredential("The credential no longer holds");
   };
   c.env = sideEffectsAfter(c.env, confirm) as E["Bindings"];
-  c.var.session.confirmBeforeLaterCalls(confirm);
+  c.var.session.confirmBeforeLaterCalls(confirm, { beforeWrites: !check.failsItsBatch });
   await next();
   if (await check()) return;
   await c.res.body?.cancel();
   c.error = undefined;
   // Cleared first: Hono's setter would otherwise carry the handler's headers (a download's file name) over.
   c.res = undefined;
-  c.res = problemResponse(c, await refused());
+  throw await refused();
 }

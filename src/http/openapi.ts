@@ -61,6 +61,13 @@ const PROBLEM_HEADERS: Partial<Record<ProblemStatus, Record<string, HeaderDescri
       schema: { type: "string", pattern: "^[0-9]+$" },
     },
   },
+  503: {
+    "Retry-After": {
+      description: "Seconds until Cloudflare Access's keys are asked for again.",
+      required: true,
+      schema: { type: "string", pattern: "^[0-9]+$" },
+    },
+  },
 };
 
 function problemDescription<S>(status: ProblemStatus, schema: S) {
@@ -358,6 +365,18 @@ function addHeadOperations(document: EditableDocument): void {
   }
 }
 
+/**
+ * 503 on every operation a staff member's Access token reaches: while Cloudflare Access's keys cannot be read and none
+ * are held, no token can be verified (the guard answers it, so it belongs to no one route).
+ */
+function addAccessUnavailable(document: EditableDocument): void {
+  const problemRef = { $ref: "#/components/schemas/Problem" };
+  for (const [, operation] of operationsOf(document)) {
+    const byAccess = operation.security?.some((requirement) => Object.hasOwn(requirement as object, "accessJwt"));
+    if (byAccess) operation.responses = { ...operation.responses, 503: problemDescription(503, problemRef) };
+  }
+}
+
 const DESCRIPTION =
   "Order virtual phone numbers in bulk and verify the identity and address (KYC) behind each number. " +
   "Customer endpoints take an API key (Authorization: Bearer vnk_… or X-API-Key); /admin takes a staff member's " +
@@ -440,6 +459,7 @@ export function apiDocument<E extends Env>(app: OpenAPIHono<E>, origin?: string)
   editable.components = { ...editable.components, securitySchemes };
   // The idempotency answers (its 409 and 422) first, so the headers every answer carries are declared on them too.
   addIdempotencyKey(editable);
+  addAccessUnavailable(editable);
   addRequestId(editable);
   addBookmarkHeader(editable);
   addSecurityHeaders(editable);

@@ -27,6 +27,7 @@ export const PROBLEMS = {
   idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
   rate_limited: { status: 429, title: "Too many requests" },
   internal_error: { status: 500, title: "Internal server error" },
+  service_unavailable: { status: 503, title: "Service unavailable" },
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEMS;

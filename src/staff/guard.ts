@@ -1,11 +1,14 @@
 // Who acts for the operator, on /admin and /ops: the ADMIN_TOKEN (automation; role admin) when an Authorization header
 // is present, which alone then decides; else a staff member by their Cloudflare Access token (the Cf-Access-Jwt-Assertion
-// header, which alone decides when present, else the CF_Authorization cookie), known and enabled in D1. A member this
-// isolate has seen is checked with the request's first D1 call, as a known API key is (src/http/carried-check.ts).
-// And each operation's roles, checked before its input is validated or anything is looked up.
+// header, which alone decides when present, else the CF_Authorization cookie), known and enabled in D1. And each
+// operation's roles (declared by allowRoles on its route), checked by the guard itself, before anything else of the
+// audience runs (an idempotent replay included) or the input is validated or anything is looked up. On /admin, a member
+// this isolate has seen with a role the operation allows is checked with the request's first D1 call, as a known API
+// key is (src/http/carried-check.ts); any other is read first, so a role raised since is seen at once.
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
-import type { StaffRole } from "../db/schema.ts";
+import { matchedRoutes } from "hono/route";
+import { STAFF_ROLES, type StaffRole, type StaffStatus } from "../db/schema.ts";
 import { READ_METHODS } from "../db/session.ts";
 import type { Operator, OperatorEnv } from "../env.ts";
 import { isAdminToken } from "../http/auth.ts";
@@ -13,10 +16,10 @@ import { authenticationFailure, refuseSpentAddress } from "../http/auth-failures
 import { carriedAssertion, carriedRead, confirmedRequest } from "../http/carried-check.ts";
 import { publicOrigin } from "../http/public-origin.ts";
 import { Problem } from "../lib/problem.ts";
-import { ACCESS_COOKIE, ACCESS_HEADER, accessIdentity } from "./access.ts";
+import { ACCESS_COOKIE, ACCESS_HEADER, AccessKeysUnavailable, accessIdentity } from "./access.ts";
 import { enabledStaffAssertion, findStaff, staffStateQuery } from "./store.ts";
 
-/** Staff members this isolate has seen (their role and name as read then), by e-mail, least recently used first. */
+/** Staff members this isolate has seen (their role and name as last read), by e-mail, least recently used first. */
 const knownStaff = new Map<string, Pick<Operator, "role" | "name">>();
 const KNOWN_STAFF_CAPACITY = 1_000;
 
@@ -31,6 +34,14 @@ const TOKEN_OPERATOR: Operator = { actor: { type: "token" }, role: "admin", name
 
 function forbidden(detail: string): Problem {
   return new Problem("forbidden", detail);
+}
+
+function notEnabled(email: string): Problem {
+  return forbidden(`${email} is not an enabled member of the operator's staff`);
+}
+
+function roleRefusal(roles: readonly StaffRole[], role: StaffRole): Problem {
+  return forbidden(`This needs the role ${roles.join(" or ")}; yours is ${role}`);
 }
 
 /**
@@ -49,58 +60,105 @@ function accessToken(c: Context): string | undefined {
   return header !== undefined ? header.trim() : getCookie(c, ACCESS_COOKIE);
 }
 
+/** The mark allowRoles leaves on its route: the roles it allows, for the guard to read before anything runs. */
+type RolesGuard = MiddlewareHandler<OperatorEnv> & { allowedRoles: readonly StaffRole[] };
+
 /**
- * Names who acts (c.var.operator, c.var.actor), or refuses: 401 for a missing or invalid credential (one answer for
- * every reason, counted against the client's address, and before any D1 read), 403 for a cross-site change, and for a
- * verified e-mail that is no enabled staff member.
+ * The roles the request's operation allows: those of the allowRoles on the route it matched (every role where none
+ * is declared: what every member may read).
  */
-export const requireOperator: MiddlewareHandler<OperatorEnv> = async (c, next) => {
-  refuseSpentAddress(c);
-  if (c.req.header("Authorization") !== undefined || c.req.header("X-API-Key") !== undefined) {
-    if (!(await isAdminToken(c))) throw await authenticationFailure(c);
-    identify(c, TOKEN_OPERATOR);
-    return next();
+function operationRoles(c: Context): readonly StaffRole[] {
+  let roles: readonly StaffRole[] = STAFF_ROLES;
+  for (const { handler } of matchedRoutes(c)) {
+    const declared = (handler as Partial<RolesGuard>).allowedRoles;
+    if (declared) roles = roles.filter((role) => declared.includes(role));
   }
-  const token = accessToken(c);
-  if (!token) throw await authenticationFailure(c);
-  if (!READ_METHODS.has(c.req.method) && isCrossSite(c)) {
-    throw forbidden("A change signed in with Cloudflare Access must come from this service's own pages");
-  }
-  const identity = await accessIdentity(token, c.env);
-  if (!identity) throw await authenticationFailure(c);
-  const { email } = identity;
-  const known = knownStaff.get(email);
-  if (!known) {
-    const member = await findStaff(c.var.db, email);
-    if (member?.status !== "enabled") throw forbidden(`${email} is not an enabled member of the operator's staff`);
-    rememberStaff(email, { role: member.role, name: member.name });
-    identify(c, { actor: { type: "staff", email }, role: member.role, name: member.name, accessToken: token });
-    return next();
-  }
-  rememberStaff(email, known);
-  identify(c, { actor: { type: "staff", email }, ...known, accessToken: token });
-  // Still enabled, with the role the operation was allowed by: read with a read, asserted in front of a write.
-  const check = READ_METHODS.has(c.req.method)
-    ? carriedRead(c, staffStateQuery(c.var.db, email), ([row]) => row?.[0] === known.role && row?.[1] === "enabled")
-    : carriedAssertion(c, enabledStaffAssertion(c.var.db, email, known.role));
-  return confirmedRequest(c, check, next, async () => {
-    knownStaff.delete(email);
-    return forbidden(`${email} is no longer an enabled member with the role ${known.role}; if the role changed, try again`);
-  });
-};
+  return roles;
+}
 
 function identify(c: Context<OperatorEnv>, operator: Operator): void {
   c.set("operator", operator);
   c.set("actor", operator.actor);
 }
 
-/** Refuses every role but these with 403, before the operation validates its input or looks anything up. */
-export function allowRoles(roles: readonly StaffRole[]): MiddlewareHandler<OperatorEnv> {
+/**
+ * Names who acts (c.var.operator, c.var.actor), or refuses: 401 for a missing or invalid credential (one answer for
+ * every reason, counted against the client's address, and before any D1 read), 503 while Access's keys cannot be read
+ * (counted too), 403 for a cross-site change, for a verified e-mail that is no enabled staff member, and for a role the
+ * operation does not allow. `remembers`: whether a member this isolate has seen is checked with the request's first D1
+ * call (the API, whose answers do not depend on the role) rather than read before anything (the console, whose pages
+ * show what the role may do).
+ */
+function operatorGuard(remembers: boolean): MiddlewareHandler<OperatorEnv> {
   return async (c, next) => {
-    const { role } = c.var.operator;
-    if (!roles.includes(role)) {
-      throw forbidden(`This needs the role ${roles.join(" or ")}; yours is ${role}`);
+    refuseSpentAddress(c);
+    const roles = operationRoles(c);
+    if (c.req.header("Authorization") !== undefined || c.req.header("X-API-Key") !== undefined) {
+      if (!(await isAdminToken(c))) throw await authenticationFailure(c);
+      identify(c, TOKEN_OPERATOR);
+      if (!roles.includes(TOKEN_OPERATOR.role)) throw roleRefusal(roles, TOKEN_OPERATOR.role);
+      return next();
     }
+    const token = accessToken(c);
+    if (!token) throw await authenticationFailure(c);
+    if (!READ_METHODS.has(c.req.method) && isCrossSite(c)) {
+      throw forbidden("A change signed in with Cloudflare Access must come from this service's own pages");
+    }
+    const identity = await accessIdentity(token, c.env);
+    if (identity instanceof AccessKeysUnavailable) throw await authenticationFailure(c, identity.problem());
+    if (!identity) throw await authenticationFailure(c);
+    const { email } = identity;
+    const known = remembers ? knownStaff.get(email) : undefined;
+    if (!known || !roles.includes(known.role)) {
+      // Not known, or known with a role the operation does not allow, which may have been raised since: read now.
+      const member = await findStaff(c.var.db, email);
+      if (member?.status !== "enabled") {
+        knownStaff.delete(email);
+        throw notEnabled(email);
+      }
+      if (remembers) rememberStaff(email, { role: member.role, name: member.name });
+      identify(c, { actor: { type: "staff", email }, role: member.role, name: member.name, accessToken: token });
+      if (!roles.includes(member.role)) throw roleRefusal(roles, member.role);
+      return next();
+    }
+    rememberStaff(email, known);
+    identify(c, { actor: { type: "staff", email }, ...known, accessToken: token });
+    // Still enabled, with a role the operation allows: read with a read (the role read is remembered, so a change of
+    // role the operation allows either way shows from the next request), asserted in front of a write.
+    let seen: { role: StaffRole; status: StaffStatus } | undefined;
+    const check = READ_METHODS.has(c.req.method)
+      ? carriedRead(c, staffStateQuery(c.var.db, email), ([row]) => {
+          if (!row) return false;
+          seen = { role: row[0] as StaffRole, status: row[1] as StaffStatus };
+          if (seen.status === "enabled") rememberStaff(email, { ...known, role: seen.role });
+          return seen.status === "enabled" && roles.includes(seen.role);
+        })
+      : carriedAssertion(c, enabledStaffAssertion(c.var.db, email, roles));
+    return confirmedRequest(c, check, next, async () => {
+      if (seen?.status === "enabled") return roleRefusal(roles, seen.role);
+      knownStaff.delete(email);
+      if (seen) return notEnabled(email);
+      return forbidden(`${email} is no longer an enabled member of the operator's staff with the role ${roles.join(" or ")}`);
+    });
+  };
+}
+
+/** The operator's API (/admin): a member this isolate has seen is checked with the request's first D1 call. */
+export const requireOperator = operatorGuard(true);
+
+/** The console's pages (/ops) show what the member's role may do: the member is read before each page. */
+export const requireConsoleOperator = operatorGuard(false);
+
+/**
+ * Declares the roles an operation allows: the operator's guard reads them from the matched route and refuses every
+ * other role (403) before anything else runs. On its route it refuses them again, should the route ever be mounted
+ * behind another guard.
+ */
+export function allowRoles(roles: readonly StaffRole[]): RolesGuard {
+  const guard: MiddlewareHandler<OperatorEnv> = async (c, next) => {
+    const { role } = c.var.operator;
+    if (!roles.includes(role)) throw roleRefusal(roles, role);
     await next();
   };
+  return Object.assign(guard, { allowedRoles: roles });
 }

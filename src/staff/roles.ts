@@ -14,8 +14,9 @@ export const ADMIN: readonly StaffRole[] = ["admin"];
 
 /**
  * What every operator operation declares: its tag, its credentials, the roles that may call it (`x-roles` in the
- * description), and the guard that refuses every other role (403) before the input is validated or anything looked up;
- * the operation's own middleware, if any, runs after it.
+ * description), and allowRoles, whose roles the operator's guard reads to refuse every other role (403) before the
+ * rest of the audience (idempotency) runs, the input is validated or anything looked up; the operation's own
+ * middleware, if any, runs after it.
  */
 export function operatorOperation(roles: readonly StaffRole[], ...middleware: MiddlewareHandler[]) {
   return {

@@ -1,6 +1,6 @@
 // Queries for the operator's staff: who they are (by Cloudflare Access e-mail), their role, and the change of either,
 // which keeps at least one enabled admin.
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import { auditStatement } from "../audit/store.ts";
 import { batchByName, ifWritten, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -19,14 +19,14 @@ export function staffStateQuery(db: Database, email: string) {
   return db.select({ role: staff.role, status: staff.status }).from(staff).where(eq(staff.email, email));
 }
 
-/** Fails its D1 batch (see batchAssertions) unless the member is enabled with this role still. */
-export function enabledStaffAssertion(db: Database, email: string, role: StaffRole) {
+/** Fails its D1 batch (see batchAssertions) unless the member is enabled with one of these roles still. */
+export function enabledStaffAssertion(db: Database, email: string, roles: readonly StaffRole[]) {
   return db
     .insert(batchAssertions)
     .select(
       sql`SELECT 'staff member not as known' WHERE NOT EXISTS (SELECT 1 FROM ${staff} WHERE ${and(
         eq(staff.email, email),
-        eq(staff.role, role),
+        inArray(staff.role, [...roles]),
         eq(staff.status, "enabled"),
       )})`,
     );

@@ -32,14 +32,17 @@ function errorPage(c: Parameters<ErrorHandler<AppEnv>>[1], back: WayBack, status
 
 /** The error handler of a set of pages, whose error pages lead back to `back`. */
 export function pageErrorHandler(back: WayBack): ErrorHandler<AppEnv> {
-  return (error, c) => {
+  return async (error, c) => {
     if (error instanceof ClientClosed) return handleError(error, c);
     // hono/csrf's refusal: a form posted from another site.
     if (error instanceof HTTPException && error.status === 403) {
       return errorPage(c, back, 403, "Refused", "This form was not sent from this site, so nothing was done.");
     }
     if (error instanceof Problem) {
-      return errorPage(c, back, PROBLEMS[error.code].status, PROBLEMS[error.code].title, error.message);
+      const page = await errorPage(c, back, PROBLEMS[error.code].status, PROBLEMS[error.code].title, error.message);
+      // What the problem says besides its words (Retry-After of a 429 or a 503), as the API's answer says it.
+      for (const [name, value] of Object.entries(error.headers)) page.headers.set(name, value);
+      return page;
     }
     if (error instanceof HTTPException && error.status < 500) return errorPage(c, back, error.status, "Refused", error.message);
     return errorPage(c, back, 500, "Something went wrong", "Nothing you did caused this; please try again in a moment.");
