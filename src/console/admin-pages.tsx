@@ -1,7 +1,7 @@
 // The console's administrative pages: the stock (counts, search, CSV import with its report, removal), the catalog
-// (orderable pairs and their requirements), the staff, the audit log, and the accounts (their keys, users and recent
-// orders). Every role reads them; each form is shown only to the roles that may use it (mayChange), and each POST is
-// refused (403) for any other role before anything is read (allowRoles). Every change is the operator API's own use
+// (orderable pairs and their requirements, as a form: requirements-form.tsx), the staff, the audit log, and the
+// accounts (opening one; their keys, users, invited ones apart, and recent orders). Every role reads them; each form is shown only to the roles that may use it (mayChange), and each POST is
+// refused (403) for any other role before anything is read (changeGuard). Every change is the operator API's own use
 // case, so the console keeps the same rules, says the same words and writes the same audit events.
 import type { Context } from "hono";
 import { operatorAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";

@@ -1,9 +1,11 @@
 // The console's reviews (OPERATOR.md, "The console"): the queue of verifications and profiles awaiting staff, oldest
-// first, with its filters and counts; a verification's or a profile's page: its status, address and fields, the
-// evaluation, its documents (images inline, PDFs in a new tab) and a rejection's reasons beside what each names; the
-// review forms (start, approve, reject with reasons per document and field), for compliance and admin only; and the
-// documents' bytes, for them only, each read audited. Every change is the API's own use case (src/kyc/use-cases.ts)
-// through the API's own body schema, so the console writes the same events and says the same words.
+// first, with its filters and counts; a verification's or a profile's page, the evidence first: its documents (one
+// opened by its link, large, beside the details: an image inline, a PDF in a new tab) and its details with a
+// rejection's reasons beside what each names, then the evaluation, then the decision: the review forms (start,
+// approve, reject with reasons per document and field) for compliance and admin, an approval without documents asked
+// first on a page of its own; and the documents' bytes, for them only, each read audited. Every change is the API's
+// own use case (src/kyc/use-cases.ts) through the API's own body schema, so the console writes the same events and
+// says the same words.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { findCatalogPair, listOrderablePairs } from "../catalog/store.ts";
