@@ -1,7 +1,7 @@
 // The console's administrative pages: the stock (counts, search, CSV import with its report, removal), the catalog
-// (orderable pairs and their requirements), the staff, the audit log, and the accounts (their keys, users and recent
-// orders). Every role reads them; each form is shown only to the roles that may use it (mayChange), and each POST is
-// refused (403) for any other role before anything is read (allowRoles). Every change is the operator API's own use
+// (orderable pairs and their requirements, as a form: requirements-form.tsx), the staff, the audit log, and the
+// accounts (opening one; their keys, users, invited ones apart, and recent orders). Every role reads them; each form is shown only to the roles that may use it (mayChange), and each POST is
+// refused (403) for any other role before anything is read (changeGuard). Every change is the operator API's own use
 // case, so the console keeps the same rules, says the same words and writes the same audit events.
 import type { Context } from "hono";
 import { operatorAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";
@@ -10,9 +10,9 @@ import { catalogPairParams, requirementsBody, toRequirements } from "../catalog/
 import { findCatalogPair, listCatalog } from "../catalog/store.ts";
 import { makeOrderable, removeRequirements, setRequirements, stopOrdering } from "../catalog/use-cases.ts";
 import type { Requirements } from "../compliance/types.ts";
-import { createApiKeyBody, MAX_NAME_LENGTH, slugParams } from "../customers/schemas.ts";
+import { createApiKeyBody, createCustomerBody, MAX_NAME_LENGTH, slugParams } from "../customers/schemas.ts";
 import { findApiKey, findCustomerBySlug, listApiKeys, listCustomers } from "../customers/store.ts";
-import { issueApiKey, revokeKey } from "../customers/use-cases.ts";
+import { issueApiKey, openAccount, revokeKey } from "../customers/use-cases.ts";
 import { pageWindow } from "../db/paging.ts";
 import { type CatalogRow, type CustomerRow, STAFF_ROLES, STAFF_STATUSES, USER_ROLES } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -26,8 +26,6 @@ import { Problem } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
 import { listOrders } from "../orders/list.ts";
 import { listOrdersQuery, toOrder, toOrderListQuery } from "../orders/schemas.ts";
-import { allowRoles } from "../staff/guard.ts";
-import { ADMIN, COMPLIANCE, FULFILMENT } from "../staff/roles.ts";
 import { putStaffBody, staffEmailParams } from "../staff/schemas.ts";
 import { findStaff, listStaff } from "../staff/store.ts";
 import { setStaff } from "../staff/use-cases.ts";
@@ -53,18 +51,33 @@ import {
   problemFields,
   readForm,
   Select,
-  TextArea,
   TextInput,
   withCountryCodesUppercased,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { createUserBody, listUsersQuery, toInvitation, toUserListQuery } from "../users/schemas.ts";
-import { listUsers } from "../users/store.ts";
+import { UserStatus } from "../ui/user-status.tsx";
+import { createUserBody, teamListQuery, toInvitation, toTeamListQuery } from "../users/schemas.ts";
+import { listTeam, TEAM_STATUSES } from "../users/store.ts";
 import { addUser } from "../users/use-cases.ts";
-import { mayChange } from "./roles.ts";
+import {
+  postedRequirements,
+  RequirementsFacts,
+  RequirementsFields,
+  type RequirementsValues,
+  requirementsErrors,
+  requirementsValues,
+} from "./requirements-form.tsx";
+import { changeGuard, mayChange } from "./roles.ts";
 
 type C = Context<ConsoleEnv>;
 type Messages = Record<string, string>;
+
+/** A page's form as posted again: the values, the error beside each field, the refusal's words on top. */
+interface PostedForm {
+  values?: Messages;
+  errors?: Messages;
+  said?: NoticeText;
+}
 
 /** The notice of a page: its own, else what the redirect that led to it says (`?done=`). */
 function noticeOf(c: C, done: Readonly<Record<string, string>>, said: NoticeText | undefined) {
@@ -162,7 +175,8 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
   const window = pageWindow(query.page, query.limit);
   const [summary, list] = await Promise.all([stockSummary(c.var.db), listStock(c.var.db, toStockListQuery(query), window)]);
   const meta = pageMeta(window, list.total);
-  const changes = mayChange(c.var.operator, FULFILMENT);
+  const changes = mayChange(c.var.operator, "importStock");
+  const mayRemove = mayChange(c.var.operator, "removeStockNumber");
   const total = summary.reduce((sum, pair) => sum + pair.count, 0);
   return renderPage(
     c,
@@ -221,7 +235,7 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
             { label: "Country", cell: (row) => row.countryCode },
             { label: "Type", cell: (row) => words(row.numberType) },
             { label: "Imported", cell: (row) => dateTime(row.importedAt) },
-            ...(changes
+            ...(mayRemove
               ? [
                   {
                     label: "Action",
@@ -256,7 +270,7 @@ async function postedCsv(c: C): Promise<{ bytes: Uint8Array } | { error: string 
 
 const stockRoutes = createRouter<ConsoleEnv>()
   .get("/stock", (c) => stockPage(c))
-  .post("/stock/import", allowRoles(FULFILMENT), readsOwnMultipartBody, async (c) => {
+  .post("/stock/import", changeGuard("importStock"), readsOwnMultipartBody, async (c) => {
     const csv = await postedCsv(c);
     if ("error" in csv) return stockPage(c, { fileError: csv.error }, 400);
     let rows: Record<string, string>[];
@@ -270,7 +284,7 @@ const stockRoutes = createRouter<ConsoleEnv>()
     if (!imported.ok) return stockPage(c, { said: refusal(imported.problem) }, imported.problem.status);
     return stockPage(c, { report: imported.value });
   })
-  .get("/stock/remove", allowRoles(FULFILMENT), (c) => {
+  .get("/stock/remove", changeGuard("removeStockNumber"), (c) => {
     const parsed = stockPhoneParams.safeParse({ phone_number: c.req.query("phone_number") ?? "" });
     if (!parsed.success)
       return notFoundPage(c, { what: "Stock number", section: "stock", back: { href: STOCK, label: "Back to the stock" } });
@@ -289,7 +303,7 @@ const stockRoutes = createRouter<ConsoleEnv>()
       </Confirmation>,
     );
   })
-  .post("/stock/remove", allowRoles(FULFILMENT), async (c) => {
+  .post("/stock/remove", changeGuard("removeStockNumber"), async (c) => {
     // The confirmation names the number in its address; a form may send it as a field.
     const phone = (await readForm(c)).fields.phone_number ?? c.req.query("phone_number") ?? "";
     const parsed = stockPhoneParams.safeParse({ phone_number: phone });
@@ -336,17 +350,12 @@ function RequirementsSummary({ requirements }: { requirements: Requirements | nu
   );
 }
 
-interface PairForm {
-  values?: Messages;
-  errors?: Messages;
-  said?: NoticeText;
-}
-
-async function catalogPage(c: C, form: PairForm = {}, status = 200) {
+async function catalogPage(c: C, form: PostedForm = {}, status = 200) {
   const window = listWindow(c);
   const { rows, total } = await listCatalog(c.var.db, window);
   const meta = pageMeta(window, total);
-  const admin = mayChange(c.var.operator, ADMIN);
+  const mayAdd = mayChange(c.var.operator, "addCatalogPair");
+  const mayRemove = mayChange(c.var.operator, "removeCatalogPair");
   const values = form.values ?? {};
   const errors = form.errors ?? {};
   return renderPage(
@@ -355,7 +364,7 @@ async function catalogPage(c: C, form: PairForm = {}, status = 200) {
     <>
       <h1>Catalog</h1>
       {noticeOf(c, CATALOG_DONE, form.said)}
-      {admin ? (
+      {mayAdd ? (
         <form method="post" action={`${CATALOG}/pairs`} class="card filters" aria-label="Add an orderable pair">
           <CsrfField token={c.var.csrfToken} />
           <TextInput
@@ -399,7 +408,7 @@ async function catalogPage(c: C, form: PairForm = {}, status = 200) {
                   <a href={`${pairPath(row)}/requirements`} aria-label={`Requirements of ${row.countryCode} ${row.numberType}`}>
                     Requirements
                   </a>
-                  {admin ? (
+                  {mayRemove ? (
                     <a href={`${pairPath(row)}/remove`} aria-label={`Remove ${row.countryCode} ${row.numberType}…`}>
                       Remove…
                     </a>
@@ -430,15 +439,17 @@ function noSuchPair(c: C) {
   return notFoundPage(c, { what: "Catalog pair", section: "catalog", back: { href: CATALOG, label: "Back to the catalog" } });
 }
 
-/** A requirements body's issues, each with where it is ("documents.0.key must …"), to list beside the field. */
-function requirementIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string[] {
-  return issues.map((issue) => (issue.path.length > 0 ? `${issue.path.map(String).join(".")} ${issue.message}` : issue.message));
+interface RequirementsForm {
+  values?: RequirementsValues;
+  errors?: Messages;
+  said?: NoticeText;
 }
 
-async function requirementsPage(c: C, pair: CatalogRow, form: { text?: string; errors?: string[] } = {}, status = 200) {
-  const compliance = mayChange(c.var.operator, COMPLIANCE);
+async function requirementsPage(c: C, pair: CatalogRow, form: RequirementsForm = {}, status = 200) {
+  const maySet = mayChange(c.var.operator, "setCatalogRequirements");
+  const mayRemove = mayChange(c.var.operator, "removeCatalogRequirements");
   const name = `${pair.countryCode} ${words(pair.numberType)}`;
-  const current = pair.requirements ? JSON.stringify(pair.requirements, null, 2) : "";
+  const requirements = pair.requirements ?? null;
   return renderPage(
     c,
     { title: `Requirements of ${name}`, section: "catalog" },
@@ -447,43 +458,33 @@ async function requirementsPage(c: C, pair: CatalogRow, form: { text?: string; e
         <a href={CATALOG}>← Catalog</a>
       </p>
       <h1>Requirements of {name}</h1>
-      {noticeOf(c, CATALOG_DONE, undefined)}
+      {noticeOf(c, CATALOG_DONE, form.said)}
       <p>
-        <RequirementsSummary requirements={pair.requirements ?? null} />
+        <RequirementsSummary requirements={requirements} />
       </p>
-      {compliance ? (
-        <>
-          <form method="post" action={`${pairPath(pair)}/requirements`} class="card stack" novalidate>
-            <CsrfField token={c.var.csrfToken} />
-            <TextArea
-              name="requirements"
-              label="Requirements (JSON)"
-              rows={18}
-              value={form.text ?? current}
-              error={form.errors}
-              hint="The whole set, as PUT /admin/catalog/{country}/{type}/requirements takes it: verification_types, address_in_country, fields {individual, business}, documents."
-            />
-            <div>
-              <button type="submit">Save requirements</button>
-            </div>
-          </form>
-          {pair.requirements ? (
-            <form method="post" action={`${pairPath(pair)}/requirements/remove`} class="actions">
-              <CsrfField token={c.var.csrfToken} />
-              <button type="submit" class="danger">
-                Remove the requirements
-              </button>
-              <span class="muted">Numbers of the pair then need no verification.</span>
-            </form>
-          ) : null}
-        </>
-      ) : current ? (
-        <div class="field card">
-          <label for="requirements">Requirements (JSON)</label>
-          <textarea id="requirements" rows={18} readonly>
-            {current}
-          </textarea>
-        </div>
+      {maySet ? (
+        <form method="post" action={`${pairPath(pair)}/requirements`} class="card stack" aria-label="Requirements" novalidate>
+          <CsrfField token={c.var.csrfToken} />
+          <RequirementsFields
+            values={form.values ?? requirementsValues(requirements)}
+            errors={form.errors ?? {}}
+            countryCode={pair.countryCode}
+          />
+          <div>
+            <button type="submit">Save requirements</button>
+          </div>
+        </form>
+      ) : requirements ? (
+        <RequirementsFacts requirements={requirements} countryCode={pair.countryCode} />
+      ) : null}
+      {mayRemove && requirements ? (
+        <form method="post" action={`${pairPath(pair)}/requirements/remove`} class="actions">
+          <CsrfField token={c.var.csrfToken} />
+          <button type="submit" class="danger">
+            Remove the requirements
+          </button>
+          <span class="muted">Numbers of the pair then need no verification.</span>
+        </form>
       ) : null}
     </>,
     status,
@@ -492,7 +493,7 @@ async function requirementsPage(c: C, pair: CatalogRow, form: { text?: string; e
 
 const catalogRoutes = createRouter<ConsoleEnv>()
   .get("/catalog", (c) => catalogPage(c))
-  .post("/catalog/pairs", allowRoles(ADMIN), async (c) => {
+  .post("/catalog/pairs", changeGuard("addCatalogPair"), async (c) => {
     const values = withCountryCodesUppercased((await readForm(c)).fields, ["country_code"]);
     const parsed = catalogPairParams.safeParse({
       country_code: values.country_code ?? "",
@@ -503,7 +504,7 @@ const catalogRoutes = createRouter<ConsoleEnv>()
     if (!made.ok) return catalogPage(c, { values, said: refusal(made.problem) }, made.problem.status);
     return c.redirect(`${CATALOG}?done=${made.value.created ? "added" : "already"}`, 303);
   })
-  .get("/catalog/:country_code/:number_type/remove", allowRoles(ADMIN), async (c) => {
+  .get("/catalog/:country_code/:number_type/remove", changeGuard("removeCatalogPair"), async (c) => {
     const pair = await pathPair(c);
     if (!pair) return noSuchPair(c);
     const name = `${pair.countryCode} ${words(pair.numberType)}`;
@@ -521,7 +522,7 @@ const catalogRoutes = createRouter<ConsoleEnv>()
       </Confirmation>,
     );
   })
-  .post("/catalog/:country_code/:number_type/remove", allowRoles(ADMIN), async (c) => {
+  .post("/catalog/:country_code/:number_type/remove", changeGuard("removeCatalogPair"), async (c) => {
     const pair = await pathPair(c);
     if (!pair) return noSuchPair(c);
     const stopped = await stopOrdering(workOf(c), pair);
@@ -532,27 +533,28 @@ const catalogRoutes = createRouter<ConsoleEnv>()
     const pair = await pathPair(c);
     return pair ? requirementsPage(c, pair) : noSuchPair(c);
   })
-  .post("/catalog/:country_code/:number_type/requirements", allowRoles(COMPLIANCE), async (c) => {
+  .post("/catalog/:country_code/:number_type/requirements", changeGuard("setCatalogRequirements"), async (c) => {
     const pair = await pathPair(c);
     if (!pair) return noSuchPair(c);
-    const text = (await readForm(c)).fields.requirements ?? "";
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      return requirementsPage(c, pair, { text, errors: [`must be valid JSON: ${(error as Error).message}`] }, 400);
+    const form = await readForm(c);
+    const posted = postedRequirements(form.fields, form.list);
+    const parsed = requirementsBody.safeParse(posted.body);
+    if (!parsed.success) {
+      const errors = requirementsErrors(parsed.error.issues);
+      const said = { kind: "error", text: "Nothing was saved; each problem is shown beside its field." } as const;
+      return requirementsPage(c, pair, { values: posted.values, errors, said }, 400);
     }
-    const parsed = requirementsBody.safeParse(json);
-    if (!parsed.success) return requirementsPage(c, pair, { text, errors: requirementIssues(parsed.error.issues) }, 400);
     const written = await setRequirements(workOf(c), pair, toRequirements(parsed.data));
-    if (!written.ok) return requirementsPage(c, pair, { text, errors: [written.problem.message] }, written.problem.status);
+    if (!written.ok) {
+      return requirementsPage(c, pair, { values: posted.values, said: refusal(written.problem) }, written.problem.status);
+    }
     return c.redirect(`${pairPath(pair)}/requirements?done=requirements`, 303);
   })
-  .post("/catalog/:country_code/:number_type/requirements/remove", allowRoles(COMPLIANCE), async (c) => {
+  .post("/catalog/:country_code/:number_type/requirements/remove", changeGuard("removeCatalogRequirements"), async (c) => {
     const pair = await pathPair(c);
     if (!pair) return noSuchPair(c);
     const removed = await removeRequirements(workOf(c), pair);
-    if (!removed.ok) return requirementsPage(c, pair, { errors: [removed.problem.message] }, removed.problem.status);
+    if (!removed.ok) return requirementsPage(c, pair, { said: refusal(removed.problem) }, removed.problem.status);
     return c.redirect(`${pairPath(pair)}/requirements?done=unrequired`, 303);
   });
 
@@ -562,17 +564,11 @@ const catalogRoutes = createRouter<ConsoleEnv>()
 const STAFF = "/ops/staff";
 const STAFF_DONE: Record<string, string> = { saved: "The staff member is saved." };
 
-interface StaffForm {
-  values?: Messages;
-  errors?: Messages;
-  said?: NoticeText;
-}
-
-async function staffPage(c: C, form: StaffForm = {}, status = 200) {
+async function staffPage(c: C, form: PostedForm = {}, status = 200) {
   const window = listWindow(c);
   const { rows, total } = await listStaff(c.var.db, window);
   const meta = pageMeta(window, total);
-  const admin = mayChange(c.var.operator, ADMIN);
+  const admin = mayChange(c.var.operator, "putStaff");
   // "Change" on a row fills the form with that member.
   const editing = form.values ? undefined : c.req.query("email");
   const chosen = editing ? await findStaff(c.var.db, editing) : undefined;
@@ -650,7 +646,7 @@ async function staffPage(c: C, form: StaffForm = {}, status = 200) {
 
 const staffRoutes = createRouter<ConsoleEnv>()
   .get("/staff", (c) => staffPage(c))
-  .post("/staff", allowRoles(ADMIN), async (c) => {
+  .post("/staff", changeGuard("putStaff"), async (c) => {
     const values = (await readForm(c)).fields;
     const email = staffEmailParams.safeParse({ email: (values.email ?? "").trim() });
     const settings = putStaffBody.safeParse({ name: values.name ?? "", role: values.role ?? "", status: values.status ?? "" });
@@ -765,19 +761,52 @@ const auditRoutes = createRouter<ConsoleEnv>().get("/audit", (c) => auditPage(c)
 // Accounts
 
 const ACCOUNTS = "/ops/accounts";
-const ACCOUNT_DONE: Record<string, string> = { revoked: "The key is revoked: the API refuses it from now on." };
+const ACCOUNT_DONE: Record<string, string> = {
+  opened: "The account is open. Create its first API key or invite its first user below.",
+  revoked: "The key is revoked: the API refuses it from now on.",
+};
+/** The users an account's page lists. */
+const USERS_SHOWN = 100;
 /** The recent orders an account's page shows. */
 const RECENT_ORDERS = 10;
 
-async function accountsPage(c: C) {
+async function accountsPage(c: C, form: PostedForm = {}, status = 200) {
   const window = listWindow(c);
   const { rows, total } = await listCustomers(c.var.db, window);
   const meta = pageMeta(window, total);
+  const values = form.values ?? {};
+  const errors = form.errors ?? {};
   return renderPage(
     c,
     { title: "Accounts", section: "accounts" },
     <>
       <h1>Accounts</h1>
+      {noticeOf(c, {}, form.said)}
+      {mayChange(c.var.operator, "createCustomer") ? (
+        <form method="post" action={ACCOUNTS} class="card filters" aria-label="Open an account" novalidate>
+          <CsrfField token={c.var.csrfToken} />
+          <TextInput
+            name="slug"
+            label="Slug"
+            required
+            value={values.slug}
+            error={errors.slug}
+            hint="Its name in the API's paths, e.g. acme-telecom; never changes"
+          />
+          <TextInput
+            name="name"
+            label="Name"
+            required
+            maxlength={MAX_NAME_LENGTH}
+            value={values.name}
+            error={errors.name}
+            hint="As people read it, e.g. Acme Telecom"
+          />
+          <div class="actions">
+            <button type="submit">Open account</button>
+          </div>
+        </form>
+      ) : null}
       {rows.length === 0 ? (
         <div class="card empty">
           <p>No accounts yet.</p>
@@ -795,6 +824,7 @@ async function accountsPage(c: C) {
       )}
       <Pager meta={meta} noun="account" hrefOf={(n) => `${ACCOUNTS}?page=${n}`} />
     </>,
+    status,
   );
 }
 
@@ -813,11 +843,13 @@ async function accountPage(c: C, customer: CustomerRow, state: AccountState = {}
   const orderQuery = listOrdersQuery.parse({ sort_by: "requested_at", sort_order: "desc", limit: String(RECENT_ORDERS) });
   const [keys, team, orders] = await Promise.all([
     listApiKeys(db, customer.slug, pageWindow(1, 100)),
-    listUsers(db, customer.id, toUserListQuery(listUsersQuery.parse({ limit: "100" })), pageWindow(1, 100)),
+    listTeam(db, customer.id, toTeamListQuery(teamListQuery.parse({ limit: String(USERS_SHOWN) })), pageWindow(1, USERS_SHOWN)),
     listOrders(db, customer.id, toOrderListQuery(orderQuery), pageWindow(1, RECENT_ORDERS)),
   ]);
   const keyRows = keys.ok ? keys.value.rows : [];
-  const admin = mayChange(c.var.operator, ADMIN);
+  const mayCreateKey = mayChange(c.var.operator, "createApiKey");
+  const mayRevoke = mayChange(c.var.operator, "revokeApiKey");
+  const mayInvite = mayChange(c.var.operator, "createUser");
   const base = `${ACCOUNTS}/${customer.slug}`;
   const keyForm = state.key ?? { values: {}, errors: {} };
   const userForm = state.user ?? { values: {}, errors: {} };
@@ -870,7 +902,7 @@ async function accountPage(c: C, customer: CustomerRow, state: AccountState = {}
               { label: "Created", cell: (key) => dateTime(key.createdAt) },
               { label: "Last used", cell: (key) => dateTime(key.lastUsedAt) },
               { label: "Status", cell: (key) => <Badge status={key.revokedAt === null ? "active" : "revoked"} /> },
-              ...(admin
+              ...(mayRevoke
                 ? [
                     {
                       label: "Action",
@@ -888,7 +920,7 @@ async function accountPage(c: C, customer: CustomerRow, state: AccountState = {}
             ]}
           />
         )}
-        {admin ? (
+        {mayCreateKey ? (
           <form method="post" action={`${base}/keys`} class="card filters" aria-label="New API key">
             <CsrfField token={c.var.csrfToken} />
             <TextInput
@@ -921,19 +953,28 @@ async function accountPage(c: C, customer: CustomerRow, state: AccountState = {}
         {team.rows.length === 0 ? (
           <p class="muted">No users.</p>
         ) : (
-          <Table
-            label="Users"
-            rows={team.rows}
-            columns={[
-              { label: "E-mail", cell: (user) => user.email },
-              { label: "Name", cell: (user) => user.name },
-              { label: "Role", cell: (user) => capitalised(user.role) },
-              { label: "Status", cell: (user) => <Badge status={user.status} /> },
-              { label: "Last sign-in", cell: (user) => dateTime(user.lastLoginAt) },
-            ]}
-          />
+          <>
+            <p class="muted">
+              {plural(team.total, "user")}:{" "}
+              {TEAM_STATUSES.filter((status) => team.statusCounts[status] > 0)
+                .map((status) => `${team.statusCounts[status]} ${words(status)}`)
+                .join(", ")}
+              .{team.total > team.rows.length ? ` The first ${team.rows.length} are listed.` : ""}
+            </p>
+            <Table
+              label="Users"
+              rows={team.rows}
+              columns={[
+                { label: "E-mail", cell: (user) => user.email },
+                { label: "Name", cell: (user) => user.name },
+                { label: "Role", cell: (user) => capitalised(user.role) },
+                { label: "Status", cell: (user) => <UserStatus user={user} /> },
+                { label: "Last sign-in", cell: (user) => dateTime(user.lastLoginAt) },
+              ]}
+            />
+          </>
         )}
-        {admin ? (
+        {mayInvite ? (
           <form method="post" action={`${base}/users`} class="card filters" aria-label="Invite a user" novalidate>
             <CsrfField token={c.var.csrfToken} />
             <TextInput
@@ -1004,11 +1045,19 @@ function noSuchAccount(c: C) {
 
 const accountRoutes = createRouter<ConsoleEnv>()
   .get("/accounts", (c) => accountsPage(c))
+  .post("/accounts", changeGuard("createCustomer"), async (c) => {
+    const values = (await readForm(c)).fields;
+    const parsed = createCustomerBody.safeParse({ slug: (values.slug ?? "").trim(), name: values.name ?? "" });
+    if (!parsed.success) return accountsPage(c, { values, errors: fieldMessages(parsed.error.issues) }, 400);
+    const opened = await openAccount(workOf(c), parsed.data);
+    if (!opened.ok) return accountsPage(c, { values, said: refusal(opened.problem) }, opened.problem.status);
+    return c.redirect(`${ACCOUNTS}/${opened.value.slug}?done=opened`, 303);
+  })
   .get("/accounts/:slug", async (c) => {
     const customer = await pathAccount(c);
     return customer ? accountPage(c, customer) : noSuchAccount(c);
   })
-  .post("/accounts/:slug/keys", allowRoles(ADMIN), async (c) => {
+  .post("/accounts/:slug/keys", changeGuard("createApiKey"), async (c) => {
     const customer = await pathAccount(c);
     if (!customer) return noSuchAccount(c);
     const values = (await readForm(c)).fields;
@@ -1018,7 +1067,7 @@ const accountRoutes = createRouter<ConsoleEnv>()
     if (!created.ok) return accountPage(c, customer, { said: refusal(created.problem) }, created.problem.status);
     return accountPage(c, customer, { newKey: { name: created.value.row.name, key: created.value.key } });
   })
-  .get("/accounts/:slug/keys/:id/revoke", allowRoles(ADMIN), async (c) => {
+  .get("/accounts/:slug/keys/:id/revoke", changeGuard("revokeApiKey"), async (c) => {
     const customer = await pathAccount(c);
     if (!customer) return noSuchAccount(c);
     const key = await findApiKey(c.var.db, c.req.param("id"));
@@ -1040,14 +1089,14 @@ const accountRoutes = createRouter<ConsoleEnv>()
       </Confirmation>,
     );
   })
-  .post("/accounts/:slug/keys/:id/revoke", allowRoles(ADMIN), async (c) => {
+  .post("/accounts/:slug/keys/:id/revoke", changeGuard("revokeApiKey"), async (c) => {
     const customer = await pathAccount(c);
     if (!customer) return noSuchAccount(c);
     const revoked = await revokeKey(workOf(c), c.req.param("id"), customer.id);
     if (!revoked.ok) return accountPage(c, customer, { said: refusal(revoked.problem) }, revoked.problem.status);
     return c.redirect(`${ACCOUNTS}/${customer.slug}?done=revoked`, 303);
   })
-  .post("/accounts/:slug/users", allowRoles(ADMIN), async (c) => {
+  .post("/accounts/:slug/users", changeGuard("createUser"), async (c) => {
     const customer = await pathAccount(c);
     if (!customer) return noSuchAccount(c);
     const values = (await readForm(c)).fields;

@@ -1,33 +1,123 @@
-// The console's home: who is signed in, with which role, and what that role may change (OPERATOR.md's matrix); and
-// the sign-out, which clears the Access cookie.
+// The console's home, an identity card: who is signed in, with which role; what awaits the staff (open orders by
+// status, reviews awaiting, pairs whose stock is short for their open orders), each linked to its queue, from the
+// counts the triggers keep (src/orders/queue.ts, src/kyc/queue.ts), so the page costs the same at any size; and what
+// the person's role may change (src/console/roles.ts). And the sign-out, which clears the Access cookie.
+import type { Child } from "hono/jsx";
 import type { ConsoleEnv } from "../env.ts";
 import { createRouter } from "../http/router.ts";
-import { ADMIN, COMPLIANCE, FULFILMENT } from "../staff/roles.ts";
+import { AWAITING_STATUSES, reviewQueueGlance } from "../kyc/queue.ts";
+import { words } from "../lib/words.ts";
+import { orderQueueGlance } from "../orders/queue.ts";
+import { plural, withQuery } from "../ui/format.ts";
 import { renderPage } from "../ui/renderer.tsx";
+import { age } from "./queue-pages.tsx";
+import { CONSOLE_CHANGES, type ConsoleChange, mayChange } from "./roles.ts";
 import { afterSignOut, clearAccessCookie } from "./sign-in.tsx";
 
-/** What each group of roles may change, as people read it (the roles of src/staff/roles.ts); every role reads everything. */
-const MAY_CHANGE = [
-  [FULFILMENT, ["order status moves and allocations (listed numbers or from stock)", "stock imports and removals"]],
-  [COMPLIANCE, ["verification reviews", "reading verifications' documents"]],
-  [ADMIN, ["customer accounts, their API keys, users and invitations", "the orderable catalog", "the staff and their roles"]],
-] as const;
+/** Each change the console offers, as a person reads it after "You may". */
+const CHANGE_WORDS: Record<ConsoleChange, string> = {
+  changeOrderStatus: "move orders to processing and cancel them",
+  allocateNumbers: "allocate numbers to orders, listed or from the stock",
+  importStock: "import numbers into the stock",
+  removeStockNumber: "remove numbers from the stock",
+  reviewKycVerification: "review numbers' verifications",
+  reviewKycProfile: "review verification profiles",
+  downloadAnyKycDocument: "open the documents of verifications",
+  setCatalogRequirements: "set what a pair's verifications must hold",
+  removeCatalogRequirements: "remove a pair's requirements",
+  createCustomer: "open customer accounts",
+  createApiKey: "create accounts' API keys",
+  revokeApiKey: "revoke accounts' API keys",
+  createUser: "invite accounts' users",
+  addCatalogPair: "add pairs to the catalog",
+  removeCatalogPair: "take pairs out of the catalog",
+  putStaff: "add staff members and change their roles",
+};
+
+/** How long ago `time` was, as the queue says an order's age. */
+const ago = (time: number, now: number) => age(Math.max(0, Math.floor((now - time) / 3_600_000)));
+
+/** One queue's card: what it counts, a line under it, and the link to the queue. */
+function Glance({
+  title,
+  count,
+  href,
+  link,
+  children,
+}: {
+  title: string;
+  count: string;
+  href: string;
+  link: string;
+  children: Child;
+}) {
+  return (
+    <section class="card" aria-label={title}>
+      <h2>{title}</h2>
+      <p class="count">{count}</p>
+      {children}
+      <p>
+        <a href={href}>{link}</a>
+      </p>
+    </section>
+  );
+}
 
 export const consoleHome = createRouter<ConsoleEnv>()
-  .get("/", (c) => {
+  .get("/", async (c) => {
     const { operator } = c.var;
-    const changes = MAY_CHANGE.filter(([group]) => group.includes(operator.role)).flatMap(([, words]) => words);
+    const [orders, reviews] = await Promise.all([orderQueueGlance(c.var.db), reviewQueueGlance(c.var.db)]);
+    const now = Date.now();
+    const openOrders = orders.statusCounts.pending + orders.statusCounts.processing;
+    const awaiting = AWAITING_STATUSES.reduce((sum, status) => sum + reviews.statusCounts[status], 0);
+    const changes = (Object.keys(CONSOLE_CHANGES) as ConsoleChange[]).filter((change) => mayChange(operator, change));
     return renderPage(
       c,
       { title: "Operator console" },
       <>
         <h1>Signed in as {operator.name}</h1>
-        <dl class="facts">
+        <dl class="facts card">
           <dt>E-mail</dt>
           <dd>{operator.actor.type === "staff" ? operator.actor.email : "—"}</dd>
           <dt>Role</dt>
           <dd>{operator.role}</dd>
         </dl>
+
+        <div class="glance">
+          <Glance title="Open orders" count={String(openOrders)} href="/ops/queue" link="Open the queue">
+            <p>
+              {orders.statusCounts.pending} pending, {orders.statusCounts.processing} processing.
+              {orders.oldestPendingAt === null ? null : (
+                <> The oldest pending order waits for {ago(orders.oldestPendingAt, now)}.</>
+              )}
+            </p>
+          </Glance>
+          <Glance title="Reviews awaiting" count={String(awaiting)} href="/ops/reviews" link="Open the reviews">
+            <p>
+              {reviews.statusCounts.pending} pending, {reviews.statusCounts.under_review} under review.
+              {reviews.oldestPendingAt === null ? null : (
+                <> The oldest pending submission waits for {ago(reviews.oldestPendingAt, now)}.</>
+              )}
+            </p>
+          </Glance>
+          <Glance title="Stock short" count={plural(orders.shortPairs.length, "pair")} href="/ops/stock" link="Open the stock">
+            {orders.shortPairs.length === 0 ? (
+              <p class="muted">Every pair with open orders has at least one number in stock for each of them.</p>
+            ) : (
+              <ul aria-label="Pairs short of stock">
+                {orders.shortPairs.map((pair) => (
+                  <li>
+                    <a href={`/ops/queue${withQuery({}, { country_code: pair.countryCode, number_type: pair.numberType })}`}>
+                      {pair.countryCode} {words(pair.numberType)}
+                    </a>
+                    : {plural(pair.openOrders, "open order")}, {pair.stock} in stock
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Glance>
+        </div>
+
         <h2>What you may do</h2>
         <p>You read every queue, order, account, the catalog, the stock and the audit log.</p>
         {changes.length === 0 ? (
@@ -35,7 +125,7 @@ export const consoleHome = createRouter<ConsoleEnv>()
         ) : (
           <ul>
             {changes.map((change) => (
-              <li>You change {change}.</li>
+              <li>You may {CHANGE_WORDS[change]}.</li>
             ))}
           </ul>
         )}

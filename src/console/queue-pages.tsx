@@ -22,8 +22,6 @@ import { listOrderQueue } from "../orders/queue.ts";
 import { orderIdParam, orderQueueQuery, toOrder, toOrderQueueQuery, toQueuedOrder } from "../orders/schemas.ts";
 import { findOrderById } from "../orders/store.ts";
 import { moveOrder } from "../orders/use-cases.ts";
-import { allowRoles } from "../staff/guard.ts";
-import { FULFILMENT } from "../staff/roles.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
@@ -42,7 +40,7 @@ import {
 } from "../ui/forms.tsx";
 import { OrderFacts } from "../ui/order-facts.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { mayChange } from "./roles.ts";
+import { changeGuard, mayChange } from "./roles.ts";
 
 const SECTION = "queue";
 /** How many of an order's numbers its page lists at a time. */
@@ -58,7 +56,7 @@ const DONE: Record<string, string> = {
 type Messages = Record<string, string>;
 
 /** An age in hours for people: "under an hour", "5 h", "3 d 4 h". */
-function age(hours: number): string {
+export function age(hours: number): string {
   if (hours < 1) return "under an hour";
   if (hours < 48) return `${hours} h`;
   const rest = hours % 24;
@@ -137,7 +135,8 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
   const details = await findOrderDetails(c.var.db, row, window);
   // An order's numbers are never taken back or deleted: it has as many as it was given (fulfilled_quantity).
   const meta = pageMeta(window, row.fulfilledQuantity);
-  const changes = mayChange(c.var.operator, FULFILMENT);
+  const mayAllocate = mayChange(c.var.operator, "allocateNumbers");
+  const mayMove = mayChange(c.var.operator, "changeOrderStatus");
   const remaining = remainingOf(row);
   const notice = pageNotice(c, DONE, refusal && { kind: "error", text: refusal.text }, status);
   const href = `/ops/orders/${order.order_id}`;
@@ -159,10 +158,10 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
         inStock={`${plural(details.stockAvailable, "number")} of this country and type`}
         profile={order.kyc_profile_id ?? "—"}
       />
-      {changes && allocatable(row) ? (
+      {(mayAllocate || mayMove) && allocatable(row) ? (
         <>
           <h2>Fulfil</h2>
-          {remaining > 0 ? (
+          {mayAllocate && remaining > 0 ? (
             <>
               <form method="post" action={`${href}/numbers`} class="actions">
                 <CsrfField token={token} />
@@ -185,16 +184,18 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
               </form>
             </>
           ) : null}
-          <div class="actions">
-            {row.status === "pending" ? (
-              <form method="post" action={`${href}/status`} class="inline">
-                <CsrfField token={token} />
-                <input type="hidden" name="status" value="processing" />
-                <button type="submit">Move to processing</button>
-              </form>
-            ) : null}
-            <a href={`${href}/cancel`}>Cancel the order…</a>
-          </div>
+          {mayMove ? (
+            <div class="actions">
+              {row.status === "pending" ? (
+                <form method="post" action={`${href}/status`} class="inline">
+                  <CsrfField token={token} />
+                  <input type="hidden" name="status" value="processing" />
+                  <button type="submit">Move to processing</button>
+                </form>
+              ) : null}
+              <a href={`${href}/cancel`}>Cancel the order…</a>
+            </div>
+          ) : null}
         </>
       ) : null}
       <h2>Numbers</h2>
@@ -246,8 +247,6 @@ function allocationFrom(form: Record<string, string>) {
   return allocationBody.safeParse({ from_stock: Number(form.from_stock) });
 }
 
-const fulfilmentOnly = allowRoles(FULFILMENT);
-
 export const queuePages = createRouter<ConsoleEnv>()
   .get("/queue", async (c) => {
     const filters = listFilters(c, orderQueueQuery, { title: "Queue", section: SECTION }, QueueFilters);
@@ -297,7 +296,7 @@ export const queuePages = createRouter<ConsoleEnv>()
     const row = await pathOrder(c);
     return row ? orderPage(c, row) : orderNotFound(c);
   })
-  .post("/orders/:order_id/numbers", fulfilmentOnly, async (c) => {
+  .post("/orders/:order_id/numbers", changeGuard("allocateNumbers"), async (c) => {
     const row = await pathOrder(c);
     if (!row) return orderNotFound(c);
     const form = (await readForm(c)).fields;
@@ -311,14 +310,14 @@ export const queuePages = createRouter<ConsoleEnv>()
     if (!allocated.ok) return refusedPage(c, row, allocated.problem, form);
     return c.redirect(`/ops/orders/${row.id}?done=allocated`, 303);
   })
-  .post("/orders/:order_id/status", fulfilmentOnly, async (c) => {
+  .post("/orders/:order_id/status", changeGuard("changeOrderStatus"), async (c) => {
     const row = await pathOrder(c);
     if (!row) return orderNotFound(c);
     const moved = await moveOrder(workOf(c), row.id, "processing");
     if (!moved.ok) return refusedPage(c, row, moved.problem);
     return c.redirect(`/ops/orders/${row.id}?done=moved`, 303);
   })
-  .get("/orders/:order_id/cancel", fulfilmentOnly, async (c) => {
+  .get("/orders/:order_id/cancel", changeGuard("changeOrderStatus"), async (c) => {
     const row = await pathOrder(c);
     if (!row) return orderNotFound(c);
     const order = toOrder(row);
@@ -340,7 +339,7 @@ export const queuePages = createRouter<ConsoleEnv>()
       </Confirmation>,
     );
   })
-  .post("/orders/:order_id/cancel", fulfilmentOnly, async (c) => {
+  .post("/orders/:order_id/cancel", changeGuard("changeOrderStatus"), async (c) => {
     const row = await pathOrder(c);
     if (!row) return orderNotFound(c);
     const moved = await moveOrder(workOf(c), row.id, "cancelled");

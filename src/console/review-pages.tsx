@@ -1,9 +1,11 @@
 // The console's reviews (OPERATOR.md, "The console"): the queue of verifications and profiles awaiting staff, oldest
-// first, with its filters and counts; a verification's or a profile's page: its status, address and fields, the
-// evaluation, its documents (images inline, PDFs in a new tab) and a rejection's reasons beside what each names; the
-// review forms (start, approve, reject with reasons per document and field), for compliance and admin only; and the
-// documents' bytes, for them only, each read audited. Every change is the API's own use case (src/kyc/use-cases.ts)
-// through the API's own body schema, so the console writes the same events and says the same words.
+// first, with its filters and counts; a verification's or a profile's page, the evidence first: its documents (one
+// opened by its link, large, beside the details: an image inline, a PDF in a new tab) and its details with a
+// rejection's reasons beside what each names, then the evaluation, then the decision: the review forms (start,
+// approve, reject with reasons per document and field) for compliance and admin, an approval without documents asked
+// first on a page of its own; and the documents' bytes, for them only, each read audited. Every change is the API's
+// own use case (src/kyc/use-cases.ts) through the API's own body schema, so the console writes the same events and
+// says the same words.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { findCatalogPair, listOrderablePairs } from "../catalog/store.ts";
@@ -40,14 +42,12 @@ import {
   reasonsOfDocument,
   StatusFacts,
 } from "../portal/kyc-parts.tsx";
-import { allowRoles } from "../staff/guard.ts";
-import { COMPLIANCE } from "../staff/roles.ts";
-import { Badge, CsrfField, Notice, Pager, pageNotice, StatusTabs, Table } from "../ui/components.tsx";
+import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, withQuery } from "../ui/format.ts";
 import { FilterForm, listFilters, PairFilterFields, PerPageField, readForm, Select, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { mayChange } from "./roles.ts";
+import { type ConsoleChange, changeGuard, mayChange } from "./roles.ts";
 
 type Messages = Record<string, string>;
 
@@ -68,6 +68,19 @@ const DONE_KEY: Record<ReviewTarget, string> = { under_review: "started", approv
 /** A verification's page: a number's under /kyc, a profile's under /profiles. */
 function hrefOf(kind: SubjectKind, id: string): string {
   return kind === "number" ? `${REVIEWS}/kyc/${withPrefix("kyc", id)}` : `${REVIEWS}/profiles/${withPrefix("kyp", id)}`;
+}
+
+/** The confirmation page of an approval without documents, and its POST. */
+const approveHref = (reviewed: Pick<Reviewed, "kind" | "kyc">) => `${hrefOf(reviewed.kind, reviewed.kyc.id)}/approve`;
+
+/** The API operation a review of this kind is, whose roles may make it. */
+function reviewChange(kind: SubjectKind): ConsoleChange {
+  return kind === "number" ? "reviewKycVerification" : "reviewKycProfile";
+}
+
+/** What the page reviews, as its title says it. */
+function titleOf(reviewed: Pick<Reviewed, "number" | "kyc">): string {
+  return reviewed.number ? `Verification of ${reviewed.number.phoneNumber}` : `Profile ${reviewed.kyc.name ?? ""}`;
 }
 
 /** A document's bytes, for compliance and admin. */
@@ -155,47 +168,117 @@ async function evaluationPart(c: Context<ConsoleEnv>, reviewed: Reviewed): Promi
   );
 }
 
-/** A document as a reviewer opens it: an image inline (opening in a new tab), a PDF in a new tab. */
-function DocumentView({ document }: { document: DocumentRow }) {
-  const href = documentHref(document);
-  return document.mimeType.startsWith("image/") ? (
-    <a href={href} target="_blank" rel="noopener noreferrer" aria-label={`Open ${document.filename}`}>
-      <img src={href} alt={document.filename} width="160" />
-    </a>
-  ) : (
-    <a href={href} target="_blank" rel="noopener noreferrer" aria-label={`Open ${document.filename}`}>
-      Open (new tab)
-    </a>
+/** The page with one of its documents open (its other query kept: the profile's pair). */
+function openHref(c: Context<ConsoleEnv>, reviewed: Reviewed, document: DocumentRow): string {
+  const query = withQuery(c.req.query(), { document: withPrefix("doc", document.id), done: undefined });
+  return `${hrefOf(reviewed.kind, reviewed.kyc.id)}${query}`;
+}
+
+/** The documents as links, each opening it beside the details (the open one marked), with the reasons about each. */
+function DocumentChoices({ c, reviewed, open }: { c: Context<ConsoleEnv>; reviewed: Reviewed; open: DocumentRow | undefined }) {
+  return (
+    <ul class="documents" aria-label="Documents">
+      {reviewed.documents.map((document) => (
+        <li class={document === open ? "open" : undefined}>
+          <a
+            href={openHref(c, reviewed, document)}
+            aria-current={document === open ? "true" : undefined}
+            aria-label={`Open ${document.filename} beside the details`}
+          >
+            {document.filename}
+          </a>{" "}
+          <Badge status={document.status} />
+          <span class="muted"> {capitalised(document.documentType)}</span>
+          <ReasonList reasons={reasonsOfDocument(reviewed.kyc, document)} label={`Reasons about ${document.filename}`} />
+        </li>
+      ))}
+    </ul>
   );
 }
 
-/** The verification's documents with the reasons of the last rejection that name each; the files for `mayRead` only. */
-function DocumentsList({ kyc, documents, mayRead }: { kyc: KycRow; documents: readonly DocumentRow[]; mayRead: boolean }) {
-  if (documents.length === 0) return <p class="muted">No documents yet.</p>;
+/**
+ * The open document, large: an image inline at the pane's width, a PDF as a link that opens it (nothing renders a
+ * PDF's page here); with its type, status, description and expiry.
+ */
+function OpenDocument({ document }: { document: DocumentRow }) {
+  const href = documentHref(document);
   return (
-    <Table
-      label="Documents"
-      rows={documents}
-      columns={[
-        {
-          label: "File",
-          cell: (doc) => (mayRead ? <DocumentView document={doc} /> : <span class="muted">compliance only</span>),
-        },
-        { label: "Name", cell: (doc) => doc.filename },
-        { label: "Type", cell: (doc) => capitalised(doc.documentType) },
-        { label: "Status", cell: (doc) => <Badge status={doc.status} /> },
-        {
-          label: "Reviewer's reasons",
-          cell: (doc) => {
-            const reasons = reasonsOfDocument(kyc, doc);
-            return reasons.length === 0 ? "—" : <ReasonList reasons={reasons} label={`Reasons about ${doc.filename}`} />;
-          },
-        },
-        { label: "Description", cell: (doc) => doc.description ?? "—" },
-        { label: "Expires", cell: (doc) => doc.expirationDate ?? "—" },
-        { label: "Uploaded", cell: (doc) => dateTime(doc.uploadedAt) },
-      ]}
-    />
+    <figure class="document-open">
+      {document.mimeType.startsWith("image/") ? (
+        <a href={href} target="_blank" rel="noopener noreferrer" aria-label={`Open ${document.filename} in a new tab`}>
+          <img src={href} alt={document.filename} />
+        </a>
+      ) : (
+        <div class="document-link">
+          <p>{document.filename} is a PDF: the browser shows it in a tab of its own.</p>
+          <a
+            class="button"
+            href={href}
+            target="_blank"
+            rel="noopener noreferrer"
+            aria-label={`Open ${document.filename} in a new tab`}
+          >
+            Open the PDF in a new tab
+          </a>
+        </div>
+      )}
+      <figcaption>
+        <dl class="facts">
+          <dt>File</dt>
+          <dd>{document.filename}</dd>
+          <dt>Type</dt>
+          <dd>{capitalised(document.documentType)}</dd>
+          <dt>Status</dt>
+          <dd>
+            <Badge status={document.status} />
+          </dd>
+          <dt>Description</dt>
+          <dd>{document.description ?? "—"}</dd>
+          <dt>Expires</dt>
+          <dd>{document.expirationDate ?? "—"}</dd>
+          <dt>Uploaded</dt>
+          <dd>{dateTime(document.uploadedAt)}</dd>
+        </dl>
+      </figcaption>
+    </figure>
+  );
+}
+
+/**
+ * The evidence's pane: the documents to choose from and the one chosen by the address's `document`, large. A document
+ * opens only when asked for: an image shown is a read of its bytes, audited (kyc.document_viewed) and seen by the
+ * customer, so a page that opened one by itself would record a view at every load, a review's redirects included.
+ */
+function DocumentPane({
+  c,
+  reviewed,
+  mayRead,
+  asked,
+}: {
+  c: Context<ConsoleEnv>;
+  reviewed: Reviewed;
+  mayRead: boolean;
+  asked: string | undefined;
+}) {
+  const { documents } = reviewed;
+  if (documents.length === 0) return <p class="muted">No documents: nothing here proves the details.</p>;
+  const id = asked === undefined ? undefined : documentIdParam.safeParse(asked);
+  const open = id?.success ? documents.find((document) => document.id === id.data) : undefined;
+  return (
+    <>
+      <DocumentChoices c={c} reviewed={reviewed} open={mayRead ? open : undefined} />
+      {!mayRead ? (
+        <p class="muted">Documents' files are compliance's and admin's to open.</p>
+      ) : open ? (
+        <OpenDocument document={open} />
+      ) : (
+        <p class="muted">
+          {asked === undefined
+            ? "Open a document to see it beside the details; each opening is recorded in the audit log, which the customer sees."
+            : "This verification has no such document: open one of the above."}
+        </p>
+      )}
+    </>
   );
 }
 
@@ -240,7 +323,6 @@ function ReasonInputs({
   );
 }
 
-/** The reject form's posted values and the error beside each field. */
 /** The review forms the verification's state allows: start it while pending; approve or reject while under review. */
 function ReviewForms({ reviewed, token, form }: { reviewed: Reviewed; token: string; form: FormState }) {
   const action = `${hrefOf(reviewed.kind, reviewed.kyc.id)}/review`;
@@ -258,12 +340,21 @@ function ReviewForms({ reviewed, token, form }: { reviewed: Reviewed; token: str
   if (status !== "under_review") return <p class="muted">Nothing to review: the verification is {words(status)}.</p>;
   return (
     <>
-      <form method="post" action={action} class="actions card">
-        <CsrfField token={token} />
-        <input type="hidden" name="status" value="approved" />
-        <button type="submit">Approve</button>
-        <span class="muted">Approval holds for a year.</span>
-      </form>
+      {reviewed.documents.length === 0 ? (
+        <p class="actions card">
+          <a class="button" href={approveHref(reviewed)}>
+            Approve…
+          </a>
+          <span class="muted">Nothing proves the details: you are asked first. Approval holds for a year.</span>
+        </p>
+      ) : (
+        <form method="post" action={action} class="actions card">
+          <CsrfField token={token} />
+          <input type="hidden" name="status" value="approved" />
+          <button type="submit">Approve</button>
+          <span class="muted">Approval holds for a year.</span>
+        </form>
+      )}
       <form method="post" action={action} class="stack card" novalidate>
         <h2>Reject</h2>
         <CsrfField token={token} />
@@ -306,10 +397,10 @@ interface PageState {
 
 async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: PageState = {}, status: 200 | ProblemStatus = 200) {
   const { kyc, documents } = reviewed;
-  const may = mayChange(c.var.operator, COMPLIANCE);
+  const mayReview = mayChange(c.var.operator, reviewChange(reviewed.kind));
   const notice = pageNotice(c, DONE, state.notice, status);
   const evaluation = await evaluationPart(c, reviewed);
-  const title = reviewed.number ? `Verification of ${reviewed.number.phoneNumber}` : `Profile ${kyc.name ?? ""}`;
+  const title = titleOf(reviewed);
   return renderPage(
     c,
     { title, section: SECTION },
@@ -353,32 +444,71 @@ async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: Pag
         </StatusFacts>
       </div>
 
-      <section class="work">
-        <h2>Review</h2>
-        {may ? (
+      <div class="evidence">
+        <section class="work" aria-label="Documents">
+          <h2>Documents</h2>
+          <DocumentPane
+            c={c}
+            reviewed={reviewed}
+            mayRead={mayChange(c.var.operator, "downloadAnyKycDocument")}
+            asked={c.req.query("document")}
+          />
+        </section>
+        <section class="work" aria-label="Details">
+          <h2>Details</h2>
+          <DetailFacts kyc={kyc} />
+          <h2>Requirements</h2>
+          {evaluation}
+        </section>
+      </div>
+
+      <section class="work" aria-label="Decision">
+        <h2>Decision</h2>
+        {mayReview ? (
           <ReviewForms reviewed={reviewed} token={c.var.csrfToken} form={state.form ?? { values: {}, errors: {} }} />
         ) : (
           <p class="muted">Reviews are compliance's and admin's: your role reads this verification only.</p>
         )}
       </section>
-
-      <section class="work">
-        <h2>Requirements</h2>
-        {evaluation}
-      </section>
-
-      <section class="work">
-        <h2>Documents</h2>
-        <DocumentsList kyc={kyc} documents={documents} mayRead={may} />
-      </section>
-
-      <section class="work">
-        <h2>Details</h2>
-        <DetailFacts kyc={kyc} />
-      </section>
     </>,
     status,
   );
+}
+
+/** The question an approval without documents asks first: nothing the customer uploaded proves the details. */
+function approvalConfirmation(c: Context<ConsoleEnv>, reviewed: Reviewed) {
+  const href = hrefOf(reviewed.kind, reviewed.kyc.id);
+  const title = titleOf(reviewed);
+  return renderPage(
+    c,
+    { title: `Approve ${title}`, section: SECTION },
+    <Confirmation
+      token={c.var.csrfToken}
+      title={`Approve ${title} without documents?`}
+      action={approveHref(reviewed)}
+      button="Approve without documents"
+      cancel={href}
+    >
+      <p>
+        It has no documents: nothing the customer uploaded proves its details. Approved, it holds for a year
+        {reviewed.kind === "profile" ? ", for every number that joins it" : ""}.
+      </p>
+    </Confirmation>,
+  );
+}
+
+async function showReview(c: Context<ConsoleEnv>, kind: SubjectKind) {
+  const id = pathId(c, kind);
+  const found = id.success ? await findReviewed(c, kind, id.data) : undefined;
+  return found ? reviewPage(c, found) : reviewNotFound(c, kind);
+}
+
+/** The confirmation of an approval without documents; with documents, nothing to ask: the page itself. */
+async function askApproval(c: Context<ConsoleEnv>, kind: SubjectKind) {
+  const id = pathId(c, kind);
+  const found = id.success ? await findReviewed(c, kind, id.data) : undefined;
+  if (!found) return reviewNotFound(c, kind);
+  return found.documents.length === 0 ? approvalConfirmation(c, found) : c.redirect(hrefOf(kind, found.kyc.id), 303);
 }
 
 function reviewNotFound(c: Context<ConsoleEnv>, kind: SubjectKind) {
@@ -440,14 +570,28 @@ function refusalState(fields: Record<string, string>, errors: Messages, summary:
   return { form: { values: fields, errors }, notice: { kind: "error", text: [summary, ...loose].join(" ") } };
 }
 
-async function review(c: Context<ConsoleEnv>, kind: SubjectKind, rawId: string) {
-  const id = (kind === "number" ? kycIdParam : profileIdParam).safeParse(rawId);
+/** The path's verification id of the kind, parsed as the API's path parameter. */
+function pathId(c: Context<ConsoleEnv>, kind: SubjectKind) {
+  return kind === "number" ? kycIdParam.safeParse(c.req.param("kyc_id")) : profileIdParam.safeParse(c.req.param("profile_id"));
+}
+
+/**
+ * The review the form states, through the API's body schema and use case. An approval of a verification without
+ * documents is first asked about (a redirect to its confirmation), unless it is the confirmation's own post.
+ */
+async function review(c: Context<ConsoleEnv>, kind: SubjectKind, confirmed: boolean) {
+  const id = pathId(c, kind);
   if (!id.success) return reviewNotFound(c, kind);
   const { fields } = await readForm(c);
-  const posted = postedReview(fields);
+  const posted = postedReview(confirmed ? { status: "approved" } : fields);
   const parsed = reviewBody.safeParse(posted.body);
   let refusal: { state: PageState; status: ProblemStatus };
   if (parsed.success) {
+    if (parsed.data.status === "approved" && !confirmed) {
+      const found = await findReviewed(c, kind, id.data);
+      if (!found) return reviewNotFound(c, kind);
+      if (found.documents.length === 0) return c.redirect(approveHref(found), 303);
+    }
     const reviewed = await reviewKyc(workOf(c), kind, id.data, parsed.data.status, toRejection(parsed.data));
     if (reviewed.ok) return c.redirect(`${hrefOf(kind, id.data)}?done=${DONE_KEY[parsed.data.status]}`, 303);
     refusal = { state: problemState(fields, posted, reviewed.problem), status: reviewed.problem.status };
@@ -524,19 +668,15 @@ export const reviewPages = createRouter<ConsoleEnv>()
       </>,
     );
   })
-  .get("/reviews/kyc/:kyc_id", async (c) => {
-    const id = kycIdParam.safeParse(c.req.param("kyc_id"));
-    const found = id.success ? await findReviewed(c, "number", id.data) : undefined;
-    return found ? reviewPage(c, found) : reviewNotFound(c, "number");
-  })
-  .get("/reviews/profiles/:profile_id", async (c) => {
-    const id = profileIdParam.safeParse(c.req.param("profile_id"));
-    const found = id.success ? await findReviewed(c, "profile", id.data) : undefined;
-    return found ? reviewPage(c, found) : reviewNotFound(c, "profile");
-  })
-  .post("/reviews/kyc/:kyc_id/review", allowRoles(COMPLIANCE), (c) => review(c, "number", c.req.param("kyc_id")))
-  .post("/reviews/profiles/:profile_id/review", allowRoles(COMPLIANCE), (c) => review(c, "profile", c.req.param("profile_id")))
-  .get("/documents/:document_id", allowRoles(COMPLIANCE), async (c) => {
+  .get("/reviews/kyc/:kyc_id", (c) => showReview(c, "number"))
+  .get("/reviews/profiles/:profile_id", (c) => showReview(c, "profile"))
+  .post("/reviews/kyc/:kyc_id/review", changeGuard("reviewKycVerification"), (c) => review(c, "number", false))
+  .post("/reviews/profiles/:profile_id/review", changeGuard("reviewKycProfile"), (c) => review(c, "profile", false))
+  .get("/reviews/kyc/:kyc_id/approve", changeGuard("reviewKycVerification"), (c) => askApproval(c, "number"))
+  .get("/reviews/profiles/:profile_id/approve", changeGuard("reviewKycProfile"), (c) => askApproval(c, "profile"))
+  .post("/reviews/kyc/:kyc_id/approve", changeGuard("reviewKycVerification"), (c) => review(c, "number", true))
+  .post("/reviews/profiles/:profile_id/approve", changeGuard("reviewKycProfile"), (c) => review(c, "profile", true))
+  .get("/documents/:document_id", changeGuard("downloadAnyKycDocument"), async (c) => {
     const id = documentIdParam.safeParse(c.req.param("document_id"));
     if (!id.success) throw notFound("Document");
     const work = workOf(c);

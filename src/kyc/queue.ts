@@ -192,3 +192,27 @@ export async function findQueuedVerification(
   const [found] = withDocuments(rows, documents);
   return found && { ...found, numberCount: counted[0]?.count ?? 0 };
 }
+
+/**
+ * The review queue at a glance, in one D1 call whatever the accounts' size: what awaits staff by status (kyc_totals)
+ * and the oldest pending submission (the first entry of the status index).
+ */
+export async function reviewQueueGlance(db: Database): Promise<{
+  statusCounts: Record<KycStatus, number>;
+  oldestPendingAt: number | null;
+}> {
+  const { counted, oldest } = await batchByName(db, {
+    counted: db
+      .select({ status: kycTotals.status, count: kycTotals.count })
+      .from(kycTotals)
+      .where(inJsonList(kycTotals.status, AWAITING_STATUSES)),
+    oldest: db
+      .select({ submittedAt: kycVerifications.submittedAt })
+      .from(kycVerifications)
+      .where(eq(kycVerifications.status, "pending"))
+      .orderBy(kycVerifications.submittedAt, kycVerifications.id)
+      .limit(1),
+  });
+  const { statusCounts } = countByStatus(KYC_STATUSES, counted, undefined);
+  return { statusCounts, oldestPendingAt: oldest[0]?.submittedAt ?? null };
+}

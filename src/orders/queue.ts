@@ -9,6 +9,7 @@ import type { Database } from "../db/client.ts";
 import { countByStatus, type PageWindow, type SortDirection } from "../db/paging.ts";
 import {
   customers,
+  OPEN_ORDER_STATUSES,
   ORDER_STATUSES,
   type OrderRow,
   type OrderStatus,
@@ -178,4 +179,58 @@ export async function listOrderQueue(
     counted: statusCountsQuery(db, q),
   });
   return { rows: page, ...countByStatus(ORDER_STATUSES, counted, q.statuses) };
+}
+
+/** A pair whose stock is fewer than its open orders: even at one number each, stock cannot fulfil them all. */
+export interface ShortPair {
+  countryCode: string;
+  numberType: string;
+  openOrders: number;
+  stock: number;
+}
+
+/** The most short pairs the glance names. */
+const SHORT_PAIRS_SHOWN = 20;
+
+/**
+ * The queue at a glance, in one D1 call whose cost is the catalog's size, not the accounts': open orders by status
+ * (order_totals), the oldest pending order's request time (the first entry of the status index), and the pairs whose
+ * stock (stock_counts) is fewer than their open orders, the shortest first. How many numbers the orders still need
+ * would take reading them, so "short" is the certain part: an open order needs at least one.
+ */
+export async function orderQueueGlance(db: Database): Promise<{
+  statusCounts: Record<(typeof OPEN_ORDER_STATUSES)[number], number>;
+  oldestPendingAt: number | null;
+  shortPairs: ShortPair[];
+}> {
+  const open = inJsonList(orderTotals.status, OPEN_ORDER_STATUSES);
+  const openOrders = sql<number>`sum(${orderTotals.count})`.mapWith(Number);
+  const stock = sql<number>`coalesce(max(${stockCounts.count}), 0)`.mapWith(Number);
+  const { counted, oldest, short } = await batchByName(db, {
+    counted: db
+      .select({ status: orderTotals.status, count: openOrders })
+      .from(orderTotals)
+      .where(open)
+      .groupBy(orderTotals.status),
+    oldest: db
+      .select({ requestedAt: orders.requestedAt })
+      .from(orders)
+      .where(eq(orders.status, "pending"))
+      .orderBy(orders.requestedAt, orders.id)
+      .limit(1),
+    short: db
+      .select({ countryCode: orderTotals.countryCode, numberType: orderTotals.numberType, openOrders, stock })
+      .from(orderTotals)
+      .leftJoin(
+        stockCounts,
+        and(eq(stockCounts.countryCode, orderTotals.countryCode), eq(stockCounts.numberType, orderTotals.numberType)),
+      )
+      .where(open)
+      .groupBy(orderTotals.countryCode, orderTotals.numberType)
+      .having(sql`${stock} < ${openOrders}`)
+      .orderBy(sql`${stock} - ${openOrders}`, orderTotals.countryCode, orderTotals.numberType)
+      .limit(SHORT_PAIRS_SHOWN),
+  });
+  const { statusCounts } = countByStatus(OPEN_ORDER_STATUSES, counted, undefined);
+  return { statusCounts, oldestPendingAt: oldest[0]?.requestedAt ?? null, shortPairs: short };
 }

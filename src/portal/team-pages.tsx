@@ -2,7 +2,7 @@
 // deactivate, reactivate, unlock; a new invitation link (a password reset). The rules live in src/users/use-cases.ts.
 import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
-import { USER_ROLES, USER_STATUSES, type UserRow } from "../db/schema.ts";
+import { USER_ROLES, type UserRow } from "../db/schema.ts";
 import type { PortalEnv, PortalVisitor } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { publicOrigin } from "../http/public-origin.ts";
@@ -10,7 +10,7 @@ import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { Problem } from "../lib/problem.ts";
 import { capitalised } from "../lib/words.ts";
-import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
+import { CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { dateTime, doneMessage, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
@@ -23,8 +23,9 @@ import {
   withoutBlanks,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { createUserBody, listUsersQuery, toUserListQuery, updateUserBody } from "../users/schemas.ts";
-import { listUsers } from "../users/store.ts";
+import { UserStatus } from "../ui/user-status.tsx";
+import { createUserBody, listUsersQuery, teamListQuery, toTeamListQuery, updateUserBody } from "../users/schemas.ts";
+import { listTeam, TEAM_STATUSES } from "../users/store.ts";
 import {
   assignableRoles,
   changeTeammate,
@@ -124,18 +125,6 @@ function UserActions({ visitor, user }: { visitor: PortalVisitor; user: UserRow 
   );
 }
 
-/** A user's status, "invited" (instead of active) while they have not set a password through their link. */
-function UserStatus({ user }: { user: UserRow }) {
-  if (user.passwordHash !== null) return <Badge status={user.status} />;
-  if (user.status === "active") return <Badge status="invited" />;
-  return (
-    <span class="actions">
-      <Badge status={user.status} />
-      <Badge status="invited" />
-    </span>
-  );
-}
-
 function TeamFilters({ values, errors }: { values: Record<string, string>; errors: Record<string, string> }) {
   return (
     <FilterForm action={TEAM_PATH} values={values}>
@@ -145,7 +134,7 @@ function TeamFilters({ values, errors }: { values: Record<string, string>; error
         label="Status"
         value={values.status}
         blank="Any"
-        options={USER_STATUSES.map((s) => [s, capitalised(s)] as const)}
+        options={TEAM_STATUSES.map((s) => [s, capitalised(s)] as const)}
         error={errors.status}
       />
       <Select
@@ -165,10 +154,10 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 4
   const visitor = c.var.visitor;
   // An empty filter of the form means no filter.
   const raw = withoutBlanks(c.req.query());
-  const parsed = listUsersQuery.safeParse(raw);
-  const query = parsed.success ? parsed.data : listUsersQuery.parse({});
+  const parsed = teamListQuery.safeParse(raw);
+  const query = parsed.success ? parsed.data : teamListQuery.parse({});
   const window = pageWindow(query.page, query.limit);
-  const list = await listUsers(c.var.db, visitor.customer.id, toUserListQuery(query), window);
+  const list = await listTeam(c.var.db, visitor.customer.id, toTeamListQuery(query), window);
   const meta = pageMeta(window, list.total);
   const shown = status === 200 ? await takeShownOnce(c, "team") : undefined;
   const done = doneMessage(DONE, c.req.query("done"));
@@ -181,7 +170,7 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 4
       {parsed.success ? null : <Notice kind="error">These filters cannot be used; showing everyone.</Notice>}
       <InviteFields visitor={visitor} form={form} />
       <h2>Users</h2>
-      <StatusTabs path={TEAM_PATH} query={raw} statuses={USER_STATUSES} counts={list.statusCounts} filtered={query.status} />
+      <StatusTabs path={TEAM_PATH} query={raw} statuses={TEAM_STATUSES} counts={list.statusCounts} filtered={query.status} />
       <TeamFilters values={raw} errors={parsed.success ? {} : fieldMessages(parsed.error.issues)} />
       {list.rows.length === 0 ? (
         <div class="card empty">

@@ -106,6 +106,24 @@ ul.choices { list-style: none; padding: 0; display: grid; gap: .5rem; }
 ul.choices button { width: 100%; text-align: left; }
 header.top .who .slug { color: #aeb6bf; }
 main section.work { margin-bottom: 1.5rem; }
+/* The console's review: the open document beside the details (stacked below 900 px), the decision after them. */
+.evidence { display: grid; gap: 0 1.5rem; }
+@media (min-width: 900px) { .evidence { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); } }
+ul.documents { list-style: none; margin: 0 0 .75rem; padding: 0; display: grid; gap: .35rem; }
+ul.documents li { overflow-wrap: anywhere; padding: .35rem .6rem; border: 1px solid var(--line); border-radius: 8px;
+  background: var(--card); }
+ul.documents li.open { border-color: var(--accent); background: #eef4ff; }
+figure.document-open { margin: 0; background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: .75rem;
+  display: grid; gap: .75rem; }
+figure.document-open img { display: block; width: 100%; height: auto; border: 1px solid var(--line); background: #fff; }
+.document-link { padding: 2rem 1rem; text-align: center; background: #f1f3f5; border-radius: 8px; }
+/* The requirements form: a group per document requirement. */
+fieldset.group { border: 1px solid var(--line); border-radius: 8px; padding: .75rem; }
+fieldset.group legend { font-weight: 600; }
+/* The console's home: the queues' counts. */
+.glance { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); }
+.glance .card { margin: 0; }
+.glance .count { font-size: 1.6rem; font-weight: 700; }
 /* Work pages (orders, numbers, verifications): a heading with its action, hints under inputs, the filter form's
    buttons on the inputs' baseline. */
 .page-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: .5rem; }

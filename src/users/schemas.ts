@@ -4,7 +4,7 @@ import { USER_ROLES, USER_STATUSES, type UserRow } from "../db/schema.ts";
 import { singleLineText, timestampSchema } from "../http/fields.ts";
 import { commaList, countedPageSchema, pageQuery, searchQuery, sortByQuery, statusCountsSchema } from "../http/pagination.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
-import { USER_SORT_KEYS, type UserListQuery } from "./store.ts";
+import { TEAM_STATUSES, type TeamListQuery, USER_SORT_KEYS, type UserListQuery } from "./store.ts";
 
 export const userSchema = z
   .object({
@@ -68,6 +68,15 @@ export function toUserListQuery(q: z.infer<typeof listUsersQuery>): UserListQuer
     sortBy: q.sort_by,
     sortOrder: q.sort_order,
   };
+}
+
+/** The pages' list of users: the API's query, with invited people a status of their own (TEAM_STATUSES). */
+export const teamListQuery = listUsersQuery.extend({
+  status: commaList(z.enum(TEAM_STATUSES), "status", "Statuses, invited people apart."),
+});
+
+export function toTeamListQuery(q: z.infer<typeof teamListQuery>): TeamListQuery {
+  return { ...toUserListQuery({ ...q, status: undefined }), statuses: q.status };
 }
 
 export const userPageSchema = countedPageSchema(userSchema, "User", statusCountsSchema(USER_STATUSES, "UserStatusCounts"));

@@ -1,5 +1,5 @@
 // Queries for the users of an account: the list with status counts, create, update.
-import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { auditStatement } from "../audit/store.ts";
 import { batchByName } from "../db/batch.ts";
@@ -43,32 +43,95 @@ export interface UserListQuery {
   sortOrder: SortDirection;
 }
 
-export async function listUsers(db: Database, customerId: string, q: UserListQuery, window: PageWindow) {
-  const common = and(
+/** The list's filters but status: the account, the search, the roles. */
+function listConditions(customerId: string, q: Omit<UserListQuery, "statuses">): SQL | undefined {
+  return and(
     eq(users.customerId, customerId),
     q.search === undefined ? undefined : sql`(${containsText(users.email, q.search)} OR ${containsText(users.name, q.search)})`,
     q.roles && inArray(users.role, q.roles),
   );
-  // Without a search the counts come from user_counts; a search has to test the users themselves.
-  const counts =
-    q.search === undefined
-      ? db
-          .select({ status: userCounts.status, count: sql<number>`sum(${userCounts.count})`.mapWith(Number) })
-          .from(userCounts)
-          .where(and(eq(userCounts.customerId, customerId), q.roles && inArray(userCounts.role, q.roles)))
-          .groupBy(userCounts.status)
-      : db.select({ status: users.status, count: count() }).from(users).where(common).groupBy(users.status);
+}
+
+/** Counts by status: from user_counts without a search; a search has to test the users themselves. */
+function statusCountsQuery(db: Database, customerId: string, q: Omit<UserListQuery, "statuses">) {
+  return q.search === undefined
+    ? db
+        .select({ status: userCounts.status, count: sql<number>`sum(${userCounts.count})`.mapWith(Number) })
+        .from(userCounts)
+        .where(and(eq(userCounts.customerId, customerId), q.roles && inArray(userCounts.role, q.roles)))
+        .groupBy(userCounts.status)
+    : db.select({ status: users.status, count: count() }).from(users).where(listConditions(customerId, q)).groupBy(users.status);
+}
+
+function pageQuery(db: Database, where: SQL | undefined, q: Omit<UserListQuery, "statuses">, window: PageWindow) {
+  return db
+    .select()
+    .from(users)
+    .where(where)
+    .orderBy(...stableOrder(SORT_COLUMNS[q.sortBy], users.id, q.sortOrder))
+    .limit(window.limit)
+    .offset(window.offset);
+}
+
+export async function listUsers(db: Database, customerId: string, q: UserListQuery, window: PageWindow) {
   const { rows, counted } = await batchByName(db, {
-    rows: db
-      .select()
-      .from(users)
-      .where(and(common, q.statuses && inArray(users.status, q.statuses)))
-      .orderBy(...stableOrder(SORT_COLUMNS[q.sortBy], users.id, q.sortOrder))
-      .limit(window.limit)
-      .offset(window.offset),
-    counted: counts,
+    rows: pageQuery(db, and(listConditions(customerId, q), q.statuses && inArray(users.status, q.statuses)), q, window),
+    counted: statusCountsQuery(db, customerId, q),
   });
   return { rows, ...countByStatus(USER_STATUSES, counted, q.statuses) };
+}
+
+/**
+ * A user's status as the pages say it: "invited" apart from "active" while an active user has not set a password
+ * through their invitation link (they cannot sign in yet). The API's statuses are USER_STATUSES.
+ */
+export const TEAM_STATUSES = ["active", "invited", "inactive", "locked"] as const;
+type TeamStatus = (typeof TEAM_STATUSES)[number];
+
+export interface TeamListQuery extends Omit<UserListQuery, "statuses"> {
+  statuses?: readonly TeamStatus[] | undefined;
+}
+
+/**
+ * Never signed in and no password. Only a password lets a user sign in, so the first holds whenever the second does;
+ * it is written for the index on (customer_id, last_login_at), which then reads only those users, never the whole team.
+ */
+const withoutPassword = and(isNull(users.lastLoginAt), isNull(users.passwordHash));
+
+function teamStatusIs(status: TeamStatus): SQL | undefined {
+  switch (status) {
+    case "invited":
+      return and(eq(users.status, "active"), withoutPassword);
+    case "active":
+      return and(eq(users.status, "active"), isNotNull(users.passwordHash));
+    default:
+      return eq(users.status, status);
+  }
+}
+
+/** The statements of a page of listTeam: the page's rows, the counts by status, and the invited users' count. */
+export function teamListStatements(db: Database, customerId: string, q: TeamListQuery, window: PageWindow) {
+  const common = listConditions(customerId, q);
+  return {
+    rows: pageQuery(db, and(common, q.statuses && or(...q.statuses.map(teamStatusIs))), q, window),
+    counted: statusCountsQuery(db, customerId, q),
+    // The status is counted, not filtered or grouped by, so that the index of withoutPassword serves the count.
+    invited: db
+      .select({ count: sql<number>`coalesce(sum(${users.status} = ${"active" satisfies UserStatus}), 0)`.mapWith(Number) })
+      .from(users)
+      .where(and(common, withoutPassword)),
+  };
+}
+
+/** The account's users as the pages list them: filtered and counted by TEAM_STATUSES, invited people apart. */
+export async function listTeam(db: Database, customerId: string, q: TeamListQuery, window: PageWindow) {
+  const statements = teamListStatements(db, customerId, q, window);
+  const { rows, counted, invited: invitedCount } = await batchByName(db, statements);
+  const byStatus = countByStatus(USER_STATUSES, counted, undefined).statusCounts;
+  const invited = invitedCount[0]?.count ?? 0;
+  const statusCounts: Record<TeamStatus, number> = { ...byStatus, active: byStatus.active - invited, invited };
+  const total = (q.statuses ?? TEAM_STATUSES).reduce((sum, status) => sum + statusCounts[status], 0);
+  return { rows, statusCounts, total };
 }
 
 export type NewUser = Pick<typeof users.$inferInsert, "email" | "name" | "role" | "status">;

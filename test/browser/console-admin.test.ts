@@ -1,7 +1,8 @@
 // The console's stock, catalog, staff, audit and accounts pages in a browser: a viewer reads them all and is shown no
 // change form (a forged removal is refused and changes nothing); a fulfilment member imports a CSV and reads its
-// report and the counts; an admin adds a staff member, a catalog pair and an API key (shown once); the audit log,
-// filtered by each person, shows their changes with their e-mail. Every page fits a 375 px screen.
+// report and the counts; an admin adds a staff member and a catalog pair, opens an account and creates its API key
+// (shown once); a compliance member sets a pair's requirements with the form (an error beside its field first); the
+// audit log, filtered by each person, shows their changes with their e-mail. Every page fits a 375 px screen.
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { json, newPhones, overflow, usePortal } from "./helpers.ts";
@@ -113,17 +114,28 @@ it("lets an admin add a staff member, a catalog pair and an API key; the audit l
   await page.getByRole("button", { name: "Add pair" }).click();
   await page.waitForURL(/\/ops\/catalog\?done=/);
   expect(await page.getByRole("table", { name: "Orderable pairs" }).textContent()).toContain("SE");
-  await page.getByRole("link", { name: "Requirements of SE mobile" }).click();
-  await page.getByLabel("Requirements (JSON)").fill('{"verification_types": []}');
-  await page.getByRole("button", { name: "Save requirements" }).click();
-  expect(await page.locator(".field-error").first().textContent()).toContain("verification_types");
   await page.goto(`${portal.base}/ops/catalog`);
   await portal.screenshot(page, "console-catalog");
   await fitsSmallScreen(page, "/ops/catalog");
 
-  const account = await portal.createAccount("console");
+  // An account opened here: a slug refused beside its field first, then the account's page.
+  const account = { slug: `console-${crypto.randomUUID().slice(0, 8)}` };
   await page.goto(`${portal.base}/ops/accounts`);
-  await page.getByRole("link", { name: account.slug }).click();
+  await page.getByLabel("Slug").fill("Console!");
+  await page.getByLabel("Name").fill("Console Telecom");
+  await page.getByRole("button", { name: "Open account" }).click();
+  expect(await page.locator("#slug-error").textContent()).toBe(
+    "Slug must be 3-40 lowercase letters, digits or hyphens, starting and ending with a letter or digit",
+  );
+  expect(await page.getByLabel("Name").inputValue()).toBe("Console Telecom");
+  await portal.screenshot(page, "console-open-account");
+  await fitsSmallScreen(page, "/ops/accounts");
+  await page.getByLabel("Slug").fill(account.slug);
+  await page.getByLabel("Name").fill("Console Telecom");
+  await page.getByRole("button", { name: "Open account" }).click();
+  await page.waitForURL(`${portal.base}/ops/accounts/${account.slug}?done=opened`);
+  expect(await page.getByRole("status").textContent()).toContain("The account is open.");
+  expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Console Telecom");
   await page.getByLabel("Key name").fill("from the console");
   await page.getByRole("button", { name: "Create key" }).click();
   const key = (await page.locator(".secret").textContent())?.trim() ?? "";
@@ -158,6 +170,7 @@ it("lets an admin add a staff member, a catalog pair and an API key; the audit l
   expect(await staffChange.textContent()).toContain(email);
   expect(await staffChange.textContent()).toContain(added);
   expect(await events.locator("tr", { hasText: "catalog.pair_added" }).count()).toBe(1);
+  expect(await events.locator("tr", { hasText: "customer.created" }).textContent()).toContain(account.slug);
   expect(await events.locator("tr", { hasText: "api_key.created" }).count()).toBe(1);
 });
 
@@ -168,6 +181,28 @@ it("lets a compliance member set and remove a pair's requirements, and shows the
   expect(await page.getByRole("button", { name: "Add pair" }).count()).toBe(0);
   expect(await page.getByRole("link", { name: /^Remove/ }).count()).toBe(0);
   await page.getByRole("link", { name: "Requirements of DK mobile" }).click();
+  // The form of the set: no JSON to type. A document group half filled is refused beside its fields, nothing saved.
+  const accepted = page.getByRole("group", { name: "Verifications accepted" });
+  await accepted.getByLabel("A business").uncheck();
+  await page.getByLabel("The address must be in DK").check();
+  const added = page.getByRole("group", { name: "New document requirement" });
+  await added.getByLabel("Key").fill("Proof of address");
+  await added.getByRole("group", { name: "Documents that meet it" }).getByLabel("Utility bill").check();
+  await page.getByRole("button", { name: "Save requirements" }).click();
+  const first = page.getByRole("group", { name: "Document requirement 1" });
+  expect(await first.locator(".field-error").allTextContents()).toEqual([
+    "Key must be a lowercase identifier of 1-40 characters (letters, digits, _), starting with a letter",
+    "What the document must show must not be empty",
+    "Asked of must have at least 1 items",
+  ]);
+  expect(await page.getByLabel("The address must be in DK").isChecked()).toBe(true);
+  await portal.screenshot(page, "console-requirements");
+  await first.getByLabel("Key").fill("proof_of_address");
+  await first.getByLabel("What the document must show").fill("A utility bill under 3 months old");
+  await first.getByRole("group", { name: "Asked of" }).getByLabel("A person").check();
+  await page.getByRole("button", { name: "Save requirements" }).click();
+  await page.waitForURL(`${portal.base}/ops/catalog/DK/mobile/requirements?done=requirements`);
+  expect(await page.getByRole("status").textContent()).toBe("The requirements are saved.");
   const requirements = {
     verification_types: ["individual"],
     address_in_country: true,
@@ -181,10 +216,6 @@ it("lets a compliance member set and remove a pair's requirements, and shows the
       },
     ],
   };
-  await page.getByLabel("Requirements (JSON)").fill(JSON.stringify(requirements));
-  await page.getByRole("button", { name: "Save requirements" }).click();
-  await page.waitForURL(`${portal.base}/ops/catalog/DK/mobile/requirements?done=requirements`);
-  expect(await page.getByRole("status").textContent()).toBe("The requirements are saved.");
   const listed = await json(await portal.admin.admin.catalog.$get({ query: {} }), 200);
   const dkMobile = (row: { country_code: string; number_type: string }) =>
     row.country_code === "DK" && row.number_type === "mobile";

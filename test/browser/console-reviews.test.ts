@@ -1,7 +1,9 @@
 // The console's reviews in a real browser (OPERATOR.md, "The console"): a compliance member finds a number's
 // verification in the review queue, starts the review, rejects it with a reason on its document, and after the customer
 // replaced the document and resubmitted, approves it; the customer's API shows each step. A viewer sees the same page
-// without a review form, and a forged approval of theirs is refused and changes nothing.
+// without a review form, and a forged approval of theirs is refused and changes nothing. The page puts the evidence
+// first: a document opened (only when asked for) large beside the details at 1280 px, above them at 375 px, the
+// decision after both; an approval without documents is asked about first.
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { json, overflow, PDF, usePortal } from "./helpers.ts";
@@ -93,8 +95,14 @@ it("a compliance member rejects a document with a reason, then approves the repl
   // The number by its phone number, as staff say it.
   await page.getByRole("link", { name: phone }).click();
   await page.waitForURL(`${portal.base}/ops/reviews/kyc/${kycId}`);
-  // A PDF opens in a new tab, from the console's own document route.
-  const pdfLink = page.getByRole("link", { name: "Open passport.pdf" });
+  // The evidence before the decision; a document opens beside the details when asked for, a PDF in a new tab from the
+  // console's own document route.
+  const top = async (name: string) => (await page.getByRole("region", { name }).boundingBox())?.y ?? Number.NaN;
+  expect(await top("Documents")).toBeLessThan(await top("Decision"));
+  expect(await top("Details")).toBeLessThan(await top("Decision"));
+  await page.getByRole("link", { name: "Open passport.pdf beside the details" }).click();
+  await page.waitForURL(`${portal.base}/ops/reviews/kyc/${kycId}?document=${firstDocument}`);
+  const pdfLink = page.getByRole("link", { name: "Open passport.pdf in a new tab" });
   expect(await pdfLink.getAttribute("href")).toBe(`/ops/documents/${firstDocument}`);
   expect(await pdfLink.getAttribute("target")).toBe("_blank");
   const bytes = await fromPage(page, `/ops/documents/${firstDocument}`);
@@ -168,8 +176,9 @@ it("a compliance member rejects a document with a reason, then approves the repl
 /** A 1×1 PNG that states no resolution, as the upload's checks take it. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
 
-it("shows a profile's image inline, served inline and unsniffed, and reviews the profile", { timeout: 60_000 }, async () => {
-  const account = await portal.createAccount("profiled");
+/** A new account's business profile, "Berlin office", without documents. */
+async function berlinOffice(prefix: string) {
+  const account = await portal.createAccount(prefix);
   const profile = await json(
     await account.api["kyc-profiles"].$post({
       param: { customer_slug: account.slug },
@@ -186,6 +195,11 @@ it("shows a profile's image inline, served inline and unsniffed, and reviews the
     }),
     201,
   );
+  return { account, profile };
+}
+
+it("shows a profile's image inline, served inline and unsniffed, and reviews the profile", { timeout: 60_000 }, async () => {
+  const { account, profile } = await berlinOffice("profiled");
   const form = new FormData();
   form.set("file", new File([PNG], "registration.png"));
   form.set("document_type", "business_registration");
@@ -203,8 +217,19 @@ it("shows a profile's image inline, served inline and unsniffed, and reviews the
   await page.waitForURL(`${portal.base}/ops/reviews/profiles/${profile.id}`);
   // A profile is not a number's verification: its id under the other kind's page is not found.
   expect((await fromPage(page, `/ops/reviews/kyc/${profile.id.replace(/^kyp_/, "kyc_")}`)).status).toBe(404);
+  // Nothing is opened (and so no view recorded) until asked for; then the image, large, beside the details.
+  expect(await page.getByRole("img").count()).toBe(0);
+  await page.getByRole("link", { name: "Open registration.png beside the details" }).click();
+  await page.waitForURL(`${portal.base}/ops/reviews/profiles/${profile.id}?document=${documentId}`);
   const image = page.getByRole("img", { name: "registration.png" });
   expect(await image.getAttribute("src")).toBe(`/ops/documents/${documentId}`);
+  const box = async (locator: ReturnType<Page["getByRole"]>) => (await locator.boundingBox()) ?? expect.fail("not shown");
+  const details = page.getByRole("region", { name: "Details" });
+  const [shown, beside] = [await box(image), await box(details)];
+  expect(shown.width).toBeGreaterThan(400);
+  expect(shown.x + shown.width).toBeLessThanOrEqual(beside.x);
+  expect(beside.y).toBeLessThan(shown.y + shown.height);
+  await portal.screenshot(page, "console-profile-document");
   // The browser loaded it: the page's policy lets the console's own image in.
   await expect.poll(() => page.evaluate(`document.querySelector('img[alt="registration.png"]').naturalWidth`)).toBe(1);
   const bytes = await fromPage(page, `/ops/documents/${documentId}`);
@@ -213,7 +238,11 @@ it("shows a profile's image inline, served inline and unsniffed, and reviews the
   // Shown inline, sandboxed: nothing a customer uploaded runs script in the console's origin.
   expect(bytes.headers["content-security-policy"]).toBe("sandbox");
   expect(bytes.headers["x-content-type-options"]).toBe("nosniff");
-  await fitsSmallScreen(page);
+  // At 375 px the details come under the document.
+  await page.setViewportSize({ width: 375, height: 800 });
+  expect((await box(details)).y).toBeGreaterThanOrEqual((await box(image)).y + (await box(image)).height);
+  expect(await overflow(page)).toBe(0);
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await page.getByRole("button", { name: "Start review" }).click();
   await page.waitForURL(/done=started$/);
@@ -230,4 +259,37 @@ it("shows a profile's image inline, served inline and unsniffed, and reviews the
   const stale = await fromPage(page, `/ops/reviews/profiles/${profile.id}/review`, { csrf_token: token, status: "under_review" });
   expect(stale.status).toBe(409);
   expect(stale.text).toContain("A verification cannot move from approved to under_review");
+});
+
+it("asks before approving a profile without documents, on a page of its own", { timeout: 60_000 }, async () => {
+  const { account, profile } = await berlinOffice("undocumented");
+  const status = async () =>
+    (
+      await json(
+        await account.api["kyc-profiles"][":profile_id"].$get({
+          param: { customer_slug: account.slug, profile_id: profile.id },
+        }),
+        200,
+      )
+    ).status;
+  const { page } = await portal.signInToConsole("compliance");
+  const href = `${portal.base}/ops/reviews/profiles/${profile.id}`;
+  await page.goto(href);
+  expect(await page.getByRole("region", { name: "Documents" }).textContent()).toContain("No documents");
+  await page.getByRole("button", { name: "Start review" }).click();
+  await page.waitForURL(/done=started$/);
+  await page.getByRole("link", { name: "Approve…" }).click();
+  await page.waitForURL(`${href}/approve`);
+  expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Approve Profile Berlin office without documents?");
+  await portal.screenshot(page, "console-approve-without-documents");
+  await fitsSmallScreen(page);
+  // Cancel goes back and changes nothing; the question's own button approves.
+  await page.getByRole("link", { name: "Cancel" }).click();
+  await page.waitForURL(href);
+  expect(await status()).toBe("under_review");
+  await page.getByRole("link", { name: "Approve…" }).click();
+  await page.getByRole("button", { name: "Approve without documents" }).click();
+  await page.waitForURL(`${href}?done=approved`);
+  expect(await page.getByRole("status").textContent()).toBe("The verification is approved.");
+  expect(await status()).toBe("approved");
 });

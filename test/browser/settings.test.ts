@@ -65,7 +65,7 @@ it("a member sees Orders, Numbers and Profiles but no Settings, and is refused e
 });
 
 it("the team and webhooks pages render for an owner", async () => {
-  const { page } = await portal.signInAsNewOwner();
+  const { page, account } = await portal.signInAsNewOwner();
   for (const [link, name] of [
     ["Team", "team"],
     ["Webhooks", "webhooks"],
@@ -74,10 +74,20 @@ it("the team and webhooks pages render for an owner", async () => {
     expect(await page.getByRole("link", { name: link, exact: true }).getAttribute("aria-current")).toBe("page");
     await portal.screenshot(page, name);
   }
-  // The team's status counts as tabs, as the orders' are: the owner alone, active.
+  // The team's status counts as tabs, as the orders' are: the owner, active, and a teammate invited, not yet active.
+  const invited = await portal.inviteUser(account, "member");
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Team" }).click();
   const tabs = page.getByRole("list", { name: "Status" });
-  expect(await tabs.getByRole("link").allTextContents()).toEqual(["All (1)", "Active (1)", "Inactive (0)", "Locked (0)"]);
+  expect(await tabs.getByRole("link").allTextContents()).toEqual([
+    "All (2)",
+    "Active (1)",
+    "Invited (1)",
+    "Inactive (0)",
+    "Locked (0)",
+  ]);
   await tabs.getByRole("link", { name: "Active (1)" }).click();
   expect(await tabs.getByRole("link", { name: "Active (1)" }).getAttribute("aria-current")).toBe("page");
+  expect(await page.getByRole("table", { name: "Users" }).textContent()).not.toContain(invited.email);
+  await tabs.getByRole("link", { name: "Invited (1)" }).click();
+  expect(await page.getByRole("table", { name: "Users" }).textContent()).toContain(invited.email);
 });

@@ -1,0 +1,469 @@
+// The console's forms and pages (OPERATOR.md, "The console"; docs/console.md) through HTTP, as a browser sends them:
+// each form's roles are the API operation's (src/console/roles.ts against x-roles) and a walk posts every form, and
+// opens every guarded page, as every role: a refused role gets the 403 page and nothing changes, no audit event
+// included. Then the pages of the staff's day: the review page's evidence before its decision, a document opened only
+// when asked for, an approval without documents asked first; the requirements form judged by the API's schema with its
+// errors beside the fields; opening an account; the home page's counts; invited people counted as invited.
+import { env } from "cloudflare:workers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../src/app.ts";
+import { CONSOLE_CHANGES, type ConsoleChange } from "../src/console/roles.ts";
+import { createDatabase } from "../src/db/client.ts";
+import { pageWindow } from "../src/db/paging.ts";
+import type { StaffRole } from "../src/db/schema.ts";
+import { teamListQuery, toTeamListQuery } from "../src/users/schemas.ts";
+import { teamListStatements } from "../src/users/store.ts";
+import { TEST_ADMIN_TOKEN } from "./constants.ts";
+import { png } from "./files.ts";
+import {
+  bodyOf,
+  call,
+  callJson,
+  createCustomer,
+  INDIVIDUAL_ADDRESS,
+  makeOrderable,
+  type TestCustomer,
+  uniqueNumberType,
+  uniquePhoneNumber,
+} from "./helpers.ts";
+import { invitedUser, PASSWORD, pageText, postForm, signedIn } from "./portal.ts";
+import { staffMember } from "./staff.ts";
+import { installWriteCounter, removeWriteCounter, storageFingerprint } from "./write-counter.ts";
+
+const ADMIN_TOKEN = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+const ROLES: StaffRole[] = ["viewer", "fulfilment", "compliance", "admin"];
+
+/** A staff member in the console: their pages (GET) and forms (POST, with the CSRF token their pages carry). */
+async function inConsole(role: StaffRole) {
+  const member = await staffMember(role);
+  const home = await pageText(await call("/ops", { headers: member.headers }), 200);
+  const csrf = /name="csrf_token" value="([^"]+)"/.exec(home)?.[1] ?? "";
+  return {
+    member,
+    home,
+    get: (path: string) => call(path, { headers: member.headers, redirect: "manual" }),
+    post: (path: string, fields: Record<string, string | string[]> = {}) =>
+      postForm(path, { csrf_token: csrf, ...fields }, member.headers),
+  };
+}
+
+type Console = Awaited<ReturnType<typeof inConsole>>;
+
+/** The audit events a person wrote, newest first. */
+async function auditOf(email: string): Promise<{ action: string; target: { id: string } }[]> {
+  const body = await bodyOf<{ data: { action: string; target: { id: string } }[] }>(
+    await call(`/admin/audit-events?actor=${encodeURIComponent(email)}&limit=100`, { headers: ADMIN_TOKEN }),
+  );
+  return body.data;
+}
+
+/** Every console form (its POST) and every page that only some roles may open, with the change it is. */
+const GUARDED: { method: "GET" | "POST"; path: string; change: ConsoleChange }[] = [
+  { method: "POST", path: "/ops/orders/:order_id/numbers", change: "allocateNumbers" },
+  { method: "POST", path: "/ops/orders/:order_id/status", change: "changeOrderStatus" },
+  { method: "GET", path: "/ops/orders/:order_id/cancel", change: "changeOrderStatus" },
+  { method: "POST", path: "/ops/orders/:order_id/cancel", change: "changeOrderStatus" },
+  { method: "POST", path: "/ops/reviews/kyc/:kyc_id/review", change: "reviewKycVerification" },
+  { method: "GET", path: "/ops/reviews/kyc/:kyc_id/approve", change: "reviewKycVerification" },
+  { method: "POST", path: "/ops/reviews/kyc/:kyc_id/approve", change: "reviewKycVerification" },
+  { method: "POST", path: "/ops/reviews/profiles/:profile_id/review", change: "reviewKycProfile" },
+  { method: "GET", path: "/ops/reviews/profiles/:profile_id/approve", change: "reviewKycProfile" },
+  { method: "POST", path: "/ops/reviews/profiles/:profile_id/approve", change: "reviewKycProfile" },
+  { method: "GET", path: "/ops/documents/:document_id", change: "downloadAnyKycDocument" },
+  { method: "POST", path: "/ops/stock/import", change: "importStock" },
+  { method: "GET", path: "/ops/stock/remove", change: "removeStockNumber" },
+  { method: "POST", path: "/ops/stock/remove", change: "removeStockNumber" },
+  { method: "POST", path: "/ops/catalog/pairs", change: "addCatalogPair" },
+  { method: "GET", path: "/ops/catalog/:country_code/:number_type/remove", change: "removeCatalogPair" },
+  { method: "POST", path: "/ops/catalog/:country_code/:number_type/remove", change: "removeCatalogPair" },
+  { method: "POST", path: "/ops/catalog/:country_code/:number_type/requirements", change: "setCatalogRequirements" },
+  { method: "POST", path: "/ops/catalog/:country_code/:number_type/requirements/remove", change: "removeCatalogRequirements" },
+  { method: "POST", path: "/ops/staff", change: "putStaff" },
+  { method: "POST", path: "/ops/accounts", change: "createCustomer" },
+  { method: "POST", path: "/ops/accounts/:slug/keys", change: "createApiKey" },
+  { method: "GET", path: "/ops/accounts/:slug/keys/:id/revoke", change: "revokeApiKey" },
+  { method: "POST", path: "/ops/accounts/:slug/keys/:id/revoke", change: "revokeApiKey" },
+  { method: "POST", path: "/ops/accounts/:slug/users", change: "createUser" },
+];
+
+describe("the console's roles", () => {
+  let staff: Record<StaffRole, Console>;
+  beforeAll(async () => {
+    staff = {
+      viewer: await inConsole("viewer"),
+      fulfilment: await inConsole("fulfilment"),
+      compliance: await inConsole("compliance"),
+      admin: await inConsole("admin"),
+    };
+    await installWriteCounter();
+  });
+  afterAll(removeWriteCounter);
+
+  it("are each form's API operation's roles (x-roles), and every form of the console is walked", async () => {
+    const { paths } = (await (await call("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { operationId: string; "x-roles"?: StaffRole[] }>>;
+    };
+    const declared = new Map(
+      Object.values(paths).flatMap((item) => Object.values(item).map((o) => [o.operationId, o["x-roles"]] as const)),
+    );
+    for (const [change, roles] of Object.entries(CONSOLE_CHANGES)) {
+      expect(roles.toSorted(), change).toEqual(declared.get(change)?.toSorted());
+    }
+    const posts = createApp()
+      .routes.filter((route) => route.method === "POST" && route.path.startsWith("/ops") && route.path !== "/ops/sign-out")
+      .map((route) => route.path);
+    expect([...new Set(posts)].toSorted()).toEqual(
+      GUARDED.filter((g) => g.method === "POST")
+        .map((g) => g.path)
+        .toSorted(),
+    );
+  });
+
+  it("refuse a role a form is not theirs with the 403 page before anything is read, and change nothing", {
+    timeout: 30_000,
+  }, async () => {
+    let refused = 0;
+    // Nothing else writes meanwhile (a workerd runs its files one after another): the walk as a whole changes nothing.
+    const before = await storageFingerprint();
+    for (const { method, path, change } of GUARDED) {
+      // Every parameter malformed: anything but the role check would answer 404 or 400.
+      const url = path.replace(/:\w+/g, "%20not%20valid%20");
+      for (const role of ROLES) {
+        const label = `${method} ${path} as ${role}`;
+        const answer = method === "GET" ? await staff[role].get(url) : await staff[role].post(url, { junk: "x" });
+        const text = await answer.text();
+        if ((CONSOLE_CHANGES[change] as readonly StaffRole[]).includes(role)) {
+          expect(answer.status, label).not.toBe(403);
+          expect(answer.status, label).toBeLessThan(500);
+        } else {
+          refused++;
+          expect(answer.status, label).toBe(403);
+          expect(answer.headers.get("Content-Type"), label).toMatch(/^text\/html/);
+          expect(text, label).toContain(`yours is ${role}`);
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(40);
+    expect(await storageFingerprint()).toEqual(before);
+  });
+});
+
+/** A profile of the account, submitted, and (by the operator's API) put under review; with a PNG when asked. */
+async function profileUnderReview(customer: TestCustomer, withImage: boolean): Promise<{ id: string; documentId?: string }> {
+  const profile = await bodyOf<{ id: string }>(
+    await customer.callJson("POST", `/api/customers/${customer.slug}/kyc-profiles`, {
+      name: "Head office",
+      ...INDIVIDUAL_ADDRESS,
+    }),
+    201,
+  );
+  let documentId: string | undefined;
+  if (withImage) {
+    const form = new FormData();
+    form.set("document_type", "identity");
+    form.set("file", new File([png()], "passport.png", { type: "image/png" }));
+    const uploaded = await customer.call(`/api/customers/${customer.slug}/kyc-profiles/${profile.id}/files`, {
+      method: "POST",
+      body: form,
+    });
+    documentId = (await bodyOf<{ id: string }>(uploaded, 201)).id;
+  }
+  await bodyOf(await callJson("POST", `/admin/kyc-profiles/${profile.id}/review`, { status: "under_review" }, ADMIN_TOKEN));
+  return { id: profile.id, documentId };
+}
+
+async function profileStatus(customer: TestCustomer, id: string): Promise<string> {
+  return (await bodyOf<{ status: string }>(await customer.call(`/api/customers/${customer.slug}/kyc-profiles/${id}`))).status;
+}
+
+describe("the review page", () => {
+  it("shows the evidence before the decision, and opens a document only when asked, beside the details", async () => {
+    const customer = await createCustomer("review");
+    const profile = await profileUnderReview(customer, true);
+    const compliance = await inConsole("compliance");
+    const path = `/ops/reviews/profiles/${profile.id}`;
+
+    const page = await pageText(await compliance.get(path), 200);
+    const at = (label: string) => page.indexOf(`aria-label="${label}"`);
+    expect(at("Documents")).toBeGreaterThan(0);
+    expect(at("Documents")).toBeLessThan(at("Details"));
+    expect(at("Details")).toBeLessThan(at("Decision"));
+    expect(page.indexOf("Approve")).toBeGreaterThan(at("Decision"));
+    // No document is open, so the page reads no file: no view is recorded.
+    expect(page).not.toContain("<img");
+    expect(page).toContain(`href="${path}?document=${profile.documentId}"`);
+    expect((await auditOf(compliance.member.email)).filter((e) => e.action === "kyc.document_viewed")).toEqual([]);
+
+    const open = await pageText(await compliance.get(`${path}?document=${profile.documentId}`), 200);
+    expect(open).toContain(`<img src="/ops/documents/${profile.documentId}" alt="passport.png"`);
+    expect(open.indexOf("<img")).toBeLessThan(open.indexOf('aria-label="Details"'));
+    const bytes = await compliance.get(`/ops/documents/${profile.documentId}`);
+    expect(bytes.headers.get("Content-Security-Policy")).toBe("sandbox");
+    expect(bytes.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(bytes.headers.get("Cache-Control")).toBe("no-store");
+    await bytes.arrayBuffer();
+    expect((await auditOf(compliance.member.email)).filter((e) => e.action === "kyc.document_viewed")).toHaveLength(1);
+
+    // Another verification's document, or none, opens nothing.
+    const stranger = await pageText(await compliance.get(`${path}?document=doc_${crypto.randomUUID()}`), 200);
+    expect(stranger).not.toContain("<img");
+    expect(stranger).toContain("This verification has no such document");
+    // A viewer is shown the documents' names, never a file.
+    const viewer = await inConsole("viewer");
+    const seen = await pageText(await viewer.get(`${path}?document=${profile.documentId}`), 200);
+    expect(seen).not.toContain("<img");
+    expect(seen).toContain("compliance&#39;s and admin&#39;s to open");
+  });
+
+  it("asks before approving a verification without documents; with documents it approves at once", async () => {
+    const customer = await createCustomer("bare");
+    const bare = await profileUnderReview(customer, false);
+    const compliance = await inConsole("compliance");
+    const path = `/ops/reviews/profiles/${bare.id}`;
+    const page = await pageText(await compliance.get(path), 200);
+    expect(page).toContain(`href="${path}/approve"`);
+    expect(page).not.toMatch(/<button type="submit">Approve<\/button>/);
+
+    // A post of the review form itself is asked about first, and changes nothing.
+    const asked = await compliance.post(`${path}/review`, { status: "approved" });
+    expect(asked.status).toBe(303);
+    expect(asked.headers.get("Location")).toBe(`${path}/approve`);
+    expect(await profileStatus(customer, bare.id)).toBe("under_review");
+    const question = await pageText(await compliance.get(`${path}/approve`), 200);
+    expect(question).toContain("without documents?");
+    const approved = await compliance.post(`${path}/approve`);
+    expect(approved.status).toBe(303);
+    expect(approved.headers.get("Location")).toBe(`${path}?done=approved`);
+    expect(await profileStatus(customer, bare.id)).toBe("approved");
+    expect((await auditOf(compliance.member.email)).map((e) => e.action)).toEqual(["kyc_profile.reviewed"]);
+
+    const documented = await profileUnderReview(customer, true);
+    const documentedPath = `/ops/reviews/profiles/${documented.id}`;
+    expect((await compliance.get(`${documentedPath}/approve`)).headers.get("Location")).toBe(documentedPath);
+    const direct = await compliance.post(`${documentedPath}/review`, { status: "approved" });
+    expect(direct.headers.get("Location")).toBe(`${documentedPath}?done=approved`);
+    expect(await profileStatus(customer, documented.id)).toBe("approved");
+  });
+});
+
+describe("the requirements form", () => {
+  it("saves the set it states, judged by the API's schema, each error beside its field, and removes a document", async () => {
+    const type = uniqueNumberType();
+    await makeOrderable("NL", type);
+    const compliance = await inConsole("compliance");
+    const path = `/ops/catalog/NL/${type}/requirements`;
+    const form = await pageText(await compliance.get(path), 200);
+    // The empty set's form: both verification types ticked, one empty document group to fill.
+    expect(form).toContain('name="verification_types" value="individual" checked=""');
+    expect(form).toContain('name="documents.0.key"');
+    expect(form).not.toContain('name="documents.1.key"');
+
+    const refused = await compliance.post(path, {
+      "fields.business": ["company_name", "tax_id"],
+      "documents.0.key": "Proof",
+      "documents.0.description": "A utility bill",
+      "documents.0.document_types": "utility_bill",
+      "documents.1.key": "",
+      "documents.1.description": "",
+    });
+    const text = await pageText(refused, 400);
+    expect(text).toMatch(/id="verification_types-error">Verifications accepted must have at least 1 items</);
+    expect(text).toContain(
+      'id="documents.0.key-error">Key must be a lowercase identifier of 1-40 characters (letters, digits, _), starting with a letter<',
+    );
+    expect(text).toMatch(/id="documents.0.applies_to-error">Asked of must have at least 1 items</);
+    // What was typed is shown again, with an empty group to add another.
+    expect(text).toContain('value="Proof"');
+    expect(text).toMatch(
+      /aria-label="New document requirement"><legend>New document requirement<\/legend>.*?name="documents.1.key"/,
+    );
+    const pair = async () =>
+      (
+        await bodyOf<{ data: { number_type: string; requirements: unknown }[] }>(
+          await call(`/admin/catalog?limit=100`, { headers: ADMIN_TOKEN }),
+        )
+      ).data.find((row) => row.number_type === type);
+    expect((await pair())?.requirements).toBeNull();
+
+    // Two document groups filled and the empty one, as the browser posts them.
+    const twoDocuments = {
+      verification_types: ["individual", "business"],
+      address_in_country: "true",
+      "fields.business": ["company_name", "tax_id"],
+      "documents.0.key": "proof_of_address",
+      "documents.0.description": "A utility bill under 3 months old",
+      "documents.0.document_types": ["utility_bill", "bank_statement"],
+      "documents.0.applies_to": ["individual", "business"],
+      "documents.1.key": "registration",
+      "documents.1.description": "The company's registration",
+      "documents.1.document_types": "business_registration",
+      "documents.1.applies_to": "business",
+      "documents.2.key": "",
+      "documents.2.description": "",
+    };
+    const saved = await compliance.post(path, twoDocuments);
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get("Location")).toBe(`${path}?done=requirements`);
+    expect((await pair())?.requirements).toEqual({
+      verification_types: ["individual", "business"],
+      address_in_country: true,
+      fields: { individual: [], business: ["company_name", "tax_id"] },
+      documents: [
+        {
+          key: "proof_of_address",
+          document_types: ["utility_bill", "bank_statement"],
+          applies_to: ["individual", "business"],
+          description: "A utility bill under 3 months old",
+        },
+        {
+          key: "registration",
+          document_types: ["business_registration"],
+          applies_to: ["business"],
+          description: "The company's registration",
+        },
+      ],
+    });
+    // The saved set fills the form again: two groups and an empty one.
+    const again = await pageText(await compliance.get(path), 200);
+    expect(again).toMatch(/name="documents.1.key"[^>]*value="registration"/);
+    expect(again).toMatch(
+      /aria-label="New document requirement"><legend>New document requirement<\/legend>.*?name="documents.2.key"/,
+    );
+
+    // A group ticked for removal goes; nothing else changes.
+    const removed = await compliance.post(path, { ...twoDocuments, "documents.0.remove": "true" });
+    expect(removed.status).toBe(303);
+    const after = (await pair())?.requirements as { documents: { key: string }[] };
+    expect(after.documents.map((d) => d.key)).toEqual(["registration"]);
+    expect((await auditOf(compliance.member.email)).map((e) => e.action)).toEqual([
+      "requirements.changed",
+      "requirements.changed",
+    ]);
+
+    // A viewer reads the set in words, with no form.
+    const viewer = await inConsole("viewer");
+    const read = await pageText(await viewer.get(path), 200);
+    expect(read).not.toContain('name="verification_types"');
+    expect(read).toContain("The company&#39;s registration");
+  });
+});
+
+describe("opening an account", () => {
+  it("opens it for an admin (audited) and goes to its page; refuses a bad slug beside the field and a taken one", async () => {
+    const admin = await inConsole("admin");
+    const slug = `opened-${crypto.randomUUID().slice(0, 8)}`;
+    const bad = await pageText(await admin.post("/ops/accounts", { slug: "X", name: "" }), 400);
+    expect(bad).toContain(
+      'id="slug-error">Slug must be 3-40 lowercase letters, digits or hyphens, starting and ending with a letter or digit<',
+    );
+    expect(bad).toContain('id="name-error">Name must not be empty<');
+    const opened = await admin.post("/ops/accounts", { slug, name: "Opened Telecom" });
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get("Location")).toBe(`/ops/accounts/${slug}?done=opened`);
+    const customer = await bodyOf<{ name: string }>(await call(`/admin/customers/${slug}`, { headers: ADMIN_TOKEN }));
+    expect(customer.name).toBe("Opened Telecom");
+    expect(await pageText(await admin.get(`/ops/accounts/${slug}?done=opened`), 200)).toContain("The account is open.");
+
+    const taken = await pageText(await admin.post("/ops/accounts", { slug, name: "Again" }), 409);
+    expect(taken).toContain("A customer with this slug already exists");
+    expect((await auditOf(admin.member.email)).map((e) => [e.action, e.target.id])).toEqual([["customer.created", slug]]);
+
+    const viewer = await inConsole("viewer");
+    expect(await pageText(await viewer.get("/ops/accounts"), 200)).not.toContain('action="/ops/accounts"');
+  });
+});
+
+describe("the home page", () => {
+  it("counts the open orders, the reviews awaiting and the pairs short of stock, as the queues count them", async () => {
+    const type = uniqueNumberType();
+    await makeOrderable("SE", type);
+    const customer = await createCustomer("home");
+    for (let i = 0; i < 3; i++) {
+      await bodyOf(
+        await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
+          country_code: "SE",
+          number_type: type,
+          quantity: 2,
+        }),
+        201,
+      );
+    }
+    const stock = (phones: string[]) =>
+      callJson(
+        "POST",
+        "/admin/stock",
+        { numbers: phones.map((phone_number) => ({ phone_number, country_code: "SE", number_type: type })) },
+        ADMIN_TOKEN,
+      );
+    const phones = Array.from({ length: 3 }, uniquePhoneNumber);
+    await bodyOf(await stock(phones.slice(0, 2)), 201);
+
+    const viewer = await inConsole("viewer");
+    const home = await pageText(await viewer.get("/ops"), 200);
+    const queue = await bodyOf<{ meta: { status_counts: Record<string, number> } }>(
+      await call("/admin/orders?limit=1", { headers: ADMIN_TOKEN }),
+    );
+    const reviews = await bodyOf<{ meta: { status_counts: Record<string, number> } }>(
+      await call("/admin/kyc?limit=1", { headers: ADMIN_TOKEN }),
+    );
+    const { pending, processing } = queue.meta.status_counts;
+    expect(home).toContain(`<p class="count">${(pending ?? 0) + (processing ?? 0)}</p>`);
+    expect(home).toContain(`${pending} pending, ${processing} processing.`);
+    const awaiting = (reviews.meta.status_counts.pending ?? 0) + (reviews.meta.status_counts.under_review ?? 0);
+    expect(home).toContain(`<p class="count">${awaiting}</p>`);
+    expect(home).toMatch(new RegExp(`SE ${type.replaceAll("_", " ")}</a>: 3 open orders, 2 in stock`));
+    expect(home).not.toContain("You may");
+
+    // One number for each open order: no longer short.
+    await bodyOf(await stock(phones.slice(2)), 201);
+    expect(await pageText(await viewer.get("/ops"), 200)).not.toContain(`SE ${type.replaceAll("_", " ")}</a>`);
+    const fulfilment = await inConsole("fulfilment");
+    expect(fulfilment.home).toContain("You may allocate numbers to orders, listed or from the stock.");
+  });
+});
+
+describe("invited people", () => {
+  it("are counted and shown as invited, not active, on the portal's Team and the console's account page", async () => {
+    const customer = await createCustomer("team");
+    const owner = await signedIn(customer);
+    const first = await invitedUser(customer, "member");
+    const second = await invitedUser(customer, "admin");
+    const tabs = async (query = "") => pageText(await owner.get(`/portal/settings/team${query}`), 200);
+    const team = await tabs();
+    expect(team).toContain("Active (1)");
+    expect(team).toContain("Invited (2)");
+    const invitedOnly = await tabs("?status=invited");
+    expect(invitedOnly).toContain(first.email);
+    expect(invitedOnly).toContain(second.email);
+    expect(invitedOnly).not.toContain(owner.user.email);
+    const activeOnly = await tabs("?status=active");
+    expect(activeOnly).toContain(owner.user.email);
+    expect(activeOnly).not.toContain(first.email);
+
+    // Once the password is set, active.
+    expect((await postForm(first.path, { password: PASSWORD, password_confirmation: PASSWORD })).status).toBe(303);
+    const later = await tabs();
+    expect(later).toContain("Active (2)");
+    expect(later).toContain("Invited (1)");
+
+    const admin = await inConsole("viewer");
+    const account = await pageText(await admin.get(`/ops/accounts/${customer.slug}`), 200);
+    expect(account).toContain("3 users: 2 active, 1 invited.");
+    expect(account).toMatch(new RegExp(`${second.email}.*?<span class="badge invited">invited</span>`, "s"));
+  });
+
+  it("are counted through the index of last sign-ins: only users who never signed in are read", async () => {
+    const customer = await createCustomer("plan");
+    const db = createDatabase(env.DB);
+    for (const status of ["", "invited", "active,locked"]) {
+      const query = toTeamListQuery(teamListQuery.parse(status ? { status } : {}));
+      const { invited } = teamListStatements(db, customer.customerId, query, pageWindow(1, 20));
+      const { sql, params } = invited.toSQL();
+      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .bind(...params)
+        .all<{ detail: string }>();
+      const details = plan.results.map((r) => r.detail).join("\n");
+      expect(details).toMatch(/SEARCH users USING INDEX users_customer_last_login_idx \(customer_id=\? AND last_login_at=\?\)/);
+    }
+  });
+});
