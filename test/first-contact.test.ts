@@ -21,7 +21,13 @@ describe("the root path", () => {
   });
 
   it("answers an API client the 404 problem of any unknown path", async () => {
-    for (const accept of [undefined, "*/*", "application/json", "application/problem+json", "text/html;q=0.5, application/json"]) {
+    for (const accept of [
+      undefined,
+      "*/*",
+      "application/json",
+      "application/problem+json",
+      "text/html;q=0.5, application/json",
+    ]) {
       const answer = await call("/", { headers: accept === undefined ? {} : { Accept: accept } });
       expect(answer.headers.get("Vary"), accept).toBe("Accept");
       await problem(answer, 404, "not_found");
@@ -35,9 +41,15 @@ describe("local mode", () => {
   it("is said under the portal's top bar where webhook URLs may be insecure, and nowhere else", async () => {
     const visitor = await signedIn(await createCustomer());
     const page = (value: string) =>
-      callInIsolate("/portal/orders", { headers: { Cookie: visitor.cookie } }, { bindings: { WEBHOOK_ALLOW_INSECURE_URLS: value } });
+      callInIsolate(
+        "/portal/orders",
+        { headers: { Cookie: visitor.cookie } },
+        { bindings: { WEBHOOK_ALLOW_INSECURE_URLS: value } },
+      );
     const local = await pageText(await page("true"), 200);
-    expect(local).toMatch(/<\/header><p class="local-mode" role="note"><strong>Local mode:<\/strong> webhook endpoints may use http:\/\//);
+    expect(local).toMatch(
+      /<\/header><p class="local-mode" role="note"><strong>Local mode:<\/strong> webhook endpoints may use http:\/\//,
+    );
     for (const value of ["", "1", "TRUE"]) expect(await pageText(await page(value), 200)).not.toContain("Local mode");
   });
 });
