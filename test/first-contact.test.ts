@@ -48,7 +48,7 @@ describe("local mode", () => {
       );
     const local = await pageText(await page("true"), 200);
     expect(local).toMatch(
-      /<\/header><p class="local-mode" role="note"><strong>Local mode:<\/strong> webhook endpoints may use http:\/\//,
+      /<\/header><p class="local-mode" role="note"><strong>Local mode<\/strong> \(WEBHOOK_ALLOW_INSECURE_URLS\): webhook endpoints may use http:\/\//,
     );
     for (const value of ["", "1", "TRUE"]) expect(await pageText(await page(value), 200)).not.toContain("Local mode");
   });

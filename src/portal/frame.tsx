@@ -54,8 +54,8 @@ export const portalFrame: Frame = ({ section, children }, c) => {
       </header>
       {allowsInsecureUrls(c.env as Bindings) ? (
         <p class="local-mode" role="note">
-          <strong>Local mode:</strong> webhook endpoints may use http:// and this computer's own addresses
-          (WEBHOOK_ALLOW_INSECURE_URLS is on). For development only; a deployment never allows them.
+          <strong>Local mode</strong> (WEBHOOK_ALLOW_INSECURE_URLS): webhook endpoints may use http:// and this computer's
+          addresses.
         </p>
       ) : null}
       {children}

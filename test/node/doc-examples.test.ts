@@ -32,6 +32,15 @@ function start(command: string, args: string[], options: { env: NodeJS.ProcessEn
   return { child, output: () => output, exited };
 }
 
+/** Where a program the examples use is, or a failure that says to install it. */
+function installed(program: string): string {
+  try {
+    return execFileSync("sh", ["-c", `command -v ${program}`], { encoding: "utf8" }).trim();
+  } catch {
+    throw new Error(`The docs' examples use ${program}: install it (apt-get install ${program}, brew install ${program}).`);
+  }
+}
+
 function stop(started: Started, signal: NodeJS.Signals = "SIGTERM"): Promise<number> {
   if (started.child.exitCode === null && started.child.pid) process.kill(-started.child.pid, signal);
   return started.exited;
@@ -78,15 +87,16 @@ const bin = path.join(folder, "bin");
 let env: NodeJS.ProcessEnv;
 let port: number;
 let npmStart: Started;
+let migrationsList: Started | undefined;
 let migrationsListed: Promise<{ code: number; output: string }>;
 
 beforeAll(async () => {
   for (const dir of [local, tmp, bin]) mkdirSync(dir);
   // curl that fails on an HTTP error, printing the answer: an example whose request is refused fails.
-  const curl = execFileSync("sh", ["-c", "command -v curl"], { encoding: "utf8" }).trim();
-  writeFileSync(path.join(bin, "curl"), `#!/bin/sh\nexec ${curl} --fail-with-body "$@"\n`);
+  const curl = installed("curl");
+  writeFileSync(path.join(bin, "curl"), `#!/bin/sh\nexec ${curl} --fail-with-body --show-error "$@"\n`);
   chmodSync(path.join(bin, "curl"), 0o755);
-  execFileSync("sh", ["-c", "command -v jq"], { encoding: "utf8" }); // the examples' other tool: say so if missing
+  installed("jq");
   port = await freePort();
   // The Worker's variables come from the folder's .dev.vars alone: none of the test runner's (ADMIN_TOKEN) or the shell's.
   const config = unstable_readConfig({ config: path.join(ROOT, "wrangler.toml") }, { hideWarnings: true });
@@ -98,19 +108,14 @@ beforeAll(async () => {
   });
   // Read while the examples run (wrangler takes a few seconds to start), by its command line as a developer runs it.
   const wrangler = createRequire(import.meta.url).resolve("wrangler");
-  const list = start(
-    process.execPath,
-    [wrangler, "d1", "migrations", "list", "DB", "--local", "--persist-to", localSetup(env).state],
-    {
-      env: { ...env, CI: "true" },
-      cwd: ROOT,
-    },
-  );
+  const listing = ["d1", "migrations", "list", "DB", "--local", "--persist-to", localSetup(env).state];
+  const list = start(process.execPath, [wrangler, ...listing], { env: { ...env, CI: "true" }, cwd: ROOT });
+  migrationsList = list;
   migrationsListed = list.exited.then((code) => ({ code, output: list.output() }));
 });
 
 afterAll(async () => {
-  if (npmStart) await stop(npmStart);
+  for (const started of [npmStart, migrationsList]) if (started) await stop(started);
   rmSync(folder, { recursive: true, force: true });
 });
 

@@ -70,6 +70,7 @@ describe("the README and the guides", () => {
           for (const [reference] of line.matchAll(/(?:\.\.\/)+[\w.-]*/g)) {
             const resolved = path.resolve(path.dirname(path.join(ROOT, file)), reference);
             if (!resolved.startsWith(`${ROOT}${path.sep}`)) outside.push(`${at}: ${reference} is outside the project`);
+            else if (!existsSync(resolved)) outside.push(`${at}: ${reference} is not in the project`);
           }
           for (const [name] of line.matchAll(/\b[A-Z][A-Z0-9_-]*\.md\b/g)) {
             if (!existsSync(path.join(ROOT, name)) && !existsSync(path.join(ROOT, "docs", name))) {
