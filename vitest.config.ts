@@ -1,6 +1,7 @@
-// Two test projects. "workers": the Worker inside workerd (@cloudflare/vitest-plugin) against real local D1 and R2,
+// Three test projects. "workers": the Worker inside workerd (@cloudflare/vitest-plugin) against real local D1 and R2,
 // configured from wrangler.toml. "browser": the portal and the console in a real Chromium (playwright-core), the Worker
-// served by wrangler's createTestHarness() in this Node process (test/browser/).
+// served by wrangler's createTestHarness() in this Node process (test/browser/). "node": the docs and `npm start`
+// (test/node/): the docs' shell examples run against an `npm start` of the test's own.
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
@@ -69,7 +70,7 @@ export default defineConfig(async () => {
             // counter's triggers go when their file ends.
             isolate: false,
             include: ["test/**/*.test.ts"],
-            exclude: ["test/browser/**"],
+            exclude: ["test/browser/**", "test/node/**"],
             setupFiles: ["./test/apply-migrations.ts", "./test/outbound-fetch.ts", "./test/fresh-address.ts"],
             sequence: { groupOrder: 1 },
           },
@@ -88,6 +89,18 @@ export default defineConfig(async () => {
             // Two files at a time (one per CPU), each with its own Chromium.
             testTimeout: 30_000,
             hookTimeout: 60_000,
+          },
+        },
+        {
+          test: {
+            name: "node",
+            include: ["test/node/**/*.test.ts"],
+            environment: "node",
+            // Beside the browser project, after the workers project: its one `npm start` takes a CPU while it starts.
+            sequence: { groupOrder: 2 },
+            testTimeout: 30_000,
+            // npm start: the migrations, the seed, wrangler dev (about 10 s here, more on a busy machine).
+            hookTimeout: 120_000,
           },
         },
       ],

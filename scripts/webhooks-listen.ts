@@ -7,14 +7,16 @@ import { createServer, type IncomingMessage } from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import { DEMO_KEY_PATH, DEV_PORT, isHealthy, LISTENER_STATE_PATH } from "./local-dev.ts";
+import { isHealthy, localSetupOrExit } from "./local-dev.ts";
 import { DEMO_SLUG } from "./seed.ts";
 
-const USAGE = `Usage: npm run webhooks:listen [-- --port 8788] [--api http://localhost:${DEV_PORT}]`;
+// npm start's port and folder (PORT, VN_LOCAL_DIR): the API to call and the demo key it wrote.
+const setup = localSetupOrExit();
+const USAGE = `Usage: npm run webhooks:listen [-- --port 8788] [--api ${setup.base}]`;
 const { values: options } = parseArgs({
   options: {
     port: { type: "string", default: "8788" },
-    api: { type: "string", default: `http://localhost:${DEV_PORT}` },
+    api: { type: "string", default: setup.base },
     help: { type: "boolean", default: false },
   },
 });
@@ -35,9 +37,9 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const apiKey = existsSync(DEMO_KEY_PATH) ? readFileSync(DEMO_KEY_PATH, "utf8").trim() : "";
+const apiKey = existsSync(setup.demoKey) ? readFileSync(setup.demoKey, "utf8").trim() : "";
 if (!apiKey)
-  fail(`No demo API key in ${path.relative(process.cwd(), DEMO_KEY_PATH)}: run \`npm start\` first (in another terminal).`);
+  fail(`No demo API key in ${path.relative(process.cwd(), setup.demoKey)}: run \`npm start\` first (in another terminal).`);
 
 interface Endpoint {
   id: string;
@@ -75,7 +77,7 @@ interface SavedListener {
 
 function savedListener(): SavedListener | undefined {
   try {
-    const saved = JSON.parse(readFileSync(LISTENER_STATE_PATH, "utf8")) as SavedListener;
+    const saved = JSON.parse(readFileSync(setup.listenerState, "utf8")) as SavedListener;
     return saved.url === url ? saved : undefined;
   } catch {
     return undefined;
@@ -83,8 +85,8 @@ function savedListener(): SavedListener | undefined {
 }
 
 function saveListener(saved: SavedListener): SavedListener {
-  mkdirSync(path.dirname(LISTENER_STATE_PATH), { recursive: true });
-  writeFileSync(LISTENER_STATE_PATH, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+  mkdirSync(path.dirname(setup.listenerState), { recursive: true });
+  writeFileSync(setup.listenerState, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   return saved;
 }
 
@@ -192,7 +194,7 @@ const server = createServer(async (request, response) => {
     const reason = error instanceof WebhookVerificationError ? error.message : String(error);
     const hint =
       reason === "No matching signature found"
-        ? ` (if the secret was rotated elsewhere, delete ${LISTENER_STATE_PATH} and restart)`
+        ? ` (if the secret was rotated elsewhere, delete ${setup.listenerState} and restart)`
         : "";
     console.error(`✗ refused a delivery (webhook-id ${request.headers["webhook-id"] ?? "none"}): ${reason}${hint}`);
     response.writeHead(400, { "Content-Type": "text/plain" }).end(`Signature verification failed: ${reason}\n`);

@@ -1,5 +1,7 @@
 // createApp(): the Worker's whole app: the API (src/api.ts), the customer portal's pages under /portal, and the
-// operator console's under /ops.
+// operator console's under /ops; `/` leads a browser to the portal.
+import type { MiddlewareHandler } from "hono";
+import { accepts } from "hono/accepts";
 import { type AppRouter, type AppType, buildApp } from "./api.ts";
 import { adminPages } from "./console/admin-pages.tsx";
 import { consoleAudience } from "./console/audience.ts";
@@ -7,6 +9,7 @@ import { consoleHome } from "./console/home-page.tsx";
 import { queuePages } from "./console/queue-pages.tsx";
 import { reviewPages } from "./console/review-pages.tsx";
 import { consoleSignIn } from "./console/sign-in.tsx";
+import type { AppEnv } from "./env.ts";
 import { handleError } from "./http/problem.ts";
 import { noStore, portalPageHeaders } from "./http/security-headers.ts";
 import { activityPages } from "./portal/activity-pages.tsx";
@@ -22,10 +25,25 @@ import { uiAssets } from "./ui/document.tsx";
 import { pageErrorHandler } from "./ui/error-page.tsx";
 import { boundedFormBody, sameOriginForms } from "./ui/form-guard.tsx";
 
+/**
+ * `/` is no resource: a browser (an Accept that prefers HTML) is sent to the portal, where the customers are; an API
+ * client (JSON, `*\/*`, no Accept) gets the 404 problem of any unknown path. Either way the answer varies with Accept.
+ */
+const rootForBrowsers: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const wants = accepts(c, { header: "Accept", supports: ["text/html", "application/json"], default: "application/json" });
+  if ((c.req.method === "GET" || c.req.method === "HEAD") && wants === "text/html") {
+    c.header("Vary", "Accept");
+    return c.redirect("/portal", 302);
+  }
+  await next();
+  c.res.headers.append("Vary", "Accept");
+};
+
 export type { AppType } from "./api.ts";
 
 function mountPages(app: AppRouter): void {
   app
+    .use("/", rootForBrowsers)
     .use("/portal/*", portalPageHeaders, noStore, sameOriginForms, boundedFormBody)
     .use("/portal", portalPageHeaders, noStore)
     // The public pages first: a route that answers ends the chain before the session guard of the audience below.

@@ -15,6 +15,9 @@ header.top nav a { color: #d6dbe1; text-decoration: none; padding: .3rem .6rem; 
 header.top nav a[aria-current="page"] { background: #39424d; color: #fff; }
 header.top .who { display: flex; align-items: center; gap: .5rem; font-size: .9rem; color: #d6dbe1; }
 header.top .who button { background: none; border: 1px solid #6b7580; color: #fff; }
+/* Under the top bar of a local deployment (src/portal/frame.tsx). */
+.local-mode { margin: 0; padding: .45rem 1rem; background: #fff3d6; color: #5c3d00; border-bottom: 1px solid #f0d9a0;
+  font-size: .9rem; overflow-wrap: anywhere; }
 main { max-width: 72rem; margin: 0 auto; padding: 1.25rem 1rem 3rem; }
 h1 { font-size: 1.5rem; margin: 0 0 1rem; }
 /* A long URL, e-mail or file name breaks where it must rather than widen the page. */

@@ -86,7 +86,7 @@ function webhookUrl(allowInsecure: boolean) {
 }
 
 /** Whether this deployment takes http:// and loopback webhook URLs (local development and tests only). */
-function allowsInsecureUrls(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">): boolean {
+export function allowsInsecureUrls(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">): boolean {
   return env.WEBHOOK_ALLOW_INSECURE_URLS === "true";
 }
 
