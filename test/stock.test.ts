@@ -55,18 +55,22 @@ async function stockCount(numberType: string): Promise<number> {
     .first<{ n: number }>())!.n;
 }
 
-/** A pending order of `quantity` numbers of this pair, for a new customer. */
-async function pendingOrder(countryCode: string, numberType: string, quantity: number) {
-  await makeOrderable(countryCode, numberType);
-  const customer = await createCustomer("stock");
-  const order = await json(
+/** A pending order of `quantity` numbers of this pair (an orderable one), for the customer. */
+async function placeOrder(customer: TestCustomer, countryCode: string, numberType: string, quantity: number) {
+  return json(
     await customer.account.orders.$post({
       param: { customer_slug: customer.slug },
       json: { number_type: numberType, country_code: countryCode, quantity },
     }),
     201,
   );
-  return { customer, order };
+}
+
+/** A pending order of `quantity` numbers of this pair, for a new customer. */
+async function pendingOrder(countryCode: string, numberType: string, quantity: number) {
+  await makeOrderable(countryCode, numberType);
+  const customer = await createCustomer("stock");
+  return { customer, order: await placeOrder(customer, countryCode, numberType, quantity) };
 }
 
 function allocate(orderId: string, body: unknown, headers: Record<string, string> = {}) {
@@ -309,6 +313,34 @@ describe("an allocation from stock", () => {
       expect(allocated.filter((n) => n.order_id === order.order_id).length).toBe(now.fulfilled_quantity);
     }
     expect(answers.filter((a) => a.status === 201).length * 2).toBe(phones.length);
+  });
+
+  // A round of six concurrent allocations takes a few hundred milliseconds on a busy machine; 12 rounds exceed 5 s.
+  it("gives concurrent allocations the next numbers in stock: of six asking 10 from 30, exactly three succeed, every round", {
+    timeout: 60_000,
+  }, async () => {
+    const customer = await createCustomer("stock");
+    for (let round = 0; round < 12; round++) {
+      const type = freshType();
+      await makeOrderable("US", type);
+      await report(
+        await importJson(phoneNumbers(30).map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))),
+      );
+      const orders = await Promise.all(Array.from({ length: 6 }, () => placeOrder(customer, "US", type, 10)));
+      const answers = await Promise.all(orders.map((order) => allocate(order.order_id, { from_stock: 10 })));
+      const outcomes = await Promise.all(
+        answers.map(async (answer) => `${answer.status} ${(JSON.parse(await answer.text()) as { code?: string }).code ?? ""}`),
+      );
+      expect(outcomes.toSorted(), `round ${round}`).toEqual([
+        "201 ",
+        "201 ",
+        "201 ",
+        "409 insufficient_stock",
+        "409 insufficient_stock",
+        "409 insufficient_stock",
+      ]);
+      expect(await stockCount(type)).toBe(0);
+    }
   });
 
   it("sends one order.numbers_allocated per 1,000 numbers, and keeps a large idempotent answer for its replay", async () => {
