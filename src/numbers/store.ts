@@ -183,7 +183,11 @@ export async function allocateNumbers(
   const asked = "fromStock" in allocation ? allocation.fromStock : allocation.phoneNumbers.length;
   const refusal = orderRefusal(order, asked);
   if (refusal || !order) return refusal ?? refuse("not_found");
-  if ("phoneNumbers" in allocation) {
+  if ("fromStock" in allocation) {
+    // Short already: no batch to try (the batch itself decides when the stock suffices now).
+    const available = await stockOfOrderPair(db, orderId);
+    if (available < allocation.fromStock) return refuse("insufficient_stock", { available });
+  } else {
     const taken = await findTakenPhoneNumbers(db, allocation.phoneNumbers);
     if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
     const elsewhere = await findStockedElsewhere(db, order, allocation.phoneNumbers);

@@ -12,9 +12,16 @@ const MAX_AGE_SECONDS = 60;
 
 /**
  * The most bytes of JSON a cookie carries: a browser keeps a cookie's name and value up to 4,096 bytes, and the seal
- * (IV and tag, then base64) makes 4 bytes of every 3, and 40 more.
+ * (IV and tag, then base64) makes 4 bytes of every 3, and 38 more: 3,904 at most, and the name.
  */
 const MAX_JSON_BYTES = 2900;
+
+/**
+ * The seal as a cookie's value, in URL-safe base64 without padding: the value is percent-encoded, where +, / and =
+ * would take three bytes each, and its size would depend on the bytes sealed; and back (atob needs no padding).
+ */
+const cookieValue = (sealed: string) => sealed.replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+const sealedValue = (value: string) => value.replaceAll("-", "+").replaceAll("_", "/");
 
 const encoder = new TextEncoder();
 
@@ -37,17 +44,17 @@ export function fitsOnceShown(value: unknown): boolean {
 export async function showOnceAfterRedirect(c: Context, name: string, session: OnceShownSession, value: unknown): Promise<void> {
   if (!fitsOnceShown(value)) throw new Error(`a result shown once must fit a cookie (${MAX_JSON_BYTES} bytes of JSON)`);
   const sealed = await seal(JSON.stringify(value), await keyOf(session));
-  setCookie(c, name, sealed, { prefix: "host", httpOnly: true, sameSite: "Strict", maxAge: MAX_AGE_SECONDS });
+  setCookie(c, name, cookieValue(sealed), { prefix: "host", httpOnly: true, sameSite: "Strict", maxAge: MAX_AGE_SECONDS });
 }
 
 /** What the last POST left in the cookie `name` for this page to show, once: the cookie is dropped with this answer. */
 export async function takeShownOnce<T>(c: Context, name: string, session: OnceShownSession | undefined): Promise<T | undefined> {
-  const sealed = getCookie(c, name, "host");
-  if (sealed === undefined) return undefined;
+  const value = getCookie(c, name, "host");
+  if (value === undefined) return undefined;
   deleteCookie(c, name, { prefix: "host", secure: true, path: "/" });
   if (session === undefined) return undefined;
   try {
-    return JSON.parse(await unseal(sealed, await keyOf(session)));
+    return JSON.parse(await unseal(sealedValue(value), await keyOf(session)));
   } catch {
     // Sealed for another session, or changed: nothing to show.
     return undefined;
