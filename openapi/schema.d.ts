@@ -1242,7 +1242,7 @@ export interface paths {
         put?: never;
         /**
          * Import numbers into the stock
-         * @description Numbers the operator holds for any country and type, before any order. Every row is checked first; valid rows are imported in one transaction, numbers in stock already, allocated, or repeated in the request are skipped (duplicates), and the report names each skipped and each refused row (at most 1,000 of each, with their counts). The Location lists the numbers this import brought.
+         * @description Numbers the operator holds for any country and type, before any order. Every row is checked first (an E.164 number, a country code ISO 3166-1 assigns, a number type as the catalog's: a lowercase identifier); valid rows are imported in one transaction, numbers in stock already, allocated, or repeated in the request are skipped (duplicates), and the report names each skipped and each refused row (at most 1,000 of each, with their counts), and the pairs of imported numbers that are not in the catalog (unlisted_pairs). The Location lists the numbers this import brought.
          */
         post: operations["importStock"];
         delete?: never;
@@ -3420,6 +3420,12 @@ export interface components {
                 }[];
             }[];
             invalid_count: number;
+            /** @description The pairs of numbers this import brought that are not in the catalog, with how many of each (at most 1000, by country and type): no order can take them until the pair is added, and a pair such as US moblie is a typo seen at once. */
+            unlisted_pairs: {
+                country_code: string;
+                number_type: string;
+                count: number;
+            }[];
         };
         StockPage: {
             data: components["schemas"]["StockNumber"][];

@@ -122,11 +122,22 @@ describe("the operator's changes", () => {
       201,
     );
     const allocated = await theEvent("order", order.order_id, "order.numbers_allocated");
-    expect(allocated).toMatchObject({
-      actor: { type: "staff", email: fulfilment.email },
-      customer_slug: customer.slug,
-      changes: { fulfilled_quantity: [0, 2], status: ["processing", "processing"] },
+    expect(allocated).toMatchObject({ actor: { type: "staff", email: fulfilment.email }, customer_slug: customer.slug });
+    // Only what changed: the order stays processing, so its status is no change of this allocation.
+    expect(allocated.changes).toEqual({ fulfilled_quantity: [0, 2] });
+    await json(
+      await fulfilment.api.admin.orders[":order_id"].numbers.$post({
+        param: { order_id: order.order_id },
+        json: { phone_numbers: [uniquePhoneNumber()] },
+      }),
+      201,
+    );
+    const [fulfilling] = await auditEvents({
+      target_type: "order",
+      target_id: order.order_id,
+      action: "order.numbers_allocated",
     });
+    expect(fulfilling?.changes).toEqual({ fulfilled_quantity: [2, 3], status: ["processing", "fulfilled"] });
 
     const verified = await submittedVerification("audit");
     const { numberId, kycId } = verified;
@@ -175,9 +186,13 @@ describe("the operator's changes", () => {
     expect(invited).toHaveLength(1);
     expect(JSON.stringify(invited)).not.toContain(new URL(user.invitation_url).pathname.split("/").pop()!);
     await json(
-      await admin.api.admin.users[":user_id"].$patch({ param: { user_id: user.user_id }, json: { role: "admin" } }),
+      await admin.api.admin.users[":user_id"].$patch({
+        param: { user_id: user.user_id },
+        json: { name: "Mia", role: "admin" },
+      }),
       200,
     );
+    // The name sent as it was is no change.
     expect((await theEvent("user", user.user_id, "user.updated")).changes).toEqual({ role: ["member", "admin"] });
 
     const email = `audited.${crypto.randomUUID().slice(0, 8)}@operator.test`;
@@ -259,7 +274,13 @@ describe("the customers' administrative changes", () => {
     const endpoint = await createWebhookEndpoint(customer, { url: "https://hooks.test/audit", description: "first" });
     const param = { customer_slug: customer.slug, endpoint_id: endpoint.id };
     const endpoints = customer.account["webhook-endpoints"][":endpoint_id"];
-    await json(await endpoints.$patch({ param, json: { description: "second", status: "disabled" } }), 200);
+    await json(
+      await endpoints.$patch({
+        param,
+        json: { url: "https://hooks.test/audit", description: "second", status: "disabled" },
+      }),
+      200,
+    );
     const rotated = await json(await endpoints["rotate-secret"].$post({ param }), 200);
     await json(await endpoints.$delete({ param }), 200);
     const events = await auditEvents({ target_type: "webhook_endpoint", target_id: endpoint.id });

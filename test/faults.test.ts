@@ -541,6 +541,57 @@ describe("allocation", () => {
   );
 });
 
+describe("allocation from stock (the numbers picked inside the batch)", () => {
+  faultTests(
+    {
+      prepare: async () => {
+        const type = freshType();
+        await makeOrderable("US", type);
+        const customer = await createCustomer("f");
+        const order = await json(
+          await customer.account.orders.$post({
+            param: { customer_slug: customer.slug },
+            json: { number_type: type, country_code: "US", quantity: 2 },
+          }),
+          201,
+        );
+        const phoneNumbers = [uniquePhoneNumber(), uniquePhoneNumber(), uniquePhoneNumber()];
+        await json(
+          await operator.admin.stock.$post({
+            json: { numbers: phoneNumbers.map((phone_number) => ({ phone_number, country_code: "US", number_type: type })) },
+          }),
+          201,
+        );
+        return { customer, orderId: order.order_id, type, phoneNumbers };
+      },
+      request: (s) => ({ path: `/admin/orders/${s.orderId}/numbers`, init: jsonInit("POST", asOperator, { from_stock: 2 }) }),
+      // Each run's own type (each its own stock) is named alike in every run's state.
+      state: async (s) =>
+        JSON.parse(
+          JSON.stringify({
+            ...(await orderState(s.customer.customerId)),
+            ...(await numberState(s.customer.customerId, s.phoneNumbers)),
+            stock: (
+              await db
+                .select({ phoneNumber: stockNumbers.phoneNumber })
+                .from(stockNumbers)
+                .where(eq(stockNumbers.numberType, s.type))
+                .orderBy(asc(stockNumbers.phoneNumber))
+            ).map((row) => s.phoneNumbers.indexOf(row.phoneNumber)),
+          }).replaceAll(`"${s.type}"`, '"the type"'),
+        ),
+      status: 201,
+    },
+    [
+      fails("D1 select orders"),
+      fails("D1 select stock_counts"),
+      fails(
+        `D1 insert numbers + delete stock_numbers + insert batch_assertions${EVENT}${AUDIT} + update orders + update events${EVENT}${EVENT}`,
+      ),
+    ],
+  );
+});
+
 describe("order status move", () => {
   faultTests(
     {
@@ -749,7 +800,7 @@ describe("stock import (its rows and its audit event in one batch)", () => {
       status: 201,
       sendsEvents: false,
     },
-    [fails(`D1 insert stock_numbers${AUDIT}`)],
+    [fails(`D1 insert stock_numbers${AUDIT} + select catalog`)],
   );
 });
 

@@ -41,6 +41,7 @@ interface Report {
   duplicate_count: number;
   invalid: { index: number; errors: { field: string; message: string }[] }[];
   invalid_count: number;
+  unlisted_pairs: { country_code: string; number_type: string; count: number }[];
 }
 
 async function report(answer: Response): Promise<Report> {
@@ -55,18 +56,22 @@ async function stockCount(numberType: string): Promise<number> {
     .first<{ n: number }>())!.n;
 }
 
-/** A pending order of `quantity` numbers of this pair, for a new customer. */
-async function pendingOrder(countryCode: string, numberType: string, quantity: number) {
-  await makeOrderable(countryCode, numberType);
-  const customer = await createCustomer("stock");
-  const order = await json(
+/** A pending order of `quantity` numbers of this pair (an orderable one), for the customer. */
+async function placeOrder(customer: TestCustomer, countryCode: string, numberType: string, quantity: number) {
+  return json(
     await customer.account.orders.$post({
       param: { customer_slug: customer.slug },
       json: { number_type: numberType, country_code: countryCode, quantity },
     }),
     201,
   );
-  return { customer, order };
+}
+
+/** A pending order of `quantity` numbers of this pair, for a new customer. */
+async function pendingOrder(countryCode: string, numberType: string, quantity: number) {
+  await makeOrderable(countryCode, numberType);
+  const customer = await createCustomer("stock");
+  return { customer, order: await placeOrder(customer, countryCode, numberType, quantity) };
 }
 
 function allocate(orderId: string, body: unknown, headers: Record<string, string> = {}) {
@@ -142,7 +147,9 @@ describe("an import", () => {
       expect(refused.detail).toMatch(message);
     }
     const tooMany = `phone_number,country_code,number_type\n${"+15550000000,US,x\n".repeat(100_001)}`;
-    expect((await problem(await importCsv(tooMany), 400, "validation_error")).detail).toMatch(/more than 100001 lines/);
+    expect((await problem(await importCsv(tooMany), 400, "validation_error")).detail).toMatch(
+      /must have at most 100,000 rows after the header/,
+    );
     await problem(await importCsv(new Uint8Array(10 * 1024 * 1024 + 1)), 413, "payload_too_large");
     await problem(
       await importJson(
@@ -159,11 +166,105 @@ describe("an import", () => {
     expect(await stockCount(type)).toBe(2);
   });
 
-  it("imports 100,000 rows of CSV in one request", async () => {
+  it("refuses rows whose country ISO 3166-1 does not assign or whose type is no lowercase identifier, JSON and CSV", async () => {
+    const type = freshType();
+    const good = uniquePhoneNumber();
+    const bad: [string, string][] = [
+      ["US", "Mobile"],
+      ["US", "<img src=x onerror=alert(1)>"],
+      ["US", "=cmd|' /C calc'!A0"],
+      ["US", "1mobile"],
+      ["US", "a".repeat(51)],
+      ["XX", type],
+      ["ZZ", type],
+      ["EU", type],
+    ];
+    const country = /must be a country code that ISO 3166-1 assigns/;
+    const identifier = /must be a lowercase identifier/;
+    const expected = bad.map(([countryCode], index) => ({
+      index: index + 1,
+      errors: [
+        {
+          field: countryCode === "US" ? "number_type" : "country_code",
+          message: expect.stringMatching(countryCode === "US" ? identifier : country),
+        },
+      ],
+    }));
+    const rows = [
+      { phone_number: good, country_code: "US", number_type: type },
+      ...bad.map(([country_code, number_type]) => ({ phone_number: uniquePhoneNumber(), country_code, number_type })),
+    ];
+    const fromJson = await report(await importJson(rows));
+    expect(fromJson).toMatchObject({ imported: 1, invalid_count: bad.length });
+    expect(fromJson.invalid).toEqual(expected);
+
+    const quoted = (value: string) => `"${value.replaceAll('"', '""')}"`;
+    const csvRows = [
+      { phone_number: uniquePhoneNumber(), country_code: "US", number_type: type },
+      ...bad.map(([country_code, number_type]) => ({ phone_number: uniquePhoneNumber(), country_code, number_type })),
+    ];
+    const csv = `phone_number,country_code,number_type\n${csvRows.map((r) => [r.phone_number, r.country_code, quoted(r.number_type)].join(",")).join("\n")}\n`;
+    const fromCsv = await report(await importCsv(csv));
+    expect(fromCsv).toMatchObject({ imported: 1, invalid_count: bad.length });
+    expect(fromCsv.invalid).toEqual(expected);
+    const { results } = await env.DB.prepare(
+      "SELECT DISTINCT country_code, number_type FROM stock_numbers WHERE phone_number IN (?, ?)",
+    )
+      .bind(good, csvRows[0]!.phone_number)
+      .all();
+    expect(results).toEqual([{ country_code: "US", number_type: type }]);
+  });
+
+  it("reports the imported numbers of pairs the catalog lacks, per pair (not duplicates, not refused rows), JSON and CSV", async () => {
+    const listed = freshType();
+    const typo = freshType();
+    await makeOrderable("US", listed);
+    const [taken, ...phones] = phoneNumbers(9);
+    await report(await importJson([{ phone_number: taken, country_code: "GB", number_type: typo }]));
+    const rows = [
+      { phone_number: phones[0], country_code: "US", number_type: listed },
+      { phone_number: phones[1], country_code: "US", number_type: typo },
+      { phone_number: phones[2], country_code: "US", number_type: typo },
+      { phone_number: phones[3], country_code: "GB", number_type: listed },
+      { phone_number: taken, country_code: "GB", number_type: typo },
+      { phone_number: phones[4], country_code: "XX", number_type: typo },
+    ];
+    const fromJson = await report(await importJson(rows));
+    expect(fromJson).toMatchObject({ imported: 4, duplicate_count: 1, invalid_count: 1 });
+    expect(fromJson.unlisted_pairs).toEqual([
+      { country_code: "GB", number_type: listed, count: 1 },
+      { country_code: "US", number_type: typo, count: 2 },
+    ]);
+    const csv = `phone_number,country_code,number_type\r\n${phones[5]},US,${listed}\r\n${phones[6]},FR,${typo}\r\n${phones[7]},FR,${typo}\r\n`;
+    const fromCsv = await report(await importCsv(csv));
+    expect(fromCsv).toMatchObject({ imported: 3, unlisted_pairs: [{ country_code: "FR", number_type: typo, count: 2 }] });
+    const allListed = await report(
+      await importJson([{ phone_number: uniquePhoneNumber(), country_code: "US", number_type: listed }]),
+    );
+    expect(allListed.unlisted_pairs).toEqual([]);
+  });
+
+  it("takes a CSV ending in blank lines, LF or CRLF, and numbers its rows from the first after the header", async () => {
+    const type = freshType();
+    for (const end of ["\n\n", "\r\n\r\n", "\n\n\n", "\r\n"]) {
+      const [a, b, c] = phoneNumbers(3);
+      const eol = end.startsWith("\r") ? "\r\n" : "\n";
+      const csv =
+        ["phone_number,country_code,number_type", `${a},US,${type}`, `${b},US,Mobile`, `${c},US,${type}`].join(eol) + end;
+      const answer = await report(await importCsv(csv));
+      expect(answer, JSON.stringify(end)).toMatchObject({ imported: 2, invalid_count: 1 });
+      expect(answer.invalid.map((row) => row.index)).toEqual([1]);
+    }
+    // A blank line between rows is a row of one field: the file is refused whole, naming its line.
+    const gap = `phone_number,country_code,number_type\n${uniquePhoneNumber()},US,${type}\n\n${uniquePhoneNumber()},US,${type}\n`;
+    expect((await problem(await importCsv(gap), 400, "validation_error")).detail).toMatch(/line 3 must have 3 fields/);
+  });
+
+  it("imports 100,000 rows of CSV in one request, blank lines at its end not counted", async () => {
     const type = freshType();
     const base = 10_000_000 + Math.floor(Math.random() * 80_000_000);
     const lines = Array.from({ length: 100_000 }, (_, i) => `+44${base + i},GB,${type}`);
-    const answer = await report(await importCsv(`phone_number,country_code,number_type\n${lines.join("\n")}\n`));
+    const answer = await report(await importCsv(`phone_number,country_code,number_type\r\n${lines.join("\r\n")}\r\n\r\n`));
     expect(answer).toMatchObject({ imported: 100_000, duplicate_count: 0, invalid_count: 0 });
     const summary = await json(await fulfilment.api.admin.stock.summary.$get(), 200);
     expect(summary.data).toContainEqual({ country_code: "GB", number_type: type, count: 100_000 });
@@ -309,6 +410,34 @@ describe("an allocation from stock", () => {
       expect(allocated.filter((n) => n.order_id === order.order_id).length).toBe(now.fulfilled_quantity);
     }
     expect(answers.filter((a) => a.status === 201).length * 2).toBe(phones.length);
+  });
+
+  // A round of six concurrent allocations takes a few hundred milliseconds on a busy machine; 12 rounds exceed 5 s.
+  it("gives concurrent allocations the next numbers in stock: of six asking 10 from 30, exactly three succeed, every round", {
+    timeout: 60_000,
+  }, async () => {
+    const customer = await createCustomer("stock");
+    for (let round = 0; round < 12; round++) {
+      const type = freshType();
+      await makeOrderable("US", type);
+      await report(
+        await importJson(phoneNumbers(30).map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))),
+      );
+      const orders = await Promise.all(Array.from({ length: 6 }, () => placeOrder(customer, "US", type, 10)));
+      const answers = await Promise.all(orders.map((order) => allocate(order.order_id, { from_stock: 10 })));
+      const outcomes = await Promise.all(
+        answers.map(async (answer) => `${answer.status} ${(JSON.parse(await answer.text()) as { code?: string }).code ?? ""}`),
+      );
+      expect(outcomes.toSorted(), `round ${round}`).toEqual([
+        "201 ",
+        "201 ",
+        "201 ",
+        "409 insufficient_stock",
+        "409 insufficient_stock",
+        "409 insufficient_stock",
+      ]);
+      expect(await stockCount(type)).toBe(0);
+    }
   });
 
   it("sends one order.numbers_allocated per 1,000 numbers, and keeps a large idempotent answer for its replay", async () => {

@@ -1,6 +1,6 @@
 // The audit log: who changed what, written by the change's own batch (so a change never lacks its audit event and a
 // refused or failed one has none), and read back for the operator (every event) and for a customer (their account's).
-import { type AnyColumn, and, count, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, Column, count, desc, eq, gte, inArray, is, lte, SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -89,9 +89,22 @@ function actorColumns(actor: Actor): { actorType: Actor["type"]; actorEmail: str
   }
 }
 
+/** Whether an audit value is known before the statement runs (not a column or expression over a row). */
+function isConstant(value: AuditValue): value is string | number | null {
+  return !is(value, SQL) && !is(value, Column);
+}
+
+/**
+ * The changes as a JSON object of [before, after] pairs, leaving out each field whose value did not change (a status
+ * processing to processing): decided here when both are constants, else in SQL, where a null member of the patch
+ * leaves its field out (json_patch, RFC 7396).
+ */
 function changesObject(changes: AuditEntry["changes"]): SQL {
-  const pairs = Object.entries(changes ?? {}).map(([field, [before, after]]) => sql`${field}, json_array(${before}, ${after})`);
-  return pairs.length === 0 ? sql`'{}'` : sql`json_object(${sql.join(pairs, sql`, `)})`;
+  const pairs = Object.entries(changes ?? {}).flatMap(([field, [before, after]]) => {
+    if (isConstant(before) && isConstant(after)) return before === after ? [] : [sql`${field}, json_array(${before}, ${after})`];
+    return [sql`${field}, CASE WHEN ${before} IS ${after} THEN NULL ELSE json_array(${before}, ${after}) END`];
+  });
+  return pairs.length === 0 ? sql`'{}'` : sql`json_patch('{}', json_object(${sql.join(pairs, sql`, `)}))`;
 }
 
 /** The statement that records one change's audit event, for the change's own batch. */

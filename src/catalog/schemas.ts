@@ -4,16 +4,15 @@ import { z } from "@hono/zod-openapi";
 import { REQUIREMENT_FIELDS, REQUIREMENT_KEY_PATTERN, type Requirements } from "../compliance/types.ts";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { type CatalogRow, DOCUMENT_TYPES, KYC_TYPES } from "../db/schema.ts";
-import { countryCodeSchema, numberTypeSchema, singleLineText, timestampSchema } from "../http/fields.ts";
+import {
+  countryCodeSchema,
+  numberTypeIdentifierSchema,
+  numberTypeSchema,
+  singleLineText,
+  timestampSchema,
+} from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema } from "../http/pagination.ts";
 import { toIso } from "../lib/time.ts";
-
-const numberTypeIdentifier = z
-  .string()
-  .regex(/^[a-z][a-z0-9_]{0,49}$/, {
-    error: "must be a lowercase identifier of 1-50 characters, e.g. toll_free",
-  })
-  .openapi({ example: "mobile" });
 
 /** Most document requirements one pair may have. */
 const MAX_DOCUMENT_REQUIREMENTS = 20;
@@ -158,7 +157,7 @@ export const catalogPairParams = z.object({
   country_code: countryCodeSchema.openapi({
     param: { name: "country_code", in: "path" },
   }),
-  number_type: numberTypeIdentifier.openapi({
+  number_type: numberTypeIdentifierSchema.openapi({
     param: { name: "number_type", in: "path" },
   }),
 });

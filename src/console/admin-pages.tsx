@@ -54,6 +54,7 @@ import {
   TextInput,
   withCountryCodesUppercased,
 } from "../ui/forms.tsx";
+import { fitsOnceShown, type OnceShownSession, showOnceAfterRedirect, takeShownOnce } from "../ui/once-shown.ts";
 import { renderPage } from "../ui/renderer.tsx";
 import { UserStatus } from "../ui/user-status.tsx";
 import { createUserBody, teamListQuery, toInvitation, toTeamListQuery } from "../users/schemas.ts";
@@ -99,7 +100,47 @@ function listWindow(c: C) {
 // Stock
 
 const STOCK = "/ops/stock";
-const STOCK_DONE: Record<string, string> = { removed: "The number is removed from the stock." };
+const STOCK_DONE: Record<string, string> = {
+  removed: "The number is removed from the stock.",
+  imported: "The file is imported.",
+};
+/** The cookie that carries an import's report to the page after its redirect. */
+const IMPORT_REPORT = "vn_once_stock_import";
+
+/**
+ * An import's report as the page after the redirect shows it: the counts, and of each list its first items, as many
+ * as the once-shown cookie holds (the counts say how many there were).
+ */
+interface ShownImport extends ImportReport {
+  unlistedPairCount: number;
+}
+
+/** The most items of each list an import's report shows after the redirect, if the cookie holds them. */
+const SHOWN_ITEMS = 20;
+
+function shownImport(report: ImportReport): ShownImport {
+  for (let items = SHOWN_ITEMS; ; items = Math.floor(items / 2)) {
+    const shown = {
+      ...report,
+      duplicates: report.duplicates.slice(0, items),
+      invalid: report.invalid.slice(0, items),
+      unlistedPairs: report.unlistedPairs.slice(0, items),
+      unlistedPairCount: report.unlistedPairs.length,
+    };
+    if (items === 0 || fitsOnceShown(shown)) return shown;
+  }
+}
+
+/** The console's once-shown results are keyed to the person's Access token (requireStaffSession holds one). */
+function consoleSession(c: C): OnceShownSession | undefined {
+  const secret = c.var.operator.accessToken;
+  return secret === undefined ? undefined : { pages: "console", secret };
+}
+
+/** "the first 3 of 40" when a list shows fewer than there were. */
+function ofMany(shown: number, total: number, noun: string): string {
+  return shown < total ? ` (the first ${shown} of ${total.toLocaleString("en-US")} ${noun})` : "";
+}
 
 function StockFilters({ values, errors }: { values: Messages; errors: Messages }) {
   return (
@@ -112,8 +153,23 @@ function StockFilters({ values, errors }: { values: Messages; errors: Messages }
   );
 }
 
-/** What an import did with each row, as the API's report says it. */
-function ImportReportCard({ report }: { report: ImportReport }) {
+/** Numbers per (country, type): the stock's counts, an import's pairs not in the catalog. */
+function PairCounts({ label, pairs }: { label: string; pairs: { countryCode: string; numberType: string; count: number }[] }) {
+  return (
+    <Table
+      label={label}
+      rows={pairs}
+      columns={[
+        { label: "Country", cell: (pair) => pair.countryCode },
+        { label: "Type", cell: (pair) => words(pair.numberType) },
+        { label: "Numbers", cell: (pair) => String(pair.count) },
+      ]}
+    />
+  );
+}
+
+/** What an import did with each row, as the API's report says it: a warning first for pairs the catalog lacks. */
+function ImportReportCard({ report }: { report: ShownImport }) {
   return (
     <section class="card report" aria-label="Import report">
       <h2>Import report</h2>
@@ -121,9 +177,22 @@ function ImportReportCard({ report }: { report: ImportReport }) {
         {plural(report.imported, "number")} imported, {plural(report.duplicateCount, "duplicate")} skipped,{" "}
         {plural(report.invalidCount, "row")} refused. <a href={`${STOCK}?import_id=${report.importId}`}>This import's numbers</a>
       </p>
+      {report.unlistedPairCount > 0 ? (
+        <div class="notice warning" role="status">
+          <h3>Not in the catalog{ofMany(report.unlistedPairs.length, report.unlistedPairCount, "pairs")}</h3>
+          <p>
+            No order can take these numbers until their country and type are in the catalog: add the pair, or check the file for a
+            typo.
+          </p>
+          <PairCounts label="Imported pairs not in the catalog" pairs={report.unlistedPairs} />
+        </div>
+      ) : null}
       {report.duplicates.length > 0 ? (
         <>
-          <h3>Duplicates (in stock already, allocated, or repeated in the file)</h3>
+          <h3>
+            Duplicates (in stock already, allocated, or repeated in the file)
+            {ofMany(report.duplicates.length, report.duplicateCount, "duplicates")}
+          </h3>
           <ul class="ids">
             {report.duplicates.map((phone) => (
               <li>{phone}</li>
@@ -133,7 +202,7 @@ function ImportReportCard({ report }: { report: ImportReport }) {
       ) : null}
       {report.invalid.length > 0 ? (
         <>
-          <h3>Refused rows</h3>
+          <h3>Refused rows{ofMany(report.invalid.length, report.invalidCount, "refused rows")}</h3>
           <Table
             label="Refused rows"
             rows={report.invalid}
@@ -161,7 +230,7 @@ function ImportReportCard({ report }: { report: ImportReport }) {
 }
 
 interface StockState {
-  report?: ImportReport;
+  report?: ShownImport | undefined;
   fileError?: string;
   said?: NoticeText;
 }
@@ -191,15 +260,7 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
           <p>The stock is empty.</p>
         </div>
       ) : (
-        <Table
-          label="Stock per country and type"
-          rows={summary}
-          columns={[
-            { label: "Country", cell: (pair) => pair.countryCode },
-            { label: "Type", cell: (pair) => words(pair.numberType) },
-            { label: "Numbers", cell: (pair) => String(pair.count) },
-          ]}
-        />
+        <PairCounts label="Stock per country and type" pairs={summary} />
       )}
       <p class="muted">{plural(total, "number")} in stock in all.</p>
       {changes ? (
@@ -269,7 +330,7 @@ async function postedCsv(c: C): Promise<{ bytes: Uint8Array } | { error: string 
 }
 
 const stockRoutes = createRouter<ConsoleEnv>()
-  .get("/stock", (c) => stockPage(c))
+  .get("/stock", async (c) => stockPage(c, { report: await takeShownOnce<ShownImport>(c, IMPORT_REPORT, consoleSession(c)) }))
   .post("/stock/import", changeGuard("importStock"), readsOwnMultipartBody, async (c) => {
     const csv = await postedCsv(c);
     if ("error" in csv) return stockPage(c, { fileError: csv.error }, 400);
@@ -282,7 +343,9 @@ const stockRoutes = createRouter<ConsoleEnv>()
     }
     const imported = await importNumbers(workOf(c), rows);
     if (!imported.ok) return stockPage(c, { said: refusal(imported.problem) }, imported.problem.status);
-    return stockPage(c, { report: imported.value });
+    const session = consoleSession(c);
+    if (session) await showOnceAfterRedirect(c, IMPORT_REPORT, session, shownImport(imported.value));
+    return c.redirect(`${STOCK}?done=imported`, 303);
   })
   .get("/stock/remove", changeGuard("removeStockNumber"), (c) => {
     const parsed = stockPhoneParams.safeParse({ phone_number: c.req.query("phone_number") ?? "" });

@@ -1,5 +1,6 @@
 // Field schemas that several wire formats share: timestamps, dates, codes, phone numbers, ids in paths.
 import { z } from "@hono/zod-openapi";
+import { isAssignedCountryCode } from "../lib/countries.ts";
 import type { IdPrefix } from "../lib/ids.ts";
 
 /** C0 control characters (U+0000-U+001F): NUL and the rest. */
@@ -75,6 +76,21 @@ export const countryCodeSchema = z
     error: "must be 2 uppercase letters (ISO 3166-1 alpha-2)",
   })
   .openapi({ description: "ISO 3166-1 alpha-2 country code.", example: "US" });
+
+/** A country the stock can hold numbers of: 2 uppercase letters that ISO 3166-1 assigns to a country (not XX, ZZ). */
+export const assignedCountryCodeSchema = z
+  .string()
+  .regex(/^[A-Z]{2}$/, { error: "must be 2 uppercase letters (ISO 3166-1 alpha-2)", abort: true })
+  .refine(isAssignedCountryCode, { error: "must be a country code that ISO 3166-1 assigns, such as US or GB" })
+  .openapi({ description: "An assigned ISO 3166-1 alpha-2 country code.", example: "US" });
+
+/** A number type as the catalog names one: a lowercase identifier (mobile, toll_free). */
+export const numberTypeIdentifierSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,49}$/, {
+    error: "must be a lowercase identifier of 1-50 characters, e.g. toll_free",
+  })
+  .openapi({ example: "mobile" });
 
 export const numberTypeSchema = singleLineText().min(1).max(50).openapi({
   description: "Kind of numbers, a lowercase identifier such as mobile, landline or toll_free.",

@@ -6,9 +6,15 @@ export class MalformedCsv extends Error {
   override name = "MalformedCsv";
 }
 
+/** A text of more records than the reader takes. */
+export class TooManyCsvRecords extends MalformedCsv {
+  override name = "TooManyCsvRecords";
+}
+
 /**
- * The records of a CSV text (a leading byte order mark dropped, a final line break optional, blank last line
- * ignored), each a list of its fields; at most `maxRecords` of them, else MalformedCsv names the limit.
+ * The records of a CSV text (a leading byte order mark dropped, a final line break optional, blank lines at the end
+ * ignored), each a list of its fields; at most `maxRecords` of them, else TooManyCsvRecords. A blank line before
+ * another record is a record of one empty field, as RFC 4180 reads it.
  */
 export function parseCsv(text: string, maxRecords: number): string[][] {
   const input = text.startsWith("\uFEFF") ? text.slice(1) : text;
@@ -18,17 +24,27 @@ export function parseCsv(text: string, maxRecords: number): string[][] {
   let quoted = false;
   let closed = false;
   let at = 0;
-  const line = () => records.length + 1;
+  // Blank lines read since the last record: records only if another one follows.
+  let blankLines = 0;
+  const line = () => records.length + blankLines + 1;
   const endField = () => {
     record.push(field);
     field = "";
     quoted = false;
     closed = false;
   };
+  const push = (done: string[]) => {
+    if (records.length === maxRecords) throw new TooManyCsvRecords(`more than ${maxRecords} records`);
+    records.push(done);
+  };
   const endRecord = () => {
+    const blank = record.length === 0 && field === "" && !quoted;
     endField();
-    if (records.length === maxRecords) throw new MalformedCsv(`more than ${maxRecords} lines`);
-    records.push(record);
+    if (blank) blankLines++;
+    else {
+      for (; blankLines > 0; blankLines--) push([""]);
+      push(record);
+    }
     record = [];
   };
   while (at < input.length) {

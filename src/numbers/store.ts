@@ -167,15 +167,9 @@ type AllocationRefusal =
   | "insufficient_stock";
 
 /**
- * How often an allocation from stock takes the stock afresh when a concurrent one took some of its numbers first:
- * each time it lost, another allocation won, so the stock moved on.
- */
-const STOCK_ATTEMPTS = 10;
-
-/**
- * Allocates numbers to an order, all or nothing. From stock, it reads the N oldest numbers of the order's pair and
- * allocates exactly those; should a concurrent allocation take any of them first, its batch fails on the stock and
- * it reads the stock again (a few times), so no number goes out twice.
+ * Allocates numbers to an order, all or nothing. From stock, the batch itself takes the N oldest numbers of the
+ * order's pair: D1 runs batches one at a time, so two allocations at once never pick the same numbers, and the one
+ * that runs second takes the next ones; it fails only when the stock holds fewer than N then.
  */
 export async function allocateNumbers(
   db: Database,
@@ -185,19 +179,21 @@ export async function allocateNumbers(
   allocation: Allocation,
   now: number,
 ): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
-  if ("phoneNumbers" in allocation) return allocatePhoneNumbers(db, outbox, audit, orderId, allocation.phoneNumbers, false, now);
-  for (let attempt = 1; ; attempt++) {
-    const order = await findOrderById(db, orderId);
-    const refusal = orderRefusal(order, allocation.fromStock);
-    if (refusal || !order) return refusal ?? refuse("not_found");
-    const stocked = await oldestInStock(db, order, allocation.fromStock);
-    if (stocked.length < allocation.fromStock) return refuse("insufficient_stock", { available: stocked.length });
-    const allocated = await allocatePhoneNumbers(db, outbox, audit, orderId, stocked, true, now);
-    if (allocated.ok || allocated.reason !== "insufficient_stock") return allocated;
-    if (attempt === STOCK_ATTEMPTS) {
-      return refuse("insufficient_stock", { available: (await oldestInStock(db, order, allocation.fromStock)).length });
-    }
+  const order = await findOrderById(db, orderId);
+  const asked = "fromStock" in allocation ? allocation.fromStock : allocation.phoneNumbers.length;
+  const refusal = orderRefusal(order, asked);
+  if (refusal || !order) return refusal ?? refuse("not_found");
+  if ("fromStock" in allocation) {
+    // Short already: no batch to try (the batch itself decides when the stock suffices now).
+    const available = await stockOfOrderPair(db, orderId);
+    if (available < allocation.fromStock) return refuse("insufficient_stock", { available });
+  } else {
+    const taken = await findTakenPhoneNumbers(db, allocation.phoneNumbers);
+    if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
+    const elsewhere = await findStockedElsewhere(db, order, allocation.phoneNumbers);
+    if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
   }
+  return allocateInBatch(db, outbox, audit, order, allocation, now);
 }
 
 /** Why the order takes no `count` numbers now (unknown, not allocatable, fewer left), or undefined. */
@@ -208,15 +204,14 @@ function orderRefusal(order: OrderRow | undefined, count: number): Refusal<Alloc
   return count > remaining ? refuse("over_quantity", { remaining }) : undefined;
 }
 
-/** The `count` oldest numbers in stock for the order's pair (by import time, then number). */
-async function oldestInStock(db: Database, order: OrderRow, count: number): Promise<string[]> {
-  const rows = await db
-    .select({ phoneNumber: stockNumbers.phoneNumber })
-    .from(stockNumbers)
-    .where(and(eq(stockNumbers.countryCode, order.countryCode), eq(stockNumbers.numberType, order.numberType)))
-    .orderBy(asc(stockNumbers.importedAt), asc(stockNumbers.phoneNumber))
-    .limit(count);
-  return rows.map((row) => row.phoneNumber);
+/** How many numbers the stock holds for the order's pair (as the order now stands). */
+async function stockOfOrderPair(db: Database, orderId: string): Promise<number> {
+  const [row] = await db
+    .select({ count: stockCounts.count })
+    .from(stockCounts)
+    .innerJoin(orders, and(eq(orders.countryCode, stockCounts.countryCode), eq(orders.numberType, stockCounts.numberType)))
+    .where(eq(orders.id, orderId));
+  return row?.count ?? 0;
 }
 
 /** Listed numbers the stock holds for another pair than the order's. */
@@ -234,13 +229,14 @@ async function findStockedElsewhere(db: Database, order: OrderRow, phoneNumbers:
 }
 
 /**
- * All or nothing, in one D1 batch (one transaction): insert the numbers from the order's row, take them out of the
- * stock, and move the order's counters. The numbers' and the order's statements re-check the order's status, the
- * CHECK on fulfilled_quantity refuses an allocation past the quantity, the unique phone number refuses a taken one,
- * an assertion refuses a number the stock holds for another pair, and (`fromStock`) one that is no longer in stock;
- * any failure rolls back everything. The reads before the batch only find the reason for the common refusals. The
- * batch is the last D1 call and the answer is built from its rows: a failure after the commit would answer 500 for
- * numbers already allocated, and the client's retry a 409.
+ * All or nothing, in one D1 batch (one transaction): insert the numbers from the order's row (those listed, or the N
+ * oldest of the stock of the order's pair as the batch finds it), take exactly the numbers inserted out of the stock,
+ * and move the order's counters. The numbers' and the order's statements re-check the order's status, the CHECK on
+ * fulfilled_quantity refuses an allocation past the quantity, the unique phone number refuses a taken one, an
+ * assertion refuses a listed number the stock holds for another pair, and one (from stock) a stock short of N; any
+ * failure rolls back everything. The reads before the batch only find the reason for the common refusals. The batch
+ * is the last D1 call and the answer is built from its rows: a failure after the commit would answer 500 for numbers
+ * already allocated, and the client's retry a 409.
  *
  * Its events, in the same batch: `order.processing` when it moves a pending order to processing (decided on the state
  * before the move, its data filled in after), `order.numbers_allocated` (one per 1,000 numbers: inEventChunks),
@@ -249,30 +245,18 @@ async function findStockedElsewhere(db: Database, order: OrderRow, phoneNumbers:
  * first hold only if this batch's numbers exist, which they do exactly when the allocation applied. Its audit event
  * stands in front of the order's move, under the same guard, so it records the values moved from.
  */
-async function allocatePhoneNumbers(
+async function allocateInBatch(
   db: Database,
   outbox: Outbox,
   audit: AuditContext,
-  orderId: string,
-  phoneNumbers: string[],
-  fromStock: boolean,
+  order: OrderRow,
+  allocation: Allocation,
   now: number,
 ): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
-  const order = await findOrderById(db, orderId);
-  const refusal = orderRefusal(order, phoneNumbers.length);
-  if (refusal || !order) return refusal ?? refuse("not_found");
-  if (!fromStock) {
-    const taken = await findTakenPhoneNumbers(db, phoneNumbers);
-    if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
-    const elsewhere = await findStockedElsewhere(db, order, phoneNumbers);
-    if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
-  }
-
-  const added = phoneNumbers.length;
-  const ids = phoneNumbers.map(() => crypto.randomUUID());
-  // One JSON parameter carries every [id, phone] pair, and one every phone number: D1 binds at most 100 parameters.
-  const pairs = JSON.stringify(phoneNumbers.map((phone, i) => [ids[i], phone]));
-  const listed = inJsonList(stockNumbers.phoneNumber, phoneNumbers);
+  const orderId = order.id;
+  const listedNumbers = "phoneNumbers" in allocation ? allocation.phoneNumbers : undefined;
+  const added = "fromStock" in allocation ? allocation.fromStock : allocation.phoneNumbers.length;
+  const ids = Array.from({ length: added }, () => crypto.randomUUID());
   // The profile the order names, as read: the batch applies only while it still names that one (a pending order's
   // profile may change meanwhile), so the numbers join exactly the profile this allocation attaches them to.
   const profileId = order.kycProfileId;
@@ -284,6 +268,9 @@ async function allocatePhoneNumbers(
   )!;
   const fulfils = sql`${orders.fulfilledQuantity} + ${added} = ${orders.quantity}`;
   const thisOrder = eq(orders.id, orderId);
+  const picked = listedNumbers ? listedWithIds(listedNumbers, ids) : oldestInStockWithIds(db, ids, and(thisOrder, allocatable)!);
+  // This batch's numbers, once inserted (and so what leaves the stock).
+  const inserted = db.select({ phoneNumber: numbers.phoneNumber }).from(numbers).where(inJsonList(numbers.id, ids));
   const applied = sql`EXISTS (SELECT 1 FROM ${numbers} WHERE ${numbers.id} = ${ids[0]})`;
   const orderEvent = { customerId: orders.customerId, from: orders } as const;
   const movedToProcessing = eventStatements(
@@ -318,25 +305,25 @@ async function allocatePhoneNumbers(
     now,
   );
   try {
-    const allocation = await batchByName(db, {
+    const written = await batchByName(db, {
       // A listed number the stock holds for another pair (imported since the read above) refuses the batch.
-      notStockedElsewhere: fromStock
-        ? undefined
-        : db
+      notStockedElsewhere: listedNumbers
+        ? db
             .insert(batchAssertions)
             .select(
-              sql`SELECT 'stocked for another pair' WHERE EXISTS (SELECT 1 FROM ${stockNumbers} WHERE ${listed} AND NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType}))`,
-            ),
+              sql`SELECT 'stocked for another pair' WHERE EXISTS (SELECT 1 FROM ${stockNumbers} WHERE ${inJsonList(stockNumbers.phoneNumber, listedNumbers)} AND NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType}))`,
+            )
+        : undefined,
       numbers: db
         .insert(numbers)
         .select(
           db
             .select(
               insertSelection({
-                id: sql`json_extract(pair.value, '$[0]')`,
+                id: sql`picked.new_id`,
                 customerId: orders.customerId,
                 orderId: orders.id,
-                phoneNumber: sql`json_extract(pair.value, '$[1]')`,
+                phoneNumber: sql`picked.phone_number`,
                 countryCode: orders.countryCode,
                 numberType: orders.numberType,
                 status: "active" satisfies NumberStatus,
@@ -347,7 +334,7 @@ async function allocatePhoneNumbers(
                 kycExpiresAt: null,
               }),
             )
-            .from(sql`json_each(${pairs}) AS pair`)
+            .from(picked)
             .innerJoin(orders, thisOrder)
             .where(allocatable),
         )
@@ -378,11 +365,15 @@ async function allocatePhoneNumbers(
               .select({ id: kycVerifications.id, status: kycVerifications.status })
               .from(kycVerifications)
               .where(eq(kycVerifications.id, profileId)),
-      // An allocated number is in stock no longer; from stock, every one of them must have been there still.
-      unstocked: ifWritten(db.delete(stockNumbers).where(listed), (_, rowsWritten) => ({
-        stockHeld: fromStock
-          ? db.insert(batchAssertions).select(sql`SELECT 'taken from the stock meanwhile' WHERE ${rowsWritten} <> ${added}`)
-          : undefined,
+      // An allocated number is in stock no longer; from stock, an order still allocatable must have had all N.
+      unstocked: ifWritten(db.delete(stockNumbers).where(inArray(stockNumbers.phoneNumber, inserted)), (_, rowsWritten) => ({
+        stockHeld: listedNumbers
+          ? undefined
+          : db
+              .insert(batchAssertions)
+              .select(
+                sql`SELECT 'the stock is short' WHERE ${rowsWritten} <> ${added} AND EXISTS (SELECT 1 FROM ${orders} WHERE ${and(thisOrder, allocatable)})`,
+              ),
       })),
       processing: movedToProcessing.statements,
       audit: auditStatement(
@@ -415,15 +406,15 @@ async function allocatePhoneNumbers(
       fulfilled: fulfilled.statements,
     });
     outbox.add([
-      ...allocation.processing.deliveries,
-      ...Object.values(allocation.allocated).flatMap((event) => event.deliveries),
-      ...Object.values(allocation.numbersAttached).flatMap((event) => event.deliveries),
-      ...allocation.fulfilled.deliveries,
+      ...written.processing.deliveries,
+      ...Object.values(written.allocated).flatMap((event) => event.deliveries),
+      ...Object.values(written.numbersAttached).flatMap((event) => event.deliveries),
+      ...written.fulfilled.deliveries,
     ]);
-    const [moved] = allocation.order;
+    const [moved] = written.order;
     if (!moved) return refusalByState(await findOrderById(db, orderId));
-    const [profile] = allocation.profile ?? [];
-    const allocated = allocation.numbers
+    const [profile] = written.profile ?? [];
+    const allocated = written.numbers
       .sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1))
       // Their rows as inserted, before the attachment's trigger gave them the profile.
       .map((number) => ({ number: { ...number, kycProfileId: profile?.id ?? null }, kycStatus: profile?.status ?? null }));
@@ -433,17 +424,58 @@ async function allocatePhoneNumbers(
     // taken nor over the quantity, and the request fails as it stands.
     const own = await db.select({ id: numbers.id }).from(numbers).where(inJsonList(numbers.id, ids)).limit(1);
     if (own.length > 0) throw error;
-    // A concurrent change got there first: answer as the reads above would have.
-    if (fromStock && isFailedBatchAssertion(error)) return refuse("insufficient_stock", { available: 0 });
-    const retaken = await findTakenPhoneNumbers(db, phoneNumbers);
-    if (retaken.length > 0) return refuse("numbers_taken", { phoneNumbers: retaken });
-    const elsewhere = fromStock ? [] : await findStockedElsewhere(db, order, phoneNumbers);
-    if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
+    // The stock held fewer than N when the batch ran.
+    if (!listedNumbers && isFailedBatchAssertion(error)) {
+      return refuse("insufficient_stock", { available: await stockOfOrderPair(db, orderId) });
+    }
+    // A concurrent change got there first: answer as the reads before would have.
+    if (listedNumbers) {
+      const retaken = await findTakenPhoneNumbers(db, listedNumbers);
+      if (retaken.length > 0) return refuse("numbers_taken", { phoneNumbers: retaken });
+      const elsewhere = await findStockedElsewhere(db, order, listedNumbers);
+      if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
+    }
     const current = await findOrderById(db, orderId);
-    const again = orderRefusal(current, phoneNumbers.length);
+    const again = orderRefusal(current, added);
     if (again) return again;
     throw error;
   }
+}
+
+/**
+ * The rows an allocation inserts, as the table `picked` (new_id, phone_number): the listed numbers, each with the id
+ * at its place in `ids`.
+ */
+function listedWithIds(phoneNumbers: string[], ids: string[]): SQL {
+  // One JSON parameter carries every [id, phone] pair: D1 binds at most 100 parameters.
+  const pairs = JSON.stringify(phoneNumbers.map((phone, i) => [ids[i], phone]));
+  return sql`(SELECT json_extract(value, '$[0]') AS new_id, json_extract(value, '$[1]') AS phone_number FROM json_each(${pairs})) AS picked`;
+}
+
+/**
+ * The rows an allocation from stock inserts, as the table `picked` (new_id, phone_number): the oldest numbers in
+ * stock (by import time, then number) of the pair of the order `orderHolds` finds, as many as `ids`, the i-th with the
+ * i-th id. Read inside the allocation's batch, so it is the stock as the batch finds it, never numbers another
+ * allocation took. The ids and the numbers stand in one list ordered by place, each id just before the number at its
+ * place, so a number's id is the row before it (lag): a join on the place would be fast only when SQLite chose to
+ * index the numbered stock, which its estimates do not always make it do.
+ */
+function oldestInStockWithIds(db: Database, ids: string[], orderHolds: SQL): SQL {
+  const oldest = db
+    .select({ phoneNumber: stockNumbers.phoneNumber, importedAt: stockNumbers.importedAt })
+    .from(orders)
+    .innerJoin(
+      stockNumbers,
+      and(eq(stockNumbers.countryCode, orders.countryCode), eq(stockNumbers.numberType, orders.numberType)),
+    )
+    .where(orderHolds)
+    .orderBy(asc(stockNumbers.importedAt), asc(stockNumbers.phoneNumber))
+    .limit(ids.length)
+    .as("oldest");
+  const byPlace = sql`SELECT key AS place, 0 AS side, value AS new_id, NULL AS phone_number FROM json_each(${JSON.stringify(ids)})
+    UNION ALL SELECT row_number() OVER (ORDER BY ${oldest.importedAt}, ${oldest.phoneNumber}) - 1, 1, NULL, ${oldest.phoneNumber} FROM ${oldest}`;
+  const zipped = sql`SELECT side, lag(new_id) OVER (ORDER BY place, side) AS new_id, phone_number FROM (${byPlace})`;
+  return sql`(SELECT new_id, phone_number FROM (${zipped}) WHERE side = 1) AS picked`;
 }
 
 async function findTakenPhoneNumbers(db: Database, phoneNumbers: string[]): Promise<string[]> {

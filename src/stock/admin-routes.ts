@@ -44,10 +44,12 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
       path: "/stock",
       summary: "Import numbers into the stock",
       description:
-        "Numbers the operator holds for any country and type, before any order. Every row is checked first; valid " +
-        "rows are imported in one transaction, numbers in stock already, allocated, or repeated in the request are " +
-        "skipped (duplicates), and the report names each skipped and each refused row (at most 1,000 of each, with " +
-        "their counts). The Location lists the numbers this import brought.",
+        "Numbers the operator holds for any country and type, before any order. Every row is checked first (an " +
+        "E.164 number, a country code ISO 3166-1 assigns, a number type as the catalog's: a lowercase identifier); " +
+        "valid rows are imported in one transaction, numbers in stock already, allocated, or repeated in the request " +
+        "are skipped (duplicates), and the report names each skipped and each refused row (at most 1,000 of each, " +
+        "with their counts), and the pairs of imported numbers that are not in the catalog (unlisted_pairs). The " +
+        "Location lists the numbers this import brought.",
       request: {
         body: {
           required: true,
@@ -75,6 +77,11 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
           duplicate_count: report.duplicateCount,
           invalid: report.invalid,
           invalid_count: report.invalidCount,
+          unlisted_pairs: report.unlistedPairs.map((pair) => ({
+            country_code: pair.countryCode,
+            number_type: pair.numberType,
+            count: pair.count,
+          })),
         },
         201,
       );

@@ -2,10 +2,17 @@
 // number, the list's query, the counts per pair.
 import { z } from "@hono/zod-openapi";
 import type { StockNumberRow } from "../db/schema.ts";
-import { countryCodeSchema, e164Schema, numberTypeSchema, timestampSchema } from "../http/fields.ts";
+import {
+  assignedCountryCodeSchema,
+  countryCodeSchema,
+  e164Schema,
+  numberTypeIdentifierSchema,
+  numberTypeSchema,
+  timestampSchema,
+} from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema, searchQuery } from "../http/pagination.ts";
 import { decodeUtf8 } from "../lib/content.ts";
-import { MalformedCsv, parseCsv } from "../lib/csv.ts";
+import { MalformedCsv, parseCsv, TooManyCsvRecords } from "../lib/csv.ts";
 import { validationError } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
 import type { StockListQuery } from "./store.ts";
@@ -20,9 +27,16 @@ export const CSV_IMPORT_LIMITS = `up to ${CSV_IMPORT_BYTES / (1024 * 1024)} MiB 
 /** Each list of an import's report names at most this many; its count says how many there were. */
 export const REPORTED_ITEMS = 1000;
 
-/** One number to stock, as each row is checked (the body itself takes any rows, so a bad one refuses only itself). */
+/**
+ * One number to stock, as each row is checked (the body itself takes any rows, so a bad one refuses only itself): its
+ * country one ISO 3166-1 assigns, its type an identifier as the catalog's, whether or not the pair is in the catalog.
+ */
 export const stockRowSchema = z
-  .strictObject({ phone_number: e164Schema, country_code: countryCodeSchema, number_type: numberTypeSchema })
+  .strictObject({
+    phone_number: e164Schema,
+    country_code: assignedCountryCodeSchema,
+    number_type: numberTypeIdentifierSchema,
+  })
   .openapi("StockRow");
 
 const CSV_HEADER = ["phone_number", "country_code", "number_type"] as const;
@@ -44,8 +58,8 @@ export const stockImportBody = z
 export const stockCsvBody = z.string().openapi({
   description:
     `RFC 4180 CSV (UTF-8, an optional byte order mark), ${CSV_IMPORT_LIMITS} ` +
-    `after the header ${CSV_HEADER.join(",")}. A body that is not UTF-8, another header or a row of another width is ` +
-    "a 400 and imports nothing; a bad value refuses only its row.",
+    `after the header ${CSV_HEADER.join(",")} (blank lines at the end are no rows). A body that is not UTF-8, ` +
+    "another header or a row of another width is a 400 and imports nothing; a bad value refuses only its row.",
   example: "phone_number,country_code,number_type\n+14155550100,US,mobile\n",
 });
 
@@ -66,6 +80,12 @@ export const importReportSchema = z
       )
       .openapi({ description: `Rows refused, each with every reason (at most ${REPORTED_ITEMS}).` }),
     invalid_count: z.int(),
+    unlisted_pairs: z.array(z.object({ country_code: z.string(), number_type: z.string(), count: z.int() })).openapi({
+      description:
+        "The pairs of numbers this import brought that are not in the catalog, with how many of each (at most " +
+        `${REPORTED_ITEMS}, by country and type): no order can take them until the pair is added, and a pair such ` +
+        "as US moblie is a typo seen at once.",
+    }),
   })
   .openapi("StockImportReport");
 
@@ -129,7 +149,8 @@ function malformedBody(message: string) {
 
 /**
  * A CSV import's rows as the JSON import's (objects by column), or the 400 that imports nothing: not UTF-8, another
- * header, a row of another width, malformed quoting, more than MAX_CSV_ROWS rows.
+ * header, a row of another width, malformed quoting, more than MAX_CSV_ROWS rows (data rows: neither the header nor
+ * blank lines at the end count).
  */
 export function rowsOfCsv(bytes: Uint8Array): Record<string, string>[] {
   const text = decodeUtf8(bytes);
@@ -138,6 +159,9 @@ export function rowsOfCsv(bytes: Uint8Array): Record<string, string>[] {
   try {
     records = parseCsv(text, MAX_CSV_ROWS + 1);
   } catch (error) {
+    if (error instanceof TooManyCsvRecords) {
+      throw malformedBody(`must have at most ${MAX_CSV_ROWS.toLocaleString("en-US")} rows after the header`);
+    }
     if (error instanceof MalformedCsv) throw malformedBody(`is not valid CSV: ${error.message}`);
     throw error;
   }

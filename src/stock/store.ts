@@ -6,7 +6,7 @@ import { batchByName, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
-import { numbers, type StockNumberRow, stockCounts, stockNumbers } from "../db/schema.ts";
+import { catalog, numbers, type StockNumberRow, stockCounts, stockNumbers } from "../db/schema.ts";
 import { containsText, inJsonList, iso } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 
@@ -23,11 +23,17 @@ export interface StockRow {
  */
 const ROWS_PER_STATEMENT = 2000;
 
+/** A (country_code, number_type) pair as one string, for sets and maps of pairs. */
+export function pairKey(countryCode: string, numberType: string): string {
+  return `${countryCode}/${numberType}`;
+}
+
 /**
  * Imports the rows (distinct numbers) in one batch, so an import is whole or not at all: each statement inserts its
  * share, skipping a number in stock already or allocated (a number is never both), and returns what it inserted. The
- * audit event, last, counts the import's rows as they landed; `repeated` and `invalid` are what the request held
- * besides, counted in its event too.
+ * audit event counts the import's rows as they landed; `repeated` and `invalid` are what the request held besides,
+ * counted in its event too. Last, which of the rows' pairs the catalog holds (as pairKey), read in the same
+ * transaction.
  */
 export async function importStock(
   db: Database,
@@ -35,7 +41,7 @@ export async function importStock(
   rows: StockRow[],
   counts: { repeated: number; invalid: number },
   now: number,
-): Promise<{ importId: string; imported: Set<string> }> {
+): Promise<{ importId: string; imported: Set<string>; catalogued: Set<string> }> {
   const importId = crypto.randomUUID();
   const value = (path: string) => sql`json_extract(row.value, ${path})`;
   const statements = Object.fromEntries(
@@ -64,6 +70,7 @@ export async function importStock(
     }),
   );
   const landed = sql`(SELECT count(*) FROM ${stockNumbers} WHERE ${eq(stockNumbers.importId, importId)})`;
+  const pairs = [...new Map(rows.map((r) => [pairKey(r.countryCode, r.numberType), [r.countryCode, r.numberType]])).values()];
   const written = await batchByName(db, {
     rows: statements,
     audit: auditStatement(
@@ -80,9 +87,20 @@ export async function importStock(
         },
       },
     ),
+    catalogued: db
+      .select({ countryCode: catalog.countryCode, numberType: catalog.numberType })
+      .from(catalog)
+      .innerJoin(
+        sql`json_each(${JSON.stringify(pairs)}) AS pair`,
+        and(
+          eq(catalog.countryCode, sql`json_extract(pair.value, '$[0]')`),
+          eq(catalog.numberType, sql`json_extract(pair.value, '$[1]')`),
+        ),
+      ),
   });
   const imported = new Set(Object.values(written.rows).flatMap((inserted) => inserted.map((row) => row.phoneNumber)));
-  return { importId, imported };
+  const catalogued = new Set(written.catalogued.map((pair) => pairKey(pair.countryCode, pair.numberType)));
+  return { importId, imported, catalogued };
 }
 
 export interface StockListQuery {

@@ -4,7 +4,7 @@ import type { StockNumberRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, type Result, refused } from "../lib/problem.ts";
 import { REPORTED_ITEMS, stockRowSchema } from "./schemas.ts";
-import { importStock, removeFromStock, type StockRow } from "./store.ts";
+import { importStock, pairKey, removeFromStock, type StockRow } from "./store.ts";
 
 export interface ImportReport {
   importId: string;
@@ -13,12 +13,15 @@ export interface ImportReport {
   duplicateCount: number;
   invalid: { index: number; errors: { field: string; message: string }[] }[];
   invalidCount: number;
+  /** The imported numbers' pairs that are not in the catalog, with how many of each, by country and type. */
+  unlistedPairs: { countryCode: string; numberType: string; count: number }[];
 }
 
 /**
  * Imports the rows, each checked first by the stock row's schema: a bad row is reported (its place and every reason),
  * a number repeated in the request counts once (the repeats are duplicates), and the rest are imported in one batch,
- * skipping numbers in stock already or allocated (duplicates too).
+ * skipping numbers in stock already or allocated (duplicates too). The numbers imported for a pair the catalog lacks
+ * are counted per pair: no order takes them until the pair is added, and a typo in a type shows at once.
  */
 export async function importNumbers(work: Work, rows: readonly unknown[]): Promise<Result<ImportReport>> {
   const valid: StockRow[] = [];
@@ -45,8 +48,16 @@ export async function importNumbers(work: Work, rows: readonly unknown[]): Promi
     valid.push({ phoneNumber, countryCode, numberType });
   }
   const counts = { repeated: repeated.length, invalid: invalid.length };
-  const { importId, imported } = await importStock(work.db, work, valid, counts, work.now);
+  const { importId, imported, catalogued } = await importStock(work.db, work, valid, counts, work.now);
   const duplicates = [...valid.map((row) => row.phoneNumber).filter((phone) => !imported.has(phone)), ...repeated];
+  const unlisted = new Map<string, ImportReport["unlistedPairs"][number]>();
+  for (const { phoneNumber, countryCode, numberType } of valid) {
+    const key = pairKey(countryCode, numberType);
+    if (!imported.has(phoneNumber) || catalogued.has(key)) continue;
+    const pair = unlisted.get(key) ?? { countryCode, numberType, count: 0 };
+    pair.count++;
+    unlisted.set(key, pair);
+  }
   return done({
     importId,
     imported: imported.size,
@@ -54,6 +65,11 @@ export async function importNumbers(work: Work, rows: readonly unknown[]): Promi
     duplicateCount: duplicates.length,
     invalid: invalid.slice(0, REPORTED_ITEMS),
     invalidCount: invalid.length,
+    // By key: the country's two letters first, then the type.
+    unlistedPairs: [...unlisted]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .slice(0, REPORTED_ITEMS)
+      .map(([, pair]) => pair),
   });
 }
 

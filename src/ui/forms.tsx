@@ -440,7 +440,9 @@ export function listFilters<S extends z.ZodType>(
   page: PageProps,
   Filters: (props: { values: Record<string, string>; errors: Record<string, string> }) => Child,
 ): { raw: Record<string, string>; query: z.output<S> } | { refused: Response | Promise<Response> } {
-  const raw = withCountryCodesUppercased(withoutBlanks(c.req.query()), ["country_code"]);
+  // `done` names the notice a redirect left (pageNotice), no filter: the form, the pager and the fold leave it out.
+  const { done: _, ...query } = c.req.query();
+  const raw = withCountryCodesUppercased(withoutBlanks(query), ["country_code"]);
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { raw, query: parsed.data };
   return {

@@ -43,6 +43,8 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .notice { padding: .75rem 1rem; border-radius: 8px; margin-bottom: 1rem; border: 1px solid; }
 .notice.error { background: #fdecea; border-color: #f3b8b3; color: #7a1c16; }
 .notice.success { background: #e8f5ec; border-color: #a9d8b8; color: #14532d; }
+.notice.warning { background: #fff7e0; border-color: #ecd08a; color: #5c4100; }
+.notice h3 { margin-top: 0; }
 .secret { font-family: ui-monospace, monospace; word-break: break-all; background: #f1f3f5; padding: .5rem; border-radius: 6px; }
 /* Positioned, so nothing absolutely placed inside (a visually hidden label) can reach past it and widen the page. */
 .table-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 10px; }

@@ -57,10 +57,15 @@ it("shows a viewer every page without a change form, and refuses a forged stock 
   expect(await stocked(phone)).toBe(true);
 });
 
-it("imports a CSV for a fulfilment member: the report, the counts, then a removal; the audit log names them", async () => {
+it("imports a CSV for a fulfilment member: the report after a redirect (a reload imports nothing), its warning of pairs not in the catalog, the counts, then a removal; the audit log names them", async () => {
   const { page, email } = await portal.signInToConsole("fulfilment");
   const phones = newPhones("+3120", 3);
-  const csv = `phone_number,country_code,number_type\n${phones.map((phone) => `${phone},NL,landline`).join("\n")}\n`;
+  const typo = newPhones("+3120", 1)[0]!;
+  const listed = await portal.admin.admin.catalog[":country_code"][":number_type"].$put({
+    param: { country_code: "NL", number_type: "landline" },
+  });
+  expect([200, 201]).toContain(listed.status);
+  const csv = `phone_number,country_code,number_type\r\n${phones.map((phone) => `${phone},NL,landline`).join("\r\n")}\r\n${typo},NL,lanldine\r\n${typo.slice(0, -1)},NL,Mobile\r\n\r\n`;
   await page.goto(`${portal.base}/ops/stock`);
   // A file that is not the stock's CSV imports nothing, and says why beside the field.
   await page.getByLabel("CSV file").setInputFiles({ name: "x.csv", mimeType: "text/csv", buffer: Buffer.from("number\n+1\n") });
@@ -70,11 +75,53 @@ it("imports a CSV for a fulfilment member: the report, the counts, then a remova
   );
   await page.getByLabel("CSV file").setInputFiles({ name: "stock.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await page.getByRole("button", { name: "Import" }).click();
-  await page.waitForURL(`${portal.base}/ops/stock/import`);
-  expect(await page.locator(".report").textContent()).toContain("3 numbers imported");
+  await page.waitForURL(`${portal.base}/ops/stock?done=imported`);
+  const report = page.locator(".report");
+  expect(await report.textContent()).toContain("4 numbers imported, 0 duplicates skipped, 1 row refused");
+  expect(await report.getByRole("table", { name: "Refused rows" }).textContent()).toContain(
+    "number_type must be a lowercase identifier",
+  );
+  const unlisted = report.getByRole("table", { name: "Imported pairs not in the catalog" });
+  expect(await unlisted.locator("tbody tr").count()).toBe(1);
+  expect(await unlisted.locator("tbody tr").textContent()).toMatch(/NL\s*lanldine\s*1/);
+  expect(await report.locator(".notice.warning").textContent()).toContain("Not in the catalog");
   const counts = page.getByRole("table", { name: "Stock per country and type" });
-  expect(await counts.locator("tr", { hasText: "NL" }).textContent()).toContain("3");
+  expect(await counts.locator("tr", { hasText: "NL" }).first().textContent()).toContain("3");
   await portal.screenshot(page, "console-stock");
+  await page.setViewportSize({ width: 375, height: 800 });
+  expect(await overflow(page), "the import's report at 375 px").toBe(0);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  // A reload asks for the page again: nothing is imported twice, and the report was shown once.
+  const imports = async () =>
+    (await json(await portal.admin.admin["audit-events"].$get({ query: { actor: email, action: "stock.imported" } }), 200)).data
+      .length;
+  expect(await imports()).toBe(1);
+  await page.reload();
+  expect(page.url()).toBe(`${portal.base}/ops/stock?done=imported`);
+  expect(await page.locator(".report").count()).toBe(0);
+  expect(await page.getByRole("status").first().textContent()).toContain("imported");
+  expect(await imports()).toBe(1);
+  // The notice's `done` is no filter: the filters' fold says none is in use.
+  expect(await page.locator("details.fold summary").textContent()).toBe("Filters");
+
+  // A long report, on a small screen: the first of each list (as many as the redirect carries), how many there were.
+  await page.setViewportSize({ width: 375, height: 800 });
+  const many = newPhones("+3121", 60);
+  const long = `phone_number,country_code,number_type\n${[
+    ...phones.slice(1).map((phone) => `${phone},NL,landline`),
+    ...many.map((phone, i) => `${phone},${i % 2 === 0 ? "XX" : "NL"},${i % 2 === 0 ? "landline" : `unlisted_${i}`}`),
+  ].join("\n")}\n`;
+  await page.getByLabel("CSV file").setInputFiles({ name: "long.csv", mimeType: "text/csv", buffer: Buffer.from(long) });
+  await page.getByRole("button", { name: "Import" }).click();
+  await page.waitForURL(`${portal.base}/ops/stock?done=imported`);
+  const longReport = page.locator(".report");
+  expect(await longReport.locator("p").first().textContent()).toContain(
+    "30 numbers imported, 2 duplicates skipped, 30 rows refused",
+  );
+  expect(await longReport.locator("h3", { hasText: "Refused rows" }).textContent()).toMatch(/the first \d+ of 30 refused rows/);
+  expect(await longReport.locator("h3", { hasText: "Not in the catalog" }).textContent()).toMatch(/the first \d+ of 30 pairs/);
+  expect(await overflow(page), "a long import report at 375 px").toBe(0);
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await page.goto(`${portal.base}/ops/stock?search=${phones[0]!.slice(1)}`);
   await page.getByRole("link", { name: `Remove ${phones[0]}…` }).click();
@@ -86,7 +133,7 @@ it("imports a CSV for a fulfilment member: the report, the counts, then a remova
 
   await page.goto(`${portal.base}/ops/audit?actor=${encodeURIComponent(email)}`);
   const events = page.getByRole("table", { name: "Audit events" });
-  expect(await events.locator("tr", { hasText: "stock.imported" }).textContent()).toContain(email);
+  expect(await events.locator("tr", { hasText: "stock.imported" }).first().textContent()).toContain(email);
   expect(await events.locator("tr", { hasText: "stock.removed" }).textContent()).toContain(email);
   await portal.screenshot(page, "console-audit");
   await fitsSmallScreen(page, `/ops/audit?actor=${encodeURIComponent(email)}`);
