@@ -18,6 +18,7 @@ import { capitalised, words } from "../lib/words.ts";
 import { allocationBody, toAllocation } from "../numbers/schemas.ts";
 import { findOrderDetails } from "../numbers/store.ts";
 import { allocateToOrder } from "../numbers/use-cases.ts";
+import { ALLOCATABLE, mayMove } from "../orders/lifecycle.ts";
 import { listOrderQueue } from "../orders/queue.ts";
 import { orderIdParam, orderQueueQuery, toOrder, toOrderQueueQuery, toQueuedOrder } from "../orders/schemas.ts";
 import { findOrderById } from "../orders/store.ts";
@@ -126,10 +127,6 @@ function remainingOf(row: OrderRow): number {
   return row.quantity - row.fulfilledQuantity;
 }
 
-function allocatable(row: OrderRow): boolean {
-  return row.status === "pending" || row.status === "processing";
-}
-
 async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusal, status = 200) {
   const order = toOrder(row);
   const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
@@ -159,7 +156,7 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
         inStock={`${plural(details.stockAvailable, "number")} of this country and type`}
         profile={order.kyc_profile_id ?? "—"}
       />
-      {changes && allocatable(row) ? (
+      {changes && ALLOCATABLE.includes(row.status) ? (
         <>
           <h2>Fulfil</h2>
           {remaining > 0 ? (
@@ -186,7 +183,7 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
             </>
           ) : null}
           <div class="actions">
-            {row.status === "pending" ? (
+            {mayMove(row.status, "processing", "operator") ? (
               <form method="post" action={`${href}/status`} class="inline">
                 <CsrfField token={token} />
                 <input type="hidden" name="status" value="processing" />

@@ -27,6 +27,7 @@ import {
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { profileNumbersEvents } from "../kyc/profile-numbers.ts";
+import { ALLOCATABLE } from "../orders/lifecycle.ts";
 import { findOrderById } from "../orders/store.ts";
 import { DATA_FILLED_LATER, eventStatements, fillEventData, inEventChunks, type Outbox } from "../webhooks/outbox.ts";
 import { allocationData, orderData } from "../webhooks/payloads.ts";
@@ -151,9 +152,6 @@ export async function findOrderDetails(db: Database, order: OrderRow, window: Pa
     numbers: listed,
   };
 }
-
-/** The statuses an order takes numbers in; allocating to a pending order moves it to processing. */
-const ALLOCATABLE: OrderStatus[] = ["pending", "processing"];
 
 /** The numbers an allocation gives the order: these, or the N oldest of the stock of the order's pair. */
 export type Allocation = { phoneNumbers: string[] } | { fromStock: number };
