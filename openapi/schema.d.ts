@@ -4026,6 +4026,8 @@ export interface operations {
                 number_type?: string;
                 /** @description Only the numbers attached to this profile. */
                 kyc_profile_id?: string;
+                /** @description Only the numbers allocated to this order. */
+                order_id?: string;
                 /** @description Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
                 kyc_expires_before?: string;
                 /** @description Sort key; default created_at. */

@@ -202,6 +202,72 @@ describe("orders in the portal", () => {
     expect(await apiOrder(customer, order.order_id)).toMatchObject({ quantity: 9, status: "processing" });
   });
 
+  it("cancels a pending order after its confirmation, as the API does; a processing one is refused and unchanged", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedIn(customer, "member");
+    await makeOrderable("US", "mobile");
+    const place = () =>
+      customer.account.orders.$post({
+        param: { customer_slug: customer.slug },
+        json: { number_type: "mobile", country_code: "US", quantity: 3 },
+      });
+    const order = await json(await place(), 201);
+    const page = `/portal/orders/${order.order_id}`;
+    expect(await pageText(await member.get(page), 200)).toContain(`href="${page}/cancel"`);
+    const confirmation = await pageText(await member.get(`${page}/cancel`), 200);
+    expect(confirmation).toContain(`Cancel order ${order.order_number}?`);
+    expect(confirmation).toContain(`action="${page}/cancel"`);
+    expect(confirmation).toContain(`<a href="${page}">Keep the order</a>`);
+    expect(await apiOrder(customer, order.order_id)).toMatchObject({ status: "pending" });
+
+    const cancelled = await member.post(`${page}/cancel`);
+    expect(cancelled.headers.get("Location")).toBe(`${page}?done=cancelled`);
+    const after = await pageText(await member.follow(cancelled), 200);
+    expect(after).toContain("The order is cancelled.");
+    expect(after).not.toContain(`${page}/cancel`);
+    expect(after).toContain("it can no longer be changed or cancelled");
+    expect(await apiOrder(customer, order.order_id)).toMatchObject({ status: "cancelled" });
+    expect(await eventTypes(customer)).toEqual(["order.created", "order.cancelled"]);
+    // A second post (a reload) is refused with the use case's words and changes nothing; the confirmation is gone.
+    expect(await pageText(await member.post(`${page}/cancel`), 403)).toContain(
+      "Only pending orders can be cancelled; this order is cancelled",
+    );
+    expect((await member.get(`${page}/cancel`)).headers.get("Location")).toBe(page);
+
+    const processing = await json(await place(), 201);
+    await json(
+      await operator.admin.orders[":order_id"].status.$post({
+        param: { order_id: processing.order_id },
+        json: { status: "processing" },
+      }),
+      200,
+    );
+    const refused = await pageText(await member.post(`/portal/orders/${processing.order_id}/cancel`), 403);
+    expect(refused).toContain("Only pending orders can be cancelled; this order is processing");
+    expect(await apiOrder(customer, processing.order_id)).toMatchObject({ status: "processing" });
+    expect(await eventTypes(customer)).toEqual(["order.created", "order.cancelled", "order.created", "order.processing"]);
+  });
+
+  it("lists an order's numbers on its page, each linking to its own, and Numbers filtered by the order", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedIn(customer, "member");
+    const mine = await allocateNumbers(customer, 2);
+    const other = await allocateNumbers(customer, 1);
+    const orderId = mine[0]!.order_id;
+    const page = await pageText(await member.get(`/portal/orders/${orderId}`), 200);
+    for (const number of mine) expect(page).toContain(`<a href="/portal/numbers/${number.number_id}">${number.phone_number}</a>`);
+    expect(page).not.toContain(other[0]!.phone_number);
+    expect(page).toContain(`href="/portal/numbers?order_id=${orderId}"`);
+
+    const filtered = await pageText(await member.get(`/portal/numbers?order_id=${orderId}`), 200);
+    for (const number of mine) expect(filtered).toContain(number.phone_number);
+    expect(filtered).not.toContain(other[0]!.phone_number);
+    // The filter names the order by its number, chosen.
+    expect(filtered).toMatch(new RegExp(`<option value="${orderId}" selected="">#\\d{6} · US mobile · 2 numbers</option>`));
+    const bad = await pageText(await member.get("/portal/numbers?order_id=nope"), 400);
+    expect(fieldError(bad, "order_id")).toBe("Order must be a valid UUID");
+  });
+
   it("answers another account's order with the not-found page", async () => {
     const owner = await createCustomer("pw");
     const stranger = await signedIn(await createCustomer("pw"));

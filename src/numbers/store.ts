@@ -51,6 +51,8 @@ export interface NumberListQuery {
   numberTypes?: readonly string[] | undefined;
   /** Numbers attached to this profile (bare id). */
   kycProfileId?: string | undefined;
+  /** Numbers allocated to this order. */
+  orderId?: string | undefined;
   /** Numbers whose verification (own or their profile's) expires before this instant (ms). */
   kycExpiresBefore?: number | undefined;
   sortBy: NumberSortKey;
@@ -68,13 +70,14 @@ function listConditions(customerId: string, q: NumberListQuery): SQL | undefined
     q.countryCodes && inArray(numbers.countryCode, q.countryCodes),
     q.numberTypes && inArray(numbers.numberType, q.numberTypes),
     q.kycProfileId === undefined ? undefined : eq(numbers.kycProfileId, q.kycProfileId),
+    q.orderId === undefined ? undefined : eq(numbers.orderId, q.orderId),
     q.kycExpiresBefore === undefined ? undefined : lt(numbers.kycExpiresAt, q.kycExpiresBefore),
   );
 }
 
 /** Filters the counts by enumeration cannot answer. */
 function countedOverNumbers(q: NumberListQuery): boolean {
-  return q.search !== undefined || q.kycProfileId !== undefined || q.kycExpiresBefore !== undefined;
+  return q.search !== undefined || q.kycProfileId !== undefined || q.orderId !== undefined || q.kycExpiresBefore !== undefined;
 }
 
 /** The list's total: from number_counts when only enumerations filter it, else counted over the matching numbers. */

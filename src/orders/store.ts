@@ -9,8 +9,8 @@ import { insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { subjectVerification } from "../kyc/store.ts";
 import { eventStatements, type Outbox } from "../webhooks/outbox.ts";
-import { CUSTOMER_CHANGEABLE, customerMayChange, orderMove } from "./lifecycle.ts";
 import { orderData } from "../webhooks/payloads.ts";
+import { CUSTOMER_CHANGEABLE, customerMayChange, orderMove } from "./lifecycle.ts";
 
 export type NewOrder = Pick<typeof orders.$inferInsert, "numberType" | "countryCode" | "quantity" | "notes" | "kycProfileId">;
 /** The fields a change names; `notes: null` clears the notes. */
@@ -246,6 +246,10 @@ export async function transitionOrderStatus(
     const [row] = moved.write;
     if (row) return ok(row);
   }
-  const current = await db.select().from(orders).where(and(eq(orders.id, orderId), ofMover)).get();
+  const current = await db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.id, orderId), ofMover))
+    .get();
   return refusalByState(current);
 }

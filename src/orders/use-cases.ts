@@ -94,7 +94,14 @@ function notPending(what: "changed" | "cancelled", state: string): Problem {
 
 /** The account cancels its own order while it is pending, with its order.cancelled event. */
 export async function cancelOrder(work: Work, customerId: string, orderId: string): Promise<Result<OrderRow>> {
-  const moved = await transitionOrderStatus(work.db, work.outbox, { mover: "customer", customerId }, orderId, "cancelled", work.now);
+  const moved = await transitionOrderStatus(
+    work.db,
+    work.outbox,
+    { mover: "customer", customerId },
+    orderId,
+    "cancelled",
+    work.now,
+  );
   if (moved.ok) return done(moved.value);
   if (moved.reason === "not_found") return refused(notFound("Order"));
   return refused(notPending("cancelled", moved.state));

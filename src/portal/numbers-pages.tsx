@@ -8,7 +8,7 @@
 import type { Context } from "hono";
 import { evaluatedNumber } from "../compliance/store.ts";
 import { pageWindow } from "../db/paging.ts";
-import { type DocumentRow, type KycRow, NUMBER_STATUSES, type NumberRow } from "../db/schema.ts";
+import { type DocumentRow, type KycRow, NUMBER_STATUSES, type NumberRow, type OrderRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
@@ -73,6 +73,7 @@ import {
   StatusFacts,
   submittedAddress,
 } from "./kyc-parts.tsx";
+import { OrderSelect, orderChoices } from "./order-choices.tsx";
 import { profileReportPage } from "./profiles-pages.tsx";
 
 type Messages = Record<string, string>;
@@ -94,10 +95,12 @@ function NumberFilters({
   values,
   errors,
   profiles,
+  orders,
 }: {
   values: Record<string, string>;
   errors: Messages;
   profiles: ProfileChoices;
+  orders: readonly OrderRow[];
 }) {
   return (
     <FilterForm action="/portal/numbers" values={values}>
@@ -118,6 +121,7 @@ function NumberFilters({
         blank="Any"
         choices={profiles}
       />
+      <OrderSelect name="order_id" label="Order" value={values.order_id} error={errors.order_id} blank="Any" orders={orders} />
       <TextInput
         name="kyc_expires_before"
         label="Verification expires before"
@@ -146,16 +150,21 @@ interface SelectionState {
  */
 async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
   const { db, visitor } = c.var;
-  const choices = () => profileChoices(db, visitor.customer.id);
+  const choices = (values: Record<string, string>) =>
+    Promise.all([profileChoices(db, visitor.customer.id), orderChoices(db, visitor.customer.id, values.order_id)]);
   const page = { title: "Numbers", section: "numbers" };
-  // Filters that do not parse are shown again with the profiles read then (an async component).
-  const filters = listFilters(c, listNumbersQuery, page, async (props) => (
-    <NumberFilters {...props} profiles={await choices()} />
-  ));
+  // Filters that do not parse are shown again with the profiles and orders read then (an async component).
+  const filters = listFilters(c, listNumbersQuery, page, async (props) => {
+    const [profiles, orders] = await choices(props.values);
+    return <NumberFilters {...props} profiles={profiles} orders={orders} />;
+  });
   if ("refused" in filters) return filters.refused;
   const { raw, query } = filters;
   const window = pageWindow(query.page, query.limit);
-  const [profiles, list] = await Promise.all([choices(), listNumbers(db, visitor.customer.id, toNumberListQuery(query), window)]);
+  const [[profiles, orders], list] = await Promise.all([
+    choices(raw),
+    listNumbers(db, visitor.customer.id, toNumberListQuery(query), window),
+  ]);
   const meta = pageMeta(window, list.total);
   const here = new URLSearchParams(raw).toString();
   const checked = new Set(selection?.checked ?? []);
@@ -169,7 +178,7 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
           {selection.refusal?.message ?? "Nothing was attached; the problem is shown beside its field."}
         </Notice>
       ) : null}
-      <NumberFilters values={raw} errors={{}} profiles={profiles} />
+      <NumberFilters values={raw} errors={{}} profiles={profiles} orders={orders} />
       {list.rows.length === 0 ? (
         <div class="card empty">
           <p>

@@ -41,8 +41,7 @@ import type { Problem, ProblemStatus } from "../lib/problem.ts";
 import { capitalised, KYC_TYPE_WORDS, words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";
 import { listNumbers } from "../numbers/store.ts";
-import { listOrders } from "../orders/list.ts";
-import { formatOrderNumber, orderIdParam } from "../orders/schemas.ts";
+import { orderIdParam } from "../orders/schemas.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
@@ -75,6 +74,7 @@ import {
   StatusFacts,
   submittedAddress,
 } from "./kyc-parts.tsx";
+import { ORDERS_OFFERED, OrderSelect, orderChoices } from "./order-choices.tsx";
 
 type Messages = Record<string, string>;
 
@@ -85,8 +85,6 @@ const documentIdParam = prefixedIdParam("doc", "document_id");
 const MAX_PASTED = 1000;
 /** The attached numbers shown on a page of the profile. */
 const NUMBERS_PER_PAGE = 20;
-/** The account's most recent orders that have numbers, offered to attach. */
-const ORDERS_OFFERED = 50;
 
 const hrefOf = (profileId: string) => `${PROFILES}/${withPrefix("kyp", profileId)}`;
 const subjectOf = (profileId: string) => ({ kind: "profile" as const, profileId });
@@ -239,12 +237,7 @@ async function profilePage(
   const [catalog, attached, orders] = await Promise.all([
     listOrderablePairs(db),
     listNumbers(db, customerId, { kycProfileId: kyc.id, sortBy: "phone_number", sortOrder: "asc" }, numbersWindow),
-    listOrders(
-      db,
-      customerId,
-      { statuses: ["processing", "fulfilled"], sortBy: "requested_at", sortOrder: "desc" },
-      pageWindow(1, ORDERS_OFFERED),
-    ),
+    orderChoices(db, customerId),
   ]);
   // An attach's report says what was done itself.
   const notice = state.report ? state.notice : pageNotice(c, DONE, state.notice, status);
@@ -368,18 +361,12 @@ async function profilePage(
         </form>
         <form method="post" action={`${href}/numbers`} class="stack card" novalidate>
           <CsrfField token={token} />
-          <Select
+          <OrderSelect
             name="order_id"
             label="Every number of an order"
             value={state.order?.values.order_id}
-            blank={orders.rows.length === 0 ? "No order has numbers yet" : "Choose an order"}
-            options={orders.rows.map(
-              (order) =>
-                [
-                  order.id,
-                  `${formatOrderNumber(order.orderSeq)} · ${order.countryCode} ${words(order.numberType)} · ${plural(order.fulfilledQuantity, "number")}`,
-                ] as const,
-            )}
+            blank={orders.length === 0 ? "No order has numbers yet" : "Choose an order"}
+            orders={orders}
             error={state.order?.errors.order_id}
             hint={`The ${ORDERS_OFFERED} most recent orders being processed or fulfilled`}
           />

@@ -57,7 +57,8 @@ export function Table<T>({ label, columns, rows }: { label: string; columns: rea
 
 /**
  * The one way a destructive action asks first: a page that says what will go and what follows, one button that does
- * it, and a way back. The action's POST carries the CSRF token like every form.
+ * it, and a way back (`cancel`, labelled `back`: "Cancel" unless the action is itself a cancel). The action's POST
+ * carries the CSRF token like every form.
  */
 export function Confirmation({
   token,
@@ -66,6 +67,7 @@ export function Confirmation({
   action,
   button,
   cancel,
+  back = "Cancel",
 }: {
   token: string;
   title: string;
@@ -73,6 +75,7 @@ export function Confirmation({
   action: string;
   button: string;
   cancel: string;
+  back?: string;
 }) {
   return (
     <div class="card">
@@ -83,7 +86,7 @@ export function Confirmation({
         <button type="submit" class="danger">
           {button}
         </button>
-        <a href={cancel}>Cancel</a>
+        <a href={cancel}>{back}</a>
       </form>
     </div>
   );
