@@ -17,10 +17,14 @@ import {
 import { receivedRequests } from "./outbound-fetch.ts";
 import { pageText, SAME_ORIGIN, signedIn } from "./portal.ts";
 
-/** The field error shown beside an input: the input names it in aria-describedby, and its paragraph follows. */
+/**
+ * The field error shown beside an input (or a choice of several, a fieldset): the control names it in
+ * aria-describedby, and its paragraph follows.
+ */
 function fieldError(html: string, name: string): string | undefined {
   const input = new RegExp(
-    `<(?:input|select|textarea)[^>]*name="${name}"[^>]*aria-invalid="true"[^>]*aria-describedby="${name}-error`,
+    `<(?:input|select|textarea)[^>]*name="${name}"[^>]*aria-invalid="true"[^>]*aria-describedby="${name}-error|` +
+      `<fieldset[^>]*id="${name}"[^>]*aria-invalid="true"[^>]*aria-describedby="${name}-error`,
   );
   if (!input.test(html)) return undefined;
   return new RegExp(`<p class="field-error" id="${name}-error">([^<]*)</p>`).exec(html)?.[1];
@@ -85,11 +89,18 @@ describe("orders in the portal", () => {
     for (const name of ["requested_to", "fulfilled_from", "fulfilled_to", "sort_by", "sort_order", "limit"]) {
       expect(listed).toContain(`name="${name}"`);
     }
-    // A browser sends every field of the GET form, "" for the empty ones: that is no filter.
-    const blank = "search=&number_type=&country_code=&quantity_min=&quantity_max=&requested_from=&requested_to=";
-    expect(await pageText(await member.get(`/portal/orders?${blank}&sort_by=quantity&sort_order=asc`), 200)).toContain(
-      order.order_number,
-    );
+    // A browser sends every field of the GET form, "" for the empty ones, and the sort's defaults: that is no filter, and
+    // the address is tidied to what it means (the API's query: a choice of several as one comma list).
+    const blank = "search=&number_type=mobile&number_type=&country_code=US&quantity_min=&quantity_max=&requested_from=";
+    const sent = await member.get(`/portal/orders?${blank}&requested_to=&sort_by=created_at&sort_order=asc&limit=`);
+    expect(sent.status).toBe(303);
+    expect(sent.headers.get("Location")).toBe("/portal/orders?number_type=mobile&country_code=US&sort_order=asc");
+    expect(await pageText(await member.get(sent.headers.get("Location")!), 200)).toContain(order.order_number);
+    const several = await member.get("/portal/orders?status=pending&status=cancelled&country_code=US&country_code=GB");
+    expect(several.headers.get("Location")).toBe("/portal/orders?status=pending%2Ccancelled&country_code=US%2CGB");
+    const tidy = await pageText(await member.get(several.headers.get("Location")!), 200);
+    expect(tidy).toContain(order.order_number);
+    expect(tidy).toContain(`<input type="checkbox" name="country_code" value="GB" checked=""/>GB</label>`);
     expect(await pageText(await member.get("/portal/orders?quantity_min=8"), 200)).not.toContain(order.order_number);
     expect(await pageText(await member.get("/portal/orders?search=tower&quantity_max=7"), 200)).toContain(order.order_number);
 
@@ -359,7 +370,9 @@ describe("numbers and verifications in the portal", () => {
       }),
       201,
     );
-    const listed = await pageText(await member.get("/portal/numbers?search=&status=&country_code=&number_type="), 200);
+    const blank = await member.get("/portal/numbers?search=&status=&country_code=&number_type=");
+    expect(blank.headers.get("Location")).toBe("/portal/numbers");
+    const listed = await pageText(await member.get("/portal/numbers"), 200);
     expect(listed).toContain(`<a href="/portal/numbers/${first.number_id}">${first.phone_number}</a>`);
     expect(listed).toContain(`<a href="/portal/numbers/${second.number_id}">${second.phone_number}</a>`);
     expect(listed).toContain('<span class="badge pending">pending</span>');
@@ -369,6 +382,9 @@ describe("numbers and verifications in the portal", () => {
     );
     expect(searched).toContain(second.phone_number);
     expect(searched).not.toContain(first.phone_number);
+    const active = await pageText(await member.get("/portal/numbers?status=active%2Csuspended"), 200);
+    expect(active).toContain(`<input type="checkbox" name="status" value="suspended" checked=""/>Suspended</label>`);
+    expect(active).toContain(second.phone_number);
     const refused = await pageText(await member.get("/portal/numbers?status=lost"), 400);
     expect(fieldError(refused, "status")).toMatch(/^Statuses has an invalid item &quot;lost&quot;/);
   });

@@ -4,8 +4,9 @@
 // refused (403) for any other role before anything is read (allowRoles). Every change is the operator API's own use
 // case, so the console keeps the same rules, says the same words and writes the same audit events.
 import type { Context } from "hono";
+import { auditNames } from "../audit/names.ts";
 import { operatorAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";
-import { AUDIT_TARGET_TYPES, listAuditEvents } from "../audit/store.ts";
+import { listAuditEvents } from "../audit/store.ts";
 import { catalogPairParams, requirementsBody, toRequirements } from "../catalog/schemas.ts";
 import { findCatalogPair, listCatalog } from "../catalog/store.ts";
 import { makeOrderable, removeRequirements, setRequirements, stopOrdering } from "../catalog/use-cases.ts";
@@ -41,11 +42,13 @@ import {
 } from "../stock/schemas.ts";
 import { listStock, stockSummary } from "../stock/store.ts";
 import { type ImportReport, importNumbers, removeNumber } from "../stock/use-cases.ts";
+import { AuditKindFilters, AuditLog, type TargetHref } from "../ui/audit-log.tsx";
 import { Badge, Confirmation, CsrfField, Notice, type NoticeText, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
+  type FilterPair,
   fieldMessages,
   listFilters,
   PairFilterFields,
@@ -88,11 +91,11 @@ function listWindow(c: C) {
 const STOCK = "/ops/stock";
 const STOCK_DONE: Record<string, string> = { removed: "The number is removed from the stock." };
 
-function StockFilters({ values, errors }: { values: Messages; errors: Messages }) {
+function StockFilters({ values, errors, pairs }: { values: Messages; errors: Messages; pairs: readonly FilterPair[] }) {
   return (
     <FilterForm action={STOCK} values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
-      <PairFilterFields values={values} errors={errors} />
+      <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <TextInput name="import_id" label="Import" value={values.import_id} error={errors.import_id} hint="An import's id" />
       <PerPageField values={values} errors={errors} />
     </FilterForm>
@@ -156,11 +159,13 @@ interface StockState {
 async function stockPage(c: C, state: StockState = {}, status = 200) {
   const page = { title: "Stock", section: "stock" };
   // After an import the page shows the whole stock; its own filters are the GET's.
-  const filters = listFilters(c, listStockQuery, page, StockFilters);
-  if ("refused" in filters) return filters.refused;
+  // The pairs in stock, which its filters offer.
+  const summary = await stockSummary(c.var.db);
+  const filters = listFilters(c, listStockQuery, page, (props) => <StockFilters {...props} pairs={summary} />);
+  if ("answer" in filters) return filters.answer;
   const { raw, query } = filters;
   const window = pageWindow(query.page, query.limit);
-  const [summary, list] = await Promise.all([stockSummary(c.var.db), listStock(c.var.db, toStockListQuery(query), window)]);
+  const list = await listStock(c.var.db, toStockListQuery(query), window);
   const meta = pageMeta(window, list.total);
   const changes = mayChange(c.var.operator, FULFILMENT);
   const total = summary.reduce((sum, pair) => sum + pair.count, 0);
@@ -207,7 +212,7 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
         </form>
       ) : null}
       <h2>Numbers</h2>
-      <StockFilters values={raw} errors={{}} />
+      <StockFilters values={raw} errors={{}} pairs={summary} />
       {list.rows.length === 0 ? (
         <div class="card empty">
           <p>No numbers in stock match.</p>
@@ -674,23 +679,15 @@ const AUDIT = "/ops/audit";
 function AuditFilters({ values, errors }: { values: Messages; errors: Messages }) {
   return (
     <FilterForm action={AUDIT} values={values}>
-      <TextInput name="actor" label="Actor" value={values.actor} error={errors.actor} hint="An e-mail, or token" />
       <TextInput
-        name="action"
-        label="Actions"
-        value={values.action}
-        error={errors.action}
-        hint="e.g. stock.imported,staff.changed"
+        name="actor"
+        label="Who"
+        value={values.actor}
+        error={errors.actor}
+        hint="An e-mail, or token for the admin token"
       />
-      <Select
-        name="target_type"
-        label="Target type"
-        value={values.target_type}
-        blank="Any"
-        options={AUDIT_TARGET_TYPES.map((type) => [type, words(type)] as const)}
-        error={errors.target_type}
-      />
-      <TextInput name="target_id" label="Target id" value={values.target_id} error={errors.target_id} />
+      <AuditKindFilters values={values} errors={errors} ofAccount={false} />
+      <TextInput name="target_id" label="Its id" value={values.target_id} error={errors.target_id} />
       <TextInput name="customer_slug" label="Account" value={values.customer_slug} error={errors.customer_slug} hint="Its slug" />
       <TextInput name="from" label="From" type="date" value={values.from} error={errors.from} />
       <TextInput name="to" label="To" type="date" value={values.to} error={errors.to} />
@@ -699,13 +696,32 @@ function AuditFilters({ values, errors }: { values: Messages; errors: Messages }
   );
 }
 
+/** The console's page of what a change is about, where it has one. */
+const consoleHref: TargetHref = ({ type, id }) => {
+  switch (type) {
+    case "order":
+      return `/ops/orders/${id}`;
+    case "customer":
+      return `${ACCOUNTS}/${id}`;
+    case "kyc":
+      return `/ops/reviews/kyc/${id}`;
+    case "kyc_profile":
+      return `/ops/reviews/profiles/${id}`;
+    case "stock_import":
+      return `${STOCK}?import_id=${id}`;
+    default:
+      return undefined;
+  }
+};
+
 async function auditPage(c: C) {
   const page = { title: "Audit log", section: "audit" };
   const filters = listFilters(c, operatorAuditQuery, page, AuditFilters);
-  if ("refused" in filters) return filters.refused;
+  if ("answer" in filters) return filters.answer;
   const { raw, query } = filters;
   const window = pageWindow(query.page, query.limit);
   const { rows, total } = await listAuditEvents(c.var.db, toAuditListQuery(query), window);
+  const names = await auditNames(c.var.db, rows);
   const meta = pageMeta(window, total);
   const events = rows.map((row) => toAuditEvent(row));
   return renderPage(
@@ -720,38 +736,17 @@ async function auditPage(c: C) {
           <p>No events match.</p>
         </div>
       ) : (
-        <Table
-          label="Audit events"
-          rows={events}
-          columns={[
-            { label: "Time", cell: (event) => dateTime(event.created_at) },
-            {
-              label: "Actor",
-              cell: (event) => event.actor.email ?? (event.actor.id ? `${event.actor.type} ${event.actor.id}` : event.actor.type),
-            },
-            { label: "Action", cell: (event) => <code>{event.action}</code> },
-            {
-              label: "Target",
-              cell: (event) => (
-                <span class="wrap">
-                  {words(event.target.type)} <code>{event.target.id}</code>
-                </span>
-              ),
-            },
-            {
-              label: "Account",
-              cell: (event) =>
-                event.customer_slug ? (
-                  <a href={`/ops/accounts/${event.customer_slug}`}>{event.customer_slug}</a>
-                ) : (
-                  <span class="muted">—</span>
-                ),
-            },
-            {
-              label: "Changes",
-              cell: (event) => <code class="json">{JSON.stringify(event.changes)}</code>,
-            },
-          ]}
+        <AuditLog
+          events={events}
+          names={names}
+          hrefOf={consoleHref}
+          account={(event) =>
+            event.customer_slug ? (
+              <a href={`${ACCOUNTS}/${event.customer_slug}`}>{event.customer_slug}</a>
+            ) : (
+              <span class="muted">—</span>
+            )
+          }
         />
       )}
       <Pager meta={meta} noun="event" hrefOf={(n) => `${AUDIT}${withQuery(raw, { page: String(n) })}`} />

@@ -7,6 +7,7 @@
 // any other role before anything is read.
 
 import type { Context } from "hono";
+import { listOrderablePairs } from "../catalog/store.ts";
 import { pageWindow } from "../db/paging.ts";
 import { OPEN_ORDER_STATUSES, ORDER_STATUSES, type OrderRow, type OrderStatus } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -31,6 +32,7 @@ import { dateTime, plural, withQuery } from "../ui/format.ts";
 import {
   DayRangeFields,
   FilterForm,
+  type FilterPair,
   fieldMessages,
   listFilters,
   PairFilterFields,
@@ -66,12 +68,20 @@ function age(hours: number): string {
   return rest === 0 ? `${Math.floor(hours / 24)} d` : `${Math.floor(hours / 24)} d ${rest} h`;
 }
 
-function QueueFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
+function QueueFilters({
+  values,
+  errors,
+  pairs,
+}: {
+  values: Record<string, string>;
+  errors: Messages;
+  pairs: readonly FilterPair[];
+}) {
   return (
     <FilterForm action="/ops/queue" values={values}>
       {values.status ? <input type="hidden" name="status" value={values.status} /> : null}
       <TextInput name="customer_slug" label="Account" value={values.customer_slug} error={errors.customer_slug} hint="Its slug" />
-      <PairFilterFields values={values} errors={errors} />
+      <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <DayRangeFields name="requested" label="Requested" values={values} errors={errors} />
       <SortFields query={orderQueueQuery} values={values} errors={errors} />
       <PerPageField values={values} errors={errors} />
@@ -247,8 +257,11 @@ const fulfilmentOnly = allowRoles(FULFILMENT);
 
 export const queuePages = createRouter<ConsoleEnv>()
   .get("/queue", async (c) => {
-    const filters = listFilters(c, orderQueueQuery, { title: "Queue", section: SECTION }, QueueFilters);
-    if ("refused" in filters) return filters.refused;
+    const pairs = await listOrderablePairs(c.var.db);
+    const filters = listFilters(c, orderQueueQuery, { title: "Queue", section: SECTION }, (props) => (
+      <QueueFilters {...props} pairs={pairs} />
+    ));
+    if ("answer" in filters) return filters.answer;
     const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const { rows, total, statusCounts } = await listOrderQueue(c.var.db, toOrderQueueQuery(query), window);
@@ -260,7 +273,7 @@ export const queuePages = createRouter<ConsoleEnv>()
       <>
         <h1>Queue</h1>
         <QueueTabs query={raw} counts={statusCounts} filtered={query.status} />
-        <QueueFilters values={raw} errors={{}} />
+        <QueueFilters values={raw} errors={{}} pairs={pairs} />
         {rows.length === 0 ? (
           <div class="card empty">
             <p>No orders match. Change the filters or the status.</p>

@@ -45,7 +45,17 @@ import { COMPLIANCE } from "../staff/roles.ts";
 import { Badge, CsrfField, Notice, Pager, pageNotice, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, withQuery } from "../ui/format.ts";
-import { FilterForm, listFilters, PairFilterFields, PerPageField, readForm, Select, TextInput } from "../ui/forms.tsx";
+import {
+  FilterForm,
+  type FilterPair,
+  listFilters,
+  MultiChoice,
+  PairFilterFields,
+  PerPageField,
+  readForm,
+  Select,
+  TextInput,
+} from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { mayChange } from "./roles.ts";
 
@@ -73,15 +83,24 @@ function hrefOf(kind: SubjectKind, id: string): string {
 /** A document's bytes, for compliance and admin. */
 const documentHref = (document: DocumentRow) => `/ops/documents/${withPrefix("doc", document.id)}`;
 
-function ReviewFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
+function ReviewFilters({
+  values,
+  errors,
+  pairs,
+}: {
+  values: Record<string, string>;
+  errors: Messages;
+  pairs: readonly FilterPair[];
+}) {
   return (
     <FilterForm action={REVIEWS} values={values}>
-      <TextInput
+      <MultiChoice
         name="status"
         label="Statuses"
         value={values.status}
         error={errors.status}
-        hint={`e.g. ${KYC_STATUSES.join(",")}; empty: awaiting review`}
+        options={KYC_STATUSES.map((status) => [status, capitalised(status)] as const)}
+        none="Awaiting review"
       />
       <Select
         name="subject_type"
@@ -98,7 +117,7 @@ function ReviewFilters({ values, errors }: { values: Record<string, string>; err
         error={errors.customer_slug}
         hint="The account's slug"
       />
-      <PairFilterFields values={values} errors={errors} />
+      <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <PerPageField values={values} errors={errors} />
     </FilterForm>
   );
@@ -477,8 +496,9 @@ function problemState(fields: Record<string, string>, posted: PostedReview, prob
 export const reviewPages = createRouter<ConsoleEnv>()
   .get("/reviews", async (c) => {
     const page = { title: "Reviews", section: SECTION };
-    const filters = listFilters(c, reviewQueueQuery, page, ReviewFilters);
-    if ("refused" in filters) return filters.refused;
+    const pairs = await listOrderablePairs(c.var.db);
+    const filters = listFilters(c, reviewQueueQuery, page, (props) => <ReviewFilters {...props} pairs={pairs} />);
+    if ("answer" in filters) return filters.answer;
     const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const { rows, total, statusCounts } = await listReviewQueue(c.var.db, toReviewQueueQuery(query), window);
@@ -497,7 +517,7 @@ export const reviewPages = createRouter<ConsoleEnv>()
           filtered={query.status}
           unfiltered={{ label: "Awaiting review", statuses: AWAITING_STATUSES }}
         />
-        <ReviewFilters values={raw} errors={{}} />
+        <ReviewFilters values={raw} errors={{}} pairs={pairs} />
         {rows.length === 0 ? (
           <div class="card empty">
             <p>Nothing matches: no verification awaits review here.</p>

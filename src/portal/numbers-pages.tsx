@@ -6,6 +6,7 @@
 // use case (src/kyc/use-cases.ts), judged by the API's schemas and upload reader, so the portal emits the same events,
 // keeps the same rules and says the same words.
 import type { Context } from "hono";
+import { listOrderablePairs } from "../catalog/store.ts";
 import { evaluatedNumber } from "../compliance/store.ts";
 import { pageWindow } from "../db/paging.ts";
 import { type DocumentRow, type KycRow, NUMBER_STATUSES, type NumberRow, type OrderRow } from "../db/schema.ts";
@@ -35,7 +36,7 @@ import {
 } from "../kyc/use-cases.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
-import { words } from "../lib/words.ts";
+import { capitalised, words } from "../lib/words.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers } from "../numbers/store.ts";
 import { Badge, Confirmation, CsrfField, FieldError, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
@@ -43,8 +44,10 @@ import { notFoundPage as notFoundInSection } from "../ui/error-page.tsx";
 import { date, plural, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
+  type FilterPair,
   fieldMessages,
   listFilters,
+  MultiChoice,
   PairFilterFields,
   PerPageField,
   parseIdField,
@@ -96,23 +99,25 @@ function NumberFilters({
   errors,
   profiles,
   orders,
+  pairs,
 }: {
   values: Record<string, string>;
   errors: Messages;
   profiles: ProfileChoices;
   orders: readonly OrderRow[];
+  pairs: readonly FilterPair[];
 }) {
   return (
     <FilterForm action="/portal/numbers" values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
-      <TextInput
+      <MultiChoice
         name="status"
         label="Statuses"
         value={values.status}
         error={errors.status}
-        hint={`e.g. ${NUMBER_STATUSES.join(",")}`}
+        options={NUMBER_STATUSES.map((status) => [status, capitalised(status)] as const)}
       />
-      <PairFilterFields values={values} errors={errors} />
+      <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <ProfileSelect
         name="kyc_profile_id"
         label="Profile"
@@ -151,17 +156,21 @@ interface SelectionState {
 async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
   const { db, visitor } = c.var;
   const choices = (values: Record<string, string>) =>
-    Promise.all([profileChoices(db, visitor.customer.id), orderChoices(db, visitor.customer.id, values.order_id)]);
+    Promise.all([
+      profileChoices(db, visitor.customer.id),
+      orderChoices(db, visitor.customer.id, values.order_id),
+      listOrderablePairs(db),
+    ]);
   const page = { title: "Numbers", section: "numbers" };
   // Filters that do not parse are shown again with the profiles and orders read then (an async component).
   const filters = listFilters(c, listNumbersQuery, page, async (props) => {
-    const [profiles, orders] = await choices(props.values);
-    return <NumberFilters {...props} profiles={profiles} orders={orders} />;
+    const [profiles, orders, pairs] = await choices(props.values);
+    return <NumberFilters {...props} profiles={profiles} orders={orders} pairs={pairs} />;
   });
-  if ("refused" in filters) return filters.refused;
+  if ("answer" in filters) return filters.answer;
   const { raw, query } = filters;
   const window = pageWindow(query.page, query.limit);
-  const [[profiles, orders], list] = await Promise.all([
+  const [[profiles, orders, pairs], list] = await Promise.all([
     choices(raw),
     listNumbers(db, visitor.customer.id, toNumberListQuery(query), window),
   ]);
@@ -178,7 +187,7 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
           {selection.refusal?.message ?? "Nothing was attached; the problem is shown beside its field."}
         </Notice>
       ) : null}
-      <NumberFilters values={raw} errors={{}} profiles={profiles} orders={orders} />
+      <NumberFilters values={raw} errors={{}} profiles={profiles} orders={orders} pairs={pairs} />
       {list.rows.length === 0 ? (
         <div class="card empty">
           <p>

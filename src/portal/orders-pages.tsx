@@ -42,6 +42,7 @@ import { date, dateTime, doneMessage, plural, withQuery } from "../ui/format.ts"
 import {
   DayRangeFields,
   FilterForm,
+  type FilterPair,
   fieldMessages,
   formInteger,
   listFilters,
@@ -63,12 +64,20 @@ type Messages = Record<string, string>;
 type FieldErrors = Record<string, string | readonly string[]>;
 
 /** The list's filters as a GET form: what the API's query takes, each problem beside its field. */
-function OrderFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
+function OrderFilters({
+  values,
+  errors,
+  pairs,
+}: {
+  values: Record<string, string>;
+  errors: Messages;
+  pairs: readonly FilterPair[];
+}) {
   return (
     <FilterForm action="/portal/orders" values={values}>
       {values.status ? <input type="hidden" name="status" value={values.status} /> : null}
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Order number or notes" />
-      <PairFilterFields values={values} errors={errors} />
+      <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <TextInput
         name="quantity_min"
         label="Quantity from"
@@ -466,8 +475,11 @@ async function visitorsOrder(c: Context<PortalEnv>): Promise<OrderRow | undefine
 export const orderPages = createRouter<PortalEnv>()
   .get("/orders", async (c) => {
     const visitor = c.var.visitor;
-    const filters = listFilters(c, listOrdersQuery, { title: "Orders", section: "orders" }, OrderFilters);
-    if ("refused" in filters) return filters.refused;
+    const pairs = await listOrderablePairs(c.var.db);
+    const filters = listFilters(c, listOrdersQuery, { title: "Orders", section: "orders" }, (props) => (
+      <OrderFilters {...props} pairs={pairs} />
+    ));
+    if ("answer" in filters) return filters.answer;
     const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const list = await listOrders(c.var.db, visitor.customer.id, toOrderListQuery(query), window);
@@ -489,7 +501,7 @@ export const orderPages = createRouter<PortalEnv>()
           counts={list.statusCounts}
           filtered={query.status}
         />
-        <OrderFilters values={raw} errors={{}} />
+        <OrderFilters values={raw} errors={{}} pairs={pairs} />
         {list.rows.length === 0 ? (
           <div class="card empty">
             <p>

@@ -49,6 +49,7 @@ import {
   FilterForm,
   fieldMessages,
   listFilters,
+  MultiChoice,
   PerPageField,
   parseIdField,
   readForm,
@@ -103,12 +104,12 @@ function ProfileFilters({ values, errors }: { values: Record<string, string>; er
   return (
     <FilterForm action={PROFILES} values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="A part of the name" />
-      <TextInput
+      <MultiChoice
         name="status"
         label="Statuses"
         value={values.status}
         error={errors.status}
-        hint={`e.g. ${KYC_STATUSES.join(",")}`}
+        options={KYC_STATUSES.map((status) => [status, capitalised(status)] as const)}
       />
       <Select
         name="type"
@@ -494,7 +495,7 @@ function pastedIds(text: string): { ids: string[] } | { error: string } {
 export const profilePages = createRouter<PortalEnv>()
   .get("/profiles", async (c) => {
     const filters = listFilters(c, listProfilesQuery, { title: "Profiles", section: "profiles" }, ProfileFilters);
-    if ("refused" in filters) return filters.refused;
+    if ("answer" in filters) return filters.answer;
     const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const list = await listProfiles(c.var.db, c.var.visitor.customer.id, toProfileListQuery(query), window);

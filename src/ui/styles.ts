@@ -44,7 +44,11 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 /* Positioned, so nothing absolutely placed inside (a visually hidden label) can reach past it and widen the page. */
 .table-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 10px; }
 table { border-collapse: collapse; width: 100%; font-size: .93rem; }
-th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
+th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+/* A table fits its page, at any width: a cell wraps at spaces first, and anywhere inside a long name, URL or id; a
+   header only at spaces, so a column is never narrower than its header's longest word. */
+td { overflow-wrap: anywhere; }
+.badge, td button, td .button { white-space: nowrap; }
 th { background: #eef1f4; font-weight: 600; }
 tr:last-child td { border-bottom: 0; }
 .badge { display: inline-block; padding: .1rem .55rem; border-radius: 999px; font-size: .8rem; font-weight: 600;
@@ -60,6 +64,13 @@ tr:last-child td { border-bottom: 0; }
 .filters { display: flex; flex-wrap: wrap; gap: .75rem; align-items: flex-start; margin-bottom: 1rem; }
 .filters .field { flex: 1 1 10rem; min-width: 10rem; }
 .filters .field input { min-width: 0; }
+/* A choice of several values: its legend is the field's label, its summary reads like a select, its options fold. */
+fieldset.multi { border: 0; margin: 0; padding: 0; min-width: 0; }
+fieldset.multi legend { font-weight: 600; font-size: .92rem; padding: 0; margin-bottom: .25rem; }
+details.choices > summary { cursor: pointer; padding: .5rem .6rem; border: 1px solid #aeb6bf; border-radius: 6px; background: #fff;
+  overflow-wrap: anywhere; }
+details.choices .options { display: grid; gap: .3rem; max-height: 14rem; overflow-y: auto; padding: .5rem .25rem; }
+details.choices .options input { width: auto; }
 /* Filters fold behind one control on small screens; on wider ones (where the browser can say so) they are always open. */
 details.fold { margin-bottom: 1rem; }
 details.fold > summary { cursor: pointer; font-weight: 600; padding: .5rem .9rem; border: 1px solid var(--line); border-radius: 6px;
@@ -86,8 +97,7 @@ dl.facts dd { margin: 0; }
   .table-wrap thead { position: absolute; left: 0; top: 0; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
   .table-wrap tr { background: var(--card); border: 1px solid var(--line); border-radius: 10px; margin-bottom: .75rem;
     padding: .35rem .75rem; }
-  .table-wrap td { display: grid; grid-template-columns: 7.5rem minmax(0, 1fr); gap: .5rem; border: 0; padding: .3rem 0;
-    white-space: normal; overflow-wrap: anywhere; }
+  .table-wrap td { display: grid; grid-template-columns: 7.5rem minmax(0, 1fr); gap: .5rem; border: 0; padding: .3rem 0; }
   .table-wrap td::before { content: attr(data-label); color: var(--muted); font-weight: 600; }
   /* The brand and sign-out on the first row, the sections on a full-width row under them. */
   header.top .who { margin-left: auto; }
@@ -122,7 +132,6 @@ ul.checklist > li { overflow-wrap: anywhere; }
 ul.checklist > li > ul { margin: .25rem 0 0; padding-left: 1.25rem; }
 ul.checklist > li.unmet > ul { color: #7a1c16; }
 ul.reasons { margin: .25rem 0 0; padding-left: 1.1rem; color: #7a1c16; white-space: normal; overflow-wrap: anywhere; }
-td ul.reasons { min-width: 12rem; max-width: 28rem; }
 .field-error ul { margin: .15rem 0 0; padding-left: 1.1rem; }
 .card-actions { margin-top: .9rem; }
 .selection { margin-top: .75rem; }
@@ -130,12 +139,10 @@ td ul.reasons { min-width: 12rem; max-width: 28rem; }
 .card.selection h2 { margin: 0; }
 ul.ids { margin: .25rem 0 .5rem; padding-left: 1.1rem; font-size: .88rem; overflow-wrap: anywhere; }
 .report h3 { font-size: 1rem; margin: .75rem 0 .5rem; }
-td .wrap { white-space: normal; display: inline-block; min-width: 14rem; }
-/* A value of any length (an audit event's changes) wraps anywhere, so its table fits the page. */
-td code.json { white-space: normal; }
 code { overflow-wrap: anywhere; }
+/* An audit event's changes, one a line. */
+ul.changes { margin: 0; padding: 0; list-style: none; display: grid; gap: .15rem; }
 tr.chosen td { background: #eef4ff; }
-@media (max-width: 600px) { td ul.reasons, td .wrap { min-width: 0; } }
 `;
 
 /** The pages' icon: a handset on the brand's ink, as SVG. */
