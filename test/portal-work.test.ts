@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { pdf } from "./files.ts";
 import {
   allocateNumbers,
+  bodyOf,
   call,
   callInIsolate,
   createCustomer,
@@ -624,3 +625,62 @@ async function problemNotFound(customer: TestCustomer, numberId: string) {
   expect(response.status).toBe(404);
   await response.text();
 }
+
+describe("a profile's numbers in the portal", () => {
+  const profilesPath = (customer: TestCustomer) => `/api/customers/${customer.slug}/kyc-profiles`;
+  const newProfile = async (customer: TestCustomer, name: string) =>
+    bodyOf<{ id: string }>(await customer.callJson("POST", profilesPath(customer), { name, ...INDIVIDUAL_ADDRESS }), 201);
+
+  it("attaches and detaches with a redirect to the profile, whose page shows the report once: phone numbers, what to click", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedIn(customer, "member");
+    const profile = await newProfile(customer, "Head office");
+    const elsewhere = await newProfile(customer, "Branch");
+    const [free, own, taken] = await allocateNumbers(customer, 3);
+    if (!free || !own || !taken) expect.fail("no numbers allocated");
+    await json(
+      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
+        param: { number_id: own.number_id },
+        json: INDIVIDUAL_ADDRESS,
+      }),
+      201,
+    );
+    await bodyOf(
+      await customer.callJson("POST", `${profilesPath(customer)}/${elsewhere.id}/numbers`, { number_ids: [taken.number_id] }),
+    );
+    const unknown = crypto.randomUUID();
+    const page = `/portal/profiles/${profile.id}`;
+
+    const attached = await member.post(`${page}/numbers`, {
+      number_ids: [free, own, taken].map((n) => `num_${n.number_id}`).join("\n") + `\nnum_${unknown}`,
+    });
+    expect(attached.status).toBe(303);
+    expect(attached.headers.get("Location")).toBe(page);
+    const report = await pageText(await member.follow(attached), 200);
+    expect(report).toContain("1 number attached · 0 already attached · 3 not attached");
+    expect(report).toContain("Not attached: Each has a verification of its own (1)");
+    expect(report).toContain("choose “Delete verification…” there");
+    expect(report).toContain("Not attached: Each is attached to another profile (1)");
+    expect(report).toContain("Not attached: No number of this account has these ids (1)");
+    for (const number of [free, own, taken]) {
+      expect(report).toContain(`<a href="/portal/numbers/${number.number_id}">${number.phone_number}</a>`);
+    }
+    // Numbers by phone number, the refused by what to click: no ids of known numbers, no API call to make.
+    expect(report).not.toContain(`num_${own.number_id}`);
+    expect(report).not.toContain("DELETE /v1");
+    expect(report).toContain(`<code>num_${unknown}</code>`);
+    // Shown once: the page again (a reload) shows the profile without it, and attaches nothing again.
+    expect(await pageText(await member.get(page), 200)).not.toContain("Attach report");
+    expect(await eventTypes(customer)).toEqual(expect.arrayContaining(["kyc_profile.numbers_attached"]));
+
+    const detached = await member.post(`${page}/numbers/detach`, { only: free.number_id });
+    expect(detached.headers.get("Location")).toBe(page);
+    const detachReport = await pageText(await member.follow(detached), 200);
+    expect(detachReport).toContain("1 number detached · 0 already detached · 0 not detached");
+
+    // From Numbers, too: the selection's report on the profile's page.
+    const fromNumbers = await member.post("/portal/numbers/attach", { profile_id: profile.id, number_ids: [free.number_id] });
+    expect(fromNumbers.headers.get("Location")).toBe(page);
+    expect(await pageText(await member.follow(fromNumbers), 200)).toContain("1 number attached · 0 already attached");
+  });
+});

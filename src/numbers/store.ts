@@ -105,6 +105,15 @@ export async function findOwnedNumber(db: Database, customerId: string, numberId
     .get();
 }
 
+/** The account's numbers among `ids` (another account's, or none, are left out): for a report that names them. */
+export async function findOwnedNumbers(db: Database, customerId: string, ids: readonly string[]): Promise<NumberRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(numbers)
+    .where(and(inJsonList(numbers.id, ids), eq(numbers.customerId, customerId)));
+}
+
 /** A number as the list shows it: its verification's status (its own, or its profile's) and its profile, if any. */
 export type NumberWithKyc = { number: NumberRow; kycStatus: KycStatus | null };
 

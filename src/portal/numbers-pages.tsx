@@ -76,8 +76,9 @@ import {
   StatusFacts,
   submittedAddress,
 } from "./kyc-parts.tsx";
+import { redirectWithReport } from "./numbers-report.tsx";
 import { OrderSelect, orderChoices } from "./order-choices.tsx";
-import { profileReportPage } from "./profiles-pages.tsx";
+import { profileHref } from "./profiles-pages.tsx";
 
 type Messages = Record<string, string>;
 
@@ -499,7 +500,7 @@ export const numberPages = createRouter<PortalEnv>()
     const selection = { numberIds: numbers.data.number_ids ?? [] };
     const attached = await attachToProfile(workOf(c), c.var.visitor.customer.id, profile.id, selection);
     if (!attached.ok) return refused({}, attached.problem);
-    return profileReportPage(c, profile.id, { kind: "attach", report: attached.value });
+    return redirectWithReport(c, profileHref(profile.id), { profileId: profile.id, kind: "attach", report: attached.value });
   })
   .get("/numbers/:number_id", async (c) => {
     const number = await visitorsNumber(c);

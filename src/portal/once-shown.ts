@@ -1,17 +1,18 @@
-// A secret shown once after a redirect (a new API key, a webhook signing secret, an invitation link): the form's POST
-// seals it into a short-lived cookie of the page it redirects to, and that page shows it and drops the cookie. So a
-// reload neither creates a second key nor shows the first again, and the secret is never in a URL. The seal's key is
-// derived from the session's id, which only the session cookie holds: the cookie is useless to any other session.
+// What a portal page shows once after the redirect its form's POST answers (src/ui/after-redirect.ts): a secret (a
+// new API key, a webhook signing secret, an invitation link), or a report of what an action did. The seal is keyed
+// by the session's id, which only the session cookie holds.
 import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { seal, sealingKey, unseal } from "../lib/sealing.ts";
+import { leaveAfterRedirect, type RedirectNote, takeAfterRedirect } from "../ui/after-redirect.ts";
 import type { Section } from "./frame.tsx";
 import { sessionCookie } from "./session-guard.tsx";
 
-/** One cookie per page that shows secrets: a secret waits only for the page its form leads to. */
-const cookieOf = (section: Section) => `vn_once_${section}`;
-/** Long enough for the redirect that follows; a secret not shown by then is gone. */
-const MAX_AGE_SECONDS = 60;
+/** The session's note for a page of `section`: one cookie per page that shows results. */
+export function portalNote(c: Context, section: Section): RedirectNote {
+  const secret = sessionCookie(c);
+  // Every portal page is behind the session guard, which found this cookie.
+  if (secret === undefined) throw new Error("a result is shown after a redirect only within a session");
+  return { cookie: `vn_once_${section}`, secret };
+}
 
 /** What the landing page shows: the secret with its label, and what happened. */
 export interface OnceShown {
@@ -20,29 +21,12 @@ export interface OnceShown {
   notice: string;
 }
 
-function keyOf(session: string): Promise<CryptoKey> {
-  return sealingKey(session, "portal", "once-shown-secret");
+/** Leaves `shown` for the next page of `section` (the caller then redirects). */
+export function showOnceAfterRedirect(c: Context, section: Section, shown: OnceShown): Promise<void> {
+  return leaveAfterRedirect(c, portalNote(c, section), shown);
 }
 
-/** Seals `shown` into the cookie the next page reads (the caller then redirects). */
-export async function showOnceAfterRedirect(c: Context, section: Section, shown: OnceShown): Promise<void> {
-  const session = sessionCookie(c);
-  if (session === undefined) throw new Error("a secret is shown once only within a session");
-  const sealed = await seal(JSON.stringify(shown), await keyOf(session));
-  setCookie(c, cookieOf(section), sealed, { prefix: "host", httpOnly: true, sameSite: "Strict", maxAge: MAX_AGE_SECONDS });
-}
-
-/** The secret the last POST left for this page to show, once: the cookie is dropped with this answer. */
-export async function takeShownOnce(c: Context, section: Section): Promise<OnceShown | undefined> {
-  const sealed = getCookie(c, cookieOf(section), "host");
-  if (sealed === undefined) return undefined;
-  deleteCookie(c, cookieOf(section), { prefix: "host", secure: true, path: "/" });
-  const session = sessionCookie(c);
-  if (session === undefined) return undefined;
-  try {
-    return JSON.parse(await unseal(sealed, await keyOf(session)));
-  } catch {
-    // Sealed for another session, or changed: nothing to show.
-    return undefined;
-  }
+/** The secret the last POST left for this page to show, once. */
+export function takeShownOnce(c: Context, section: Section): Promise<OnceShown | undefined> {
+  return takeAfterRedirect<OnceShown>(c, portalNote(c, section));
 }

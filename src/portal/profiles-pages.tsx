@@ -15,7 +15,6 @@ import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import type { NumbersReport } from "../kyc/profile-numbers.ts";
 import {
   createProfileBody,
   listProfilesQuery,
@@ -75,6 +74,7 @@ import {
   StatusFacts,
   submittedAddress,
 } from "./kyc-parts.tsx";
+import { NumbersReportCard, type ReportNote, redirectWithReport, takeReport } from "./numbers-report.tsx";
 import { ORDERS_OFFERED, OrderSelect, orderChoices } from "./order-choices.tsx";
 
 type Messages = Record<string, string>;
@@ -87,7 +87,9 @@ const MAX_PASTED = 1000;
 /** The attached numbers shown on a page of the profile. */
 const NUMBERS_PER_PAGE = 20;
 
-const hrefOf = (profileId: string) => `${PROFILES}/${withPrefix("kyp", profileId)}`;
+/** A profile's page. */
+export const profileHref = (profileId: string) => `${PROFILES}/${withPrefix("kyp", profileId)}`;
+const hrefOf = profileHref;
 const subjectOf = (profileId: string) => ({ kind: "profile" as const, profileId });
 
 /** What the profile's page says after its redirects. */
@@ -158,62 +160,13 @@ function newProfilePage(c: Context<PortalEnv>, form: FormState, status: 200 | 40
   );
 }
 
-/** A report of an attach or a detach, as the page that follows the form shows it. */
-interface ReportState {
-  kind: "attach" | "detach";
-  report: NumbersReport;
-}
-
-function IdList({ ids, summary }: { ids: readonly string[]; summary: string }) {
-  return ids.length === 0 ? null : (
-    <details open={ids.length <= 10}>
-      <summary>{summary}</summary>
-      <ul class="ids">
-        {ids.map((id) => (
-          <li>
-            <code>{withPrefix("num", id)}</code>
-          </li>
-        ))}
-      </ul>
-    </details>
-  );
-}
-
-/** What an attach or detach did to each number: changed, already so, or refused with the code and its words. */
-function NumbersReportCard({ kind, report }: ReportState) {
-  const [done, already] = kind === "attach" ? ["attached", "already attached"] : ["detached", "already detached"];
-  const title = kind === "attach" ? "Attach report" : "Detach report";
-  return (
-    <section class="card report" aria-label={title}>
-      <h2>{title}</h2>
-      <p>
-        {report.changed.length} {done} · {report.unchanged.length} {already} · {report.refused.length} refused
-      </p>
-      <IdList ids={report.changed} summary={`${capitalised(done)} (${report.changed.length})`} />
-      <IdList ids={report.unchanged} summary={`${capitalised(already)} (${report.unchanged.length})`} />
-      {report.refused.length > 0 ? (
-        <>
-          <h3>Refused ({report.refused.length})</h3>
-          <Table
-            label="Refused numbers"
-            rows={report.refused}
-            columns={[
-              { label: "Number", cell: (r) => <code>{r.numberId}</code> },
-              { label: "Detail", cell: (r) => <span class="wrap">{r.detail}</span> },
-            ]}
-          />
-        </>
-      ) : null}
-    </section>
-  );
-}
-
 interface ProfileState {
   upload?: FormState;
   paste?: FormState;
   order?: FormState;
   notice?: { kind: "error" | "success"; text: string };
-  report?: ReportState;
+  /** What the attach or detach just done did (left by its POST for this page). */
+  report?: ReportNote | undefined;
 }
 
 /** A positive page number from the query, else 1. */
@@ -256,7 +209,7 @@ async function profilePage(
         {kyc.name} <Badge status={kyc.status} />
       </h1>
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
-      {state.report ? <NumbersReportCard {...state.report} /> : null}
+      {state.report ? <NumbersReportCard note={state.report} href={href} /> : null}
       <div class="card">
         <StatusFacts kyc={kyc} documents={documents}>
           <dt>Profile id</dt>
@@ -275,7 +228,7 @@ async function profilePage(
         </div>
       </div>
 
-      <section class="work">
+      <section class="work" id="requirements">
         <h2>Requirements</h2>
         <ProfileEvaluation action={href} catalog={catalog} asked={askedPair} profile={{ verification: kyc, documents }} />
       </section>
@@ -379,12 +332,6 @@ async function profilePage(
     </>,
     status,
   );
-}
-
-/** The profile's page with the report of an attach or detach just done (the answer to its form: a report is not kept). */
-export async function profileReportPage(c: Context<PortalEnv>, profileId: string, report: ReportState) {
-  const found = await findProfile(c.var.db, c.var.visitor.customer.id, profileId);
-  return found ? profilePage(c, found, { report }) : profileNotFound(c);
 }
 
 function profileNotFound(c: Context<PortalEnv>, what = "Profile") {
@@ -551,7 +498,7 @@ export const profilePages = createRouter<PortalEnv>()
   })
   .get("/profiles/:profile_id", async (c) => {
     const found = await visitorsProfile(c);
-    return found ? profilePage(c, found) : profileNotFound(c);
+    return found ? profilePage(c, found, { report: await takeReport(c, found.verification.id) }) : profileNotFound(c);
   })
   .get("/profiles/:profile_id/edit", async (c) => {
     const found = await visitorsProfile(c);
@@ -672,8 +619,7 @@ export const profilePages = createRouter<PortalEnv>()
       const state = "orderId" in selection ? { order: { values: form, errors: {} } } : { paste: { values: form, errors: {} } };
       return problemPage(c, found, attached.problem, state);
     }
-    // The profile as it is now (its number count changed).
-    return profileReportPage(c, profileId, { kind: "attach", report: attached.value });
+    return redirectWithReport(c, hrefOf(profileId), { profileId, kind: "attach", report: attached.value });
   })
   .post("/profiles/:profile_id/numbers/detach", async (c) => {
     const found = await visitorsProfile(c);
@@ -691,5 +637,5 @@ export const profilePages = createRouter<PortalEnv>()
       numberIds: parsed.data.number_ids ?? [],
     });
     if (!detached.ok) return problemPage(c, found, detached.problem);
-    return profileReportPage(c, profileId, { kind: "detach", report: detached.value });
+    return redirectWithReport(c, hrefOf(profileId), { profileId, kind: "detach", report: detached.value });
   });

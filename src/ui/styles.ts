@@ -138,6 +138,8 @@ ul.reasons { margin: .25rem 0 0; padding-left: 1.1rem; color: #7a1c16; white-spa
 .card.selection { display: grid; gap: .6rem; }
 .card.selection h2 { margin: 0; }
 ul.ids { margin: .25rem 0 .5rem; padding-left: 1.1rem; font-size: .88rem; overflow-wrap: anywhere; }
+/* A report's numbers: in columns on a wide screen, one a line on a phone. */
+ul.numbers { margin: .25rem 0 .75rem; padding-left: 1.1rem; columns: 11rem; overflow-wrap: anywhere; }
 .report h3 { font-size: 1rem; margin: .75rem 0 .5rem; }
 code { overflow-wrap: anywhere; }
 /* An audit event's changes, one a line. */
