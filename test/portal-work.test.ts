@@ -1,19 +1,23 @@
 // The portal's work pages (orders, numbers, verifications) inside the workers pool: each page for a signed-in member,
 // and every change made through a form checked through the API, with the same events.
 import { describe, expect, it, vi } from "vitest";
+import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { pdf } from "./files.ts";
 import {
   allocateNumbers,
   bodyOf,
   call,
   callInIsolate,
+  callJson,
   createCustomer,
   createWebhookEndpoint,
+  expectStatus,
   INDIVIDUAL_ADDRESS,
   json,
   makeOrderable,
   operator,
   type TestCustomer,
+  uniquePhoneNumber,
 } from "./helpers.ts";
 import { receivedRequests } from "./outbound-fetch.ts";
 import { pageText, SAME_ORIGIN, signedIn } from "./portal.ts";
@@ -463,8 +467,17 @@ describe("numbers and verifications in the portal", () => {
     );
     await json(await review({ status: "rejected", rejection_reason: "The address is unreadable" }), 200);
     const rejected = await pageText(await member.get(path), 200);
-    expect(rejected).toContain("<dt>Rejection reason</dt><dd>The address is unreadable</dd>");
-    expect(rejected).toContain(`href="${path}/address/edit"`);
+    // The page leads with what to fix, said once; the way forward is the primary button, resubmitting unchanged is not.
+    const fixes = /<section class="card fixes" aria-label="What to fix">([\s\S]*?)<\/section>/.exec(rejected)?.[1] ?? "";
+    expect(rejected.indexOf('aria-label="What to fix"')).toBeLessThan(rejected.indexOf('<dl class="facts">'));
+    expect(fixes).toContain("The reviewer rejected this verification: The address is unreadable");
+    expect(fixes).toContain(`<a class="button" href="${path}/address/edit">Amend the address</a>`);
+    expect(fixes).toContain('<button type="submit" class="secondary">Resubmit unchanged</button>');
+    expect(rejected).not.toContain("<dt>Rejection reason</dt>");
+    expect(rejected.match(/<button type="submit">/g) ?? []).toEqual([
+      '<button type="submit">', // sign-out
+      '<button type="submit">', // the upload's
+    ]);
 
     const emptied = await pageText(await member.post(`${path}/address/edit`, { ...business, company_name: "" }), 400);
     expect(fieldError(emptied, "company_name")).toBe("Company name must not be empty");
@@ -476,6 +489,50 @@ describe("numbers and verifications in the portal", () => {
       company_name: "Acme",
       address: { postal_code: "94110" },
     });
+  });
+
+  it("says once whether the number's country and type need a verification: at the top, with the checklist only when they do", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedIn(customer, "member");
+    const [free] = await allocateNumbers(customer);
+    if (!free) expect.fail("no number allocated");
+    const page = await pageText(await member.get(`/portal/numbers/${free.number_id}`), 200);
+    expect(page.match(/need no verification/g)).toHaveLength(1);
+    expect(page).toContain("Numbers of US mobile need no verification: you may still submit the address");
+    expect(page).not.toContain("not verified yet");
+    expect(page).not.toContain("<h2>Requirements</h2>");
+
+    const numberType = `rq${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
+    await makeOrderable("DE", numberType);
+    await expectStatus(
+      await callJson(
+        "PUT",
+        `/admin/catalog/DE/${numberType}/requirements`,
+        { verification_types: ["individual"], address_in_country: true, fields: {}, documents: [] },
+        { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      ),
+      200,
+    );
+    const order = await json(
+      await customer.account.orders.$post({
+        param: { customer_slug: customer.slug },
+        json: { number_type: numberType, country_code: "DE", quantity: 1 },
+      }),
+      201,
+    );
+    const [required] = (
+      await json(
+        await operator.admin.orders[":order_id"].numbers.$post({
+          param: { order_id: order.order_id },
+          json: { phone_numbers: [uniquePhoneNumber()] },
+        }),
+        201,
+      )
+    ).numbers;
+    const needed = await pageText(await member.get(`/portal/numbers/${required!.number_id}`), 200);
+    expect(needed).toContain(`This number is not verified yet, and numbers of DE ${numberType} need a verification`);
+    expect(needed).toContain("<h2>Requirements</h2>");
+    expect(needed).not.toContain("need no verification");
   });
 
   it("refuses an upload to a locked verification before reading its body, as the API does", async () => {

@@ -71,7 +71,7 @@ import {
   type ProfileChoices,
   ProfileSelect,
   profileChoices,
-  ResubmitForm,
+  RejectionFixes,
   receiveUpload,
   StatusFacts,
   submittedAddress,
@@ -294,16 +294,26 @@ async function verificationPage(
         {number.phoneNumber} <Badge status={number.status} />
       </h1>
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
+      {/* Whether its numbers need a verification is said once, here: the checklist below is only for those that do. */}
+      {evaluation && !evaluation.kyc_required ? (
+        <p class="muted">
+          Numbers of {evaluation.country_code} {words(evaluation.number_type)} need no verification
+          {found ? "." : ": you may still submit the address it is used at, or attach it to a profile."}
+        </p>
+      ) : null}
       {found?.attachment ? (
         <ProfileVerification number={number} kyc={found.verification} documents={found.documents} attachment={found.attachment} />
       ) : found ? (
         <Verification c={c} number={number} kyc={found.verification} documents={found.documents} upload={state.upload} />
       ) : (
         <>
-          <p>
-            This number is not verified yet: submit the address it is used at, then upload the supporting documents. Or attach it
-            to a <a href="/portal/profiles">profile</a> that is verified once for many numbers.
-          </p>
+          {evaluation?.kyc_required ? (
+            <p>
+              This number is not verified yet, and numbers of {evaluation.country_code} {words(evaluation.number_type)} need a
+              verification: submit the address it is used at, then upload the documents that prove it. Or attach it to a{" "}
+              <a href="/portal/profiles">profile</a> that is verified once for many numbers.
+            </p>
+          ) : null}
           <h2>Submit the address</h2>
           <form method="post" action={`/portal/numbers/${number.id}/address`} class="stack card" novalidate>
             <CsrfField token={visitor.csrfToken} />
@@ -314,8 +324,8 @@ async function verificationPage(
           </form>
         </>
       )}
-      {evaluation ? (
-        <section class="work">
+      {evaluation?.kyc_required ? (
+        <section class="work" id="requirements">
           <h2>Requirements</h2>
           <EvaluationChecklist evaluation={evaluation} />
         </section>
@@ -396,18 +406,22 @@ function Verification({
   const deletable = verificationDeletable(kyc);
   return (
     <>
+      <RejectionFixes
+        kyc={kyc}
+        documents={documents}
+        href={href}
+        amend={addressAmendable(kyc, Date.now()) ? `${href}/address/edit` : undefined}
+        token={token}
+      />
       <div class="card">
-        <StatusFacts kyc={kyc} documents={documents}>
+        <StatusFacts kyc={kyc} documents={documents} reasonsAbove={kyc.status === "rejected"}>
           <NumberIdFact number={number} />
         </StatusFacts>
-        {kyc.status === "rejected" || deletable ? (
+        {deletable ? (
           <div class="actions card-actions">
-            <ResubmitForm href={href} kyc={kyc} token={token} />
-            {deletable ? (
-              <a class="button secondary" href={`${href}/verification/delete`}>
-                Delete verification…
-              </a>
-            ) : null}
+            <a class="button secondary" href={`${href}/verification/delete`}>
+              Delete verification…
+            </a>
           </div>
         ) : null}
       </div>

@@ -69,7 +69,7 @@ import {
   documentDeletePage,
   type FormState,
   ProfileEvaluation,
-  ResubmitForm,
+  RejectionFixes,
   receiveUpload,
   StatusFacts,
   submittedAddress,
@@ -210,8 +210,15 @@ async function profilePage(
       </h1>
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
       {state.report ? <NumbersReportCard note={state.report} href={href} /> : null}
+      <RejectionFixes
+        kyc={kyc}
+        documents={documents}
+        href={href}
+        amend={addressAmendable(kyc, Date.now()) ? `${href}/edit` : undefined}
+        token={token}
+      />
       <div class="card">
-        <StatusFacts kyc={kyc} documents={documents}>
+        <StatusFacts kyc={kyc} documents={documents} reasonsAbove={kyc.status === "rejected"}>
           <dt>Profile id</dt>
           <dd>
             <code>{id}</code>
@@ -220,7 +227,6 @@ async function profilePage(
           <dd>{found.numberCount}</dd>
         </StatusFacts>
         <div class="actions card-actions">
-          <ResubmitForm href={href} kyc={kyc} token={token} />
           <a class="button secondary" href={`${href}/edit`}>
             {addressAmendable(kyc, Date.now()) ? "Rename or amend…" : "Rename…"}
           </a>
