@@ -6368,7 +6368,7 @@ export interface operations {
                     expiration_date?: string;
                     /**
                      * Format: binary
-                     * @description PDF, JPG/JPEG or PNG, at most 10 MiB (10,485,760 bytes); images at least 300 DPI when they state a resolution.
+                     * @description PDF, JPEG or PNG, at most 10 MiB; an image at least 300 DPI when it states a resolution. At most 10,485,760 bytes; a JPEG's name ends in .jpg or .jpeg.
                      */
                     file: string;
                 };
@@ -7624,7 +7624,7 @@ export interface operations {
                     expiration_date?: string;
                     /**
                      * Format: binary
-                     * @description PDF, JPG/JPEG or PNG, at most 10 MiB (10,485,760 bytes); images at least 300 DPI when they state a resolution.
+                     * @description PDF, JPEG or PNG, at most 10 MiB; an image at least 300 DPI when it states a resolution. At most 10,485,760 bytes; a JPEG's name ends in .jpg or .jpeg.
                      */
                     file: string;
                 };

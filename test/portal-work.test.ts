@@ -2,7 +2,7 @@
 // and every change made through a form checked through the API, with the same events.
 import { describe, expect, it, vi } from "vitest";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { pdf } from "./files.ts";
+import { pdf, png, ppm } from "./files.ts";
 import {
   allocateNumbers,
   bodyOf,
@@ -607,8 +607,23 @@ describe("numbers and verifications in the portal", () => {
       ),
       400,
     );
-    expect(fieldError(notPdf, "file")).toMatch(/^File .+/);
+    // A refusal that is a sentence of its own reads alone, not after the label ("File The file…").
+    expect(fieldError(notPdf, "file")).toMatch(/^The file/);
     expect(notPdf).toContain('<option value="other" selected="">Other</option>');
+    // The hint says the whole rule, 300 DPI too; an image under it is refused in those words.
+    expect(notPdf).toContain(
+      '<p class="hint muted" id="file-hint">PDF, JPEG or PNG, at most 10 MiB; an image at least 300 DPI when it states a resolution</p>',
+    );
+    const blurred = await pageText(
+      await member.postMultipart(
+        `${path}/documents`,
+        uploadForm(new File([png({ x: ppm(72), y: ppm(72), unit: 1 })], "scan.png"), { document_type: "identity" }),
+      ),
+      400,
+    );
+    expect(fieldError(blurred, "file")).toBe(
+      "The image states 72x72 DPI; scanned documents need at least 300 DPI on every axis they state",
+    );
     expect((await apiVerification(customer, number.number_id)).documents).toEqual([]);
 
     const uploaded = await member.postMultipart(

@@ -11,8 +11,8 @@ import type { Evaluation, RejectionReason, Requirements, VerificationField } fro
 import type { Database } from "../db/client.ts";
 import { type CatalogRow, DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
-import { MAX_FILE_SIZE } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
+import { UPLOAD_RULE } from "../kyc/schemas.ts";
 import { documentDeletable, listProfileNames, type Subject, uploadRefusal } from "../kyc/store.ts";
 import { readUpload } from "../kyc/upload.ts";
 import { deleteDocument, uploadDocument, uploadTarget } from "../kyc/use-cases.ts";
@@ -345,7 +345,7 @@ function UploadForm({ action, token, state }: { action: string; token: string; s
     <form method="post" action={action} enctype="multipart/form-data" class="stack card" novalidate>
       {/* First: the guard reads this part alone before the file (src/portal/session-guard.tsx). */}
       <CsrfField token={token} />
-      <TextInput name="file" label="File" type="file" error={errors.file} hint={`PDF, JPEG or PNG, at most ${MAX_FILE_SIZE}`} />
+      <TextInput name="file" label="File" type="file" error={errors.file} hint={UPLOAD_RULE} />
       <Select
         name="document_type"
         label="Document type"

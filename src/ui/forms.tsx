@@ -128,7 +128,15 @@ function controlAttributes({ name, id = name, error, hint }: FieldProps) {
   };
 }
 
-/** What follows a control: its hint, then its error (the label first: "Quantity must be at least 1"). */
+/**
+ * A field's error as it reads beside the field: a schema's words are what the field must be, after its label
+ * ("Quantity must be at least 1"); a refusal that is a sentence of its own ("The image states 72 DPI; …") reads alone.
+ */
+function errorBeside(label: string, error: string): string {
+  return /^[A-Z]/.test(error) ? error : `${label} ${error}`;
+}
+
+/** What follows a control: its hint, then its error (errorBeside). */
 function HintAndError({
   id,
   label,
@@ -148,7 +156,7 @@ function HintAndError({
         </p>
       ) : null}
       {typeof error === "string" || error === undefined ? (
-        <FieldError id={`${id}-error`} message={error && `${label} ${error}`} />
+        <FieldError id={`${id}-error`} message={error && errorBeside(label, error)} />
       ) : error.length > 0 ? (
         <div class="field-error" id={`${id}-error`}>
           <p class="field-error">{label}:</p>
