@@ -268,9 +268,28 @@ export function Select(
   );
 }
 
-/** A group of checkboxes under one legend, its error after the group, named by the group's aria-describedby. */
-export function Checkboxes(props: FieldProps & { values: readonly string[]; options: readonly (readonly [string, string])[] }) {
-  const { name, id = name, label, error, hint, values, options } = props;
+/** Checkboxes' choices: [value, what its label says]. */
+type CheckOptions = readonly (readonly [string, Child])[];
+
+/**
+ * A group of checkboxes under one legend (its choices in labelled groups of their own, with `groups`), its hint and
+ * error after the group, named by the group's aria-describedby.
+ */
+export function Checkboxes(
+  props: FieldProps & {
+    values: readonly string[];
+    options?: CheckOptions;
+    groups?: readonly { label: string; options: CheckOptions }[];
+  },
+) {
+  const { name, id = name, label, error, hint, values, options = [], groups } = props;
+  const boxes = (list: CheckOptions) =>
+    list.map(([value, text]) => (
+      <label class="check">
+        <input type="checkbox" name={name} value={value} checked={values.includes(value)} />
+        <span>{text}</span>
+      </label>
+    ));
   return (
     <fieldset
       class="checks"
@@ -279,12 +298,14 @@ export function Checkboxes(props: FieldProps & { values: readonly string[]; opti
       aria-describedby={describedBy(id, error, hint)}
     >
       <legend>{label}</legend>
-      {options.map(([value, text]) => (
-        <label class="check">
-          <input type="checkbox" name={name} value={value} checked={values.includes(value)} />
-          {text}
-        </label>
-      ))}
+      {groups
+        ? groups.map((group) => (
+            <fieldset class="checks group">
+              <legend>{group.label}</legend>
+              {boxes(group.options)}
+            </fieldset>
+          ))
+        : boxes(options)}
       <HintAndError id={id} label={label} hint={hint} error={error} />
     </fieldset>
   );

@@ -112,6 +112,9 @@ td .actions select { width: auto; }
 fieldset.checks { border: 1px solid var(--line); border-radius: 8px; display: grid; gap: .35rem; }
 fieldset.checks input, label.check input { width: auto; }
 fieldset.checks legend { font-weight: 600; font-size: .92rem; }
+fieldset.checks.group { border: 0; padding: 0; margin: .25rem 0 0; }
+fieldset.checks.group legend { font-size: .88rem; color: var(--muted); }
+fieldset:disabled { opacity: .55; }
 ul.choices { list-style: none; padding: 0; display: grid; gap: .5rem; }
 ul.choices button { width: 100%; text-align: left; }
 header.top .who .slug { color: #aeb6bf; }
