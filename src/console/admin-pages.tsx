@@ -737,6 +737,7 @@ async function auditPage(c: C) {
         </div>
       ) : (
         <AuditLog
+          label="Audit events"
           events={events}
           names={names}
           hrefOf={consoleHref}

@@ -66,7 +66,7 @@ export const activityPages = createRouter<PortalEnv>()
             <p>Nothing matches: clear the filters.</p>
           </div>
         ) : (
-          <AuditLog events={events} names={names} hrefOf={portalHref} />
+          <AuditLog label="Activity" events={events} names={names} hrefOf={portalHref} />
         )}
         <Pager
           meta={pageMeta(window, list.total)}

@@ -234,11 +234,13 @@ function Target({ event, names, hrefOf }: { event: AuditEvent; names: AuditNames
  * the console's, adds the account a change is about.
  */
 export function AuditLog({
+  label,
   events,
   names,
   hrefOf,
   account,
 }: {
+  label: string;
   events: readonly AuditEvent[];
   names: AuditNames;
   hrefOf: TargetHref;
@@ -252,7 +254,7 @@ export function AuditLog({
     ...(account ? [{ label: "Account", cell: account }] : []),
     { label: "Changes", cell: (event) => <ChangeLines changes={event.changes} /> },
   ];
-  return <Table label="Activity" rows={events} columns={columns} />;
+  return <Table label={label} rows={events} columns={columns} />;
 }
 
 /**

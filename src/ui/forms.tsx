@@ -356,7 +356,7 @@ export function SortFields({
       />
       <Select
         name="sort_order"
-        label="Order"
+        label="Sort order"
         value={values.sort_order ?? sortOrder.def.defaultValue}
         options={sortOrder.unwrap().options.map((order) => [order, SORT_ORDER_LABELS[order] ?? order] as const)}
         error={errors.sort_order}

@@ -45,9 +45,11 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .table-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 10px; }
 table { border-collapse: collapse; width: 100%; font-size: .93rem; }
 th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
-/* A table fits its page, at any width: a cell wraps at spaces first, and anywhere inside a long name, URL or id; a
-   header only at spaces, so a column is never narrower than its header's longest word. */
-td { overflow-wrap: anywhere; }
+/* A table fits its page, at any width: a cell wraps at spaces, keeping its words whole, so a column is never narrower
+   than its longest word or its header's; a cell with a long word (a file name, an e-mail, a URL: components.tsx) breaks
+   anywhere in it. */
+td { overflow-wrap: break-word; }
+td.long { overflow-wrap: anywhere; }
 .badge, td button, td .button { white-space: nowrap; }
 th { background: #eef1f4; font-weight: 600; }
 tr:last-child td { border-bottom: 0; }

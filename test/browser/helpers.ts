@@ -73,6 +73,38 @@ export async function overflow(page: Page): Promise<number> {
   return (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
 }
 
+/**
+ * The page's table cells that are cut or hidden: past their table's visible box or the viewport's right edge (a column
+ * pushed out of sight), with content wider than the cell, or a table that scrolls sideways; as "table: column". Empty
+ * when every table fits.
+ */
+export async function cutCells(page: Page): Promise<string[]> {
+  return (await page.evaluate(`[...document.querySelectorAll(".table-wrap")].flatMap((wrap) => {
+    const label = wrap.querySelector("table")?.getAttribute("aria-label") ?? "a table";
+    const box = wrap.getBoundingClientRect();
+    const right = Math.min(box.right, window.innerWidth) + 0.5;
+    const cut = wrap.scrollWidth > wrap.clientWidth + 1 ? [label + ": scrolls sideways"] : [];
+    for (const cell of wrap.querySelectorAll("td")) {
+      const r = cell.getBoundingClientRect();
+      const inner = cell.firstElementChild;
+      const overflows = inner !== null && inner.scrollWidth > inner.clientWidth + 1;
+      if (r.right > right || r.left < box.left - 0.5 || overflows) cut.push(label + ": " + cell.dataset.label);
+    }
+    return [...new Set(cut)];
+  })`)) as string[];
+}
+
+/** The tables of the page as it is, at 1280 and at 375 px wide (one load, laid out at both): what is cut, by width. */
+export async function cutAtBothWidths(page: Page): Promise<{ 1280: string[]; 375: string[] }> {
+  const viewport = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.setViewportSize({ width: 1280, height: viewport.height });
+  const wide = await cutCells(page);
+  await page.setViewportSize({ width: 375, height: viewport.height });
+  const narrow = [...(await cutCells(page)), ...((await overflow(page)) > 0 ? ["the page scrolls sideways"] : [])];
+  await page.setViewportSize(viewport);
+  return { 1280: wide, 375: narrow };
+}
+
 /** A typed client of the whole API at the harness's address, sending `headers` with every request. */
 function apiClient(base: string, headers: Record<string, string>) {
   return hc<AppType>(base, { headers });
