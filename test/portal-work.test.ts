@@ -724,7 +724,7 @@ describe("a profile's numbers in the portal", () => {
     const page = `/portal/profiles/${profile.id}`;
 
     const attached = await member.post(`${page}/numbers`, {
-      number_ids: [free, own, taken].map((n) => `num_${n.number_id}`).join("\n") + `\nnum_${unknown}`,
+      number_ids: [...[free, own, taken].map((n) => `num_${n.number_id}`), `num_${unknown}`].join("\n"),
     });
     expect(attached.status).toBe(303);
     expect(attached.headers.get("Location")).toBe(page);

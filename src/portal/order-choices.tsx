@@ -32,7 +32,7 @@ export async function orderChoices(db: Database, customerId: string, chosen?: st
 }
 
 /** An order in a choice: "#000123 · US mobile · 3 numbers". */
-export function orderChoiceLabel(order: OrderRow): string {
+function orderChoiceLabel(order: OrderRow): string {
   return `${formatOrderNumber(order.orderSeq)} · ${order.countryCode} ${words(order.numberType)} · ${plural(order.fulfilledQuantity, "number")}`;
 }
 

@@ -403,7 +403,7 @@ export function DayRangeFields({
 }
 
 /** The comma list a filter's value holds (as the API's queries take them): its items, trimmed, blanks dropped. */
-export function listValues(value: string | undefined): string[] {
+function listValues(value: string | undefined): string[] {
   return (value ?? "")
     .split(",")
     .map((item) => item.trim())

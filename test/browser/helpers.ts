@@ -78,7 +78,7 @@ export async function overflow(page: Page): Promise<number> {
  * pushed out of sight), with content wider than the cell, or a table that scrolls sideways; as "table: column". Empty
  * when every table fits.
  */
-export async function cutCells(page: Page): Promise<string[]> {
+async function cutCells(page: Page): Promise<string[]> {
   return (await page.evaluate(`[...document.querySelectorAll(".table-wrap")].flatMap((wrap) => {
     const label = wrap.querySelector("table")?.getAttribute("aria-label") ?? "a table";
     const box = wrap.getBoundingClientRect();
