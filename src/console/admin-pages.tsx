@@ -48,10 +48,10 @@ import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
-  type FilterPair,
   fieldMessages,
   listFilters,
   PairFilterFields,
+  type PairFilterProps,
   PerPageField,
   problemFields,
   readForm,
@@ -91,7 +91,7 @@ function listWindow(c: C) {
 const STOCK = "/ops/stock";
 const STOCK_DONE: Record<string, string> = { removed: "The number is removed from the stock." };
 
-function StockFilters({ values, errors, pairs }: { values: Messages; errors: Messages; pairs: readonly FilterPair[] }) {
+function StockFilters({ values, errors, pairs }: PairFilterProps) {
   return (
     <FilterForm action={STOCK} values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />

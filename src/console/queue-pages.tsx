@@ -32,10 +32,10 @@ import { dateTime, plural, withQuery } from "../ui/format.ts";
 import {
   DayRangeFields,
   FilterForm,
-  type FilterPair,
   fieldMessages,
   listFilters,
   PairFilterFields,
+  type PairFilterProps,
   PerPageField,
   problemFields,
   readForm,
@@ -68,15 +68,7 @@ function age(hours: number): string {
   return rest === 0 ? `${Math.floor(hours / 24)} d` : `${Math.floor(hours / 24)} d ${rest} h`;
 }
 
-function QueueFilters({
-  values,
-  errors,
-  pairs,
-}: {
-  values: Record<string, string>;
-  errors: Messages;
-  pairs: readonly FilterPair[];
-}) {
+function QueueFilters({ values, errors, pairs }: PairFilterProps) {
   return (
     <FilterForm action="/ops/queue" values={values}>
       {values.status ? <input type="hidden" name="status" value={values.status} /> : null}

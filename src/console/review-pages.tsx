@@ -47,10 +47,10 @@ import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
-  type FilterPair,
   listFilters,
   MultiChoice,
   PairFilterFields,
+  type PairFilterProps,
   PerPageField,
   readForm,
   Select,
@@ -83,15 +83,7 @@ function hrefOf(kind: SubjectKind, id: string): string {
 /** A document's bytes, for compliance and admin. */
 const documentHref = (document: DocumentRow) => `/ops/documents/${withPrefix("doc", document.id)}`;
 
-function ReviewFilters({
-  values,
-  errors,
-  pairs,
-}: {
-  values: Record<string, string>;
-  errors: Messages;
-  pairs: readonly FilterPair[];
-}) {
+function ReviewFilters({ values, errors, pairs }: PairFilterProps) {
   return (
     <FilterForm action={REVIEWS} values={values}>
       <MultiChoice

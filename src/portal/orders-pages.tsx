@@ -42,11 +42,11 @@ import { date, dateTime, doneMessage, plural, withQuery } from "../ui/format.ts"
 import {
   DayRangeFields,
   FilterForm,
-  type FilterPair,
   fieldMessages,
   formInteger,
   listFilters,
   PairFilterFields,
+  type PairFilterProps,
   PerPageField,
   problemFieldLists,
   readForm,
@@ -59,20 +59,11 @@ import { OrderFacts } from "../ui/order-facts.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
 
-type Messages = Record<string, string>;
 /** A form's errors: one message a field, or several (each unmet requirement of a profile). */
 type FieldErrors = Record<string, string | readonly string[]>;
 
 /** The list's filters as a GET form: what the API's query takes, each problem beside its field. */
-function OrderFilters({
-  values,
-  errors,
-  pairs,
-}: {
-  values: Record<string, string>;
-  errors: Messages;
-  pairs: readonly FilterPair[];
-}) {
+function OrderFilters({ values, errors, pairs }: PairFilterProps) {
   return (
     <FilterForm action="/portal/orders" values={values}>
       {values.status ? <input type="hidden" name="status" value={values.status} /> : null}

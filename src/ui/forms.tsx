@@ -452,19 +452,20 @@ export interface FilterPair {
   numberType: string;
 }
 
+/** What a list's filters are drawn with: the values in use and each one's error. */
+export interface FilterProps {
+  values: Record<string, string>;
+  errors: Record<string, string>;
+}
+
+/** A list's filters that offer pairs (PairFilterFields). */
+export type PairFilterProps = FilterProps & { pairs: readonly FilterPair[] };
+
 /**
  * A list's filters by country and by number type: the countries of `pairs` by name, and their number types in words,
  * each a MultiChoice (the API's comma lists `country_code` and `number_type`).
  */
-export function PairFilterFields({
-  values,
-  errors,
-  pairs,
-}: {
-  values: Record<string, string>;
-  errors: Record<string, string>;
-  pairs: readonly FilterPair[];
-}) {
+export function PairFilterFields({ values, errors, pairs }: PairFilterProps) {
   const countries = [...new Set(pairs.map((pair) => pair.countryCode))]
     .map((code) => [code, `${countryName(code)} (${code})`] as const)
     .sort(([, a], [, b]) => a.localeCompare(b));
@@ -559,7 +560,7 @@ export function listFilters<S extends z.ZodType>(
   c: Context,
   schema: S,
   page: PageProps,
-  Filters: (props: { values: Record<string, string>; errors: Record<string, string> }) => Child,
+  Filters: (props: FilterProps) => Child,
 ): { raw: Record<string, string>; query: z.output<S> } | { answer: Response | Promise<Response> } {
   const raw = tidyQuery(c, schema);
   const tidy = new URLSearchParams(raw).toString();
