@@ -379,7 +379,7 @@ describe("Webhooks", () => {
     const owner = await signedIn(customer, "owner");
     const page = await pageText(await owner.get("/portal/settings/webhooks"), 200);
     expect(page).toContain(
-      '<input type="checkbox" name="event_types" value="order.cancelled"/><span>An order is cancelled <code class="muted">order.cancelled</code></span>',
+      '<input type="checkbox" name="event_types" value="order.cancelled"/>An order is cancelled</label> <code class="muted">order.cancelled</code>',
     );
     expect(page).toContain("<legend>Profiles</legend>");
     expect(page).toContain('<p class="hint muted" id="new-event-types-hint">Only with “Only the types ticked below”</p>');

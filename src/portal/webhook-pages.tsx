@@ -92,14 +92,16 @@ const EVENT_GROUPS: readonly { prefix: string; label: string }[] = [
   { prefix: "webhook.", label: "Tests" },
 ];
 
-/** An event type as a choice reads: what it tells, then its identifier (what the payloads carry). */
+/** An event type as a list reads it: what it tells, then its identifier (what the payloads carry). */
 function EventTypeLabel({ type }: { type: EventType }) {
   return (
     <>
-      {EVENT_TYPE_WORDS[type]} <code class="muted">{type}</code>
+      {EVENT_TYPE_WORDS[type]} <EventTypeId type={type} />
     </>
   );
 }
+
+const EventTypeId = ({ type }: { type: EventType }) => <code class="muted">{type}</code>;
 
 /** An endpoint's event types in words: every type, or each one's. */
 function eventTypesWords(endpoint: WebhookEndpointRow): string {
@@ -158,7 +160,7 @@ function EndpointFields({ c, form, edit }: { c: Context<PortalEnv>; form: Endpoi
         groups={EVENT_GROUPS.map((group) => ({
           label: group.label,
           options: EVENT_TYPES.filter((type) => type.startsWith(group.prefix)).map(
-            (type) => [type, <EventTypeLabel type={type} />] as const,
+            (type) => [type, EVENT_TYPE_WORDS[type], <EventTypeId type={type} />] as const,
           ),
         }))}
         error={errors.event_types}

@@ -268,8 +268,8 @@ export function Select(
   );
 }
 
-/** Checkboxes' choices: [value, what its label says]. */
-type CheckOptions = readonly (readonly [string, Child])[];
+/** Checkboxes' choices: [value, what its label says, and what follows the label outside it (an identifier)]. */
+type CheckOptions = readonly (readonly [value: string, label: string, aside?: Child])[];
 
 /**
  * A group of checkboxes under one legend (its choices in labelled groups of their own, with `groups`), its hint and
@@ -283,13 +283,23 @@ export function Checkboxes(
   },
 ) {
   const { name, id = name, label, error, hint, values, options = [], groups } = props;
+  const box = (value: string, text: string) => (
+    <label class="check">
+      <input type="checkbox" name={name} value={value} checked={values.includes(value)} />
+      {text}
+    </label>
+  );
+  // The label names the choice alone; an aside follows it, outside.
   const boxes = (list: CheckOptions) =>
-    list.map(([value, text]) => (
-      <label class="check">
-        <input type="checkbox" name={name} value={value} checked={values.includes(value)} />
-        <span>{text}</span>
-      </label>
-    ));
+    list.map(([value, text, aside]) =>
+      aside === undefined ? (
+        box(value, text)
+      ) : (
+        <div class="check-row">
+          {box(value, text)} {aside}
+        </div>
+      ),
+    );
   return (
     <fieldset
       class="checks"

@@ -115,6 +115,7 @@ fieldset.checks { border: 1px solid var(--line); border-radius: 8px; display: gr
 fieldset.checks input, label.check input { width: auto; }
 fieldset.checks legend { font-weight: 600; font-size: .92rem; }
 fieldset.checks.group { border: 0; padding: 0; margin: .25rem 0 0; }
+.check-row { display: flex; flex-wrap: wrap; gap: 0 .5rem; align-items: baseline; }
 fieldset.checks.group legend { font-size: .88rem; color: var(--muted); }
 fieldset:disabled { opacity: .55; }
 ul.choices { list-style: none; padding: 0; display: grid; gap: .5rem; }
