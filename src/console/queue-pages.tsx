@@ -334,6 +334,7 @@ export const queuePages = createRouter<ConsoleEnv>()
         action={`${href}/cancel`}
         button="Cancel the order"
         cancel={href}
+        back="Keep the order"
       >
         <p>
           The order stops for good: no more numbers can be allocated to it, and the account's webhooks are sent order.cancelled.

@@ -574,7 +574,10 @@ export function listFilters<S extends z.ZodType>(
 ): { raw: Record<string, string>; query: z.output<S> } | { answer: Response | Promise<Response> } {
   const raw = tidyQuery(c, schema);
   const tidy = new URLSearchParams(raw).toString();
-  if (tidy !== new URL(c.req.url).search.slice(1)) return { answer: c.redirect(`${c.req.path}${tidy ? `?${tidy}` : ""}`, 303) };
+  // A GET only: a refused form's page (a POST) keeps the address it was posted to.
+  if (c.req.method === "GET" && tidy !== new URL(c.req.url).search.slice(1)) {
+    return { answer: c.redirect(`${c.req.path}${tidy ? `?${tidy}` : ""}`, 303) };
+  }
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { raw, query: parsed.data };
   return {
