@@ -3,7 +3,7 @@
 // names, the webhooks' event types following "Deliver", and no table with a column cut at either width (long names
 // wrap), the console's review queue and audit log included.
 import { expect, it } from "vitest";
-import { cutAtBothWidths, json, PDF, usePortal } from "./helpers.ts";
+import { cutAtBothWidths, json, LONG_BUSINESS_ADDRESS, PDF, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
 
@@ -77,16 +77,7 @@ it("fits every table at 1280 and 375 px with long names, reads the Activity by n
   const created = await fetch(`${portal.base}/api/customers/${account.slug}/kyc-profiles`, {
     method: "POST",
     headers: { ...headers, "Content-Type": "application/json" },
-    body: JSON.stringify({
-      name: longName,
-      verification_type: "business",
-      company_name: "Acme International Telecommunications Holdings",
-      address_line_1: "1 Very Long Street Name of the Financial District",
-      city: "San Francisco",
-      state_province: "CA",
-      postal_code: "94105",
-      country: "US",
-    }),
+    body: JSON.stringify({ name: longName, ...LONG_BUSINESS_ADDRESS }),
   });
   const profileId = ((await created.json()) as { id: string }).id;
   const form = new FormData();
@@ -98,19 +89,11 @@ it("fits every table at 1280 and 375 px with long names, reads the Activity by n
     body: form,
   });
   const documentId = ((await uploaded.json()) as { id: string }).id;
-  const review = portal.admin.admin["kyc-profiles"][":profile_id"].review;
-  await json(await review.$post({ param: { profile_id: profileId }, json: { status: "under_review" } }), 200);
-  await json(
-    await review.$post({
-      param: { profile_id: profileId },
-      json: {
-        status: "rejected",
-        rejection_reason: "The certificate is not legible enough to read the registration number",
-        reasons: [{ code: "document_illegible", document_id: documentId, note: "The lower third of every page is cut off" }],
-      },
-    }),
-    200,
-  );
+  await portal.rejectProfile(profileId, {
+    reason: "The certificate is not legible enough to read the registration number",
+    documentId,
+    note: "The lower third of every page is cut off",
+  });
   await json(
     await account.api["webhook-endpoints"].$post({
       param: { customer_slug: account.slug },

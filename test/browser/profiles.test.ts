@@ -129,19 +129,11 @@ it("creates a profile, uploads to it, attaches numbers by pasting ids, and shows
   expect(await page.getByRole("region", { name: "Attach report" }).count()).toBe(0);
 
   // Staff reject the profile with a reason naming the document.
-  const review = portal.admin.admin["kyc-profiles"][":profile_id"].review;
-  await json(await review.$post({ param: { profile_id: profileId }, json: { status: "under_review" } }), 200);
-  await json(
-    await review.$post({
-      param: { profile_id: profileId },
-      json: {
-        status: "rejected",
-        rejection_reason: "The identity document cannot be read",
-        reasons: [{ code: "document_illegible", document_id: document!.id, note: "The scan is cut off at the bottom" }],
-      },
-    }),
-    200,
-  );
+  await portal.rejectProfile(profileId, {
+    reason: "The identity document cannot be read",
+    documentId: document!.id,
+    note: "The scan is cut off at the bottom",
+  });
   await page.goto(`${portal.base}/portal/profiles/${profileId}`);
   expect(await page.getByRole("heading", { level: 1 }).textContent()).toContain("rejected");
   // The page leads with what to fix: the reviewer's words, each reason with what it names, the way forward first.

@@ -4,7 +4,7 @@
 // e-mail and password and chooses the account.
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { cutAtBothWidths, json, overflow, PASSWORD, PDF, usePortal } from "./helpers.ts";
+import { cutAtBothWidths, json, LONG_BUSINESS_ADDRESS, overflow, PASSWORD, PDF, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
 
@@ -38,15 +38,7 @@ it("shows every page at 375 px without sideways scrolling, each row's actions on
   await fetch(`${portal.base}/v1/numbers/num_${numberId}/KYC/address`, {
     method: "POST",
     headers: { ...headers, "Content-Type": "application/json" },
-    body: JSON.stringify({
-      verification_type: "business",
-      company_name: "Acme International Telecommunications Holdings",
-      address_line_1: "1 Very Long Street Name of the Financial District",
-      city: "San Francisco",
-      state_province: "CA",
-      postal_code: "94105",
-      country: "US",
-    }),
+    body: JSON.stringify(LONG_BUSINESS_ADDRESS),
   });
   const form = new FormData();
   form.set("file", new File([PDF], "a-rather-long-file-name-of-a-scanned-utility-bill-october.pdf"));
