@@ -365,11 +365,57 @@ describe("reading the log", () => {
     const owner = await signedIn(customer, "owner");
     await expectStatus(await owner.post("/portal/settings/api-keys", { name: "activity key" }), 303);
     const page = await pageText(await owner.get("/portal/settings/activity"), 200);
-    expect(page).toContain("Api key created");
+    expect(page).toContain("API key created");
     expect(page).toContain(owner.user.email);
     expect(page).toContain("The operator");
     await pageText(await owner.get("/portal/settings/activity?from=2030-01-02&to=2030-01-01"), 400);
     const member = await signedIn(customer, "member");
     await pageText(await member.get("/portal/settings/activity"), 403);
+  });
+
+  it("reads as people speak in Activity and the console's log: names for ids, words for codes, a change a line", async () => {
+    const customer = await createCustomer("activity");
+    const owner = await signedIn(customer, "owner");
+    await expectStatus(await owner.post("/portal/settings/api-keys", { name: "deploy key" }), 303);
+    const endpoint = await createWebhookEndpoint(customer);
+    const admin = await staffMember("admin", "Sam Admin");
+    const teammate = await signedIn(customer, "member");
+    await json(
+      await admin.api.admin.users[":user_id"].$patch({ param: { user_id: teammate.user.user_id }, json: { role: "admin" } }),
+      200,
+    );
+    const cell = (label: string, html: string) => `<td data-label="${label}"><div>${html}</div></td>`;
+
+    // A cell's class (a long word breaks anywhere: src/ui/components.tsx) is no part of what it says.
+    const activity = (await pageText(await owner.get("/portal/settings/activity"), 200)).replaceAll(' class="long"', "");
+    // Who: people by name and e-mail, a key by its name, the operator's people as the operator.
+    expect(activity).toContain(cell("Who", `The owner (${owner.user.email})`));
+    expect(activity).toContain(cell("Who", "API key “test”"));
+    expect(activity).toContain(cell("Who", "The operator"));
+    // What and about, in words, by the names people know them by (linked where the portal shows them).
+    expect(activity).toContain(cell("What", "API key created"));
+    expect(activity).toContain(cell("About", "API key “deploy key”"));
+    const endpointPage = `/portal/settings/webhooks/${endpoint.id.replace(/^we_/, "")}`;
+    expect(activity).toContain(cell("About", `Webhook endpoint <a href="${endpointPage}">${endpoint.url}</a>`));
+    expect(activity).toContain(cell("About", `User The member (${teammate.user.email})`));
+    // A change a line, the service's own values in words.
+    expect(activity).toContain("<li>Event types: every event type</li>");
+    expect(activity).toContain("<li>Role: member → admin</li>");
+    expect(activity).toContain("<li>Name: deploy key</li>");
+    expect(activity).toMatch(/<td data-label="When"><div>\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC<\/div><\/td>/);
+    // Nothing a database would say: no ids, no JSON, no identifiers as words.
+    for (const raw of [teammate.user.user_id, endpoint.id, '["*"]', "Api key", "Kyc", admin.email]) {
+      expect(activity).not.toContain(raw);
+    }
+
+    const log = (
+      await pageText(await call(`/ops/audit?customer_slug=${customer.slug}`, { headers: admin.headers }), 200)
+    ).replaceAll(' class="long"', "");
+    expect(log).toContain(cell("Who", `Sam Admin (${admin.email})`));
+    expect(log).toContain(cell("What", "User changed"));
+    expect(log).toContain(cell("Account", `<a href="/ops/accounts/${customer.slug}">${customer.slug}</a>`));
+    expect(log).toContain("<li>Role: member → admin</li>");
+    expect(log).not.toContain(teammate.user.user_id);
+    expect(log).not.toContain('["*"]');
   });
 });

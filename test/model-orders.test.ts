@@ -1,4 +1,4 @@
-// Model-based test of the order life cycle: random sequences of creates (orderable or not), customer updates, the
+// Model-based test of the order life cycle: random sequences of creates (orderable or not), customer updates and cancels, the
 // operator's status moves and number allocations, each answer checked against a plain in-memory model written from
 // SPEC.md and DECISIONS.md (not from the store), and the final state read back through the API after every run.
 import fc from "fast-check";
@@ -290,6 +290,23 @@ function moveOrder(to: Target, status: string): Command {
   });
 }
 
+/** The customer cancels its own order: only while pending (DECISIONS: the customer's cancel), 403 otherwise. */
+function cancelOrder(to: Target): Command {
+  return command(`cancel(${describeTarget(to)})`, async (model: Model, real: Real) => {
+    const { order, id } = resolve(model, to);
+    const answer = await send(await real.keys.next(), "cancelOrder", `/api/customers/${real.customer.slug}/orders/${id}/cancel`, {
+      method: "POST",
+    });
+    if (!order) return expectRefusal(answer, [404, "not_found"]);
+    if (order.status !== "pending") return expectRefusal(answer, [403, "order_not_pending"]);
+    expect(answer.status, answer.label).toBe(200);
+    const cancelled = answer.body as WireOrder;
+    order.status = "cancelled";
+    order.updatedAt = laterUpdate(cancelled.updated_at, order, answer);
+    expectOrder(cancelled, order, answer.label);
+  });
+}
+
 /** How an allocation's phone numbers are made up. */
 type Allocation = { fresh: number; taken: "none" | "own" | "foreign"; repeated: boolean };
 
@@ -386,6 +403,7 @@ const commands = [
       }),
     )
     .map(([t, a]) => allocate(t, a as Allocation)),
+  target.map(cancelOrder),
   fc.tuple(target, fc.boolean()).map(([t, o]) => getOrder(t, o)),
 ];
 
@@ -455,7 +473,7 @@ beforeAll(async () => {
 });
 
 describe("the order life cycle against a model", () => {
-  it("follows the model through creates, updates, operator moves and allocations, and ends in the model's state", async () => {
+  it("follows the model through creates, updates, cancels, operator moves and allocations, and ends in the model's state", async () => {
     requests = 0;
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 40, size: "max" }), async (cmds) => {
@@ -476,6 +494,9 @@ describe("the order life cycle against a model", () => {
       "updateOrder 400",
       "updateOrder 403",
       "updateOrder 404",
+      "cancelOrder 200",
+      "cancelOrder 403",
+      "cancelOrder 404",
       "changeOrderStatus 200",
       "changeOrderStatus 409",
       "allocateNumbers 201",

@@ -210,6 +210,33 @@ describe("numbers list", () => {
     await problem(await customer.call(`/api/customers/${customer.slug}/numbers?sort_by=kyc_status`), 400, "validation_error");
     await problem(await listNumbers(customer, {}, other.slug), 404, "not_found");
   });
+
+  it("filters by the order the numbers were allocated to (the account's own only)", async () => {
+    const customer = await createCustomer();
+    const first = await order(customer, 2);
+    const second = await order(customer, 1);
+    const firstNumbers = (await json(await allocate(first.order_id, [uniquePhoneNumber(), uniquePhoneNumber()]), 201)).numbers;
+    await json(await allocate(second.order_id, [uniquePhoneNumber()]), 201);
+    const other = await createCustomer();
+    const theirs = await order(other, 1);
+    await json(await allocate(theirs.order_id, [uniquePhoneNumber()]), 201);
+
+    const ofFirst = await json(
+      await listNumbers(customer, { order_id: first.order_id, sort_by: "phone_number", sort_order: "asc" }),
+      200,
+    );
+    expect(ofFirst.data.map((n) => n.number_id)).toEqual(
+      [...firstNumbers].sort((a, b) => a.phone_number.localeCompare(b.phone_number)).map((n) => n.number_id),
+    );
+    expect(ofFirst.meta.total).toBe(2);
+    // Upper case is the same order; another account's order has none of this account's numbers.
+    expect((await json(await listNumbers(customer, { order_id: first.order_id.toUpperCase() }), 200)).meta.total).toBe(2);
+    expect(await json(await listNumbers(customer, { order_id: theirs.order_id }), 200)).toMatchObject({
+      data: [],
+      meta: { total: 0 },
+    });
+    await problem(await listNumbers(customer, { order_id: "not-an-order" }), 400, "validation_error");
+  });
 });
 
 describe("users", () => {

@@ -1,4 +1,4 @@
-// Orders: create, retrieve and update (only while pending), the global order number sequence, account isolation.
+// Orders: create, retrieve, update and cancel (only while pending), the global order number sequence, account isolation.
 import { env } from "cloudflare:workers";
 import type { InferRequestType } from "hono/client";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -316,6 +316,107 @@ describe("update an order", () => {
     } else {
       await problem(update, 403, "order_not_pending");
       expect(final).toMatchObject({ quantity: order.quantity, notes: null, status: "processing" });
+    }
+  });
+});
+
+describe("cancel an order", () => {
+  function cancelOrder(customer: TestCustomer, orderId: string, headers: Record<string, string> = {}) {
+    return customer.account.orders[":order_id"].cancel.$post(
+      { param: { customer_slug: customer.slug, order_id: orderId } },
+      { headers },
+    );
+  }
+
+  /** The account's order events, oldest first. */
+  async function orderEvents(customer: TestCustomer) {
+    const page = await json(
+      await customer.account.events.$get({ param: { customer_slug: customer.slug }, query: { limit: "100" } }),
+      200,
+    );
+    return page.data.filter((event) => event.type.startsWith("order.")).reverse();
+  }
+
+  it("cancels a pending order: 200 with the order cancelled, and one order.cancelled event carrying it", async () => {
+    const customer = await createCustomer();
+    const order = await placeOrder(customer);
+    const cancelled = await json(await cancelOrder(customer, order.order_id), 200);
+    expect(cancelled).toMatchObject({ order_id: order.order_id, status: "cancelled", quantity: order.quantity });
+    expect(cancelled.updated_at >= order.updated_at).toBe(true);
+    expect(await json(await getOrder(customer, order.order_id), 200)).toEqual(cancelled);
+    const events = await orderEvents(customer);
+    expect(events.map((event) => event.type)).toEqual(["order.created", "order.cancelled"]);
+    expect(events[1]!.data).toEqual(cancelled);
+  });
+
+  it("answers 403 order_not_pending for processing, fulfilled and cancelled orders, changing nothing", async () => {
+    const customer = await createCustomer();
+    const processing = await placeOrder(customer);
+    await json(await moveOrder(processing.order_id, "processing"), 200);
+    const cancelled = await placeOrder(customer);
+    await json(await cancelOrder(customer, cancelled.order_id), 200);
+    const fulfilled = await placeOrder(customer);
+    await env.DB.prepare("UPDATE orders SET status = 'fulfilled', fulfilled_quantity = quantity, fulfilled_at = ? WHERE id = ?")
+      .bind(Date.now(), fulfilled.order_id)
+      .run();
+    const eventsBefore = await orderEvents(customer);
+
+    for (const [order, status] of [
+      [processing, "processing"],
+      [cancelled, "cancelled"],
+      [fulfilled, "fulfilled"],
+    ] as const) {
+      const before = await json(await getOrder(customer, order.order_id), 200);
+      const refusal = await problem(await cancelOrder(customer, order.order_id), 403, "order_not_pending");
+      expect(refusal.detail).toBe(`Only pending orders can be cancelled; this order is ${status}`);
+      expect(await json(await getOrder(customer, order.order_id), 200)).toEqual(before);
+    }
+    expect(await orderEvents(customer)).toEqual(eventsBefore);
+  });
+
+  it("answers another account's order, an unknown one, with 404 under either slug, and a malformed id with 400", async () => {
+    const owner = await createCustomer();
+    const other = await createCustomer();
+    const order = await placeOrder(owner);
+    await problem(await cancelOrder(other, order.order_id), 404, "not_found");
+    await problem(
+      await other.account.orders[":order_id"].cancel.$post({ param: { customer_slug: owner.slug, order_id: order.order_id } }),
+      404,
+      "not_found",
+    );
+    await problem(await cancelOrder(owner, crypto.randomUUID()), 404, "not_found");
+    await problem(await cancelOrder(owner, "not-an-id"), 400, "validation_error");
+    expect((await json(await getOrder(owner, order.order_id), 200)).status).toBe("pending");
+  });
+
+  it("replays a repeated Idempotency-Key with the first answer, cancelling once", async () => {
+    const customer = await createCustomer();
+    const order = await placeOrder(customer);
+    const headers = { "Idempotency-Key": `cancel-${order.order_id}` };
+    const first = await cancelOrder(customer, order.order_id, headers);
+    expect(first.headers.get("Idempotent-Replayed")).toBeNull();
+    const cancelled = await json(first, 200);
+    const again = await cancelOrder(customer, order.order_id, headers);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await json(again, 200)).toEqual(cancelled);
+    // Without the key, the retry is a new request: the order is no longer pending.
+    await problem(await cancelOrder(customer, order.order_id), 403, "order_not_pending");
+    expect((await orderEvents(customer)).map((event) => event.type)).toEqual(["order.created", "order.cancelled"]);
+  });
+
+  it("never half-applies a cancel racing the operator's move to processing", async () => {
+    const customer = await createCustomer();
+    const order = await placeOrder(customer);
+    const [cancel, move] = await Promise.all([cancelOrder(customer, order.order_id), moveOrder(order.order_id, "processing")]);
+    const final = await json(await getOrder(customer, order.order_id), 200);
+    if (cancel.status === 200) {
+      await expectStatus(cancel, 200);
+      await problem(move, 409, "conflict");
+      expect(final.status).toBe("cancelled");
+    } else {
+      await problem(cancel, 403, "order_not_pending");
+      await json(move, 200);
+      expect(final.status).toBe("processing");
     }
   });
 });

@@ -379,6 +379,40 @@ describe("Webhooks", () => {
     expect((await api()).status).toBe(404);
   });
 
+  it("says event types in words, in groups, and when they count; a delivery that reached no host says so", async () => {
+    const customer = await createCustomer("hooks");
+    const owner = await signedIn(customer, "owner");
+    const page = await pageText(await owner.get("/portal/settings/webhooks"), 200);
+    expect(page).toContain(
+      '<input type="checkbox" name="event_types" value="order.cancelled"/>An order is cancelled</label> <code class="muted">order.cancelled</code>',
+    );
+    expect(page).toContain("<legend>Profiles</legend>");
+    expect(page).toContain('<p class="hint muted" id="new-event-types-hint">Only with “Only the types ticked below”</p>');
+    // The script that disables the types while every type is chosen runs under the page's nonce.
+    expect(page).toMatch(/<script nonce="[^"]+">for \(const form of document.querySelectorAll\("form\[data-deliver\]"\)\)/);
+
+    const chosen = await json(
+      await customer.account["webhook-endpoints"].$post({
+        param: { customer_slug: customer.slug },
+        json: { url: "https://hooks.test/words", event_types: ["order.created", "kyc_profile.approved"] },
+      }),
+      201,
+    );
+    const listed = await pageText(await owner.get("/portal/settings/webhooks"), 200);
+    expect(listed).toContain('<td data-label="Event types"><div>An order is placed; A profile is approved</div></td>');
+    const id = chosen.id.replace(/^we_/, "");
+    redirected(await owner.post(`/portal/settings/webhooks/${id}/test`), /done=test$/);
+    // As the delivery consumer records an attempt that reached no host (test/webhook-delivery.test.ts).
+    await env.DB.prepare(
+      "UPDATE webhook_deliveries SET status = 'failed', attempts = 10, last_error = 'could not reach hooks.test', next_attempt_at = NULL WHERE endpoint_id = ?",
+    )
+      .bind(id)
+      .run();
+    const deliveries = await pageText(await owner.get(`/portal/settings/webhooks/${id}`), 200);
+    expect(deliveries).toContain('<td data-label="Last error"><div>could not reach hooks.test</div></td>');
+    expect(deliveries).toContain('A test event is sent from the portal or the API <code class="muted">webhook.test</code>');
+  });
+
   it("retries a finished delivery", async () => {
     const customer = await createCustomer("hooks");
     const owner = await signedIn(customer, "owner");

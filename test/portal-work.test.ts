@@ -1,26 +1,35 @@
 // The portal's work pages (orders, numbers, verifications) inside the workers pool: each page for a signed-in member,
 // and every change made through a form checked through the API, with the same events.
 import { describe, expect, it, vi } from "vitest";
-import { pdf } from "./files.ts";
+import { TEST_ADMIN_TOKEN } from "./constants.ts";
+import { pdf, png, ppm } from "./files.ts";
 import {
   allocateNumbers,
+  bodyOf,
   call,
   callInIsolate,
+  callJson,
   createCustomer,
   createWebhookEndpoint,
+  expectStatus,
   INDIVIDUAL_ADDRESS,
   json,
   makeOrderable,
   operator,
   type TestCustomer,
+  uniquePhoneNumber,
 } from "./helpers.ts";
 import { receivedRequests } from "./outbound-fetch.ts";
 import { pageText, SAME_ORIGIN, signedIn } from "./portal.ts";
 
-/** The field error shown beside an input: the input names it in aria-describedby, and its paragraph follows. */
+/**
+ * The field error shown beside an input (or a choice of several, a fieldset): the control names it in
+ * aria-describedby, and its paragraph follows.
+ */
 function fieldError(html: string, name: string): string | undefined {
   const input = new RegExp(
-    `<(?:input|select|textarea)[^>]*name="${name}"[^>]*aria-invalid="true"[^>]*aria-describedby="${name}-error`,
+    `<(?:input|select|textarea)[^>]*name="${name}"[^>]*aria-invalid="true"[^>]*aria-describedby="${name}-error|` +
+      `<fieldset[^>]*id="${name}"[^>]*aria-invalid="true"[^>]*aria-describedby="${name}-error`,
   );
   if (!input.test(html)) return undefined;
   return new RegExp(`<p class="field-error" id="${name}-error">([^<]*)</p>`).exec(html)?.[1];
@@ -85,10 +94,20 @@ describe("orders in the portal", () => {
     for (const name of ["requested_to", "fulfilled_from", "fulfilled_to", "sort_by", "sort_order", "limit"]) {
       expect(listed).toContain(`name="${name}"`);
     }
-    // A browser sends every field of the GET form, "" for the empty ones: that is no filter.
-    const blank = "search=&number_type=&country_code=&quantity_min=&quantity_max=&requested_from=&requested_to=";
-    expect(await pageText(await member.get(`/portal/orders?${blank}&sort_by=quantity&sort_order=asc`), 200)).toContain(
-      order.order_number,
+    // A browser sends every field of the GET form, "" for the empty ones, and the sort's defaults: that is no filter, and
+    // the address is tidied to what it means (the API's query: a choice of several as one comma list).
+    const blank = "search=&number_type=mobile&number_type=&country_code=US&quantity_min=&quantity_max=&requested_from=";
+    const sent = await member.get(`/portal/orders?${blank}&requested_to=&sort_by=created_at&sort_order=asc&limit=`);
+    expect(sent.status).toBe(303);
+    expect(sent.headers.get("Location")).toBe("/portal/orders?number_type=mobile&country_code=US&sort_order=asc");
+    expect(await pageText(await member.get(sent.headers.get("Location")!), 200)).toContain(order.order_number);
+    const several = await member.get("/portal/orders?status=pending&status=cancelled&country_code=US&country_code=GB");
+    expect(several.headers.get("Location")).toBe("/portal/orders?status=pending%2Ccancelled&country_code=US%2CGB");
+    const tidy = await pageText(await member.get(several.headers.get("Location")!), 200);
+    expect(tidy).toContain(order.order_number);
+    // Chosen, whether or not another test put GB in the catalog (then it reads by its name).
+    expect(tidy).toMatch(
+      /<input type="checkbox" name="country_code" value="GB" checked=""\/>(GB|United Kingdom \(GB\))<\/label>/,
     );
     expect(await pageText(await member.get("/portal/orders?quantity_min=8"), 200)).not.toContain(order.order_number);
     expect(await pageText(await member.get("/portal/orders?search=tower&quantity_max=7"), 200)).toContain(order.order_number);
@@ -202,6 +221,72 @@ describe("orders in the portal", () => {
     expect(await apiOrder(customer, order.order_id)).toMatchObject({ quantity: 9, status: "processing" });
   });
 
+  it("cancels a pending order after its confirmation, as the API does; a processing one is refused and unchanged", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedIn(customer, "member");
+    await makeOrderable("US", "mobile");
+    const place = () =>
+      customer.account.orders.$post({
+        param: { customer_slug: customer.slug },
+        json: { number_type: "mobile", country_code: "US", quantity: 3 },
+      });
+    const order = await json(await place(), 201);
+    const page = `/portal/orders/${order.order_id}`;
+    expect(await pageText(await member.get(page), 200)).toContain(`href="${page}/cancel"`);
+    const confirmation = await pageText(await member.get(`${page}/cancel`), 200);
+    expect(confirmation).toContain(`Cancel order ${order.order_number}?`);
+    expect(confirmation).toContain(`action="${page}/cancel"`);
+    expect(confirmation).toContain(`<a href="${page}">Keep the order</a>`);
+    expect(await apiOrder(customer, order.order_id)).toMatchObject({ status: "pending" });
+
+    const cancelled = await member.post(`${page}/cancel`);
+    expect(cancelled.headers.get("Location")).toBe(`${page}?done=cancelled`);
+    const after = await pageText(await member.follow(cancelled), 200);
+    expect(after).toContain("The order is cancelled.");
+    expect(after).not.toContain(`${page}/cancel`);
+    expect(after).toContain("it can no longer be changed or cancelled");
+    expect(await apiOrder(customer, order.order_id)).toMatchObject({ status: "cancelled" });
+    expect(await eventTypes(customer)).toEqual(["order.created", "order.cancelled"]);
+    // A second post (a reload) is refused with the use case's words and changes nothing; the confirmation is gone.
+    expect(await pageText(await member.post(`${page}/cancel`), 403)).toContain(
+      "Only pending orders can be cancelled; this order is cancelled",
+    );
+    expect((await member.get(`${page}/cancel`)).headers.get("Location")).toBe(page);
+
+    const processing = await json(await place(), 201);
+    await json(
+      await operator.admin.orders[":order_id"].status.$post({
+        param: { order_id: processing.order_id },
+        json: { status: "processing" },
+      }),
+      200,
+    );
+    const refused = await pageText(await member.post(`/portal/orders/${processing.order_id}/cancel`), 403);
+    expect(refused).toContain("Only pending orders can be cancelled; this order is processing");
+    expect(await apiOrder(customer, processing.order_id)).toMatchObject({ status: "processing" });
+    expect(await eventTypes(customer)).toEqual(["order.created", "order.cancelled", "order.created", "order.processing"]);
+  });
+
+  it("lists an order's numbers on its page, each linking to its own, and Numbers filtered by the order", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedIn(customer, "member");
+    const mine = await allocateNumbers(customer, 2);
+    const other = await allocateNumbers(customer, 1);
+    const orderId = mine[0]!.order_id;
+    const page = await pageText(await member.get(`/portal/orders/${orderId}`), 200);
+    for (const number of mine) expect(page).toContain(`<a href="/portal/numbers/${number.number_id}">${number.phone_number}</a>`);
+    expect(page).not.toContain(other[0]!.phone_number);
+    expect(page).toContain(`href="/portal/numbers?order_id=${orderId}"`);
+
+    const filtered = await pageText(await member.get(`/portal/numbers?order_id=${orderId}`), 200);
+    for (const number of mine) expect(filtered).toContain(number.phone_number);
+    expect(filtered).not.toContain(other[0]!.phone_number);
+    // The filter names the order by its number, chosen.
+    expect(filtered).toMatch(new RegExp(`<option value="${orderId}" selected="">#\\d{6} · US mobile · 2 numbers</option>`));
+    const bad = await pageText(await member.get("/portal/numbers?order_id=nope"), 400);
+    expect(fieldError(bad, "order_id")).toBe("Order must be a valid UUID");
+  });
+
   it("answers another account's order with the not-found page", async () => {
     const owner = await createCustomer("pw");
     const stranger = await signedIn(await createCustomer("pw"));
@@ -293,7 +378,9 @@ describe("numbers and verifications in the portal", () => {
       }),
       201,
     );
-    const listed = await pageText(await member.get("/portal/numbers?search=&status=&country_code=&number_type="), 200);
+    const blank = await member.get("/portal/numbers?search=&status=&country_code=&number_type=");
+    expect(blank.headers.get("Location")).toBe("/portal/numbers");
+    const listed = await pageText(await member.get("/portal/numbers"), 200);
     expect(listed).toContain(`<a href="/portal/numbers/${first.number_id}">${first.phone_number}</a>`);
     expect(listed).toContain(`<a href="/portal/numbers/${second.number_id}">${second.phone_number}</a>`);
     expect(listed).toContain('<span class="badge pending">pending</span>');
@@ -303,6 +390,9 @@ describe("numbers and verifications in the portal", () => {
     );
     expect(searched).toContain(second.phone_number);
     expect(searched).not.toContain(first.phone_number);
+    const active = await pageText(await member.get("/portal/numbers?status=active%2Csuspended"), 200);
+    expect(active).toContain(`<input type="checkbox" name="status" value="suspended" checked=""/>Suspended</label>`);
+    expect(active).toContain(second.phone_number);
     const refused = await pageText(await member.get("/portal/numbers?status=lost"), 400);
     expect(fieldError(refused, "status")).toMatch(/^Statuses has an invalid item &quot;lost&quot;/);
   });
@@ -380,8 +470,17 @@ describe("numbers and verifications in the portal", () => {
     );
     await json(await review({ status: "rejected", rejection_reason: "The address is unreadable" }), 200);
     const rejected = await pageText(await member.get(path), 200);
-    expect(rejected).toContain("<dt>Rejection reason</dt><dd>The address is unreadable</dd>");
-    expect(rejected).toContain(`href="${path}/address/edit"`);
+    // The page leads with what to fix, said once; the way forward is the primary button, resubmitting unchanged is not.
+    const fixes = /<section class="card fixes" aria-label="What to fix">([\s\S]*?)<\/section>/.exec(rejected)?.[1] ?? "";
+    expect(rejected.indexOf('aria-label="What to fix"')).toBeLessThan(rejected.indexOf('<dl class="facts">'));
+    expect(fixes).toContain("The reviewer rejected this verification: The address is unreadable");
+    expect(fixes).toContain(`<a class="button" href="${path}/address/edit">Amend the address</a>`);
+    expect(fixes).toContain('<button type="submit" class="secondary">Resubmit unchanged</button>');
+    expect(rejected).not.toContain("<dt>Rejection reason</dt>");
+    expect(rejected.match(/<button type="submit">/g) ?? []).toEqual([
+      '<button type="submit">', // sign-out
+      '<button type="submit">', // the upload's
+    ]);
 
     const emptied = await pageText(await member.post(`${path}/address/edit`, { ...business, company_name: "" }), 400);
     expect(fieldError(emptied, "company_name")).toBe("Company name must not be empty");
@@ -393,6 +492,50 @@ describe("numbers and verifications in the portal", () => {
       company_name: "Acme",
       address: { postal_code: "94110" },
     });
+  });
+
+  it("says once whether the number's country and type need a verification: at the top, with the checklist only when they do", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedIn(customer, "member");
+    const [free] = await allocateNumbers(customer);
+    if (!free) expect.fail("no number allocated");
+    const page = await pageText(await member.get(`/portal/numbers/${free.number_id}`), 200);
+    expect(page.match(/need no verification/g)).toHaveLength(1);
+    expect(page).toContain("Numbers of US mobile need no verification: you may still submit the address");
+    expect(page).not.toContain("not verified yet");
+    expect(page).not.toContain("<h2>Requirements</h2>");
+
+    const numberType = `rq${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
+    await makeOrderable("DE", numberType);
+    await expectStatus(
+      await callJson(
+        "PUT",
+        `/admin/catalog/DE/${numberType}/requirements`,
+        { verification_types: ["individual"], address_in_country: true, fields: {}, documents: [] },
+        { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      ),
+      200,
+    );
+    const order = await json(
+      await customer.account.orders.$post({
+        param: { customer_slug: customer.slug },
+        json: { number_type: numberType, country_code: "DE", quantity: 1 },
+      }),
+      201,
+    );
+    const [required] = (
+      await json(
+        await operator.admin.orders[":order_id"].numbers.$post({
+          param: { order_id: order.order_id },
+          json: { phone_numbers: [uniquePhoneNumber()] },
+        }),
+        201,
+      )
+    ).numbers;
+    const needed = await pageText(await member.get(`/portal/numbers/${required!.number_id}`), 200);
+    expect(needed).toContain(`This number is not verified yet, and numbers of DE ${numberType} need a verification`);
+    expect(needed).toContain("<h2>Requirements</h2>");
+    expect(needed).not.toContain("need no verification");
   });
 
   it("refuses an upload to a locked verification before reading its body, as the API does", async () => {
@@ -467,8 +610,23 @@ describe("numbers and verifications in the portal", () => {
       ),
       400,
     );
-    expect(fieldError(notPdf, "file")).toMatch(/^File .+/);
+    // A refusal that is a sentence of its own reads alone, not after the label ("File The file…").
+    expect(fieldError(notPdf, "file")).toMatch(/^The file/);
     expect(notPdf).toContain('<option value="other" selected="">Other</option>');
+    // The hint says the whole rule, 300 DPI too; an image under it is refused in those words.
+    expect(notPdf).toContain(
+      '<p class="hint muted" id="file-hint">PDF, JPEG or PNG, at most 10 MiB; an image at least 300 DPI when it states a resolution</p>',
+    );
+    const blurred = await pageText(
+      await member.postMultipart(
+        `${path}/documents`,
+        uploadForm(new File([png({ x: ppm(72), y: ppm(72), unit: 1 })], "scan.png"), { document_type: "identity" }),
+      ),
+      400,
+    );
+    expect(fieldError(blurred, "file")).toBe(
+      "The image states 72x72 DPI; scanned documents need at least 300 DPI on every axis they state",
+    );
     expect((await apiVerification(customer, number.number_id)).documents).toEqual([]);
 
     const uploaded = await member.postMultipart(
@@ -542,3 +700,62 @@ async function problemNotFound(customer: TestCustomer, numberId: string) {
   expect(response.status).toBe(404);
   await response.text();
 }
+
+describe("a profile's numbers in the portal", () => {
+  const profilesPath = (customer: TestCustomer) => `/api/customers/${customer.slug}/kyc-profiles`;
+  const newProfile = async (customer: TestCustomer, name: string) =>
+    bodyOf<{ id: string }>(await customer.callJson("POST", profilesPath(customer), { name, ...INDIVIDUAL_ADDRESS }), 201);
+
+  it("attaches and detaches with a redirect to the profile, whose page shows the report once: phone numbers, what to click", async () => {
+    const customer = await createCustomer("pw");
+    const member = await signedIn(customer, "member");
+    const profile = await newProfile(customer, "Head office");
+    const elsewhere = await newProfile(customer, "Branch");
+    const [free, own, taken] = await allocateNumbers(customer, 3);
+    if (!free || !own || !taken) expect.fail("no numbers allocated");
+    await json(
+      await customer.api.v1.numbers[":number_id"].KYC.address.$post({
+        param: { number_id: own.number_id },
+        json: INDIVIDUAL_ADDRESS,
+      }),
+      201,
+    );
+    await bodyOf(
+      await customer.callJson("POST", `${profilesPath(customer)}/${elsewhere.id}/numbers`, { number_ids: [taken.number_id] }),
+    );
+    const unknown = crypto.randomUUID();
+    const page = `/portal/profiles/${profile.id}`;
+
+    const attached = await member.post(`${page}/numbers`, {
+      number_ids: [...[free, own, taken].map((n) => `num_${n.number_id}`), `num_${unknown}`].join("\n"),
+    });
+    expect(attached.status).toBe(303);
+    expect(attached.headers.get("Location")).toBe(page);
+    const report = await pageText(await member.follow(attached), 200);
+    expect(report).toContain("1 number attached · 0 already attached · 3 not attached");
+    expect(report).toContain("Not attached: Each has a verification of its own (1)");
+    expect(report).toContain("choose “Delete verification…” there");
+    expect(report).toContain("Not attached: Each is attached to another profile (1)");
+    expect(report).toContain("Not attached: No number of this account has these ids (1)");
+    for (const number of [free, own, taken]) {
+      expect(report).toContain(`<a href="/portal/numbers/${number.number_id}">${number.phone_number}</a>`);
+    }
+    // Numbers by phone number, the refused by what to click: no ids of known numbers, no API call to make.
+    expect(report).not.toContain(`num_${own.number_id}`);
+    expect(report).not.toContain("DELETE /v1");
+    expect(report).toContain(`<code>num_${unknown}</code>`);
+    // Shown once: the page again (a reload) shows the profile without it, and attaches nothing again.
+    expect(await pageText(await member.get(page), 200)).not.toContain("Attach report");
+    expect(await eventTypes(customer)).toEqual(expect.arrayContaining(["kyc_profile.numbers_attached"]));
+
+    const detached = await member.post(`${page}/numbers/detach`, { only: free.number_id });
+    expect(detached.headers.get("Location")).toBe(page);
+    const detachReport = await pageText(await member.follow(detached), 200);
+    expect(detachReport).toContain("1 number detached · 0 already detached · 0 not detached");
+
+    // From Numbers, too: the selection's report on the profile's page.
+    const fromNumbers = await member.post("/portal/numbers/attach", { profile_id: profile.id, number_ids: [free.number_id] });
+    expect(fromNumbers.headers.get("Location")).toBe(page);
+    expect(await pageText(await member.follow(fromNumbers), 200)).toContain("1 number attached · 0 already attached");
+  });
+});

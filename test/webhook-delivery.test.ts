@@ -302,16 +302,28 @@ describe("a failed attempt", () => {
     });
   });
 
-  it("records a network error's message", async () => {
-    const f = await fixture();
-    const failing = async () => {
-      throw new TypeError("Network connection lost.");
-    };
-    await consume([f.deliveryId], { fetch: failing });
-    expect(await deliveryRow(f.deliveryId)).toMatchObject({
+  it("records that the host could not be reached, with the runtime's words only when they say something", async () => {
+    const lost = await fixture();
+    await consume([lost.deliveryId], {
+      fetch: async () => {
+        throw new TypeError("Network connection lost.");
+      },
+    });
+    expect(await deliveryRow(lost.deliveryId)).toMatchObject({
       status: "pending",
       lastStatusCode: null,
-      lastError: "Network connection lost.",
+      lastError: "could not reach hooks.test (Network connection lost.)",
+    });
+    // workerd's answer to a refused connection names nothing.
+    const refused = await fixture();
+    await consume([refused.deliveryId], {
+      fetch: async () => {
+        throw new Error("internal error; reference = 4k2hq9bmd7f1");
+      },
+    });
+    expect(await deliveryRow(refused.deliveryId)).toMatchObject({
+      lastStatusCode: null,
+      lastError: "could not reach hooks.test",
     });
   });
 

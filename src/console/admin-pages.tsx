@@ -4,8 +4,9 @@
 // refused (403) for any other role before anything is read (changeGuard). Every change is the operator API's own use
 // case, so the console keeps the same rules, says the same words and writes the same audit events.
 import type { Context } from "hono";
+import { auditNames } from "../audit/names.ts";
 import { operatorAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";
-import { AUDIT_TARGET_TYPES, listAuditEvents } from "../audit/store.ts";
+import { listAuditEvents } from "../audit/store.ts";
 import { catalogPairParams, requirementsBody, toRequirements } from "../catalog/schemas.ts";
 import { findCatalogPair, listCatalog } from "../catalog/store.ts";
 import { makeOrderable, removeRequirements, setRequirements, stopOrdering } from "../catalog/use-cases.ts";
@@ -39,6 +40,8 @@ import {
 } from "../stock/schemas.ts";
 import { listStock, stockSummary } from "../stock/store.ts";
 import { type ImportReport, importNumbers, removeNumber } from "../stock/use-cases.ts";
+import { leaveAfterRedirect, type RedirectNote, takeAfterRedirect } from "../ui/after-redirect.ts";
+import { AuditKindFilters, AuditLog, type TargetHref } from "../ui/audit-log.tsx";
 import { Badge, Confirmation, CsrfField, Notice, type NoticeText, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
@@ -47,6 +50,7 @@ import {
   fieldMessages,
   listFilters,
   PairFilterFields,
+  type PairFilterProps,
   PerPageField,
   problemFields,
   readForm,
@@ -54,7 +58,6 @@ import {
   TextInput,
   withCountryCodesUppercased,
 } from "../ui/forms.tsx";
-import { fitsOnceShown, type OnceShownSession, showOnceAfterRedirect, takeShownOnce } from "../ui/once-shown.ts";
 import { renderPage } from "../ui/renderer.tsx";
 import { UserStatus } from "../ui/user-status.tsx";
 import { createUserBody, teamListQuery, toInvitation, toTeamListQuery } from "../users/schemas.ts";
@@ -109,7 +112,7 @@ const IMPORT_REPORT = "vn_once_stock_import";
 
 /**
  * An import's report as the page after the redirect shows it: the counts, and of each list its first items, as many
- * as the once-shown cookie holds (the counts say how many there were).
+ * as the cookie holds (the counts say how many there were).
  */
 interface ShownImport extends ImportReport {
   unlistedPairCount: number;
@@ -119,22 +122,29 @@ interface ShownImport extends ImportReport {
 const SHOWN_ITEMS = 20;
 
 function shownImport(report: ImportReport): ShownImport {
-  for (let items = SHOWN_ITEMS; ; items = Math.floor(items / 2)) {
-    const shown = {
-      ...report,
-      duplicates: report.duplicates.slice(0, items),
-      invalid: report.invalid.slice(0, items),
-      unlistedPairs: report.unlistedPairs.slice(0, items),
-      unlistedPairCount: report.unlistedPairs.length,
-    };
-    if (items === 0 || fitsOnceShown(shown)) return shown;
-  }
+  return { ...firstItems(report, SHOWN_ITEMS), unlistedPairCount: report.unlistedPairs.length };
 }
 
-/** The console's once-shown results are keyed to the person's Access token (requireStaffSession holds one). */
-function consoleSession(c: C): OnceShownSession | undefined {
+/** The report with at most `items` of each list. */
+function firstItems<R extends ImportReport>(report: R, items: number): R {
+  return {
+    ...report,
+    duplicates: report.duplicates.slice(0, items),
+    invalid: report.invalid.slice(0, items),
+    unlistedPairs: report.unlistedPairs.slice(0, items),
+  };
+}
+
+/** A shown report with half as many items of each list, until none are left. */
+function fewerItems(shown: ShownImport): ShownImport | undefined {
+  const items = Math.max(shown.duplicates.length, shown.invalid.length, shown.unlistedPairs.length);
+  return items === 0 ? undefined : firstItems(shown, Math.floor(items / 2));
+}
+
+/** The import's report waits for the stock page under a key of the person's Access token (requireStaffSession holds one). */
+function importReportNote(c: C): RedirectNote | undefined {
   const secret = c.var.operator.accessToken;
-  return secret === undefined ? undefined : { pages: "console", secret };
+  return secret === undefined ? undefined : { cookie: IMPORT_REPORT, secret };
 }
 
 /** "the first 3 of 40" when a list shows fewer than there were. */
@@ -142,11 +152,11 @@ function ofMany(shown: number, total: number, noun: string): string {
   return shown < total ? ` (the first ${shown} of ${total.toLocaleString("en-US")} ${noun})` : "";
 }
 
-function StockFilters({ values, errors }: { values: Messages; errors: Messages }) {
+function StockFilters({ values, errors, pairs }: PairFilterProps) {
   return (
     <FilterForm action={STOCK} values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
-      <PairFilterFields values={values} errors={errors} />
+      <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <TextInput name="import_id" label="Import" value={values.import_id} error={errors.import_id} hint="An import's id" />
       <PerPageField values={values} errors={errors} />
     </FilterForm>
@@ -238,11 +248,13 @@ interface StockState {
 async function stockPage(c: C, state: StockState = {}, status = 200) {
   const page = { title: "Stock", section: "stock" };
   // After an import the page shows the whole stock; its own filters are the GET's.
-  const filters = listFilters(c, listStockQuery, page, StockFilters);
-  if ("refused" in filters) return filters.refused;
+  // The pairs in stock, which its filters offer.
+  const summary = await stockSummary(c.var.db);
+  const filters = listFilters(c, listStockQuery, page, (props) => <StockFilters {...props} pairs={summary} />);
+  if ("answer" in filters) return filters.answer;
   const { raw, query } = filters;
   const window = pageWindow(query.page, query.limit);
-  const [summary, list] = await Promise.all([stockSummary(c.var.db), listStock(c.var.db, toStockListQuery(query), window)]);
+  const list = await listStock(c.var.db, toStockListQuery(query), window);
   const meta = pageMeta(window, list.total);
   const changes = mayChange(c.var.operator, "importStock");
   const mayRemove = mayChange(c.var.operator, "removeStockNumber");
@@ -282,7 +294,7 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
         </form>
       ) : null}
       <h2>Numbers</h2>
-      <StockFilters values={raw} errors={{}} />
+      <StockFilters values={raw} errors={{}} pairs={summary} />
       {list.rows.length === 0 ? (
         <div class="card empty">
           <p>No numbers in stock match.</p>
@@ -330,7 +342,10 @@ async function postedCsv(c: C): Promise<{ bytes: Uint8Array } | { error: string 
 }
 
 const stockRoutes = createRouter<ConsoleEnv>()
-  .get("/stock", async (c) => stockPage(c, { report: await takeShownOnce<ShownImport>(c, IMPORT_REPORT, consoleSession(c)) }))
+  .get("/stock", async (c) => {
+    const note = importReportNote(c);
+    return stockPage(c, { report: note && (await takeAfterRedirect<ShownImport>(c, note)) });
+  })
   .post("/stock/import", changeGuard("importStock"), readsOwnMultipartBody, async (c) => {
     const csv = await postedCsv(c);
     if ("error" in csv) return stockPage(c, { fileError: csv.error }, 400);
@@ -343,8 +358,8 @@ const stockRoutes = createRouter<ConsoleEnv>()
     }
     const imported = await importNumbers(workOf(c), rows);
     if (!imported.ok) return stockPage(c, { said: refusal(imported.problem) }, imported.problem.status);
-    const session = consoleSession(c);
-    if (session) await showOnceAfterRedirect(c, IMPORT_REPORT, session, shownImport(imported.value));
+    const note = importReportNote(c);
+    if (note) await leaveAfterRedirect(c, note, shownImport(imported.value), fewerItems);
     return c.redirect(`${STOCK}?done=imported`, 303);
   })
   .get("/stock/remove", changeGuard("removeStockNumber"), (c) => {
@@ -733,23 +748,15 @@ const AUDIT = "/ops/audit";
 function AuditFilters({ values, errors }: { values: Messages; errors: Messages }) {
   return (
     <FilterForm action={AUDIT} values={values}>
-      <TextInput name="actor" label="Actor" value={values.actor} error={errors.actor} hint="An e-mail, or token" />
       <TextInput
-        name="action"
-        label="Actions"
-        value={values.action}
-        error={errors.action}
-        hint="e.g. stock.imported,staff.changed"
+        name="actor"
+        label="Who"
+        value={values.actor}
+        error={errors.actor}
+        hint="An e-mail, or token for the admin token"
       />
-      <Select
-        name="target_type"
-        label="Target type"
-        value={values.target_type}
-        blank="Any"
-        options={AUDIT_TARGET_TYPES.map((type) => [type, words(type)] as const)}
-        error={errors.target_type}
-      />
-      <TextInput name="target_id" label="Target id" value={values.target_id} error={errors.target_id} />
+      <AuditKindFilters values={values} errors={errors} ofAccount={false} />
+      <TextInput name="target_id" label="Its id" value={values.target_id} error={errors.target_id} />
       <TextInput name="customer_slug" label="Account" value={values.customer_slug} error={errors.customer_slug} hint="Its slug" />
       <TextInput name="from" label="From" type="date" value={values.from} error={errors.from} />
       <TextInput name="to" label="To" type="date" value={values.to} error={errors.to} />
@@ -758,13 +765,32 @@ function AuditFilters({ values, errors }: { values: Messages; errors: Messages }
   );
 }
 
+/** The console's page of what a change is about, where it has one. */
+const consoleHref: TargetHref = ({ type, id }) => {
+  switch (type) {
+    case "order":
+      return `/ops/orders/${id}`;
+    case "customer":
+      return `${ACCOUNTS}/${id}`;
+    case "kyc":
+      return `/ops/reviews/kyc/${id}`;
+    case "kyc_profile":
+      return `/ops/reviews/profiles/${id}`;
+    case "stock_import":
+      return `${STOCK}?import_id=${id}`;
+    default:
+      return undefined;
+  }
+};
+
 async function auditPage(c: C) {
   const page = { title: "Audit log", section: "audit" };
   const filters = listFilters(c, operatorAuditQuery, page, AuditFilters);
-  if ("refused" in filters) return filters.refused;
+  if ("answer" in filters) return filters.answer;
   const { raw, query } = filters;
   const window = pageWindow(query.page, query.limit);
   const { rows, total } = await listAuditEvents(c.var.db, toAuditListQuery(query), window);
+  const names = await auditNames(c.var.db, rows);
   const meta = pageMeta(window, total);
   const events = rows.map((row) => toAuditEvent(row));
   return renderPage(
@@ -779,38 +805,18 @@ async function auditPage(c: C) {
           <p>No events match.</p>
         </div>
       ) : (
-        <Table
+        <AuditLog
           label="Audit events"
-          rows={events}
-          columns={[
-            { label: "Time", cell: (event) => dateTime(event.created_at) },
-            {
-              label: "Actor",
-              cell: (event) => event.actor.email ?? (event.actor.id ? `${event.actor.type} ${event.actor.id}` : event.actor.type),
-            },
-            { label: "Action", cell: (event) => <code>{event.action}</code> },
-            {
-              label: "Target",
-              cell: (event) => (
-                <span class="wrap">
-                  {words(event.target.type)} <code>{event.target.id}</code>
-                </span>
-              ),
-            },
-            {
-              label: "Account",
-              cell: (event) =>
-                event.customer_slug ? (
-                  <a href={`/ops/accounts/${event.customer_slug}`}>{event.customer_slug}</a>
-                ) : (
-                  <span class="muted">—</span>
-                ),
-            },
-            {
-              label: "Changes",
-              cell: (event) => <code class="json">{JSON.stringify(event.changes)}</code>,
-            },
-          ]}
+          events={events}
+          names={names}
+          hrefOf={consoleHref}
+          account={(event) =>
+            event.customer_slug ? (
+              <a href={`${ACCOUNTS}/${event.customer_slug}`}>{event.customer_slug}</a>
+            ) : (
+              <span class="muted">—</span>
+            )
+          }
         />
       )}
       <Pager meta={meta} noun="event" hrefOf={(n) => `${AUDIT}${withQuery(raw, { page: String(n) })}`} />

@@ -7,6 +7,7 @@
 // any other role before anything is read.
 
 import type { Context } from "hono";
+import { listOrderablePairs } from "../catalog/store.ts";
 import { pageWindow } from "../db/paging.ts";
 import { OPEN_ORDER_STATUSES, ORDER_STATUSES, type OrderRow, type OrderStatus } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -18,6 +19,7 @@ import { capitalised, words } from "../lib/words.ts";
 import { allocationBody, toAllocation } from "../numbers/schemas.ts";
 import { findOrderDetails } from "../numbers/store.ts";
 import { allocateToOrder } from "../numbers/use-cases.ts";
+import { ALLOCATABLE, mayMove } from "../orders/lifecycle.ts";
 import { listOrderQueue } from "../orders/queue.ts";
 import { orderIdParam, orderQueueQuery, toOrder, toOrderQueueQuery, toQueuedOrder } from "../orders/schemas.ts";
 import { findOrderById } from "../orders/store.ts";
@@ -31,6 +33,7 @@ import {
   fieldMessages,
   listFilters,
   PairFilterFields,
+  type PairFilterProps,
   PerPageField,
   problemFields,
   readForm,
@@ -63,12 +66,12 @@ export function age(hours: number): string {
   return rest === 0 ? `${Math.floor(hours / 24)} d` : `${Math.floor(hours / 24)} d ${rest} h`;
 }
 
-function QueueFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
+function QueueFilters({ values, errors, pairs }: PairFilterProps) {
   return (
     <FilterForm action="/ops/queue" values={values}>
       {values.status ? <input type="hidden" name="status" value={values.status} /> : null}
       <TextInput name="customer_slug" label="Account" value={values.customer_slug} error={errors.customer_slug} hint="Its slug" />
-      <PairFilterFields values={values} errors={errors} />
+      <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <DayRangeFields name="requested" label="Requested" values={values} errors={errors} />
       <SortFields query={orderQueueQuery} values={values} errors={errors} />
       <PerPageField values={values} errors={errors} />
@@ -124,10 +127,6 @@ function remainingOf(row: OrderRow): number {
   return row.quantity - row.fulfilledQuantity;
 }
 
-function allocatable(row: OrderRow): boolean {
-  return row.status === "pending" || row.status === "processing";
-}
-
 async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusal, status = 200) {
   const order = toOrder(row);
   const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
@@ -136,7 +135,7 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
   // An order's numbers are never taken back or deleted: it has as many as it was given (fulfilled_quantity).
   const meta = pageMeta(window, row.fulfilledQuantity);
   const mayAllocate = mayChange(c.var.operator, "allocateNumbers");
-  const mayMove = mayChange(c.var.operator, "changeOrderStatus");
+  const mayMoveOrders = mayChange(c.var.operator, "changeOrderStatus");
   const remaining = remainingOf(row);
   const notice = pageNotice(c, DONE, refusal && { kind: "error", text: refusal.text }, status);
   const href = `/ops/orders/${order.order_id}`;
@@ -158,7 +157,7 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
         inStock={`${plural(details.stockAvailable, "number")} of this country and type`}
         profile={order.kyc_profile_id ?? "—"}
       />
-      {(mayAllocate || mayMove) && allocatable(row) ? (
+      {(mayAllocate || mayMoveOrders) && ALLOCATABLE.includes(row.status) ? (
         <>
           <h2>Fulfil</h2>
           {mayAllocate && remaining > 0 ? (
@@ -184,9 +183,9 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
               </form>
             </>
           ) : null}
-          {mayMove ? (
+          {mayMoveOrders ? (
             <div class="actions">
-              {row.status === "pending" ? (
+              {mayMove(row.status, "processing", "operator") ? (
                 <form method="post" action={`${href}/status`} class="inline">
                   <CsrfField token={token} />
                   <input type="hidden" name="status" value="processing" />
@@ -249,8 +248,11 @@ function allocationFrom(form: Record<string, string>) {
 
 export const queuePages = createRouter<ConsoleEnv>()
   .get("/queue", async (c) => {
-    const filters = listFilters(c, orderQueueQuery, { title: "Queue", section: SECTION }, QueueFilters);
-    if ("refused" in filters) return filters.refused;
+    const pairs = await listOrderablePairs(c.var.db);
+    const filters = listFilters(c, orderQueueQuery, { title: "Queue", section: SECTION }, (props) => (
+      <QueueFilters {...props} pairs={pairs} />
+    ));
+    if ("answer" in filters) return filters.answer;
     const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const { rows, total, statusCounts } = await listOrderQueue(c.var.db, toOrderQueueQuery(query), window);
@@ -262,7 +264,7 @@ export const queuePages = createRouter<ConsoleEnv>()
       <>
         <h1>Queue</h1>
         <QueueTabs query={raw} counts={statusCounts} filtered={query.status} />
-        <QueueFilters values={raw} errors={{}} />
+        <QueueFilters values={raw} errors={{}} pairs={pairs} />
         {rows.length === 0 ? (
           <div class="card empty">
             <p>No orders match. Change the filters or the status.</p>
@@ -331,6 +333,7 @@ export const queuePages = createRouter<ConsoleEnv>()
         action={`${href}/cancel`}
         button="Cancel the order"
         cancel={href}
+        back="Keep the order"
       >
         <p>
           The order stops for good: no more numbers can be allocated to it, and the account's webhooks are sent order.cancelled.

@@ -45,7 +45,17 @@ import {
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, withQuery } from "../ui/format.ts";
-import { FilterForm, listFilters, PairFilterFields, PerPageField, readForm, Select, TextInput } from "../ui/forms.tsx";
+import {
+  FilterForm,
+  listFilters,
+  MultiChoice,
+  PairFilterFields,
+  type PairFilterProps,
+  PerPageField,
+  readForm,
+  Select,
+  TextInput,
+} from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { type ConsoleChange, changeGuard, mayChange } from "./roles.ts";
 
@@ -86,15 +96,16 @@ function titleOf(reviewed: Pick<Reviewed, "number" | "kyc">): string {
 /** A document's bytes, for compliance and admin. */
 const documentHref = (document: DocumentRow) => `/ops/documents/${withPrefix("doc", document.id)}`;
 
-function ReviewFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
+function ReviewFilters({ values, errors, pairs }: PairFilterProps) {
   return (
     <FilterForm action={REVIEWS} values={values}>
-      <TextInput
+      <MultiChoice
         name="status"
         label="Statuses"
         value={values.status}
         error={errors.status}
-        hint={`e.g. ${KYC_STATUSES.join(",")}; empty: awaiting review`}
+        options={KYC_STATUSES.map((status) => [status, capitalised(status)] as const)}
+        none="Awaiting review"
       />
       <Select
         name="subject_type"
@@ -111,7 +122,7 @@ function ReviewFilters({ values, errors }: { values: Record<string, string>; err
         error={errors.customer_slug}
         hint="The account's slug"
       />
-      <PairFilterFields values={values} errors={errors} />
+      <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <PerPageField values={values} errors={errors} />
     </FilterForm>
   );
@@ -621,8 +632,9 @@ function problemState(fields: Record<string, string>, posted: PostedReview, prob
 export const reviewPages = createRouter<ConsoleEnv>()
   .get("/reviews", async (c) => {
     const page = { title: "Reviews", section: SECTION };
-    const filters = listFilters(c, reviewQueueQuery, page, ReviewFilters);
-    if ("refused" in filters) return filters.refused;
+    const pairs = await listOrderablePairs(c.var.db);
+    const filters = listFilters(c, reviewQueueQuery, page, (props) => <ReviewFilters {...props} pairs={pairs} />);
+    if ("answer" in filters) return filters.answer;
     const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const { rows, total, statusCounts } = await listReviewQueue(c.var.db, toReviewQueueQuery(query), window);
@@ -641,7 +653,7 @@ export const reviewPages = createRouter<ConsoleEnv>()
           filtered={query.status}
           unfiltered={{ label: "Awaiting review", statuses: AWAITING_STATUSES }}
         />
-        <ReviewFilters values={raw} errors={{}} />
+        <ReviewFilters values={raw} errors={{}} pairs={pairs} />
         {rows.length === 0 ? (
           <div class="card empty">
             <p>Nothing matches: no verification awaits review here.</p>

@@ -28,7 +28,7 @@ interface Format {
   walk(bytes: Uint8Array, stated: (resolution: Resolution) => void): void;
 }
 
-const MIN_DPI = 300;
+export const MIN_DPI = 300;
 const INCHES_PER_METRE = 0.0254;
 const CM_PER_INCH = 2.54;
 

@@ -35,6 +35,7 @@ import { MAX_FILE_BYTES, MAX_FILE_SIZE } from "../http/request-body.ts";
 import { describedOnly, whenFieldsValid } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
+import { MIN_DPI } from "./file-checks.ts";
 import { ATTACH_REFUSALS, MAX_ATTACH, type NumberSelection, type NumbersReport } from "./profile-numbers.ts";
 import { AWAITING_STATUSES, type QueuedVerification, type ReviewQueueQuery, SUBJECT_TYPES } from "./queue.ts";
 import {
@@ -328,13 +329,14 @@ export const uploadFields = z.strictObject({
   expiration_date: calendarDateSchema.optional().meta({ description: "YYYY-MM-DD, not in the past." }),
 });
 
+/** What an uploaded file must be, in words: the API's description of it and the portal's hint beside its field. */
+export const UPLOAD_RULE = `PDF, JPEG or PNG, at most ${MAX_FILE_SIZE}; an image at least ${MIN_DPI} DPI when it states a resolution`;
+
 /** The multipart body as the API description shows it (the route reads it itself, bounded). */
 export const uploadFormSchema = describedOnly(
   uploadFields.extend({
     file: z.file().meta({
-      description:
-        `PDF, JPG/JPEG or PNG, at most ${MAX_FILE_SIZE} (${MAX_FILE_BYTES.toLocaleString("en-US")} bytes); images at ` +
-        "least 300 DPI when they state a resolution.",
+      description: `${UPLOAD_RULE}. At most ${MAX_FILE_BYTES.toLocaleString("en-US")} bytes; a JPEG's name ends in .jpg or .jpeg.`,
     }),
   }),
 );

@@ -12,7 +12,7 @@ import {
 import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { startOfDay, toIso } from "../lib/time.ts";
-import { orderSchema } from "../orders/schemas.ts";
+import { orderIdParam, orderSchema } from "../orders/schemas.ts";
 import { type Allocation, NUMBER_SORT_KEYS, type NumberListQuery, type NumberWithKyc } from "./store.ts";
 
 export const numberSchema = z
@@ -61,6 +61,9 @@ export const listNumbersQuery = z.object({
   kyc_profile_id: prefixedId("kyp")
     .optional()
     .openapi({ param: { name: "kyc_profile_id", in: "query" }, description: "Only the numbers attached to this profile." }),
+  order_id: orderIdParam
+    .optional()
+    .openapi({ param: { name: "order_id", in: "query" }, description: "Only the numbers allocated to this order." }),
   kyc_expires_before: calendarDateSchema.optional().openapi({
     param: { name: "kyc_expires_before", in: "query" },
     description: "Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC).",
@@ -75,6 +78,7 @@ export function toNumberListQuery(q: z.infer<typeof listNumbersQuery>): NumberLi
     countryCodes: q.country_code,
     numberTypes: q.number_type,
     kycProfileId: q.kyc_profile_id,
+    orderId: q.order_id,
     kycExpiresBefore: q.kyc_expires_before === undefined ? undefined : startOfDay(q.kyc_expires_before),
     sortBy: q.sort_by,
     sortOrder: q.sort_order,

@@ -27,6 +27,7 @@ import {
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { profileNumbersEvents } from "../kyc/profile-numbers.ts";
+import { ALLOCATABLE } from "../orders/lifecycle.ts";
 import { findOrderById } from "../orders/store.ts";
 import { DATA_FILLED_LATER, eventStatements, fillEventData, inEventChunks, type Outbox } from "../webhooks/outbox.ts";
 import { allocationData, orderData } from "../webhooks/payloads.ts";
@@ -50,6 +51,8 @@ export interface NumberListQuery {
   numberTypes?: readonly string[] | undefined;
   /** Numbers attached to this profile (bare id). */
   kycProfileId?: string | undefined;
+  /** Numbers allocated to this order. */
+  orderId?: string | undefined;
   /** Numbers whose verification (own or their profile's) expires before this instant (ms). */
   kycExpiresBefore?: number | undefined;
   sortBy: NumberSortKey;
@@ -67,13 +70,14 @@ function listConditions(customerId: string, q: NumberListQuery): SQL | undefined
     q.countryCodes && inArray(numbers.countryCode, q.countryCodes),
     q.numberTypes && inArray(numbers.numberType, q.numberTypes),
     q.kycProfileId === undefined ? undefined : eq(numbers.kycProfileId, q.kycProfileId),
+    q.orderId === undefined ? undefined : eq(numbers.orderId, q.orderId),
     q.kycExpiresBefore === undefined ? undefined : lt(numbers.kycExpiresAt, q.kycExpiresBefore),
   );
 }
 
 /** Filters the counts by enumeration cannot answer. */
 function countedOverNumbers(q: NumberListQuery): boolean {
-  return q.search !== undefined || q.kycProfileId !== undefined || q.kycExpiresBefore !== undefined;
+  return q.search !== undefined || q.kycProfileId !== undefined || q.orderId !== undefined || q.kycExpiresBefore !== undefined;
 }
 
 /** The list's total: from number_counts when only enumerations filter it, else counted over the matching numbers. */
@@ -99,6 +103,15 @@ export async function findOwnedNumber(db: Database, customerId: string, numberId
     .from(numbers)
     .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId)))
     .get();
+}
+
+/** The account's numbers among `ids` (another account's, or none, are left out): for a report that names them. */
+export async function findOwnedNumbers(db: Database, customerId: string, ids: readonly string[]): Promise<NumberRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(numbers)
+    .where(and(inJsonList(numbers.id, ids), eq(numbers.customerId, customerId)));
 }
 
 /** A number as the list shows it: its verification's status (its own, or its profile's) and its profile, if any. */
@@ -151,9 +164,6 @@ export async function findOrderDetails(db: Database, order: OrderRow, window: Pa
     numbers: listed,
   };
 }
-
-/** The statuses an order takes numbers in; allocating to a pending order moves it to processing. */
-const ALLOCATABLE: OrderStatus[] = ["pending", "processing"];
 
 /** The numbers an allocation gives the order: these, or the N oldest of the stock of the order's pair. */
 export type Allocation = { phoneNumbers: string[] } | { fromStock: number };

@@ -1,4 +1,4 @@
-// The Orders endpoints of the customer API: list, get, create, update while pending.
+// The Orders endpoints of the customer API: list, get, create, update and cancel while pending.
 import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";
@@ -22,7 +22,7 @@ import {
   updateOrderBody,
 } from "./schemas.ts";
 import { findOrder } from "./store.ts";
-import { changeOrder, placeOrder } from "./use-cases.ts";
+import { cancelOrder, changeOrder, placeOrder } from "./use-cases.ts";
 
 const slugParams = z.object({ customer_slug: customerSlugParam });
 const orderParams = z.object({
@@ -127,5 +127,26 @@ export const orderRoutes = createRouter<CustomerEnv>()
       const changes = toOrderChanges(c.req.valid("json"));
       const updated = valueOrProblem(await changeOrder(workOf(c), c.var.principal.customerId, order_id, changes));
       return c.json(toOrder(updated), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      ...operation,
+      operationId: "cancelOrder",
+      method: "post",
+      path: "/customers/{customer_slug}/orders/{order_id}/cancel",
+      summary: "Cancel a pending order",
+      description:
+        "Cancels an order placed by mistake, while it is pending (no body); emits order.cancelled. Any other status " +
+        "answers 403 order_not_pending and the order is unchanged.",
+      request: { params: orderParams },
+      responses: {
+        200: jsonResponse(orderSchema, "The order, cancelled."),
+        ...errorResponses(400, 401, 403, 404, 429),
+      },
+    }),
+    async (c) => {
+      const cancelled = valueOrProblem(await cancelOrder(workOf(c), c.var.principal.customerId, c.req.valid("param").order_id));
+      return c.json(toOrder(cancelled), 200);
     },
   );

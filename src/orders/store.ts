@@ -10,6 +10,7 @@ import type { AuditContext } from "../env.ts";
 import { subjectVerification } from "../kyc/store.ts";
 import { eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { orderData } from "../webhooks/payloads.ts";
+import { CUSTOMER_CHANGEABLE, customerMayChange, orderMove } from "./lifecycle.ts";
 
 export type NewOrder = Pick<typeof orders.$inferInsert, "numberType" | "countryCode" | "quantity" | "notes" | "kycProfileId">;
 /** The fields a change names; `notes: null` clears the notes. */
@@ -147,7 +148,7 @@ async function profileExists(db: Database, customerId: string, profileId: string
 }
 
 /**
- * One conditional UPDATE: it applies only while the order is pending and, when the pair changes, orderable. When it
+ * One conditional UPDATE: it applies only while the order is its account's to change (pending) and, when the pair changes, orderable. When it
  * changes nothing, a read of the order says which condition failed; the order is never half-changed.
  */
 export async function updatePendingOrder(
@@ -171,7 +172,7 @@ export async function updatePendingOrder(
           and(
             eq(orders.id, orderId),
             eq(orders.customerId, customerId),
-            eq(orders.status, "pending"),
+            inArray(orders.status, CUSTOMER_CHANGEABLE),
             pairChecked
               ? sql`((${nextCountry} = ${orders.countryCode} AND ${nextType} = ${orders.numberType}) OR ${isOrderable(nextCountry, nextType)})`
               : undefined,
@@ -189,7 +190,7 @@ export async function updatePendingOrder(
   if (row) return ok(row);
   const current = await findOrder(db, customerId, orderId);
   if (!current) return refuse("not_found");
-  if (current.status !== "pending") return refuse("wrong_state", { state: current.status });
+  if (!customerMayChange(current.status)) return refuse("wrong_state", { state: current.status });
   if (changes.kycProfileId && !(await profileExists(db, customerId, changes.kycProfileId))) return refuse("unknown_profile");
   return refuse("not_orderable", {
     countryCode: changes.countryCode ?? current.countryCode,
@@ -197,42 +198,42 @@ export async function updatePendingOrder(
   });
 }
 
-/**
- * The operator's moves, by the status each may be reached from and the event it emits; fulfilment happens through
- * number allocation.
- */
-const OPERATOR_MOVES: Partial<Record<OrderStatus, { from: OrderStatus[]; event: EventType }>> = {
-  processing: { from: ["pending"], event: "order.processing" },
-  cancelled: { from: ["pending", "processing"], event: "order.cancelled" },
-};
+/** Who moves an order: the operator (any account's order; the move is audited) or the order's own account. */
+export type OrderMoveBy = { mover: "operator"; audit: AuditContext } | { mover: "customer"; customerId: string };
 
 /**
- * The operator's move of an order, with its event and its audit event, in one batch: the audit event first, read
- * from the order before the move under the move's own guard, so it records the status moved from.
+ * A move of an order to `to` (src/orders/lifecycle.ts: from which statuses `by` may make it), with its event in one
+ * batch: one conditional UPDATE, so an order that moved meanwhile is refused, never half-moved. The operator's move
+ * also writes its audit event, first, read from the order before the move under the move's own guard, so it records
+ * the status moved from.
  */
 export async function transitionOrderStatus(
   db: Database,
   outbox: Outbox,
-  audit: AuditContext,
+  by: OrderMoveBy,
   orderId: string,
   to: OrderStatus,
   now: number,
 ): Promise<Outcome<OrderRow, "not_found" | "wrong_state">> {
-  const move = OPERATOR_MOVES[to];
+  const move = orderMove(to, by.mover);
+  const ofMover = by.mover === "customer" ? eq(orders.customerId, by.customerId) : undefined;
   if (move) {
-    const movable = and(eq(orders.id, orderId), inArray(orders.status, move.from));
+    const movable = and(eq(orders.id, orderId), ofMover, inArray(orders.status, move.from));
     const { moved } = await batchByName(db, {
-      audit: auditStatement(
-        db,
-        { ...audit, now },
-        {
-          action: "order.status_changed",
-          target: { type: "order", id: orderId },
-          customerId: orders.customerId,
-          changes: { status: [orders.status, to] },
-        },
-        { from: orders, where: movable },
-      ),
+      audit:
+        by.mover === "operator"
+          ? auditStatement(
+              db,
+              { ...by.audit, now },
+              {
+                action: "order.status_changed",
+                target: { type: "order", id: orderId },
+                customerId: orders.customerId,
+                changes: { status: [orders.status, to] },
+              },
+              { from: orders, where: movable },
+            )
+          : undefined,
       moved: withOrderEvent(
         db,
         db.update(orders).set({ status: to, updatedAt: now }).where(movable).returning(),
@@ -245,6 +246,10 @@ export async function transitionOrderStatus(
     const [row] = moved.write;
     if (row) return ok(row);
   }
-  const current = await findOrderById(db, orderId);
+  const current = await db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.id, orderId), ofMover))
+    .get();
   return refusalByState(current);
 }

@@ -8,6 +8,7 @@ import type { Refusal } from "../db/outcome.ts";
 import type { OrderRow, OrderStatus } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, fieldProblem, notFound, Problem, type Result, refused } from "../lib/problem.ts";
+import { customerMayChange } from "./lifecycle.ts";
 import { createOrder, findOrder, type NewOrder, type OrderChanges, transitionOrderStatus, updatePendingOrder } from "./store.ts";
 
 /** The pair is not in the orderable catalog: said of the whole request, and of number_type (the choice to change). */
@@ -63,7 +64,7 @@ export async function changeOrder(
     const current = await findOrder(work.db, customerId, orderId);
     const profileId = changes.kycProfileId ?? current?.kycProfileId;
     // Only a pending order changes: another is refused for that (order_not_pending), whatever its profile.
-    if (current?.status === "pending" && profileId) {
+    if (current && customerMayChange(current.status) && profileId) {
       const pair = {
         countryCode: changes.countryCode ?? current.countryCode,
         numberType: changes.numberType ?? current.numberType,
@@ -78,7 +79,7 @@ export async function changeOrder(
     case "not_found":
       return refused(notFound("Order"));
     case "wrong_state":
-      return refused(new Problem("order_not_pending", `Only pending orders can be changed; this order is ${updated.state}`));
+      return refused(notPending("changed", updated.state));
     case "not_orderable":
       return refused(notOrderable(updated));
     case "unknown_profile":
@@ -86,9 +87,29 @@ export async function changeOrder(
   }
 }
 
+/** The account's order is no longer its to change or cancel: 403, as PUT and cancel both answer it. */
+function notPending(what: "changed" | "cancelled", state: string): Problem {
+  return new Problem("order_not_pending", `Only pending orders can be ${what}; this order is ${state}`);
+}
+
+/** The account cancels its own order while it is pending, with its order.cancelled event. */
+export async function cancelOrder(work: Work, customerId: string, orderId: string): Promise<Result<OrderRow>> {
+  const moved = await transitionOrderStatus(
+    work.db,
+    work.outbox,
+    { mover: "customer", customerId },
+    orderId,
+    "cancelled",
+    work.now,
+  );
+  if (moved.ok) return done(moved.value);
+  if (moved.reason === "not_found") return refused(notFound("Order"));
+  return refused(notPending("cancelled", moved.state));
+}
+
 /** The operator moves an order to processing or cancelled. */
 export async function moveOrder(work: Work, orderId: string, status: OrderStatus): Promise<Result<OrderRow>> {
-  const moved = await transitionOrderStatus(work.db, work.outbox, work, orderId, status, work.now);
+  const moved = await transitionOrderStatus(work.db, work.outbox, { mover: "operator", audit: work }, orderId, status, work.now);
   if (moved.ok) return done(moved.value);
   if (moved.reason === "not_found") return refused(notFound("Order"));
   return refused(new Problem("conflict", `An order cannot move from ${moved.state} to ${status}`));

@@ -1,108 +1,72 @@
-// Settings → Activity: who changed what in the account (its keys, team and webhook endpoints, and the operator's
-// changes, the operator's people shown only as "the operator"), newest first, with the audit log's filters.
+// Settings → Activity: who changed what in the account (its keys, team, webhook endpoints and profiles, and the
+// operator's changes, the operator's people shown only as "the operator"), newest first, with the audit log's filters;
+// read as the UI kit's audit log reads (src/ui/audit-log.tsx), by names.
 
+import { auditNames } from "../audit/names.ts";
 import { customerAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";
-import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, type AuditEventWithSlug, listAuditEvents } from "../audit/store.ts";
+import { listAuditEvents } from "../audit/store.ts";
 import { pageWindow } from "../db/paging.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
-import { capitalised, words } from "../lib/words.ts";
-import { Pager, Table } from "../ui/components.tsx";
-import { dateTime, withQuery } from "../ui/format.ts";
-import { FilterForm, listFilters, Select, TextInput } from "../ui/forms.tsx";
+import { AuditKindFilters, AuditLog, type TargetHref } from "../ui/audit-log.tsx";
+import { Pager } from "../ui/components.tsx";
+import { withQuery } from "../ui/format.ts";
+import { FilterForm, listFilters, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { requireSettingsRole } from "./settings-common.tsx";
 
 const ACTIVITY_PATH = "/portal/settings/activity";
 
-type ShownEvent = ReturnType<typeof toAuditEvent>;
-
-/** Who acted, as the account reads it. */
-function actorOf(event: ShownEvent): string {
-  switch (event.actor.type) {
-    case "operator":
-      return "The operator";
-    case "user":
-      return event.actor.email ?? "A teammate";
-    case "api_key":
-      return `API key ${event.actor.id ?? ""}`;
-    default:
-      return capitalised(event.actor.type);
-  }
-}
-
-/** The fields whose values are the service's own (a status, a role, a type), which read in words; what people typed
- * (a name, a description, a URL) reads as they typed it. */
-const STORED_VALUE_FIELDS = new Set(["status", "role", "type", "verification_type", "number_type"]);
-
-/** A change as people read it: "status: pending → processing", "role: member → admin". */
-function changesOf(event: ShownEvent): string {
-  const shown = (field: string, value: unknown) =>
-    value === null || value === undefined ? "—" : STORED_VALUE_FIELDS.has(field) ? words(String(value)) : String(value);
-  return Object.entries(event.changes)
-    .map(([field, [before, after]]) => `${words(field)}: ${shown(field, before)} → ${shown(field, after)}`)
-    .join("; ");
-}
-
 function ActivityFilters({ values, errors }: { values: Record<string, string>; errors: Record<string, string> }) {
   return (
     <FilterForm action={ACTIVITY_PATH} values={values}>
-      <Select
-        name="action"
-        label="What happened"
-        value={values.action}
-        blank="Anything"
-        options={AUDIT_ACTIONS.map((action) => [action, capitalised(action.replace(".", " "))] as const)}
-        error={errors.action}
-      />
-      <Select
-        name="target_type"
-        label="About"
-        value={values.target_type}
-        blank="Anything"
-        options={AUDIT_TARGET_TYPES.map((type) => [type, capitalised(type)] as const)}
-        error={errors.target_type}
-      />
+      <AuditKindFilters values={values} errors={errors} ofAccount={true} />
       <TextInput name="from" label="From" type="date" value={values.from} error={errors.from} />
       <TextInput name="to" label="To" type="date" value={values.to} error={errors.to} />
     </FilterForm>
   );
 }
 
+/** The portal's page of what a change is about, where it has one. */
+const portalHref: TargetHref = ({ type, id }) => {
+  switch (type) {
+    case "order":
+      return `/portal/orders/${id}`;
+    case "kyc_profile":
+      return `/portal/profiles/${id}`;
+    case "webhook_endpoint":
+      return `/portal/settings/webhooks/${id.replace(/^we_/, "")}`;
+    default:
+      return undefined;
+  }
+};
+
 export const activityPages = createRouter<PortalEnv>()
   .use("/settings/activity", requireSettingsRole)
   .get("/settings/activity", async (c) => {
     const page = { title: "Activity", section: "activity" };
     const filters = listFilters(c, customerAuditQuery, page, ActivityFilters);
-    if ("refused" in filters) return filters.refused;
+    if ("answer" in filters) return filters.answer;
     const { raw, query } = filters;
+    const customerId = c.var.visitor.customer.id;
     const window = pageWindow(query.page, query.limit);
-    const list = await listAuditEvents(c.var.db, toAuditListQuery(query), window, c.var.visitor.customer.id);
-    const events = list.rows.map((row: AuditEventWithSlug) => toAuditEvent(row, true));
+    const list = await listAuditEvents(c.var.db, toAuditListQuery(query), window, customerId);
+    const names = await auditNames(c.var.db, list.rows, customerId);
+    const events = list.rows.map((row) => toAuditEvent(row, true));
     return renderPage(
       c,
       page,
       <>
         <h1>Activity</h1>
-        <p class="muted">Every change of the account's keys, team and webhooks, and the operator's changes to it.</p>
+        <p class="muted">Every change of the account's keys, team, webhooks and profiles, and the operator's changes to it.</p>
         <ActivityFilters values={raw} errors={{}} />
         {events.length === 0 ? (
           <div class="card empty">
             <p>Nothing matches: clear the filters.</p>
           </div>
         ) : (
-          <Table
-            label="Activity"
-            rows={events}
-            columns={[
-              { label: "When", cell: (event) => dateTime(event.created_at) },
-              { label: "Who", cell: actorOf },
-              { label: "What", cell: (event) => capitalised(event.action.replace(".", " ")) },
-              { label: "About", cell: (event) => `${words(event.target.type)} ${event.target.id}` },
-              { label: "Changes", cell: changesOf },
-            ]}
-          />
+          <AuditLog label="Activity" events={events} names={names} hrefOf={portalHref} />
         )}
         <Pager
           meta={pageMeta(window, list.total)}

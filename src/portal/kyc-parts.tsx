@@ -11,8 +11,8 @@ import type { Evaluation, RejectionReason, Requirements, VerificationField } fro
 import type { Database } from "../db/client.ts";
 import { type CatalogRow, DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
-import { MAX_FILE_SIZE } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
+import { UPLOAD_RULE } from "../kyc/schemas.ts";
 import { documentDeletable, listProfileNames, type Subject, uploadRefusal } from "../kyc/store.ts";
 import { readUpload } from "../kyc/upload.ts";
 import { deleteDocument, uploadDocument, uploadTarget } from "../kyc/use-cases.ts";
@@ -192,8 +192,21 @@ function generalReasons(kyc: KycRow, documents: readonly DocumentRow[]): Rejecti
   );
 }
 
-/** The verification's state: status, the rejection's words and its reasons of the whole, expiry and times. */
-export function StatusFacts({ kyc, documents, children }: { kyc: KycRow; documents: readonly DocumentRow[]; children?: Child }) {
+/**
+ * The verification's state: status, the rejection's words and its reasons of the whole (unless `reasonsAbove`: the
+ * page leads with them, RejectionFixes), expiry and times.
+ */
+export function StatusFacts({
+  kyc,
+  documents,
+  reasonsAbove = false,
+  children,
+}: {
+  kyc: KycRow;
+  documents: readonly DocumentRow[];
+  reasonsAbove?: boolean;
+  children?: Child;
+}) {
   const general = generalReasons(kyc, documents);
   return (
     <dl class="facts">
@@ -201,7 +214,7 @@ export function StatusFacts({ kyc, documents, children }: { kyc: KycRow; documen
       <dd>
         <Badge status={kyc.status} />
       </dd>
-      {kyc.rejectionReason ? (
+      {kyc.rejectionReason && !reasonsAbove ? (
         <>
           <dt>Rejection reason</dt>
           <dd>
@@ -210,7 +223,7 @@ export function StatusFacts({ kyc, documents, children }: { kyc: KycRow; documen
           </dd>
         </>
       ) : null}
-      {kyc.rejectionReasons.length > 0 && general.length < kyc.rejectionReasons.length ? (
+      {kyc.rejectionReasons.length > 0 && general.length < kyc.rejectionReasons.length && !reasonsAbove ? (
         <>
           <dt>Reasons</dt>
           <dd class="muted">Each reason is shown beside the field or document it names.</dd>
@@ -332,7 +345,7 @@ function UploadForm({ action, token, state }: { action: string; token: string; s
     <form method="post" action={action} enctype="multipart/form-data" class="stack card" novalidate>
       {/* First: the guard reads this part alone before the file (src/portal/session-guard.tsx). */}
       <CsrfField token={token} />
-      <TextInput name="file" label="File" type="file" error={errors.file} hint={`PDF, JPEG or PNG, at most ${MAX_FILE_SIZE}`} />
+      <TextInput name="file" label="File" type="file" error={errors.file} hint={UPLOAD_RULE} />
       <Select
         name="document_type"
         label="Document type"
@@ -408,7 +421,7 @@ export function DocumentsSection({
       />
       {uploadRefusal(kyc.status, documents.length) === undefined ? (
         <>
-          <h2>Upload a document</h2>
+          <h2 id="upload">Upload a document</h2>
           <p class="muted">An identity document, a company registration or a proof of address.</p>
           <UploadForm action={`${href}/documents`} token={token} state={upload} />
         </>
@@ -417,14 +430,96 @@ export function DocumentsSection({
   );
 }
 
-/** A rejected verification's resubmit, unchanged, to the page at `href`; nothing in any other state. */
-export function ResubmitForm({ href, kyc, token }: { href: string; kyc: KycRow; token: string }) {
-  return kyc.status === "rejected" ? (
+/** A rejected verification's resubmit (re-opening it for review) to the page at `href`. */
+function ResubmitForm({ href, token, label, primary }: { href: string; token: string; label: string; primary: boolean }) {
+  return (
     <form method="post" action={`${href}/resubmit`} class="inline">
       <CsrfField token={token} />
-      <button type="submit">Resubmit unchanged</button>
+      <button type="submit" class={primary ? undefined : "secondary"}>
+        {label}
+      </button>
     </form>
-  ) : null;
+  );
+}
+
+/** Each reason of a rejection with what it is about: the field's label, the document's name, or the whole. */
+function reasonsToFix(kyc: KycRow, documents: readonly DocumentRow[]): string[] {
+  const aboutDocuments = documents.flatMap((document) =>
+    reasonsOfDocument(kyc, document).map((reason) => `${document.filename}: ${reasonWords(reason)}`),
+  );
+  const aboutFields = kyc.rejectionReasons.flatMap((reason) =>
+    reason.field === undefined ? [] : [`${FIELD_LABELS[reason.field]}: ${reasonWords(reason)}`],
+  );
+  return [...aboutFields, ...aboutDocuments, ...generalReasons(kyc, documents).map(reasonWords)];
+}
+
+/**
+ * A rejection leads with what to fix: the reviewer's words and each reason with what it is about, then the way to fix
+ * it as the primary action: a replacement document (which waits for the resubmit), the address amended (which
+ * re-opens it), and once a replacement is uploaded, the resubmit. Resubmitting unchanged is the last resort, never the
+ * primary button. Nothing unless rejected; `href` is the verification's page, `amend` its amend page when the address
+ * may change.
+ */
+export function RejectionFixes({
+  kyc,
+  documents,
+  href,
+  amend,
+  token,
+}: {
+  kyc: KycRow;
+  documents: readonly DocumentRow[];
+  href: string;
+  amend: string | undefined;
+  token: string;
+}) {
+  if (kyc.status !== "rejected") return null;
+  const reasons = reasonsToFix(kyc, documents);
+  // A file added since the rejection waits for the resubmit (src/kyc/store.ts: NEW_DOCUMENT_STATUS_OF).
+  const replaced = documents.some((document) => document.status === "uploaded");
+  const aboutDocuments = documents.some((document) => reasonsOfDocument(kyc, document).length > 0);
+  const upload = uploadRefusal(kyc.status, documents.length) === undefined;
+  const fixes = [
+    upload
+      ? {
+          href: "#upload",
+          label: replaced ? "Upload another document" : "Upload a replacement document",
+          first: aboutDocuments && !replaced,
+        }
+      : undefined,
+    amend ? { href: amend, label: "Amend the address", first: !aboutDocuments } : undefined,
+  ]
+    .filter((fix) => fix !== undefined)
+    .sort((a, b) => Number(b.first) - Number(a.first));
+  return (
+    <section class="card fixes" aria-label="What to fix">
+      <h2>What to fix</h2>
+      <p>The reviewer rejected this verification{kyc.rejectionReason ? `: ${kyc.rejectionReason}` : "."}</p>
+      {reasons.length > 0 ? (
+        <ul class="reasons">
+          {reasons.map((reason) => (
+            <li>{reason}</li>
+          ))}
+        </ul>
+      ) : null}
+      <div class="actions card-actions">
+        {replaced ? <ResubmitForm href={href} token={token} label="Resubmit for review" primary={true} /> : null}
+        {fixes.map((fix, i) => (
+          <a class={i === 0 && !replaced ? "button" : "button secondary"} href={fix.href}>
+            {fix.label}
+          </a>
+        ))}
+      </div>
+      {replaced ? (
+        <p class="muted">The new document waits for the resubmit; amending the address re-opens the review by itself.</p>
+      ) : (
+        <p class="muted">
+          Amending the address re-opens the review; a replacement document waits for you to resubmit. Nothing to change?{" "}
+          <ResubmitForm href={href} token={token} label="Resubmit unchanged" primary={false} />
+        </p>
+      )}
+    </section>
+  );
 }
 
 /**

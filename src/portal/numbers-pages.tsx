@@ -6,9 +6,10 @@
 // use case (src/kyc/use-cases.ts), judged by the API's schemas and upload reader, so the portal emits the same events,
 // keeps the same rules and says the same words.
 import type { Context } from "hono";
+import { listOrderablePairs } from "../catalog/store.ts";
 import { evaluatedNumber } from "../compliance/store.ts";
 import { pageWindow } from "../db/paging.ts";
-import { type DocumentRow, type KycRow, NUMBER_STATUSES, type NumberRow } from "../db/schema.ts";
+import { type DocumentRow, type KycRow, NUMBER_STATUSES, type NumberRow, type OrderRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
@@ -35,7 +36,7 @@ import {
 } from "../kyc/use-cases.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
-import { words } from "../lib/words.ts";
+import { capitalised, words } from "../lib/words.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { findOwnedNumber, listNumbers } from "../numbers/store.ts";
 import { Badge, Confirmation, CsrfField, FieldError, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
@@ -43,8 +44,10 @@ import { notFoundPage as notFoundInSection } from "../ui/error-page.tsx";
 import { date, plural, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
+  type FilterPair,
   fieldMessages,
   listFilters,
+  MultiChoice,
   PairFilterFields,
   PerPageField,
   parseIdField,
@@ -68,12 +71,14 @@ import {
   type ProfileChoices,
   ProfileSelect,
   profileChoices,
-  ResubmitForm,
+  RejectionFixes,
   receiveUpload,
   StatusFacts,
   submittedAddress,
 } from "./kyc-parts.tsx";
-import { profileReportPage } from "./profiles-pages.tsx";
+import { redirectWithReport } from "./numbers-report.tsx";
+import { OrderSelect, orderChoices } from "./order-choices.tsx";
+import { profileHref } from "./profiles-pages.tsx";
 
 type Messages = Record<string, string>;
 
@@ -94,22 +99,26 @@ function NumberFilters({
   values,
   errors,
   profiles,
+  orders,
+  pairs,
 }: {
   values: Record<string, string>;
   errors: Messages;
   profiles: ProfileChoices;
+  orders: readonly OrderRow[];
+  pairs: readonly FilterPair[];
 }) {
   return (
     <FilterForm action="/portal/numbers" values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
-      <TextInput
+      <MultiChoice
         name="status"
         label="Statuses"
         value={values.status}
         error={errors.status}
-        hint={`e.g. ${NUMBER_STATUSES.join(",")}`}
+        options={NUMBER_STATUSES.map((status) => [status, capitalised(status)] as const)}
       />
-      <PairFilterFields values={values} errors={errors} />
+      <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <ProfileSelect
         name="kyc_profile_id"
         label="Profile"
@@ -118,6 +127,7 @@ function NumberFilters({
         blank="Any"
         choices={profiles}
       />
+      <OrderSelect name="order_id" label="Order" value={values.order_id} error={errors.order_id} blank="Any" orders={orders} />
       <TextInput
         name="kyc_expires_before"
         label="Verification expires before"
@@ -146,16 +156,25 @@ interface SelectionState {
  */
 async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
   const { db, visitor } = c.var;
-  const choices = () => profileChoices(db, visitor.customer.id);
+  const choices = (values: Record<string, string>) =>
+    Promise.all([
+      profileChoices(db, visitor.customer.id),
+      orderChoices(db, visitor.customer.id, values.order_id),
+      listOrderablePairs(db),
+    ]);
   const page = { title: "Numbers", section: "numbers" };
-  // Filters that do not parse are shown again with the profiles read then (an async component).
-  const filters = listFilters(c, listNumbersQuery, page, async (props) => (
-    <NumberFilters {...props} profiles={await choices()} />
-  ));
-  if ("refused" in filters) return filters.refused;
+  // Filters that do not parse are shown again with the profiles and orders read then (an async component).
+  const filters = listFilters(c, listNumbersQuery, page, async (props) => {
+    const [profiles, orders, pairs] = await choices(props.values);
+    return <NumberFilters {...props} profiles={profiles} orders={orders} pairs={pairs} />;
+  });
+  if ("answer" in filters) return filters.answer;
   const { raw, query } = filters;
   const window = pageWindow(query.page, query.limit);
-  const [profiles, list] = await Promise.all([choices(), listNumbers(db, visitor.customer.id, toNumberListQuery(query), window)]);
+  const [[profiles, orders, pairs], list] = await Promise.all([
+    choices(raw),
+    listNumbers(db, visitor.customer.id, toNumberListQuery(query), window),
+  ]);
   const meta = pageMeta(window, list.total);
   const here = new URLSearchParams(raw).toString();
   const checked = new Set(selection?.checked ?? []);
@@ -169,7 +188,7 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
           {selection.refusal?.message ?? "Nothing was attached; the problem is shown beside its field."}
         </Notice>
       ) : null}
-      <NumberFilters values={raw} errors={{}} profiles={profiles} />
+      <NumberFilters values={raw} errors={{}} profiles={profiles} orders={orders} pairs={pairs} />
       {list.rows.length === 0 ? (
         <div class="card empty">
           <p>
@@ -275,16 +294,26 @@ async function verificationPage(
         {number.phoneNumber} <Badge status={number.status} />
       </h1>
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
+      {/* Whether its numbers need a verification is said once, here: the checklist below is only for those that do. */}
+      {evaluation && !evaluation.kyc_required ? (
+        <p class="muted">
+          Numbers of {evaluation.country_code} {words(evaluation.number_type)} need no verification
+          {found ? "." : ": you may still submit the address it is used at, or attach it to a profile."}
+        </p>
+      ) : null}
       {found?.attachment ? (
         <ProfileVerification number={number} kyc={found.verification} documents={found.documents} attachment={found.attachment} />
       ) : found ? (
         <Verification c={c} number={number} kyc={found.verification} documents={found.documents} upload={state.upload} />
       ) : (
         <>
-          <p>
-            This number is not verified yet: submit the address it is used at, then upload the supporting documents. Or attach it
-            to a <a href="/portal/profiles">profile</a> that is verified once for many numbers.
-          </p>
+          {evaluation?.kyc_required ? (
+            <p>
+              This number is not verified yet, and numbers of {evaluation.country_code} {words(evaluation.number_type)} need a
+              verification: submit the address it is used at, then upload the documents that prove it. Or attach it to a{" "}
+              <a href="/portal/profiles">profile</a> that is verified once for many numbers.
+            </p>
+          ) : null}
           <h2>Submit the address</h2>
           <form method="post" action={`/portal/numbers/${number.id}/address`} class="stack card" novalidate>
             <CsrfField token={visitor.csrfToken} />
@@ -295,8 +324,8 @@ async function verificationPage(
           </form>
         </>
       )}
-      {evaluation ? (
-        <section class="work">
+      {evaluation?.kyc_required ? (
+        <section class="work" id="requirements">
           <h2>Requirements</h2>
           <EvaluationChecklist evaluation={evaluation} />
         </section>
@@ -377,18 +406,22 @@ function Verification({
   const deletable = verificationDeletable(kyc);
   return (
     <>
+      <RejectionFixes
+        kyc={kyc}
+        documents={documents}
+        href={href}
+        amend={addressAmendable(kyc, Date.now()) ? `${href}/address/edit` : undefined}
+        token={token}
+      />
       <div class="card">
-        <StatusFacts kyc={kyc} documents={documents}>
+        <StatusFacts kyc={kyc} documents={documents} reasonsAbove={kyc.status === "rejected"}>
           <NumberIdFact number={number} />
         </StatusFacts>
-        {kyc.status === "rejected" || deletable ? (
+        {deletable ? (
           <div class="actions card-actions">
-            <ResubmitForm href={href} kyc={kyc} token={token} />
-            {deletable ? (
-              <a class="button secondary" href={`${href}/verification/delete`}>
-                Delete verification…
-              </a>
-            ) : null}
+            <a class="button secondary" href={`${href}/verification/delete`}>
+              Delete verification…
+            </a>
           </div>
         ) : null}
       </div>
@@ -481,7 +514,7 @@ export const numberPages = createRouter<PortalEnv>()
     const selection = { numberIds: numbers.data.number_ids ?? [] };
     const attached = await attachToProfile(workOf(c), c.var.visitor.customer.id, profile.id, selection);
     if (!attached.ok) return refused({}, attached.problem);
-    return profileReportPage(c, profile.id, { kind: "attach", report: attached.value });
+    return redirectWithReport(c, profileHref(profile.id), { profileId: profile.id, kind: "attach", report: attached.value });
   })
   .get("/numbers/:number_id", async (c) => {
     const number = await visitorsNumber(c);

@@ -1,12 +1,18 @@
-// A secret shown once after a redirect (a new API key, a webhook signing secret, an invitation link), by the UI kit's
-// once-shown cookie (src/ui/once-shown.ts) keyed to the portal's session: one cookie per page that shows secrets, so a
-// secret waits only for the page its form leads to.
+// What a portal page shows once after the redirect its form's POST answers (src/ui/after-redirect.ts): a secret (a
+// new API key, a webhook signing secret, an invitation link), or a report of what an action did. The seal is keyed
+// by the session's id, which only the session cookie holds.
 import type { Context } from "hono";
-import * as onceShown from "../ui/once-shown.ts";
+import { leaveAfterRedirect, type RedirectNote, takeAfterRedirect } from "../ui/after-redirect.ts";
 import type { Section } from "./frame.tsx";
 import { sessionCookie } from "./session-guard.tsx";
 
-const cookieOf = (section: Section) => `vn_once_${section}`;
+/** The session's note for a page of `section`: one cookie per page that shows results. */
+export function portalNote(c: Context, section: Section): RedirectNote {
+  const secret = sessionCookie(c);
+  // Every portal page is behind the session guard, which found this cookie.
+  if (secret === undefined) throw new Error("a result is shown after a redirect only within a session");
+  return { cookie: `vn_once_${section}`, secret };
+}
 
 /** What the landing page shows: the secret with its label, and what happened. */
 export interface OnceShown {
@@ -15,19 +21,12 @@ export interface OnceShown {
   notice: string;
 }
 
-function sessionOf(c: Context): onceShown.OnceShownSession | undefined {
-  const secret = sessionCookie(c);
-  return secret === undefined ? undefined : { pages: "portal", secret };
+/** Leaves `shown` for the next page of `section` (the caller then redirects). */
+export function showOnceAfterRedirect(c: Context, section: Section, shown: OnceShown): Promise<void> {
+  return leaveAfterRedirect(c, portalNote(c, section), shown);
 }
 
-/** Seals `shown` into the cookie the next page reads (the caller then redirects). */
-export async function showOnceAfterRedirect(c: Context, section: Section, shown: OnceShown): Promise<void> {
-  const session = sessionOf(c);
-  if (session === undefined) throw new Error("a secret is shown once only within a session");
-  await onceShown.showOnceAfterRedirect(c, cookieOf(section), session, shown);
-}
-
-/** The secret the last POST left for this page to show, once: the cookie is dropped with this answer. */
+/** The secret the last POST left for this page to show, once. */
 export function takeShownOnce(c: Context, section: Section): Promise<OnceShown | undefined> {
-  return onceShown.takeShownOnce<OnceShown>(c, cookieOf(section), sessionOf(c));
+  return takeAfterRedirect<OnceShown>(c, portalNote(c, section));
 }

@@ -1,8 +1,9 @@
 // The portal's Orders: the list with every filter of the API (parsed by the API's own query schema), status tabs with
 // the counts, sorting and paging; a new order from the orderable catalog, with what each pair requires of a
 // verification and an optional profile the order's numbers join (refused, requirement by requirement, beside the field
-// when it does not meet them); an order's page, editable while pending. Every change is the API's own use case
-// (src/orders/use-cases.ts), so the portal emits the same events and says the same words.
+// when it does not meet them); an order's page with its numbers, editable and cancellable (after a confirmation) while
+// pending. Every change is the API's own use case (src/orders/use-cases.ts), so the portal emits the same events and
+// says the same words, and what may be done when is the order's life cycle (src/orders/lifecycle.ts).
 
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
@@ -17,6 +18,9 @@ import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { KYC_TYPE_WORDS, words } from "../lib/words.ts";
+import { toNumber } from "../numbers/schemas.ts";
+import { listNumbers } from "../numbers/store.ts";
+import { customerMayChange, mayMove } from "../orders/lifecycle.ts";
 import { listOrders } from "../orders/list.ts";
 import {
   createOrderBody,
@@ -31,10 +35,10 @@ import {
   updateOrderBody,
 } from "../orders/schemas.ts";
 import { findOrder } from "../orders/store.ts";
-import { changeOrder, placeOrder } from "../orders/use-cases.ts";
-import { Badge, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
+import { cancelOrder, changeOrder, placeOrder } from "../orders/use-cases.ts";
+import { Badge, Confirmation, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
-import { dateTime, doneMessage, withQuery } from "../ui/format.ts";
+import { date, dateTime, doneMessage, plural, withQuery } from "../ui/format.ts";
 import {
   DayRangeFields,
   FilterForm,
@@ -42,6 +46,7 @@ import {
   formInteger,
   listFilters,
   PairFilterFields,
+  type PairFilterProps,
   PerPageField,
   problemFieldLists,
   readForm,
@@ -54,17 +59,16 @@ import { OrderFacts } from "../ui/order-facts.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
 
-type Messages = Record<string, string>;
 /** A form's errors: one message a field, or several (each unmet requirement of a profile). */
 type FieldErrors = Record<string, string | readonly string[]>;
 
 /** The list's filters as a GET form: what the API's query takes, each problem beside its field. */
-function OrderFilters({ values, errors }: { values: Record<string, string>; errors: Messages }) {
+function OrderFilters({ values, errors, pairs }: PairFilterProps) {
   return (
     <FilterForm action="/portal/orders" values={values}>
       {values.status ? <input type="hidden" name="status" value={values.status} /> : null}
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Order number or notes" />
-      <PairFilterFields values={values} errors={errors} />
+      <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <TextInput
         name="quantity_min"
         label="Quantity from"
@@ -317,9 +321,40 @@ function orderFormValues(row: OrderRow): Record<string, string> {
 }
 
 const DONE: Record<string, string> = {
-  placed: "The order is placed. It can be changed here until it is processed.",
+  placed: "The order is placed. It can be changed or cancelled here until it is processed.",
   saved: "The order is saved.",
+  cancelled: "The order is cancelled.",
 };
+
+/** The numbers an order's page lists; the rest are a link away, in Numbers filtered by the order. */
+const NUMBERS_SHOWN = 20;
+
+/** The order's numbers, each linking to its page (and its verification), and all of them in Numbers. */
+function OrderNumbers({ orderId, numbers, total }: { orderId: string; numbers: ReturnType<typeof toNumber>[]; total: number }) {
+  if (total === 0) return <p class="muted">No numbers are allocated to this order yet.</p>;
+  return (
+    <>
+      <Table
+        label="Numbers of the order"
+        rows={numbers}
+        columns={[
+          { label: "Number", cell: (n) => <a href={`/portal/numbers/${n.number_id}`}>{n.phone_number}</a> },
+          { label: "Status", cell: (n) => <Badge status={n.status} /> },
+          {
+            label: "Verification",
+            cell: (n) => (n.kyc_status ? <Badge status={n.kyc_status} /> : <span class="muted">not submitted</span>),
+          },
+          { label: "Since", cell: (n) => date(n.created_at) },
+        ]}
+      />
+      <p>
+        <a href={`/portal/numbers?order_id=${orderId}`}>
+          {total > numbers.length ? `All ${plural(total, "number")} of the order in Numbers` : "These numbers in Numbers"}
+        </a>
+      </p>
+    </>
+  );
+}
 
 async function orderPage(
   c: Context<PortalEnv>,
@@ -327,12 +362,21 @@ async function orderPage(
   edit: { values?: Record<string, string>; errors?: FieldErrors; notice?: { kind: "error" | "success"; text: string } } = {},
   status = 200,
 ) {
+  const { db, visitor } = c.var;
   const order = toOrder(row);
-  const [catalog, profiles] =
-    order.status === "pending"
-      ? await Promise.all([orderableCatalog(c.var.db), profileChoices(c.var.db, c.var.visitor.customer.id)])
-      : [undefined, undefined];
+  const changeable = customerMayChange(row.status);
+  const [catalog, profiles, numbers] = await Promise.all([
+    changeable ? orderableCatalog(db) : undefined,
+    changeable ? profileChoices(db, visitor.customer.id) : undefined,
+    listNumbers(
+      db,
+      visitor.customer.id,
+      { orderId: row.id, sortBy: "phone_number", sortOrder: "asc" },
+      pageWindow(1, NUMBERS_SHOWN),
+    ),
+  ]);
   const done = doneMessage(DONE, c.req.query("done"));
+  const href = `/portal/orders/${order.order_id}`;
   return renderPage(
     c,
     { title: `Order ${order.order_number}`, section: "orders" },
@@ -352,11 +396,20 @@ async function orderPage(
         order={order}
         profile={order.kyc_profile_id ? <a href={`/portal/profiles/${order.kyc_profile_id}`}>{order.kyc_profile_id}</a> : "—"}
       />
+      {mayMove(row.status, "cancelled", "customer") ? (
+        <p class="actions">
+          <a class="button secondary" href={`${href}/cancel`}>
+            Cancel the order…
+          </a>
+        </p>
+      ) : null}
+      <h2>Numbers</h2>
+      <OrderNumbers orderId={order.order_id} numbers={numbers.rows.map(toNumber)} total={numbers.total} />
       {catalog && profiles ? (
         <>
           <h2>Change the order</h2>
           <p class="muted">An order can be changed until it is processed.</p>
-          <OrderForm c={c} action={`/portal/orders/${order.order_id}/edit`}>
+          <OrderForm c={c} action={`${href}/edit`}>
             <OrderFields
               values={edit.values ?? orderFormValues(row)}
               errors={edit.errors ?? {}}
@@ -369,10 +422,34 @@ async function orderPage(
           </OrderForm>
         </>
       ) : (
-        <p class="muted">This order is {order.status}; it can no longer be changed.</p>
+        <p class="muted">This order is {words(order.status)}; it can no longer be changed or cancelled.</p>
       )}
     </>,
     status,
+  );
+}
+
+/** The confirmation of an order's cancel (a pending order's; any other goes back to its page, which says why not). */
+function cancelPage(c: Context<PortalEnv>, row: OrderRow) {
+  const order = toOrder(row);
+  const href = `/portal/orders/${order.order_id}`;
+  if (!mayMove(row.status, "cancelled", "customer")) return c.redirect(href, 303);
+  return renderPage(
+    c,
+    { title: `Cancel order ${order.order_number}`, section: "orders" },
+    <Confirmation
+      token={c.var.visitor.csrfToken}
+      title={`Cancel order ${order.order_number}?`}
+      action={`${href}/cancel`}
+      button="Cancel the order"
+      cancel={href}
+      back="Keep the order"
+    >
+      <p>
+        The order for {plural(order.quantity, `${words(order.number_type)} number`)} in {order.country_code} stops for good: it
+        cannot be reopened, and your webhooks are sent order.cancelled. Place a new order if you need numbers after all.
+      </p>
+    </Confirmation>,
   );
 }
 
@@ -389,8 +466,11 @@ async function visitorsOrder(c: Context<PortalEnv>): Promise<OrderRow | undefine
 export const orderPages = createRouter<PortalEnv>()
   .get("/orders", async (c) => {
     const visitor = c.var.visitor;
-    const filters = listFilters(c, listOrdersQuery, { title: "Orders", section: "orders" }, OrderFilters);
-    if ("refused" in filters) return filters.refused;
+    const pairs = await listOrderablePairs(c.var.db);
+    const filters = listFilters(c, listOrdersQuery, { title: "Orders", section: "orders" }, (props) => (
+      <OrderFilters {...props} pairs={pairs} />
+    ));
+    if ("answer" in filters) return filters.answer;
     const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const list = await listOrders(c.var.db, visitor.customer.id, toOrderListQuery(query), window);
@@ -412,7 +492,7 @@ export const orderPages = createRouter<PortalEnv>()
           counts={list.statusCounts}
           filtered={query.status}
         />
-        <OrderFilters values={raw} errors={{}} />
+        <OrderFilters values={raw} errors={{}} pairs={pairs} />
         {list.rows.length === 0 ? (
           <div class="card empty">
             <p>
@@ -454,6 +534,21 @@ export const orderPages = createRouter<PortalEnv>()
   .get("/orders/:order_id", async (c) => {
     const row = await visitorsOrder(c);
     return row ? orderPage(c, row) : orderNotFound(c);
+  })
+  .get("/orders/:order_id/cancel", async (c) => {
+    const row = await visitorsOrder(c);
+    return row ? cancelPage(c, row) : orderNotFound(c);
+  })
+  .post("/orders/:order_id/cancel", async (c) => {
+    const row = await visitorsOrder(c);
+    if (!row) return orderNotFound(c);
+    const cancelled = await cancelOrder(workOf(c), c.var.visitor.customer.id, row.id);
+    if (cancelled.ok) return c.redirect(`/portal/orders/${row.id}?done=cancelled`, 303);
+    const { problem } = cancelled;
+    if (problem.code === "not_found") return orderNotFound(c);
+    // It left pending since the page was shown: show it as it is now, with why.
+    const now = (await findOrder(c.var.db, c.var.visitor.customer.id, row.id)) ?? row;
+    return orderPage(c, now, { notice: { kind: "error", text: problem.message } }, problem.status);
   })
   .post("/orders/:order_id/edit", async (c) => {
     const row = await visitorsOrder(c);

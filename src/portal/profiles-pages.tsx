@@ -15,7 +15,6 @@ import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import type { NumbersReport } from "../kyc/profile-numbers.ts";
 import {
   createProfileBody,
   listProfilesQuery,
@@ -41,8 +40,7 @@ import type { Problem, ProblemStatus } from "../lib/problem.ts";
 import { capitalised, KYC_TYPE_WORDS, words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";
 import { listNumbers } from "../numbers/store.ts";
-import { listOrders } from "../orders/list.ts";
-import { formatOrderNumber, orderIdParam } from "../orders/schemas.ts";
+import { orderIdParam } from "../orders/schemas.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
@@ -50,6 +48,7 @@ import {
   FilterForm,
   fieldMessages,
   listFilters,
+  MultiChoice,
   PerPageField,
   parseIdField,
   readForm,
@@ -70,11 +69,13 @@ import {
   documentDeletePage,
   type FormState,
   ProfileEvaluation,
-  ResubmitForm,
+  RejectionFixes,
   receiveUpload,
   StatusFacts,
   submittedAddress,
 } from "./kyc-parts.tsx";
+import { NumbersReportCard, type ReportNote, redirectWithReport, takeReport } from "./numbers-report.tsx";
+import { ORDERS_OFFERED, OrderSelect, orderChoices } from "./order-choices.tsx";
 
 type Messages = Record<string, string>;
 
@@ -85,10 +86,10 @@ const documentIdParam = prefixedIdParam("doc", "document_id");
 const MAX_PASTED = 1000;
 /** The attached numbers shown on a page of the profile. */
 const NUMBERS_PER_PAGE = 20;
-/** The account's most recent orders that have numbers, offered to attach. */
-const ORDERS_OFFERED = 50;
 
-const hrefOf = (profileId: string) => `${PROFILES}/${withPrefix("kyp", profileId)}`;
+/** A profile's page. */
+export const profileHref = (profileId: string) => `${PROFILES}/${withPrefix("kyp", profileId)}`;
+const hrefOf = profileHref;
 const subjectOf = (profileId: string) => ({ kind: "profile" as const, profileId });
 
 /** What the profile's page says after its redirects. */
@@ -105,12 +106,12 @@ function ProfileFilters({ values, errors }: { values: Record<string, string>; er
   return (
     <FilterForm action={PROFILES} values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="A part of the name" />
-      <TextInput
+      <MultiChoice
         name="status"
         label="Statuses"
         value={values.status}
         error={errors.status}
-        hint={`e.g. ${KYC_STATUSES.join(",")}`}
+        options={KYC_STATUSES.map((status) => [status, capitalised(status)] as const)}
       />
       <Select
         name="type"
@@ -159,62 +160,13 @@ function newProfilePage(c: Context<PortalEnv>, form: FormState, status: 200 | 40
   );
 }
 
-/** A report of an attach or a detach, as the page that follows the form shows it. */
-interface ReportState {
-  kind: "attach" | "detach";
-  report: NumbersReport;
-}
-
-function IdList({ ids, summary }: { ids: readonly string[]; summary: string }) {
-  return ids.length === 0 ? null : (
-    <details open={ids.length <= 10}>
-      <summary>{summary}</summary>
-      <ul class="ids">
-        {ids.map((id) => (
-          <li>
-            <code>{withPrefix("num", id)}</code>
-          </li>
-        ))}
-      </ul>
-    </details>
-  );
-}
-
-/** What an attach or detach did to each number: changed, already so, or refused with the code and its words. */
-function NumbersReportCard({ kind, report }: ReportState) {
-  const [done, already] = kind === "attach" ? ["attached", "already attached"] : ["detached", "already detached"];
-  const title = kind === "attach" ? "Attach report" : "Detach report";
-  return (
-    <section class="card report" aria-label={title}>
-      <h2>{title}</h2>
-      <p>
-        {report.changed.length} {done} · {report.unchanged.length} {already} · {report.refused.length} refused
-      </p>
-      <IdList ids={report.changed} summary={`${capitalised(done)} (${report.changed.length})`} />
-      <IdList ids={report.unchanged} summary={`${capitalised(already)} (${report.unchanged.length})`} />
-      {report.refused.length > 0 ? (
-        <>
-          <h3>Refused ({report.refused.length})</h3>
-          <Table
-            label="Refused numbers"
-            rows={report.refused}
-            columns={[
-              { label: "Number", cell: (r) => <code>{r.numberId}</code> },
-              { label: "Detail", cell: (r) => <span class="wrap">{r.detail}</span> },
-            ]}
-          />
-        </>
-      ) : null}
-    </section>
-  );
-}
-
 interface ProfileState {
   upload?: FormState;
   paste?: FormState;
   order?: FormState;
   notice?: { kind: "error" | "success"; text: string };
-  report?: ReportState;
+  /** What the attach or detach just done did (left by its POST for this page). */
+  report?: ReportNote | undefined;
 }
 
 /** A positive page number from the query, else 1. */
@@ -239,12 +191,7 @@ async function profilePage(
   const [catalog, attached, orders] = await Promise.all([
     listOrderablePairs(db),
     listNumbers(db, customerId, { kycProfileId: kyc.id, sortBy: "phone_number", sortOrder: "asc" }, numbersWindow),
-    listOrders(
-      db,
-      customerId,
-      { statuses: ["processing", "fulfilled"], sortBy: "requested_at", sortOrder: "desc" },
-      pageWindow(1, ORDERS_OFFERED),
-    ),
+    orderChoices(db, customerId),
   ]);
   // An attach's report says what was done itself.
   const notice = state.report ? state.notice : pageNotice(c, DONE, state.notice, status);
@@ -262,9 +209,16 @@ async function profilePage(
         {kyc.name} <Badge status={kyc.status} />
       </h1>
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
-      {state.report ? <NumbersReportCard {...state.report} /> : null}
+      {state.report ? <NumbersReportCard note={state.report} href={href} /> : null}
+      <RejectionFixes
+        kyc={kyc}
+        documents={documents}
+        href={href}
+        amend={addressAmendable(kyc, Date.now()) ? `${href}/edit` : undefined}
+        token={token}
+      />
       <div class="card">
-        <StatusFacts kyc={kyc} documents={documents}>
+        <StatusFacts kyc={kyc} documents={documents} reasonsAbove={kyc.status === "rejected"}>
           <dt>Profile id</dt>
           <dd>
             <code>{id}</code>
@@ -273,7 +227,6 @@ async function profilePage(
           <dd>{found.numberCount}</dd>
         </StatusFacts>
         <div class="actions card-actions">
-          <ResubmitForm href={href} kyc={kyc} token={token} />
           <a class="button secondary" href={`${href}/edit`}>
             {addressAmendable(kyc, Date.now()) ? "Rename or amend…" : "Rename…"}
           </a>
@@ -281,7 +234,7 @@ async function profilePage(
         </div>
       </div>
 
-      <section class="work">
+      <section class="work" id="requirements">
         <h2>Requirements</h2>
         <ProfileEvaluation action={href} catalog={catalog} asked={askedPair} profile={{ verification: kyc, documents }} />
       </section>
@@ -368,18 +321,12 @@ async function profilePage(
         </form>
         <form method="post" action={`${href}/numbers`} class="stack card" novalidate>
           <CsrfField token={token} />
-          <Select
+          <OrderSelect
             name="order_id"
             label="Every number of an order"
             value={state.order?.values.order_id}
-            blank={orders.rows.length === 0 ? "No order has numbers yet" : "Choose an order"}
-            options={orders.rows.map(
-              (order) =>
-                [
-                  order.id,
-                  `${formatOrderNumber(order.orderSeq)} · ${order.countryCode} ${words(order.numberType)} · ${plural(order.fulfilledQuantity, "number")}`,
-                ] as const,
-            )}
+            blank={orders.length === 0 ? "No order has numbers yet" : "Choose an order"}
+            orders={orders}
             error={state.order?.errors.order_id}
             hint={`The ${ORDERS_OFFERED} most recent orders being processed or fulfilled`}
           />
@@ -391,12 +338,6 @@ async function profilePage(
     </>,
     status,
   );
-}
-
-/** The profile's page with the report of an attach or detach just done (the answer to its form: a report is not kept). */
-export async function profileReportPage(c: Context<PortalEnv>, profileId: string, report: ReportState) {
-  const found = await findProfile(c.var.db, c.var.visitor.customer.id, profileId);
-  return found ? profilePage(c, found, { report }) : profileNotFound(c);
 }
 
 function profileNotFound(c: Context<PortalEnv>, what = "Profile") {
@@ -507,7 +448,7 @@ function pastedIds(text: string): { ids: string[] } | { error: string } {
 export const profilePages = createRouter<PortalEnv>()
   .get("/profiles", async (c) => {
     const filters = listFilters(c, listProfilesQuery, { title: "Profiles", section: "profiles" }, ProfileFilters);
-    if ("refused" in filters) return filters.refused;
+    if ("answer" in filters) return filters.answer;
     const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const list = await listProfiles(c.var.db, c.var.visitor.customer.id, toProfileListQuery(query), window);
@@ -563,7 +504,7 @@ export const profilePages = createRouter<PortalEnv>()
   })
   .get("/profiles/:profile_id", async (c) => {
     const found = await visitorsProfile(c);
-    return found ? profilePage(c, found) : profileNotFound(c);
+    return found ? profilePage(c, found, { report: await takeReport(c, found.verification.id) }) : profileNotFound(c);
   })
   .get("/profiles/:profile_id/edit", async (c) => {
     const found = await visitorsProfile(c);
@@ -684,8 +625,7 @@ export const profilePages = createRouter<PortalEnv>()
       const state = "orderId" in selection ? { order: { values: form, errors: {} } } : { paste: { values: form, errors: {} } };
       return problemPage(c, found, attached.problem, state);
     }
-    // The profile as it is now (its number count changed).
-    return profileReportPage(c, profileId, { kind: "attach", report: attached.value });
+    return redirectWithReport(c, hrefOf(profileId), { profileId, kind: "attach", report: attached.value });
   })
   .post("/profiles/:profile_id/numbers/detach", async (c) => {
     const found = await visitorsProfile(c);
@@ -703,5 +643,5 @@ export const profilePages = createRouter<PortalEnv>()
       numberIds: parsed.data.number_ids ?? [],
     });
     if (!detached.ok) return problemPage(c, found, detached.problem);
-    return profileReportPage(c, profileId, { kind: "detach", report: detached.value });
+    return redirectWithReport(c, hrefOf(profileId), { profileId, kind: "detach", report: detached.value });
   });

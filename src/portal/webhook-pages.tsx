@@ -4,12 +4,13 @@
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { pageWindow } from "../db/paging.ts";
-import { EVENT_TYPES, EVERY_EVENT_TYPE, type WebhookEndpointRow } from "../db/schema.ts";
+import { EVENT_TYPES, EVERY_EVENT_TYPE, type EventType, type WebhookEndpointRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import type { Problem } from "../lib/problem.ts";
+import { EVENT_TYPE_WORDS } from "../lib/words.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, doneMessage } from "../ui/format.ts";
@@ -83,6 +84,47 @@ function formErrors(
   return errors;
 }
 
+/** Event types by what they are about, each group's heading. */
+const EVENT_GROUPS: readonly { prefix: string; label: string }[] = [
+  { prefix: "order.", label: "Orders" },
+  { prefix: "kyc.", label: "Numbers' verifications" },
+  { prefix: "kyc_profile.", label: "Profiles" },
+  { prefix: "webhook.", label: "Tests" },
+];
+
+/** An event type as a list reads it: what it tells, then its identifier (what the payloads carry). */
+function EventTypeLabel({ type }: { type: EventType }) {
+  return (
+    <>
+      {EVENT_TYPE_WORDS[type]} <EventTypeId type={type} />
+    </>
+  );
+}
+
+const EventTypeId = ({ type }: { type: EventType }) => <code class="muted">{type}</code>;
+
+/** An endpoint's event types in words: every type, or each one's. */
+function eventTypesWords(endpoint: WebhookEndpointRow): string {
+  return takesEveryType(endpoint)
+    ? "Every event type"
+    : subscribedTypes(endpoint)
+        .map((type) => EVENT_TYPE_WORDS[type])
+        .join("; ");
+}
+
+/**
+ * The types follow "Deliver": while every type is chosen, the ticked types would say nothing, so this script disables
+ * them (a disabled box is not sent). Without it the form still holds: the types ticked beside "every type" are refused
+ * beside their field (formErrors), and the hint says when they count.
+ */
+const TYPES_FOLLOW_DELIVER = `for (const form of document.querySelectorAll("form[data-deliver]")) {
+  const types = form.querySelector("fieldset[id$='event-types']");
+  const every = form.querySelector("input[name=delivers][value=every]");
+  const follow = () => { types.disabled = every.checked; };
+  for (const radio of form.querySelectorAll("input[name=delivers]")) radio.addEventListener("change", follow);
+  follow();
+}`;
+
 function EndpointFields({ c, form, edit }: { c: Context<PortalEnv>; form: EndpointForm; edit: boolean }) {
   const errors = form.errors ?? {};
   const prefix = edit ? "edit" : "new";
@@ -115,9 +157,16 @@ function EndpointFields({ c, form, edit }: { c: Context<PortalEnv>; form: Endpoi
         id={`${prefix}-event-types`}
         label="Event types"
         values={form.eventTypes}
-        options={EVENT_TYPES.map((type) => [type, type] as const)}
+        groups={EVENT_GROUPS.map((group) => ({
+          label: group.label,
+          options: EVENT_TYPES.filter((type) => type.startsWith(group.prefix)).map(
+            (type) => [type, EVENT_TYPE_WORDS[type], <EventTypeId type={type} />] as const,
+          ),
+        }))}
         error={errors.event_types}
+        hint="Only with “Only the types ticked below”"
       />
+      <script nonce={c.get("secureHeadersNonce")} dangerouslySetInnerHTML={{ __html: TYPES_FOLLOW_DELIVER }} />
       {edit ? (
         <Select
           name="status"
@@ -164,15 +213,12 @@ async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: Ch
             { label: "URL", cell: (endpoint) => <a href={`${HOOKS_PATH}/${endpoint.id}`}>{endpoint.url}</a> },
             { label: "Description", cell: (endpoint) => endpoint.description ?? "" },
             { label: "Status", cell: (endpoint) => <Badge status={endpoint.status} /> },
-            {
-              label: "Event types",
-              cell: (endpoint) => (takesEveryType(endpoint) ? "every type" : subscribedTypes(endpoint).join(", ")),
-            },
+            { label: "Event types", cell: eventTypesWords },
           ]}
         />
       )}
       <Pager meta={meta} noun="endpoint" hrefOf={(page) => `${HOOKS_PATH}?page=${page}`} />
-      <form method="post" action={HOOKS_PATH} class="card stack">
+      <form method="post" action={HOOKS_PATH} class="card stack" data-deliver>
         <h2>New endpoint</h2>
         <EndpointFields c={c} form={form} edit={false} />
         <div>
@@ -238,7 +284,7 @@ async function endpointPage(c: Context<PortalEnv>, endpoint: WebhookEndpointRow,
           label="Deliveries"
           rows={rows}
           columns={[
-            { label: "Event", cell: ({ eventType }) => eventType },
+            { label: "Event", cell: ({ eventType }) => <EventTypeLabel type={eventType} /> },
             { label: "Status", cell: ({ delivery }) => <Badge status={delivery.status} /> },
             { label: "Attempts", cell: ({ delivery }) => delivery.attempts },
             { label: "Last status code", cell: ({ delivery }) => delivery.lastStatusCode ?? "—" },
@@ -263,7 +309,7 @@ async function endpointPage(c: Context<PortalEnv>, endpoint: WebhookEndpointRow,
         />
       )}
       <Pager meta={meta} noun="delivery" nouns="deliveries" hrefOf={(page) => `${base}?page=${page}`} />
-      <form method="post" action={base} class="card stack">
+      <form method="post" action={base} class="card stack" data-deliver>
         <h2>Edit</h2>
         <EndpointFields c={c} form={form} edit={true} />
         <div>

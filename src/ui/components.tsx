@@ -24,9 +24,19 @@ export interface Column<T> {
   cell: (row: T) => Child;
 }
 
+/** A word this long (a file name, an e-mail, a URL, an id) would hold its column wider than the page. */
+const LONG_WORD = /[^\s<>]{20,}/;
+
+/** Whether a cell's text holds a LONG_WORD (its markup, when it has any, left out). */
+function holdsLongWord(content: Child): boolean {
+  if (typeof content === "number" || typeof content === "boolean" || content === null || content === undefined) return false;
+  return LONG_WORD.test(String(content).replace(/<[^>]*>/g, " "));
+}
+
 /**
- * A table that never makes a page scroll sideways: wide screens see rows and columns (scrolling inside the table when
- * they must); at 600 px and less each row is a card, each cell under its column's label (data-label).
+ * A table that fits its page at any width: wide screens see rows and columns, each cell wrapping at spaces, and a cell
+ * with a long word (class "long") anywhere in it, so short words stay whole and no column is pushed out of sight; at
+ * 600 px and less each row is a card, each cell under its column's label (data-label).
  */
 export function Table<T>({ label, columns, rows }: { label: string; columns: readonly Column<T>[]; rows: readonly T[] }) {
   return (
@@ -42,11 +52,14 @@ export function Table<T>({ label, columns, rows }: { label: string; columns: rea
         <tbody>
           {rows.map((row) => (
             <tr>
-              {columns.map((column) => (
-                <td data-label={column.label}>
-                  <div>{column.cell(row)}</div>
-                </td>
-              ))}
+              {columns.map((column) => {
+                const content = column.cell(row);
+                return (
+                  <td data-label={column.label} class={holdsLongWord(content) ? "long" : undefined}>
+                    <div>{content}</div>
+                  </td>
+                );
+              })}
             </tr>
           ))}
         </tbody>
@@ -57,7 +70,8 @@ export function Table<T>({ label, columns, rows }: { label: string; columns: rea
 
 /**
  * The one way a destructive action asks first: a page that says what will go and what follows, one button that does
- * it, and a way back. The action's POST carries the CSRF token like every form.
+ * it, and a way back (`cancel`, labelled `back`: "Cancel" unless the action is itself a cancel). The action's POST
+ * carries the CSRF token like every form.
  */
 export function Confirmation({
   token,
@@ -66,6 +80,7 @@ export function Confirmation({
   action,
   button,
   cancel,
+  back = "Cancel",
 }: {
   token: string;
   title: string;
@@ -73,6 +88,7 @@ export function Confirmation({
   action: string;
   button: string;
   cancel: string;
+  back?: string;
 }) {
   return (
     <div class="card">
@@ -83,7 +99,7 @@ export function Confirmation({
         <button type="submit" class="danger">
           {button}
         </button>
-        <a href={cancel}>Cancel</a>
+        <a href={cancel}>{back}</a>
       </form>
     </div>
   );

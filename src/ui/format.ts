@@ -16,12 +16,15 @@ export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
 
-/** The current query string with some parameters replaced (undefined removes one); page goes back to 1. */
+/**
+ * The current query string with some parameters replaced (undefined removes one); page goes back to 1, which, the
+ * default, the address leaves out (as a list page's tidy address does: src/ui/forms.tsx, listFilters).
+ */
 export function withQuery(current: Record<string, string>, changes: Record<string, string | undefined>): string {
   const next = new URLSearchParams({ ...current });
   next.delete("page");
   for (const [name, value] of Object.entries(changes)) {
-    if (value === undefined) next.delete(name);
+    if (value === undefined || (name === "page" && value === "1")) next.delete(name);
     else next.set(name, value);
   }
   const text = next.toString();

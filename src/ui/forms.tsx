@@ -1,6 +1,7 @@
 // The form kit of every set of pages: a posted form read once (its fields as the API's schemas take them), a schema's
 // issues and a problem's field errors as one message per field, labelled controls that show their hint and error
-// beside them, a list's filters and sort, and country codes as people type them.
+// beside them, a list's filters (choices of several values, the pairs' countries and types) and sort, and a list
+// page's query tidied to what it means.
 
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -9,6 +10,7 @@ import { formParts } from "../http/multipart.ts";
 import { isMultipart } from "../http/request-body.ts";
 import { decodeUtf8 } from "../lib/content.ts";
 import type { Problem } from "../lib/problem.ts";
+import { capitalised, countryName } from "../lib/words.ts";
 import { CSRF_FIELD, FieldError, Notice } from "./components.tsx";
 import { type PageProps, renderPage } from "./renderer.tsx";
 
@@ -126,7 +128,15 @@ function controlAttributes({ name, id = name, error, hint }: FieldProps) {
   };
 }
 
-/** What follows a control: its hint, then its error (the label first: "Quantity must be at least 1"). */
+/**
+ * A field's error as it reads beside the field: a schema's words are what the field must be, after its label
+ * ("Quantity must be at least 1"); a refusal that is a sentence of its own ("The image states 72 DPI; …") reads alone.
+ */
+function errorBeside(label: string, error: string): string {
+  return /^[A-Z]/.test(error) ? error : `${label} ${error}`;
+}
+
+/** What follows a control: its hint, then its error (errorBeside). */
 function HintAndError({
   id,
   label,
@@ -146,7 +156,7 @@ function HintAndError({
         </p>
       ) : null}
       {typeof error === "string" || error === undefined ? (
-        <FieldError id={`${id}-error`} message={error && `${label} ${error}`} />
+        <FieldError id={`${id}-error`} message={error && errorBeside(label, error)} />
       ) : error.length > 0 ? (
         <div class="field-error" id={`${id}-error`}>
           <p class="field-error">{label}:</p>
@@ -258,9 +268,38 @@ export function Select(
   );
 }
 
-/** A group of checkboxes under one legend, its error after the group, named by the group's aria-describedby. */
-export function Checkboxes(props: FieldProps & { values: readonly string[]; options: readonly (readonly [string, string])[] }) {
-  const { name, id = name, label, error, hint, values, options } = props;
+/** Checkboxes' choices: [value, what its label says, and what follows the label outside it (an identifier)]. */
+type CheckOptions = readonly (readonly [value: string, label: string, aside?: Child])[];
+
+/**
+ * A group of checkboxes under one legend (its choices in labelled groups of their own, with `groups`), its hint and
+ * error after the group, named by the group's aria-describedby.
+ */
+export function Checkboxes(
+  props: FieldProps & {
+    values: readonly string[];
+    options?: CheckOptions;
+    groups?: readonly { label: string; options: CheckOptions }[];
+  },
+) {
+  const { name, id = name, label, error, hint, values, options = [], groups } = props;
+  const box = (value: string, text: string) => (
+    <label class="check">
+      <input type="checkbox" name={name} value={value} checked={values.includes(value)} />
+      {text}
+    </label>
+  );
+  // The label names the choice alone; an aside follows it, outside.
+  const boxes = (list: CheckOptions) =>
+    list.map(([value, text, aside]) =>
+      aside === undefined ? (
+        box(value, text)
+      ) : (
+        <div class="check-row">
+          {box(value, text)} {aside}
+        </div>
+      ),
+    );
   return (
     <fieldset
       class="checks"
@@ -269,12 +308,14 @@ export function Checkboxes(props: FieldProps & { values: readonly string[]; opti
       aria-describedby={describedBy(id, error, hint)}
     >
       <legend>{label}</legend>
-      {options.map(([value, text]) => (
-        <label class="check">
-          <input type="checkbox" name={name} value={value} checked={values.includes(value)} />
-          {text}
-        </label>
-      ))}
+      {groups
+        ? groups.map((group) => (
+            <fieldset class="checks group">
+              <legend>{group.label}</legend>
+              {boxes(group.options)}
+            </fieldset>
+          ))
+        : boxes(options)}
       <HintAndError id={id} label={label} hint={hint} error={error} />
     </fieldset>
   );
@@ -325,7 +366,7 @@ export function SortFields({
       />
       <Select
         name="sort_order"
-        label="Order"
+        label="Sort order"
         value={values.sort_order ?? sortOrder.def.defaultValue}
         options={sortOrder.unwrap().options.map((order) => [order, SORT_ORDER_LABELS[order] ?? order] as const)}
         error={errors.sort_order}
@@ -371,34 +412,103 @@ export function DayRangeFields({
   );
 }
 
-/** A list's filters by country codes and number types (comma lists, as the API's queries take them). */
-export function PairFilterFields({ values, errors }: { values: Record<string, string>; errors: Record<string, string> }) {
+/** The comma list a filter's value holds (as the API's queries take them): its items, trimmed, blanks dropped. */
+function listValues(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+}
+
+/**
+ * A filter of several values: checkboxes under the field's legend, folded behind a summary of what is chosen ("Any"
+ * when nothing is) and open while the filter is in use or refused. A GET form sends each ticked value under `name`;
+ * listFilters joins them into the API's comma list, which `value` holds. A chosen value that is not among `options`
+ * (from a link) is offered too, ticked, so the error beside it can be undone.
+ */
+export function MultiChoice(props: FieldProps & { value: string | undefined; options: Options; none?: string }) {
+  const { name, id = name, label, error, hint, value, none = "Any" } = props;
+  const chosen = listValues(value);
+  const options = [...props.options];
+  for (const item of chosen) if (!options.some(([option]) => option === item)) options.push([item, item]);
+  const chosenLabels = options.filter(([option]) => chosen.includes(option)).map(([, text]) => text);
+  return (
+    <fieldset
+      class="field multi"
+      id={id}
+      aria-invalid={hasError(error) ? "true" : undefined}
+      aria-describedby={describedBy(id, error, hint)}
+    >
+      <legend>{label}</legend>
+      <details class="choices" open={chosen.length > 0 || hasError(error)}>
+        <summary>{chosenLabels.length > 0 ? chosenLabels.join(", ") : none}</summary>
+        <div class="options">
+          {options.map(([option, text]) => (
+            <label class="check">
+              <input type="checkbox" name={name} value={option} checked={chosen.includes(option)} />
+              {text}
+            </label>
+          ))}
+        </div>
+      </details>
+      <HintAndError id={id} label={label} hint={hint} error={error} />
+    </fieldset>
+  );
+}
+
+/** A (country, type) pair a list's filters offer, e.g. the catalog's or the stock's. */
+export interface FilterPair {
+  countryCode: string;
+  numberType: string;
+}
+
+/** What a list's filters are drawn with: the values in use and each one's error. */
+export interface FilterProps {
+  values: Record<string, string>;
+  errors: Record<string, string>;
+}
+
+/** A list's filters that offer pairs (PairFilterFields). */
+export type PairFilterProps = FilterProps & { pairs: readonly FilterPair[] };
+
+/**
+ * A list's filters by country and by number type: the countries of `pairs` by name, and their number types in words,
+ * each a MultiChoice (the API's comma lists `country_code` and `number_type`).
+ */
+export function PairFilterFields({ values, errors, pairs }: PairFilterProps) {
+  const countries = [...new Set(pairs.map((pair) => pair.countryCode))]
+    .map((code) => [code, `${countryName(code)} (${code})`] as const)
+    .sort(([, a], [, b]) => a.localeCompare(b));
+  const types = [...new Set(pairs.map((pair) => pair.numberType))].sort().map((type) => [type, capitalised(type)] as const);
   return (
     <>
-      <TextInput
+      <MultiChoice
         name="country_code"
         label="Countries"
         value={values.country_code}
         error={errors.country_code}
-        hint="e.g. US,GB"
+        options={countries}
       />
-      <TextInput
+      <MultiChoice
         name="number_type"
         label="Number types"
         value={values.number_type}
         error={errors.number_type}
-        hint="e.g. mobile,toll_free"
+        options={types}
       />
     </>
   );
 }
+
+/** A list query's parameters that choose a page or an order rather than filter. */
+const NOT_FILTERS = ["page", "limit", "sort_by", "sort_order"];
 
 /**
  * A list's filter form, folded behind one "Filters" control on small screens (open when a filter is in use); on wider
  * screens it is always open (styles.ts).
  */
 export function FilterForm({ action, values, children }: { action: string; values: Record<string, string>; children: Child }) {
-  const inUse = Object.keys(values).filter((name) => !["page", "limit", "sort_by", "sort_order"].includes(name)).length;
+  const inUse = Object.keys(values).filter((name) => !NOT_FILTERS.includes(name)).length;
   return (
     <details class="fold" open={inUse > 0}>
       <summary>{inUse > 0 ? `Filters (${inUse} in use)` : "Filters"}</summary>
@@ -414,39 +524,67 @@ export function FilterForm({ action, values, children }: { action: string; value
 }
 
 /**
- * Country codes as a person types them (" us", "gb, de") as the API takes them: trimmed and uppercased, in the named
- * fields. The API itself stays strict; a form is kinder.
+ * Country codes as a person types them (" us", "gb") as the API takes them: trimmed and uppercased, in the named
+ * fields of a form that asks for one (an address). A filter offers its countries to choose instead.
  */
 export function withCountryCodesUppercased(fields: Record<string, string>, names: readonly string[]): Record<string, string> {
   const out = { ...fields };
   for (const name of names) {
     const value = out[name];
-    if (value !== undefined)
-      out[name] = value
-        .trim()
-        .toUpperCase()
-        .replace(/\s*,\s*/g, ",");
+    if (value !== undefined) out[name] = value.trim().toUpperCase();
   }
   return out;
 }
 
+/** What a list query's field is when absent, when it says (a zod default), as a query string carries it. */
+function defaultOf(schema: z.ZodType, name: string): string | undefined {
+  const field = (schema as { shape?: Record<string, z.ZodType> }).shape?.[name];
+  if (!field || !("defaultValue" in field.def)) return undefined;
+  const value: unknown = field.def.defaultValue;
+  return value === undefined ? undefined : String(value);
+}
+
 /**
- * A list page's filters, parsed by the API's own query schema from the page's query string (a browser's blank fields
- * dropped); when they do not parse, the page's answer instead: the filters with each problem beside its field (400).
+ * A list page's query as the API takes it: a parameter sent several times (a MultiChoice's ticked boxes) as one comma
+ * list, and what says nothing left out: a browser's empty fields, and a value that is the query's default.
+ */
+function tidyQuery(c: Context, schema: z.ZodType): Record<string, string> {
+  const tidy: Record<string, string> = {};
+  for (const [name, sent] of Object.entries(c.req.queries())) {
+    if (name === "done") continue;
+    const value = sent
+      .map((item) => item.trim())
+      .filter((item) => item !== "")
+      .join(",");
+    if (value !== "" && value !== defaultOf(schema, name)) tidy[name] = value;
+  }
+  return tidy;
+}
+
+/**
+ * A list page's filters, parsed by the API's own query schema from the page's query string. The page's answer instead
+ * (`answer`): a redirect to the tidy address (tidyQuery) when the query string says more than it means, so the address
+ * bar and a bookmark hold only the filters in use; or, when they do not parse, the filters with each problem beside its
+ * field (400).
  */
 export function listFilters<S extends z.ZodType>(
   c: Context,
   schema: S,
   page: PageProps,
-  Filters: (props: { values: Record<string, string>; errors: Record<string, string> }) => Child,
-): { raw: Record<string, string>; query: z.output<S> } | { refused: Response | Promise<Response> } {
-  // `done` names the notice a redirect left (pageNotice), no filter: the form, the pager and the fold leave it out.
-  const { done: _, ...query } = c.req.query();
-  const raw = withCountryCodesUppercased(withoutBlanks(query), ["country_code"]);
+  Filters: (props: FilterProps) => Child,
+): { raw: Record<string, string>; query: z.output<S> } | { answer: Response | Promise<Response> } {
+  const raw = tidyQuery(c, schema);
+  // `done` names the notice a redirect left (pageNotice), no filter: the address keeps it, the filters leave it out.
+  const done = c.req.query("done");
+  const tidy = new URLSearchParams(done ? { ...raw, done } : raw).toString();
+  // A GET only: a refused form's page (a POST) keeps the address it was posted to.
+  if (c.req.method === "GET" && tidy !== new URL(c.req.url).search.slice(1)) {
+    return { answer: c.redirect(`${c.req.path}${tidy ? `?${tidy}` : ""}`, 303) };
+  }
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { raw, query: parsed.data };
   return {
-    refused: renderPage(
+    answer: renderPage(
       c,
       page,
       <>

@@ -49,7 +49,13 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 /* Positioned, so nothing absolutely placed inside (a visually hidden label) can reach past it and widen the page. */
 .table-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 10px; }
 table { border-collapse: collapse; width: 100%; font-size: .93rem; }
-th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
+th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+/* A table fits its page, at any width: a cell wraps at spaces, keeping its words whole, so a column is never narrower
+   than its longest word or its header's; a cell with a long word (a file name, an e-mail, a URL: components.tsx) breaks
+   anywhere in it. */
+td { overflow-wrap: break-word; }
+td.long { overflow-wrap: anywhere; }
+.badge, td button, td .button { white-space: nowrap; }
 th { background: #eef1f4; font-weight: 600; }
 tr:last-child td { border-bottom: 0; }
 .badge { display: inline-block; padding: .1rem .55rem; border-radius: 999px; font-size: .8rem; font-weight: 600;
@@ -65,6 +71,13 @@ tr:last-child td { border-bottom: 0; }
 .filters { display: flex; flex-wrap: wrap; gap: .75rem; align-items: flex-start; margin-bottom: 1rem; }
 .filters .field { flex: 1 1 10rem; min-width: 10rem; }
 .filters .field input { min-width: 0; }
+/* A choice of several values: its legend is the field's label, its summary reads like a select, its options fold. */
+fieldset.multi { border: 0; margin: 0; padding: 0; min-width: 0; }
+fieldset.multi legend { font-weight: 600; font-size: .92rem; padding: 0; margin-bottom: .25rem; }
+details.choices > summary { cursor: pointer; padding: .5rem .6rem; border: 1px solid #aeb6bf; border-radius: 6px; background: #fff;
+  overflow-wrap: anywhere; }
+details.choices .options { display: grid; gap: .3rem; max-height: 14rem; overflow-y: auto; padding: .5rem .25rem; }
+details.choices .options input { width: auto; }
 /* Filters fold behind one control on small screens; on wider ones (where the browser can say so) they are always open. */
 details.fold { margin-bottom: 1rem; }
 details.fold > summary { cursor: pointer; font-weight: 600; padding: .5rem .9rem; border: 1px solid var(--line); border-radius: 6px;
@@ -91,8 +104,7 @@ dl.facts dd { margin: 0; }
   .table-wrap thead { position: absolute; left: 0; top: 0; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
   .table-wrap tr { background: var(--card); border: 1px solid var(--line); border-radius: 10px; margin-bottom: .75rem;
     padding: .35rem .75rem; }
-  .table-wrap td { display: grid; grid-template-columns: 7.5rem minmax(0, 1fr); gap: .5rem; border: 0; padding: .3rem 0;
-    white-space: normal; overflow-wrap: anywhere; }
+  .table-wrap td { display: grid; grid-template-columns: 7.5rem minmax(0, 1fr); gap: .5rem; border: 0; padding: .3rem 0; }
   .table-wrap td::before { content: attr(data-label); color: var(--muted); font-weight: 600; }
   /* The brand and sign-out on the first row, the sections on a full-width row under them. */
   header.top .who { margin-left: auto; }
@@ -107,6 +119,10 @@ td .actions select { width: auto; }
 fieldset.checks { border: 1px solid var(--line); border-radius: 8px; display: grid; gap: .35rem; }
 fieldset.checks input, label.check input { width: auto; }
 fieldset.checks legend { font-weight: 600; font-size: .92rem; }
+fieldset.checks.group { border: 0; padding: 0; margin: .25rem 0 0; }
+.check-row { display: flex; flex-wrap: wrap; gap: 0 .5rem; align-items: baseline; }
+fieldset.checks.group legend { font-size: .88rem; color: var(--muted); }
+fieldset:disabled { opacity: .55; }
 ul.choices { list-style: none; padding: 0; display: grid; gap: .5rem; }
 ul.choices button { width: 100%; text-align: left; }
 header.top .who .slug { color: #aeb6bf; }
@@ -145,20 +161,19 @@ ul.checklist > li { overflow-wrap: anywhere; }
 ul.checklist > li > ul { margin: .25rem 0 0; padding-left: 1.25rem; }
 ul.checklist > li.unmet > ul { color: #7a1c16; }
 ul.reasons { margin: .25rem 0 0; padding-left: 1.1rem; color: #7a1c16; white-space: normal; overflow-wrap: anywhere; }
-td ul.reasons { min-width: 12rem; max-width: 28rem; }
 .field-error ul { margin: .15rem 0 0; padding-left: 1.1rem; }
 .card-actions { margin-top: .9rem; }
 .selection { margin-top: .75rem; }
 .card.selection { display: grid; gap: .6rem; }
 .card.selection h2 { margin: 0; }
 ul.ids { margin: .25rem 0 .5rem; padding-left: 1.1rem; font-size: .88rem; overflow-wrap: anywhere; }
+/* A report's numbers: in columns on a wide screen, one a line on a phone. */
+ul.numbers { margin: .25rem 0 .75rem; padding-left: 1.1rem; columns: 11rem; overflow-wrap: anywhere; }
 .report h3 { font-size: 1rem; margin: .75rem 0 .5rem; }
-td .wrap { white-space: normal; display: inline-block; min-width: 14rem; }
-/* A value of any length (an audit event's changes) wraps anywhere, so its table fits the page. */
-td code.json { white-space: normal; }
 code { overflow-wrap: anywhere; }
+/* An audit event's changes, one a line. */
+ul.changes { margin: 0; padding: 0; list-style: none; display: grid; gap: .15rem; }
 tr.chosen td { background: #eef4ff; }
-@media (max-width: 600px) { td ul.reasons, td .wrap { min-width: 0; } }
 `;
 
 /** The pages' icon: a handset on the brand's ink, as SVG. */

@@ -228,7 +228,7 @@ async function attempt(target: Target, now: number, deps: DeliveryDeps): Promise
   try {
     answer = await deps.fetch(target.url, { method: "POST", headers, body, redirect: "manual", signal });
   } catch (error) {
-    return { statusCode: null, error: failureOf(error), response: null, retryAfterSeconds: null };
+    return { statusCode: null, error: failureOf(error, target.url), response: null, retryAfterSeconds: null };
   }
   const statusCode = answer.status;
   const response = await readPrefix(answer, signal);
@@ -242,10 +242,15 @@ async function attempt(target: Target, now: number, deps: DeliveryDeps): Promise
   return { statusCode, error, response, retryAfterSeconds: retryAfter };
 }
 
-function failureOf(error: unknown): string {
+/**
+ * Why an attempt that got no answer failed, as its owner reads it: the timeout, or the host that could not be reached,
+ * with the runtime's words when they say more than workerd's "internal error; reference = …" (which says nothing).
+ */
+function failureOf(error: unknown, url: string): string {
   if (error instanceof Error && error.name === "TimeoutError") return `timeout after ${ATTEMPT_TIMEOUT_MS / 1000} s`;
   const message = error instanceof Error ? error.message : String(error);
-  return message.slice(0, ERROR_LIMIT) || "network error";
+  const detail = message === "" || /^internal error\b/i.test(message) ? "" : ` (${message})`;
+  return `could not reach ${new URL(url).host}${detail}`.slice(0, ERROR_LIMIT);
 }
 
 /**

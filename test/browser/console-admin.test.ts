@@ -133,8 +133,8 @@ it("imports a CSV for a fulfilment member: the report after a redirect (a reload
 
   await page.goto(`${portal.base}/ops/audit?actor=${encodeURIComponent(email)}`);
   const events = page.getByRole("table", { name: "Audit events" });
-  expect(await events.locator("tr", { hasText: "stock.imported" }).first().textContent()).toContain(email);
-  expect(await events.locator("tr", { hasText: "stock.removed" }).textContent()).toContain(email);
+  expect(await events.locator("tr", { hasText: "Stock imported" }).first().textContent()).toContain(email);
+  expect(await events.locator("tr", { hasText: "Number removed from the stock" }).textContent()).toContain(email);
   await portal.screenshot(page, "console-audit");
   await fitsSmallScreen(page, `/ops/audit?actor=${encodeURIComponent(email)}`);
   await fitsSmallScreen(page, "/ops/stock");
@@ -213,12 +213,12 @@ it("lets an admin add a staff member, a catalog pair and an API key; the audit l
 
   await page.goto(`${portal.base}/ops/audit?actor=${encodeURIComponent(email)}`);
   const events = page.getByRole("table", { name: "Audit events" });
-  const staffChange = events.locator("tr", { hasText: "staff.changed" });
+  const staffChange = events.locator("tr", { hasText: "Staff member changed" });
   expect(await staffChange.textContent()).toContain(email);
   expect(await staffChange.textContent()).toContain(added);
-  expect(await events.locator("tr", { hasText: "catalog.pair_added" }).count()).toBe(1);
-  expect(await events.locator("tr", { hasText: "customer.created" }).textContent()).toContain(account.slug);
-  expect(await events.locator("tr", { hasText: "api_key.created" }).count()).toBe(1);
+  expect(await events.locator("tr", { hasText: "Pair made orderable" }).count()).toBe(1);
+  expect(await events.locator("tr", { hasText: "Account created" }).textContent()).toContain(account.slug);
+  expect(await events.locator("tr", { hasText: "API key created" }).count()).toBe(1);
 });
 
 it("lets a compliance member set and remove a pair's requirements, and shows them no pair form", async () => {

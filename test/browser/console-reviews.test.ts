@@ -80,6 +80,8 @@ it("a compliance member rejects a document with a reason, then approves the repl
 
   // The queue, filtered to the account, links to the verification.
   const { page } = await portal.signInToConsole("compliance");
+  // A second country for the filters to offer.
+  await portal.makeOrderable("GB", "landline");
   await page.goto(`${portal.base}/ops/reviews?customer_slug=${account.slug}`);
   expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Reviews");
   expect(await page.locator("tbody tr").count()).toBe(1);
@@ -87,7 +89,8 @@ it("a compliance member rejects a document with a reason, then approves the repl
   await portal.screenshot(page, "console-reviews");
   await fitsSmallScreen(page);
   // The filters (open, one in use) narrow by the number's country and type: another pair's queue leaves it out.
-  await page.getByLabel("Countries").fill("GB");
+  await page.getByRole("group", { name: "Countries" }).locator("summary").click();
+  await page.getByLabel("United Kingdom (GB)").check();
   await page.getByRole("button", { name: "Apply" }).click();
   await page.waitForURL((url) => url.searchParams.get("country_code") === "GB");
   expect(await page.locator("tbody tr").count()).toBe(0);

@@ -42,6 +42,16 @@ const ACCESS = { audience: TEST_ACCESS_AUD, issuer: TEST_ACCESS_TEAM_DOMAIN };
 export const PASSWORD = "correct horse battery staple";
 /** A small well-formed PDF: the header, one line, and %%EOF at the end, as the upload's checks want. */
 export const PDF = Buffer.from("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n");
+/** A business's address with long values, as real accounts have them: the tables' and pages' widths are tried on it. */
+export const LONG_BUSINESS_ADDRESS = {
+  verification_type: "business",
+  company_name: "Acme International Telecommunications Holdings",
+  address_line_1: "1 Very Long Street Name of the Financial District",
+  city: "San Francisco",
+  state_province: "CA",
+  postal_code: "94105",
+  country: "US",
+} as const;
 /** Where screenshots go (gitignored; docs/testing.md, "Browser tests"). */
 const SCREENSHOTS = path.resolve("screenshots");
 /** The widths screenshots are taken at: a desktop and a small phone. */
@@ -71,6 +81,38 @@ export async function choosePair(page: Page, countryCode: string, numberType: st
 /** How far the page reaches past the viewport's right edge (0 when nothing scrolls sideways). */
 export async function overflow(page: Page): Promise<number> {
   return (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
+}
+
+/**
+ * The page's table cells that are cut or hidden: past their table's visible box or the viewport's right edge (a column
+ * pushed out of sight), with content wider than the cell, or a table that scrolls sideways; as "table: column". Empty
+ * when every table fits.
+ */
+async function cutCells(page: Page): Promise<string[]> {
+  return (await page.evaluate(`[...document.querySelectorAll(".table-wrap")].flatMap((wrap) => {
+    const label = wrap.querySelector("table")?.getAttribute("aria-label") ?? "a table";
+    const box = wrap.getBoundingClientRect();
+    const right = Math.min(box.right, window.innerWidth) + 0.5;
+    const cut = wrap.scrollWidth > wrap.clientWidth + 1 ? [label + ": scrolls sideways"] : [];
+    for (const cell of wrap.querySelectorAll("td")) {
+      const r = cell.getBoundingClientRect();
+      const inner = cell.firstElementChild;
+      const overflows = inner !== null && inner.scrollWidth > inner.clientWidth + 1;
+      if (r.right > right || r.left < box.left - 0.5 || overflows) cut.push(label + ": " + cell.dataset.label);
+    }
+    return [...new Set(cut)];
+  })`)) as string[];
+}
+
+/** The tables of the page as it is, at 1280 and at 375 px wide (one load, laid out at both): what is cut, by width. */
+export async function cutAtBothWidths(page: Page): Promise<{ 1280: string[]; 375: string[] }> {
+  const viewport = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.setViewportSize({ width: 1280, height: viewport.height });
+  const wide = await cutCells(page);
+  await page.setViewportSize({ width: 375, height: viewport.height });
+  const narrow = [...(await cutCells(page)), ...((await overflow(page)) > 0 ? ["the page scrolls sideways"] : [])];
+  await page.setViewportSize(viewport);
+  return { 1280: wide, 375: narrow };
 }
 
 /** A typed client of the whole API at the harness's address, sending `headers` with every request. */
@@ -129,6 +171,8 @@ export interface Portal {
   allocateNumber(orderId: string): Promise<{ numberId: string; phone: string }>;
   /** `count` new numbers of the account, allocated by the operator to the order, by phone number. */
   allocateNumbers(orderId: string, count: number): Promise<{ numberId: string; phone: string }[]>;
+  /** Puts the profile under review, then rejects it with `reason` and a reason naming its document (the operator's API). */
+  rejectProfile(profileId: string, rejection: { reason: string; documentId: string; note: string }): Promise<void>;
   /** A new account, its user of `role` invited, the password set and signed in: `page` shows /portal/orders. */
   signInAsNewUser(role: InvitedUser["role"]): Promise<{ page: Page; account: Account; user: InvitedUser }>;
   signInAsNewOwner(): Promise<{ page: Page; account: Account; user: InvitedUser }>;
@@ -238,6 +282,21 @@ export function usePortal(): Portal {
         201,
       );
       return numbers.map((n) => ({ numberId: n.number_id, phone: n.phone_number }));
+    },
+    async rejectProfile(profileId, { reason, documentId, note }) {
+      const review = admin.admin["kyc-profiles"][":profile_id"].review;
+      await json(await review.$post({ param: { profile_id: profileId }, json: { status: "under_review" } }), 200);
+      await json(
+        await review.$post({
+          param: { profile_id: profileId },
+          json: {
+            status: "rejected",
+            rejection_reason: reason,
+            reasons: [{ code: "document_illegible", document_id: documentId, note }],
+          },
+        }),
+        200,
+      );
     },
     async signInAsNewUser(role) {
       const account = await portal.createAccount();

@@ -102,9 +102,12 @@ it("creates a profile, uploads to it, attaches numbers by pasting ids, and shows
   // Attach two numbers by pasting their ids (prefixed or bare, one per line): the report says what happened.
   await page.getByLabel("Number ids").fill(`num_${first!.numberId}\n${second!.numberId}`);
   await page.getByRole("button", { name: "Attach the numbers" }).click();
+  // The POST answers with a redirect to the profile, which shows the report once: a reload shows none.
+  await page.waitForURL(`${portal.base}/portal/profiles/${profileId}`);
   const report = page.getByRole("region", { name: "Attach report" });
-  expect(await report.locator("p").first().textContent()).toBe("2 attached · 0 already attached · 0 refused");
-  expect(await report.textContent()).toContain(`num_${first!.numberId}`);
+  expect(await report.locator("p").first().textContent()).toBe("2 numbers attached · 0 already attached · 0 not attached");
+  expect(await report.getByRole("link", { name: first!.phone }).getAttribute("href")).toBe(`/portal/numbers/${first!.numberId}`);
+  expect(await report.textContent()).not.toContain(first!.numberId);
   const attached = await json(
     await account.api.numbers.$get({ param: { customer_slug: account.slug }, query: { kyc_profile_id: profileId } }),
     200,
@@ -115,31 +118,31 @@ it("creates a profile, uploads to it, attaches numbers by pasting ids, and shows
   const unknown = crypto.randomUUID();
   await page.getByLabel("Number ids").fill(`${first!.numberId}, ${unknown}`);
   await page.getByRole("button", { name: "Attach the numbers" }).click();
-  expect(await report.locator("p").first().textContent()).toBe("0 attached · 1 already attached · 1 refused");
-  const refusedRow = page.getByRole("table", { name: "Refused numbers" }).locator("tbody tr");
-  expect(await refusedRow.textContent()).toContain(`num_${unknown}`);
-  // Said in words: the API's code is for programs.
-  expect(await refusedRow.textContent()).not.toContain("not_found");
-  expect(await refusedRow.textContent()).toContain("No number of this account has this id");
+  await page.waitForURL(`${portal.base}/portal/profiles/${profileId}`);
+  expect(await report.locator("p").first().textContent()).toBe("0 numbers attached · 1 already attached · 1 not attached");
+  // Said in words, with what to do: the API's code is for programs.
+  expect(await report.textContent()).toContain("Not attached: No number of this account has these ids (1)");
+  expect(await report.textContent()).toContain(`num_${unknown}`);
+  expect(await report.textContent()).not.toContain("not_found");
   await portal.screenshot(page, "profile-attach-report");
+  await page.reload();
+  expect(await page.getByRole("region", { name: "Attach report" }).count()).toBe(0);
 
   // Staff reject the profile with a reason naming the document.
-  const review = portal.admin.admin["kyc-profiles"][":profile_id"].review;
-  await json(await review.$post({ param: { profile_id: profileId }, json: { status: "under_review" } }), 200);
-  await json(
-    await review.$post({
-      param: { profile_id: profileId },
-      json: {
-        status: "rejected",
-        rejection_reason: "The identity document cannot be read",
-        reasons: [{ code: "document_illegible", document_id: document!.id, note: "The scan is cut off at the bottom" }],
-      },
-    }),
-    200,
-  );
+  await portal.rejectProfile(profileId, {
+    reason: "The identity document cannot be read",
+    documentId: document!.id,
+    note: "The scan is cut off at the bottom",
+  });
   await page.goto(`${portal.base}/portal/profiles/${profileId}`);
   expect(await page.getByRole("heading", { level: 1 }).textContent()).toContain("rejected");
-  expect(await page.locator("dl.facts").first().textContent()).toContain("The identity document cannot be read");
+  // The page leads with what to fix: the reviewer's words, each reason with what it names, the way forward first.
+  const fixes = page.getByRole("region", { name: "What to fix" });
+  expect(await fixes.textContent()).toContain("The identity document cannot be read");
+  expect(await fixes.getByRole("listitem").first().textContent()).toBe(
+    "passport.pdf: Document illegible: The scan is cut off at the bottom",
+  );
+  expect(await fixes.locator("a.button").first().textContent()).toBe("Upload a replacement document");
   // The reason beside the document it names, in the reviewer's words.
   const documentRow = page.getByRole("table", { name: "Documents" }).locator("tbody tr", { hasText: "passport.pdf" });
   expect(await documentRow.getByRole("list", { name: "Reasons about passport.pdf" }).textContent()).toBe(
@@ -274,7 +277,7 @@ it("checks a profile against a pair, refuses an order naming it beside the field
   await portal.screenshot(page, "numbers-selection");
   await page.getByRole("button", { name: "Attach the selected numbers" }).click();
   expect(await page.getByRole("region", { name: "Attach report" }).locator("p").first().textContent()).toBe(
-    "2 attached · 0 already attached · 0 refused",
+    "2 numbers attached · 0 already attached · 0 not attached",
   );
 
   // The Numbers list filtered by the profile; each row links its profile.
@@ -301,10 +304,10 @@ it("checks a profile against a pair, refuses an order naming it beside the field
   await page.goto(`${portal.base}${profilePath}`);
   await page.getByRole("button", { name: `Detach ${first!.phone}` }).click();
   const detachReport = page.getByRole("region", { name: "Detach report" });
-  expect(await detachReport.locator("p").first().textContent()).toBe("1 detached · 0 already detached · 0 refused");
+  expect(await detachReport.locator("p").first().textContent()).toBe("1 number detached · 0 already detached · 0 not detached");
   await page.getByLabel(`Select ${second!.phone}`).check();
   await page.getByRole("button", { name: "Detach the selected numbers" }).click();
-  expect(await detachReport.locator("p").first().textContent()).toBe("1 detached · 0 already detached · 0 refused");
+  expect(await detachReport.locator("p").first().textContent()).toBe("1 number detached · 0 already detached · 0 not detached");
   const left = await json(
     await account.api.numbers.$get({ param: { customer_slug: account.slug }, query: { kyc_profile_id: created.id } }),
     200,
@@ -368,8 +371,11 @@ it("shows a number's own rejection beside the field, resubmits it, and deletes i
   expect(await page.getByRole("list", { name: "Reasons about Postal code" }).textContent()).toBe(
     "Field invalid: 94105 is not in this part of the city",
   );
-  // The amend form says it beside the field, too.
-  await page.getByRole("link", { name: "Amend the address" }).click();
+  // The way forward leads (a field's reason: amend the address), and the amend form says it beside the field, too.
+  expect(await page.getByRole("region", { name: "What to fix" }).locator("a.button").first().textContent()).toBe(
+    "Amend the address",
+  );
+  await page.getByRole("link", { name: "Amend the address" }).first().click();
   expect(await page.locator("#postal_code-hint").textContent()).toBe(
     "Reviewer: Field invalid: 94105 is not in this part of the city",
   );

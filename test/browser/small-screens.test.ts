@@ -1,9 +1,10 @@
-// Every page of the portal on a 375 px wide phone: nothing scrolls sideways, every row's actions are on the screen,
+// Every page of the portal on a 375 px wide phone: nothing scrolls sideways, every row's actions are on the screen, no
+// table cuts a column (at 1280 px either),
 // and the orders' filters fold behind one control (open on a desktop). Then a person in two accounts signs in with
 // e-mail and password and chooses the account.
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { json, overflow, PASSWORD, PDF, usePortal } from "./helpers.ts";
+import { cutAtBothWidths, json, LONG_BUSINESS_ADDRESS, overflow, PASSWORD, PDF, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
 
@@ -37,15 +38,7 @@ it("shows every page at 375 px without sideways scrolling, each row's actions on
   await fetch(`${portal.base}/v1/numbers/num_${numberId}/KYC/address`, {
     method: "POST",
     headers: { ...headers, "Content-Type": "application/json" },
-    body: JSON.stringify({
-      verification_type: "business",
-      company_name: "Acme International Telecommunications Holdings",
-      address_line_1: "1 Very Long Street Name of the Financial District",
-      city: "San Francisco",
-      state_province: "CA",
-      postal_code: "94105",
-      country: "US",
-    }),
+    body: JSON.stringify(LONG_BUSINESS_ADDRESS),
   });
   const form = new FormData();
   form.set("file", new File([PDF], "a-rather-long-file-name-of-a-scanned-utility-bill-october.pdf"));
@@ -94,6 +87,8 @@ it("shows every page at 375 px without sideways scrolling, each row's actions on
     expect(answer?.status(), path).toBe(200);
     expect(await overflow(page), path).toBeLessThanOrEqual(0);
     expect(await offScreen(page), path).toEqual([]);
+    // No table cuts a column, here or on a desktop (the same page laid out at 1280 px).
+    expect(await cutAtBothWidths(page), path).toEqual({ 1280: [], 375: [] });
   }
 
   // The orders' filters fold away behind one control here, and open on a desktop.

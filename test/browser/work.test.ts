@@ -10,6 +10,7 @@ it("places an order through the new-order form and edits it while pending; the A
   await portal.makeOrderable("US", "mobile");
   const { page, account } = await portal.signInAsNewOwner();
   await page.getByRole("link", { name: "New order" }).click();
+  await page.waitForURL(`${portal.base}/portal/orders/new`);
   // The type follows the country: only the chosen country's types are offered.
   await choosePair(page, "US", "mobile");
   expect(
@@ -20,7 +21,9 @@ it("places an order through the new-order form and edits it while pending; the A
   await portal.screenshot(page, "new-order");
   await page.getByRole("button", { name: "Place order" }).click();
   await page.waitForURL(/\/portal\/orders\/[0-9a-f-]{36}\?done=placed$/);
-  expect(await page.getByRole("status").textContent()).toBe("The order is placed. It can be changed here until it is processed.");
+  expect(await page.getByRole("status").textContent()).toBe(
+    "The order is placed. It can be changed or cancelled here until it is processed.",
+  );
   const orderId = new URL(page.url()).pathname.split("/").pop()!;
   const placed = await json(
     await account.api.orders[":order_id"].$get({ param: { customer_slug: account.slug, order_id: orderId } }),

@@ -1,0 +1,42 @@
+// An order's life cycle, once: the statuses its account may change it in, the moves to each status (from which
+// statuses, by whom) and their events, and the statuses that take numbers. The stores' guards (SQL) and the pages'
+// "may I" both read it.
+import { type EventType, OPEN_ORDER_STATUSES, type OrderStatus } from "../db/schema.ts";
+
+/** Who moves an order: its account (the API, the portal) or the operator (the admin API, the console). */
+export type OrderMover = "customer" | "operator";
+
+/** While pending, an order is its account's to change (PUT) or to cancel. */
+export const CUSTOMER_CHANGEABLE = ["pending"] as const satisfies readonly OrderStatus[];
+
+/** The statuses an order takes numbers in: the open ones (an allocation moves a pending order to processing). */
+export const ALLOCATABLE: readonly OrderStatus[] = OPEN_ORDER_STATUSES;
+
+interface Move {
+  /** The statuses each mover may move an order from; a mover not named may not. */
+  from: Readonly<Partial<Record<OrderMover, readonly OrderStatus[]>>>;
+  event: EventType;
+}
+
+/** The moves to each status (fulfilment happens through number allocation) and the event each emits. */
+const ORDER_MOVES: Readonly<Partial<Record<OrderStatus, Move>>> = {
+  processing: { from: { operator: ["pending"] }, event: "order.processing" },
+  cancelled: { from: { operator: OPEN_ORDER_STATUSES, customer: CUSTOMER_CHANGEABLE }, event: "order.cancelled" },
+};
+
+/** The move of `mover` to `to`: the statuses it is allowed from and its event; undefined when there is none. */
+export function orderMove(to: OrderStatus, mover: OrderMover): { from: readonly OrderStatus[]; event: EventType } | undefined {
+  const move = ORDER_MOVES[to];
+  const from = move?.from[mover];
+  return move && from ? { from, event: move.event } : undefined;
+}
+
+/** Whether `mover` may move an order that is `status` to `to` now. */
+export function mayMove(status: OrderStatus, to: OrderStatus, mover: OrderMover): boolean {
+  return orderMove(to, mover)?.from.includes(status) ?? false;
+}
+
+/** Whether the account may still change its order (PUT) that is `status`. */
+export function customerMayChange(status: OrderStatus): boolean {
+  return (CUSTOMER_CHANGEABLE as readonly OrderStatus[]).includes(status);
+}

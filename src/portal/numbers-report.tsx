@@ -1,0 +1,204 @@
+// The report of an attach or a detach of a profile's numbers, as a person reads it: the numbers by phone number, each
+// linking to its page, what was refused grouped by why, each group with what to click to resolve it. The form's POST
+// leaves it for the profile's page it redirects to (src/ui/after-redirect.ts), so a reload repeats nothing.
+import type { Context } from "hono";
+import type { Database } from "../db/client.ts";
+import type { PortalEnv } from "../env.ts";
+import type { ATTACH_REFUSALS, NumbersReport } from "../kyc/profile-numbers.ts";
+import { withPrefix } from "../lib/ids.ts";
+import { capitalised, words } from "../lib/words.ts";
+import { findOwnedNumbers } from "../numbers/store.ts";
+import { leaveAfterRedirect, takeAfterRedirect } from "../ui/after-redirect.ts";
+import { plural } from "../ui/format.ts";
+import { portalNote } from "./once-shown.ts";
+
+type RefusalCode = (typeof ATTACH_REFUSALS)[number];
+
+/** A number a report names: its id and phone number; for one not found, the id as it was given (`phone` null). */
+interface ReportedNumber {
+  id: string;
+  phone: string | null;
+}
+
+/** Some of the report's numbers: how many, and those listed (all, unless too many for the note). */
+interface Listed {
+  count: number;
+  numbers: ReportedNumber[];
+}
+
+/** A report as the profile's page shows it after the redirect. */
+export interface ReportNote {
+  profileId: string;
+  kind: "attach" | "detach";
+  changed: Listed;
+  unchanged: Listed;
+  /** The refused, grouped by why (and, for unmet requirements, by the numbers' country and type: `pair`). */
+  refused: (Listed & { code: RefusalCode; pair?: string })[];
+}
+
+/** How many numbers a list of the report names at first: a person reads that many; the counts say the rest. */
+const LISTED = 40;
+
+/** The report of `report` for the profile `profileId`, its numbers named by phone number (one read). */
+async function reportNote(
+  db: Database,
+  customerId: string,
+  profileId: string,
+  kind: ReportNote["kind"],
+  report: NumbersReport,
+): Promise<ReportNote> {
+  const refusedIds = report.refused.map((refusal) => refusal.numberId.replace(/^num_/, ""));
+  const rows = new Map(
+    (await findOwnedNumbers(db, customerId, [...report.changed, ...report.unchanged, ...refusedIds])).map((row) => [row.id, row]),
+  );
+  const named = (id: string): ReportedNumber => ({ id, phone: rows.get(id)?.phoneNumber ?? null });
+  const listed = (ids: readonly string[]): Listed => ({ count: ids.length, numbers: ids.slice(0, LISTED).map(named) });
+  const groups = new Map<string, { code: RefusalCode; pair?: string; ids: string[] }>();
+  report.refused.forEach((refusal, i) => {
+    const id = refusedIds[i]!;
+    const row = rows.get(id);
+    const pair = refusal.code === "requirements_not_met" && row ? `${row.countryCode}/${row.numberType}` : undefined;
+    const key = `${refusal.code} ${pair ?? ""}`;
+    const group = groups.get(key) ?? { code: refusal.code, ...(pair === undefined ? {} : { pair }), ids: [] };
+    group.ids.push(id);
+    groups.set(key, group);
+  });
+  return {
+    profileId,
+    kind,
+    changed: listed(report.changed),
+    unchanged: listed(report.unchanged),
+    refused: [...groups.values()].map(({ ids, ...group }) => ({ ...group, ...listed(ids) })),
+  };
+}
+
+/** The same report naming half as many numbers in each list (the counts kept); undefined when it names none. */
+function shorter(note: ReportNote): ReportNote | undefined {
+  const lists = [note.changed, note.unchanged, ...note.refused];
+  if (lists.every((list) => list.numbers.length === 0)) return undefined;
+  const half = <L extends Listed>(list: L): L => ({
+    ...list,
+    numbers: list.numbers.slice(0, Math.floor(list.numbers.length / 2)),
+  });
+  return { ...note, changed: half(note.changed), unchanged: half(note.unchanged), refused: note.refused.map(half) };
+}
+
+/** Leaves the report for the profile's page and redirects there (303), as every form of the portal does. */
+export async function redirectWithReport(
+  c: Context<PortalEnv>,
+  href: string,
+  { profileId, kind, report }: { profileId: string; kind: ReportNote["kind"]; report: NumbersReport },
+): Promise<Response> {
+  const note = await reportNote(c.var.db, c.var.visitor.customer.id, profileId, kind, report);
+  await leaveAfterRedirect(c, portalNote(c, "profiles"), note, shorter);
+  return c.redirect(href, 303);
+}
+
+/** The report the last attach or detach left for this profile's page, once; none for another profile's. */
+export async function takeReport(c: Context<PortalEnv>, profileId: string): Promise<ReportNote | undefined> {
+  const note = await takeAfterRedirect<ReportNote>(c, portalNote(c, "profiles"));
+  return note?.profileId === profileId ? note : undefined;
+}
+
+/** Why numbers were refused, and what to click to resolve it, on the profile's page at `href`. */
+function refusalWords(code: RefusalCode, pair: string | undefined, href: string) {
+  switch (code) {
+    case "has_own_verification":
+      return {
+        title: "Each has a verification of its own",
+        todo: <>Open each number and choose “Delete verification…” there, then attach it again here.</>,
+      };
+    case "attached_to_other_profile":
+      return {
+        title: "Each is attached to another profile",
+        todo: <>Open each number: its page names the profile. Detach it there, then attach it here.</>,
+      };
+    case "requirements_not_met": {
+      const [country, numberType] = (pair ?? "").split("/");
+      const numbers = `${country} ${words(numberType ?? "")} numbers`;
+      return {
+        title: `The profile does not meet the requirements of ${numbers}`,
+        todo: (
+          <>
+            <a href={`${href}?pair=${encodeURIComponent(pair ?? "")}#requirements`}>See what {numbers} still need</a>, add it to
+            the profile, then attach them again.
+          </>
+        ),
+      };
+    }
+    case "not_found":
+      return {
+        title: "No number of this account has these ids",
+        todo: (
+          <>
+            Check them, or choose the numbers in <a href="/portal/numbers">Numbers</a> instead.
+          </>
+        ),
+      };
+  }
+}
+
+/** A list of the report's numbers, each linking to its page (by phone number), and how many more there are. */
+function NumberList({ list }: { list: Listed }) {
+  const more = list.count - list.numbers.length;
+  return (
+    <ul class="numbers">
+      {list.numbers.map((number) => (
+        <li>
+          {number.phone ? (
+            <a href={`/portal/numbers/${number.id}`}>{number.phone}</a>
+          ) : (
+            <code>{withPrefix("num", number.id)}</code>
+          )}
+        </li>
+      ))}
+      {more > 0 ? <li class="muted">and {plural(more, "more number", "more numbers")}</li> : null}
+    </ul>
+  );
+}
+
+/**
+ * What an attach or detach did: its counts, then what was refused, by why, with what to do (to lead with what to
+ * fix), then the numbers changed and those already so.
+ */
+export function NumbersReportCard({ note, href }: { note: ReportNote; href: string }) {
+  const [done, already] = note.kind === "attach" ? ["attached", "already attached"] : ["detached", "already detached"];
+  const title = note.kind === "attach" ? "Attach report" : "Detach report";
+  const refused = note.refused.reduce((sum, group) => sum + group.count, 0);
+  return (
+    <section class="card report" aria-label={title}>
+      <h2>{title}</h2>
+      <p>
+        {plural(note.changed.count, "number")} {done} · {note.unchanged.count} {already} · {refused} not {done}
+      </p>
+      {note.refused.map((group) => {
+        const { title: why, todo } = refusalWords(group.code, group.pair, href);
+        return (
+          <>
+            <h3>
+              Not {done}: {why} ({group.count})
+            </h3>
+            <p>{todo}</p>
+            <NumberList list={group} />
+          </>
+        );
+      })}
+      {note.changed.count > 0 ? (
+        <details open={note.changed.count <= 10}>
+          <summary>
+            {capitalised(done)} ({note.changed.count})
+          </summary>
+          <NumberList list={note.changed} />
+        </details>
+      ) : null}
+      {note.unchanged.count > 0 ? (
+        <details>
+          <summary>
+            {capitalised(already)} ({note.unchanged.count})
+          </summary>
+          <NumberList list={note.unchanged} />
+        </details>
+      ) : null}
+    </section>
+  );
+}
