@@ -102,7 +102,7 @@ it("imports a CSV for a fulfilment member: the report after a redirect (a reload
   expect(await page.getByRole("status").first().textContent()).toContain("imported");
   expect(await imports()).toBe(1);
   // The notice's `done` is no filter: the filters' fold says none is in use.
-  expect(await page.locator("details.fold summary").textContent()).toBe("Filters");
+  expect(await page.locator("details.fold > summary").textContent()).toBe("Filters");
 
   // A long report, on a small screen: the first of each list (as many as the redirect carries), how many there were.
   await page.setViewportSize({ width: 375, height: 800 });

@@ -37,7 +37,8 @@ it("signs a staff member in by link: the home names them, what their role may ch
   // The short pair leads to its open orders in the queue.
   const short = page
     .getByRole("list", { name: "Pairs short of stock" })
-    .getByRole("listitem", { hasText: `FR ${type.replace("_", " ")}` });
+    .getByRole("listitem")
+    .filter({ hasText: `FR ${type.replace("_", " ")}` });
   expect(await short.textContent()).toContain("1 open order, 0 in stock");
   await short.getByRole("link").click();
   await page.waitForURL((url) => url.pathname === "/ops/queue" && url.searchParams.get("number_type") === type);
