@@ -1,60 +1,19 @@
-// The staff's roles, proved by a walk: the matrix below is written by hand from OPERATOR.md's table (not read from the
-// code), the API description must declare exactly it (x-roles), and every /admin operation is called by a staff
-// member of every role and by the ADMIN_TOKEN. A refused role gets 403 forbidden before its input is validated or
-// anything is looked up (so malformed input and unknown ids are refused the same), and changes nothing.
+// The staff's roles, proved by a walk: the API description must declare exactly OPERATOR.md's matrix, written by hand
+// (test/role-matrix.ts), as x-roles, and every /admin operation is called by a staff member of every role and by the
+// ADMIN_TOKEN. A refused role gets 403 forbidden before its input is validated or anything is looked up (so malformed
+// input and unknown ids are refused the same), and changes nothing. The guard reads the roles of the one route that
+// can match a path.
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../src/app.ts";
 import type { StaffRole } from "../src/db/schema.ts";
+import { markedRoles, roleMark } from "../src/staff/guard.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { call, clientAddress, json, operator, problem } from "./helpers.ts";
+import { addressed, bodyOf, call, clientAddress, json, ORIGIN, operator, problem } from "./helpers.ts";
+import { EVERY_ROLE, ROLE_MATRIX } from "./role-matrix.ts";
 import { type StaffMember, staffMember } from "./staff.ts";
 import { installWriteCounter, removeWriteCounter, storageFingerprint } from "./write-counter.ts";
-
-const EVERY_ROLE: StaffRole[] = ["viewer", "fulfilment", "compliance", "admin"];
-const FULFILMENT: StaffRole[] = ["fulfilment", "admin"];
-const COMPLIANCE: StaffRole[] = ["compliance", "admin"];
-const ADMIN: StaffRole[] = ["admin"];
-
-/**
- * OPERATOR.md: every role reads the queues, orders, accounts, catalog, requirements, stock and the audit log; order
- * status moves, allocation, stock import and removal are fulfilment's; reviews and documents' bytes compliance's;
- * customers, API keys, customer users and invitations, catalog pairs and staff the admin's; the admin may do all.
- */
-const MATRIX: Record<string, StaffRole[]> = {
-  listCustomers: EVERY_ROLE,
-  getCustomer: EVERY_ROLE,
-  listApiKeys: EVERY_ROLE,
-  getApiKey: EVERY_ROLE,
-  listCatalog: EVERY_ROLE,
-  listOrderQueue: EVERY_ROLE,
-  getAnyOrder: EVERY_ROLE,
-  getUser: EVERY_ROLE,
-  listReviewQueue: EVERY_ROLE,
-  getAnyKycVerification: EVERY_ROLE,
-  getAnyKycProfile: EVERY_ROLE,
-  listStaff: EVERY_ROLE,
-  getStaff: EVERY_ROLE,
-  listStock: EVERY_ROLE,
-  getStockSummary: EVERY_ROLE,
-  listAuditEvents: EVERY_ROLE,
-  changeOrderStatus: FULFILMENT,
-  allocateNumbers: FULFILMENT,
-  importStock: FULFILMENT,
-  removeStockNumber: FULFILMENT,
-  reviewKycVerification: COMPLIANCE,
-  reviewKycProfile: COMPLIANCE,
-  downloadAnyKycDocument: COMPLIANCE,
-  setCatalogRequirements: COMPLIANCE,
-  removeCatalogRequirements: COMPLIANCE,
-  createCustomer: ADMIN,
-  createApiKey: ADMIN,
-  revokeApiKey: ADMIN,
-  createUser: ADMIN,
-  inviteUser: ADMIN,
-  updateUser: ADMIN,
-  addCatalogPair: ADMIN,
-  removeCatalogPair: ADMIN,
-  putStaff: ADMIN,
-};
 
 interface AdminOperation {
   operationId: string;
@@ -108,6 +67,30 @@ function send(operation: AdminOperation, headers: Record<string, string>): Promi
   });
 }
 
+/** A route pattern's segment as the regular expression its parameter takes, or undefined for a literal. */
+function parameterPattern(segment: string): RegExp | undefined {
+  if (!segment.startsWith(":")) return undefined;
+  if (segment.endsWith("?")) throw new Error(`An optional parameter is not judged here: ${segment}`);
+  return new RegExp(`^(?:${/\{(.+)\}$/.exec(segment)?.[1] ?? "[^/]+"})$`);
+}
+
+/**
+ * Whether one path can match both of Hono's patterns (literal segments, `:name`, `:name{regex}`, `*`). Two
+ * parameters are taken to meet, and `*` to match whatever follows, so an overlap is never missed.
+ */
+function canMatchOnePath(a: string, b: string): boolean {
+  const [left, right] = [a.split("/"), b.split("/")];
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const [x, y] = [left[i], right[i]];
+    if (x === "*" || y === "*") return true;
+    if (x === undefined || y === undefined) return false;
+    const [px, py] = [parameterPattern(x), parameterPattern(y)];
+    if (px && py) continue;
+    if (!(px ? px.test(y) : py ? py.test(x) : x === y)) return false;
+  }
+  return true;
+}
+
 describe("the staff's roles", () => {
   it("are declared on every /admin operation as the hand-written matrix says (a HEAD as its GET)", () => {
     expect(operations.length).toBeGreaterThan(25);
@@ -115,11 +98,11 @@ describe("the staff's roles", () => {
     const expected = Object.fromEntries(
       operations.map((o) => {
         const get = o.method === "HEAD" ? operations.find((g) => g.method === "GET" && g.path === o.path) : o;
-        return [o.operationId, (MATRIX[get?.operationId ?? ""] ?? []).toSorted()];
+        return [o.operationId, (ROLE_MATRIX[get?.operationId ?? ""] ?? []).toSorted()];
       }),
     );
     expect(declared).toEqual(expected);
-    expect(Object.keys(MATRIX).filter((id) => !(id in declared))).toEqual([]);
+    expect(Object.keys(ROLE_MATRIX).filter((id) => !(id in declared))).toEqual([]);
   });
 
   // 150 requests, each with a fingerprint of the storage around it: longer than the default 5 s on a busy machine.
@@ -181,5 +164,44 @@ describe("the staff's roles", () => {
       expect(answer.headers.get("Idempotent-Replayed"), operation.operationId).toBeNull();
       await problem(answer, 403, "forbidden");
     }
+  });
+
+  it("are the route's that runs: a later route matching the same path neither tightens nor loosens it", async () => {
+    // GET /admin/stock/summary is every role's; a route added after it that matches its path too is the admin's.
+    const app = createApp();
+    app.get("/admin/stock/:phone_number", roleMark(["admin"]), (c) => c.text("the later route"));
+    const send = async (path: string) => {
+      const ctx = createExecutionContext();
+      const answer = await app.fetch(addressed(`${ORIGIN}${path}`, { headers: staff.viewer.headers }), env, ctx);
+      await waitOnExecutionContext(ctx);
+      return answer;
+    };
+    expect(await bodyOf<{ total: number }>(await send("/admin/stock/summary"))).toHaveProperty("total");
+    expect((await problem(await send("/admin/stock/%2B15550100"), 403, "forbidden")).detail).toContain("yours is viewer");
+  });
+
+  it("are read from the one route that can match a path: no other route of its method meets a role-marked one", () => {
+    // The guard takes the first role mark among the matched routes; were another route to match the same path, a
+    // request for it could run under the roles of the route registered first.
+    const handlers = createApp().routes.filter((route) => route.method !== "ALL");
+    const routes = new Map<string, { method: string; path: string; marks: number }>();
+    for (const { method, path, handler } of handlers) {
+      const route = routes.get(`${method} ${path}`) ?? { method, path, marks: 0 };
+      if (markedRoles(handler)) route.marks++;
+      routes.set(`${method} ${path}`, route);
+    }
+    const marked = [...routes.values()].filter((route) => route.marks > 0);
+    expect(marked.length).toBeGreaterThan(40);
+    const clashes = marked.flatMap((route) => [
+      ...(route.marks > 1 ? [`${route.method} ${route.path} has ${route.marks} role marks`] : []),
+      ...(/^\/(admin|ops)\//.test(route.path) ? [] : [`${route.method} ${route.path} is outside the operator's guard`]),
+      ...[...routes.values()]
+        .filter((other) => other !== route && other.method === route.method && canMatchOnePath(route.path, other.path))
+        .map((other) => `${route.method} ${route.path} meets ${other.path}`),
+    ]);
+    expect(clashes).toEqual([]);
+    expect(canMatchOnePath("/admin/stock/:phone_number", "/admin/stock/summary")).toBe(true);
+    expect(canMatchOnePath("/admin/stock/:phone_number{\\+[0-9]+}", "/admin/stock/summary")).toBe(false);
+    expect(canMatchOnePath("/ops/a/:x/c", "/ops/a/b/:y")).toBe(true);
   });
 });

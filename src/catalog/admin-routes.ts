@@ -7,7 +7,7 @@ import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { valueOrProblem } from "../lib/problem.ts";
-import { ADMIN, COMPLIANCE, EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
+import { operatorOperation } from "../staff/roles.ts";
 import {
   catalogEntrySchema,
   catalogPageSchema,
@@ -25,8 +25,7 @@ import { makeOrderable, removeRequirements, setRequirements, stopOrdering } from
 export const catalogAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "listCatalog",
+      ...operatorOperation("listCatalog"),
       method: "get",
       path: "/catalog",
       summary: "List the orderable catalog",
@@ -45,8 +44,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(ADMIN),
-      operationId: "addCatalogPair",
+      ...operatorOperation("addCatalogPair"),
       method: "put",
       path: "/catalog/{country_code}/{number_type}",
       summary: "Make a pair orderable",
@@ -73,8 +71,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(ADMIN),
-      operationId: "removeCatalogPair",
+      ...operatorOperation("removeCatalogPair"),
       method: "delete",
       path: "/catalog/{country_code}/{number_type}",
       summary: "Make a pair not orderable",
@@ -93,8 +90,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(COMPLIANCE),
-      operationId: "setCatalogRequirements",
+      ...operatorOperation("setCatalogRequirements"),
       method: "put",
       path: "/catalog/{country_code}/{number_type}/requirements",
       summary: "Set a pair's requirements",
@@ -121,8 +117,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(COMPLIANCE),
-      operationId: "removeCatalogRequirements",
+      ...operatorOperation("removeCatalogRequirements"),
       method: "delete",
       path: "/catalog/{country_code}/{number_type}/requirements",
       summary: "Remove a pair's requirements",

@@ -27,6 +27,7 @@ import { Problem } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
 import { listOrders } from "../orders/list.ts";
 import { listOrdersQuery, toOrder, toOrderListQuery } from "../orders/schemas.ts";
+import { changeGuard, mayChange } from "../staff/roles.ts";
 import { putStaffBody, staffEmailParams } from "../staff/schemas.ts";
 import { findStaff, listStaff } from "../staff/store.ts";
 import { setStaff } from "../staff/use-cases.ts";
@@ -71,7 +72,6 @@ import {
   requirementsErrors,
   requirementsValues,
 } from "./requirements-form.tsx";
-import { changeGuard, mayChange } from "./roles.ts";
 
 type C = Context<ConsoleEnv>;
 type Messages = Record<string, string>;

@@ -1,21 +1,21 @@
 // The console's home, an identity card: who is signed in, with which role; what awaits the staff (open orders by
 // status, reviews awaiting, pairs whose stock is short for their open orders), each linked to its queue, from the
 // counts the triggers keep (src/orders/queue.ts, src/kyc/queue.ts), so the page costs the same at any size; and what
-// the person's role may change (src/console/roles.ts). And the sign-out, which clears the Access cookie.
+// the person's role may change (src/staff/roles.ts). And the sign-out, which clears the Access cookie.
 import type { Child } from "hono/jsx";
 import type { ConsoleEnv } from "../env.ts";
 import { createRouter } from "../http/router.ts";
 import { AWAITING_STATUSES, reviewQueueGlance } from "../kyc/queue.ts";
 import { words } from "../lib/words.ts";
 import { orderQueueGlance } from "../orders/queue.ts";
+import { mayChange, type OperatorOperation } from "../staff/roles.ts";
 import { plural, withQuery } from "../ui/format.ts";
 import { renderPage } from "../ui/renderer.tsx";
 import { age } from "./queue-pages.tsx";
-import { CONSOLE_CHANGES, type ConsoleChange, mayChange } from "./roles.ts";
 import { afterSignOut, clearAccessCookie } from "./sign-in.tsx";
 
-/** Each change the console offers, as a person reads it after "You may". */
-const CHANGE_WORDS: Record<ConsoleChange, string> = {
+/** Each change the console offers (the operation its form runs), as a person reads it after "You may". */
+const CHANGE_WORDS: Partial<Record<OperatorOperation, string>> = {
   changeOrderStatus: "move orders to processing and cancel them",
   allocateNumbers: "allocate numbers to orders, listed or from the stock",
   importStock: "import numbers into the stock",
@@ -70,7 +70,7 @@ export const consoleHome = createRouter<ConsoleEnv>()
     const now = Date.now();
     const openOrders = orders.statusCounts.pending + orders.statusCounts.processing;
     const awaiting = AWAITING_STATUSES.reduce((sum, status) => sum + reviews.statusCounts[status], 0);
-    const changes = (Object.keys(CONSOLE_CHANGES) as ConsoleChange[]).filter((change) => mayChange(operator, change));
+    const changes = (Object.keys(CHANGE_WORDS) as OperatorOperation[]).filter((change) => mayChange(operator, change));
     return renderPage(
       c,
       { title: "Operator console" },

@@ -24,6 +24,7 @@ import { listOrderQueue } from "../orders/queue.ts";
 import { orderIdParam, orderQueueQuery, toOrder, toOrderQueueQuery, toQueuedOrder } from "../orders/schemas.ts";
 import { findOrderById } from "../orders/store.ts";
 import { moveOrder } from "../orders/use-cases.ts";
+import { changeGuard, mayChange } from "../staff/roles.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
@@ -43,7 +44,6 @@ import {
 } from "../ui/forms.tsx";
 import { OrderFacts } from "../ui/order-facts.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { changeGuard, mayChange } from "./roles.ts";
 
 const SECTION = "queue";
 /** How many of an order's numbers its page lists at a time. */

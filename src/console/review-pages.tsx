@@ -42,6 +42,7 @@ import {
   reasonsOfDocument,
   StatusFacts,
 } from "../portal/kyc-parts.tsx";
+import { changeGuard, mayChange, type OperatorOperation } from "../staff/roles.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, withQuery } from "../ui/format.ts";
@@ -57,7 +58,6 @@ import {
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { type ConsoleChange, changeGuard, mayChange } from "./roles.ts";
 
 type Messages = Record<string, string>;
 
@@ -84,7 +84,7 @@ function hrefOf(kind: SubjectKind, id: string): string {
 const approveHref = (reviewed: Pick<Reviewed, "kind" | "kyc">) => `${hrefOf(reviewed.kind, reviewed.kyc.id)}/approve`;
 
 /** The API operation a review of this kind is, whose roles may make it. */
-function reviewChange(kind: SubjectKind): ConsoleChange {
+function reviewChange(kind: SubjectKind): OperatorOperation {
   return kind === "number" ? "reviewKycVerification" : "reviewKycProfile";
 }
 

@@ -8,7 +8,7 @@ import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
-import { ADMIN, EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
+import { operatorOperation } from "../staff/roles.ts";
 import {
   apiKeyPageSchema,
   apiKeySchema,
@@ -30,8 +30,7 @@ const apiKeyParams = z.object({ id: uuidParam("id") });
 export const customerAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation(ADMIN),
-      operationId: "createCustomer",
+      ...operatorOperation("createCustomer"),
       method: "post",
       path: "/customers",
       summary: "Create a customer account",
@@ -52,8 +51,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "listCustomers",
+      ...operatorOperation("listCustomers"),
       method: "get",
       path: "/customers",
       summary: "List customer accounts",
@@ -72,8 +70,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "getCustomer",
+      ...operatorOperation("getCustomer"),
       method: "get",
       path: "/customers/{slug}",
       summary: "Retrieve a customer account",
@@ -91,8 +88,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(ADMIN),
-      operationId: "createApiKey",
+      ...operatorOperation("createApiKey"),
       method: "post",
       path: "/customers/{slug}/api-keys",
       summary: "Create an API key",
@@ -114,8 +110,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "listApiKeys",
+      ...operatorOperation("listApiKeys"),
       method: "get",
       path: "/customers/{slug}/api-keys",
       summary: "List an account's API keys",
@@ -141,8 +136,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "getApiKey",
+      ...operatorOperation("getApiKey"),
       method: "get",
       path: "/api-keys/{id}",
       summary: "Retrieve an API key (without its secret)",
@@ -160,8 +154,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(ADMIN),
-      operationId: "revokeApiKey",
+      ...operatorOperation("revokeApiKey"),
       method: "delete",
       path: "/api-keys/{id}",
       summary: "Revoke an API key",

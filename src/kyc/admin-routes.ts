@@ -9,7 +9,7 @@ import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
-import { COMPLIANCE, EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
+import { operatorOperation } from "../staff/roles.ts";
 import { DOWNLOAD_CONTENT, DOWNLOAD_HEADERS, downloadResponse } from "./download.ts";
 import { findQueuedVerification, listReviewQueue } from "./queue.ts";
 import {
@@ -40,8 +40,7 @@ const REVIEW_DESCRIPTION =
 export const kycAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "listReviewQueue",
+      ...operatorOperation("listReviewQueue"),
       method: "get",
       path: "/kyc",
       summary: "List every account's verifications: the review queue",
@@ -66,8 +65,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "getAnyKycVerification",
+      ...operatorOperation("getAnyKycVerification"),
       method: "get",
       path: "/kyc/{kyc_id}",
       summary: "Retrieve any account's verification",
@@ -85,8 +83,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(COMPLIANCE),
-      operationId: "downloadAnyKycDocument",
+      ...operatorOperation("downloadAnyKycDocument"),
       method: "get",
       path: "/kyc/documents/{document_id}/download",
       summary: "Download any account's document",
@@ -115,8 +112,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(COMPLIANCE),
-      operationId: "reviewKycVerification",
+      ...operatorOperation("reviewKycVerification"),
       method: "post",
       path: "/kyc/{kyc_id}/review",
       summary: "Review a verification",
@@ -140,8 +136,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "getAnyKycProfile",
+      ...operatorOperation("getAnyKycProfile"),
       method: "get",
       path: "/kyc-profiles/{profile_id}",
       summary: "Retrieve any account's profile",
@@ -160,8 +155,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(COMPLIANCE),
-      operationId: "reviewKycProfile",
+      ...operatorOperation("reviewKycProfile"),
       method: "post",
       path: "/kyc-profiles/{profile_id}/review",
       summary: "Review a profile",

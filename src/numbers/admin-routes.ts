@@ -6,14 +6,13 @@ import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { valueOrProblem } from "../lib/problem.ts";
 import { orderIdParam, toOrder } from "../orders/schemas.ts";
-import { FULFILMENT, operatorOperation } from "../staff/roles.ts";
+import { operatorOperation } from "../staff/roles.ts";
 import { allocationBody, allocationSchema, toAllocation, toNumber } from "./schemas.ts";
 import { allocateToOrder } from "./use-cases.ts";
 
 export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
   createRoute({
-    ...operatorOperation(FULFILMENT),
-    operationId: "allocateNumbers",
+    ...operatorOperation("allocateNumbers"),
     method: "post",
     path: "/orders/{order_id}/numbers",
     summary: "Allocate numbers to an order",

@@ -7,7 +7,7 @@ import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
-import { EVERY_ROLE, FULFILMENT, operatorOperation } from "../staff/roles.ts";
+import { operatorOperation } from "../staff/roles.ts";
 import { listOrderQueue } from "./queue.ts";
 import {
   orderIdParam,
@@ -27,8 +27,7 @@ const orderParams = z.object({ order_id: orderIdParam });
 export const orderAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "listOrderQueue",
+      ...operatorOperation("listOrderQueue"),
       method: "get",
       path: "/orders",
       summary: "List every account's orders: the queue",
@@ -57,8 +56,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "getAnyOrder",
+      ...operatorOperation("getAnyOrder"),
       method: "get",
       path: "/orders/{order_id}",
       summary: "Retrieve any account's order",
@@ -76,8 +74,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(FULFILMENT),
-      operationId: "changeOrderStatus",
+      ...operatorOperation("changeOrderStatus"),
       method: "post",
       path: "/orders/{order_id}/status",
       summary: "Move an order to processing or cancelled",

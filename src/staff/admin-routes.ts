@@ -7,7 +7,7 @@ import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
-import { ADMIN, EVERY_ROLE, operatorOperation } from "./roles.ts";
+import { operatorOperation } from "./roles.ts";
 import { putStaffBody, staffEmailParams, staffPageSchema, staffSchema, toStaff } from "./schemas.ts";
 import { findStaff, listStaff } from "./store.ts";
 import { setStaff } from "./use-cases.ts";
@@ -17,8 +17,7 @@ const staffPath = (email: string) => `/admin/staff/${encodeURIComponent(email)}`
 export const staffAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "listStaff",
+      ...operatorOperation("listStaff"),
       method: "get",
       path: "/staff",
       summary: "List the staff",
@@ -37,8 +36,7 @@ export const staffAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "getStaff",
+      ...operatorOperation("getStaff"),
       method: "get",
       path: "/staff/{email}",
       summary: "Retrieve a staff member",
@@ -56,8 +54,7 @@ export const staffAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(ADMIN),
-      operationId: "putStaff",
+      ...operatorOperation("putStaff"),
       method: "put",
       path: "/staff/{email}",
       summary: "Add or change a staff member",

@@ -1,7 +1,7 @@
 // Who acts for the operator, on /admin and /ops: the ADMIN_TOKEN (automation; role admin) when an Authorization header
 // is present, which alone then decides; else a staff member by their Cloudflare Access token (the Cf-Access-Jwt-Assertion
 // header, which alone decides when present, else the CF_Authorization cookie), known and enabled in D1. And each
-// operation's roles (declared by allowRoles on its route), checked by the guard itself, before anything else of the
+// operation's roles (the role mark on its route, src/staff/roles.ts), checked here only, before anything else of the
 // audience runs (an idempotent replay included) or the input is validated or anything is looked up. On /admin, a member
 // this isolate has seen with a role the operation allows is checked with the request's first D1 call, as a known API
 // key is (src/http/carried-check.ts); any other is read first, so a role raised since is seen at once.
@@ -60,20 +60,20 @@ function accessToken(c: Context): string | undefined {
   return header !== undefined ? header.trim() : getCookie(c, ACCESS_COOKIE);
 }
 
-/** The mark allowRoles leaves on its route: the roles it allows, for the guard to read before anything runs. */
-type RolesGuard = MiddlewareHandler<OperatorEnv> & { allowedRoles: readonly StaffRole[] };
+/** A route's role mark: the roles its operation allows, for the guard to read before anything runs. */
+type RoleMark = MiddlewareHandler<OperatorEnv> & { allowedRoles: readonly StaffRole[] };
 
 /**
- * The roles the request's operation allows: those of the allowRoles on the route it matched (every role where none
- * is declared: what every member may read).
+ * The roles of the route that runs: Hono runs the first route that matches, so its mark is the first one matched
+ * (test/roles.test.ts holds that no other route of its method can match a role-marked route's path). Every role where
+ * none is declared: what every member may read.
  */
 function operationRoles(c: Context): readonly StaffRole[] {
-  let roles: readonly StaffRole[] = STAFF_ROLES;
   for (const { handler } of matchedRoutes(c)) {
-    const declared = (handler as Partial<RolesGuard>).allowedRoles;
-    if (declared) roles = roles.filter((role) => declared.includes(role));
+    const marked = markedRoles(handler);
+    if (marked) return marked;
   }
-  return roles;
+  return STAFF_ROLES;
 }
 
 function identify(c: Context<OperatorEnv>, operator: Operator): void {
@@ -150,15 +150,15 @@ export const requireOperator = operatorGuard(true);
 export const requireConsoleOperator = operatorGuard(false);
 
 /**
- * Declares the roles an operation allows: the operator's guard reads them from the matched route and refuses every
- * other role (403) before anything else runs. On its route it refuses them again, should the route ever be mounted
- * behind another guard.
+ * Marks a route with the roles its operation allows. The operator's guard reads the mark and refuses every other role
+ * before anything else runs; the mark itself lets every request through, so the rule is checked in one place.
  */
-export function allowRoles(roles: readonly StaffRole[]): RolesGuard {
-  const guard: MiddlewareHandler<OperatorEnv> = async (c, next) => {
-    const { role } = c.var.operator;
-    if (!roles.includes(role)) throw roleRefusal(roles, role);
-    await next();
-  };
-  return Object.assign(guard, { allowedRoles: roles });
+export function roleMark(roles: readonly StaffRole[]): RoleMark {
+  const mark: MiddlewareHandler<OperatorEnv> = (_c, next) => next();
+  return Object.assign(mark, { allowedRoles: roles });
+}
+
+/** The roles a route's handler marks, if it is a role mark. */
+export function markedRoles(handler: unknown): readonly StaffRole[] | undefined {
+  return (handler as Partial<RoleMark>).allowedRoles;
 }

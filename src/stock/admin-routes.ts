@@ -12,7 +12,7 @@ import { describedOnly, validJsonBody } from "../http/validation.ts";
 import { mediaTypeOf } from "../lib/content.ts";
 import { Problem, valueOrProblem } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
-import { EVERY_ROLE, FULFILMENT, operatorOperation } from "../staff/roles.ts";
+import { operatorOperation } from "../staff/roles.ts";
 import {
   CSV_IMPORT_BYTES,
   importReportSchema,
@@ -38,8 +38,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
       // Larger bodies than 64 KiB, read by this route itself: JSON up to 1 MiB, CSV up to 10 MiB.
-      ...operatorOperation(FULFILMENT, takesLargeBody({ "application/json": JSON_IMPORT_BYTES, [CSV]: CSV_IMPORT_BYTES })),
-      operationId: "importStock",
+      ...operatorOperation("importStock", takesLargeBody({ "application/json": JSON_IMPORT_BYTES, [CSV]: CSV_IMPORT_BYTES })),
       method: "post",
       path: "/stock",
       summary: "Import numbers into the stock",
@@ -89,8 +88,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "listStock",
+      ...operatorOperation("listStock"),
       method: "get",
       path: "/stock",
       summary: "List the stock",
@@ -109,8 +107,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "getStockSummary",
+      ...operatorOperation("getStockSummary"),
       method: "get",
       path: "/stock/summary",
       summary: "Count the stock per country and type",
@@ -132,8 +129,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(FULFILMENT),
-      operationId: "removeStockNumber",
+      ...operatorOperation("removeStockNumber"),
       method: "delete",
       path: "/stock/{phone_number}",
       summary: "Take a number out of the stock",

@@ -8,7 +8,7 @@ import { publicOrigin } from "../http/public-origin.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
-import { ADMIN, EVERY_ROLE, operatorOperation } from "../staff/roles.ts";
+import { operatorOperation } from "../staff/roles.ts";
 import {
   createUserBody,
   invitationSchema,
@@ -26,8 +26,7 @@ const userIdParams = z.object({ user_id: uuidParam("user_id") });
 export const userAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation(ADMIN),
-      operationId: "createUser",
+      ...operatorOperation("createUser"),
       method: "post",
       path: "/customers/{slug}/users",
       summary: "Create a user of an account",
@@ -51,8 +50,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(ADMIN),
-      operationId: "inviteUser",
+      ...operatorOperation("inviteUser"),
       method: "post",
       path: "/users/{user_id}/invitation",
       summary: "Issue a new invitation link",
@@ -72,8 +70,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(EVERY_ROLE),
-      operationId: "getUser",
+      ...operatorOperation("getUser"),
       method: "get",
       path: "/users/{user_id}",
       summary: "Retrieve a user",
@@ -91,8 +88,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation(ADMIN),
-      operationId: "updateUser",
+      ...operatorOperation("updateUser"),
       method: "patch",
       path: "/users/{user_id}",
       summary: "Update a user",
