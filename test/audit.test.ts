@@ -17,6 +17,7 @@ import {
   operator,
   problem,
   submittedVerification,
+  uniqueNumberType,
   uniquePhoneNumber,
 } from "./helpers.ts";
 import { pageText, signedIn } from "./portal.ts";
@@ -402,7 +403,10 @@ describe("reading the log", () => {
     expect(activity).toContain("<li>Event types: every event type</li>");
     expect(activity).toContain("<li>Role: member → admin</li>");
     expect(activity).toContain("<li>Name: deploy key</li>");
-    expect(activity).toMatch(/<td data-label="When"><div>\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC<\/div><\/td>/);
+    // A time on one line (a <time>, which never wraps), as the page writes times.
+    expect(activity).toMatch(
+      /<td data-label="When"><div><time datetime="[^"]+">\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC<\/time><\/div><\/td>/,
+    );
     // Nothing a database would say: no ids, no JSON, no identifiers as words.
     for (const raw of [teammate.user.user_id, endpoint.id, '["*"]', "Api key", "Kyc", admin.email]) {
       expect(activity).not.toContain(raw);
@@ -417,5 +421,57 @@ describe("reading the log", () => {
     expect(log).toContain("<li>Role: member → admin</li>");
     expect(log).not.toContain(teammate.user.user_id);
     expect(log).not.toContain('["*"]');
+  });
+
+  it("writes times only of the fields the service keeps as times: a name that looks like one reads as typed", async () => {
+    const customer = await createCustomer("activity");
+    const owner = await signedIn(customer, "owner");
+    // Not a time at all (month 13), and one that is a valid time: both are names.
+    for (const name of ["2025-13-01T00:00 deploy", "2025-01-02T03:04 nightly"]) {
+      await expectStatus(await owner.post("/portal/settings/api-keys", { name }), 303);
+    }
+    const revoked = await json(
+      await operator.admin.customers[":slug"]["api-keys"].$post({ param: { slug: customer.slug }, json: { name: "old" } }),
+      201,
+    );
+    await json(await admin.api.admin["api-keys"][":id"].$delete({ param: { id: revoked.id } }), 200);
+    const revokedAt = (await theEvent("api_key", revoked.id, "api_key.revoked")).changes.revoked_at?.[1] as string;
+
+    const activity = await pageText(await owner.get("/portal/settings/activity"), 200);
+    const log = await pageText(await call(`/ops/audit?customer_slug=${customer.slug}`, { headers: admin.headers }), 200);
+    for (const page of [activity, log]) {
+      expect(page).toContain("<li>Name: 2025-13-01T00:00 deploy</li>");
+      expect(page).toContain("<li>Name: 2025-01-02T03:04 nightly</li>");
+      expect(page).toContain("API key “2025-13-01T00:00 deploy”");
+      // The revocation's time is one the service keeps: written as the page writes times.
+      expect(page).toContain(`<li>Revoked: ${revokedAt.slice(0, 16).replace("T", " ")} UTC</li>`);
+    }
+  });
+
+  it("names a stock import by its time and its count, linked to its numbers in the console", async () => {
+    const type = uniqueNumberType();
+    const imported = await json(
+      await fulfilment.api.admin.stock.$post({
+        json: {
+          numbers: [uniquePhoneNumber(), uniquePhoneNumber()].map((phone_number) => ({
+            phone_number,
+            country_code: "US",
+            number_type: type,
+          })),
+        },
+      }),
+      201,
+    );
+    const event = await theEvent("stock_import", imported.import_id, "stock.imported");
+    const log = (
+      await pageText(
+        await call(`/ops/audit?target_type=stock_import&target_id=${imported.import_id}`, { headers: admin.headers }),
+        200,
+      )
+    ).replaceAll(' class="long"', "");
+    const when = event.created_at.slice(0, 16).replace("T", " ");
+    expect(log).toContain(
+      `<td data-label="About"><div>Stock import <a href="/ops/stock?import_id=${imported.import_id}">${when} UTC (2 numbers)</a></div></td>`,
+    );
   });
 });

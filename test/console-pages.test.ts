@@ -17,6 +17,7 @@ import { teamListStatements } from "../src/users/store.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { png } from "./files.ts";
 import {
+  allocateNumbers,
   bodyOf,
   call,
   callJson,
@@ -46,6 +47,15 @@ async function inConsole(role: StaffRole) {
     get: (path: string) => call(path, { headers: member.headers, redirect: "manual" }),
     post: (path: string, fields: Record<string, string | string[]> = {}) =>
       postForm(path, { csrf_token: csrf, ...fields }, member.headers),
+    /** The page a form's 303 leads to, as a browser opens it: with the cookies the answer set (what it shows once). */
+    follow: (answer: Response) => {
+      expect(answer.status).toBe(303);
+      const Cookie = answer.headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0]!)
+        .join("; ");
+      return call(answer.headers.get("Location")!, { headers: { ...member.headers, Cookie }, redirect: "manual" });
+    },
   };
 }
 
@@ -205,7 +215,9 @@ describe("the review page", () => {
     const viewer = await inConsole("viewer");
     const seen = await pageText(await viewer.get(`${path}?document=${profile.documentId}`), 200);
     expect(seen).not.toContain("<img");
-    expect(seen).toContain("compliance&#39;s and admin&#39;s to open");
+    // Who may open them, as the roles' declaration says.
+    expect(seen).toContain("Documents&#39; files are for the Compliance and Admin roles to open.");
+    expect(seen).toContain("Reviews are for the Compliance and Admin roles: yours, Viewer, reads this verification only.");
   });
 
   it("asks before approving a verification without documents; with documents it approves at once", async () => {
@@ -260,11 +272,11 @@ describe("the requirements form", () => {
       "documents.1.description": "",
     });
     const text = await pageText(refused, 400);
-    expect(text).toMatch(/id="verification_types-error">Verifications accepted must have at least 1 items</);
+    expect(text).toMatch(/id="verification_types-error">Verifications accepted must name at least one verification type</);
     expect(text).toContain(
       'id="documents.0.key-error">Key must be a lowercase identifier of 1-40 characters (letters, digits, _), starting with a letter<',
     );
-    expect(text).toMatch(/id="documents.0.applies_to-error">Asked of must have at least 1 items</);
+    expect(text).toMatch(/id="documents.0.applies_to-error">Asked of must name at least one verification type</);
     // What was typed is shown again, with an empty group to add another.
     expect(text).toContain('value="Proof"');
     expect(text).toMatch(
@@ -393,6 +405,10 @@ describe("the home page", () => {
 
     const viewer = await inConsole("viewer");
     const home = await pageText(await viewer.get("/ops"), 200);
+    // The role as the console writes roles elsewhere, and what it may do from the roles' declaration.
+    expect(home).toContain("<dt>Role</dt><dd>Viewer</dd>");
+    expect(home).toMatch(/<span class="person">[^<]+ · Viewer<\/span>/);
+    expect(home).toContain("You change nothing: your role, Viewer, reads only.");
     const queue = await bodyOf<{ meta: { status_counts: Record<string, number> } }>(
       await call("/admin/orders?limit=1", { headers: ADMIN_TOKEN }),
     );
@@ -412,6 +428,7 @@ describe("the home page", () => {
     expect(await pageText(await viewer.get("/ops"), 200)).not.toContain(`SE ${type.replaceAll("_", " ")}</a>`);
     const fulfilment = await inConsole("fulfilment");
     expect(fulfilment.home).toContain("You may allocate numbers to orders, listed or from the stock.");
+    expect(fulfilment.home).toContain("<dt>Role</dt><dd>Fulfilment</dd>");
   });
 });
 
@@ -458,5 +475,138 @@ describe("invited people", () => {
       const details = plan.results.map((r) => r.detail).join("\n");
       expect(details).toMatch(/SEARCH users USING INDEX users_customer_last_login_idx \(customer_id=\? AND last_login_at=\?\)/);
     }
+  });
+});
+
+describe("an account's new key and invitation", () => {
+  it("are made by a POST that redirects to the account's page, which shows the key or the link once", async () => {
+    const customer = await createCustomer("keys");
+    const other = await createCustomer("keys");
+    const admin = await inConsole("admin");
+    const page = `/ops/accounts/${customer.slug}`;
+    const keyCount = async () =>
+      (await bodyOf<{ data: unknown[] }>(await call(`/admin/customers/${customer.slug}/api-keys`, { headers: ADMIN_TOKEN }))).data
+        .length;
+    const before = await keyCount();
+
+    const created = await admin.post(`${page}/keys`, { name: "from the console" });
+    expect(created.status).toBe(303);
+    expect(created.headers.get("Location")).toBe(page);
+    const shown = await pageText(await admin.follow(created), 200);
+    const key = /<p class="secret">([^<]+)<\/p>/.exec(shown)?.[1] ?? "";
+    expect(shown).toContain("The key “from the console” is created.");
+    expect((await call(`/api/customers/${customer.slug}/orders`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(
+      200,
+    );
+    // The page again (a reload) shows no key and makes none; what was left is for this account's page only.
+    expect(await pageText(await admin.get(page), 200)).not.toContain('class="secret"');
+    expect(await keyCount()).toBe(before + 1);
+    const leftFor = await admin.post(`${page}/keys`, { name: "second" });
+    const elsewhere = await call(`/ops/accounts/${other.slug}`, {
+      headers: { ...admin.member.headers, Cookie: leftFor.headers.getSetCookie()[0]!.split(";")[0]! },
+    });
+    expect(await pageText(elsewhere, 200)).not.toContain('class="secret"');
+
+    const invited = await admin.post(`${page}/users`, { email: "grace@example.com", name: "Grace Hopper", role: "owner" });
+    expect(invited.status).toBe(303);
+    expect(invited.headers.get("Location")).toBe(page);
+    const link = await pageText(await admin.follow(invited), 200);
+    expect(link).toMatch(/<p class="secret">https?:\/\/[^<]+\/portal\/invitations\/[^<]+<\/p>/);
+    expect(link).toContain("grace@example.com is invited.");
+    const again = await pageText(await admin.get(page), 200);
+    expect(again).not.toContain("/portal/invitations/");
+    expect(again).toContain("1 user: 1 invited.");
+  });
+});
+
+describe("the review forms", () => {
+  it("are the moves the verification's status allows, and say what the customer may still do under review", async () => {
+    const customer = await createCustomer("moves");
+    const compliance = await inConsole("compliance");
+    const profile = await bodyOf<{ id: string }>(
+      await customer.callJson("POST", `/api/customers/${customer.slug}/kyc-profiles`, { name: "Moves", ...INDIVIDUAL_ADDRESS }),
+      201,
+    );
+    const path = `/ops/reviews/profiles/${profile.id}`;
+    const moves = (page: string) => [...page.matchAll(/name="status" value="(\w+)"/g)].map((m) => m[1]);
+
+    const pending = await pageText(await compliance.get(path), 200);
+    expect(moves(pending)).toEqual(["under_review"]);
+    // Under review, uploads and deletions stay open (only the address is locked).
+    expect(pending).toContain(
+      "While it is reviewed the customer can no longer change the address but may still add and delete documents.",
+    );
+    expect((await compliance.post(`${path}/review`, { status: "under_review" })).status).toBe(303);
+    const reviewing = await pageText(await compliance.get(path), 200);
+    // No documents: the approval is a link to its question; the rejection a form.
+    expect(moves(reviewing)).toEqual(["rejected"]);
+    expect(reviewing).toContain(`href="${path}/approve"`);
+    expect((await compliance.post(`${path}/approve`)).status).toBe(303);
+    const approved = await pageText(await compliance.get(path), 200);
+    expect(moves(approved)).toEqual([]);
+    expect(approved).toContain("Nothing to review: the verification is approved.");
+  });
+});
+
+describe("an order's page", () => {
+  it("offers the cancel only while the life cycle allows it: a fulfilled order's confirmation goes back to its page", async () => {
+    const customer = await createCustomer("fulfilled");
+    const [number] = await allocateNumbers(customer, 1);
+    const fulfilment = await inConsole("fulfilment");
+    const page = `/ops/orders/${number!.order_id}`;
+    const fulfilled = await pageText(await fulfilment.get(page), 200);
+    expect(fulfilled).toContain('<span class="badge fulfilled">');
+    expect(fulfilled).not.toContain("Cancel the order");
+    const asked = await fulfilment.get(`${page}/cancel`);
+    expect(asked.status).toBe(303);
+    expect(asked.headers.get("Location")).toBe(page);
+
+    const pending = await bodyOf<{ order_id: string }>(
+      await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
+        country_code: "US",
+        number_type: "mobile",
+        quantity: 1,
+      }),
+      201,
+    );
+    const open = `/ops/orders/${pending.order_id}`;
+    expect(await pageText(await fulfilment.get(open), 200)).toContain(`href="${open}/cancel"`);
+    expect(await pageText(await fulfilment.get(`${open}/cancel`), 200)).toContain("Cancel order");
+  });
+
+  it("names the order's profile, linked to it, in the console and in the portal", async () => {
+    const customer = await createCustomer("named");
+    await makeOrderable("US", "mobile");
+    const profile = await bodyOf<{ id: string }>(
+      await customer.callJson("POST", `/api/customers/${customer.slug}/kyc-profiles`, {
+        name: "Berlin office",
+        ...INDIVIDUAL_ADDRESS,
+      }),
+      201,
+    );
+    const order = await bodyOf<{ order_id: string }>(
+      await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
+        country_code: "US",
+        number_type: "mobile",
+        quantity: 1,
+        kyc_profile_id: profile.id,
+      }),
+      201,
+    );
+    const viewer = await inConsole("viewer");
+    const ops = await pageText(await viewer.get(`/ops/orders/${order.order_id}`), 200);
+    expect(ops).toContain(`<dt>Profile</dt><dd><a href="/ops/reviews/profiles/${profile.id}">Berlin office</a></dd>`);
+    const owner = await signedIn(customer);
+    const portal = await pageText(await owner.get(`/portal/orders/${order.order_id}`), 200);
+    expect(portal).toContain(`<dt>Profile</dt><dd><a href="/portal/profiles/${profile.id}">Berlin office</a></dd>`);
+  });
+});
+
+describe("the audit log's filters", () => {
+  it("ask what a change is about in words, not for an id", async () => {
+    const viewer = await inConsole("viewer");
+    const log = await pageText(await viewer.get("/ops/audit"), 200);
+    expect(log).toMatch(/<label for="target_id">About which<\/label>/);
+    expect(log).not.toContain("Its id");
   });
 });

@@ -476,6 +476,8 @@ describe("numbers and verifications in the portal", () => {
     expect(fixes).toContain("The reviewer rejected this verification: The address is unreadable");
     expect(fixes).toContain(`<a class="button" href="${path}/address/edit">Amend the address</a>`);
     expect(fixes).toContain('<button type="submit" class="secondary">Resubmit unchanged</button>');
+    // No form inside a paragraph (HTML closes the paragraph before it, leaving it empty).
+    expect(fixes).not.toMatch(/<p[ >](?:(?!<\/p>).)*<form/s);
     expect(rejected).not.toContain("<dt>Rejection reason</dt>");
     expect(rejected.match(/<button type="submit">/g) ?? []).toEqual([
       '<button type="submit">', // sign-out
@@ -723,27 +725,42 @@ describe("a profile's numbers in the portal", () => {
     await bodyOf(
       await customer.callJson("POST", `${profilesPath(customer)}/${elsewhere.id}/numbers`, { number_ids: [taken.number_id] }),
     );
-    const unknown = crypto.randomUUID();
     const page = `/portal/profiles/${profile.id}`;
 
+    // Pasted phone numbers: one that is not one, or not the account's, refuses the paste beside the field.
+    const stranger = uniquePhoneNumber();
+    const attachEvents = async () =>
+      (await eventTypes(customer)).filter((type) => type === "kyc_profile.numbers_attached").length;
+    const attachesBefore = await attachEvents();
+    const refusedPastes: [string, string][] = [
+      [`${free.phone_number}\nnot-a-number`, "Phone numbers entry 2 (“not-a-number”) must be an E.164 phone number"],
+      [`${free.phone_number}, ${stranger}`, `This account has no number ${stranger}`],
+    ];
+    for (const [pasted, error] of refusedPastes) {
+      const refused = await pageText(await member.post(`${page}/numbers`, { phone_numbers: pasted }), 400);
+      expect(refused).toMatch(new RegExp(`id="phone_numbers-error">${error.replace(/[+()]/g, "\\$&")}`));
+      expect(refused).toContain('aria-describedby="phone_numbers-error phone_numbers-hint"');
+    }
+    expect(await attachEvents()).toBe(attachesBefore);
+
     const attached = await member.post(`${page}/numbers`, {
-      number_ids: [...[free, own, taken].map((n) => `num_${n.number_id}`), `num_${unknown}`].join("\n"),
+      phone_numbers: [free, own, taken].map((n) => n.phone_number).join("\n"),
     });
     expect(attached.status).toBe(303);
     expect(attached.headers.get("Location")).toBe(page);
     const report = await pageText(await member.follow(attached), 200);
-    expect(report).toContain("1 number attached · 0 already attached · 3 not attached");
+    expect(report).toContain("1 number attached · 0 already attached · 2 not attached");
     expect(report).toContain("Not attached: Each has a verification of its own (1)");
     expect(report).toContain("choose “Delete verification…” there");
-    expect(report).toContain("Not attached: Each is attached to another profile (1)");
-    expect(report).toContain("Not attached: No number of this account has these ids (1)");
+    // Where the other profile's numbers are detached: that profile's page, by name and linked.
+    expect(report).toContain("Not attached: Each is attached to the profile “Branch” (1)");
+    expect(report).toContain(`On <a href="/portal/profiles/${elsewhere.id}#numbers">the profile “Branch”</a>, select them`);
     for (const number of [free, own, taken]) {
       expect(report).toContain(`<a href="/portal/numbers/${number.number_id}">${number.phone_number}</a>`);
     }
     // Numbers by phone number, the refused by what to click: no ids of known numbers, no API call to make.
     expect(report).not.toContain(`num_${own.number_id}`);
     expect(report).not.toContain("DELETE /v1");
-    expect(report).toContain(`<code>num_${unknown}</code>`);
     // Shown once: the page again (a reload) shows the profile without it, and attaches nothing again.
     expect(await pageText(await member.get(page), 200)).not.toContain("Attach report");
     expect(await eventTypes(customer)).toEqual(expect.arrayContaining(["kyc_profile.numbers_attached"]));
@@ -753,9 +770,16 @@ describe("a profile's numbers in the portal", () => {
     const detachReport = await pageText(await member.follow(detached), 200);
     expect(detachReport).toContain("1 number detached · 0 already detached · 0 not detached");
 
-    // From Numbers, too: the selection's report on the profile's page.
-    const fromNumbers = await member.post("/portal/numbers/attach", { profile_id: profile.id, number_ids: [free.number_id] });
+    // From Numbers, too: the selection's report on the profile's page; an id no number of the account has, as it was sent.
+    const unknown = crypto.randomUUID();
+    const fromNumbers = await member.post("/portal/numbers/attach", {
+      profile_id: profile.id,
+      number_ids: [free.number_id, unknown],
+    });
     expect(fromNumbers.headers.get("Location")).toBe(page);
-    expect(await pageText(await member.follow(fromNumbers), 200)).toContain("1 number attached · 0 already attached");
+    const selected = await pageText(await member.follow(fromNumbers), 200);
+    expect(selected).toContain("1 number attached · 0 already attached · 1 not attached");
+    expect(selected).toContain("Not attached: No number of this account has these ids (1)");
+    expect(selected).toContain(`<code>num_${unknown}</code>`);
   });
 });

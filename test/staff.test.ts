@@ -527,7 +527,7 @@ describe("the console's door", () => {
   it("shows a member their role as it is now, and refuses one disabled since with the console's own page", async () => {
     const member = await staffMember("viewer", "Vic Changing");
     const home = () => call("/ops", { headers: member.headers });
-    expect(await (await home()).text()).toContain("<dd>viewer</dd>");
+    expect(await (await home()).text()).toContain("<dd>Viewer</dd>");
     await json(
       await operator.admin.staff[":email"].$put({
         param: { email: member.email },
@@ -537,7 +537,7 @@ describe("the console's door", () => {
     );
     const promoted = await home();
     expect(promoted.status).toBe(200);
-    expect(await promoted.text()).toContain("<dd>admin</dd>");
+    expect(await promoted.text()).toContain("<dd>Admin</dd>");
     await json(
       await operator.admin.staff[":email"].$put({
         param: { email: member.email },

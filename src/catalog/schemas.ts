@@ -26,7 +26,11 @@ function noRepeats(items: readonly unknown[], ctx: z.RefinementCtx<readonly unkn
   });
 }
 
-const kycTypesBody = z.array(z.enum(KYC_TYPES)).min(1).max(KYC_TYPES.length).superRefine(noRepeats);
+const kycTypesBody = z
+  .array(z.enum(KYC_TYPES))
+  .min(1, { error: "must name at least one verification type" })
+  .max(KYC_TYPES.length)
+  .superRefine(noRepeats);
 const fieldsBody = z.array(z.enum(REQUIREMENT_FIELDS)).max(REQUIREMENT_FIELDS.length).superRefine(noRepeats).default([]);
 
 const documentRequirementBody = z.strictObject({
@@ -38,7 +42,7 @@ const documentRequirementBody = z.strictObject({
     .openapi({ description: "Names the requirement; unique in the set.", example: "proof_of_address" }),
   document_types: z
     .array(z.enum(DOCUMENT_TYPES))
-    .min(1)
+    .min(1, { error: "must name at least one document type" })
     .max(DOCUMENT_TYPES.length)
     .superRefine(noRepeats)
     .openapi({ description: "A document of any of these types meets the requirement." }),

@@ -141,10 +141,12 @@ function fewerItems(shown: ShownImport): ShownImport | undefined {
   return items === 0 ? undefined : firstItems(shown, Math.floor(items / 2));
 }
 
-/** The import's report waits for the stock page under a key of the person's Access token (requireStaffSession holds one). */
-function importReportNote(c: C): RedirectNote | undefined {
+/** What a POST leaves for the page it redirects to waits in `cookie`, under a key of the person's Access token. */
+function staffNote(c: C, cookie: string): RedirectNote {
   const secret = c.var.operator.accessToken;
-  return secret === undefined ? undefined : { cookie: IMPORT_REPORT, secret };
+  // Every console page is behind requireStaffSession, which found the token.
+  if (secret === undefined) throw new Error("a result is shown after a redirect only to a person signed in by Access");
+  return { cookie, secret };
 }
 
 /** "the first 3 of 40" when a list shows fewer than there were. */
@@ -342,10 +344,7 @@ async function postedCsv(c: C): Promise<{ bytes: Uint8Array } | { error: string 
 }
 
 const stockRoutes = createRouter<ConsoleEnv>()
-  .get("/stock", async (c) => {
-    const note = importReportNote(c);
-    return stockPage(c, { report: note && (await takeAfterRedirect<ShownImport>(c, note)) });
-  })
+  .get("/stock", async (c) => stockPage(c, { report: await takeAfterRedirect<ShownImport>(c, staffNote(c, IMPORT_REPORT)) }))
   .post("/stock/import", changeGuard("importStock"), readsOwnMultipartBody, async (c) => {
     const csv = await postedCsv(c);
     if ("error" in csv) return stockPage(c, { fileError: csv.error }, 400);
@@ -358,8 +357,7 @@ const stockRoutes = createRouter<ConsoleEnv>()
     }
     const imported = await importNumbers(workOf(c), rows);
     if (!imported.ok) return stockPage(c, { said: refusal(imported.problem) }, imported.problem.status);
-    const note = importReportNote(c);
-    if (note) await leaveAfterRedirect(c, note, shownImport(imported.value), fewerItems);
+    await leaveAfterRedirect(c, staffNote(c, IMPORT_REPORT), shownImport(imported.value), fewerItems);
     return c.redirect(`${STOCK}?done=imported`, 303);
   })
   .get("/stock/remove", changeGuard("removeStockNumber"), (c) => {
@@ -756,7 +754,13 @@ function AuditFilters({ values, errors }: { values: Messages; errors: Messages }
         hint="An e-mail, or token for the admin token"
       />
       <AuditKindFilters values={values} errors={errors} ofAccount={false} />
-      <TextInput name="target_id" label="Its id" value={values.target_id} error={errors.target_id} />
+      <TextInput
+        name="target_id"
+        label="About which"
+        value={values.target_id}
+        error={errors.target_id}
+        hint="As the API names it: an id (kyc_…, we_…), a slug, an e-mail or a phone number"
+      />
       <TextInput name="customer_slug" label="Account" value={values.customer_slug} error={errors.customer_slug} hint="Its slug" />
       <TextInput name="from" label="From" type="date" value={values.from} error={errors.from} />
       <TextInput name="to" label="To" type="date" value={values.to} error={errors.to} />
@@ -897,12 +901,21 @@ async function accountsPage(c: C, form: PostedForm = {}, status = 200) {
   );
 }
 
-interface AccountState {
-  said?: NoticeText;
-  /** A new key, shown on the page that answers its POST only. */
+/**
+ * What a key's or an invitation's POST leaves for the account's page it redirects to, shown there once: the new key, or
+ * the invitation link (neither is stored in the clear, so neither can be shown again).
+ */
+interface AccountShown {
+  /** The account whose page shows it (another account's page shows nothing of it). */
+  slug: string;
   newKey?: { name: string; key: string };
-  /** A new user's invitation link, shown on the page that answers its POST only. */
   invited?: { email: string; url: string; expiresAt: string };
+}
+/** The cookie that carries a new key or invitation link to the account's page after the redirect. */
+const ACCOUNT_SHOWN = "vn_once_account";
+
+interface AccountState extends Omit<AccountShown, "slug"> {
+  said?: NoticeText;
   key?: { values: Messages; errors: Messages };
   user?: { values: Messages; errors: Messages };
 }
@@ -1108,6 +1121,12 @@ async function pathAccount(c: C): Promise<CustomerRow | undefined> {
   return parsed.success ? findCustomerBySlug(c.var.db, parsed.data.slug) : undefined;
 }
 
+/** Leaves `shown` for the account's page and redirects there (303), so a reload creates nothing again. */
+async function redirectToAccount(c: C, shown: AccountShown) {
+  await leaveAfterRedirect(c, staffNote(c, ACCOUNT_SHOWN), shown);
+  return c.redirect(`${ACCOUNTS}/${shown.slug}`, 303);
+}
+
 function noSuchAccount(c: C) {
   return notFoundPage(c, { what: "Account", section: "accounts", back: { href: ACCOUNTS, label: "Back to the accounts" } });
 }
@@ -1124,7 +1143,9 @@ const accountRoutes = createRouter<ConsoleEnv>()
   })
   .get("/accounts/:slug", async (c) => {
     const customer = await pathAccount(c);
-    return customer ? accountPage(c, customer) : noSuchAccount(c);
+    if (!customer) return noSuchAccount(c);
+    const shown = await takeAfterRedirect<AccountShown>(c, staffNote(c, ACCOUNT_SHOWN));
+    return accountPage(c, customer, shown?.slug === customer.slug ? shown : {});
   })
   .post("/accounts/:slug/keys", changeGuard("createApiKey"), async (c) => {
     const customer = await pathAccount(c);
@@ -1134,7 +1155,8 @@ const accountRoutes = createRouter<ConsoleEnv>()
     if (!parsed.success) return accountPage(c, customer, { key: { values, errors: fieldMessages(parsed.error.issues) } }, 400);
     const created = await issueApiKey(workOf(c), customer.slug, parsed.data.name);
     if (!created.ok) return accountPage(c, customer, { said: refusal(created.problem) }, created.problem.status);
-    return accountPage(c, customer, { newKey: { name: created.value.row.name, key: created.value.key } });
+    const newKey = { name: created.value.row.name, key: created.value.key };
+    return redirectToAccount(c, { slug: customer.slug, newKey });
   })
   .get("/accounts/:slug/keys/:id/revoke", changeGuard("revokeApiKey"), async (c) => {
     const customer = await pathAccount(c);
@@ -1185,9 +1207,12 @@ const accountRoutes = createRouter<ConsoleEnv>()
       );
     }
     const invitation = toInvitation(publicOrigin(c), added.value.token, added.value.expiresAt);
-    return accountPage(c, customer, {
-      invited: { email: added.value.user.email, url: invitation.invitation_url, expiresAt: invitation.invitation_expires_at },
-    });
+    const invited = {
+      email: added.value.user.email,
+      url: invitation.invitation_url,
+      expiresAt: invitation.invitation_expires_at,
+    };
+    return redirectToAccount(c, { slug: customer.slug, invited });
   });
 
 /** The console's stock, catalog, staff, audit and accounts pages, mounted under /ops. */

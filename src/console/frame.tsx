@@ -3,6 +3,7 @@
 import type { ConsoleEnv } from "../env.ts";
 import { CsrfField } from "../ui/components.tsx";
 import type { Frame } from "../ui/renderer.tsx";
+import { roleName } from "./role-words.ts";
 
 /** The console's sections, each a page every role reads (OPERATOR.md, The console). */
 const SECTIONS = [
@@ -32,7 +33,7 @@ export const consoleFrame: Frame = ({ section, children }, c) => {
         </nav>
         <div class="who">
           <span class="person">
-            {operator.name} · {operator.role}
+            {operator.name} · {roleName(operator.role)}
           </span>
           <form method="post" action="/ops/sign-out" class="inline">
             <CsrfField token={csrfToken} />

@@ -3,7 +3,9 @@
 // counts the triggers keep (src/orders/queue.ts, src/kyc/queue.ts), so the page costs the same at any size; and what
 // the person's role may change (src/staff/roles.ts). And the sign-out, which clears the Access cookie.
 import type { Child } from "hono/jsx";
+import { OPEN_ORDER_STATUSES } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
+import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { AWAITING_STATUSES, reviewQueueGlance } from "../kyc/queue.ts";
 import { words } from "../lib/words.ts";
@@ -12,6 +14,7 @@ import { mayChange, type OperatorOperation } from "../staff/roles.ts";
 import { plural, withQuery } from "../ui/format.ts";
 import { renderPage } from "../ui/renderer.tsx";
 import { age } from "./queue-pages.tsx";
+import { roleName } from "./role-words.ts";
 import { afterSignOut, clearAccessCookie } from "./sign-in.tsx";
 
 /** Each change the console offers (the operation its form runs), as a person reads it after "You may". */
@@ -33,6 +36,11 @@ const CHANGE_WORDS: Partial<Record<OperatorOperation, string>> = {
   removeCatalogPair: "take pairs out of the catalog",
   putStaff: "add staff members and change their roles",
 };
+
+/** A queue's counts by status: "2 pending, 1 processing". */
+function countsInWords<S extends string>(statuses: readonly S[], counts: Record<S, number>): string {
+  return statuses.map((status) => `${counts[status]} ${words(status)}`).join(", ");
+}
 
 /** How long ago `time` was, as the queue says an order's age. */
 const ago = (time: number, now: number) => age(Math.max(0, Math.floor((now - time) / 3_600_000)));
@@ -67,8 +75,8 @@ export const consoleHome = createRouter<ConsoleEnv>()
   .get("/", async (c) => {
     const { operator } = c.var;
     const [orders, reviews] = await Promise.all([orderQueueGlance(c.var.db), reviewQueueGlance(c.var.db)]);
-    const now = Date.now();
-    const openOrders = orders.statusCounts.pending + orders.statusCounts.processing;
+    const { now } = workOf(c);
+    const openOrders = OPEN_ORDER_STATUSES.reduce((sum, status) => sum + orders.statusCounts[status], 0);
     const awaiting = AWAITING_STATUSES.reduce((sum, status) => sum + reviews.statusCounts[status], 0);
     const changes = (Object.keys(CHANGE_WORDS) as OperatorOperation[]).filter((change) => mayChange(operator, change));
     return renderPage(
@@ -80,13 +88,13 @@ export const consoleHome = createRouter<ConsoleEnv>()
           <dt>E-mail</dt>
           <dd>{operator.actor.type === "staff" ? operator.actor.email : "—"}</dd>
           <dt>Role</dt>
-          <dd>{operator.role}</dd>
+          <dd>{roleName(operator.role)}</dd>
         </dl>
 
         <div class="glance">
           <Glance title="Open orders" count={String(openOrders)} href="/ops/queue" link="Open the queue">
             <p>
-              {orders.statusCounts.pending} pending, {orders.statusCounts.processing} processing.
+              {countsInWords(OPEN_ORDER_STATUSES, orders.statusCounts)}.
               {orders.oldestPendingAt === null ? null : (
                 <> The oldest pending order waits for {ago(orders.oldestPendingAt, now)}.</>
               )}
@@ -94,7 +102,7 @@ export const consoleHome = createRouter<ConsoleEnv>()
           </Glance>
           <Glance title="Reviews awaiting" count={String(awaiting)} href="/ops/reviews" link="Open the reviews">
             <p>
-              {reviews.statusCounts.pending} pending, {reviews.statusCounts.under_review} under review.
+              {countsInWords(AWAITING_STATUSES, reviews.statusCounts)}.
               {reviews.oldestPendingAt === null ? null : (
                 <> The oldest pending submission waits for {ago(reviews.oldestPendingAt, now)}.</>
               )}
@@ -121,7 +129,7 @@ export const consoleHome = createRouter<ConsoleEnv>()
         <h2>What you may do</h2>
         <p>You read every queue, order, account, the catalog, the stock and the audit log.</p>
         {changes.length === 0 ? (
-          <p>You change nothing: a viewer's role is to look.</p>
+          <p>You change nothing: your role, {roleName(operator.role)}, reads only.</p>
         ) : (
           <ul>
             {changes.map((change) => (

@@ -122,6 +122,9 @@ interface Refusal {
   errors?: Messages;
 }
 
+/** The moves the order's page offers, each when the life cycle allows it (mayMove). */
+const OPERATOR_MOVES = ["processing", "cancelled"] as const satisfies readonly OrderStatus[];
+
 /** The numbers an order still needs. */
 function remainingOf(row: OrderRow): number {
   return row.quantity - row.fulfilledQuantity;
@@ -137,6 +140,8 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
   const mayAllocate = mayChange(c.var.operator, "allocateNumbers");
   const mayMoveOrders = mayChange(c.var.operator, "changeOrderStatus");
   const remaining = remainingOf(row);
+  // The moves the order's life cycle allows the operator from its status now.
+  const moves = OPERATOR_MOVES.filter((to) => mayMove(row.status, to, "operator"));
   const notice = pageNotice(c, DONE, refusal && { kind: "error", text: refusal.text }, status);
   const href = `/ops/orders/${order.order_id}`;
   const token = c.var.csrfToken;
@@ -155,12 +160,18 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
         order={order}
         account={<a href={`/ops/queue?customer_slug=${encodeURIComponent(details.slug)}`}>{details.slug}</a>}
         inStock={`${plural(details.stockAvailable, "number")} of this country and type`}
-        profile={order.kyc_profile_id ?? "—"}
+        profile={
+          order.kyc_profile_id && details.profileName !== undefined ? (
+            <a href={`/ops/reviews/profiles/${order.kyc_profile_id}`}>{details.profileName}</a>
+          ) : (
+            "—"
+          )
+        }
       />
-      {(mayAllocate || mayMoveOrders) && ALLOCATABLE.includes(row.status) ? (
+      {(mayAllocate && ALLOCATABLE.includes(row.status)) || (mayMoveOrders && moves.length > 0) ? (
         <>
           <h2>Fulfil</h2>
-          {mayAllocate && remaining > 0 ? (
+          {mayAllocate && ALLOCATABLE.includes(row.status) && remaining > 0 ? (
             <>
               <form method="post" action={`${href}/numbers`} class="actions">
                 <CsrfField token={token} />
@@ -183,16 +194,16 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
               </form>
             </>
           ) : null}
-          {mayMoveOrders ? (
+          {mayMoveOrders && moves.length > 0 ? (
             <div class="actions">
-              {mayMove(row.status, "processing", "operator") ? (
+              {moves.includes("processing") ? (
                 <form method="post" action={`${href}/status`} class="inline">
                   <CsrfField token={token} />
                   <input type="hidden" name="status" value="processing" />
                   <button type="submit">Move to processing</button>
                 </form>
               ) : null}
-              <a href={`${href}/cancel`}>Cancel the order…</a>
+              {moves.includes("cancelled") ? <a href={`${href}/cancel`}>Cancel the order…</a> : null}
             </div>
           ) : null}
         </>
@@ -256,7 +267,7 @@ export const queuePages = createRouter<ConsoleEnv>()
     const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const { rows, total, statusCounts } = await listOrderQueue(c.var.db, toOrderQueueQuery(query), window);
-    const now = Date.now();
+    const now = workOf(c).now;
     const meta = pageMeta(window, total);
     return renderPage(
       c,
@@ -324,6 +335,8 @@ export const queuePages = createRouter<ConsoleEnv>()
     if (!row) return orderNotFound(c);
     const order = toOrder(row);
     const href = `/ops/orders/${order.order_id}`;
+    // An order that may no longer be cancelled goes back to its page, which offers no cancel.
+    if (!mayMove(row.status, "cancelled", "operator")) return c.redirect(href, 303);
     return renderPage(
       c,
       { title: `Cancel order ${order.order_number}`, section: SECTION },

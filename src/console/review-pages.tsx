@@ -27,7 +27,15 @@ import {
   SUBJECT_TYPES,
 } from "../kyc/queue.ts";
 import { reviewBody, reviewQueueQuery, toRejection, toReviewQueueQuery } from "../kyc/schemas.ts";
-import { type ReviewTarget, type SubjectKind, viewDocument } from "../kyc/store.ts";
+import {
+  addressAmendable,
+  documentDeletable,
+  type ReviewTarget,
+  reviewMovesFrom,
+  type SubjectKind,
+  uploadRefusal,
+  viewDocument,
+} from "../kyc/store.ts";
 import { reviewKyc } from "../kyc/use-cases.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
 import { withPrefix } from "../lib/ids.ts";
@@ -58,6 +66,7 @@ import {
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
+import { roleName, rolesThatMay } from "./role-words.ts";
 
 type Messages = Record<string, string>;
 
@@ -167,7 +176,7 @@ async function evaluationPart(c: Context<ConsoleEnv>, reviewed: Reviewed): Promi
     const row = await findCatalogPair(db, pair);
     // A pair no longer orderable has no requirements.
     const requirements: Requirements | null = row?.requirements ?? null;
-    return <EvaluationChecklist evaluation={evaluate(pair, requirements, subject, Date.now())} requirements={requirements} />;
+    return <EvaluationChecklist evaluation={evaluate(pair, requirements, subject, workOf(c).now)} requirements={requirements} />;
   }
   return (
     <ProfileEvaluation
@@ -279,7 +288,7 @@ function DocumentPane({
     <>
       <DocumentChoices c={c} reviewed={reviewed} open={mayRead ? open : undefined} />
       {!mayRead ? (
-        <p class="muted">Documents' files are compliance's and admin's to open.</p>
+        <p class="muted">Documents' files are for {rolesThatMay("downloadAnyKycDocument")} to open.</p>
       ) : open ? (
         <OpenDocument document={open} />
       ) : (
@@ -334,24 +343,52 @@ function ReasonInputs({
   );
 }
 
-/** The review forms the verification's state allows: start it while pending; approve or reject while under review. */
-function ReviewForms({ reviewed, token, form }: { reviewed: Reviewed; token: string; form: FormState }) {
+const AND = new Intl.ListFormat("en", { type: "conjunction" });
+
+/** Things a customer does, in words: "add and delete documents", each object once with its verbs. */
+function doings(rules: readonly (readonly [verb: string, object: string, allowed: boolean])[]): string {
+  const verbs = new Map<string, string[]>();
+  for (const [verb, object] of rules) verbs.set(object, [...(verbs.get(object) ?? []), verb]);
+  return AND.format([...verbs].map(([object, of]) => `${AND.format(of)} ${object}`));
+}
+
+/**
+ * What the customer can no longer do, and may still do, once a review starts: the rules for a verification under
+ * review (src/kyc/store.ts), in words.
+ */
+function whileReviewed(now: number): string {
+  const reviewed = { status: "under_review", expiresAt: null } as const;
+  const rules = [
+    ["change", "the address", addressAmendable(reviewed, now)],
+    ["add", "documents", uploadRefusal(reviewed.status, 0) === undefined],
+    ["delete", "documents", documentDeletable(reviewed, { status: "pending_review", rejectionReasons: [] })],
+  ] as const;
+  const may = rules.filter(([, , allowed]) => allowed);
+  const mayNot = rules.filter(([, , allowed]) => !allowed);
+  const said = [
+    mayNot.length > 0 ? `can no longer ${doings(mayNot)}` : undefined,
+    may.length > 0 ? `may still ${doings(may)}` : undefined,
+  ].filter((part) => part !== undefined);
+  return `While it is reviewed the customer ${said.join(" but ")}.`;
+}
+
+/** The review forms the verification's state allows (reviewMovesFrom): start it, or approve or reject it. */
+function ReviewForms({ reviewed, token, form, now }: { reviewed: Reviewed; token: string; form: FormState; now: number }) {
   const action = `${hrefOf(reviewed.kind, reviewed.kyc.id)}/review`;
   const { status } = reviewed.kyc;
-  if (status === "pending") {
-    return (
-      <form method="post" action={action} class="actions card">
-        <CsrfField token={token} />
-        <input type="hidden" name="status" value="under_review" />
-        <button type="submit">Start review</button>
-        <span class="muted">The customer can no longer change the address or the documents while it is reviewed.</span>
-      </form>
-    );
-  }
-  if (status !== "under_review") return <p class="muted">Nothing to review: the verification is {words(status)}.</p>;
+  const moves = reviewMovesFrom(status);
+  if (moves.length === 0) return <p class="muted">Nothing to review: the verification is {words(status)}.</p>;
   return (
     <>
-      {reviewed.documents.length === 0 ? (
+      {moves.includes("under_review") ? (
+        <form method="post" action={action} class="actions card">
+          <CsrfField token={token} />
+          <input type="hidden" name="status" value="under_review" />
+          <button type="submit">Start review</button>
+          <span class="muted">{whileReviewed(now)}</span>
+        </form>
+      ) : null}
+      {!moves.includes("approved") ? null : reviewed.documents.length === 0 ? (
         <p class="actions card">
           <a class="button" href={approveHref(reviewed)}>
             Approve…
@@ -366,38 +403,46 @@ function ReviewForms({ reviewed, token, form }: { reviewed: Reviewed; token: str
           <span class="muted">Approval holds for a year.</span>
         </form>
       )}
-      <form method="post" action={action} class="stack card" novalidate>
-        <h2>Reject</h2>
-        <CsrfField token={token} />
-        <input type="hidden" name="status" value="rejected" />
-        <TextInput
-          name="rejection_reason"
-          label="Rejection reason"
-          value={form.values.rejection_reason}
-          error={form.errors.rejection_reason}
-          hint="What the customer reads: what is wrong and what to do"
-        />
-        {reviewed.documents.map((doc) => (
-          <ReasonInputs codeName={documentCode(doc.id)} noteName={documentNote(doc.id)} about={doc.filename} form={form} />
-        ))}
-        <details open={VERIFICATION_FIELDS.some((field) => form.values[fieldCode(field)] || form.errors[fieldCode(field)])}>
-          <summary>Reasons about the fields</summary>
-          <div class="stack">
-            {VERIFICATION_FIELDS.map((field) => (
-              <ReasonInputs codeName={fieldCode(field)} noteName={fieldNote(field)} about={capitalised(field)} form={form} />
-            ))}
-          </div>
-        </details>
-        <p class="muted">
-          A document given a reason is rejected and stays so until the customer deletes it; without any, every document is.
-        </p>
-        <div class="actions">
-          <button type="submit" class="danger">
-            Reject
-          </button>
-        </div>
-      </form>
+      {moves.includes("rejected") ? <RejectForm reviewed={reviewed} token={token} form={form} /> : null}
     </>
+  );
+}
+
+/** The rejection: a reason the customer reads, and a reason per document and field. */
+function RejectForm({ reviewed, token, form }: { reviewed: Reviewed; token: string; form: FormState }) {
+  const action = `${hrefOf(reviewed.kind, reviewed.kyc.id)}/review`;
+  return (
+    <form method="post" action={action} class="stack card" novalidate>
+      <h2>Reject</h2>
+      <CsrfField token={token} />
+      <input type="hidden" name="status" value="rejected" />
+      <TextInput
+        name="rejection_reason"
+        label="Rejection reason"
+        value={form.values.rejection_reason}
+        error={form.errors.rejection_reason}
+        hint="What the customer reads: what is wrong and what to do"
+      />
+      {reviewed.documents.map((doc) => (
+        <ReasonInputs codeName={documentCode(doc.id)} noteName={documentNote(doc.id)} about={doc.filename} form={form} />
+      ))}
+      <details open={VERIFICATION_FIELDS.some((field) => form.values[fieldCode(field)] || form.errors[fieldCode(field)])}>
+        <summary>Reasons about the fields</summary>
+        <div class="stack">
+          {VERIFICATION_FIELDS.map((field) => (
+            <ReasonInputs codeName={fieldCode(field)} noteName={fieldNote(field)} about={capitalised(field)} form={form} />
+          ))}
+        </div>
+      </details>
+      <p class="muted">
+        A document given a reason is rejected and stays so until the customer deletes it; without any, every document is.
+      </p>
+      <div class="actions">
+        <button type="submit" class="danger">
+          Reject
+        </button>
+      </div>
+    </form>
   );
 }
 
@@ -476,9 +521,17 @@ async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: Pag
       <section class="work" aria-label="Decision">
         <h2>Decision</h2>
         {mayReview ? (
-          <ReviewForms reviewed={reviewed} token={c.var.csrfToken} form={state.form ?? { values: {}, errors: {} }} />
+          <ReviewForms
+            reviewed={reviewed}
+            token={c.var.csrfToken}
+            form={state.form ?? { values: {}, errors: {} }}
+            now={workOf(c).now}
+          />
         ) : (
-          <p class="muted">Reviews are compliance's and admin's: your role reads this verification only.</p>
+          <p class="muted">
+            Reviews are for {rolesThatMay(reviewChange(reviewed.kind))}: yours, {roleName(c.var.operator.role)}, reads this
+            verification only.
+          </p>
         )}
       </section>
     </>,

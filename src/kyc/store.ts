@@ -110,6 +110,11 @@ const REVIEW_FROM = { under_review: "pending", approved: "under_review", rejecte
 export type ReviewTarget = keyof typeof REVIEW_FROM;
 export const REVIEW_TARGETS = Object.keys(REVIEW_FROM) as [ReviewTarget, ...ReviewTarget[]];
 
+/** The review moves a verification that is `status` allows now (what the console offers to do with it). */
+export function reviewMovesFrom(status: KycStatus): ReviewTarget[] {
+  return REVIEW_TARGETS.filter((target) => REVIEW_FROM[target] === status);
+}
+
 /** A document's status follows its verification's. */
 const DOCUMENT_STATUS_OF: Record<KycStatus, DocumentStatus> = {
   pending: "uploaded",
@@ -909,6 +914,31 @@ export async function listProfileNames(
     .where(and(eq(kycVerifications.customerId, customerId), isNull(kycVerifications.numberId)))
     .orderBy(asc(kycVerifications.name), asc(kycVerifications.id))
     .limit(limit);
+}
+
+/** The account's profiles among `profileIds` (bare ids), with their names: a statement, for a page's batch. */
+export function profileNamesOf(db: Database, customerId: string, profileIds: readonly string[]) {
+  return db
+    .select({ id: kycVerifications.id, name: kycVerifications.name })
+    .from(kycVerifications)
+    .where(
+      and(
+        inJsonList(kycVerifications.id, profileIds),
+        eq(kycVerifications.customerId, customerId),
+        isNull(kycVerifications.numberId),
+      ),
+    );
+}
+
+/** The names of the account's profiles among `profileIds` (bare ids), by id; another account's are left out. */
+export async function findProfileNames(
+  db: Database,
+  customerId: string,
+  profileIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (profileIds.length === 0) return new Map();
+  const rows = await profileNamesOf(db, customerId, profileIds);
+  return new Map(rows.map((row) => [row.id, row.name ?? ""]));
 }
 
 export const PROFILE_SORT_KEYS = ["name", "status", "created_at"] as const;

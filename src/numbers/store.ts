@@ -27,6 +27,7 @@ import {
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { profileNumbersEvents } from "../kyc/profile-numbers.ts";
+import { profileNamesOf } from "../kyc/store.ts";
 import { ALLOCATABLE } from "../orders/lifecycle.ts";
 import { findOrderById } from "../orders/store.ts";
 import { DATA_FILLED_LATER, eventStatements, fillEventData, inEventChunks, type Outbox } from "../webhooks/outbox.ts";
@@ -114,6 +115,19 @@ export async function findOwnedNumbers(db: Database, customerId: string, ids: re
     .where(and(inJsonList(numbers.id, ids), eq(numbers.customerId, customerId)));
 }
 
+/** The account's numbers among these phone numbers (another account's, or none, are left out): a form names them so. */
+export async function findOwnedNumbersByPhone(
+  db: Database,
+  customerId: string,
+  phoneNumbers: readonly string[],
+): Promise<NumberRow[]> {
+  if (phoneNumbers.length === 0) return [];
+  return db
+    .select()
+    .from(numbers)
+    .where(and(inJsonList(numbers.phoneNumber, phoneNumbers), eq(numbers.customerId, customerId)));
+}
+
 /** A number as the list shows it: its verification's status (its own, or its profile's) and its profile, if any. */
 export type NumberWithKyc = { number: NumberRow; kycStatus: KycStatus | null };
 
@@ -142,9 +156,12 @@ export async function listNumbers(
   return { rows, total: totals[0]!.total };
 }
 
-/** An order's account, the numbers in stock for its pair and a page of its numbers, in one D1 call (the console's order). */
+/**
+ * An order's account, the numbers in stock for its pair, a page of its numbers and the name of its profile, in one D1
+ * call (the console's order).
+ */
 export async function findOrderDetails(db: Database, order: OrderRow, window: PageWindow) {
-  const { account, stock, listed } = await batchByName(db, {
+  const { account, stock, listed, profile } = await batchByName(db, {
     account: db.select({ slug: customers.slug }).from(customers).where(eq(customers.id, order.customerId)),
     stock: db
       .select({ count: stockCounts.count })
@@ -157,11 +174,14 @@ export async function findOrderDetails(db: Database, order: OrderRow, window: Pa
       .orderBy(numbers.createdAt, numbers.phoneNumber)
       .limit(window.limit)
       .offset(window.offset),
+    profile: order.kycProfileId === null ? undefined : profileNamesOf(db, order.customerId, [order.kycProfileId]),
   });
   return {
     slug: account[0]?.slug ?? "—",
     stockAvailable: stock[0]?.count ?? 0,
     numbers: listed,
+    /** The order's profile's name; undefined for none. */
+    profileName: profile?.[0]?.name ?? undefined,
   };
 }
 

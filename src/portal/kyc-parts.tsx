@@ -513,10 +513,11 @@ export function RejectionFixes({
       {replaced ? (
         <p class="muted">The new document waits for the resubmit; amending the address re-opens the review by itself.</p>
       ) : (
-        <p class="muted">
+        // A div: a form may not stand inside a paragraph (the parser would close the paragraph before it).
+        <div class="muted">
           Amending the address re-opens the review; a replacement document waits for you to resubmit. Nothing to change?{" "}
           <ResubmitForm href={href} token={token} label="Resubmit unchanged" primary={false} />
-        </p>
+        </div>
       )}
     </section>
   );

@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import type { Database } from "../db/client.ts";
 import type { PortalEnv } from "../env.ts";
 import type { ATTACH_REFUSALS, NumbersReport } from "../kyc/profile-numbers.ts";
+import { findProfileNames } from "../kyc/store.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { capitalised, words } from "../lib/words.ts";
 import { findOwnedNumbers } from "../numbers/store.ts";
@@ -26,20 +27,29 @@ interface Listed {
   numbers: ReportedNumber[];
 }
 
+/** A profile a refused number is attached to. */
+interface OtherProfile {
+  id: string;
+  name: string;
+}
+
 /** A report as the profile's page shows it after the redirect. */
 export interface ReportNote {
   profileId: string;
   kind: "attach" | "detach";
   changed: Listed;
   unchanged: Listed;
-  /** The refused, grouped by why (and, for unmet requirements, by the numbers' country and type: `pair`). */
-  refused: (Listed & { code: RefusalCode; pair?: string })[];
+  /**
+   * The refused, grouped by why: for unmet requirements, by the numbers' country and type (`pair`); for numbers of
+   * another profile, by that profile (`profile`: its id and name, where it detaches them).
+   */
+  refused: (Listed & { code: RefusalCode; pair?: string; profile?: OtherProfile })[];
 }
 
 /** How many numbers a list of the report names at first: a person reads that many; the counts say the rest. */
 const LISTED = 40;
 
-/** The report of `report` for the profile `profileId`, its numbers named by phone number (one read). */
+/** The report of `report` for the profile `profileId`, its numbers named by phone number, other profiles by name. */
 async function reportNote(
   db: Database,
   customerId: string,
@@ -53,13 +63,26 @@ async function reportNote(
   );
   const named = (id: string): ReportedNumber => ({ id, phone: rows.get(id)?.phoneNumber ?? null });
   const listed = (ids: readonly string[]): Listed => ({ count: ids.length, numbers: ids.slice(0, LISTED).map(named) });
-  const groups = new Map<string, { code: RefusalCode; pair?: string; ids: string[] }>();
+  const otherProfileOf = (id: string, code: RefusalCode) =>
+    code === "attached_to_other_profile" ? (rows.get(id)?.kycProfileId ?? undefined) : undefined;
+  const others = await findProfileNames(db, customerId, [
+    ...new Set(refusedIds.flatMap((id, i) => otherProfileOf(id, report.refused[i]!.code) ?? [])),
+  ]);
+  const groups = new Map<string, { code: RefusalCode; pair?: string; profile?: OtherProfile; ids: string[] }>();
   report.refused.forEach((refusal, i) => {
     const id = refusedIds[i]!;
     const row = rows.get(id);
     const pair = refusal.code === "requirements_not_met" && row ? `${row.countryCode}/${row.numberType}` : undefined;
-    const key = `${refusal.code} ${pair ?? ""}`;
-    const group = groups.get(key) ?? { code: refusal.code, ...(pair === undefined ? {} : { pair }), ids: [] };
+    const otherId = otherProfileOf(id, refusal.code);
+    const other = otherId === undefined ? undefined : others.get(otherId);
+    const profile = otherId === undefined || other === undefined ? undefined : { id: otherId, name: other };
+    const key = `${refusal.code} ${pair ?? ""} ${profile?.id ?? ""}`;
+    const group = groups.get(key) ?? {
+      code: refusal.code,
+      ...(pair === undefined ? {} : { pair }),
+      ...(profile === undefined ? {} : { profile }),
+      ids: [],
+    };
     group.ids.push(id);
     groups.set(key, group);
   });
@@ -100,8 +123,12 @@ export async function takeReport(c: Context<PortalEnv>, profileId: string): Prom
   return note?.profileId === profileId ? note : undefined;
 }
 
-/** Why numbers were refused, and what to click to resolve it, on the profile's page at `href`. */
-function refusalWords(code: RefusalCode, pair: string | undefined, href: string) {
+/**
+ * Why numbers were refused, and what to click to resolve it, on the profile's page at `href` (`profileHref`: another
+ * profile's page).
+ */
+function refusalWords(group: ReportNote["refused"][number], href: string, profileHref: (id: string) => string) {
+  const { code, pair, profile } = group;
   switch (code) {
     case "has_own_verification":
       return {
@@ -109,10 +136,21 @@ function refusalWords(code: RefusalCode, pair: string | undefined, href: string)
         todo: <>Open each number and choose “Delete verification…” there, then attach it again here.</>,
       };
     case "attached_to_other_profile":
-      return {
-        title: "Each is attached to another profile",
-        todo: <>Open each number: its page names the profile. Detach it there, then attach it here.</>,
-      };
+      return profile
+        ? {
+            title: `Each is attached to the profile “${profile.name}”`,
+            todo: (
+              <>
+                On <a href={`${profileHref(profile.id)}#numbers`}>the profile “{profile.name}”</a>, select them under Numbers and
+                choose “Detach the selected numbers”, then attach them here again.
+              </>
+            ),
+          }
+        : {
+            // The other profile went (or its numbers left it) since the attach: each number's page says where it is now.
+            title: "Each is attached to another profile",
+            todo: <>Open each number: its page links its profile. Detach it on that profile's page, then attach it here again.</>,
+          };
     case "requirements_not_met": {
       const [country, numberType] = (pair ?? "").split("/");
       const numbers = `${country} ${words(numberType ?? "")} numbers`;
@@ -161,7 +199,15 @@ function NumberList({ list }: { list: Listed }) {
  * What an attach or detach did: its counts, then what was refused, by why, with what to do (to lead with what to
  * fix), then the numbers changed and those already so.
  */
-export function NumbersReportCard({ note, href }: { note: ReportNote; href: string }) {
+export function NumbersReportCard({
+  note,
+  href,
+  profileHref,
+}: {
+  note: ReportNote;
+  href: string;
+  profileHref: (id: string) => string;
+}) {
   const [done, already] = note.kind === "attach" ? ["attached", "already attached"] : ["detached", "already detached"];
   const title = note.kind === "attach" ? "Attach report" : "Detach report";
   const refused = note.refused.reduce((sum, group) => sum + group.count, 0);
@@ -172,7 +218,7 @@ export function NumbersReportCard({ note, href }: { note: ReportNote; href: stri
         {plural(note.changed.count, "number")} {done} · {note.unchanged.count} {already} · {refused} not {done}
       </p>
       {note.refused.map((group) => {
-        const { title: why, todo } = refusalWords(group.code, group.pair, href);
+        const { title: why, todo } = refusalWords(group, href, profileHref);
         return (
           <>
             <h3>

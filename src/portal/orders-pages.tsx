@@ -16,6 +16,7 @@ import type { PortalEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
+import { findProfileNames } from "../kyc/store.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { KYC_TYPE_WORDS, words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";
@@ -365,7 +366,7 @@ async function orderPage(
   const { db, visitor } = c.var;
   const order = toOrder(row);
   const changeable = customerMayChange(row.status);
-  const [catalog, profiles, numbers] = await Promise.all([
+  const [catalog, profiles, numbers, profileNames] = await Promise.all([
     changeable ? orderableCatalog(db) : undefined,
     changeable ? profileChoices(db, visitor.customer.id) : undefined,
     listNumbers(
@@ -374,7 +375,9 @@ async function orderPage(
       { orderId: row.id, sortBy: "phone_number", sortOrder: "asc" },
       pageWindow(1, NUMBERS_SHOWN),
     ),
+    findProfileNames(db, visitor.customer.id, row.kycProfileId === null ? [] : [row.kycProfileId]),
   ]);
+  const profileName = row.kycProfileId === null ? undefined : profileNames.get(row.kycProfileId);
   const done = doneMessage(DONE, c.req.query("done"));
   const href = `/portal/orders/${order.order_id}`;
   return renderPage(
@@ -394,7 +397,13 @@ async function orderPage(
       ) : null}
       <OrderFacts
         order={order}
-        profile={order.kyc_profile_id ? <a href={`/portal/profiles/${order.kyc_profile_id}`}>{order.kyc_profile_id}</a> : "—"}
+        profile={
+          order.kyc_profile_id && profileName !== undefined ? (
+            <a href={`/portal/profiles/${order.kyc_profile_id}`}>{profileName}</a>
+          ) : (
+            "—"
+          )
+        }
       />
       {mayMove(row.status, "cancelled", "customer") ? (
         <p class="actions">

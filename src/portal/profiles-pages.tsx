@@ -2,15 +2,15 @@
 // filters; a new profile (a name and the number page's address form); a profile's page: its status, its evaluation
 // against a pair of the catalog as a checklist, a rejection's reasons beside the field or document each names, its
 // documents (upload, download, delete while allowed), its details, resubmit when rejected; renaming and amending; its
-// numbers, attached by pasting their ids or by order (with the attach report) and detached one by one or by selection;
-// deleting it after a confirmation. Every action is the API's own use case (src/kyc/use-cases.ts), so the portal emits
+// numbers, attached by pasting their phone numbers or by order (with the attach report) and detached one by one or by
+// selection; deleting it after a confirmation. Every action is the API's own use case (src/kyc/use-cases.ts), so the portal emits
 // the same events, keeps the same rules and says the same words.
 import type { Context } from "hono";
 import { listOrderablePairs } from "../catalog/store.ts";
 import { pageWindow } from "../db/paging.ts";
 import { KYC_STATUSES, KYC_TYPES, type KycRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
-import { prefixedIdParam } from "../http/fields.ts";
+import { e164Schema, prefixedIdParam } from "../http/fields.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
@@ -39,7 +39,7 @@ import { withPrefix } from "../lib/ids.ts";
 import type { Problem, ProblemStatus } from "../lib/problem.ts";
 import { capitalised, KYC_TYPE_WORDS, words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";
-import { listNumbers } from "../numbers/store.ts";
+import { findOwnedNumbersByPhone, listNumbers } from "../numbers/store.ts";
 import { orderIdParam } from "../orders/schemas.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
@@ -82,7 +82,7 @@ type Messages = Record<string, string>;
 const PROFILES = "/portal/profiles";
 const profileIdParam = prefixedIdParam("kyp", "profile_id");
 const documentIdParam = prefixedIdParam("doc", "document_id");
-/** The most ids one paste attaches (the API takes 10,000 a request; a form is kept to what a person pastes). */
+/** The most phone numbers one paste attaches (the API takes 10,000 a request; a form is kept to what a person pastes). */
 const MAX_PASTED = 1000;
 /** The attached numbers shown on a page of the profile. */
 const NUMBERS_PER_PAGE = 20;
@@ -209,7 +209,7 @@ async function profilePage(
         {kyc.name} <Badge status={kyc.status} />
       </h1>
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
-      {state.report ? <NumbersReportCard note={state.report} href={href} /> : null}
+      {state.report ? <NumbersReportCard note={state.report} href={href} profileHref={hrefOf} /> : null}
       <RejectionFixes
         kyc={kyc}
         documents={documents}
@@ -246,7 +246,7 @@ async function profilePage(
         <DetailFacts kyc={kyc} />
       </section>
 
-      <section class="work">
+      <section class="work" id="numbers">
         <div class="page-head">
           <h2>Numbers</h2>
           {found.numberCount > 0 ? <a href={`/portal/numbers?kyc_profile_id=${id}`}>Show them in Numbers</a> : null}
@@ -303,17 +303,18 @@ async function profilePage(
         <h2>Attach numbers</h2>
         <p class="muted">
           A number joins only if it has no verification of its own, is attached to no other profile, and the profile meets the
-          requirements of its country and type. Each number's id is on its page in Numbers, or select numbers there.
+          requirements of its country and type. Paste their phone numbers, choose an order, or select numbers in{" "}
+          <a href="/portal/numbers">Numbers</a>.
         </p>
         <form method="post" action={`${href}/numbers`} class="stack card" novalidate>
           <CsrfField token={token} />
           <TextArea
-            name="number_ids"
-            label="Number ids"
+            name="phone_numbers"
+            label="Phone numbers"
             rows={6}
-            value={state.paste?.values.number_ids}
-            error={state.paste?.errors.number_ids}
-            hint={`Up to ${MAX_PASTED.toLocaleString("en-US")}, one per line or separated by commas: num_… or the bare id`}
+            value={state.paste?.values.phone_numbers}
+            error={state.paste?.errors.phone_numbers}
+            hint={`Up to ${MAX_PASTED.toLocaleString("en-US")} of the account's numbers, one per line or separated by commas, as +14155550123`}
           />
           <div class="actions">
             <button type="submit">Attach the numbers</button>
@@ -430,19 +431,32 @@ function editPage(
   );
 }
 
+/** How many unknown phone numbers a refused paste names. */
+const UNKNOWN_NAMED = 5;
+
 /**
- * The pasted ids as the API's body takes them: split at line breaks, commas and spaces; at most MAX_PASTED; each judged
- * by the API's own number_ids schema. Undefined with the error to show beside the field.
+ * The pasted phone numbers as the API's body takes them, by their numbers' ids: split at line breaks, commas and
+ * spaces; at most MAX_PASTED; each judged by the API's own E.164 rule, then found among the account's numbers (the API
+ * takes ids; people know their numbers by phone number). Else the error to show beside the field, nothing attached.
  */
-function pastedIds(text: string): { ids: string[] } | { error: string } {
-  const ids = text.split(/[\s,;]+/).filter((id) => id !== "");
-  if (ids.length > MAX_PASTED) return { error: `must hold at most ${MAX_PASTED.toLocaleString("en-US")} ids` };
-  const parsed = profileNumbersBody.safeParse({ number_ids: ids });
-  if (parsed.success) return { ids: parsed.data.number_ids ?? [] };
-  const [issue] = parsed.error.issues;
-  const index = issue?.path[1];
-  if (typeof index === "number") return { error: `entry ${index + 1} ("${ids[index]}") ${issue!.message}` };
-  return { error: fieldMessages(parsed.error.issues).number_ids ?? "is not valid" };
+async function pastedNumbers(c: Context<PortalEnv>, text: string): Promise<{ ids: string[] } | { error: string }> {
+  const phones = [...new Set(text.split(/[\s,;]+/).filter((phone) => phone !== ""))];
+  if (phones.length === 0) return { error: "is required" };
+  if (phones.length > MAX_PASTED) return { error: `must hold at most ${MAX_PASTED.toLocaleString("en-US")} phone numbers` };
+  for (const [index, phone] of phones.entries()) {
+    const parsed = e164Schema.safeParse(phone);
+    if (!parsed.success) return { error: `entry ${index + 1} (“${phone}”) ${parsed.error.issues[0]?.message ?? "is not valid"}` };
+  }
+  const owned = new Map(
+    (await findOwnedNumbersByPhone(c.var.db, c.var.visitor.customer.id, phones)).map((row) => [row.phoneNumber, row.id]),
+  );
+  const unknown = phones.filter((phone) => !owned.has(phone));
+  if (unknown.length > 0) {
+    if (unknown.length === 1) return { error: `This account has no number ${unknown[0]}` };
+    const more = unknown.length > UNKNOWN_NAMED ? ` and ${unknown.length - UNKNOWN_NAMED} more` : "";
+    return { error: `This account has none of these numbers: ${unknown.slice(0, UNKNOWN_NAMED).join(", ")}${more}` };
+  }
+  return { ids: phones.map((phone) => owned.get(phone)!) };
 }
 
 export const profilePages = createRouter<PortalEnv>()
@@ -616,8 +630,9 @@ export const profilePages = createRouter<PortalEnv>()
       if ("error" in order) return profilePage(c, found, { order: { values: form, errors: { order_id: order.error } } }, 400);
       selection = { orderId: order.id };
     } else {
-      const pasted = pastedIds(form.number_ids ?? "");
-      if ("error" in pasted) return profilePage(c, found, { paste: { values: form, errors: { number_ids: pasted.error } } }, 400);
+      const pasted = await pastedNumbers(c, form.phone_numbers ?? "");
+      if ("error" in pasted)
+        return profilePage(c, found, { paste: { values: form, errors: { phone_numbers: pasted.error } } }, 400);
       selection = { numberIds: pasted.ids };
     }
     const attached = await attachToProfile(workOf(c), c.var.visitor.customer.id, profileId, selection);

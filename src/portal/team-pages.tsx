@@ -10,18 +10,9 @@ import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { Problem } from "../lib/problem.ts";
 import { capitalised } from "../lib/words.ts";
-import { CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
+import { CsrfField, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { dateTime, doneMessage, withQuery } from "../ui/format.ts";
-import {
-  FilterForm,
-  fieldMessages,
-  problemFields,
-  readForm,
-  Select,
-  SortFields,
-  TextInput,
-  withoutBlanks,
-} from "../ui/forms.tsx";
+import { FilterForm, fieldMessages, listFilters, problemFields, readForm, Select, SortFields, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { UserStatus } from "../ui/user-status.tsx";
 import { createUserBody, listUsersQuery, teamListQuery, toTeamListQuery, updateUserBody } from "../users/schemas.ts";
@@ -152,10 +143,10 @@ function TeamFilters({ values, errors }: { values: Record<string, string>; error
 
 async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 400 = 200) {
   const visitor = c.var.visitor;
-  // An empty filter of the form means no filter.
-  const raw = withoutBlanks(c.req.query());
-  const parsed = teamListQuery.safeParse(raw);
-  const query = parsed.success ? parsed.data : teamListQuery.parse({});
+  const page = { title: "Team", section: "team" };
+  const filters = listFilters(c, teamListQuery, page, TeamFilters);
+  if ("answer" in filters) return filters.answer;
+  const { raw, query } = filters;
   const window = pageWindow(query.page, query.limit);
   const list = await listTeam(c.var.db, visitor.customer.id, toTeamListQuery(query), window);
   const meta = pageMeta(window, list.total);
@@ -163,15 +154,14 @@ async function teamPage(c: Context<PortalEnv>, form: InviteForm, status: 200 | 4
   const done = doneMessage(DONE, c.req.query("done"));
   return renderPage(
     c,
-    { title: "Team", section: "team" },
+    page,
     <>
       <h1>Team</h1>
       <AfterRedirect c={c} id="invitation-link" shown={shown} done={status === 200 ? done : undefined} />
-      {parsed.success ? null : <Notice kind="error">These filters cannot be used; showing everyone.</Notice>}
       <InviteFields visitor={visitor} form={form} />
       <h2>Users</h2>
       <StatusTabs path={TEAM_PATH} query={raw} statuses={TEAM_STATUSES} counts={list.statusCounts} filtered={query.status} />
-      <TeamFilters values={raw} errors={parsed.success ? {} : fieldMessages(parsed.error.issues)} />
+      <TeamFilters values={raw} errors={{}} />
       {list.rows.length === 0 ? (
         <div class="card empty">
           <p>No users match: clear the filters, or invite a teammate above.</p>

@@ -10,8 +10,8 @@ import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from "../audit/store.ts";
 import { EVERY_EVENT_TYPE, type EventType } from "../db/schema.ts";
 import { capitalised, EVENT_TYPE_WORDS, words } from "../lib/words.ts";
 import { formatOrderNumber } from "../orders/schemas.ts";
-import { type Column, Table } from "./components.tsx";
-import { dateTime } from "./format.ts";
+import { type Column, Table, Time } from "./components.tsx";
+import { dateTime, plural } from "./format.ts";
 import { MultiChoice, Select } from "./forms.tsx";
 
 type AuditEvent = z.infer<typeof auditEventSchema>;
@@ -91,7 +91,9 @@ const FIELD_WORDS: Record<string, string> = {
  * (a name, a description, a URL) reads as they typed it. */
 const STORED_VALUE_FIELDS = new Set(["status", "role", "type", "verification_type", "number_type", "verification_types"]);
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+/** The fields the service records as times (ISO text), which read as the page writes times. Known by name, never by
+ * what a value looks like: a key named "2025-01-01T00:00 deploy" is a name. */
+const TIME_FIELDS = new Set(["revoked_at", "invitation_expires_at", "previous_secret_expires_at", "imported_at"]);
 
 /** An endpoint's event types (stored as JSON text) in words: every type, or each one's. */
 function eventTypesWords(value: unknown): string {
@@ -110,7 +112,7 @@ function valueWords(field: string, value: unknown): string {
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (typeof value === "number") return value.toLocaleString("en-US");
   if (typeof value === "string") {
-    if (ISO_TIME.test(value)) return dateTime(value);
+    if (TIME_FIELDS.has(field)) return dateTime(value);
     return STORED_VALUE_FIELDS.has(field) ? words(value) : value;
   }
   if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((item) => valueWords(field, item)).join("; ");
@@ -168,6 +170,13 @@ function actorWords(event: AuditEvent, names: AuditNames): string {
   }
 }
 
+/** A stock import by its time and what it brought: "2026-11-28 09:30 UTC (3 numbers)". */
+function importName(event: AuditEvent): string {
+  const imported = event.changes.imported?.[1];
+  const time = dateTime(event.created_at);
+  return typeof imported === "number" ? `${time} (${plural(imported, "number")})` : time;
+}
+
 /** What a change is about, by the name people know it by; undefined when it is no longer there (deleted). */
 function targetName(event: AuditEvent, names: AuditNames): string | undefined {
   const { type, id } = event.target;
@@ -203,7 +212,7 @@ function targetName(event: AuditEvent, names: AuditNames): string | undefined {
     case "staff":
       return person(names.staff.get(id), id);
     case "stock_import":
-      return undefined;
+      return importName(event);
     case "stock_number":
       return id;
     case "webhook_endpoint":
@@ -217,10 +226,7 @@ export type TargetHref = (target: AuditEvent["target"]) => string | undefined;
 function Target({ event, names, hrefOf }: { event: AuditEvent; names: AuditNames; hrefOf: TargetHref }) {
   const kind = TARGET_WORDS[event.target.type];
   const name = targetName(event, names);
-  if (name === undefined) {
-    const gone = event.target.type === "stock_import" ? "" : " no longer there";
-    return <>{`${kind}${gone}`}</>;
-  }
+  if (name === undefined) return <>{`${kind} no longer there`}</>;
   const href = hrefOf(event.target);
   return (
     <>
@@ -247,7 +253,7 @@ export function AuditLog({
   account?: (event: AuditEvent) => Child;
 }) {
   const columns: Column<AuditEvent>[] = [
-    { label: "When", cell: (event) => dateTime(event.created_at) },
+    { label: "When", cell: (event) => <Time time={event.created_at} /> },
     { label: "Who", cell: (event) => actorWords(event, names) },
     { label: "What", cell: (event) => ACTION_WORDS[event.action] },
     { label: "About", cell: (event) => <Target event={event} names={names} hrefOf={hrefOf} /> },

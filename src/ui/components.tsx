@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { capitalised, words } from "../lib/words.ts";
-import { doneMessage, plural, withQuery } from "./format.ts";
+import { dateTime, doneMessage, plural, withQuery } from "./format.ts";
 
 /** The form field that carries the session's CSRF token (an upload's first part). */
 export const CSRF_FIELD = "csrf_token";
@@ -16,6 +16,11 @@ export function CsrfField({ token }: { token: string }) {
 
 export function Badge({ status }: { status: string }) {
   return <span class={`badge ${status}`}>{words(status)}</span>;
+}
+
+/** A time as dateTime writes it, on one line (a narrow column would break a date at its hyphens). */
+export function Time({ time }: { time: number | string }) {
+  return <time datetime={new Date(time).toISOString()}>{dateTime(time)}</time>;
 }
 
 /** One column of a Table: its header, and what a row shows in it. */

@@ -84,11 +84,6 @@ export async function readForm(c: Context): Promise<PostedForm> {
   };
 }
 
-/** A query or form without its empty fields: a browser sends every field of a form, "" for the ones left empty. */
-export function withoutBlanks(fields: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== ""));
-}
-
 /** A whole number typed into a form as the API's JSON would carry it; anything else stays text for the schema to refuse. */
 export function formInteger(value: string | undefined): number | string | undefined {
   if (value === undefined || value.trim() === "") return undefined;

@@ -55,7 +55,7 @@ th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(
    anywhere in it. */
 td { overflow-wrap: break-word; }
 td.long { overflow-wrap: anywhere; }
-.badge, td button, td .button { white-space: nowrap; }
+.badge, td button, td .button, time { white-space: nowrap; }
 th { background: #eef1f4; font-weight: 600; }
 tr:last-child td { border-bottom: 0; }
 .badge { display: inline-block; padding: .1rem .55rem; border-radius: 999px; font-size: .8rem; font-weight: 600;

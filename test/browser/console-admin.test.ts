@@ -183,16 +183,25 @@ it("lets an admin add a staff member, a catalog pair and an API key; the audit l
   await page.waitForURL(`${portal.base}/ops/accounts/${account.slug}?done=opened`);
   expect(await page.getByRole("status").textContent()).toContain("The account is open.");
   expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Console Telecom");
+  const keys = async () =>
+    (await json(await portal.admin.admin.customers[":slug"]["api-keys"].$get({ param: { slug: account.slug }, query: {} }), 200))
+      .data.length;
   await page.getByLabel("Key name").fill("from the console");
   await page.getByRole("button", { name: "Create key" }).click();
+  // The POST redirects to the account's page, which shows the key once: a reload shows none and creates none.
+  await page.waitForURL(`${portal.base}/ops/accounts/${account.slug}`);
   const key = (await page.locator(".secret").textContent())?.trim() ?? "";
   expect(key.length).toBeGreaterThan(20);
   const answer = await fetch(`${portal.base}/api/customers/${account.slug}/orders`, {
     headers: { Authorization: `Bearer ${key}` },
   });
   expect(answer.status).toBe(200);
-  await page.goto(`${portal.base}/ops/accounts/${account.slug}`);
+  expect(await keys()).toBe(1);
+  await portal.screenshot(page, "console-new-key");
+  await page.reload();
+  expect(page.url()).toBe(`${portal.base}/ops/accounts/${account.slug}`);
   expect(await page.locator(".secret").count()).toBe(0);
+  expect(await keys()).toBe(1);
   await page.getByRole("link", { name: "Revoke from the console…" }).click();
   await page.getByRole("button", { name: "Revoke the key" }).click();
   await page.waitForURL(`${portal.base}/ops/accounts/${account.slug}?done=revoked`);
@@ -204,9 +213,23 @@ it("lets an admin add a staff member, a catalog pair and an API key; the audit l
   await page.getByLabel("User's name").fill("Grace Hopper");
   await page.getByLabel("User's role").selectOption("owner");
   await page.getByRole("button", { name: "Invite user" }).click();
+  await page.waitForURL(`${portal.base}/ops/accounts/${account.slug}`);
   const link = (await page.locator(".secret").textContent())?.trim() ?? "";
   expect(link).toMatch(new RegExp(`^${portal.base}/portal/invitations/`));
   expect(await page.getByRole("table", { name: "Users" }).textContent()).toContain("grace@example.com");
+  await portal.screenshot(page, "console-invited");
+  const invitations = async () =>
+    (
+      await json(
+        await portal.admin.admin["audit-events"].$get({ query: { customer_slug: account.slug, action: "user.created" } }),
+        200,
+      )
+    ).data.length;
+  expect(await invitations()).toBe(1);
+  await page.reload();
+  expect(await page.locator(".secret").count()).toBe(0);
+  expect(await page.getByRole("table", { name: "Users" }).locator("tbody tr").count()).toBe(1);
+  expect(await invitations()).toBe(1);
   await portal.screenshot(page, "console-accounts");
   await fitsSmallScreen(page, `/ops/accounts/${account.slug}`);
   await fitsSmallScreen(page, "/ops/accounts");
@@ -240,7 +263,7 @@ it("lets a compliance member set and remove a pair's requirements, and shows the
   expect(await first.locator(".field-error").allTextContents()).toEqual([
     "Key must be a lowercase identifier of 1-40 characters (letters, digits, _), starting with a letter",
     "What the document must show must not be empty",
-    "Asked of must have at least 1 items",
+    "Asked of must name at least one verification type",
   ]);
   expect(await page.getByLabel("The address must be in DK").isChecked()).toBe(true);
   await portal.screenshot(page, "console-requirements");

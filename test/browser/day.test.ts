@@ -3,7 +3,7 @@
 // names, the webhooks' event types following "Deliver", and no table with a column cut at either width (long names
 // wrap), the console's review queue and audit log included.
 import { expect, it } from "vitest";
-import { cutAtBothWidths, json, LONG_BUSINESS_ADDRESS, PDF, usePortal } from "./helpers.ts";
+import { cutAtBothWidths, json, LONG_BUSINESS_ADDRESS, PDF, splitTimes, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
 
@@ -119,6 +119,8 @@ it("fits every table at 1280 and 375 px with long names, reads the Activity by n
   expect(await activity.textContent()).toContain(`User ${user.name} (${user.email})`);
   expect(await activity.textContent()).not.toMatch(/Api key|Kyc|\["\*"\]|user [0-9a-f]{8}/);
   expect(await cutAtBothWidths(page)).toEqual(NO_CUT);
+  // A time stays on one line beside long changes.
+  expect(await splitTimes(page)).toEqual([]);
   await portal.screenshot(page, "activity");
 
   // Webhooks: the event types in words follow "Deliver" (disabled while every type is chosen), and the tables fit.
@@ -151,4 +153,6 @@ it("fits every table at 1280 and 375 px with long names, reads the Activity by n
   await staff.goto(`${portal.base}/ops/audit?customer_slug=${account.slug}`);
   expect(await staff.getByRole("table", { name: "Audit events" }).textContent()).toContain("Profile reviewed");
   expect(await cutAtBothWidths(staff)).toEqual(NO_CUT);
+  expect(await splitTimes(staff)).toEqual([]);
+  await portal.screenshot(staff, "console-audit-day");
 });

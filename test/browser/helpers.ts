@@ -104,6 +104,16 @@ async function cutCells(page: Page): Promise<string[]> {
   })`)) as string[];
 }
 
+/** The times of the page's "When" columns that break over more than one line ("2026-11-" / "28"), as they read. */
+export async function splitTimes(page: Page): Promise<string[]> {
+  return (await page.evaluate(`[...document.querySelectorAll('td[data-label="When"] > div')].flatMap((cell) => {
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.bottom)));
+    return lines.size > 1 ? [cell.textContent] : [];
+  })`)) as string[];
+}
+
 /** The tables of the page as it is, at 1280 and at 375 px wide (one load, laid out at both): what is cut, by width. */
 export async function cutAtBothWidths(page: Page): Promise<{ 1280: string[]; 375: string[] }> {
   const viewport = page.viewportSize() ?? { width: 1280, height: 800 };

@@ -1,5 +1,5 @@
 // Profiles by hand, in a real browser (COMPLIANCE.md, "Portal"): a profile created with the number page's address form,
-// a document uploaded to it, numbers attached by pasting their ids (the attach report), a staff rejection whose reason
+// a document uploaded to it, numbers attached by pasting their phone numbers (the attach report), a staff rejection whose reason
 // names the document shown beside that document, resubmitted unchanged; an attached number's page read-only (a forged
 // edit refused in the API's words); the evaluation against a pair as a checklist; an order naming a profile that does not
 // meet the pair's requirements refused beside the field; numbers attached from the Numbers page, detached one by one and
@@ -7,7 +7,7 @@
 // without sideways scrolling.
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { choosePair, json, overflow, PDF, usePortal } from "./helpers.ts";
+import { choosePair, json, newPhones, overflow, PDF, usePortal } from "./helpers.ts";
 
 const portal = usePortal();
 
@@ -58,7 +58,7 @@ async function postFromPage(page: Page, action: string, fields: Record<string, s
   return answer;
 }
 
-it("creates a profile, uploads to it, attaches numbers by pasting ids, and shows a rejection's reason beside the document", {
+it("creates a profile, uploads to it, attaches numbers by pasting phone numbers, and shows a rejection's reason beside the document", {
   timeout: 90_000,
 }, async () => {
   await portal.makeOrderable("US", "mobile");
@@ -99,8 +99,8 @@ it("creates a profile, uploads to it, attaches numbers by pasting ids, and shows
   const [document] = (await profile()).documents;
   expect(document).toMatchObject({ filename: "passport.pdf", status: "uploaded" });
 
-  // Attach two numbers by pasting their ids (prefixed or bare, one per line): the report says what happened.
-  await page.getByLabel("Number ids").fill(`num_${first!.numberId}\n${second!.numberId}`);
+  // Attach two numbers by pasting their phone numbers (one per line): the report says what happened.
+  await page.getByLabel("Phone numbers").fill(`${first!.phone}\n${second!.phone}`);
   await page.getByRole("button", { name: "Attach the numbers" }).click();
   // The POST answers with a redirect to the profile, which shows the report once: a reload shows none.
   await page.waitForURL(`${portal.base}/portal/profiles/${profileId}`);
@@ -114,16 +114,18 @@ it("creates a profile, uploads to it, attaches numbers by pasting ids, and shows
   );
   expect(attached.data.map((n) => n.number_id).sort()).toEqual([first!.numberId, second!.numberId].sort());
 
-  // Again, with an id of no number of the account's: already attached, and refused with its code and words.
-  const unknown = crypto.randomUUID();
-  await page.getByLabel("Number ids").fill(`${first!.numberId}, ${unknown}`);
+  // A phone number the account does not have: refused beside the field, nothing attached, what was typed kept.
+  const [unknown] = newPhones("+1999", 1);
+  await page.getByLabel("Phone numbers").fill(`${first!.phone}, ${unknown}`);
+  await page.getByRole("button", { name: "Attach the numbers" }).click();
+  expect(await page.locator("#phone_numbers-error").textContent()).toBe(`This account has no number ${unknown}`);
+  expect(await page.getByLabel("Phone numbers").inputValue()).toBe(`${first!.phone}, ${unknown}`);
+  await portal.screenshot(page, "profile-attach-refused");
+  // Again, one already attached: said in words.
+  await page.getByLabel("Phone numbers").fill(first!.phone);
   await page.getByRole("button", { name: "Attach the numbers" }).click();
   await page.waitForURL(`${portal.base}/portal/profiles/${profileId}`);
-  expect(await report.locator("p").first().textContent()).toBe("0 numbers attached · 1 already attached · 1 not attached");
-  // Said in words, with what to do: the API's code is for programs.
-  expect(await report.textContent()).toContain("Not attached: No number of this account has these ids (1)");
-  expect(await report.textContent()).toContain(`num_${unknown}`);
-  expect(await report.textContent()).not.toContain("not_found");
+  expect(await report.locator("p").first().textContent()).toBe("0 numbers attached · 1 already attached · 0 not attached");
   await portal.screenshot(page, "profile-attach-report");
   await page.reload();
   expect(await page.getByRole("region", { name: "Attach report" }).count()).toBe(0);
