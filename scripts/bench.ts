@@ -21,9 +21,10 @@ import { putStaff } from "../src/staff/store.ts";
 import { accessClaims } from "./access-claims.ts";
 import { accessKeyPair } from "./access-keys.ts";
 import { ALLOCATION_FROM_STOCK, ATTACH_NUMBERS, type Fixtures, IMPORTED_NUMBERS, seedDataset } from "./bench/dataset.ts";
-import { freePort, startWranglerDev, waitForHealth } from "./bench/dev-server.ts";
+import { startWranglerDev, waitForHealth } from "./bench/dev-server.ts";
 import { type Goal, oneUpload, type Scenario, scenarios } from "./bench/scenarios.ts";
 import { d1File, readSegments, timeStatements } from "./bench/storage-floor.ts";
+import { freePort } from "./ports.ts";
 import { SEEDING } from "./seed.ts";
 
 const { values: args } = parseArgs({

@@ -1,9 +1,5 @@
-// Where the local setup lives, shared by `npm start`, `npm run webhooks:listen` and the tests of both: the port the
-// Worker is served on (PORT), the folder holding .dev.vars and the local state (.wrangler/state: the D1 and R2 files
-// and what is kept beside them, so wiping that folder wipes the database and these files together), whether an
-// `npm start` of that folder is running, and whether a local Worker is up.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+// Where `npm start`, `npm run webhooks:listen` and their tests find the local setup: its port, folder, files and state.
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
@@ -99,23 +95,33 @@ export function runningInstance(setup: LocalSetup): RunningInstance | undefined 
   return processExists(pid as number) ? { pid: pid as number, port: port as number } : undefined;
 }
 
-/** Records this process as the folder's running `npm start`; the record goes when the process exits. */
-export function recordRunning(setup: LocalSetup): void {
+/**
+ * Records this process as the folder's running `npm start`, unless one runs already: then that one is returned and its
+ * record stays. The record is made whole and only where there is none (a hard link to a file written first, which
+ * fails when the record exists), so of two starts at once exactly one gets it. A record whose process has ended (a
+ * start killed outright) is replaced. The record goes when this process exits.
+ */
+export function recordRunning(setup: LocalSetup): RunningInstance | undefined {
   mkdirSync(setup.state, { recursive: true });
-  writeFileSync(setup.running, `${JSON.stringify({ pid: process.pid, port: setup.port })}\n`);
+  const draft = `${setup.running}.${process.pid}`;
+  writeFileSync(draft, `${JSON.stringify({ pid: process.pid, port: setup.port })}\n`);
+  try {
+    for (;;) {
+      try {
+        linkSync(draft, setup.running);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const running = runningInstance(setup);
+      if (running) return running;
+      rmSync(setup.running, { force: true });
+    }
+  } finally {
+    rmSync(draft, { force: true });
+  }
   process.on("exit", () => rmSync(setup.running, { force: true }));
-}
-
-/** Whether something listens on the port already (on any address), so that `wrangler dev` could not. */
-export function portInUse(port: number): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", (error: NodeJS.ErrnoException) =>
-      error.code === "EADDRINUSE" || error.code === "EACCES" ? resolve(true) : reject(error),
-    );
-    // No host: the unspecified address of both families, which a listener on any local address blocks.
-    server.listen(port, () => server.close(() => resolve(false)));
-  });
+  return undefined;
 }
 
 /** The value of a variable in a .dev.vars file (in single or double quotes, or none), or undefined when empty or unset. */

@@ -1,7 +1,4 @@
-// The local demo data, written through the stores as the API writes it: the orderable catalog, what German landline
-// numbers require (so the compliance flow shows at once), the demo account with its API key, a few orders, two US
-// numbers that need no verification and two German ones that do. Safe on every start: what exists is kept, what is
-// missing is added.
+// The demo data `npm start` seeds, written through the stores as the API writes them; safe to run on every start.
 
 import { requirementsBody } from "../src/catalog/schemas.ts";
 import { addCatalogPair, findCatalogPair, writeRequirements } from "../src/catalog/store.ts";
@@ -82,7 +79,10 @@ export interface DemoNumber {
 
 export interface DemoAccount {
   apiKey: string;
-  /** A fresh invitation token of the demo owner (each start makes one; it also resets a password set before). */
+  /**
+   * A new invitation token of the demo owner. Each start makes one and voids the one before; a password set before
+   * keeps working until the link is used to set another.
+   */
   ownerInvitation: string;
   /** A demo number of the pair with requirements: its evaluation shows what a verification must hold. */
   compliance: DemoNumber;

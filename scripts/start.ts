@@ -13,12 +13,13 @@ import {
   devVar,
   type LocalSetup,
   localSetupOrExit,
-  portInUse,
   ROOT,
+  type RunningInstance,
   recordRunning,
   runningInstance,
   setDevVar,
 } from "./local-dev.ts";
+import { portInUse } from "./ports.ts";
 import type { DemoAccount } from "./seed.ts";
 
 function fail(message: string): never {
@@ -134,19 +135,24 @@ virtual-numbers is starting on ${base}
 `;
 }
 
-const setup = localSetupOrExit();
-const running = runningInstance(setup);
-if (running) {
+function refuseBeside(setup: LocalSetup, running: RunningInstance): never {
   fail(
     `virtual-numbers is running already from ${setup.dir} (process ${running.pid}, on http://localhost:${running.port}).\n` +
       "Nothing was changed. Use that one, or stop it (Ctrl-C where it runs) and start again; a second, separate instance\n" +
       "needs a port and a folder of its own: PORT=8790 VN_LOCAL_DIR=.wrangler/second npm start",
   );
 }
+
+const setup = localSetupOrExit();
+// Asked first, so that a start beside a running one says so rather than that its port is taken.
+const running = runningInstance(setup);
+if (running) refuseBeside(setup, running);
 if (await portInUse(setup.port)) {
   fail(`Port ${setup.port} is in use by another program. Nothing was changed. Start on a free one: PORT=8790 npm start`);
 }
-recordRunning(setup);
+// The claim itself is exclusive: of two starts that both got this far, one is refused here.
+const claimedBy = recordRunning(setup);
+if (claimedBy) refuseBeside(setup, claimedBy);
 
 const adminToken = ensureDevVar(setup, "ADMIN_TOKEN", () =>
   Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),

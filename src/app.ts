@@ -26,8 +26,9 @@ import { pageErrorHandler } from "./ui/error-page.tsx";
 import { boundedFormBody, sameOriginForms } from "./ui/form-guard.tsx";
 
 /**
- * `/` is no resource: a browser (an Accept that prefers HTML) is sent to the portal, where the customers are; an API
- * client (JSON, `*\/*`, no Accept) gets the 404 problem of any unknown path. Either way the answer varies with Accept.
+ * `/` serves nothing of its own: a browser (an Accept that prefers HTML) is sent to the portal, where the customers
+ * are; an API client (JSON, `*\/*`, no Accept) gets the 404 problem of any unknown path. Either way the answer varies
+ * with Accept.
  */
 const rootForBrowsers: MiddlewareHandler<AppEnv> = async (c, next) => {
   const wants = accepts(c, { header: "Accept", supports: ["text/html", "application/json"], default: "application/json" });

@@ -32,7 +32,7 @@ describe("the root path", () => {
       expect(answer.headers.get("Vary"), accept).toBe("Accept");
       await problem(answer, 404, "not_found");
     }
-    // A change is no visit: a form posted to / is refused as on any unknown path, whatever it accepts.
+    // Only a GET or HEAD is redirected: a form posted to / gets the 404 of any unknown path, whatever it accepts.
     await problem(await call("/", { method: "POST", headers: { Accept: BROWSER_ACCEPT } }), 404, "not_found");
   });
 });

@@ -1,6 +1,5 @@
-// Starting points shared by the benchmarks that drive `wrangler dev`: a free port, and waiting until it answers.
+// Starting points shared by the benchmarks that drive `wrangler dev`: starting it, and waiting until it answers.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
 import { isHealthy } from "../local-dev.ts";
 
@@ -20,17 +19,6 @@ export function startWranglerDev(
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   return spawn(process.execPath, [wranglerBin, ...args], { cwd: workerRoot, detached: true, stdio: ["ignore", stdout, "pipe"] });
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Waits (a minute at most) until `wrangler dev` answers /healthz; gives up at once if it exited. */

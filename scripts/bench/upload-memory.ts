@@ -15,7 +15,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSyn
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { freePort, startWranglerDev, waitForHealth } from "./dev-server.ts";
+import { freePort } from "../ports.ts";
+import { startWranglerDev, waitForHealth } from "./dev-server.ts";
 import { multipartUpload, pdfOf, UPLOAD_BOUNDARY } from "./scenarios.ts";
 
 const { values: args } = parseArgs({

@@ -2,35 +2,42 @@
 // port (PORT) and with a folder of its own for .dev.vars and the local state (VN_LOCAL_DIR), so a developer's instance
 // and state are never touched. Each example runs in that folder, where its `.dev.vars` and `.wrangler/state/…` are, in
 // a bash of its own with `set -euo pipefail` (so it takes nothing from another), and curl fails on an HTTP error
-// (--fail-with-body): an example passes when every command in it succeeded. The one change made to an example is the
-// port. What a doc shows as output is compared; so are the commands `npm start` prints, which run too. Last, a second
-// `npm start` of the same folder is refused and changes nothing.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+// (--fail-with-body). An example passes when every command in it succeeded and what it prints is what its doc shows
+// after it; one that prints must show it. The one change made to an example is the port. The commands `npm start`
+// prints run too. Last, a second `npm start` of the same folder is refused and changes nothing.
+import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
-import { freePort, waitForHealth } from "../../scripts/bench/dev-server.ts";
+import { waitForHealth } from "../../scripts/bench/dev-server.ts";
 import { localSetup, ROOT } from "../../scripts/local-dev.ts";
+import { freePort } from "../../scripts/ports.ts";
+import { runProcess, type Started, startProcess, stopGroup } from "../../scripts/processes.ts";
 import { docFiles, type Fence, fencesOf, onPort, outputMismatch, runnable, windowOf } from "./markdown.ts";
 
-/** A process the test started, in a process group of its own (stopping it stops what it started), and its output. */
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number>;
-}
+/** Every process this file started, each in a process group of its own (stopping it stops what it started). */
+const started = new Set<Started>();
 
 function start(command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd: string }): Started {
-  const child = spawn(command, args, { ...options, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk));
-  const exited = new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? 1)));
-  return { child, output: () => output, exited };
+  const one = startProcess(command, args, { ...options, detached: true });
+  started.add(one);
+  return one;
 }
+
+// However this file's process ends (a timeout, a failed hook), no process it started outlives it.
+process.once("exit", () => {
+  for (const { child } of started) {
+    if (child.exitCode !== null || child.signalCode !== null || !child.pid) continue;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
+});
 
 /** Where a program the examples use is, or a failure that says to install it. */
 function installed(program: string): string {
@@ -39,11 +46,6 @@ function installed(program: string): string {
   } catch {
     throw new Error(`The docs' examples use ${program}: install it (apt-get install ${program}, brew install ${program}).`);
   }
-}
-
-function stop(started: Started, signal: NodeJS.Signals = "SIGTERM"): Promise<number> {
-  if (started.child.exitCode === null && started.child.pid) process.kill(-started.child.pid, signal);
-  return started.exited;
 }
 
 async function until(what: string, holds: () => boolean, timeoutMs: number): Promise<void> {
@@ -87,7 +89,6 @@ const bin = path.join(folder, "bin");
 let env: NodeJS.ProcessEnv;
 let port: number;
 let npmStart: Started;
-let migrationsList: Started | undefined;
 let migrationsListed: Promise<{ code: number; output: string }>;
 
 beforeAll(async () => {
@@ -110,33 +111,26 @@ beforeAll(async () => {
   const wrangler = createRequire(import.meta.url).resolve("wrangler");
   const listing = ["d1", "migrations", "list", "DB", "--local", "--persist-to", localSetup(env).state];
   const list = start(process.execPath, [wrangler, ...listing], { env: { ...env, CI: "true" }, cwd: ROOT });
-  migrationsList = list;
   migrationsListed = list.exited.then((code) => ({ code, output: list.output() }));
 });
 
 afterAll(async () => {
-  for (const started of [npmStart, migrationsList]) if (started) await stop(started);
+  await Promise.all([...started].map((one) => stopGroup(one)));
   rmSync(folder, { recursive: true, force: true });
 });
 
-function shell(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", `set -euo pipefail\n${onPort(script, port)}`], {
-      cwd: local,
-      env: { ...env, PATH: `${bin}${path.delimiter}${env.PATH}`, TMPDIR: tmp },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
-
+/**
+ * Runs a script in a bash of its own, in the test's folder, against the test's instance; what it printed on stdout. A
+ * failure shows what the Worker logged meanwhile.
+ */
 async function runs(script: string, where: string): Promise<string> {
-  const { code, stdout, stderr } = await shell(script);
-  expect(code, `${where} exited ${code}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`).toBe(0);
+  const logged = npmStart.output().length;
+  const { code, stdout, output } = await runProcess("bash", ["-c", `set -euo pipefail\n${onPort(script, port)}`], {
+    cwd: local,
+    env: { ...env, PATH: `${bin}${path.delimiter}${env.PATH}`, TMPDIR: tmp },
+  });
+  const log = npmStart.output().slice(logged);
+  expect(code, `${where} exited ${code}\n--- stdout and stderr\n${output}\n--- the Worker's log meanwhile\n${log}`).toBe(0);
   return stdout;
 }
 
@@ -154,6 +148,12 @@ describe("npm start", () => {
   });
 });
 
+/** How long the listener may take to start, and its events to arrive once the example has run. */
+const LISTENER_START_MS = 30_000;
+const EVENTS_MS = 15_000;
+/** An example's own time, the listener's waits included: above the node project's 30 s, which the waits would pass. */
+const EXAMPLE_TIMEOUT_MS = LISTENER_START_MS + EVENTS_MS + 30_000;
+
 describe("the shell examples of the README and the guides", () => {
   it.each(examples.map((example) => [`${example.fence.file}:${example.fence.line}`, example] as const))(
     "%s runs as printed",
@@ -163,9 +163,11 @@ describe("the shell examples of the README and the guides", () => {
         ? start("npm", ["run", "webhooks:listen", "--", "--port", String(await freePort())], { env, cwd: ROOT })
         : undefined;
       try {
-        if (listener) await until("the listener", () => listener.output().includes("Listening on"), 30_000);
+        if (listener) await until("the listener", () => listener.output().includes("Listening on"), LISTENER_START_MS);
         const heard = listener?.output().length ?? 0;
         const stdout = await runs(fence.body, where);
+        // What an example prints is what its doc shows; one whose doc shows another command's output prints nothing.
+        if (!shown || listener) expect(stdout, `${where} prints what its doc does not show`).toBe("");
         if (!shown) return;
         if (listener) {
           const events = () =>
@@ -175,15 +177,16 @@ describe("the shell examples of the README and the guides", () => {
               .split("\n")
               .filter((line) => /^\d{4}-\S+Z {2}/.test(line));
           const count = shown.body.trim().split("\n").length;
-          await until(`${count} events at the listener`, () => events().length >= count, 15_000);
+          await until(`${count} events at the listener`, () => events().length >= count, EVENTS_MS);
           expect(outputMismatch(onPort(shown.body, port), events().join("\n"), { unordered: true })).toBeUndefined();
         } else {
           expect(outputMismatch(onPort(shown.body, port), stdout), `${where}'s output`).toBeUndefined();
         }
       } finally {
-        if (listener) await stop(listener, "SIGINT");
+        if (listener) await stopGroup(listener, "SIGINT");
       }
     },
+    EXAMPLE_TIMEOUT_MS,
   );
 });
 

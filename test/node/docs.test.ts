@@ -1,11 +1,13 @@
 // The README and the guides stand alone and say what each block is: every link and path they name is in the project
 // (a clone has nothing beside it), every fenced block names its language, and every shell example either runs (the
-// examples' test runs it against `npm start`) or says why it does not.
+// examples' test runs it against `npm start`) or says why it does not. The lists the API guide calls complete are.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/local-dev.ts";
-import { docFiles, fencesOf, readDoc } from "./markdown.ts";
+import { AUDIT_ACTIONS } from "../../src/audit/store.ts";
+import { PROBLEMS } from "../../src/lib/problem.ts";
+import { docFiles, fencesOf, outputMismatch, readDoc, runnable } from "./markdown.ts";
 
 /** The languages the docs' blocks are written in. */
 const LANGUAGES = new Set(["sh", "text", "json", "ts"]);
@@ -31,6 +33,16 @@ function anchorOf(heading: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N} _-]/gu, "")
     .replace(/ /g, "-");
+}
+
+/** The lines of a file's section under this heading, to the next heading of its level or above. */
+function section(file: string, heading: string): string[] {
+  const lines = prose(file);
+  const start = lines.indexOf(heading);
+  if (start === -1) throw new Error(`${file} has no heading "${heading}"`);
+  const level = /^#+/.exec(heading)![0].length;
+  const end = lines.findIndex((line, index) => index > start && (/^#+/.exec(line)?.[0].length ?? 7) <= level);
+  return lines.slice(start + 1, end === -1 ? undefined : end);
 }
 
 function anchorsOf(file: string): Set<string> {
@@ -116,5 +128,46 @@ describe("the README and the guides", () => {
       });
     }
     expect(misplaced).toEqual([]);
+  });
+});
+
+describe("the shell examples", () => {
+  it("read every value with `jq -e`, which fails where a field is missing (jq alone prints null and succeeds)", () => {
+    const lenient = docFiles()
+      .flatMap(fencesOf)
+      .filter(runnable)
+      .flatMap((fence) =>
+        [...fence.body.matchAll(/\bjq((?:\s+-[A-Za-z]+)*)/g)]
+          .filter(([, flags]) => !/-[A-Za-z]*e/.test(flags!))
+          .map(([call]) => `${fence.file}:${fence.line} ${call}`),
+      );
+    expect(lenient).toEqual([]);
+  });
+
+  it("show outputs in which `…` stands for any text but null", () => {
+    expect(outputMismatch('{"pending":…,"fulfilled":…}', '{"pending":3,"fulfilled":0}')).toBeUndefined();
+    expect(outputMismatch('{"pending":…,"fulfilled":…}', '{"pending":3,"fulfilled":null}')).toContain("no line");
+    expect(outputMismatch("…", "null")).toContain("no line");
+    expect(outputMismatch('{"notes":null}', '{"notes":null}')).toBeUndefined();
+  });
+});
+
+describe("the API guide", () => {
+  it("lists every problem code with its status, as PROBLEMS has them", () => {
+    const listed = section("docs/api.md", "## Errors").flatMap((line) => {
+      const row = /^\| `([a-z_]+)` +\| (\d{3}) +\|/.exec(line);
+      return row ? [[row[1]!, Number(row[2])] as const] : [];
+    });
+    const codes = Object.entries(PROBLEMS).map(([code, { status }]) => [code, status] as const);
+    expect(listed).toEqual(codes);
+  });
+
+  it("lists every audit action, as AUDIT_ACTIONS has them", () => {
+    const paragraph = section("docs/api.md", "### The audit log")
+      .join("\n")
+      .split("\n\n")
+      .find((text) => text.startsWith("Every action there is"));
+    const listed = [...(paragraph ?? "").matchAll(/`([a-z_]+\.[a-z_]+)`/g)].map((match) => match[1]);
+    expect(listed).toEqual([...AUDIT_ACTIONS]);
   });
 });

@@ -1,7 +1,5 @@
-// npm start's pieces (scripts/local-dev.ts): PORT, the folder of the local files, the record of a running start, the
-// port check, .dev.vars; and a start that cannot go ahead ends before it writes anything. (A second start beside a
-// running one is refused in test/node/doc-examples.test.ts, where one runs.)
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+// npm start's pieces (scripts/local-dev.ts, scripts/ports.ts), and the starts it refuses before writing anything.
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import os from "node:os";
@@ -12,11 +10,13 @@ import {
   devVar,
   localSetup,
   portFrom,
-  portInUse,
   ROOT,
+  recordRunning,
   runningInstance,
   setDevVar,
 } from "../../scripts/local-dev.ts";
+import { portInUse } from "../../scripts/ports.ts";
+import { runProcess } from "../../scripts/processes.ts";
 
 const folder = mkdtempSync(path.join(os.tmpdir(), "virtual-numbers-local-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -77,6 +77,27 @@ describe("the local setup", () => {
     expect(runningInstance(setup)).toBeUndefined();
   });
 
+  it("is claimed by one start only: a claim beside a running start is refused and leaves its record", () => {
+    const setup = localSetup({ PORT: "8791", VN_LOCAL_DIR: emptyFolder("claims") });
+    mkdirSync(setup.state, { recursive: true });
+    // A running start's record: this process stands in for it, as it exists.
+    const record = `${JSON.stringify({ pid: process.pid, port: 8790 })}\n`;
+    writeFileSync(setup.running, record);
+    expect(recordRunning(setup)).toEqual({ pid: process.pid, port: 8790 });
+    expect(readFileSync(setup.running, "utf8")).toBe(record);
+    expect(readdirSync(setup.state)).toEqual(["npm-start.json"]);
+  });
+
+  it("replaces the record of a start whose process has ended", () => {
+    const setup = localSetup({ PORT: "8791", VN_LOCAL_DIR: emptyFolder("stale") });
+    mkdirSync(setup.state, { recursive: true });
+    const ended = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+    writeFileSync(setup.running, JSON.stringify({ pid: Number(ended.stdout), port: 8790 }));
+    expect(recordRunning(setup)).toBeUndefined();
+    expect(runningInstance(setup)).toEqual({ pid: process.pid, port: 8791 });
+    expect(readdirSync(setup.state)).toEqual(["npm-start.json"]);
+  });
+
   it("sees a port another program listens on", async () => {
     const server = await listening();
     const { port } = server.address() as { port: number };
@@ -110,16 +131,9 @@ describe("the local setup", () => {
 
 /** `npm start`'s script with these variables: its exit code and what it said. */
 function startScript(env: Record<string, string>): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, "scripts", "start.ts")], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk));
-    child.on("close", (code) => resolve({ code: code ?? 1, output }));
+  return runProcess(process.execPath, [path.join(ROOT, "scripts", "start.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
   });
 }
 

@@ -2,12 +2,13 @@
 // about it, and the output a block shows, matched against what really came out.
 //
 // An info string is the block's language, then attributes:
-//   ```sh                      a shell example: the tests run it against `npm start` and it must exit 0
+//   ```sh                      a shell example: the tests run it against `npm start`; it must exit 0 and print what
+//                              the block after it shows (nothing, when none does)
 //   ```sh not-run="why"        a shell example the tests cannot run, and why (a deploy, a command that runs until stopped)
 //   ```text output             what the runnable shell example before it prints
 //   ```text output="command"   what that command prints (`npm start`; `npm run webhooks:listen` while the example
 //                              before it runs)
-// `…` in a shown output stands for any text.
+// `…` in a shown output stands for any text without `null`: a field read by a wrong name (jq prints null) never matches.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ROOT } from "../../scripts/local-dev.ts";
@@ -81,18 +82,21 @@ function lines(text: string): string[] {
   return all;
 }
 
+/** Text of any length that holds no `null`. */
+const ANY_BUT_NULL = "(?:(?!null).)*";
+
 function linePattern(shown: string): RegExp {
   return new RegExp(
     `^${shown
       .split("…")
       .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".*")}$`,
+      .join(ANY_BUT_NULL)}$`,
   );
 }
 
 /**
  * Where the actual output differs from the shown one (undefined when it matches): line by line, `…` standing for any
- * text; `unordered` takes the lines in any order.
+ * text without `null`; `unordered` takes the lines in any order.
  */
 export function outputMismatch(shown: string, actual: string, { unordered = false } = {}): string | undefined {
   const expected = lines(shown);
