@@ -46,33 +46,56 @@ interface DeclaredHeader {
 
 type HeaderObject = { required?: boolean; schema?: Schema };
 type ParameterObject = { in?: string; name?: string };
+type ResponseObject = { headers?: Record<string, HeaderObject | Reference>; content?: Record<string, { schema?: Schema }> };
 type Reference = { $ref: string };
 type DocumentOperation = {
   operationId: string;
   security: Record<string, string[]>[];
   parameters?: (ParameterObject | Reference)[];
-  responses: Record<
-    string,
-    { headers?: Record<string, HeaderObject | Reference>; content?: Record<string, { schema?: Schema }> }
-  >;
+  responses: Record<string, ResponseObject | Reference>;
 };
 type Document = {
   paths: Record<string, Record<string, DocumentOperation>>;
-  components: { headers?: Record<string, HeaderObject>; parameters?: Record<string, ParameterObject> };
+  components: {
+    headers?: Record<string, HeaderObject>;
+    parameters?: Record<string, ParameterObject>;
+    responses?: Record<string, ResponseObject>;
+  };
 };
+type Responses = Record<string, ResponseObject>;
 
-/** A reference to the document's components resolved (a header's or a parameter's). */
-function resolved<T>(document: Document, kind: "headers" | "parameters", item: T | Reference): T {
-  if (typeof item !== "object" || item === null || !("$ref" in item)) return item;
-  const found = (document.components[kind] as Record<string, T> | undefined)?.[item.$ref.replace(`#/components/${kind}/`, "")];
+/** The kinds of components an operation refers to by $ref (schemas aside, which the validator resolves). */
+type ComponentKind = "headers" | "parameters" | "responses";
+
+/**
+ * A reference to the document's components resolved (a header's, a parameter's or a response's); an item that is no
+ * reference is itself. A reference that names nothing fails.
+ */
+export function resolved<T>(
+  document: { components: Partial<Record<ComponentKind, Record<string, unknown>>> },
+  kind: ComponentKind,
+  item: T | Reference,
+): T {
+  if (typeof item !== "object" || item === null || !("$ref" in item) || typeof item.$ref !== "string") return item as T;
+  const prefix = `#/components/${kind}/`;
+  const found = item.$ref.startsWith(prefix)
+    ? (document.components[kind]?.[item.$ref.slice(prefix.length)] as T | undefined)
+    : undefined;
   if (!found) throw new Error(`${item.$ref} names no ${kind} component`);
   return found;
 }
 
-/** An operation's response headers by status, each reference to the document's components resolved. */
-function declaredHeaders(document: Document, operation: DocumentOperation): DescribedOperation["headers"] {
+/** An operation's responses by status, each shared one (a reference to the document's components) resolved. */
+function responsesOf(document: Document, operation: DocumentOperation): Responses {
   return Object.fromEntries(
-    Object.entries(operation.responses).map(([status, response]) => [
+    Object.entries(operation.responses).map(([status, response]) => [status, resolved(document, "responses", response)]),
+  );
+}
+
+/** Each status's response headers, each reference to the document's components resolved. */
+function declaredHeaders(document: Document, responses: Responses): DescribedOperation["headers"] {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
       status,
       new Map(
         Object.entries(response.headers ?? {}).map(([name, header]) => {
@@ -95,9 +118,9 @@ function declaredRequestHeaders(document: Document, operation: DocumentOperation
 }
 
 /** Each status's body schemas by media type, as the document writes them. */
-function bodySchemasOf(operation: DocumentOperation): DescribedOperation["bodySchemas"] {
+function bodySchemasOf(responses: Responses): DescribedOperation["bodySchemas"] {
   return Object.fromEntries(
-    Object.entries(operation.responses).map(([status, response]) => [
+    Object.entries(responses).map(([status, response]) => [
       status,
       Object.fromEntries(
         Object.entries(response.content ?? {}).flatMap(([mediaType, media]) => (media.schema ? [[mediaType, media.schema]] : [])),
@@ -149,10 +172,11 @@ async function readDescribedOperations(): Promise<DescribedOperation[]> {
       if (!route) throw new Error(`${key} is described but has no route in the app's registry`);
       const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
       const audience: Audience = schemes.length === 0 ? "public" : schemes.includes("adminToken") ? "operator" : "customer";
-      const headers = declaredHeaders(document, operation);
-      const added = Object.entries(operation.responses)
-        .filter(([status, response]) => !(status in route.responses) && PROBLEM_CONTENT_TYPE in (response.content ?? {}))
-        .map(([status]) => Number(status) as ProblemStatus);
+      const described = responsesOf(document, operation);
+      // Every 4xx and 5xx is a problem (expectDeclared holds it), a HEAD's too, whose body is left out.
+      const added = Object.keys(described)
+        .filter((status) => !(status in route.responses) && Number(status) >= 400)
+        .map((status) => Number(status) as ProblemStatus);
       const responses: RouteConfig["responses"] = {
         // errorResponses also implies a 500 (and a 429 beside a 401): only the status itself is taken.
         ...(Object.fromEntries(added.map((status) => [status, errorResponses(status)[status]!])) as RouteConfig["responses"]),
@@ -170,8 +194,8 @@ async function readDescribedOperations(): Promise<DescribedOperation[]> {
         audience,
         route,
         requestHeaders: declaredRequestHeaders(document, operation),
-        headers,
-        bodySchemas: bodySchemasOf(operation),
+        headers: declaredHeaders(document, described),
+        bodySchemas: bodySchemasOf(described),
         responses,
       };
     }),
@@ -246,7 +270,7 @@ export function expectDeclared(operation: DescribedOperation, status: number, he
     return { status, text, body: undefined, headers };
   }
   expect(Object.keys(content), `undeclared content type "${mediaType}"; ${label}`).toContain(mediaType);
-  if (status >= 400) expect(mediaType, label).toBe("application/problem+json");
+  if (status >= 400) expect(mediaType, label).toBe(PROBLEM_CONTENT_TYPE);
   const media = content[mediaType];
   const schema = media && "schema" in media ? media.schema : undefined;
   if (!isZod(schema)) return { status, text, body: undefined, headers };

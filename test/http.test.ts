@@ -2,11 +2,15 @@
 
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { createRoute } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createApp } from "../src/app.ts";
+import { API_KEY_SECURITY, apiDocument, errorResponses } from "../src/http/openapi.ts";
+import { createRouter } from "../src/http/router.ts";
 import { describeError } from "../src/lib/describe-error.ts";
 import { SCALAR_BUNDLE_PATH } from "../src/service/docs.ts";
+import { resolved } from "./api-description.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   addressed,
@@ -40,14 +44,20 @@ const operationDocument = z.looseObject({
   requestBody: z.looseObject({ content: contentDocument }).optional(),
   responses: z.record(
     z.string(),
-    z.looseObject({ content: contentDocument.optional(), headers: z.record(z.string(), z.unknown()).optional() }),
+    z.looseObject({
+      content: contentDocument.optional(),
+      headers: z.record(z.string(), z.unknown()).optional(),
+      $ref: z.string().optional(),
+    }),
   ),
 });
+type ResponseDocument = z.infer<typeof operationDocument>["responses"][string];
 const apiDocumentSchema = z.looseObject({
   openapi: z.string(),
   paths: z.record(z.string(), z.record(z.string(), operationDocument)),
   components: z.looseObject({
     parameters: z.record(z.string(), z.unknown()),
+    responses: z.record(z.string(), z.unknown()),
     securitySchemes: z.record(z.string(), z.unknown()),
   }),
 });
@@ -111,7 +121,12 @@ describe("service endpoints", () => {
     expect(Object.keys(placeOrder.responses)).toEqual(
       expect.arrayContaining(["201", "400", "401", "404", "413", "415", "429", "500"]),
     );
-    expect(placeOrder.responses["400"]?.content?.["application/problem+json"]?.schema.$ref).toBe("#/components/schemas/Problem");
+    // A problem answer is shared (components/responses): the same one on every operation of its kind.
+    const badRequest = placeOrder.responses["400"] ?? expect.fail("POST …/orders declares no 400");
+    expect(badRequest).toEqual({ $ref: "#/components/responses/Problem400Idempotent" });
+    expect(resolved<ResponseDocument>(doc, "responses", badRequest).content?.["application/problem+json"]?.schema.$ref).toBe(
+      "#/components/schemas/Problem",
+    );
     expect(Object.keys(getOrders.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "404", "429"]));
     expect(operation(doc, "/api/customers/{customer_slug}/orders/{order_id}", "put").responses).toHaveProperty("403");
     const upload = operation(doc, "/v1/numbers/{number_id}/KYC/files", "post");
@@ -133,9 +148,43 @@ describe("service endpoints", () => {
       "accessJwt",
       "accessCookie",
     ]);
-    expect(getOrders.parameters?.map((p) => p.name)).toEqual(
+    expect(getOrders.parameters?.map((p) => resolved<{ name?: string }>(doc, "parameters", p).name)).toEqual(
       expect.arrayContaining(["page", "limit", "search", "status", "sort_by", "sort_order", "fulfilled_to"]),
     );
+  });
+
+  it("declares each problem answer once, as a shared response, and a route's own unlike it where it is given", () => {
+    const app = createRouter();
+    const errors = errorResponses(404);
+    const notFound = errors[404]!;
+    const ownWords = "No such thing, in this route's own words.";
+    const own = { ...errors, 404: { description: ownWords, content: notFound.content } };
+    for (const [path, answers] of Object.entries({ "/first": errors, "/second": errors, "/own": own })) {
+      app.openAPIRegistry.registerPath(
+        createRoute({
+          operationId: path.slice(1),
+          method: "get",
+          path,
+          security: API_KEY_SECURITY,
+          responses: { 200: { description: "Found." }, ...answers },
+        }),
+      );
+    }
+    const { paths, components } = apiDocument(app);
+    for (const path of ["/first", "/second"]) {
+      expect(paths?.[path]?.get?.responses?.["404"]).toEqual({ $ref: "#/components/responses/Problem404" });
+      expect(paths?.[path]?.head?.responses?.["404"]).toEqual({ $ref: "#/components/responses/Problem404Head" });
+    }
+    expect(components?.responses?.Problem404).toMatchObject({
+      description: notFound.description,
+      headers: { "Cache-Control": { $ref: "#/components/headers/NoStore" } },
+      content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+    });
+    expect(components?.responses?.Problem404Head).not.toHaveProperty("content");
+    // Its 500 is the common one; its 404 stays its own.
+    expect(paths?.["/own"]?.get?.responses?.["500"]).toEqual({ $ref: "#/components/responses/Problem500" });
+    expect(paths?.["/own"]?.get?.responses?.["404"]).toMatchObject({ description: ownWords });
+    expect(paths?.["/own"]?.head?.responses?.["404"]).toMatchObject({ description: ownWords });
   });
 
   it("serves /docs: Scalar's reference of /openapi.json, its script from this Worker, no other host named", async () => {

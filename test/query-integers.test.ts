@@ -1,6 +1,7 @@
 // Integers in query strings and paths are plain decimal digits: every integer parameter /openapi.json describes refuses
 // what Number() would take (hex, exponents, signs, spaces) and values past its bounds, never rounding a long one.
 import { beforeAll, describe, expect, it } from "vitest";
+import { resolved } from "./api-description.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { call, createCustomer, json, problem, type TestCustomer } from "./helpers.ts";
 
@@ -12,22 +13,25 @@ interface IntegerParameter {
   schema: { type: string; minimum?: number; maximum?: number; default?: number };
 }
 
+type ParameterObject = { name?: string; in?: string; schema?: IntegerParameter["schema"] };
 type Described = {
   security: Record<string, string[]>[];
-  parameters?: { name?: string; in?: string; schema?: IntegerParameter["schema"] }[];
+  parameters?: (ParameterObject | { $ref: string })[];
 };
 
 let parameters: IntegerParameter[] = [];
 
 beforeAll(async () => {
   const response = await call("/openapi.json");
-  const { paths }: { paths: Record<string, Record<string, Described>> } = await response.json();
-  parameters = Object.entries(paths).flatMap(([path, item]) =>
+  const document: { paths: Record<string, Record<string, Described>>; components: { parameters?: Record<string, unknown> } } =
+    await response.json();
+  parameters = Object.entries(document.paths).flatMap(([path, item]) =>
     // A HEAD is its GET's route, parameters and all (test/properties-operations.test.ts holds it to its GET).
     Object.entries(item)
       .filter(([method]) => method !== "head")
       .flatMap(([method, operation]) =>
         (operation.parameters ?? [])
+          .map((parameter) => resolved<ParameterObject>(document, "parameters", parameter))
           .filter((parameter) => parameter.schema?.type === "integer")
           .map((parameter) => ({ ...parameter, operation: `${method.toUpperCase()} ${path}`, path }) as IntegerParameter),
       ),

@@ -1,5 +1,6 @@
 // The API description: shared pieces of route definitions (problem+json, error responses by status, security, bodies)
 // and the document itself, as /openapi.json serves it and `npm run openapi` writes it.
+import { isDeepStrictEqual } from "node:util";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Env } from "hono";
 import { BOOKMARK_PATTERN } from "../db/session.ts";
@@ -157,13 +158,17 @@ type EditableDocument = {
   paths?: Record<string, Record<string, unknown>>;
   components?: Record<string, Record<string, unknown>>;
 };
+type Reference = { $ref: string };
+type Parameter = { name: string; in: string; description?: string; required?: boolean; schema?: object };
+/** A Response Object, or once shared (see shareProblemAnswers) a Reference Object to one. */
+type Response = { description?: string; content?: unknown; headers?: Record<string, unknown>; $ref?: string };
 type Operation = {
   operationId?: string;
   summary?: string;
   description?: string;
   security?: unknown[];
-  parameters?: unknown[];
-  responses?: Record<string, { description?: string; content?: unknown; headers?: Record<string, unknown> }>;
+  parameters?: (Parameter | Reference)[];
+  responses?: Record<string, Response>;
 };
 
 /** Every operation of the document, with its method ("get", "post", …). */
@@ -179,16 +184,21 @@ function headerComponent(document: EditableDocument, component: string, header: 
   return { $ref: `#/components/headers/${component}` };
 }
 
+/** Adds a parameter to the document's components under `component`; returns a reference to it. */
+function parameterComponent(document: EditableDocument, component: string, parameter: Parameter): Reference {
+  const components = document.components ?? {};
+  components.parameters = { ...components.parameters, [component]: parameter };
+  document.components = components;
+  return { $ref: `#/components/parameters/${component}` };
+}
+
 /** Adds an optional request header (as a parameter) to the document's components; returns a reference to it. */
 function headerParameterComponent(
   document: EditableDocument,
   component: string,
   parameter: { name: string; description: string; schema: object },
 ) {
-  const components = document.components ?? {};
-  components.parameters = { ...components.parameters, [component]: { ...parameter, in: "header", required: false } };
-  document.components = components;
-  return { $ref: `#/components/parameters/${component}` };
+  return parameterComponent(document, component, { ...parameter, in: "header", required: false });
 }
 
 /**
@@ -344,14 +354,18 @@ function addConditionalRequests(document: EditableDocument): void {
 }
 
 /**
- * A HEAD beside every GET: Hono answers it with the GET's handler, its status and headers without the body. Added last,
- * so that it has every header and parameter its GET has.
+ * A HEAD beside every GET: Hono answers it with the GET's handler, its status and headers without the body. Added after
+ * the headers, so that it has every header and parameter its GET has; the two share their parameters (each a component
+ * named after the GET, as `listOrders.query.page`).
  */
 function addHeadOperations(document: EditableDocument): void {
   for (const item of Object.values(document.paths ?? {})) {
     const get = item.get as Operation | undefined;
     const id = get?.operationId;
     if (!get || !id) continue;
+    get.parameters = get.parameters?.map((parameter) =>
+      "$ref" in parameter ? parameter : parameterComponent(document, `${id}.${parameter.in}.${parameter.name}`, parameter),
+    );
     const { summary, responses, ...rest } = structuredClone(get);
     item.head = {
       ...rest,
@@ -363,6 +377,45 @@ function addHeadOperations(document: EditableDocument): void {
       ),
     };
   }
+}
+
+/** Where an operation gives an answer: its responses, and the status. */
+type Place = [responses: Record<string, Response>, status: string];
+
+/**
+ * Every problem answer (each 4xx and 5xx) declared once, in components/responses, and referenced where it is given:
+ * inlined, their headers were most of the document. They differ by status and by what the name adds: `Public` (no
+ * Cache-Control, no x-d1-bookmark), `Idempotent` (Idempotent-Replayed, and a 409's Retry-After), `Head` (no body). An
+ * answer unlike the most common one of its name (a route's own description or header) stays inline. Added last, when
+ * each answer has all its headers.
+ */
+function shareProblemAnswers(document: EditableDocument): void {
+  const byName = new Map<string, { response: Response; places: Place[] }[]>();
+  for (const [method, operation] of operationsOf(document)) {
+    const responses = operation.responses ?? {};
+    for (const [status, response] of Object.entries(responses)) {
+      if (Number(status) < 400) continue;
+      const headers = response.headers ?? {};
+      const name = [
+        `Problem${status}`,
+        "Cache-Control" in headers ? "" : "Public",
+        REPLAYED_HEADER in headers ? "Idempotent" : "",
+        method === "head" ? "Head" : "",
+      ].join("");
+      const variants = byName.get(name) ?? [];
+      byName.set(name, variants);
+      const same = variants.find((variant) => isDeepStrictEqual(variant.response, response));
+      if (same) same.places.push([responses, status]);
+      else variants.push({ response, places: [[responses, status]] });
+    }
+  }
+  const shared: Record<string, Response> = {};
+  for (const [name, variants] of [...byName].sort(([a], [b]) => a.localeCompare(b))) {
+    const common = variants.reduce((most, variant) => (variant.places.length > most.places.length ? variant : most));
+    shared[name] = common.response;
+    for (const [responses, status] of common.places) responses[status] = { $ref: `#/components/responses/${name}` };
+  }
+  document.components = { ...document.components, responses: shared };
 }
 
 /**
@@ -465,5 +518,6 @@ export function apiDocument<E extends Env>(app: OpenAPIHono<E>, origin?: string)
   addSecurityHeaders(editable);
   addConditionalRequests(editable);
   addHeadOperations(editable);
+  shareProblemAnswers(editable);
   return document;
 }
