@@ -1128,7 +1128,7 @@ export interface paths {
         };
         /**
          * Download any account's document
-         * @description The file with its sniffed Content-Type, as an attachment, for compliance and admin only; every read is recorded in the audit log (kyc.document_viewed) before the bytes are sent.
+         * @description The file with its sniffed Content-Type, as an attachment, for compliance and admin only; every GET is recorded in the audit log (kyc.document_viewed) before the bytes are sent. A HEAD reads no bytes and records nothing.
          */
         get: operations["downloadAnyKycDocument"];
         put?: never;
@@ -1137,7 +1137,7 @@ export interface paths {
         options?: never;
         /**
          * Download any account's document: headers only
-         * @description The file with its sniffed Content-Type, as an attachment, for compliance and admin only; every read is recorded in the audit log (kyc.document_viewed) before the bytes are sent. HEAD answers as GET does, without the body.
+         * @description The file with its sniffed Content-Type, as an attachment, for compliance and admin only; every GET is recorded in the audit log (kyc.document_viewed) before the bytes are sent. A HEAD reads no bytes and records nothing. HEAD answers as GET does, without the body.
          */
         head: operations["headDownloadAnyKycDocument"];
         patch?: never;

@@ -258,6 +258,35 @@ describe("the operator's changes", () => {
     }
   });
 
+  it("write none for a HEAD of a document's download, which answers the GET's headers without the file", async () => {
+    const member = await staffMember("compliance");
+    const verified = await submittedVerification("audit");
+    const file = pdf();
+    const document = await uploadedDocument(await uploadFile(verified.customer, verified.numberId, file, "bill.pdf"));
+    const views = async () =>
+      (await auditEvents({ target_type: "document", target_id: document.id, action: "kyc.document_viewed" })).length;
+    const shown = ["Content-Type", "Content-Length", "ETag", "Content-Disposition", "Cache-Control"];
+    let viewed = 0;
+    for (const path of [`/admin/kyc/documents/${document.id}/download`, `/ops/documents/${document.id}`]) {
+      const head = await call(path, { method: "HEAD", headers: member.headers });
+      expect(head.status, path).toBe(200);
+      expect((await head.arrayBuffer()).byteLength, path).toBe(0);
+      expect(await views(), `${path} HEAD`).toBe(viewed);
+      const get = await call(path, { headers: member.headers });
+      expect(new Uint8Array(await get.arrayBuffer()), path).toEqual(file);
+      expect(await views(), `${path} GET`).toBe(++viewed);
+      for (const name of shown) expect(head.headers.get(name), `${path} ${name}`).toBe(get.headers.get(name));
+      expect(head.headers.get("Content-Length"), path).toBe(String(file.length));
+      // A conditional HEAD answers the GET's 304, and records nothing either.
+      const unchanged = await call(path, {
+        method: "HEAD",
+        headers: { ...member.headers, "If-None-Match": get.headers.get("ETag")! },
+      });
+      expect(unchanged.status, path).toBe(304);
+      expect(await views(), `${path} conditional HEAD`).toBe(viewed);
+    }
+  });
+
   it("are never changed or deleted, whoever asks", async () => {
     const [event] = await auditEvents({ action: "customer.created" });
     const id = event!.id.replace(/^aud_/, "");

@@ -18,7 +18,7 @@ import { prefixedIdParam } from "../http/fields.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { downloadResponse } from "../kyc/download.ts";
+import { staffDownload } from "../kyc/download.ts";
 import {
   AWAITING_STATUSES,
   findQueuedVerification,
@@ -27,7 +27,7 @@ import {
   SUBJECT_TYPES,
 } from "../kyc/queue.ts";
 import { reviewBody, reviewQueueQuery, toRejection, toReviewQueueQuery } from "../kyc/schemas.ts";
-import { type ReviewTarget, type SubjectKind, viewDocument } from "../kyc/store.ts";
+import type { ReviewTarget, SubjectKind } from "../kyc/store.ts";
 import { reviewKyc } from "../kyc/use-cases.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
 import { withPrefix } from "../lib/ids.ts";
@@ -691,12 +691,10 @@ export const reviewPages = createRouter<ConsoleEnv>()
   .get("/documents/:document_id", changeGuard("downloadAnyKycDocument"), async (c) => {
     const id = documentIdParam.safeParse(c.req.param("document_id"));
     if (!id.success) throw notFound("Document");
-    const work = workOf(c);
-    // Recorded (kyc.document_viewed) before the bytes are read.
-    const row = await viewDocument(work.db, work, id.data, work.now);
-    if (!row) throw notFound("Document");
-    const answer = await downloadResponse(c.env.DOCUMENTS, row, c.req.header("If-None-Match"));
-    if (!answer) throw notFound("Document");
+    // A GET is recorded (kyc.document_viewed) before the bytes are read; a HEAD is not.
+    const download = await staffDownload(workOf(c), id.data, c.req.raw);
+    if (!download) throw notFound("Document");
+    const { row, answer } = download;
     // Shown in the browser rather than saved, never cached, never sniffed; an image can run nothing.
     const headers = new Headers(answer.headers);
     headers.set("Content-Disposition", contentDisposition(row.filename).replace(/^attachment/, "inline"));
