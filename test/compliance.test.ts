@@ -6,12 +6,14 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { sendExpiryNotices } from "../src/compliance/expiry.ts";
 import { createDatabase } from "../src/db/client.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
+import { callOverFaults, FaultPlan } from "./faulty-storage.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   bodyOf,
   callJson,
   createCustomer,
+  createWebhookEndpoint,
   INDIVIDUAL_ADDRESS,
   makeOrderable,
   problem,
@@ -45,6 +47,17 @@ async function attach(customer: TestCustomer, profileId: string, body: unknown, 
     await customer.callJson("POST", profilesPath(customer, `/${profileId}/numbers`), body),
     status,
   );
+}
+
+/** The webhook deliveries of the order's order.processing events. */
+async function processingDeliveries(orderId: string): Promise<number> {
+  const row = await env.DB.prepare(
+    `SELECT count(*) AS n FROM webhook_deliveries JOIN events ON events.id = webhook_deliveries.event_id
+     WHERE events.type = 'order.processing' AND json_extract(events.data, '$.order_id') = ?`,
+  )
+    .bind(orderId)
+    .first<{ n: number }>();
+  return row!.n;
 }
 
 async function eventsOf(customer: TestCustomer, type: string): Promise<Wire[]> {
@@ -211,6 +224,68 @@ describe("profiles", () => {
       "validation_error",
     );
     expect(notOurs.errors?.[0]?.pointer).toBe("/kyc_profile_id");
+  });
+
+  it("allocates to the order as it stands when its profile changes between the allocation's read and its batch", async () => {
+    const customer = await createCustomer("prof");
+    await createWebhookEndpoint(customer);
+    await makeOrderable("US", "mobile");
+    const [first, second] = [await createProfile(customer, "First"), await createProfile(customer, "Second")];
+    const orderNaming = async (profile: Wire) =>
+      bodyOf<Wire>(
+        await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
+          country_code: "US",
+          number_type: "mobile",
+          quantity: 2,
+          kyc_profile_id: profile.id,
+        }),
+        201,
+      );
+    const rename = (orderId: string, profile: Wire) => async () => {
+      const path = `/api/customers/${customer.slug}/orders/${orderId}`;
+      await bodyOf(await customer.callJson("PUT", path, { kyc_profile_id: profile.id }));
+    };
+    const allocation = () => JSON.stringify({ phone_numbers: [`+1415${Math.floor(1e6 + Math.random() * 8e6)}`] });
+    const allocating = { method: "POST", headers: { ...ADMIN, "Content-Type": "application/json" } };
+    const processing = async (orderId: string) =>
+      (await eventsOf(customer, "order.processing")).filter((e) => (e.data as Wire).order_id === orderId);
+
+    // Changed once, before the first batch: the allocation reads the order again and attaches to the profile it names.
+    const once = await orderNaming(first);
+    let changes = 0;
+    const changedOnce = FaultPlan.interleaving(/insert numbers/, async () => {
+      if (changes++ === 0) await rename(once.order_id, second)();
+    });
+    const { response } = await callOverFaults(changedOnce, `/admin/orders/${once.order_id}/numbers`, {
+      ...allocating,
+      body: allocation(),
+    });
+    const allocated = await bodyOf<{ order: Wire; numbers: Wire[] }>(response, 201);
+    expect(allocated.numbers.map((n) => n.kyc_profile_id)).toEqual([second.id]);
+    expect(allocated.order).toMatchObject({ status: "processing", kyc_profile_id: second.id });
+    expect(await processing(once.order_id)).toHaveLength(1);
+    expect(await processingDeliveries(once.order_id)).toBe(1);
+
+    // Changed before each batch: nothing allocated, the order still pending, and no event (nor its deliveries) written.
+    const twice = await orderNaming(first);
+    let named = first;
+    const changedEachTime = FaultPlan.interleaving(/insert numbers/, async () => {
+      named = named === first ? second : first;
+      await rename(twice.order_id, named)();
+    });
+    const refused = await callOverFaults(changedEachTime, `/admin/orders/${twice.order_id}/numbers`, {
+      ...allocating,
+      body: allocation(),
+    });
+    const body = await bodyOf<{ code: string; detail: string }>(refused.response, 409);
+    expect(body).toMatchObject({
+      code: "conflict",
+      detail: "The order's KYC profile changed twice while its numbers were being allocated; nothing was allocated: try again",
+    });
+    const order = await bodyOf<Wire>(await customer.call(`/api/customers/${customer.slug}/orders/${twice.order_id}`));
+    expect(order).toMatchObject({ status: "pending", fulfilled_quantity: 0 });
+    expect(await processing(twice.order_id)).toEqual([]);
+    expect(await processingDeliveries(twice.order_id)).toBe(0);
   });
 
   it("attaches an order's numbers in the allocation's batch, with one numbers_attached event", async () => {

@@ -171,6 +171,7 @@ export type Allocation = { phoneNumbers: string[] } | { fromStock: number };
 type AllocationRefusal =
   | "not_found"
   | "wrong_state"
+  | "changed_meanwhile"
   | "over_quantity"
   | "numbers_taken"
   | "stocked_elsewhere"
@@ -179,9 +180,25 @@ type AllocationRefusal =
 /**
  * Allocates numbers to an order, all or nothing. From stock, the batch itself takes the N oldest numbers of the
  * order's pair: D1 runs batches one at a time, so two allocations at once never pick the same numbers, and the one
- * that runs second takes the next ones; it fails only when the stock holds fewer than N then.
+ * that runs second takes the next ones; it fails only when the stock holds fewer than N then. An order its customer
+ * changed between the read and the batch (a pending order's profile) is read again and allocated once more, as it
+ * now stands; changed again, the allocation is refused as changed meanwhile.
  */
 export async function allocateNumbers(
+  db: Database,
+  outbox: Outbox,
+  audit: AuditContext,
+  orderId: string,
+  allocation: Allocation,
+  now: number,
+): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
+  const first = await allocateOnce(db, outbox, audit, orderId, allocation, now);
+  if (first.ok || first.reason !== "changed_meanwhile") return first;
+  return allocateOnce(db, outbox, audit, orderId, allocation, now);
+}
+
+/** One allocation: the order read and judged, then its batch. */
+async function allocateOnce(
   db: Database,
   outbox: Outbox,
   audit: AuditContext,
@@ -251,9 +268,9 @@ async function findStockedElsewhere(db: Database, order: OrderRow, phoneNumbers:
  * Its events, in the same batch: `order.processing` when it moves a pending order to processing (decided on the state
  * before the move, its data filled in after), `order.numbers_allocated` (one per 1,000 numbers: inEventChunks),
  * `kyc_profile.numbers_attached` when the order names a profile (the numbers join it in the same batch), and
- * `order.fulfilled` when it reaches the quantity (a pending order fulfilled at once never was processing). All but the
- * first hold only if this batch's numbers exist, which they do exactly when the allocation applied. Its audit event
- * stands in front of the order's move, under the same guard, so it records the values moved from.
+ * `order.fulfilled` when it reaches the quantity (a pending order fulfilled at once never was processing). Each holds
+ * only if this batch's numbers exist, which they do exactly when the allocation applied. Its audit event stands in
+ * front of the order's move, under the same guard, so it records the values moved from.
  */
 async function allocateInBatch(
   db: Database,
@@ -289,7 +306,7 @@ async function allocateInBatch(
       ...orderEvent,
       type: "order.processing",
       data: DATA_FILLED_LATER,
-      where: and(thisOrder, eq(orders.status, "pending"), sql`NOT (${fulfils})`)!,
+      where: and(thisOrder, applied, eq(orders.status, "pending"), sql`NOT (${fulfils})`)!,
     },
     now,
   );
@@ -422,7 +439,12 @@ async function allocateInBatch(
       ...written.fulfilled.deliveries,
     ]);
     const [moved] = written.order;
-    if (!moved) return refusalByState(await findOrderById(db, orderId));
+    if (!moved) {
+      const current = await findOrderById(db, orderId);
+      // Still allocatable, so its profile is no longer the one read: nothing was allocated, and nothing recorded.
+      if (current && ALLOCATABLE.includes(current.status)) return refuse("changed_meanwhile");
+      return refusalByState(current);
+    }
     const [profile] = written.profile ?? [];
     const allocated = written.numbers
       .sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1))
