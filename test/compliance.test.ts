@@ -4,7 +4,9 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sendExpiryNotices } from "../src/compliance/expiry.ts";
+import { verificationFieldsOf } from "../src/compliance/types.ts";
 import { createDatabase } from "../src/db/client.ts";
+import { KYC_TYPES } from "../src/db/schema.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { callOverFaults, FaultPlan } from "./faulty-storage.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
@@ -232,7 +234,7 @@ describe("profiles", () => {
     await makeOrderable("US", "mobile");
     const [first, second] = [await createProfile(customer, "First"), await createProfile(customer, "Second")];
     const orderNaming = async (profile: Wire) =>
-      bodyOf<Wire>(
+      bodyOf<Wire & { order_id: string }>(
         await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
           country_code: "US",
           number_type: "mobile",
@@ -383,50 +385,50 @@ describe("rejection reasons and the way back", () => {
     expect(profileEvents).toHaveLength(1);
   });
 
-  it("refuses a reason naming a business's field on a person's verification, profile or number, and takes it on a business's", async () => {
+  it("takes a reason naming any field a verification of its type holds: a person's tax id, company and contact too", async () => {
     const customer = await createCustomer("reasons");
-    const onlyBusiness = (field: string) => ({
+    const naming = (field: string) => ({
       status: "rejected",
-      rejection_reason: "The company cannot be found",
+      rejection_reason: "Please check these details",
       reasons: [
         { code: "field_invalid", field: "postal_code" },
-        { code: "company_unverifiable", field },
+        { code: "field_invalid", field },
       ],
     });
-    const refusal = (response: Response) => problem(response, 400, "validation_error");
-    const person = await createProfile(customer);
-    await bodyOf<Wire>(await review(person.id, { status: "under_review" }));
-    for (const field of ["company_name", "tax_id", "contact_person"]) {
-      expect((await refusal(await review(person.id, onlyBusiness(field)))).errors).toEqual([
-        { location: "body", pointer: "/reasons/1/field", message: "is not a field of a verification of a person" },
-      ]);
+    // A person's verification holds what its submission took: every field of the list for its type.
+    const every = { tax_id: "DE123456789", company_name: "Ada's Trading", contact_person: "Ada Lovelace" };
+    for (const type of KYC_TYPES) {
+      const fields = verificationFieldsOf(type).filter((field) => field !== "verification_type");
+      for (const field of fields) {
+        const profile = await bodyOf<Wire>(
+          await customer.callJson("POST", profilesPath(customer), {
+            name: `${type} ${field}`,
+            ...INDIVIDUAL_ADDRESS,
+            ...every,
+            verification_type: type,
+          }),
+          201,
+        );
+        await bodyOf<Wire>(await review(profile.id, { status: "under_review" }));
+        const rejected = await bodyOf<Wire>(await review(profile.id, naming(field)), 200);
+        expect(rejected, `${type}: ${field}`).toMatchObject({ status: "rejected", rejection_reasons: naming(field).reasons });
+      }
     }
-    expect(await bodyOf<Wire>(await customer.call(profilesPath(customer, `/${person.id}`)))).toMatchObject({
-      status: "under_review",
-      rejection_reasons: [],
-    });
     // A number's own verification: the same rule.
     const [number] = await allocateNumbers(customer, 1);
     const kyc = await bodyOf<Wire>(
-      await customer.callJson("POST", `/v1/numbers/${number!.number_id}/KYC/address`, INDIVIDUAL_ADDRESS),
+      await customer.callJson("POST", `/v1/numbers/${number!.number_id}/KYC/address`, { ...INDIVIDUAL_ADDRESS, ...every }),
       201,
     );
+    expect(kyc).toMatchObject({ type: "individual", ...every });
     const reviewNumber = (body: unknown) => callJson("POST", `/admin/kyc/${kyc.id}/review`, body, ADMIN);
     await bodyOf<Wire>(await reviewNumber({ status: "under_review" }));
-    expect((await refusal(await reviewNumber(onlyBusiness("tax_id")))).errors?.[0]?.pointer).toBe("/reasons/1/field");
-    // A business's verification has those fields.
-    const business = await bodyOf<Wire>(
-      await customer.callJson("POST", profilesPath(customer), {
-        name: "Acme",
-        ...INDIVIDUAL_ADDRESS,
-        verification_type: "business",
-        company_name: "Acme Ltd",
-      }),
-      201,
-    );
-    await bodyOf<Wire>(await review(business.id, { status: "under_review" }));
-    const rejected = await bodyOf<Wire>(await review(business.id, onlyBusiness("company_name")));
-    expect(rejected).toMatchObject({ status: "rejected", rejection_reasons: onlyBusiness("company_name").reasons });
+    expect(await bodyOf<Wire>(await reviewNumber(naming("tax_id")))).toMatchObject({ status: "rejected" });
+    // A field no verification has is refused, naming the reason's field.
+    const other = await createProfile(customer);
+    await bodyOf<Wire>(await review(other.id, { status: "under_review" }));
+    const refused = await problem(await review(other.id, naming("name")), 400, "validation_error");
+    expect(refused.errors?.[0]?.pointer).toBe("/reasons/1/field");
   });
 
   it("keeps every document pending review when the reasons name only fields", async () => {

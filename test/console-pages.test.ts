@@ -7,6 +7,7 @@
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
+import { verificationFieldsOf } from "../src/compliance/types.ts";
 import { CONSOLE_CHANGES, type ConsoleChange } from "../src/console/roles.ts";
 import { createDatabase } from "../src/db/client.ts";
 import { pageWindow } from "../src/db/paging.ts";
@@ -213,6 +214,32 @@ describe("the review page", () => {
     const seen = await pageText(await viewer.get(`${path}?document=${profile.documentId}`), 200);
     expect(seen).not.toContain("<img");
     expect(seen).toContain("compliance&#39;s and admin&#39;s to open");
+  });
+
+  it("rejects a person's verification with a reason about any field a person holds, shown beside it", async () => {
+    const customer = await createCustomer("fields");
+    const person = await profileUnderReview(customer, false);
+    const compliance = await inConsole("compliance");
+    const path = `/ops/reviews/profiles/${person.id}`;
+    const form = await pageText(await compliance.get(path), 200);
+    for (const field of verificationFieldsOf("individual")) expect(form).toContain(`name="field_code_${field}"`);
+    const rejected = await compliance.post(`${path}/review`, {
+      status: "rejected",
+      rejection_reason: "Check your tax id",
+      field_code_tax_id: "field_invalid",
+      field_note_tax_id: "Not a valid number",
+    });
+    expect(rejected.status).toBe(303);
+    expect(rejected.headers.get("Location")).toBe(`${path}?done=rejected`);
+    const profile = await bodyOf<{ status: string; rejection_reasons: unknown[] }>(
+      await customer.call(`/api/customers/${customer.slug}/kyc-profiles/${person.id}`),
+    );
+    expect(profile).toMatchObject({
+      status: "rejected",
+      rejection_reasons: [{ code: "field_invalid", field: "tax_id", note: "Not a valid number" }],
+    });
+    const page = await pageText(await compliance.get(path), 200);
+    expect(page).toContain('aria-label="Reasons about Tax ID"');
   });
 
   it("asks before approving a verification without documents; with documents it approves at once", async () => {

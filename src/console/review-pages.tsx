@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { findCatalogPair, listOrderablePairs } from "../catalog/store.ts";
 import { evaluate } from "../compliance/evaluation.ts";
-import { REJECTION_CODES, type Requirements, VERIFICATION_FIELDS } from "../compliance/types.ts";
+import { REJECTION_CODES, type Requirements, VERIFICATION_FIELDS, verificationFieldsOf } from "../compliance/types.ts";
 import { pageWindow } from "../db/paging.ts";
 import { type DocumentRow, KYC_STATUSES, type KycRow } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -349,6 +349,7 @@ function ReviewForms({ reviewed, token, form }: { reviewed: Reviewed; token: str
     );
   }
   if (status !== "under_review") return <p class="muted">Nothing to review: the verification is {words(status)}.</p>;
+  const fields = verificationFieldsOf(reviewed.kyc.type);
   return (
     <>
       {reviewed.documents.length === 0 ? (
@@ -380,10 +381,10 @@ function ReviewForms({ reviewed, token, form }: { reviewed: Reviewed; token: str
         {reviewed.documents.map((doc) => (
           <ReasonInputs codeName={documentCode(doc.id)} noteName={documentNote(doc.id)} about={doc.filename} form={form} />
         ))}
-        <details open={VERIFICATION_FIELDS.some((field) => form.values[fieldCode(field)] || form.errors[fieldCode(field)])}>
+        <details open={fields.some((field) => form.values[fieldCode(field)] || form.errors[fieldCode(field)])}>
           <summary>Reasons about the fields</summary>
           <div class="stack">
-            {VERIFICATION_FIELDS.map((field) => (
+            {fields.map((field) => (
               <ReasonInputs codeName={fieldCode(field)} noteName={fieldNote(field)} about={capitalised(field)} form={form} />
             ))}
           </div>
@@ -555,6 +556,7 @@ function postedReview(fields: Record<string, string>): PostedReview {
     const id = name.slice("document_code_".length);
     add(name, documentNote(id), { document_id: withPrefix("doc", id) });
   }
+  // Every field's inputs are read, whatever the type: one the verification cannot hold is the use case's to refuse.
   for (const field of VERIFICATION_FIELDS) add(fieldCode(field), fieldNote(field), { field });
   return {
     body: { status, rejection_reason: optional(fields.rejection_reason), reasons: reasons.length > 0 ? reasons : undefined },
