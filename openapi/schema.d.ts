@@ -886,7 +886,7 @@ export interface paths {
         get?: never;
         /**
          * Make a pair orderable
-         * @description Idempotent: 201 when the pair is new, 200 when it was already orderable.
+         * @description Idempotent: 201 when the pair is new, 200 when it was already orderable. The country must be one ISO 3166-1 assigns (not XX or ZZ), as for the stock.
          */
         put: operations["addCatalogPair"];
         post?: never;
@@ -2799,7 +2799,7 @@ export interface components {
             /** @example 94105 */
             postal_code: string;
             /**
-             * @description ISO 3166-1 alpha-2 country code.
+             * @description An assigned ISO 3166-1 alpha-2 country code.
              * @example US
              */
             country: string;
@@ -2846,7 +2846,7 @@ export interface components {
             /** @example 94105 */
             postal_code?: string;
             /**
-             * @description ISO 3166-1 alpha-2 country code.
+             * @description An assigned ISO 3166-1 alpha-2 country code.
              * @example US
              */
             country?: string;
@@ -2977,7 +2977,7 @@ export interface components {
             /** @example 94105 */
             postal_code: string;
             /**
-             * @description ISO 3166-1 alpha-2 country code.
+             * @description An assigned ISO 3166-1 alpha-2 country code.
              * @example US
              */
             country: string;
@@ -3009,7 +3009,7 @@ export interface components {
             /** @example 94105 */
             postal_code?: string;
             /**
-             * @description ISO 3166-1 alpha-2 country code.
+             * @description An assigned ISO 3166-1 alpha-2 country code.
              * @example US
              */
             country?: string;
@@ -17920,7 +17920,7 @@ export interface operations {
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
             path: {
-                /** @description ISO 3166-1 alpha-2 country code. */
+                /** @description An assigned ISO 3166-1 alpha-2 country code. */
                 country_code: string;
                 number_type: string;
             };

@@ -375,6 +375,22 @@ describe("the requirements form", () => {
   });
 });
 
+describe("the catalog's form", () => {
+  it("refuses a country ISO 3166-1 does not assign beside the field, adding nothing", async () => {
+    const admin = await inConsole("admin");
+    const type = `u_${crypto.randomUUID().slice(0, 8)}`;
+    const refused = await pageText(await admin.post("/ops/catalog/pairs", { country_code: "xx", number_type: type }), 400);
+    expect(refused).toContain('id="country_code-error">');
+    expect(refused).toContain("must be a country code that ISO 3166-1 assigns, such as US or GB");
+    expect(await auditOf(admin.member.email)).toEqual([]);
+    const added = await admin.post("/ops/catalog/pairs", { country_code: "se", number_type: type });
+    expect(added.status).toBe(303);
+    expect((await auditOf(admin.member.email)).map((e) => [e.action, e.target.id])).toEqual([
+      ["catalog.pair_added", `SE/${type}`],
+    ]);
+  });
+});
+
 describe("opening an account", () => {
   it("opens it for an admin (audited) and goes to its page; refuses a bad slug beside the field and a taken one", async () => {
     const admin = await inConsole("admin");

@@ -5,6 +5,7 @@ import { REQUIREMENT_KEY_PATTERN, type Requirements, requirementFieldsOf } from 
 import { customerSlugParam } from "../customers/schemas.ts";
 import { type CatalogRow, DOCUMENT_TYPES, KYC_TYPES, type KycType } from "../db/schema.ts";
 import {
+  assignedCountryCodeSchema,
   countryCodeSchema,
   numberTypeIdentifierSchema,
   numberTypeSchema,
@@ -162,6 +163,16 @@ export const catalogPairParams = z.object({
   }),
   number_type: numberTypeIdentifierSchema.openapi({
     param: { name: "number_type", in: "path" },
+  }),
+});
+
+/**
+ * The path of a pair being made orderable: its country one ISO 3166-1 assigns, as the stock's (a pair of XX could never
+ * be stocked). The other operations take any two letters, so a pair added before this rule can still be removed.
+ */
+export const newCatalogPairParams = catalogPairParams.extend({
+  country_code: assignedCountryCodeSchema.openapi({
+    param: { name: "country_code", in: "path" },
   }),
 });
 

@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { auditNames } from "../audit/names.ts";
 import { operatorAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";
 import { listAuditEvents } from "../audit/store.ts";
-import { catalogPairParams, requirementsBody, toRequirements } from "../catalog/schemas.ts";
+import { catalogPairParams, newCatalogPairParams, requirementsBody, toRequirements } from "../catalog/schemas.ts";
 import { findCatalogPair, listCatalog } from "../catalog/store.ts";
 import { makeOrderable, removeRequirements, setRequirements, stopOrdering } from "../catalog/use-cases.ts";
 import type { Requirements } from "../compliance/types.ts";
@@ -573,7 +573,7 @@ const catalogRoutes = createRouter<ConsoleEnv>()
   .get("/catalog", (c) => catalogPage(c))
   .post("/catalog/pairs", changeGuard("addCatalogPair"), async (c) => {
     const values = withCountryCodesUppercased((await readForm(c)).fields, ["country_code"]);
-    const parsed = catalogPairParams.safeParse({
+    const parsed = newCatalogPairParams.safeParse({
       country_code: values.country_code ?? "",
       number_type: (values.number_type ?? "").trim(),
     });

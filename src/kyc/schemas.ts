@@ -12,6 +12,7 @@ import {
   type KycRow,
 } from "../db/schema.ts";
 import {
+  assignedCountryCodeSchema,
   calendarDateSchema,
   countryCodeSchema,
   e164Schema,
@@ -251,7 +252,8 @@ const addressFields = {
   city: text("San Francisco"),
   state_province: text("CA"),
   postal_code: text("94105"),
-  country: countryCodeSchema,
+  // An address names a real country: one ISO 3166-1 assigns.
+  country: assignedCountryCodeSchema,
   company_name: optionalText("Acme Telecom Inc."),
   tax_id: optionalText("12-3456789"),
   contact_person: optionalText("Ada Lovelace"),
