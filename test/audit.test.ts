@@ -334,6 +334,37 @@ describe("the customers' administrative changes", () => {
   });
 });
 
+describe("a change that changes nothing", () => {
+  it("writes no event: a user's or a webhook endpoint's PATCH resending its values as they were", async () => {
+    const customer = await createCustomer("audit");
+    const user = await json(
+      await admin.api.admin.customers[":slug"].users.$post({
+        param: { slug: customer.slug },
+        json: { email: `same.${crypto.randomUUID().slice(0, 8)}@example.com`, name: "Sam", role: "member" },
+      }),
+      201,
+    );
+    const resent = await admin.api.admin.users[":user_id"].$patch({
+      param: { user_id: user.user_id },
+      json: { name: "Sam", role: "member", status: "active" },
+    });
+    expect(await json(resent, 200)).toMatchObject({ name: "Sam", role: "member", status: "active" });
+    expect(await auditEvents({ target_type: "user", target_id: user.user_id, action: "user.updated" })).toEqual([]);
+
+    const endpoint = await createWebhookEndpoint(customer, { url: "https://hooks.test/same", description: "as is" });
+    const param = { customer_slug: customer.slug, endpoint_id: endpoint.id };
+    const endpoints = customer.account["webhook-endpoints"][":endpoint_id"];
+    const same = { url: endpoint.url, description: "as is", status: endpoint.status };
+    await json(await endpoints.$patch({ param, json: same }), 200);
+    const updated = () =>
+      auditEvents({ target_type: "webhook_endpoint", target_id: endpoint.id, action: "webhook_endpoint.updated" });
+    expect(await updated()).toEqual([]);
+    // One field changed among those resent: the event names it alone.
+    await json(await endpoints.$patch({ param, json: { ...same, description: "changed" } }), 200);
+    expect((await updated()).map((e) => e.changes)).toEqual([{ description: ["as is", "changed"] }]);
+  });
+});
+
 describe("reading the log", () => {
   it("filters the operator's log by actor, action, target, account and days, newest first", async () => {
     const customer = await createCustomer("filter");
