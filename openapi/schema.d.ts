@@ -1262,7 +1262,7 @@ export interface paths {
         put?: never;
         /**
          * Import numbers into the stock
-         * @description Numbers the operator holds for any country and type, before any order. Every row is checked first (an E.164 number, a country code ISO 3166-1 assigns, a number type as the catalog's: a lowercase identifier); valid rows are imported in one transaction, numbers in stock already, allocated, or repeated in the request are skipped (duplicates), and the report names each skipped and each refused row (at most 1,000 of each, with their counts), and the pairs of imported numbers that are not in the catalog (unlisted_pairs). The Location lists the numbers this import brought.
+         * @description Numbers the operator holds for any country and type, before any order. Every row is checked first (an E.164 number, a country code ISO 3166-1 assigns, a number type as the catalog's: a lowercase identifier); valid rows are imported in one transaction, numbers in stock already, allocated, or repeated in the request are skipped (duplicates), and the report names each skipped and each refused row (at most 1,000 of each, with their counts), and the pairs of imported numbers that are not in the catalog (unlisted_pairs, at most 1,000, with unlisted_pair_count). The Location lists the numbers this import brought.
          */
         post: operations["importStock"];
         delete?: never;
@@ -3442,10 +3442,16 @@ export interface components {
             invalid_count: number;
             /** @description The pairs of numbers this import brought that are not in the catalog, with how many of each (at most 1000, by country and type): no order can take them until the pair is added, and a pair such as US moblie is a typo seen at once. */
             unlisted_pairs: {
+                /**
+                 * @description An assigned ISO 3166-1 alpha-2 country code.
+                 * @example US
+                 */
                 country_code: string;
+                /** @example mobile */
                 number_type: string;
                 count: number;
             }[];
+            unlisted_pair_count: number;
         };
         StockPage: {
             data: components["schemas"]["StockNumber"][];

@@ -114,15 +114,13 @@ const IMPORT_REPORT = "vn_once_stock_import";
  * An import's report as the page after the redirect shows it: the counts, and of each list its first items, as many
  * as the cookie holds (the counts say how many there were).
  */
-interface ShownImport extends ImportReport {
-  unlistedPairCount: number;
-}
+type ShownImport = ImportReport;
 
 /** The most items of each list an import's report shows after the redirect, if the cookie holds them. */
 const SHOWN_ITEMS = 20;
 
 function shownImport(report: ImportReport): ShownImport {
-  return { ...firstItems(report, SHOWN_ITEMS), unlistedPairCount: report.unlistedPairs.length };
+  return firstItems(report, SHOWN_ITEMS);
 }
 
 /** The report with at most `items` of each list. */
