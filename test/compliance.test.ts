@@ -51,6 +51,13 @@ async function attach(customer: TestCustomer, profileId: string, body: unknown, 
   );
 }
 
+/** A pending order of two US mobile numbers that names the profile. */
+async function usMobileOrder(customer: TestCustomer, profile: Wire): Promise<Wire & { order_id: string }> {
+  const path = `/api/customers/${customer.slug}/orders`;
+  const body = { country_code: "US", number_type: "mobile", quantity: 2, kyc_profile_id: profile.id };
+  return bodyOf<Wire & { order_id: string }>(await customer.callJson("POST", path, body), 201);
+}
+
 /** The webhook deliveries of the order's order.processing events. */
 async function processingDeliveries(orderId: string): Promise<number> {
   const row = await env.DB.prepare(
@@ -233,16 +240,7 @@ describe("profiles", () => {
     await createWebhookEndpoint(customer);
     await makeOrderable("US", "mobile");
     const [first, second] = [await createProfile(customer, "First"), await createProfile(customer, "Second")];
-    const orderNaming = async (profile: Wire) =>
-      bodyOf<Wire & { order_id: string }>(
-        await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
-          country_code: "US",
-          number_type: "mobile",
-          quantity: 2,
-          kyc_profile_id: profile.id,
-        }),
-        201,
-      );
+    const orderNaming = (profile: Wire) => usMobileOrder(customer, profile);
     const rename = (orderId: string, profile: Wire) => async () => {
       const path = `/api/customers/${customer.slug}/orders/${orderId}`;
       await bodyOf(await customer.callJson("PUT", path, { kyc_profile_id: profile.id }));
@@ -294,15 +292,7 @@ describe("profiles", () => {
     const customer = await createCustomer("prof");
     await makeOrderable("US", "mobile");
     const profile = await createProfile(customer);
-    const order = await bodyOf<Wire>(
-      await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
-        country_code: "US",
-        number_type: "mobile",
-        quantity: 2,
-        kyc_profile_id: profile.id,
-      }),
-      201,
-    );
+    const order = await usMobileOrder(customer, profile);
     expect(order.kyc_profile_id).toBe(profile.id);
     const phones = [`+1415${Math.floor(1e6 + Math.random() * 8e6)}`, `+1415${Math.floor(1e6 + Math.random() * 8e6)}`];
     const allocated = await bodyOf<{ numbers: Wire[] }>(

@@ -192,19 +192,15 @@ export async function allocateNumbers(
   allocation: Allocation,
   now: number,
 ): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
-  const first = await allocateOnce(db, outbox, audit, orderId, allocation, now);
-  if (first.ok || first.reason !== "changed_meanwhile") return first;
-  return allocateOnce(db, outbox, audit, orderId, allocation, now);
+  for (let attempt = 1; ; attempt++) {
+    const allocated = await readAndAllocate(db, outbox, audit, orderId, allocation, now);
+    if (allocated.ok || allocated.reason !== "changed_meanwhile" || attempt === 2) return allocated;
+  }
 }
 
 /** One allocation: the order read and judged, then its batch. */
-async function allocateOnce(
-  db: Database,
-  outbox: Outbox,
-  audit: AuditContext,
-  orderId: string,
-  allocation: Allocation,
-  now: number,
+async function readAndAllocate(
+  ...[db, outbox, audit, orderId, allocation, now]: Parameters<typeof allocateNumbers>
 ): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
   const order = await findOrderById(db, orderId);
   const asked = "fromStock" in allocation ? allocation.fromStock : allocation.phoneNumbers.length;
