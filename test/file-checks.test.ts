@@ -332,9 +332,9 @@ describe("a PDF that acts rather than shows is 415 (issue 25): scripts, XFA form
       const packed = objectStream("5 0", "<< /JS (x) >>", `/Type /ObjStm /N 1 /First 0 ${filter}`);
       expect(judged(pdfOf(packed, "6 0 obj /FlateDecode endobj"), "a.pdf"), filter).toEqual(byReference);
     }
-    expect(
-      judged(pdfOf(objectStream("5 0", "<< >>", "/Type /ObjStm /Filter /FlateDecode /DecodeParms 7 0 R")), "a.pdf"),
-    ).toEqual(cannot("/FlateDecode with parameters"));
+    expect(judged(pdfOf(objectStream("5 0", "<< >>", "/Type /ObjStm /Filter /FlateDecode /DecodeParms 7 0 R")), "a.pdf")).toEqual(
+      cannot("/FlateDecode with parameters"),
+    );
     const bomb = pdfStream("5 0", "/Type /ObjStm /Filter /FlateDecode", deflateSync(new Uint8Array(17 * 1024 * 1024)));
     expect(judged(pdfOf(bomb), "a.pdf")).toEqual(
       broken(`The PDF's object streams inflate to more than ${16 * 1024 * 1024} bytes, too much to check for scripts`),
