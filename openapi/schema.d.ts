@@ -886,7 +886,7 @@ export interface paths {
         get?: never;
         /**
          * Make a pair orderable
-         * @description Idempotent: 201 when the pair is new, 200 when it was already orderable.
+         * @description Idempotent: 201 when the pair is new, 200 when it was already orderable. The country must be one ISO 3166-1 assigns (not XX or ZZ), as for the stock.
          */
         put: operations["addCatalogPair"];
         post?: never;
@@ -1000,7 +1000,7 @@ export interface paths {
         put?: never;
         /**
          * Allocate numbers to an order
-         * @description All or nothing: the numbers listed in phone_numbers, or from_stock oldest numbers of the stock of the order's country and type (never both). The order must be pending (it moves to processing) or processing; fulfilled_quantity grows and reaching quantity fulfils the order. More numbers than remain is a 400; a number already allocated anywhere, or stocked for another country or type, is a 409; more than the stock holds is a 409 insufficient_stock. A listed number that is in stock leaves it. One order.numbers_allocated event is sent per 1,000 numbers.
+         * @description All or nothing: the numbers listed in phone_numbers, or from_stock oldest numbers of the stock of the order's country and type (never both). The order must be pending (it moves to processing) or processing; fulfilled_quantity grows and reaching quantity fulfils the order. More numbers than remain is a 400; a number already allocated anywhere, or stocked for another country or type, is a 409; more than the stock holds is a 409 insufficient_stock. A listed number that is in stock leaves it. A pending order whose KYC profile its customer changes during the allocation is read again and allocated as it then stands; changed again, a 409 (nothing allocated). One order.numbers_allocated event is sent per 1,000 numbers.
          */
         post: operations["allocateNumbers"];
         delete?: never;
@@ -1128,7 +1128,7 @@ export interface paths {
         };
         /**
          * Download any account's document
-         * @description The file with its sniffed Content-Type, as an attachment, for compliance and admin only; every read is recorded in the audit log (kyc.document_viewed) before the bytes are sent.
+         * @description The file with its sniffed Content-Type, as an attachment, for compliance and admin only; every GET is recorded in the audit log (kyc.document_viewed) before the bytes are sent. A HEAD reads no bytes and records nothing.
          */
         get: operations["downloadAnyKycDocument"];
         put?: never;
@@ -1137,7 +1137,7 @@ export interface paths {
         options?: never;
         /**
          * Download any account's document: headers only
-         * @description The file with its sniffed Content-Type, as an attachment, for compliance and admin only; every read is recorded in the audit log (kyc.document_viewed) before the bytes are sent. HEAD answers as GET does, without the body.
+         * @description The file with its sniffed Content-Type, as an attachment, for compliance and admin only; every GET is recorded in the audit log (kyc.document_viewed) before the bytes are sent. A HEAD reads no bytes and records nothing. HEAD answers as GET does, without the body.
          */
         head: operations["headDownloadAnyKycDocument"];
         patch?: never;
@@ -1262,7 +1262,7 @@ export interface paths {
         put?: never;
         /**
          * Import numbers into the stock
-         * @description Numbers the operator holds for any country and type, before any order. Every row is checked first (an E.164 number, a country code ISO 3166-1 assigns, a number type as the catalog's: a lowercase identifier); valid rows are imported in one transaction, numbers in stock already, allocated, or repeated in the request are skipped (duplicates), and the report names each skipped and each refused row (at most 1,000 of each, with their counts), and the pairs of imported numbers that are not in the catalog (unlisted_pairs). The Location lists the numbers this import brought.
+         * @description Numbers the operator holds for any country and type, before any order. Every row is checked first (an E.164 number, a country code ISO 3166-1 assigns, a number type as the catalog's: a lowercase identifier); valid rows are imported in one transaction, numbers in stock already, allocated, or repeated in the request are skipped (duplicates), and the report names each skipped and each refused row (at most 1,000 of each, with their counts), and the pairs of imported numbers that are not in the catalog (unlisted_pairs, at most 1,000, with unlisted_pair_count). The Location lists the numbers this import brought.
          */
         post: operations["importStock"];
         delete?: never;
@@ -2799,7 +2799,7 @@ export interface components {
             /** @example 94105 */
             postal_code: string;
             /**
-             * @description ISO 3166-1 alpha-2 country code.
+             * @description An assigned ISO 3166-1 alpha-2 country code.
              * @example US
              */
             country: string;
@@ -2846,7 +2846,7 @@ export interface components {
             /** @example 94105 */
             postal_code?: string;
             /**
-             * @description ISO 3166-1 alpha-2 country code.
+             * @description An assigned ISO 3166-1 alpha-2 country code.
              * @example US
              */
             country?: string;
@@ -2977,7 +2977,7 @@ export interface components {
             /** @example 94105 */
             postal_code: string;
             /**
-             * @description ISO 3166-1 alpha-2 country code.
+             * @description An assigned ISO 3166-1 alpha-2 country code.
              * @example US
              */
             country: string;
@@ -3009,7 +3009,7 @@ export interface components {
             /** @example 94105 */
             postal_code?: string;
             /**
-             * @description ISO 3166-1 alpha-2 country code.
+             * @description An assigned ISO 3166-1 alpha-2 country code.
              * @example US
              */
             country?: string;
@@ -3442,10 +3442,16 @@ export interface components {
             invalid_count: number;
             /** @description The pairs of numbers this import brought that are not in the catalog, with how many of each (at most 1000, by country and type): no order can take them until the pair is added, and a pair such as US moblie is a typo seen at once. */
             unlisted_pairs: {
+                /**
+                 * @description An assigned ISO 3166-1 alpha-2 country code.
+                 * @example US
+                 */
                 country_code: string;
+                /** @example mobile */
                 number_type: string;
                 count: number;
             }[];
+            unlisted_pair_count: number;
         };
         StockPage: {
             data: components["schemas"]["StockNumber"][];
@@ -8575,7 +8581,7 @@ export interface operations {
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
             path: {
-                /** @description ISO 3166-1 alpha-2 country code. */
+                /** @description An assigned ISO 3166-1 alpha-2 country code. */
                 country_code: string;
                 number_type: string;
             };

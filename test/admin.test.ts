@@ -165,10 +165,10 @@ describe("catalog", () => {
   it("lists pairs by country_code, then number_type, both ascending, across pages", async () => {
     // Added out of order, so that neither the order they were added in nor number_type first would match.
     const added = [
-      { country_code: "ZZ", number_type: "mobile" },
-      { country_code: "AA", number_type: "toll_free" },
-      { country_code: "AA", number_type: "landline" },
-      { country_code: "ZZ", number_type: "landline" },
+      { country_code: "ZW", number_type: "mobile" },
+      { country_code: "AD", number_type: "toll_free" },
+      { country_code: "AD", number_type: "landline" },
+      { country_code: "ZW", number_type: "landline" },
       { country_code: "MM", number_type: "national" },
     ];
     for (const param of added) await json(await pair.$put({ param }), 201);
@@ -179,11 +179,11 @@ describe("catalog", () => {
     );
     expect(pages).toBeGreaterThan(1);
     expect(items.map(name).filter((listed) => names.has(listed))).toEqual([
-      "AA/landline",
-      "AA/toll_free",
+      "AD/landline",
+      "AD/toll_free",
       "MM/national",
-      "ZZ/landline",
-      "ZZ/mobile",
+      "ZW/landline",
+      "ZW/mobile",
     ]);
     for (const param of added) await json(await pair.$delete({ param }), 200);
   });
@@ -195,6 +195,37 @@ describe("catalog", () => {
       "validation_error",
     );
     expect(body.errors?.map((e) => `${e.location}:${e.pointer}`).sort()).toEqual(["path:country_code", "path:number_type"]);
+  });
+
+  it("takes only a country ISO 3166-1 assigns, as the stock does; a pair of another added before can still be removed", async () => {
+    const type = `u_${crypto.randomUUID().slice(0, 8)}`;
+    const catalogRows = () =>
+      env.DB.prepare("SELECT count(*) AS n FROM catalog WHERE number_type = ?").bind(type).first<{ n: number }>();
+    for (const country_code of ["XX", "ZZ", "AA", "QM"]) {
+      const body = await problem(await pair.$put({ param: { country_code, number_type: type } }), 400, "validation_error");
+      expect(body.errors, country_code).toEqual([
+        {
+          location: "path",
+          pointer: "country_code",
+          message: "must be a country code that ISO 3166-1 assigns, such as US or GB",
+        },
+      ]);
+    }
+    expect((await catalogRows())?.n).toBe(0);
+    const customer = await createCustomer();
+    const order = customer.account.orders.$post({
+      param: { customer_slug: customer.slug },
+      json: { number_type: type, country_code: "XX", quantity: 1 },
+    });
+    await problem(await order, 400, "not_orderable");
+    // A pair stored before the rule (as a database of then may hold one) is removed as any other.
+    await env.DB.prepare("INSERT INTO catalog (country_code, number_type, created_at) VALUES ('XX', ?, ?)")
+      .bind(type, Date.now())
+      .run();
+    expect(await json(await pair.$delete({ param: { country_code: "XX", number_type: type } }), 200)).toMatchObject({
+      orderable: false,
+    });
+    expect((await catalogRows())?.n).toBe(0);
   });
 
   it("decides what customers can order", async () => {

@@ -161,7 +161,7 @@ describe("the operator's changes", () => {
   });
 
   it("record the catalog, the users and their invitations without the link, and the staff", async () => {
-    const country = `Z${String.fromCharCode(65 + Math.floor(Math.random() * 26))}`;
+    const country = ["ZA", "ZM", "ZW"][Math.floor(Math.random() * 3)]!;
     const pair = { country_code: country, number_type: `audit${crypto.randomUUID().slice(0, 4)}` };
     await expectStatus(await admin.api.admin.catalog[":country_code"][":number_type"].$put({ param: pair }), 201);
     await expectStatus(await admin.api.admin.catalog[":country_code"][":number_type"].$put({ param: pair }), 200);
@@ -259,6 +259,35 @@ describe("the operator's changes", () => {
     }
   });
 
+  it("write none for a HEAD of a document's download, which answers the GET's headers without the file", async () => {
+    const member = await staffMember("compliance");
+    const verified = await submittedVerification("audit");
+    const file = pdf();
+    const document = await uploadedDocument(await uploadFile(verified.customer, verified.numberId, file, "bill.pdf"));
+    const views = async () =>
+      (await auditEvents({ target_type: "document", target_id: document.id, action: "kyc.document_viewed" })).length;
+    const shown = ["Content-Type", "Content-Length", "ETag", "Content-Disposition", "Cache-Control"];
+    let viewed = 0;
+    for (const path of [`/admin/kyc/documents/${document.id}/download`, `/ops/documents/${document.id}`]) {
+      const head = await call(path, { method: "HEAD", headers: member.headers });
+      expect(head.status, path).toBe(200);
+      expect((await head.arrayBuffer()).byteLength, path).toBe(0);
+      expect(await views(), `${path} HEAD`).toBe(viewed);
+      const get = await call(path, { headers: member.headers });
+      expect(new Uint8Array(await get.arrayBuffer()), path).toEqual(file);
+      expect(await views(), `${path} GET`).toBe(++viewed);
+      for (const name of shown) expect(head.headers.get(name), `${path} ${name}`).toBe(get.headers.get(name));
+      expect(head.headers.get("Content-Length"), path).toBe(String(file.length));
+      // A conditional HEAD answers the GET's 304, and records nothing either.
+      const unchanged = await call(path, {
+        method: "HEAD",
+        headers: { ...member.headers, "If-None-Match": get.headers.get("ETag")! },
+      });
+      expect(unchanged.status, path).toBe(304);
+      expect(await views(), `${path} conditional HEAD`).toBe(viewed);
+    }
+  });
+
   it("are never changed or deleted, whoever asks", async () => {
     const [event] = await auditEvents({ action: "customer.created" });
     const id = event!.id.replace(/^aud_/, "");
@@ -303,6 +332,37 @@ describe("the customers' administrative changes", () => {
       (e) => e.changes.name?.[1] === "from the portal",
     );
     expect(portalKey?.actor).toEqual({ type: "user", id: owner.user.user_id, email: owner.user.email });
+  });
+});
+
+describe("a change that changes nothing", () => {
+  it("writes no event: a user's or a webhook endpoint's PATCH resending its values as they were", async () => {
+    const customer = await createCustomer("audit");
+    const user = await json(
+      await admin.api.admin.customers[":slug"].users.$post({
+        param: { slug: customer.slug },
+        json: { email: `same.${crypto.randomUUID().slice(0, 8)}@example.com`, name: "Sam", role: "member" },
+      }),
+      201,
+    );
+    const resent = await admin.api.admin.users[":user_id"].$patch({
+      param: { user_id: user.user_id },
+      json: { name: "Sam", role: "member", status: "active" },
+    });
+    expect(await json(resent, 200)).toMatchObject({ name: "Sam", role: "member", status: "active" });
+    expect(await auditEvents({ target_type: "user", target_id: user.user_id, action: "user.updated" })).toEqual([]);
+
+    const endpoint = await createWebhookEndpoint(customer, { url: "https://hooks.test/same", description: "as is" });
+    const param = { customer_slug: customer.slug, endpoint_id: endpoint.id };
+    const endpoints = customer.account["webhook-endpoints"][":endpoint_id"];
+    const same = { url: endpoint.url, description: "as is", status: endpoint.status };
+    await json(await endpoints.$patch({ param, json: same }), 200);
+    const updated = () =>
+      auditEvents({ target_type: "webhook_endpoint", target_id: endpoint.id, action: "webhook_endpoint.updated" });
+    expect(await updated()).toEqual([]);
+    // One field changed among those resent: the event names it alone.
+    await json(await endpoints.$patch({ param, json: { ...same, description: "changed" } }), 200);
+    expect((await updated()).map((e) => e.changes)).toEqual([{ description: ["as is", "changed"] }]);
   });
 });
 

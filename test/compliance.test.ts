@@ -4,14 +4,18 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sendExpiryNotices } from "../src/compliance/expiry.ts";
+import { verificationFieldsOf } from "../src/compliance/types.ts";
 import { createDatabase } from "../src/db/client.ts";
+import { KYC_TYPES } from "../src/db/schema.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
+import { callOverFaults, FaultPlan } from "./faulty-storage.ts";
 import { pdf, uploadedDocument, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   bodyOf,
   callJson,
   createCustomer,
+  createWebhookEndpoint,
   INDIVIDUAL_ADDRESS,
   makeOrderable,
   problem,
@@ -45,6 +49,24 @@ async function attach(customer: TestCustomer, profileId: string, body: unknown, 
     await customer.callJson("POST", profilesPath(customer, `/${profileId}/numbers`), body),
     status,
   );
+}
+
+/** A pending order of two US mobile numbers that names the profile. */
+async function usMobileOrder(customer: TestCustomer, profile: Wire): Promise<Wire & { order_id: string }> {
+  const path = `/api/customers/${customer.slug}/orders`;
+  const body = { country_code: "US", number_type: "mobile", quantity: 2, kyc_profile_id: profile.id };
+  return bodyOf<Wire & { order_id: string }>(await customer.callJson("POST", path, body), 201);
+}
+
+/** The webhook deliveries of the order's order.processing events. */
+async function processingDeliveries(orderId: string): Promise<number> {
+  const row = await env.DB.prepare(
+    `SELECT count(*) AS n FROM webhook_deliveries JOIN events ON events.id = webhook_deliveries.event_id
+     WHERE events.type = 'order.processing' AND json_extract(events.data, '$.order_id') = ?`,
+  )
+    .bind(orderId)
+    .first<{ n: number }>();
+  return row!.n;
 }
 
 async function eventsOf(customer: TestCustomer, type: string): Promise<Wire[]> {
@@ -213,19 +235,64 @@ describe("profiles", () => {
     expect(notOurs.errors?.[0]?.pointer).toBe("/kyc_profile_id");
   });
 
+  it("allocates to the order as it stands when its profile changes between the allocation's read and its batch", async () => {
+    const customer = await createCustomer("prof");
+    await createWebhookEndpoint(customer);
+    await makeOrderable("US", "mobile");
+    const [first, second] = [await createProfile(customer, "First"), await createProfile(customer, "Second")];
+    const orderNaming = (profile: Wire) => usMobileOrder(customer, profile);
+    const rename = (orderId: string, profile: Wire) => async () => {
+      const path = `/api/customers/${customer.slug}/orders/${orderId}`;
+      await bodyOf(await customer.callJson("PUT", path, { kyc_profile_id: profile.id }));
+    };
+    const allocation = () => JSON.stringify({ phone_numbers: [`+1415${Math.floor(1e6 + Math.random() * 8e6)}`] });
+    const allocating = { method: "POST", headers: { ...ADMIN, "Content-Type": "application/json" } };
+    const processing = async (orderId: string) =>
+      (await eventsOf(customer, "order.processing")).filter((e) => (e.data as Wire).order_id === orderId);
+
+    // Changed once, before the first batch: the allocation reads the order again and attaches to the profile it names.
+    const once = await orderNaming(first);
+    let changes = 0;
+    const changedOnce = FaultPlan.interleaving(/insert numbers/, async () => {
+      if (changes++ === 0) await rename(once.order_id, second)();
+    });
+    const { response } = await callOverFaults(changedOnce, `/admin/orders/${once.order_id}/numbers`, {
+      ...allocating,
+      body: allocation(),
+    });
+    const allocated = await bodyOf<{ order: Wire; numbers: Wire[] }>(response, 201);
+    expect(allocated.numbers.map((n) => n.kyc_profile_id)).toEqual([second.id]);
+    expect(allocated.order).toMatchObject({ status: "processing", kyc_profile_id: second.id });
+    expect(await processing(once.order_id)).toHaveLength(1);
+    expect(await processingDeliveries(once.order_id)).toBe(1);
+
+    // Changed before each batch: nothing allocated, the order still pending, and no event (nor its deliveries) written.
+    const twice = await orderNaming(first);
+    let named = first;
+    const changedEachTime = FaultPlan.interleaving(/insert numbers/, async () => {
+      named = named === first ? second : first;
+      await rename(twice.order_id, named)();
+    });
+    const refused = await callOverFaults(changedEachTime, `/admin/orders/${twice.order_id}/numbers`, {
+      ...allocating,
+      body: allocation(),
+    });
+    const body = await bodyOf<{ code: string; detail: string }>(refused.response, 409);
+    expect(body).toMatchObject({
+      code: "conflict",
+      detail: "The order's KYC profile changed twice while its numbers were being allocated; nothing was allocated: try again",
+    });
+    const order = await bodyOf<Wire>(await customer.call(`/api/customers/${customer.slug}/orders/${twice.order_id}`));
+    expect(order).toMatchObject({ status: "pending", fulfilled_quantity: 0 });
+    expect(await processing(twice.order_id)).toEqual([]);
+    expect(await processingDeliveries(twice.order_id)).toBe(0);
+  });
+
   it("attaches an order's numbers in the allocation's batch, with one numbers_attached event", async () => {
     const customer = await createCustomer("prof");
     await makeOrderable("US", "mobile");
     const profile = await createProfile(customer);
-    const order = await bodyOf<Wire>(
-      await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
-        country_code: "US",
-        number_type: "mobile",
-        quantity: 2,
-        kyc_profile_id: profile.id,
-      }),
-      201,
-    );
+    const order = await usMobileOrder(customer, profile);
     expect(order.kyc_profile_id).toBe(profile.id);
     const phones = [`+1415${Math.floor(1e6 + Math.random() * 8e6)}`, `+1415${Math.floor(1e6 + Math.random() * 8e6)}`];
     const allocated = await bodyOf<{ numbers: Wire[] }>(
@@ -308,50 +375,50 @@ describe("rejection reasons and the way back", () => {
     expect(profileEvents).toHaveLength(1);
   });
 
-  it("refuses a reason naming a business's field on a person's verification, profile or number, and takes it on a business's", async () => {
+  it("takes a reason naming any field a verification of its type holds: a person's tax id, company and contact too", async () => {
     const customer = await createCustomer("reasons");
-    const onlyBusiness = (field: string) => ({
+    const naming = (field: string) => ({
       status: "rejected",
-      rejection_reason: "The company cannot be found",
+      rejection_reason: "Please check these details",
       reasons: [
         { code: "field_invalid", field: "postal_code" },
-        { code: "company_unverifiable", field },
+        { code: "field_invalid", field },
       ],
     });
-    const refusal = (response: Response) => problem(response, 400, "validation_error");
-    const person = await createProfile(customer);
-    await bodyOf<Wire>(await review(person.id, { status: "under_review" }));
-    for (const field of ["company_name", "tax_id", "contact_person"]) {
-      expect((await refusal(await review(person.id, onlyBusiness(field)))).errors).toEqual([
-        { location: "body", pointer: "/reasons/1/field", message: "is not a field of a verification of a person" },
-      ]);
+    // A person's verification holds what its submission took: every field of the list for its type.
+    const every = { tax_id: "DE123456789", company_name: "Ada's Trading", contact_person: "Ada Lovelace" };
+    for (const type of KYC_TYPES) {
+      const fields = verificationFieldsOf(type).filter((field) => field !== "verification_type");
+      for (const field of fields) {
+        const profile = await bodyOf<Wire>(
+          await customer.callJson("POST", profilesPath(customer), {
+            name: `${type} ${field}`,
+            ...INDIVIDUAL_ADDRESS,
+            ...every,
+            verification_type: type,
+          }),
+          201,
+        );
+        await bodyOf<Wire>(await review(profile.id, { status: "under_review" }));
+        const rejected = await bodyOf<Wire>(await review(profile.id, naming(field)), 200);
+        expect(rejected, `${type}: ${field}`).toMatchObject({ status: "rejected", rejection_reasons: naming(field).reasons });
+      }
     }
-    expect(await bodyOf<Wire>(await customer.call(profilesPath(customer, `/${person.id}`)))).toMatchObject({
-      status: "under_review",
-      rejection_reasons: [],
-    });
     // A number's own verification: the same rule.
     const [number] = await allocateNumbers(customer, 1);
     const kyc = await bodyOf<Wire>(
-      await customer.callJson("POST", `/v1/numbers/${number!.number_id}/KYC/address`, INDIVIDUAL_ADDRESS),
+      await customer.callJson("POST", `/v1/numbers/${number!.number_id}/KYC/address`, { ...INDIVIDUAL_ADDRESS, ...every }),
       201,
     );
+    expect(kyc).toMatchObject({ type: "individual", ...every });
     const reviewNumber = (body: unknown) => callJson("POST", `/admin/kyc/${kyc.id}/review`, body, ADMIN);
     await bodyOf<Wire>(await reviewNumber({ status: "under_review" }));
-    expect((await refusal(await reviewNumber(onlyBusiness("tax_id")))).errors?.[0]?.pointer).toBe("/reasons/1/field");
-    // A business's verification has those fields.
-    const business = await bodyOf<Wire>(
-      await customer.callJson("POST", profilesPath(customer), {
-        name: "Acme",
-        ...INDIVIDUAL_ADDRESS,
-        verification_type: "business",
-        company_name: "Acme Ltd",
-      }),
-      201,
-    );
-    await bodyOf<Wire>(await review(business.id, { status: "under_review" }));
-    const rejected = await bodyOf<Wire>(await review(business.id, onlyBusiness("company_name")));
-    expect(rejected).toMatchObject({ status: "rejected", rejection_reasons: onlyBusiness("company_name").reasons });
+    expect(await bodyOf<Wire>(await reviewNumber(naming("tax_id")))).toMatchObject({ status: "rejected" });
+    // A field no verification has is refused, naming the reason's field.
+    const other = await createProfile(customer);
+    await bodyOf<Wire>(await review(other.id, { status: "under_review" }));
+    const refused = await problem(await review(other.id, naming("name")), 400, "validation_error");
+    expect(refused.errors?.[0]?.pointer).toBe("/reasons/1/field");
   });
 
   it("keeps every document pending review when the reasons name only fields", async () => {

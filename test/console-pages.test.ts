@@ -8,6 +8,7 @@
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
+import { verificationFieldsOf } from "../src/compliance/types.ts";
 import { createDatabase } from "../src/db/client.ts";
 import { pageWindow } from "../src/db/paging.ts";
 import type { StaffRole } from "../src/db/schema.ts";
@@ -220,6 +221,32 @@ describe("the review page", () => {
     expect(seen).toContain("Reviews are for the Compliance and Admin roles: yours, Viewer, reads this verification only.");
   });
 
+  it("rejects a person's verification with a reason about any field a person holds, shown beside it", async () => {
+    const customer = await createCustomer("fields");
+    const person = await profileUnderReview(customer, false);
+    const compliance = await inConsole("compliance");
+    const path = `/ops/reviews/profiles/${person.id}`;
+    const form = await pageText(await compliance.get(path), 200);
+    for (const field of verificationFieldsOf("individual")) expect(form).toContain(`name="field_code_${field}"`);
+    const rejected = await compliance.post(`${path}/review`, {
+      status: "rejected",
+      rejection_reason: "Check your tax id",
+      field_code_tax_id: "field_invalid",
+      field_note_tax_id: "Not a valid number",
+    });
+    expect(rejected.status).toBe(303);
+    expect(rejected.headers.get("Location")).toBe(`${path}?done=rejected`);
+    const profile = await bodyOf<{ status: string; rejection_reasons: unknown[] }>(
+      await customer.call(`/api/customers/${customer.slug}/kyc-profiles/${person.id}`),
+    );
+    expect(profile).toMatchObject({
+      status: "rejected",
+      rejection_reasons: [{ code: "field_invalid", field: "tax_id", note: "Not a valid number" }],
+    });
+    const page = await pageText(await compliance.get(path), 200);
+    expect(page).toContain('aria-label="Reasons about Tax ID"');
+  });
+
   it("asks before approving a verification without documents; with documents it approves at once", async () => {
     const customer = await createCustomer("bare");
     const bare = await profileUnderReview(customer, false);
@@ -350,6 +377,22 @@ describe("the requirements form", () => {
     const read = await pageText(await viewer.get(path), 200);
     expect(read).not.toContain('name="verification_types"');
     expect(read).toContain("The company&#39;s registration");
+  });
+});
+
+describe("the catalog's form", () => {
+  it("refuses a country ISO 3166-1 does not assign beside the field, adding nothing", async () => {
+    const admin = await inConsole("admin");
+    const type = `u_${crypto.randomUUID().slice(0, 8)}`;
+    const refused = await pageText(await admin.post("/ops/catalog/pairs", { country_code: "xx", number_type: type }), 400);
+    expect(refused).toContain('id="country_code-error">');
+    expect(refused).toContain("must be a country code that ISO 3166-1 assigns, such as US or GB");
+    expect(await auditOf(admin.member.email)).toEqual([]);
+    const added = await admin.post("/ops/catalog/pairs", { country_code: "se", number_type: type });
+    expect(added.status).toBe(303);
+    expect((await auditOf(admin.member.email)).map((e) => [e.action, e.target.id])).toEqual([
+      ["catalog.pair_added", `SE/${type}`],
+    ]);
   });
 });
 

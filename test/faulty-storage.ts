@@ -19,6 +19,7 @@ export class FaultPlan {
   readonly steps: string[] = [];
   private readonly failing: ReadonlySet<number>;
   private answersLost = false;
+  private interleaved: { before: RegExp; action: () => Promise<void> } | undefined;
 
   /** Fails these steps before they reach storage. */
   constructor(...failing: number[]) {
@@ -32,9 +33,20 @@ export class FaultPlan {
     return plan;
   }
 
+  /**
+   * Fails nothing, and runs `action` before each step whose name `before` matches: another request arriving between a
+   * write's read and its batch.
+   */
+  static interleaving(before: RegExp, action: () => Promise<void>): FaultPlan {
+    const plan = new FaultPlan();
+    plan.interleaved = { before, action };
+    return plan;
+  }
+
   /** Records a step, then fails it if it is one to fail (as a rejected promise, as storage fails). */
   async take<T>(step: string, run: () => Promise<T>): Promise<T> {
     const at = this.steps.push(step);
+    if (this.interleaved?.before.test(step)) await this.interleaved.action();
     if (!this.failing.has(at)) return run();
     if (this.answersLost) await run();
     throw new InjectedFault(`injected fault at step ${at}${this.answersLost ? " (after it ran)" : ""}: ${step}`);

@@ -232,7 +232,7 @@ describe("a truncated or malformed structure is 415", () => {
   });
 });
 
-describe("a PDF that acts rather than shows is 415 (issue 25): scripts, launch actions, embedded files", () => {
+describe("a PDF that acts rather than shows is 415 (issue 25): scripts, XFA forms, launch actions, embedded files", () => {
   const acts = (what: string, name: string, where = "") =>
     broken(
       `The PDF contains ${what} (the name /${name}${where}); documents that run scripts, start programs or carry files ` +
@@ -277,6 +277,21 @@ describe("a PDF that acts rather than shows is 415 (issue 25): scripts, launch a
     );
   });
 
+  it("finds an object whatever comes between its number and its obj keyword: a comment, no space, a sign or a point", () => {
+    // pdf.js's lexer skips a comment between tokens and ends a number at any other byte, and takes +3 and 3.0 for 3.
+    const script = "<< /S /JavaScript /JS (app.alert(1)) >> endobj";
+    for (const header of ["3 0%c\nobj", "3%c\r0 % more\n obj", "3 0obj", "+3 0 obj", "3.0 0 obj"]) {
+      expect(judged(pdfOf(`${header} ${script}`), "a.pdf"), header).toEqual(acts("JavaScript", "JavaScript"));
+    }
+  });
+
+  it("refuses an XFA form, whose XML carries scripts readers run", () => {
+    expect(judged(pdfOf("2 0 obj << /Fields [] /XFA 3 0 R >> endobj"), "a.pdf")).toEqual(acts("an XFA form", "XFA"));
+    expect(judged(pdfOf(objectStream("5 0", "<< /Fields [] /X#46A [(template) 6 0 R] >>")), "a.pdf")).toEqual(
+      acts("an XFA form", "XFA", " in a compressed object stream"),
+    );
+  });
+
   it("reads the objects packed in object streams: compressed, far into the stream, without /Type, or stored as they are", () => {
     const inStream = acts("JavaScript", "JS", " in a compressed object stream");
     expect(judged(pdfOf(objectStream("5 0", "<< /S /JavaScript#20 /J#53 (x) >>")), "a.pdf")).toEqual(inStream);
@@ -308,6 +323,18 @@ describe("a PDF that acts rather than shows is 415 (issue 25): scripts, launch a
           "print the document to a new PDF, or scan it",
       ),
     );
+    // The filter named by another object ("6 0 obj /FlateDecode endobj"): the bytes would be judged still compressed.
+    const byReference = broken(
+      "The PDF packs objects in a stream whose filter is given by reference to another object, which cannot be checked " +
+        "for scripts; print the document to a new PDF, or scan it",
+    );
+    for (const filter of ["/Filter 6 0 R", "/Filter [6 0 R]", "/Filter [/FlateDecode 6 0 R]", "/F 6 0 R", "/Filter %c\n6 0 R"]) {
+      const packed = objectStream("5 0", "<< /JS (x) >>", `/Type /ObjStm /N 1 /First 0 ${filter}`);
+      expect(judged(pdfOf(packed, "6 0 obj /FlateDecode endobj"), "a.pdf"), filter).toEqual(byReference);
+    }
+    expect(judged(pdfOf(objectStream("5 0", "<< >>", "/Type /ObjStm /Filter /FlateDecode /DecodeParms 7 0 R")), "a.pdf")).toEqual(
+      cannot("/FlateDecode with parameters"),
+    );
     const bomb = pdfStream("5 0", "/Type /ObjStm /Filter /FlateDecode", deflateSync(new Uint8Array(17 * 1024 * 1024)));
     expect(judged(pdfOf(bomb), "a.pdf")).toEqual(
       broken(`The PDF's object streams inflate to more than ${16 * 1024 * 1024} bytes, too much to check for scripts`),
@@ -328,6 +355,10 @@ describe("a PDF that acts rather than shows is 415 (issue 25): scripts, launch a
     const image = concat(new Uint8Array([0xff, 0xd8]), ascii("/JS /EF /Launch"), new Uint8Array([0xff, 0xd9]));
     expect(judged(pdfOf(pdfStream("3 0", "/Type /XObject /Subtype /Image /Filter /DCTDecode", image)), "a.pdf")).toEqual(PDF);
     expect(judged(pdfOf(objectStream("5 0", "<< /Type /Page /Parent 2 0 R >> << /Title (a) >>")), "a.pdf")).toEqual(PDF);
+    // References beside a filter named in place: the length, the stream it extends.
+    const dictionary = "/Type /ObjStm /N 1 /First 0 /Filter /FlateDecode /Extends 7 0 R /Length 8 0 R";
+    expect(judged(pdfOf(objectStream("5 0", "<< /Type /Page >>", dictionary)), "a.pdf")).toEqual(PDF);
+    expect(judged(pdfOf("2 0 obj << /Title (the obj in a title) /Author (obj) >> endobj"), "a.pdf")).toEqual(PDF);
   });
 });
 

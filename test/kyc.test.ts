@@ -172,6 +172,21 @@ describe("submit address", () => {
     ]);
   });
 
+  it("takes as the address's country only one ISO 3166-1 assigns, on submission and amendment", async () => {
+    const { customer, numberId } = await customerWithNumber();
+    const path = `${kycPath(numberId)}/address`;
+    const unassigned = [
+      { location: "body", pointer: "/country", message: "must be a country code that ISO 3166-1 assigns, such as US or GB" },
+    ];
+    for (const country of ["XX", "ZZ", "AA"]) {
+      const body = await problem(await customer.callJson("POST", path, { ...individual, country }), 400, "validation_error");
+      expect(body.errors, country).toEqual(unassigned);
+    }
+    await json(await submitAddress(customer, `num_${numberId}`, { ...individual, country: "DE" }), 201);
+    const amended = await problem(await customer.callJson("PATCH", path, { country: "XX" }), 400, "validation_error");
+    expect(amended.errors).toEqual(unassigned);
+  });
+
   it("answers a second submission with 409 kyc_exists", async () => {
     const { customer, numberId } = await submitted();
     await problem(await submitAddress(customer, `num_${numberId}`, individual), 409, "kyc_exists");

@@ -315,7 +315,10 @@ function command(description: string, run: (model: Model, real: Real) => Promise
 
 // ---- Attach and detach ----
 
-/** Which numbers a request names: some of the run's (bare or prefixed, the first maybe twice, maybe an unknown one), or the order. */
+/**
+ * Which numbers a request names: some of the run's (bare or prefixed, the first maybe twice, maybe an unknown one), or
+ * the order.
+ */
 type Selection = { kind: "order" } | { kind: "ids"; picks: number[]; prefixed: boolean; repeat: boolean; unknown: boolean };
 const selection: fc.Arbitrary<Selection> = fc.oneof(
   {
@@ -474,7 +477,10 @@ function reviewTarget(v: ModelVerification | undefined, move: Move): ReviewTarge
   return move.reject ? "rejected" : "under_review";
 }
 
-/** The reasons a rejection gives: naming a document of the verification (a field when it has none), a field, or a document of none. */
+/**
+ * The reasons a rejection gives: naming a document of the verification (a field when it has none), a field, or a
+ * document of none.
+ */
 function reasonsFor(v: ModelVerification | undefined, kind: ReasonsKind, pick: number): Reason[] {
   const field: Reason = { code: "field_invalid", field: "postal_code" };
   const document = (): Reason => {

@@ -42,6 +42,7 @@ interface Report {
   invalid: { index: number; errors: { field: string; message: string }[] }[];
   invalid_count: number;
   unlisted_pairs: { country_code: string; number_type: string; count: number }[];
+  unlisted_pair_count: number;
 }
 
 async function report(answer: Response): Promise<Report> {
@@ -241,7 +242,22 @@ describe("an import", () => {
     const allListed = await report(
       await importJson([{ phone_number: uniquePhoneNumber(), country_code: "US", number_type: listed }]),
     );
-    expect(allListed.unlisted_pairs).toEqual([]);
+    expect(allListed).toMatchObject({ unlisted_pairs: [], unlisted_pair_count: 0 });
+    expect(fromJson.unlisted_pair_count).toBe(2);
+  });
+
+  it("names at most 1,000 unlisted pairs, and counts them all beside the list", async () => {
+    const prefix = freshType();
+    const phones = phoneNumbers(1003);
+    const rows = phones.map((phone_number, i) => ({
+      phone_number,
+      country_code: "SE",
+      number_type: `${prefix}_${String(i).padStart(4, "0")}`,
+    }));
+    const answer = await report(await importJson(rows));
+    expect(answer).toMatchObject({ imported: 1003, unlisted_pair_count: 1003 });
+    expect(answer.unlisted_pairs).toHaveLength(1000);
+    expect(answer.unlisted_pairs[999]).toEqual({ country_code: "SE", number_type: `${prefix}_0999`, count: 1 });
   });
 
   it("takes a CSV ending in blank lines, LF or CRLF, and numbers its rows from the first after the header", async () => {

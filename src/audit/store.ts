@@ -62,7 +62,11 @@ export interface AuditEntry {
   target: { type: AuditTargetType; id: AuditValue };
   /** The account the change is about; null for one that is nobody's (a staff member, the stock, the catalog). */
   customerId: AuditValue;
-  /** Each changed field with its value before and after; never a secret. */
+  /**
+   * Each field the change sets, with its value before and after; never a secret. Given, the event is written only when
+   * one of them differs (a PATCH resending the values as they were records nothing); left out, the event records an
+   * act that changes no field (a document viewed, a pair added).
+   */
   changes?: Record<string, readonly [before: AuditValue, after: AuditValue]>;
 }
 
@@ -107,6 +111,15 @@ function changesObject(changes: AuditEntry["changes"]): SQL {
   return pairs.length === 0 ? sql`'{}'` : sql`json_patch('{}', json_object(${sql.join(pairs, sql`, `)}))`;
 }
 
+/** Whether any of the changes changes its field (decided here when both values are constants, else in SQL). */
+function anyChanged(changes: NonNullable<AuditEntry["changes"]>): SQL {
+  const differing = Object.values(changes).flatMap(([before, after]) => {
+    if (isConstant(before) && isConstant(after)) return before === after ? [] : [sql`1`];
+    return [sql`${before} IS NOT ${after}`];
+  });
+  return differing.length === 0 ? sql`0` : sql`(${sql.join(differing, sql` OR `)})`;
+}
+
 /** The statement that records one change's audit event, for the change's own batch. */
 export function auditStatement(
   db: Database,
@@ -130,7 +143,7 @@ export function auditStatement(
         }),
       )
       .from(source.from)
-      .where(source.where),
+      .where(entry.changes ? and(source.where, anyChanged(entry.changes)) : source.where),
   );
 }
 

@@ -13,6 +13,7 @@ import {
   catalogPageSchema,
   catalogPairParams,
   catalogPairSchema,
+  newCatalogPairParams,
   removedCatalogPairSchema,
   requirementsBody,
   toCatalogEntry,
@@ -48,8 +49,10 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       method: "put",
       path: "/catalog/{country_code}/{number_type}",
       summary: "Make a pair orderable",
-      description: "Idempotent: 201 when the pair is new, 200 when it was already orderable.",
-      request: { params: catalogPairParams },
+      description:
+        "Idempotent: 201 when the pair is new, 200 when it was already orderable. The country must be one ISO 3166-1 " +
+        "assigns (not XX or ZZ), as for the stock.",
+      request: { params: newCatalogPairParams },
       responses: {
         200: jsonResponse(catalogPairSchema, "The pair was already orderable."),
         201: {

@@ -25,7 +25,10 @@ export async function setRequirements(work: Work, pair: CatalogPair, requirement
   return written.ok ? done(written.value) : refused(notFound("Catalog pair"));
 }
 
-/** Numbers of the pair need no verification any more; removing none changes nothing. Refused with not_found when not orderable. */
+/**
+ * Numbers of the pair need no verification any more; removing none changes nothing. Refused with not_found when not
+ * orderable.
+ */
 export async function removeRequirements(work: Work, pair: CatalogPair): Promise<Result<CatalogRow>> {
   const written = await writeRequirements(work.db, work, pair, null, work.now);
   return written.ok ? done(written.value) : refused(notFound("Catalog pair"));

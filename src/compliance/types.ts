@@ -84,7 +84,7 @@ export const REJECTION_CODES = [
 ] as const;
 type RejectionCode = (typeof REJECTION_CODES)[number];
 
-/** The fields of a verification a rejection reason may name. */
+/** The fields of a verification: its type, and the fields its submission takes (src/kyc/schemas.ts shares these). */
 export const VERIFICATION_FIELDS = [
   "verification_type",
   "address_line_1",
@@ -101,12 +101,25 @@ export const VERIFICATION_FIELDS = [
 ] as const;
 export type VerificationField = (typeof VERIFICATION_FIELDS)[number];
 
-/** The fields only a business's verification has (the spec's "for business verification"). */
-const BUSINESS_FIELDS: readonly VerificationField[] = ["company_name", "tax_id", "contact_person"];
+/**
+ * The fields a verification of each type can hold, as its submission takes them: either type may give every field (a
+ * business must give its company name, src/kyc/schemas.ts). A rejection's reasons may name these, a pair's
+ * requirements require those of them it may (REQUIREMENT_FIELDS), and the console's review form and details list them.
+ */
+const FIELDS_BY_TYPE: Record<KycType, readonly VerificationField[]> = {
+  individual: VERIFICATION_FIELDS,
+  business: VERIFICATION_FIELDS,
+};
 
-/** The fields a verification of this type has, which its rejection's reasons may name. */
+/** The fields a verification of this type can hold, which its rejection's reasons may name. */
 export function verificationFieldsOf(type: KycType): readonly VerificationField[] {
-  return type === "business" ? VERIFICATION_FIELDS : VERIFICATION_FIELDS.filter((field) => !BUSINESS_FIELDS.includes(field));
+  return FIELDS_BY_TYPE[type];
+}
+
+/** The fields a pair may require of a verification of this type (beyond the always-required address). */
+export function requirementFieldsOf(type: KycType): readonly RequirementField[] {
+  const held = FIELDS_BY_TYPE[type];
+  return REQUIREMENT_FIELDS.filter((field) => held.includes(field));
 }
 
 /** One reason of a rejection, as stored and shown: `document_id` prefixed (`doc_…`). */

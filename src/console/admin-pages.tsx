@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { auditNames } from "../audit/names.ts";
 import { operatorAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";
 import { listAuditEvents } from "../audit/store.ts";
-import { catalogPairParams, requirementsBody, toRequirements } from "../catalog/schemas.ts";
+import { catalogPairParams, newCatalogPairParams, requirementsBody, toRequirements } from "../catalog/schemas.ts";
 import { findCatalogPair, listCatalog } from "../catalog/store.ts";
 import { makeOrderable, removeRequirements, setRequirements, stopOrdering } from "../catalog/use-cases.ts";
 import type { Requirements } from "../compliance/types.ts";
@@ -114,15 +114,13 @@ const IMPORT_REPORT = "vn_once_stock_import";
  * An import's report as the page after the redirect shows it: the counts, and of each list its first items, as many
  * as the cookie holds (the counts say how many there were).
  */
-interface ShownImport extends ImportReport {
-  unlistedPairCount: number;
-}
+type ShownImport = ImportReport;
 
 /** The most items of each list an import's report shows after the redirect, if the cookie holds them. */
 const SHOWN_ITEMS = 20;
 
 function shownImport(report: ImportReport): ShownImport {
-  return { ...firstItems(report, SHOWN_ITEMS), unlistedPairCount: report.unlistedPairs.length };
+  return firstItems(report, SHOWN_ITEMS);
 }
 
 /** The report with at most `items` of each list. */
@@ -571,7 +569,7 @@ const catalogRoutes = createRouter<ConsoleEnv>()
   .get("/catalog", (c) => catalogPage(c))
   .post("/catalog/pairs", changeGuard("addCatalogPair"), async (c) => {
     const values = withCountryCodesUppercased((await readForm(c)).fields, ["country_code"]);
-    const parsed = catalogPairParams.safeParse({
+    const parsed = newCatalogPairParams.safeParse({
       country_code: values.country_code ?? "",
       number_type: (values.number_type ?? "").trim(),
     });

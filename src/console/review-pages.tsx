@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { findCatalogPair, listOrderablePairs } from "../catalog/store.ts";
 import { evaluate } from "../compliance/evaluation.ts";
-import { REJECTION_CODES, type Requirements, VERIFICATION_FIELDS } from "../compliance/types.ts";
+import { REJECTION_CODES, type Requirements, VERIFICATION_FIELDS, verificationFieldsOf } from "../compliance/types.ts";
 import { pageWindow } from "../db/paging.ts";
 import { type DocumentRow, KYC_STATUSES, type KycRow } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -18,7 +18,7 @@ import { prefixedIdParam } from "../http/fields.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { downloadResponse } from "../kyc/download.ts";
+import { staffDownload } from "../kyc/download.ts";
 import {
   AWAITING_STATUSES,
   findQueuedVerification,
@@ -34,7 +34,6 @@ import {
   reviewMovesFrom,
   type SubjectKind,
   uploadRefusal,
-  viewDocument,
 } from "../kyc/store.ts";
 import { reviewKyc } from "../kyc/use-cases.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
@@ -411,6 +410,7 @@ function ReviewForms({ reviewed, token, form, now }: { reviewed: Reviewed; token
 /** The rejection: a reason the customer reads, and a reason per document and field. */
 function RejectForm({ reviewed, token, form }: { reviewed: Reviewed; token: string; form: FormState }) {
   const action = `${hrefOf(reviewed.kind, reviewed.kyc.id)}/review`;
+  const fields = verificationFieldsOf(reviewed.kyc.type);
   return (
     <form method="post" action={action} class="stack card" novalidate>
       <h2>Reject</h2>
@@ -426,10 +426,10 @@ function RejectForm({ reviewed, token, form }: { reviewed: Reviewed; token: stri
       {reviewed.documents.map((doc) => (
         <ReasonInputs codeName={documentCode(doc.id)} noteName={documentNote(doc.id)} about={doc.filename} form={form} />
       ))}
-      <details open={VERIFICATION_FIELDS.some((field) => form.values[fieldCode(field)] || form.errors[fieldCode(field)])}>
+      <details open={fields.some((field) => form.values[fieldCode(field)] || form.errors[fieldCode(field)])}>
         <summary>Reasons about the fields</summary>
         <div class="stack">
-          {VERIFICATION_FIELDS.map((field) => (
+          {fields.map((field) => (
             <ReasonInputs codeName={fieldCode(field)} noteName={fieldNote(field)} about={capitalised(field)} form={form} />
           ))}
         </div>
@@ -608,6 +608,7 @@ function postedReview(fields: Record<string, string>): PostedReview {
     const id = name.slice("document_code_".length);
     add(name, documentNote(id), { document_id: withPrefix("doc", id) });
   }
+  // Every field's inputs are read, whatever the type: one the verification cannot hold is the use case's to refuse.
   for (const field of VERIFICATION_FIELDS) add(fieldCode(field), fieldNote(field), { field });
   return {
     body: { status, rejection_reason: optional(fields.rejection_reason), reasons: reasons.length > 0 ? reasons : undefined },
@@ -744,12 +745,10 @@ export const reviewPages = createRouter<ConsoleEnv>()
   .get("/documents/:document_id", changeGuard("downloadAnyKycDocument"), async (c) => {
     const id = documentIdParam.safeParse(c.req.param("document_id"));
     if (!id.success) throw notFound("Document");
-    const work = workOf(c);
-    // Recorded (kyc.document_viewed) before the bytes are read.
-    const row = await viewDocument(work.db, work, id.data, work.now);
-    if (!row) throw notFound("Document");
-    const answer = await downloadResponse(c.env.DOCUMENTS, row, c.req.header("If-None-Match"));
-    if (!answer) throw notFound("Document");
+    // A GET is recorded (kyc.document_viewed) before the bytes are read; a HEAD is not.
+    const download = await staffDownload(workOf(c), id.data, c.req.raw);
+    if (!download) throw notFound("Document");
+    const { row, answer } = download;
     // Shown in the browser rather than saved, never cached, never sniffed; an image can run nothing.
     const headers = new Headers(answer.headers);
     headers.set("Content-Disposition", contentDisposition(row.filename).replace(/^attachment/, "inline"));

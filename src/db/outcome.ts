@@ -21,6 +21,8 @@ interface Reasons {
   in_use: { detail: string };
   /** The thing's current state does not allow the change. */
   wrong_state: { state: string };
+  /** The thing changed between the read that judged the request and the write (a pending order's profile). */
+  changed_meanwhile: Record<never, never>;
   /** The thing already holds as many as it may. */
   full: { limit: number };
   /** More numbers than the order has left to allocate. */

@@ -186,9 +186,10 @@ function isUtf8Label(label: string): boolean {
 /**
  * A JSON body on the routes it guards must be UTF-8 (another charset is 415), at most 64 KiB (refused unread when it
  * says it is larger), valid UTF-8 (else 400 malformed_json, rather than silently replaced) and name no key twice in one
- * object (400 malformed_json: JSON.parse would keep the last); the route's validator then parses the text decoded here. Bodies of other types are left to the route, which refuses them (415). A route
- * that takes a larger body (takesLargeBody) has its limit recorded here and a body declared larger refused unread,
- * but its body is read by its own middleware, after its guards.
+ * object (400 malformed_json: JSON.parse would keep the last); the route's validator then parses the text decoded
+ * here. Bodies of other types are left to the route, which refuses them (415). A route that takes a larger body
+ * (takesLargeBody) has its limit recorded here and a body declared larger refused unread, but its body is read by its
+ * own middleware, after its guards.
  */
 export const strictJsonBody: MiddlewareHandler = async (c, next) => {
   const large = largeBodyLimit(c);

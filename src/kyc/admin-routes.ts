@@ -10,7 +10,7 @@ import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { operatorOperation } from "../staff/roles.ts";
-import { DOWNLOAD_CONTENT, DOWNLOAD_HEADERS, downloadResponse } from "./download.ts";
+import { DOWNLOAD_CONTENT, DOWNLOAD_HEADERS, staffDownload } from "./download.ts";
 import { findQueuedVerification, listReviewQueue } from "./queue.ts";
 import {
   profileSchema,
@@ -25,7 +25,6 @@ import {
   toVerification,
   verificationSchema,
 } from "./schemas.ts";
-import { viewDocument } from "./store.ts";
 import { reviewKyc } from "./use-cases.ts";
 
 const kycParams = z.object({ kyc_id: prefixedIdParam("kyc", "kyc_id") });
@@ -88,8 +87,8 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       path: "/kyc/documents/{document_id}/download",
       summary: "Download any account's document",
       description:
-        "The file with its sniffed Content-Type, as an attachment, for compliance and admin only; every read is " +
-        "recorded in the audit log (kyc.document_viewed) before the bytes are sent.",
+        "The file with its sniffed Content-Type, as an attachment, for compliance and admin only; every GET is " +
+        "recorded in the audit log (kyc.document_viewed) before the bytes are sent. A HEAD reads no bytes and records nothing.",
       request: { params: z.object({ document_id: prefixedIdParam("doc", "document_id") }) },
       responses: {
         200: {
@@ -102,12 +101,9 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const work = workOf(c);
-      const row = await viewDocument(work.db, work, c.req.valid("param").document_id, work.now);
-      if (!row) throw notFound("Document");
-      const answer = await downloadResponse(c.env.DOCUMENTS, row, c.req.header("If-None-Match"));
-      if (!answer) throw notFound("Document");
-      return answer;
+      const download = await staffDownload(workOf(c), c.req.valid("param").document_id, c.req.raw);
+      if (!download) throw notFound("Document");
+      return download.answer;
     },
   )
   .openapi(

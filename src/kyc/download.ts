@@ -1,8 +1,11 @@
 // A document's download: the file streamed with its sniffed type as an attachment, or a 304 for a matching
-// If-None-Match. Shared by the API's download route and the portal's, so both answer with the same headers.
+// If-None-Match, or a HEAD's headers. Shared by the API's download routes, the portal's and the console's, so all answer
+// with the same headers.
 import type { DocumentRow } from "../db/schema.ts";
+import type { Work } from "../env.ts";
 import type { HeaderDescription } from "../http/openapi.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
+import { findAnyDocument, viewDocument } from "./store.ts";
 
 /** What a download and its 304 always carry (src/kyc/download.ts sets them). */
 export const DOWNLOAD_HEADERS = {
@@ -43,20 +46,43 @@ function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   return ifNoneMatch.split(",").some((candidate) => opaque(candidate) === opaque(etag));
 }
 
-/** The answer to a download of an owned document's row; undefined when its object is gone. */
-export async function downloadResponse(
-  bucket: R2Bucket,
-  row: DocumentRow,
-  ifNoneMatch: string | undefined,
-): Promise<Response | undefined> {
-  // A conditional request reads only the object's metadata: an unchanged file is answered without its bytes.
-  const stored = ifNoneMatch === undefined ? undefined : await bucket.head(row.objectKey);
+/**
+ * The answer to a download of a document's row (a GET, or a HEAD, which reads the file's metadata and not its bytes);
+ * undefined when its object is gone.
+ */
+export async function downloadResponse(bucket: R2Bucket, row: DocumentRow, request: Request): Promise<Response | undefined> {
+  const ifNoneMatch = request.headers.get("If-None-Match") ?? undefined;
+  const headersOnly = request.method === "HEAD";
+  // A conditional request or a HEAD reads only the object's metadata: an unchanged file is answered without its bytes.
+  const stored = ifNoneMatch === undefined && !headersOnly ? undefined : await bucket.head(row.objectKey);
   if (stored && etagMatches(ifNoneMatch, stored.httpEtag)) {
     return new Response(null, { status: 304, headers: downloadHeaders(row, stored) });
   }
+  if (headersOnly) return stored ? fileResponse(row, stored, null) : undefined;
   const object = await bucket.get(row.objectKey);
-  if (!object) return undefined;
+  return object ? fileResponse(row, object, object.body) : undefined;
+}
+
+/** The 200 of a download, with the file's length whether or not its bytes follow. */
+function fileResponse(row: DocumentRow, object: R2Object, body: ReadableStream | null): Response {
   const headers = downloadHeaders(row, object);
   headers.set("Content-Length", String(object.size));
-  return new Response(object.body, { status: 200, headers });
+  return new Response(body, { status: 200, headers });
+}
+
+/**
+ * Any account's document downloaded by staff: a GET records who looked (kyc.document_viewed, which the customer sees
+ * too) before the bytes are read; a HEAD reads no bytes and records nothing. Undefined when there is no such document.
+ */
+export async function staffDownload(
+  work: Work,
+  documentId: string,
+  request: Request,
+): Promise<{ row: DocumentRow; answer: Response } | undefined> {
+  const row =
+    request.method === "HEAD"
+      ? await findAnyDocument(work.db, documentId)
+      : await viewDocument(work.db, work, documentId, work.now);
+  const answer = row && (await downloadResponse(work.documents, row, request));
+  return answer && { row, answer };
 }

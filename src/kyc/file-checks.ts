@@ -1,5 +1,5 @@
 // What an uploaded file really is, judged by its whole structure: a complete PDF, JPEG or PNG under an agreeing name,
-// a PDF that only shows (no script, launch action or embedded file), and for an image, no stated resolution under
+// a PDF that only shows (no script, XFA form, launch action or embedded file), and for an image, no stated resolution under
 // 300 DPI.
 
 import { inflateSync } from "node:zlib";
@@ -125,13 +125,14 @@ function walkPdf(bytes: Uint8Array): void {
 }
 
 /**
- * Names that make a PDF act rather than show: a script (/JS, /JavaScript), a program started (/Launch), a file carried
- * inside (/EmbeddedFile, /EmbeddedFiles, and /EF, the file specification's key for one). A scanned document never needs
- * them, and staff open documents in their browser.
+ * Names that make a PDF act rather than show: a script (/JS, /JavaScript), an XFA form (/XFA, whose XML carries scripts
+ * readers run), a program started (/Launch), a file carried inside (/EmbeddedFile, /EmbeddedFiles, and /EF, the file
+ * specification's key for one). A scanned document never needs them, and staff open documents in their browser.
  */
 const ACTIVE_PDF_NAMES: ReadonlyMap<string, string> = new Map([
   ["JS", "JavaScript"],
   ["JavaScript", "JavaScript"],
+  ["XFA", "an XFA form"],
   ["Launch", "a Launch action"],
   ["EmbeddedFile", "an embedded file"],
   ["EmbeddedFiles", "an embedded file"],
@@ -219,27 +220,26 @@ function readPdfName(bytes: Uint8Array, start: number, where: string, names: str
 
 const OBJ = ascii("obj");
 
-/**
- * Whether `obj` at `at` ends an object's header, "<number> <generation> obj": digits, whitespace, digits, whitespace,
- * with a whitespace, a delimiter or the file's start before.
- */
-function isObjectHeader(bytes: Uint8Array, at: number): boolean {
-  const after = bytes[at + OBJ.length];
-  if (after !== undefined && !isPdfWhitespace(after) && !isPdfDelimiter(after)) return false;
-  let back = at;
-  for (const kind of ["space", "digits", "space", "digits"] as const) {
-    const start = back;
-    const matches = (byte: number) => (kind === "space" ? isPdfWhitespace(byte) : byte >= 0x30 && byte <= 0x39);
-    while (back > 0 && matches(bytes[back - 1]!)) back--;
-    if (back === start) return false;
-  }
-  return back === 0 || isPdfWhitespace(bytes[back - 1]!) || isPdfDelimiter(bytes[back - 1]!);
+function isAsciiLetter(byte: number): boolean {
+  const lower = byte | 0x20;
+  return lower >= 0x61 && lower <= 0x7a;
 }
 
 /**
- * Every object of a PDF, found wherever its header stands: a reader takes an object at the offset its cross-reference
- * table gives (or, rebuilding a broken table, wherever a header is), which may lie inside what reads as a comment, a
- * string or another stream's data from the file's start. Each is read from its header as a reader reads it.
+ * Whether `obj` at `at` is the keyword that ends an object's header: a token of its own after, and no letter before
+ * (`endobj`). What precedes it is not required to be "<number> <generation>": readers skip comments between them
+ * (`3 0%c` LF `obj`), end a number at any other byte (`3 0obj`) and take `+3` or `3.0` for 3.
+ */
+function isObjKeyword(bytes: Uint8Array, at: number): boolean {
+  const after = bytes[at + OBJ.length];
+  if (after !== undefined && !isPdfWhitespace(after) && !isPdfDelimiter(after)) return false;
+  return at === 0 || !isAsciiLetter(bytes[at - 1]!);
+}
+
+/**
+ * Every object of a PDF, found wherever its `obj` keyword stands: a reader takes an object at the offset its
+ * cross-reference table gives (or, rebuilding a broken table, wherever a header is), which may lie inside what reads as
+ * a comment, a string or another stream's data from the file's start. Each is read from its keyword as a reader reads it.
  */
 function scanPdfObjects(bytes: Uint8Array, budget: Budget): void {
   // Objects overlap only in a crafted file (a header in another's string): their reads are held to a few times the
@@ -247,9 +247,40 @@ function scanPdfObjects(bytes: Uint8Array, budget: Budget): void {
   const most = MAX_READ_FACTOR * bytes.length;
   let read = 0;
   for (let at = indexOfBytes(bytes, OBJ, 0); at !== -1; at = indexOfBytes(bytes, OBJ, at + 1)) {
-    if (!isObjectHeader(bytes, at)) continue;
+    if (!isObjKeyword(bytes, at)) continue;
     read += scanPdfObject(bytes, at + OBJ.length, budget) - at;
     if (read > most) throw unsupported("The PDF's objects overlap too much to be checked for scripts");
+  }
+}
+
+/** The keys a reader takes a stream's filters from: /F is the inline image's abbreviation, which pdf.js reads too. */
+const FILTER_KEYS = new Set(["Filter", "F"]);
+
+/**
+ * Follows the value of a stream's /Filter as an object's tokens go by, to see whether it names a filter by reference
+ * ("5 0 R", or one in an array): the filter is then another object's name, which the check cannot follow.
+ */
+class FilterValue {
+  #state: "none" | "after-key" | "in-array" = "none";
+  #tokens = 0;
+  byReference = false;
+
+  name(name: string | undefined): void {
+    if (name !== undefined && FILTER_KEYS.has(name)) {
+      this.#state = "after-key";
+      this.#tokens = 0;
+    } else if (this.#state === "after-key") this.#state = "none";
+  }
+
+  /** A number or a keyword: `R` after the key's two numbers, or anywhere in its array, is a reference. */
+  keyword(keyword: string): void {
+    if (this.#state !== "none" && keyword === "R") this.byReference = true;
+    if (this.#state === "after-key" && ++this.#tokens > 2) this.#state = "none";
+  }
+
+  delimiter(byte: number): void {
+    if (byte === 0x5b && this.#state === "after-key") this.#state = "in-array";
+    else if (byte !== 0x5b) this.#state = "none";
   }
 }
 
@@ -260,27 +291,40 @@ function scanPdfObjects(bytes: Uint8Array, budget: Budget): void {
  */
 function scanPdfObject(bytes: Uint8Array, start: number, budget: Budget): number {
   const names: string[] = [];
+  const filter = new FilterValue();
   let at = start;
   while (at < bytes.length) {
     const byte = bytes[at]!;
     if (isPdfWhitespace(byte)) at++;
     else if (byte === 0x25) {
       while (at < bytes.length && bytes[at] !== 0x0a && bytes[at] !== 0x0d) at++;
-    } else if (byte === 0x28) at = afterLiteralString(bytes, at);
-    else if (byte === 0x3c && bytes[at + 1] === 0x3c) at += 2;
-    else if (byte === 0x3c) {
-      const end = bytes.indexOf(0x3e, at);
-      at = end === -1 ? bytes.length : end + 1;
-    } else if (byte === 0x2f) at = readPdfName(bytes, at, "", names);
-    else if (isPdfDelimiter(byte)) at++;
-    else {
+    } else if (byte === 0x2f) {
+      const count = names.length;
+      at = readPdfName(bytes, at, "", names);
+      filter.name(names.length > count ? names[count] : undefined);
+    } else if (isPdfDelimiter(byte)) {
+      filter.delimiter(byte);
+      if (byte === 0x28) at = afterLiteralString(bytes, at);
+      else if (byte === 0x3c && bytes[at + 1] === 0x3c) at += 2;
+      else if (byte === 0x3c) {
+        const end = bytes.indexOf(0x3e, at);
+        at = end === -1 ? bytes.length : end + 1;
+      } else at++;
+    } else {
       let end = at;
       while (end < bytes.length && !isPdfWhitespace(bytes[end]!) && !isPdfDelimiter(bytes[end]!)) end++;
       const keyword = end - at <= 6 ? String.fromCharCode(...bytes.subarray(at, end)) : "";
       if (keyword === "endobj" || keyword === "obj") return end;
+      filter.keyword(keyword);
       at = end;
       if (keyword === "stream") {
         if (!names.includes("ObjStm") && !names.includes("First")) return at;
+        if (filter.byReference) {
+          throw unsupported(
+            "The PDF packs objects in a stream whose filter is given by reference to another object, which cannot be " +
+              "checked for scripts; print the document to a new PDF, or scan it",
+          );
+        }
         // The data starts after the keyword's end of line (CR LF or LF) and ends at the next endstream.
         if (bytes[at] === 0x0d) at++;
         if (bytes[at] === 0x0a) at++;

@@ -190,7 +190,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const { document_id } = c.req.valid("param");
       const row = await findOwnedDocument(c.var.db, c.var.principal.customerId, document_id);
       if (!row) throw notFound("Document");
-      const answer = await downloadResponse(c.env.DOCUMENTS, row, c.req.header("If-None-Match"));
+      const answer = await downloadResponse(c.env.DOCUMENTS, row, c.req.raw);
       if (!answer) throw notFound("Document");
       return answer;
     },

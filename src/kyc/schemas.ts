@@ -1,6 +1,6 @@
 // Wire format of number verification (KYC): the verification and document objects, address bodies, review body.
 import { z } from "@hono/zod-openapi";
-import { REJECTION_CODES, VERIFICATION_FIELDS } from "../compliance/types.ts";
+import { REJECTION_CODES, VERIFICATION_FIELDS, type VerificationField } from "../compliance/types.ts";
 import { customerSlugFilter } from "../customers/schemas.ts";
 import {
   DOCUMENT_MIME_TYPES,
@@ -12,6 +12,7 @@ import {
   type KycRow,
 } from "../db/schema.ts";
 import {
+  assignedCountryCodeSchema,
   calendarDateSchema,
   countryCodeSchema,
   e164Schema,
@@ -244,19 +245,21 @@ function toVerificationFields(row: KycRow, documents: DocumentRow[]) {
 const text = (example: string) => singleLineText().trim().min(1).max(200).openapi({ example });
 const optionalText = (example: string) => text(example).nullable().optional();
 
+/** The submission's fields: every verification field but its type (compliance/types.ts lists them, for both types). */
 const addressFields = {
   address_line_1: text("1 Market St"),
   address_line_2: optionalText("Suite 300"),
   city: text("San Francisco"),
   state_province: text("CA"),
   postal_code: text("94105"),
-  country: countryCodeSchema,
+  // An address names a real country: one ISO 3166-1 assigns.
+  country: assignedCountryCodeSchema,
   company_name: optionalText("Acme Telecom Inc."),
   tax_id: optionalText("12-3456789"),
   contact_person: optionalText("Ada Lovelace"),
   phone_number: e164Schema.nullable().optional(),
   email: z.email().max(200).nullable().optional().openapi({ example: "kyc@acme.example" }),
-};
+} satisfies Record<Exclude<VerificationField, "verification_type">, z.ZodType>;
 
 export const submitAddressBody = z
   .strictObject({ ...addressFields, verification_type: z.enum(KYC_TYPES) })

@@ -799,6 +799,11 @@ export async function viewDocument(
   return document[0];
 }
 
+/** Any account's document, read without recording a view (a HEAD of staff's download reads no file). */
+export async function findAnyDocument(db: Database, documentId: string): Promise<DocumentRow | undefined> {
+  return db.select().from(kycDocuments).where(eq(kycDocuments.id, documentId)).get();
+}
+
 export async function findOwnedDocument(db: Database, customerId: string, documentId: string): Promise<DocumentRow | undefined> {
   return db
     .select()

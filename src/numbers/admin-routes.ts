@@ -21,8 +21,9 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
       "country and type (never both). The order must be pending (it moves to processing) or processing; " +
       "fulfilled_quantity grows and reaching quantity fulfils the order. More numbers than remain is a 400; a number " +
       "already allocated anywhere, or stocked for another country or type, is a 409; more than the stock holds is a " +
-      "409 insufficient_stock. A listed number that is in stock leaves it. One order.numbers_allocated event is sent " +
-      "per 1,000 numbers.",
+      "409 insufficient_stock. A listed number that is in stock leaves it. A pending order whose KYC profile its " +
+      "customer changes during the allocation is read again and allocated as it then stands; changed again, a 409 " +
+      "(nothing allocated). One order.numbers_allocated event is sent per 1,000 numbers.",
     request: {
       params: z.object({ order_id: orderIdParam }),
       body: jsonBody(allocationBody),

@@ -191,6 +191,7 @@ export type Allocation = { phoneNumbers: string[] } | { fromStock: number };
 type AllocationRefusal =
   | "not_found"
   | "wrong_state"
+  | "changed_meanwhile"
   | "over_quantity"
   | "numbers_taken"
   | "stocked_elsewhere"
@@ -199,7 +200,9 @@ type AllocationRefusal =
 /**
  * Allocates numbers to an order, all or nothing. From stock, the batch itself takes the N oldest numbers of the
  * order's pair: D1 runs batches one at a time, so two allocations at once never pick the same numbers, and the one
- * that runs second takes the next ones; it fails only when the stock holds fewer than N then.
+ * that runs second takes the next ones; it fails only when the stock holds fewer than N then. An order its customer
+ * changed between the read and the batch (a pending order's profile) is read again and allocated once more, as it
+ * now stands; changed again, the allocation is refused as changed meanwhile.
  */
 export async function allocateNumbers(
   db: Database,
@@ -208,6 +211,16 @@ export async function allocateNumbers(
   orderId: string,
   allocation: Allocation,
   now: number,
+): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
+  for (let attempt = 1; ; attempt++) {
+    const allocated = await readAndAllocate(db, outbox, audit, orderId, allocation, now);
+    if (allocated.ok || allocated.reason !== "changed_meanwhile" || attempt === 2) return allocated;
+  }
+}
+
+/** One allocation: the order read and judged, then its batch. */
+async function readAndAllocate(
+  ...[db, outbox, audit, orderId, allocation, now]: Parameters<typeof allocateNumbers>
 ): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
   const order = await findOrderById(db, orderId);
   const asked = "fromStock" in allocation ? allocation.fromStock : allocation.phoneNumbers.length;
@@ -271,9 +284,9 @@ async function findStockedElsewhere(db: Database, order: OrderRow, phoneNumbers:
  * Its events, in the same batch: `order.processing` when it moves a pending order to processing (decided on the state
  * before the move, its data filled in after), `order.numbers_allocated` (one per 1,000 numbers: inEventChunks),
  * `kyc_profile.numbers_attached` when the order names a profile (the numbers join it in the same batch), and
- * `order.fulfilled` when it reaches the quantity (a pending order fulfilled at once never was processing). All but the
- * first hold only if this batch's numbers exist, which they do exactly when the allocation applied. Its audit event
- * stands in front of the order's move, under the same guard, so it records the values moved from.
+ * `order.fulfilled` when it reaches the quantity (a pending order fulfilled at once never was processing). Each holds
+ * only if this batch's numbers exist, which they do exactly when the allocation applied. Its audit event stands in
+ * front of the order's move, under the same guard, so it records the values moved from.
  */
 async function allocateInBatch(
   db: Database,
@@ -309,7 +322,7 @@ async function allocateInBatch(
       ...orderEvent,
       type: "order.processing",
       data: DATA_FILLED_LATER,
-      where: and(thisOrder, eq(orders.status, "pending"), sql`NOT (${fulfils})`)!,
+      where: and(thisOrder, applied, eq(orders.status, "pending"), sql`NOT (${fulfils})`)!,
     },
     now,
   );
@@ -442,7 +455,12 @@ async function allocateInBatch(
       ...written.fulfilled.deliveries,
     ]);
     const [moved] = written.order;
-    if (!moved) return refusalByState(await findOrderById(db, orderId));
+    if (!moved) {
+      const current = await findOrderById(db, orderId);
+      // Still allocatable, so its profile is no longer the one read: nothing was allocated, and nothing recorded.
+      if (current && ALLOCATABLE.includes(current.status)) return refuse("changed_meanwhile");
+      return refusalByState(current);
+    }
     const [profile] = written.profile ?? [];
     const allocated = written.numbers
       .sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1))

@@ -33,6 +33,13 @@ export async function allocateToOrder(
       return refused(
         new Problem("conflict", `Numbers can be allocated only to pending or processing orders; this one is ${allocated.state}`),
       );
+    case "changed_meanwhile":
+      return refused(
+        new Problem(
+          "conflict",
+          "The order's KYC profile changed twice while its numbers were being allocated; nothing was allocated: try again",
+        ),
+      );
     case "over_quantity":
       return refused(
         validationError([

@@ -148,8 +148,9 @@ async function profileExists(db: Database, customerId: string, profileId: string
 }
 
 /**
- * One conditional UPDATE: it applies only while the order is its account's to change (pending) and, when the pair changes, orderable. When it
- * changes nothing, a read of the order says which condition failed; the order is never half-changed.
+ * One conditional UPDATE: it applies only while the order is its account's to change (pending) and, when the pair
+ * changes, orderable. When it changes nothing, a read of the order says which condition failed; the order is never
+ * half-changed.
  */
 export async function updatePendingOrder(
   db: Database,

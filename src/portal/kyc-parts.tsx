@@ -7,7 +7,13 @@ import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { pairId } from "../catalog/store.ts";
 import { evaluate, requirementWords } from "../compliance/evaluation.ts";
-import type { Evaluation, RejectionReason, Requirements, VerificationField } from "../compliance/types.ts";
+import {
+  type Evaluation,
+  type RejectionReason,
+  type Requirements,
+  type VerificationField,
+  verificationFieldsOf,
+} from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";
 import { type CatalogRow, DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
@@ -240,7 +246,7 @@ export function StatusFacts({
   );
 }
 
-/** The verification's details, each field with the reviewer's reasons that name it beside it. */
+/** The verification's details (the fields its type can hold), each with the reviewer's reasons that name it beside it. */
 export function DetailFacts({ kyc }: { kyc: KycRow }) {
   const values: Record<VerificationField, string | null> = {
     verification_type: KYC_TYPE_WORDS[kyc.type],
@@ -256,10 +262,11 @@ export function DetailFacts({ kyc }: { kyc: KycRow }) {
     phone_number: kyc.phoneNumber,
     email: kyc.email,
   };
+  const held = (field: VerificationField) => verificationFieldsOf(kyc.type).includes(field);
   return (
     <div class="card">
       <dl class="facts">
-        {(Object.keys(values) as VerificationField[]).map((field) => {
+        {(Object.keys(values) as VerificationField[]).filter(held).map((field) => {
           const reasons = kyc.rejectionReasons.filter((reason) => reason.field === field);
           return (
             <>

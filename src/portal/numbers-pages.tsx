@@ -635,6 +635,6 @@ export const numberPages = createRouter<PortalEnv>()
   .get("/documents/:document_id/download", async (c) => {
     const documentId = documentIdParam.safeParse(c.req.param("document_id"));
     const row = documentId.success ? await findOwnedDocument(c.var.db, c.var.visitor.customer.id, documentId.data) : undefined;
-    const answer = row ? await downloadResponse(c.env.DOCUMENTS, row, c.req.header("If-None-Match")) : undefined;
+    const answer = row ? await downloadResponse(c.env.DOCUMENTS, row, c.req.raw) : undefined;
     return answer ?? notFoundPage(c, "Document");
   });

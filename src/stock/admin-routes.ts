@@ -47,8 +47,8 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
         "E.164 number, a country code ISO 3166-1 assigns, a number type as the catalog's: a lowercase identifier); " +
         "valid rows are imported in one transaction, numbers in stock already, allocated, or repeated in the request " +
         "are skipped (duplicates), and the report names each skipped and each refused row (at most 1,000 of each, " +
-        "with their counts), and the pairs of imported numbers that are not in the catalog (unlisted_pairs). The " +
-        "Location lists the numbers this import brought.",
+        "with their counts), and the pairs of imported numbers that are not in the catalog (unlisted_pairs, at most " +
+        "1,000, with unlisted_pair_count). The Location lists the numbers this import brought.",
       request: {
         body: {
           required: true,
@@ -81,6 +81,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
             number_type: pair.numberType,
             count: pair.count,
           })),
+          unlisted_pair_count: report.unlistedPairCount,
         },
         201,
       );

@@ -80,12 +80,21 @@ export const importReportSchema = z
       )
       .openapi({ description: `Rows refused, each with every reason (at most ${REPORTED_ITEMS}).` }),
     invalid_count: z.int(),
-    unlisted_pairs: z.array(z.object({ country_code: z.string(), number_type: z.string(), count: z.int() })).openapi({
-      description:
-        "The pairs of numbers this import brought that are not in the catalog, with how many of each (at most " +
-        `${REPORTED_ITEMS}, by country and type): no order can take them until the pair is added, and a pair such ` +
-        "as US moblie is a typo seen at once.",
-    }),
+    unlisted_pairs: z
+      .array(
+        z.object({
+          country_code: stockRowSchema.shape.country_code,
+          number_type: stockRowSchema.shape.number_type,
+          count: z.int(),
+        }),
+      )
+      .openapi({
+        description:
+          "The pairs of numbers this import brought that are not in the catalog, with how many of each (at most " +
+          `${REPORTED_ITEMS}, by country and type): no order can take them until the pair is added, and a pair such ` +
+          "as US moblie is a typo seen at once.",
+      }),
+    unlisted_pair_count: z.int(),
   })
   .openapi("StockImportReport");
 

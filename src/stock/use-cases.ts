@@ -15,6 +15,7 @@ export interface ImportReport {
   invalidCount: number;
   /** The imported numbers' pairs that are not in the catalog, with how many of each, by country and type. */
   unlistedPairs: { countryCode: string; numberType: string; count: number }[];
+  unlistedPairCount: number;
 }
 
 /**
@@ -70,6 +71,7 @@ export async function importNumbers(work: Work, rows: readonly unknown[]): Promi
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .slice(0, REPORTED_ITEMS)
       .map(([, pair]) => pair),
+    unlistedPairCount: unlisted.size,
   });
 }
 

@@ -122,7 +122,10 @@ export function eventStatements(db: Database, spec: EventSpec, now: number) {
   return { eventId, statements: { event, deliveries } };
 }
 
-/** An event that names numbers (an allocation, a profile's attach or detach) names at most this many: a D1 row holds at most 2 MB. */
+/**
+ * An event that names numbers (an allocation, a profile's attach or detach) names at most this many: a D1 row holds at
+ * most 2 MB.
+ */
 const NUMBERS_PER_EVENT = 1000;
 
 /** The numbers of such a change, in one list per event. */
