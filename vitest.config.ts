@@ -73,6 +73,9 @@ export default defineConfig(async () => {
             exclude: ["test/browser/**", "test/node/**"],
             setupFiles: ["./test/apply-migrations.ts", "./test/outbound-fetch.ts", "./test/fresh-address.ts"],
             sequence: { groupOrder: 1 },
+            // vitest's default of 5 s is too close on a busy 2-CPU machine (CI here runs about a third slower than a
+            // quiet run); a test that needs longer still says so itself.
+            testTimeout: 15_000,
           },
         },
         {

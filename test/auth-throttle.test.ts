@@ -10,6 +10,7 @@ import {
   clientAddress,
   createCustomer,
   expectStatus,
+  FRESH_RATE_WINDOW_TIMEOUT,
   operator,
   problem,
   type TestCustomer,
@@ -18,8 +19,6 @@ import {
 
 /** Failures an address may make in a minute (wrangler.toml's AUTH_FAILURE_LIMITER). */
 const FAILURE_BUDGET = 30;
-/** Long enough for awaitFreshWindow's wait and a budget's worth of requests. */
-const TIMEOUT = 20_000;
 
 /** A budget's worth of failures takes well under this long here. */
 const awaitFreshWindow = () => awaitFreshRateWindow(5_000);
@@ -54,14 +53,16 @@ async function expectLimited(response: Response): Promise<void> {
 }
 
 describe("failed authentication per client address", () => {
-  it("answers the 31st failure from one address 429 rate_limited with Retry-After", { timeout: TIMEOUT }, async () => {
+  it("answers the 31st failure from one address 429 rate_limited with Retry-After", {
+    timeout: FRESH_RATE_WINDOW_TIMEOUT,
+  }, async () => {
     const address = clientAddress();
     await awaitFreshWindow();
     await fail(FAILURE_BUDGET, guessKey, address);
     await expectLimited(await guessKey(address));
   });
 
-  it("then refuses the address before any D1 read, even with a valid key", { timeout: TIMEOUT }, async () => {
+  it("then refuses the address before any D1 read, even with a valid key", { timeout: FRESH_RATE_WINDOW_TIMEOUT }, async () => {
     const customer = await createCustomer();
     const address = clientAddress();
     await awaitFreshWindow();
@@ -78,7 +79,7 @@ describe("failed authentication per client address", () => {
     ]);
   });
 
-  it("leaves other addresses alone", { timeout: TIMEOUT }, async () => {
+  it("leaves other addresses alone", { timeout: FRESH_RATE_WINDOW_TIMEOUT }, async () => {
     const customer = await createCustomer();
     const refused = clientAddress();
     const other = clientAddress();
@@ -89,7 +90,7 @@ describe("failed authentication per client address", () => {
     await expectStatus(await listOwnOrders(other, customer), 200);
   });
 
-  it("counts admin-token guesses too, in the same budget as API keys", { timeout: TIMEOUT }, async () => {
+  it("counts admin-token guesses too, in the same budget as API keys", { timeout: FRESH_RATE_WINDOW_TIMEOUT }, async () => {
     const customer = await createCustomer();
     const admin = clientAddress();
     await awaitFreshWindow();
@@ -104,7 +105,7 @@ describe("failed authentication per client address", () => {
     await expectLimited(await guessAdminToken(mixed));
   });
 
-  it("counts a revoked key's refusal, also when the isolate knew the key", { timeout: TIMEOUT }, async () => {
+  it("counts a revoked key's refusal, also when the isolate knew the key", { timeout: FRESH_RATE_WINDOW_TIMEOUT }, async () => {
     const customer = await createCustomer();
     const address = clientAddress();
     await awaitFreshWindow();
@@ -115,7 +116,7 @@ describe("failed authentication per client address", () => {
     await expectLimited(await listOwnOrders(address, customer));
   });
 
-  it("keys an IPv6 client by its /64: one network, one budget", { timeout: TIMEOUT }, async () => {
+  it("keys an IPv6 client by its /64: one network, one budget", { timeout: FRESH_RATE_WINDOW_TIMEOUT }, async () => {
     const customer = await createCustomer();
     await awaitFreshWindow();
     await fail(FAILURE_BUDGET / 2, guessKey, "2001:db8:aa:1::1");
@@ -138,7 +139,7 @@ describe("failed authentication per client address", () => {
   });
 
   // Last in the file: once the shared bucket is spent, every request without an address (the helpers' own) is refused.
-  it("puts every request without CF-Connecting-IP in one shared bucket", { timeout: TIMEOUT }, async () => {
+  it("puts every request without CF-Connecting-IP in one shared bucket", { timeout: FRESH_RATE_WINDOW_TIMEOUT }, async () => {
     const customer = await createCustomer();
     await awaitFreshWindow();
     await fail(FAILURE_BUDGET / 2, guessKey, undefined);

@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sendExpiryNotices } from "../src/compliance/expiry.ts";
-import { verificationFieldsOf } from "../src/compliance/types.ts";
+import { VERIFICATION_FIELDS } from "../src/compliance/types.ts";
 import { createDatabase } from "../src/db/client.ts";
 import { KYC_TYPES } from "../src/db/schema.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
@@ -375,7 +375,7 @@ describe("rejection reasons and the way back", () => {
     expect(profileEvents).toHaveLength(1);
   });
 
-  it("takes a reason naming any field a verification of its type holds: a person's tax id, company and contact too", async () => {
+  it("takes a reason naming a field the verification has: a person's business fields only when given, else 400", async () => {
     const customer = await createCustomer("reasons");
     const naming = (field: string) => ({
       status: "rejected",
@@ -385,40 +385,48 @@ describe("rejection reasons and the way back", () => {
         { code: "field_invalid", field },
       ],
     });
-    // A person's verification holds what its submission took: every field of the list for its type.
-    const every = { tax_id: "DE123456789", company_name: "Ada's Trading", contact_person: "Ada Lovelace" };
+    const underReview = async (body: Record<string, unknown>) => {
+      const profile = await bodyOf<Wire>(await customer.callJson("POST", profilesPath(customer), body), 201);
+      await bodyOf<Wire>(await review(profile.id, { status: "under_review" }));
+      return profile;
+    };
+    // A person who gave none of a business's fields: a reason naming one is refused, and nothing changes.
+    const person = await underReview({ name: "Person", ...INDIVIDUAL_ADDRESS });
+    for (const field of ["company_name", "tax_id", "contact_person"]) {
+      const refused = await problem(await review(person.id, naming(field)), 400, "validation_error");
+      expect(refused.errors, field).toEqual([
+        { location: "body", pointer: "/reasons/1/field", message: "is not a field of this verification" },
+      ]);
+    }
+    // A field no verification has.
+    expect((await problem(await review(person.id, naming("name")), 400, "validation_error")).errors?.[0]?.pointer).toBe(
+      "/reasons/1/field",
+    );
+    expect(await bodyOf<Wire>(await customer.call(profilesPath(customer, `/${person.id}`)))).toMatchObject({
+      status: "under_review",
+      rejection_reasons: [],
+    });
+    // A person who gave them (a pair may ask a person's tax id), and a business: every field of the list.
+    const given = { tax_id: "DE123456789", company_name: "Ada's Trading", contact_person: "Ada Lovelace" };
     for (const type of KYC_TYPES) {
-      const fields = verificationFieldsOf(type).filter((field) => field !== "verification_type");
-      for (const field of fields) {
-        const profile = await bodyOf<Wire>(
-          await customer.callJson("POST", profilesPath(customer), {
-            name: `${type} ${field}`,
-            ...INDIVIDUAL_ADDRESS,
-            ...every,
-            verification_type: type,
-          }),
-          201,
-        );
-        await bodyOf<Wire>(await review(profile.id, { status: "under_review" }));
+      for (const field of VERIFICATION_FIELDS.filter((f) => f !== "verification_type")) {
+        const profile = await underReview({ name: `${type} ${field}`, ...INDIVIDUAL_ADDRESS, ...given, verification_type: type });
         const rejected = await bodyOf<Wire>(await review(profile.id, naming(field)), 200);
         expect(rejected, `${type}: ${field}`).toMatchObject({ status: "rejected", rejection_reasons: naming(field).reasons });
       }
     }
     // A number's own verification: the same rule.
-    const [number] = await allocateNumbers(customer, 1);
-    const kyc = await bodyOf<Wire>(
-      await customer.callJson("POST", `/v1/numbers/${number!.number_id}/KYC/address`, { ...INDIVIDUAL_ADDRESS, ...every }),
-      201,
-    );
-    expect(kyc).toMatchObject({ type: "individual", ...every });
-    const reviewNumber = (body: unknown) => callJson("POST", `/admin/kyc/${kyc.id}/review`, body, ADMIN);
-    await bodyOf<Wire>(await reviewNumber({ status: "under_review" }));
-    expect(await bodyOf<Wire>(await reviewNumber(naming("tax_id")))).toMatchObject({ status: "rejected" });
-    // A field no verification has is refused, naming the reason's field.
-    const other = await createProfile(customer);
-    await bodyOf<Wire>(await review(other.id, { status: "under_review" }));
-    const refused = await problem(await review(other.id, naming("name")), 400, "validation_error");
-    expect(refused.errors?.[0]?.pointer).toBe("/reasons/1/field");
+    const [first, second] = await allocateNumbers(customer, 2);
+    const underReviewNumber = async (numberId: string, body: Record<string, unknown>) => {
+      const kyc = await bodyOf<Wire>(await customer.callJson("POST", `/v1/numbers/${numberId}/KYC/address`, body), 201);
+      const reviewNumber = (reviewed: unknown) => callJson("POST", `/admin/kyc/${kyc.id}/review`, reviewed, ADMIN);
+      await bodyOf<Wire>(await reviewNumber({ status: "under_review" }));
+      return reviewNumber;
+    };
+    const plain = await underReviewNumber(first!.number_id, INDIVIDUAL_ADDRESS);
+    expect((await problem(await plain(naming("tax_id")), 400, "validation_error")).errors?.[0]?.pointer).toBe("/reasons/1/field");
+    const withTaxId = await underReviewNumber(second!.number_id, { ...INDIVIDUAL_ADDRESS, tax_id: "DE123456789" });
+    expect(await bodyOf<Wire>(await withTaxId(naming("tax_id")))).toMatchObject({ status: "rejected" });
   });
 
   it("keeps every document pending review when the reasons name only fields", async () => {

@@ -25,6 +25,7 @@ import {
   call,
   clientAddress,
   createCustomer,
+  FRESH_RATE_WINDOW_TIMEOUT,
   json,
   operator,
   type TestCustomer,
@@ -275,7 +276,9 @@ describe("hardening", () => {
     expect(JSON.stringify(lines)).not.toContain(token);
   });
 
-  it("limits failed sign-ins per client address like failed API keys: past 30 a minute, not even the right password is checked", async () => {
+  it("limits failed sign-ins per client address like failed API keys: past 30 a minute, not even the right password is checked", {
+    timeout: FRESH_RATE_WINDOW_TIMEOUT,
+  }, async () => {
     const customer = await createCustomer("portal");
     const { user } = await signedIn(customer);
     // 31 password checks at the tests' cost take well under a second: all within one window of the limiter.

@@ -14,6 +14,7 @@ import {
   callInIsolate,
   clientAddress,
   expectStatus,
+  FRESH_RATE_WINDOW_TIMEOUT,
   json,
   type LogLine,
   ORIGIN,
@@ -402,7 +403,9 @@ describe("while Cloudflare Access's keys cannot be read", () => {
     expect(team.fetch).toHaveBeenCalledTimes(3);
   });
 
-  it("counts each request it cannot judge as a failed authentication: past 30 a minute, 429", { timeout: 20_000 }, async () => {
+  it("counts each request it cannot judge as a failed authentication: past 30 a minute, 429", {
+    timeout: FRESH_RATE_WINDOW_TIMEOUT,
+  }, async () => {
     const member = await staffMember("viewer");
     const team = ownTeam();
     const address = clientAddress();

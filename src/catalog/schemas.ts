@@ -1,9 +1,9 @@
 // Wire format of the orderable catalog: a (country_code, number_type) pair, and what a verification for a number of
 // it must hold (its requirements, COMPLIANCE.md), as the operator sets them and everyone reads them.
 import { z } from "@hono/zod-openapi";
-import { REQUIREMENT_KEY_PATTERN, type Requirements, requirementFieldsOf } from "../compliance/types.ts";
+import { REQUIREMENT_FIELDS, REQUIREMENT_KEY_PATTERN, type Requirements } from "../compliance/types.ts";
 import { customerSlugParam } from "../customers/schemas.ts";
-import { type CatalogRow, DOCUMENT_TYPES, KYC_TYPES, type KycType } from "../db/schema.ts";
+import { type CatalogRow, DOCUMENT_TYPES, KYC_TYPES } from "../db/schema.ts";
 import {
   assignedCountryCodeSchema,
   countryCodeSchema,
@@ -32,10 +32,7 @@ const kycTypesBody = z
   .min(1, { error: "must name at least one verification type" })
   .max(KYC_TYPES.length)
   .superRefine(noRepeats);
-/** The fields a pair may require of a verification of this type: those it can hold. */
-const requirementField = (type: KycType) => z.enum(requirementFieldsOf(type));
-const fieldsBody = (type: KycType) =>
-  z.array(requirementField(type)).max(requirementFieldsOf(type).length).superRefine(noRepeats).default([]);
+const fieldsBody = z.array(z.enum(REQUIREMENT_FIELDS)).max(REQUIREMENT_FIELDS.length).superRefine(noRepeats).default([]);
 
 const documentRequirementBody = z.strictObject({
   key: z
@@ -63,7 +60,7 @@ export const requirementsBody = z
     verification_types: kycTypesBody.openapi({ description: "The verification types accepted for a number of the pair." }),
     address_in_country: z.boolean().openapi({ description: "The verification's address must be in the pair's country." }),
     fields: z
-      .strictObject({ individual: fieldsBody("individual"), business: fieldsBody("business") })
+      .strictObject({ individual: fieldsBody, business: fieldsBody })
       .openapi({ description: "Fields each verification type must fill, beyond the always-required address." }),
     documents: z
       .array(documentRequirementBody)
@@ -105,8 +102,8 @@ const requirementsSchema = z
     verification_types: z.array(z.enum(KYC_TYPES)),
     address_in_country: z.boolean(),
     fields: z.object({
-      individual: z.array(requirementField("individual")),
-      business: z.array(requirementField("business")),
+      individual: z.array(z.enum(REQUIREMENT_FIELDS)),
+      business: z.array(z.enum(REQUIREMENT_FIELDS)),
     }),
     documents: z.array(
       z.object({

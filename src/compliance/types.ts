@@ -101,25 +101,29 @@ export const VERIFICATION_FIELDS = [
 ] as const;
 export type VerificationField = (typeof VERIFICATION_FIELDS)[number];
 
-/**
- * The fields a verification of each type can hold, as its submission takes them: either type may give every field (a
- * business must give its company name, src/kyc/schemas.ts). A rejection's reasons may name these, a pair's
- * requirements require those of them it may (REQUIREMENT_FIELDS), and the console's review form and details list them.
- */
-const FIELDS_BY_TYPE: Record<KycType, readonly VerificationField[]> = {
-  individual: VERIFICATION_FIELDS,
-  business: VERIFICATION_FIELDS,
-};
+/** The fields the spec gives for a business's verification; a person's may give them too. */
+const BUSINESS_FIELDS: readonly VerificationField[] = ["company_name", "tax_id", "contact_person"];
 
-/** The fields a verification of this type can hold, which its rejection's reasons may name. */
-export function verificationFieldsOf(type: KycType): readonly VerificationField[] {
-  return FIELDS_BY_TYPE[type];
+/** What decides a verification's fields: its type, and which of a business's fields it gave. */
+export interface VerificationShape {
+  type: KycType;
+  companyName: string | null;
+  taxId: string | null;
+  contactPerson: string | null;
 }
 
-/** The fields a pair may require of a verification of this type (beyond the always-required address). */
-export function requirementFieldsOf(type: KycType): readonly RequirementField[] {
-  const held = FIELDS_BY_TYPE[type];
-  return REQUIREMENT_FIELDS.filter((field) => held.includes(field));
+/**
+ * The fields a verification has, which its rejection's reasons may name (COMPLIANCE.md) and the review form and the
+ * details list: every field of a business's; a person's has a business's fields only when it gave them.
+ */
+export function verificationFieldsOf(verification: VerificationShape): readonly VerificationField[] {
+  if (verification.type === "business") return VERIFICATION_FIELDS;
+  const given: Record<string, string | null> = {
+    company_name: verification.companyName,
+    tax_id: verification.taxId,
+    contact_person: verification.contactPerson,
+  };
+  return VERIFICATION_FIELDS.filter((field) => !BUSINESS_FIELDS.includes(field) || given[field] !== null);
 }
 
 /** One reason of a rejection, as stored and shown: `document_id` prefixed (`doc_…`). */

@@ -5,7 +5,7 @@
 // role, the same set in words.
 import type { z } from "@hono/zod-openapi";
 import { requirementWords } from "../compliance/evaluation.ts";
-import { type Requirements, requirementFieldsOf } from "../compliance/types.ts";
+import { REQUIREMENT_FIELDS, type Requirements } from "../compliance/types.ts";
 import { DOCUMENT_TYPES, KYC_TYPES, type KycType } from "../db/schema.ts";
 import { capitalised, KYC_TYPE_WORDS } from "../lib/words.ts";
 import { Table } from "../ui/components.tsx";
@@ -46,9 +46,8 @@ const documentField = (index: number, field: keyof DocumentRow | "remove") => `d
 const fieldsOf = (type: KycType) => `fields.${type}`;
 
 const TYPE_OPTIONS = KYC_TYPES.map((type) => [type, KYC_TYPE_WORDS[type]] as const);
-/** The fields a pair may require of this type's verification, in words. */
-const fieldOptions = (type: KycType) =>
-  requirementFieldsOf(type).map((field) => [field, requirementWords(`field:${field}`)] as const);
+/** The fields a pair may require, in words. */
+const FIELD_OPTIONS = REQUIREMENT_FIELDS.map((field) => [field, requirementWords(`field:${field}`)] as const);
 const DOCUMENT_TYPE_OPTIONS = DOCUMENT_TYPES.map((type) => [type, capitalised(type)] as const);
 
 /** What a posted form gives: the body for the API's schema, and the values to show again. */
@@ -177,7 +176,7 @@ export function RequirementsFields({
           name={fieldsOf(type)}
           label={`Fields ${KYC_TYPE_WORDS[type].toLowerCase()} must fill, beyond the address`}
           values={values.fields[type]}
-          options={fieldOptions(type)}
+          options={FIELD_OPTIONS}
           error={errors[fieldsOf(type)]}
         />
       ))}

@@ -410,7 +410,7 @@ function ReviewForms({ reviewed, token, form, now }: { reviewed: Reviewed; token
 /** The rejection: a reason the customer reads, and a reason per document and field. */
 function RejectForm({ reviewed, token, form }: { reviewed: Reviewed; token: string; form: FormState }) {
   const action = `${hrefOf(reviewed.kind, reviewed.kyc.id)}/review`;
-  const fields = verificationFieldsOf(reviewed.kyc.type);
+  const fields = verificationFieldsOf(reviewed.kyc);
   return (
     <form method="post" action={action} class="stack card" novalidate>
       <h2>Reject</h2>

@@ -7,7 +7,6 @@ import type { DocumentRow, KycRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { done, type FieldError, notFound, Problem, type Result, refused, validationError } from "../lib/problem.ts";
-import { KYC_TYPE_NOUNS } from "../lib/words.ts";
 import { type CheckedFile, deleteObjectsOrLeaveToSweep, removeDocument, storeDocument } from "./documents.ts";
 import { attachNumbers, detachNumbers, type NumberSelection, type NumbersReport } from "./profile-numbers.ts";
 import {
@@ -180,10 +179,10 @@ export async function deleteVerification(work: Work, customerId: string, subject
   }
 }
 
-/** The reasons that name what the verification does not have: a document of another or none, a field of another type. */
+/** The reasons that name what the verification does not have: a document of another or none, a field it has not. */
 function reasonErrors(found: VerificationWithDocuments, rejection: Rejection): FieldError[] {
   const documentIds = new Set(found.documents.map((d) => withPrefix("doc", d.id)));
-  const fields = verificationFieldsOf(found.verification.type);
+  const fields = verificationFieldsOf(found.verification);
   return rejection.reasons.flatMap((reason, i) => [
     ...(reason.document_id !== undefined && !documentIds.has(reason.document_id)
       ? [{ location: "body" as const, pointer: `/reasons/${i}/document_id`, message: "is not a document of this verification" }]
@@ -193,7 +192,7 @@ function reasonErrors(found: VerificationWithDocuments, rejection: Rejection): F
           {
             location: "body" as const,
             pointer: `/reasons/${i}/field`,
-            message: `is not a field of a verification of ${KYC_TYPE_NOUNS[found.verification.type]}`,
+            message: "is not a field of this verification",
           },
         ]
       : []),

@@ -262,7 +262,7 @@ export function DetailFacts({ kyc }: { kyc: KycRow }) {
     phone_number: kyc.phoneNumber,
     email: kyc.email,
   };
-  const held = (field: VerificationField) => verificationFieldsOf(kyc.type).includes(field);
+  const held = (field: VerificationField) => verificationFieldsOf(kyc).includes(field);
   return (
     <div class="card">
       <dl class="facts">
