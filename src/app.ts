@@ -3,12 +3,17 @@
 import type { MiddlewareHandler } from "hono";
 import { accepts } from "hono/accepts";
 import { type AppRouter, type AppType, buildApp } from "./api.ts";
-import { adminPages } from "./console/admin-pages.tsx";
+import { accountPages } from "./console/accounts-pages.tsx";
 import { consoleAudience } from "./console/audience.ts";
+import { auditPages } from "./console/audit-pages.tsx";
+import { catalogPages } from "./console/catalog-pages.tsx";
 import { consoleHome } from "./console/home-page.tsx";
 import { queuePages } from "./console/queue-pages.tsx";
 import { reviewPages } from "./console/review-pages.tsx";
 import { consoleSignIn } from "./console/sign-in.tsx";
+import { staffPages } from "./console/staff-pages.tsx";
+import { stockPages } from "./console/stock-pages.tsx";
+import { verificationReviewPages } from "./console/verification-review-pages.tsx";
 import type { AppEnv } from "./env.ts";
 import { handleError } from "./http/problem.ts";
 import { noStore, portalPageHeaders } from "./http/security-headers.ts";
@@ -16,8 +21,10 @@ import { activityPages } from "./portal/activity-pages.tsx";
 import { apiKeyPages } from "./portal/api-key-pages.tsx";
 import { portalAudience } from "./portal/audience.ts";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
+import { numberKycPages } from "./portal/number-kyc-pages.tsx";
 import { numberPages } from "./portal/numbers-pages.tsx";
 import { orderPages } from "./portal/orders-pages.tsx";
+import { profileDetailPages } from "./portal/profile-detail-pages.tsx";
 import { profilePages } from "./portal/profiles-pages.tsx";
 import { teamPages } from "./portal/team-pages.tsx";
 import { webhookPages } from "./portal/webhook-pages.tsx";
@@ -56,7 +63,9 @@ function mountPages(app: AppRouter): void {
         .route("/", signOut)
         .route("/", orderPages)
         .route("/", numberPages)
+        .route("/", numberKycPages)
         .route("/", profilePages)
+        .route("/", profileDetailPages)
         .route("/", apiKeyPages)
         .route("/", teamPages)
         .route("/", webhookPages)
@@ -67,7 +76,16 @@ function mountPages(app: AppRouter): void {
     .route("/", consoleSignIn)
     .route(
       "/ops",
-      consoleAudience().route("/", consoleHome).route("/", queuePages).route("/", reviewPages).route("/", adminPages),
+      consoleAudience()
+        .route("/", consoleHome)
+        .route("/", queuePages)
+        .route("/", reviewPages)
+        .route("/", verificationReviewPages)
+        .route("/", stockPages)
+        .route("/", catalogPages)
+        .route("/", staffPages)
+        .route("/", auditPages)
+        .route("/", accountPages),
     );
 }
 

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, pdf, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   call,
@@ -142,7 +142,7 @@ describe("the operator's changes", () => {
 
     const verified = await submittedVerification("audit");
     const { numberId, kycId } = verified;
-    const document = await uploadedDocument(await uploadFile(verified.customer, numberId, pdf(), "bill.pdf"));
+    const document = await createdDocument(await uploadFile(verified.customer, numberId, pdf(), "bill.pdf"));
     const review = (json: { status: "under_review" | "approved" | "rejected"; rejection_reason?: string }) =>
       compliance.api.admin.kyc[":kyc_id"].review.$post({ param: { kyc_id: kycId }, json });
     await json(await review({ status: "under_review" }), 200);
@@ -234,7 +234,7 @@ describe("the operator's changes", () => {
   it("write none for a document's view refused to a member disabled or demoted since this isolate knew them", async () => {
     const member = await staffMember("compliance");
     const verified = await submittedVerification("audit");
-    const document = await uploadedDocument(await uploadFile(verified.customer, verified.numberId, pdf(), "bill.pdf"));
+    const document = await createdDocument(await uploadFile(verified.customer, verified.numberId, pdf(), "bill.pdf"));
     const views = async () =>
       (await auditEvents({ target_type: "document", target_id: document.id, action: "kyc.document_viewed" })).length;
     const setMember = (role: "compliance" | "viewer", status: "enabled" | "disabled") =>
@@ -263,7 +263,7 @@ describe("the operator's changes", () => {
     const member = await staffMember("compliance");
     const verified = await submittedVerification("audit");
     const file = pdf();
-    const document = await uploadedDocument(await uploadFile(verified.customer, verified.numberId, file, "bill.pdf"));
+    const document = await createdDocument(await uploadFile(verified.customer, verified.numberId, file, "bill.pdf"));
     const views = async () =>
       (await auditEvents({ target_type: "document", target_id: document.id, action: "kyc.document_viewed" })).length;
     const shown = ["Content-Type", "Content-Length", "ETag", "Content-Disposition", "Cache-Control"];

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, sha256Hex } from "../src/lib/api-key.ts";
 import { TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./constants.ts";
-import { pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, pdf, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   anonymous,
@@ -221,7 +221,7 @@ describe("a key the isolate knows: its check rides on the request's own D1 call"
       await customer.api.v1.numbers[":number_id"].KYC.address.$post({ param: { number_id: numberId }, json: INDIVIDUAL_ADDRESS }),
       201,
     );
-    const document = await uploadedDocument(await uploadFile(customer, numberId, pdf(), "secret-name.pdf"));
+    const document = await createdDocument(await uploadFile(customer, numberId, pdf(), "secret-name.pdf"));
     const download = (headers: Record<string, string> = {}) =>
       customer.call(`/v1/kyc/documents/${document.id}/download`, { headers });
     const first = await download();

@@ -9,7 +9,7 @@ import { createDatabase } from "../src/db/client.ts";
 import { KYC_TYPES } from "../src/db/schema.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { callOverFaults, FaultPlan } from "./faulty-storage.ts";
-import { pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, pdf, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   bodyOf,
@@ -449,7 +449,7 @@ describe("rejection reasons and the way back", () => {
     const [number] = await allocateNumbers(customer, 1);
     const path = `/v1/numbers/${number!.number_id}/KYC`;
     const kyc = await bodyOf<Wire>(await customer.callJson("POST", `${path}/address`, INDIVIDUAL_ADDRESS), 201);
-    await uploadedDocument(await uploadFile(customer, number!.number_id, pdf(), "a.pdf"));
+    await createdDocument(await uploadFile(customer, number!.number_id, pdf(), "a.pdf"));
     await bodyOf<Wire>(await callJson("POST", `/admin/kyc/${kyc.id}/review`, { status: "under_review" }, ADMIN));
     await problem(await customer.call(path, { method: "DELETE" }), 409, "verification_locked");
     await bodyOf<Wire>(

@@ -11,7 +11,7 @@ import { iso } from "../src/db/sql.ts";
 import { EVENT_TYPES_BY_DATA, type Event } from "../src/events/schemas.ts";
 import { eventPageQuery } from "../src/events/store.ts";
 import { toIso } from "../src/lib/time.ts";
-import { pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, pdf, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   createCustomer,
@@ -176,9 +176,9 @@ describe("KYC events", () => {
     const { id: kycId, number_id: kycNumberId } = answer as { id: string; number_id: string };
     expect(kycNumberId).toBe(`num_${numberId}`);
 
-    let uploaded!: Awaited<ReturnType<typeof uploadedDocument>>;
+    let uploaded!: Awaited<ReturnType<typeof createdDocument>>;
     written = await eventsWrittenBy(customer, async () => {
-      uploaded = await uploadedDocument(await uploadFile(customer, numberId, pdf(), "passport.pdf"));
+      uploaded = await createdDocument(await uploadFile(customer, numberId, pdf(), "passport.pdf"));
     });
     const summary = (await verificationOf(customer, numberId)).documents[0];
     expect(only(written, "kyc.document_uploaded").data).toEqual({ kyc_id: kycId, number_id: kycNumberId, document: summary });
@@ -189,7 +189,7 @@ describe("KYC events", () => {
     });
     expect(only(written, "kyc.updated").data).toEqual(answer);
 
-    const second = await uploadedDocument(await uploadFile(customer, numberId, pdf(), "bill.pdf"));
+    const second = await createdDocument(await uploadFile(customer, numberId, pdf(), "bill.pdf"));
     const secondSummary = (await verificationOf(customer, numberId)).documents[1];
     written = await eventsWrittenBy(customer, async () => {
       json(await customer.api.v1.kyc.documents[":document_id"].$delete({ param: { document_id: second.id } }), 200);
@@ -215,7 +215,7 @@ describe("KYC events", () => {
     const [number] = await allocateNumbers(customer, 1);
     const numberId = number!.number_id;
     const { id: kycId } = await json(await submit(customer, numberId), 201);
-    await uploadedDocument(await uploadFile(customer, numberId, pdf(), "passport.pdf"));
+    await createdDocument(await uploadFile(customer, numberId, pdf(), "passport.pdf"));
     await json(await review(kycId, "under_review"), 200);
 
     let answer: unknown;
@@ -243,7 +243,7 @@ describe("refused requests write no event", () => {
     const [number] = await allocateNumbers(customer, 1);
     const numberId = number!.number_id;
     const { id: kycId } = await json(await submit(customer, numberId), 201);
-    const doc = await uploadedDocument(await uploadFile(customer, numberId, pdf(), "a.pdf"));
+    const doc = await createdDocument(await uploadFile(customer, numberId, pdf(), "a.pdf"));
     await json(await review(kycId, "under_review"), 200);
     await json(await review(kycId, "approved"), 200);
     const [strangerNumber] = await allocateNumbers(stranger, 1);

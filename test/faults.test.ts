@@ -24,7 +24,7 @@ import {
 import { OBJECT_PREFIX, ORPHAN_AGE_MS, sweepOrphanObjects } from "../src/kyc/documents.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { callOverFaults, FaultPlan, type FaultyCall, InjectedFault } from "./faulty-storage.ts";
-import { filesPath, pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, filesPath, pdf, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   createCustomer,
@@ -437,7 +437,7 @@ async function submittedKyc(): Promise<KycSetup> {
 }
 
 async function withDocument(setup: KycSetup): Promise<KycSetup & { documentId: string }> {
-  const doc = await uploadedDocument(await uploadFile(setup.customer, `num_${setup.numberId}`, pdf(), "kept.pdf"));
+  const doc = await createdDocument(await uploadFile(setup.customer, `num_${setup.numberId}`, pdf(), "kept.pdf"));
   return { ...setup, documentId: doc.id };
 }
 

@@ -254,8 +254,8 @@ export function uploadFile(
   return customer.call(filesPath(numberId), { method: "POST", body: form });
 }
 
-/** The stored document a raw upload answered with: asserts 201 and checks the body against the route's own schema. */
-export async function uploadedDocument(response: Response): Promise<z.infer<typeof documentSchema>> {
+/** The stored document a raw upload answered with: asserts 201 Created and checks the body against the route's own schema. */
+export async function createdDocument(response: Response): Promise<z.infer<typeof documentSchema>> {
   const text = await response.text();
   expect(response.status, text).toBe(201);
   return documentSchema.parse(JSON.parse(text));

@@ -8,7 +8,7 @@ import { createApp } from "../src/app.ts";
 import worker from "../src/index.ts";
 import { sha256Hex } from "../src/lib/api-key.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { filesPath, pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, filesPath, pdf, uploadFile } from "./files.ts";
 import {
   addressed,
   call,
@@ -279,7 +279,7 @@ describe("Idempotency-Key", () => {
 
     const retried = await call(filesPath(numberId), init());
     expect(retried.headers.get("Idempotent-Replayed")).toBeNull();
-    await uploadedDocument(retried);
+    await createdDocument(retried);
   });
 
   it("stores one document and one object for a retried upload, even with a new multipart boundary", async () => {
@@ -306,7 +306,7 @@ describe("Idempotency-Key", () => {
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
     const replay = await send("ddd");
     expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
-    await uploadedDocument(replay);
+    await createdDocument(replay);
     // Another file name is another request.
     await problem(await send("eee", "other.pdf"), 422, "idempotency_key_reused");
 
@@ -346,17 +346,17 @@ describe("Idempotency-Key", () => {
 
   it("replays an upload that filled the verification, though a new one would now be refused", async () => {
     const { customer, numberId } = await submittedVerification();
-    for (let i = 0; i < 19; i++) await uploadedDocument(await uploadFile(customer, `num_${numberId}`, pdf(), `doc-${i}.pdf`));
+    for (let i = 0; i < 19; i++) await createdDocument(await uploadFile(customer, `num_${numberId}`, pdf(), `doc-${i}.pdf`));
     const twentieth = () => {
       const form = new FormData();
       form.set("file", new File([pdf()], "last.pdf"));
       form.set("document_type", "identity");
       return customer.call(filesPath(numberId), { method: "POST", headers: { "Idempotency-Key": "twentieth" }, body: form });
     };
-    const first = await uploadedDocument(await twentieth());
+    const first = await createdDocument(await twentieth());
     const retry = await twentieth();
     expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
-    expect(await uploadedDocument(retry)).toEqual(first);
+    expect(await createdDocument(retry)).toEqual(first);
   });
 
   it("replays a 405 with its Allow header", async () => {

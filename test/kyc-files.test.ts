@@ -19,7 +19,7 @@ import {
 import { contentDisposition } from "../src/lib/content-disposition.ts";
 import { todayUtc } from "../src/lib/time.ts";
 import { Outbox } from "../src/webhooks/outbox.ts";
-import { filesPath, hostileFiles, jpeg, pdf, pdfOf, png, ppm, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, filesPath, hostileFiles, jpeg, pdf, pdfOf, png, ppm, uploadFile } from "./files.ts";
 import {
   addressed,
   anonymous,
@@ -101,7 +101,7 @@ describe("upload", () => {
       expiration_date: "2031-05-17",
     });
     const location = response.headers.get("Location");
-    const doc = await uploadedDocument(response);
+    const doc = await createdDocument(response);
     expect(doc).toEqual({
       id: expect.stringMatching(/^doc_[0-9a-f-]{36}$/),
       kyc_id: setup.kycId,
@@ -128,7 +128,7 @@ describe("upload", () => {
         uploaded_at: doc.uploaded_at,
       },
     ]);
-    const other = await uploadedDocument(await upload(setup, pdf(), "b.pdf", { document_type: "other" }));
+    const other = await createdDocument(await upload(setup, pdf(), "b.pdf", { document_type: "other" }));
     expect(other.description).toBeNull();
     expect(other.expiration_date).toBeNull();
   });
@@ -146,16 +146,16 @@ describe("upload", () => {
         body: form,
       }),
     );
-    const doc = await uploadedDocument(elsewhere);
+    const doc = await createdDocument(elsewhere);
     expect(doc.download_url).toBe(`http://numbers.example.net:8443/v1/kyc/documents/${doc.id}/download`);
   });
 
   it("judges the type by the bytes: PDF, JPEG and PNG pass with an agreeing extension, in any case", async () => {
     const setup = await verificationReady();
-    await uploadedDocument(await upload(setup, pdf(), "A.PDF"));
-    expect((await uploadedDocument(await upload(setup, jpeg({}), "photo.jpg"))).mime_type).toBe("image/jpeg");
-    expect((await uploadedDocument(await upload(setup, jpeg({}), "photo.JPEG"))).mime_type).toBe("image/jpeg");
-    expect((await uploadedDocument(await upload(setup, png(), "scan.png"))).mime_type).toBe("image/png");
+    await createdDocument(await upload(setup, pdf(), "A.PDF"));
+    expect((await createdDocument(await upload(setup, jpeg({}), "photo.jpg"))).mime_type).toBe("image/jpeg");
+    expect((await createdDocument(await upload(setup, jpeg({}), "photo.JPEG"))).mime_type).toBe("image/jpeg");
+    expect((await createdDocument(await upload(setup, png(), "scan.png"))).mime_type).toBe("image/png");
   });
 
   it("refuses wrong bytes under a right name, and right bytes under a wrong name (415)", async () => {
@@ -183,17 +183,17 @@ describe("upload", () => {
       expect(refused.detail).toContain(`The PDF contains ${what}`);
     }
     expect(await objectKeysOf(setup.kycId, setup.customer.customerId)).toEqual([]);
-    await uploadedDocument(await upload(setup, pdfOf("2 0 obj << /Title (JavaScript /JS) >> endobj"), "statement.pdf"));
+    await createdDocument(await upload(setup, pdfOf("2 0 obj << /Title (JavaScript /JS) >> endobj"), "statement.pdf"));
   });
 
   it("applies the 300 DPI rule to PNG pHYs", async () => {
     const setup = await verificationReady();
-    await uploadedDocument(await upload(setup, png({ x: ppm(300), y: ppm(300), unit: 1 }), "a.png"));
+    await createdDocument(await upload(setup, png({ x: ppm(300), y: ppm(300), unit: 1 }), "a.png"));
     expect(ppm(300)).toBe(11_811);
-    await uploadedDocument(await upload(setup, png({ x: 11_811, y: 11_811, unit: 1 }), "b.png"));
-    await uploadedDocument(await upload(setup, png({ x: ppm(600), y: ppm(600), unit: 1 }), "c.png"));
-    await uploadedDocument(await upload(setup, png({ x: 2835, y: 2835, unit: 0 }), "aspect-only.png"));
-    await uploadedDocument(await upload(setup, png(), "no-phys.png"));
+    await createdDocument(await upload(setup, png({ x: 11_811, y: 11_811, unit: 1 }), "b.png"));
+    await createdDocument(await upload(setup, png({ x: ppm(600), y: ppm(600), unit: 1 }), "c.png"));
+    await createdDocument(await upload(setup, png({ x: 2835, y: 2835, unit: 0 }), "aspect-only.png"));
+    await createdDocument(await upload(setup, png(), "no-phys.png"));
     const low = await problem(
       await upload(setup, png({ x: ppm(72), y: ppm(72), unit: 1 }), "low.png"),
       400,
@@ -206,11 +206,11 @@ describe("upload", () => {
 
   it("applies the 300 DPI rule to JPEG JFIF and EXIF densities", async () => {
     const setup = await verificationReady();
-    await uploadedDocument(await upload(setup, jpeg({ jfif: { units: 1, x: 300, y: 300 } }), "a.jpg"));
-    await uploadedDocument(await upload(setup, jpeg({ jfif: { units: 2, x: 118, y: 118 } }), "dpcm.jpg"));
-    await uploadedDocument(await upload(setup, jpeg({ jfif: { units: 0, x: 1, y: 1 } }), "aspect.jpg"));
-    await uploadedDocument(await upload(setup, jpeg({ exif: { x: 300, y: 300 } }), "exif.jpg"));
-    await uploadedDocument(
+    await createdDocument(await upload(setup, jpeg({ jfif: { units: 1, x: 300, y: 300 } }), "a.jpg"));
+    await createdDocument(await upload(setup, jpeg({ jfif: { units: 2, x: 118, y: 118 } }), "dpcm.jpg"));
+    await createdDocument(await upload(setup, jpeg({ jfif: { units: 0, x: 1, y: 1 } }), "aspect.jpg"));
+    await createdDocument(await upload(setup, jpeg({ exif: { x: 300, y: 300 } }), "exif.jpg"));
+    await createdDocument(
       await upload(setup, jpeg({ jfif: { units: 0, x: 1, y: 1 }, exif: { x: 72, y: 72, unit: 1 } }), "exif-no-unit.jpg"),
     );
     await problem(await upload(setup, jpeg({ jfif: { units: 1, x: 72, y: 72 } }), "low.jpg"), 400, "resolution_too_low");
@@ -222,7 +222,7 @@ describe("upload", () => {
       "resolution_too_low",
     );
     await problem(await upload(setup, jpeg({ exif: { x: 100, y: 100, unit: 3 } }), "exif-cm.jpg"), 400, "resolution_too_low");
-    await uploadedDocument(await upload(setup, jpeg({ exif: { x: 118, y: 118, unit: 3 } }), "exif-cm-ok.jpg"));
+    await createdDocument(await upload(setup, jpeg({ exif: { x: 118, y: 118, unit: 3 } }), "exif-cm-ok.jpg"));
   });
 
   describe("refuses the files a hostile test got accepted, storing nothing", () => {
@@ -241,7 +241,7 @@ describe("upload", () => {
 
   it("accepts exactly 10,485,760 bytes and refuses 10,485,761 with 413", async () => {
     const setup = await verificationReady();
-    const exact = await uploadedDocument(await upload(setup, pdf(MIB10), "exact.pdf"));
+    const exact = await createdDocument(await upload(setup, pdf(MIB10), "exact.pdf"));
     expect(exact.file_size).toBe(10_485_760);
     await problem(await upload(setup, pdf(MIB10 + 1), "over.pdf"), 413, "payload_too_large");
     expect((await objectKeysOf(setup.kycId, setup.customer.customerId)).length).toBe(1);
@@ -302,7 +302,7 @@ describe("upload", () => {
       "validation_error",
     );
     expect(past.errors).toEqual([{ location: "body", pointer: "/expiration_date", message: "must not be in the past" }]);
-    await uploadedDocument(
+    await createdDocument(
       await upload(setup, pdf(), "a.pdf", { document_type: "other", expiration_date: todayUtc(), description: "d".repeat(500) }),
     );
     const missing = await problem(await upload(setup, pdf(), "a.pdf", {}), 400, "validation_error");
@@ -388,7 +388,7 @@ describe("upload", () => {
         body,
       });
     };
-    expect((await uploadedDocument(await send("C:\\scans\\passport.pdf"))).filename).toBe("C:\\scans\\passport.pdf");
+    expect((await createdDocument(await send("C:\\scans\\passport.pdf"))).filename).toBe("C:\\scans\\passport.pdf");
     const INVISIBLE = "must not contain invisible format characters such as zero-width spaces, joiners or direction marks";
     const cases: [string, string][] = [
       ["a\u0000b.pdf", "file name must not contain control characters"],
@@ -441,7 +441,7 @@ describe("upload", () => {
 
   it("holds at most 20 documents; the refused 21st leaves no object in R2", async () => {
     const setup = await verificationReady();
-    for (let i = 0; i < 20; i++) await uploadedDocument(await upload(setup, pdf(), `doc-${i}.pdf`));
+    for (let i = 0; i < 20; i++) await createdDocument(await upload(setup, pdf(), `doc-${i}.pdf`));
     const refused = await problem(await upload(setup, pdf(), "doc-21.pdf"), 409, "conflict");
     expect(refused.detail).toContain("20");
     expect((await objectKeysOf(setup.kycId, setup.customer.customerId)).length).toBe(20);
@@ -451,7 +451,7 @@ describe("upload", () => {
 
   it("lets only one of several concurrent uploads take a verification's last place", async () => {
     const setup = await verificationReady();
-    for (let i = 0; i < 19; i++) await uploadedDocument(await upload(setup, pdf(), `doc-${i}.pdf`));
+    for (let i = 0; i < 19; i++) await createdDocument(await upload(setup, pdf(), `doc-${i}.pdf`));
     // Each passes the check made before the body is read; the insert's own guard decides.
     const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => upload(setup, pdf(), `last-${i}.pdf`)));
     const statuses = answers.map((answer) => answer.status).sort();
@@ -484,7 +484,7 @@ describe("upload", () => {
       });
 
     const full = await verificationReady();
-    for (let i = 0; i < 20; i++) await uploadedDocument(await upload(full, pdf(), `doc-${i}.pdf`));
+    for (let i = 0; i < 20; i++) await createdDocument(await upload(full, pdf(), `doc-${i}.pdf`));
     const approved = await verificationReady();
     await json(await review(approved.kycId, { status: "under_review" }), 200);
     await json(await review(approved.kycId, { status: "approved" }), 200);
@@ -524,12 +524,12 @@ describe("upload", () => {
 
   it("is allowed while pending, under_review and rejected, and locked once approved", async () => {
     const setup = await verificationReady();
-    await uploadedDocument(await upload(setup, pdf(), "pending.pdf"));
+    await createdDocument(await upload(setup, pdf(), "pending.pdf"));
     await json(await review(setup.kycId, { status: "under_review" }), 200);
     // A file added during the review is part of it.
-    expect((await uploadedDocument(await upload(setup, pdf(), "review.pdf"))).status).toBe("pending_review");
+    expect((await createdDocument(await upload(setup, pdf(), "review.pdf"))).status).toBe("pending_review");
     await json(await review(setup.kycId, { status: "rejected", rejection_reason: "blurry" }), 200);
-    await uploadedDocument(await upload(setup, pdf(), "rejected.pdf"));
+    await createdDocument(await upload(setup, pdf(), "rejected.pdf"));
 
     const approvedSetup = await verificationReady();
     await json(await review(approvedSetup.kycId, { status: "under_review" }), 200);
@@ -543,7 +543,7 @@ describe("download", () => {
   it("streams the exact bytes with attachment, nosniff, no-store, ETag and the sniffed type", async () => {
     const setup = await verificationReady();
     const bytes = png({ x: ppm(300), y: ppm(300), unit: 1 });
-    const doc = await uploadedDocument(await upload(setup, bytes, "Ürkund scan (1).png"));
+    const doc = await createdDocument(await upload(setup, bytes, "Ürkund scan (1).png"));
     // download_url leads to the download route.
     expect(setup.customer.api.v1.kyc.documents[":document_id"].download.$url({ param: { document_id: doc.id } }).href).toBe(
       doc.download_url,
@@ -577,7 +577,7 @@ describe("download", () => {
   it("returns a 10 MiB file byte for byte", async () => {
     const setup = await verificationReady();
     const bytes = pdf(MIB10);
-    const doc = await uploadedDocument(await upload(setup, bytes, "big.pdf"));
+    const doc = await createdDocument(await upload(setup, bytes, "big.pdf"));
     const response = await download(setup.customer, doc.id);
     expect(response.headers.get("Content-Length")).toBe(String(MIB10));
     const got = new Uint8Array(await response.arrayBuffer());
@@ -587,7 +587,7 @@ describe("download", () => {
 
   it("answers another account's document, an unknown one and a malformed id with 404, 404 and 400", async () => {
     const setup = await verificationReady();
-    const doc = await uploadedDocument(await upload(setup, pdf(), "a.pdf"));
+    const doc = await createdDocument(await upload(setup, pdf(), "a.pdf"));
     const stranger = await createCustomer();
     await problem(await download(stranger, doc.id), 404, "not_found");
     await problem(await deleteDocument(stranger, doc.id), 404, "not_found");
@@ -617,7 +617,7 @@ describe("Content-Disposition", () => {
 describe("delete", () => {
   it("removes the row and the object; a second delete is a 404", async () => {
     const setup = await verificationReady();
-    const doc = await uploadedDocument(await upload(setup, pdf(), "a.pdf"));
+    const doc = await createdDocument(await upload(setup, pdf(), "a.pdf"));
     const key = await onlyObjectKeyOf(setup);
     expect(await env.DOCUMENTS.head(key)).not.toBeNull();
 
@@ -634,15 +634,15 @@ describe("delete", () => {
 
   it("is allowed under review and refused once approved or rejected (409 verification_completed)", async () => {
     const setup = await verificationReady();
-    const first = await uploadedDocument(await upload(setup, pdf(), "a.pdf"));
-    const second = await uploadedDocument(await upload(setup, pdf(), "b.pdf"));
+    const first = await createdDocument(await upload(setup, pdf(), "a.pdf"));
+    const second = await createdDocument(await upload(setup, pdf(), "b.pdf"));
     await json(await review(setup.kycId, { status: "under_review" }), 200);
     await json(await deleteDocument(setup.customer, first.id), 200);
     await json(await review(setup.kycId, { status: "approved" }), 200);
     await problem(await deleteDocument(setup.customer, second.id), 409, "verification_completed");
 
     const rejected = await verificationReady();
-    const doc = await uploadedDocument(await upload(rejected, pdf(), "a.pdf"));
+    const doc = await createdDocument(await upload(rejected, pdf(), "a.pdf"));
     await json(await review(rejected.kycId, { status: "under_review" }), 200);
     await json(await review(rejected.kycId, { status: "rejected", rejection_reason: "expired" }), 200);
     await problem(await deleteDocument(rejected.customer, doc.id), 409, "verification_completed");
@@ -702,7 +702,7 @@ describe("R2 and D1 stay consistent", () => {
 
   it("answers a delete whose object removal fails as deleted, and leaves the object to the sweep", async () => {
     const setup = await verificationReady();
-    const doc = await uploadedDocument(await upload(setup, pdf(), "a.pdf"));
+    const doc = await createdDocument(await upload(setup, pdf(), "a.pdf"));
     const key = await onlyObjectKeyOf(setup);
     const failingDeletes = new Proxy(env.DOCUMENTS, {
       get(target, property, receiver) {
@@ -727,7 +727,7 @@ describe("R2 and D1 stay consistent", () => {
 
   it("sweeps objects without a row once they are an hour old, from the scheduled handler, and keeps the rest", async () => {
     const setup = await verificationReady();
-    const doc = await uploadedDocument(await upload(setup, pdf(), "kept.pdf"));
+    const doc = await createdDocument(await upload(setup, pdf(), "kept.pdf"));
     const orphanKey = `${OBJECT_PREFIX}${setup.customer.customerId}/${setup.kycId.replace("kyc_", "")}/${crypto.randomUUID()}`;
     await env.DOCUMENTS.put(orphanKey, pdf());
     const outside = `elsewhere/${crypto.randomUUID()}`;

@@ -2,7 +2,7 @@
 import type { InferRequestType } from "hono/client";
 import { describe, expect, it } from "vitest";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, pdf, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   anonymous,
@@ -70,7 +70,7 @@ const reviewRaw = (kycId: string, body: unknown) =>
   callJson("POST", `/admin/kyc/${kycId}/review`, body, { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` });
 
 async function uploadPdf(customer: TestCustomer, numberId: string) {
-  return uploadedDocument(await uploadFile(customer, `num_${numberId}`, pdf(), "proof.pdf", { document_type: "address_proof" }));
+  return createdDocument(await uploadFile(customer, `num_${numberId}`, pdf(), "proof.pdf", { document_type: "address_proof" }));
 }
 
 describe("submit address", () => {

@@ -17,7 +17,7 @@ import {
 } from "./api-description.ts";
 import { FILES, type FileKind } from "./arbitraries.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { filesPath, pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, filesPath, pdf, uploadFile } from "./files.ts";
 import {
   allocateNumbers,
   createCustomer,
@@ -642,7 +642,7 @@ beforeAll(async () => {
     }),
     201,
   );
-  const document = await uploadedDocument(await uploadFile(other, number.number_id, pdf(), "foreign.pdf"));
+  const document = await createdDocument(await uploadFile(other, number.number_id, pdf(), "foreign.pdf"));
   foreign = { numberId: number.number_id, documentId: document.id.replace(/^doc_/, "") };
 });
 

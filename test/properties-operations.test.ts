@@ -10,7 +10,7 @@ import { PROBLEM_CODES } from "../src/lib/problem.ts";
 import { type DescribedOperation, describedOperations, expectDeclared, type Sent, sendQuietly } from "./api-description.ts";
 import { calendarDate, later, type Pools, type RequestSpec, requestFor, requestInit } from "./arbitraries.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, pdf, uploadFile } from "./files.ts";
 import {
   clientAddress,
   createCustomer,
@@ -110,7 +110,7 @@ async function populatedAccount(prefix: string): Promise<Account> {
       201,
     );
     kycIds.push(verification.id);
-    documentIds.push((await uploadedDocument(await uploadFile(customer, numberId, pdf(), `${token}.pdf`))).id);
+    documentIds.push((await createdDocument(await uploadFile(customer, numberId, pdf(), `${token}.pdf`))).id);
     for (const status of steps) {
       const body = status === "rejected" ? { status, rejection_reason: `${token} reason` } : { status };
       await json(await operator.admin.kyc[":kyc_id"].review.$post({ param: { kyc_id: verification.id }, json: body }), 200);
@@ -431,7 +431,7 @@ describe("every described operation, under random valid and invalid requests", (
     it("answers a download's 304, to the If-None-Match its operation declares", async () => {
       // A document of its own: the random requests before may have deleted the accounts' ones.
       const probe = await submittedVerification("etag");
-      const document = await uploadedDocument(await uploadFile(probe.customer, probe.numberId, pdf(), "probe.pdf"));
+      const document = await createdDocument(await uploadFile(probe.customer, probe.numberId, pdf(), "probe.pdf"));
       const downloads: [string, string, Record<string, string>][] = [
         ["downloadKycDocument", `/v1/kyc/documents/${document.id}/download`, { Authorization: `Bearer ${probe.customer.key}` }],
         [
@@ -483,7 +483,7 @@ describe("every described operation, under random valid and invalid requests", (
       const before = await storageFingerprint();
       // A verification of its own (the random requests before may have deleted the account's ones).
       const probe = await submittedVerification("probe");
-      await uploadedDocument(await uploadFile(probe.customer, probe.numberId, pdf(), "probe.pdf"));
+      await createdDocument(await uploadFile(probe.customer, probe.numberId, pdf(), "probe.pdf"));
       last = await storageFingerprint();
       expect(last.rowWrites).toBeGreaterThan(before.rowWrites);
       expect(last.objects.length).toBe(before.objects.length + 1);

@@ -1,7 +1,7 @@
 // Generated absolute URLs (a document's download_url, a problem's type, the OpenAPI servers) start with PUBLIC_BASE_URL
 // when it is set, whatever Host the client sent; without it, with the request's own origin.
 import { describe, expect, it } from "vitest";
-import { pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, pdf, uploadFile } from "./files.ts";
 import { callInIsolate, problem, submittedVerification, type TestCustomer } from "./helpers.ts";
 
 /** A Host an attacker chose; it must never make its way into a link the API hands out. */
@@ -29,7 +29,7 @@ async function generatedUrls(customer: TestCustomer, numberId: string, options: 
     await callInIsolate("/openapi.json", {}, options),
   );
   const inIsolate = { call: (path: string, init: RequestInit = {}) => callInIsolate(path, { ...init, headers: auth }, options) };
-  const uploaded = await uploadedDocument(await uploadFile(inIsolate, `num_${numberId}`, pdf(), "a.pdf"));
+  const uploaded = await createdDocument(await uploadFile(inIsolate, `num_${numberId}`, pdf(), "a.pdf"));
   return {
     problemTypes: [notFound.type, unauthorized.type, problemType.type],
     servers: document.servers.map((server) => server.url),

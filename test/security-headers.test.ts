@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SCALAR_BUNDLE_PATH } from "../src/service/docs.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, pdf, uploadFile } from "./files.ts";
 import { call, submittedVerification, type TestCustomer } from "./helpers.ts";
 
 /** A label, the request's answer's status and headers; every body is read (and dropped). */
@@ -25,7 +25,7 @@ async function answer(label: string, path: string, init: RequestInit = {}): Prom
 /** A customer with a verification holding one document, and the path of its download. */
 async function customerWithDocument(): Promise<{ customer: TestCustomer; download: string }> {
   const { customer, numberId } = await submittedVerification();
-  const document = await uploadedDocument(await uploadFile(customer, `num_${numberId}`, pdf(), "a.pdf"));
+  const document = await createdDocument(await uploadFile(customer, `num_${numberId}`, pdf(), "a.pdf"));
   return { customer, download: new URL(document.download_url).pathname };
 }
 

@@ -10,7 +10,7 @@ import { buildApp } from "../src/api.ts";
 import { customerAudience } from "../src/audiences.ts";
 import type { Database } from "../src/db/client.ts";
 import { RefusedCredential, sideEffectsAfter } from "../src/http/side-effects.ts";
-import { pdf, uploadedDocument, uploadFile } from "./files.ts";
+import { createdDocument, pdf, uploadFile } from "./files.ts";
 import {
   addressed,
   allocateNumbers,
@@ -220,7 +220,7 @@ describe("a revoked key's side effects", () => {
     await measure("GET users", () => customer.account.users.$get({ param, query: {} }));
     await measure("POST address", () => kyc.address.$post({ param: numberParam, json: INDIVIDUAL_ADDRESS }));
     await measure("PATCH address", () => kyc.address.$patch({ param: numberParam, json: { city: "Oakland" } }));
-    const document = await uploadedDocument(
+    const document = await createdDocument(
       await measure("POST file", () => uploadFile(customer, numberParam.number_id, pdf(), "bill.pdf")),
     );
     await measure("GET verification", () => kyc.$get({ param: numberParam }));

@@ -45,7 +45,8 @@ interface Report {
   unlisted_pair_count: number;
 }
 
-async function report(answer: Response): Promise<Report> {
+/** An import's report, after asserting 201 Created (the body is shown when it differs). */
+async function createdReport(answer: Response): Promise<Report> {
   const text = await answer.text();
   expect(answer.status, text).toBe(201);
   return JSON.parse(text);
@@ -87,7 +88,7 @@ describe("an import", () => {
   it("imports every valid row, and reports each duplicate (in stock, allocated, repeated) and each refused row", async () => {
     const type = freshType();
     const [a, b, c, d] = phoneNumbers(4);
-    await report(await importJson([{ phone_number: a, country_code: "US", number_type: type }]));
+    await createdReport(await importJson([{ phone_number: a, country_code: "US", number_type: type }]));
     await makeOrderable("US", "mobile");
     const customer = await createCustomer("stock");
     const order = await json(
@@ -104,7 +105,7 @@ describe("an import", () => {
       }),
       201,
     );
-    const answer = await report(
+    const answer = await createdReport(
       await importJson([
         { phone_number: a, country_code: "US", number_type: type },
         { phone_number: b, country_code: "US", number_type: type },
@@ -135,7 +136,7 @@ describe("an import", () => {
     const type = freshType();
     const [a, b] = phoneNumbers(2);
     const csv = `\uFEFFphone_number,country_code,number_type\r\n${a},US,${type}\r\n"${b}","GB","${type}"\r\n`;
-    expect(await report(await importCsv(csv))).toMatchObject({ imported: 2, duplicate_count: 0, invalid_count: 0 });
+    expect(await createdReport(await importCsv(csv))).toMatchObject({ imported: 2, duplicate_count: 0, invalid_count: 0 });
     const refusals: [string | Uint8Array, RegExp][] = [
       [new Uint8Array([0x70, 0x68, 0xff, 0xfe]), /UTF-8/],
       [`number,country,type\n${uniquePhoneNumber()},US,${type}\n`, /header/],
@@ -195,7 +196,7 @@ describe("an import", () => {
       { phone_number: good, country_code: "US", number_type: type },
       ...bad.map(([country_code, number_type]) => ({ phone_number: uniquePhoneNumber(), country_code, number_type })),
     ];
-    const fromJson = await report(await importJson(rows));
+    const fromJson = await createdReport(await importJson(rows));
     expect(fromJson).toMatchObject({ imported: 1, invalid_count: bad.length });
     expect(fromJson.invalid).toEqual(expected);
 
@@ -205,7 +206,7 @@ describe("an import", () => {
       ...bad.map(([country_code, number_type]) => ({ phone_number: uniquePhoneNumber(), country_code, number_type })),
     ];
     const csv = `phone_number,country_code,number_type\n${csvRows.map((r) => [r.phone_number, r.country_code, quoted(r.number_type)].join(",")).join("\n")}\n`;
-    const fromCsv = await report(await importCsv(csv));
+    const fromCsv = await createdReport(await importCsv(csv));
     expect(fromCsv).toMatchObject({ imported: 1, invalid_count: bad.length });
     expect(fromCsv.invalid).toEqual(expected);
     const { results } = await env.DB.prepare(
@@ -221,7 +222,7 @@ describe("an import", () => {
     const typo = freshType();
     await makeOrderable("US", listed);
     const [taken, ...phones] = phoneNumbers(9);
-    await report(await importJson([{ phone_number: taken, country_code: "GB", number_type: typo }]));
+    await createdReport(await importJson([{ phone_number: taken, country_code: "GB", number_type: typo }]));
     const rows = [
       { phone_number: phones[0], country_code: "US", number_type: listed },
       { phone_number: phones[1], country_code: "US", number_type: typo },
@@ -230,16 +231,16 @@ describe("an import", () => {
       { phone_number: taken, country_code: "GB", number_type: typo },
       { phone_number: phones[4], country_code: "XX", number_type: typo },
     ];
-    const fromJson = await report(await importJson(rows));
+    const fromJson = await createdReport(await importJson(rows));
     expect(fromJson).toMatchObject({ imported: 4, duplicate_count: 1, invalid_count: 1 });
     expect(fromJson.unlisted_pairs).toEqual([
       { country_code: "GB", number_type: listed, count: 1 },
       { country_code: "US", number_type: typo, count: 2 },
     ]);
     const csv = `phone_number,country_code,number_type\r\n${phones[5]},US,${listed}\r\n${phones[6]},FR,${typo}\r\n${phones[7]},FR,${typo}\r\n`;
-    const fromCsv = await report(await importCsv(csv));
+    const fromCsv = await createdReport(await importCsv(csv));
     expect(fromCsv).toMatchObject({ imported: 3, unlisted_pairs: [{ country_code: "FR", number_type: typo, count: 2 }] });
-    const allListed = await report(
+    const allListed = await createdReport(
       await importJson([{ phone_number: uniquePhoneNumber(), country_code: "US", number_type: listed }]),
     );
     expect(allListed).toMatchObject({ unlisted_pairs: [], unlisted_pair_count: 0 });
@@ -254,7 +255,7 @@ describe("an import", () => {
       country_code: "SE",
       number_type: `${prefix}_${String(i).padStart(4, "0")}`,
     }));
-    const answer = await report(await importJson(rows));
+    const answer = await createdReport(await importJson(rows));
     expect(answer).toMatchObject({ imported: 1003, unlisted_pair_count: 1003 });
     expect(answer.unlisted_pairs).toHaveLength(1000);
     expect(answer.unlisted_pairs[999]).toEqual({ country_code: "SE", number_type: `${prefix}_0999`, count: 1 });
@@ -267,7 +268,7 @@ describe("an import", () => {
       const eol = end.startsWith("\r") ? "\r\n" : "\n";
       const csv =
         ["phone_number,country_code,number_type", `${a},US,${type}`, `${b},US,Mobile`, `${c},US,${type}`].join(eol) + end;
-      const answer = await report(await importCsv(csv));
+      const answer = await createdReport(await importCsv(csv));
       expect(answer, JSON.stringify(end)).toMatchObject({ imported: 2, invalid_count: 1 });
       expect(answer.invalid.map((row) => row.index)).toEqual([1]);
     }
@@ -280,7 +281,7 @@ describe("an import", () => {
     const type = freshType();
     const base = 10_000_000 + Math.floor(Math.random() * 80_000_000);
     const lines = Array.from({ length: 100_000 }, (_, i) => `+44${base + i},GB,${type}`);
-    const answer = await report(await importCsv(`phone_number,country_code,number_type\r\n${lines.join("\r\n")}\r\n\r\n`));
+    const answer = await createdReport(await importCsv(`phone_number,country_code,number_type\r\n${lines.join("\r\n")}\r\n\r\n`));
     expect(answer).toMatchObject({ imported: 100_000, duplicate_count: 0, invalid_count: 0 });
     const summary = await json(await fulfilment.api.admin.stock.summary.$get(), 200);
     expect(summary.data).toContainEqual({ country_code: "GB", number_type: type, count: 100_000 });
@@ -292,8 +293,10 @@ describe("the stock", () => {
     const type = freshType();
     const first = phoneNumbers(2);
     const second = phoneNumbers(2);
-    await report(await importJson(first.map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))));
-    await report(await importJson(second.map((phone_number) => ({ phone_number, country_code: "CA", number_type: type }))));
+    await createdReport(await importJson(first.map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))));
+    await createdReport(
+      await importJson(second.map((phone_number) => ({ phone_number, country_code: "CA", number_type: type }))),
+    );
     const list = await json(await fulfilment.api.admin.stock.$get({ query: { number_type: type } }), 200);
     expect(list.data.map((n) => n.phone_number)).toEqual([...second.toSorted(), ...first.toSorted()]);
     expect(list.meta.total).toBe(4);
@@ -323,9 +326,9 @@ describe("an allocation from stock", () => {
     const type = freshType();
     const older = phoneNumbers(3);
     const newer = phoneNumbers(2);
-    await report(await importJson(older.map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))));
-    await report(await importJson(newer.map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))));
-    await report(
+    await createdReport(await importJson(older.map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))));
+    await createdReport(await importJson(newer.map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))));
+    await createdReport(
       await importJson(phoneNumbers(5).map((phone_number) => ({ phone_number, country_code: "CA", number_type: type }))),
     );
     const { order } = await pendingOrder("US", type, 4);
@@ -358,7 +361,7 @@ describe("an allocation from stock", () => {
 
   it("refuses more than the stock holds (409 insufficient_stock, saying how many), and a body with both or neither", async () => {
     const type = freshType();
-    await report(
+    await createdReport(
       await importJson(phoneNumbers(2).map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))),
     );
     const { order } = await pendingOrder("US", type, 5);
@@ -376,8 +379,8 @@ describe("an allocation from stock", () => {
   it("takes a listed number in stock out of it, and refuses one stocked for another pair", async () => {
     const type = freshType();
     const [here, elsewhere] = phoneNumbers(2);
-    await report(await importJson([{ phone_number: here, country_code: "US", number_type: type }]));
-    await report(await importJson([{ phone_number: elsewhere, country_code: "GB", number_type: type }]));
+    await createdReport(await importJson([{ phone_number: here, country_code: "US", number_type: type }]));
+    await createdReport(await importJson([{ phone_number: elsewhere, country_code: "GB", number_type: type }]));
     const { order } = await pendingOrder("US", type, 2);
     const refused = await problem(await allocate(order.order_id, { phone_numbers: [elsewhere] }), 409, "conflict");
     expect(refused.detail).toContain(elsewhere);
@@ -390,14 +393,16 @@ describe("an allocation from stock", () => {
     );
     expect(await stockCount(type)).toBe(1);
     // An allocated number is never stocked again.
-    const again = await report(await importJson([{ phone_number: here, country_code: "US", number_type: type }]));
+    const again = await createdReport(await importJson([{ phone_number: here, country_code: "US", number_type: type }]));
     expect(again).toMatchObject({ imported: 0, duplicates: [here] });
   });
 
   it("never hands one number out twice, nor an order more than its quantity, under many allocations at once", async () => {
     const type = freshType();
     const stocked = phoneNumbers(10);
-    await report(await importJson(stocked.map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))));
+    await createdReport(
+      await importJson(stocked.map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))),
+    );
     const orders = await Promise.all(Array.from({ length: 8 }, () => pendingOrder("US", type, 3)));
     const crowded = await pendingOrder("US", type, 5);
     const attempts = [
@@ -436,7 +441,7 @@ describe("an allocation from stock", () => {
     for (let round = 0; round < 12; round++) {
       const type = freshType();
       await makeOrderable("US", type);
-      await report(
+      await createdReport(
         await importJson(phoneNumbers(30).map((phone_number) => ({ phone_number, country_code: "US", number_type: type }))),
       );
       const orders = await Promise.all(Array.from({ length: 6 }, () => placeOrder(customer, "US", type, 10)));
@@ -460,7 +465,7 @@ describe("an allocation from stock", () => {
     const type = freshType();
     const base = 10_000_000 + Math.floor(Math.random() * 80_000_000);
     const lines = Array.from({ length: 10_000 }, (_, i) => `+33${base + i},FR,${type}`);
-    await report(await importCsv(`phone_number,country_code,number_type\n${lines.join("\n")}\n`));
+    await createdReport(await importCsv(`phone_number,country_code,number_type\n${lines.join("\n")}\n`));
     const { customer, order } = await pendingOrder("FR", type, 10_000);
     const key = crypto.randomUUID();
     const first = await allocate(order.order_id, { from_stock: 10_000 }, { "Idempotency-Key": key });

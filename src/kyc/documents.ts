@@ -4,7 +4,7 @@ import { type Outcome, ok } from "../db/outcome.ts";
 import type { DocumentMimeType, DocumentRow, DocumentType, KycRow } from "../db/schema.ts";
 import { describeError } from "../lib/describe-error.ts";
 import type { Outbox } from "../webhooks/outbox.ts";
-import { deleteDocumentRow, findOwnedDocument, insertDocument, objectKeysWithRows } from "./store.ts";
+import { deleteDocumentRow, findOwnedDocument, insertDocument, objectKeysWithRows } from "./documents-store.ts";
 
 /** Every document object lives under this prefix; the orphan sweep looks nowhere else. */
 export const OBJECT_PREFIX = "kyc/";

@@ -5,7 +5,7 @@ import type { DocumentRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import type { HeaderDescription } from "../http/openapi.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
-import { findAnyDocument, viewDocument } from "./store.ts";
+import { findAnyDocument, viewDocument } from "./documents-store.ts";
 
 /** What a download and its 304 always carry (src/kyc/download.ts sets them). */
 export const DOWNLOAD_HEADERS = {

@@ -19,6 +19,7 @@ import { withPrefix } from "../lib/ids.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
 import { MAX_ATTACH } from "./profile-numbers.ts";
+import { findProfile, listProfiles } from "./profiles-store.ts";
 import {
   attachReportSchema,
   createProfileBody,
@@ -41,7 +42,7 @@ import {
   updateProfileBody,
   uploadFormSchema,
 } from "./schemas.ts";
-import { findProfile, listProfiles, MAX_DOCUMENTS } from "./store.ts";
+import { MAX_DOCUMENTS } from "./store.ts";
 import { readUpload } from "./upload.ts";
 import {
   amendAddress,

@@ -14,6 +14,7 @@ import { createRouter } from "../http/router.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
+import { findOwnedDocument } from "./documents-store.ts";
 import { DOWNLOAD_CONTENT, DOWNLOAD_HEADERS, downloadResponse } from "./download.ts";
 import {
   deletedDocumentSchema,
@@ -29,7 +30,7 @@ import {
   uploadFormSchema,
   verificationSchema,
 } from "./schemas.ts";
-import { findOwnedDocument, findVerificationWithDocuments, MAX_DOCUMENTS } from "./store.ts";
+import { findVerificationWithDocuments, MAX_DOCUMENTS } from "./store.ts";
 import { readUpload } from "./upload.ts";
 import {
   amendAddress,

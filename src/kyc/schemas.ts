@@ -38,16 +38,10 @@ import { withPrefix } from "../lib/ids.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
 import { MIN_DPI } from "./file-checks.ts";
 import { ATTACH_REFUSALS, MAX_ATTACH, type NumberSelection, type NumbersReport } from "./profile-numbers.ts";
+import { PROFILE_SORT_KEYS, type ProfileListQuery } from "./profiles-store.ts";
 import { AWAITING_STATUSES, type QueuedVerification, type ReviewQueueQuery, SUBJECT_TYPES } from "./queue.ts";
-import {
-  type AddressChanges,
-  type Attachment,
-  type NewVerification,
-  PROFILE_SORT_KEYS,
-  type ProfileListQuery,
-  REVIEW_TARGETS,
-  type Rejection,
-} from "./store.ts";
+import { REVIEW_TARGETS, type Rejection } from "./review-store.ts";
+import type { AddressChanges, Attachment, NewVerification } from "./store.ts";
 
 /** One reason of a reviewer's rejection, as the verification and the documents it names show it. */
 const rejectionReasonSchema = z

@@ -8,20 +8,17 @@ import type { Work } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { done, type FieldError, notFound, Problem, type Result, refused, validationError } from "../lib/problem.ts";
 import { type CheckedFile, deleteObjectsOrLeaveToSweep, removeDocument, storeDocument } from "./documents.ts";
+import { findUploadTarget } from "./documents-store.ts";
 import { attachNumbers, detachNumbers, type NumberSelection, type NumbersReport } from "./profile-numbers.ts";
+import { insertProfile, profileOfAttachment } from "./profiles-store.ts";
+import { type Rejection, type ReviewTarget, reviewVerification } from "./review-store.ts";
 import {
   type AddressChanges,
   deleteVerificationRows,
-  findUploadTarget,
   findVerificationById,
-  insertProfile,
   type NewVerification,
   type ProfileWithDocuments,
-  profileOfAttachment,
-  type Rejection,
-  type ReviewTarget,
   resubmitVerification,
-  reviewVerification,
   type Subject,
   type SubjectKind,
   submitVerification,

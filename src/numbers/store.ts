@@ -27,7 +27,7 @@ import {
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import type { AuditContext } from "../env.ts";
 import { profileNumbersEvents } from "../kyc/profile-numbers.ts";
-import { profileNamesOf } from "../kyc/store.ts";
+import { profileNamesOf } from "../kyc/profiles-store.ts";
 import { ALLOCATABLE } from "../orders/lifecycle.ts";
 import { findOrderById } from "../orders/store.ts";
 import { DATA_FILLED_LATER, eventStatements, fillEventData, inEventChunks, type Outbox } from "../webhooks/outbox.ts";

@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import type { Database } from "../db/client.ts";
 import type { PortalEnv } from "../env.ts";
 import type { ATTACH_REFUSALS, NumbersReport } from "../kyc/profile-numbers.ts";
-import { findProfileNames } from "../kyc/store.ts";
+import { findProfileNames } from "../kyc/profiles-store.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { capitalised, words } from "../lib/words.ts";
 import { findOwnedNumbers } from "../numbers/store.ts";

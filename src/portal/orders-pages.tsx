@@ -16,7 +16,7 @@ import type { PortalEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { findProfileNames } from "../kyc/store.ts";
+import { findProfileNames } from "../kyc/profiles-store.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { KYC_TYPE_WORDS, words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";

@@ -1,0 +1,134 @@
+// The operator's review of a verification or profile: the moves it allows, and the batch that makes one.
+import { and, eq, sql } from "drizzle-orm";
+import { auditStatement } from "../audit/store.ts";
+import type { RejectionReason } from "../compliance/types.ts";
+import { batchByName } from "../db/batch.ts";
+import type { Database } from "../db/client.ts";
+import { type Outcome, ok, refusalByState } from "../db/outcome.ts";
+import { type KycStatus, kycDocuments, kycVerifications } from "../db/schema.ts";
+import { inJsonList } from "../db/sql.ts";
+import type { AuditContext } from "../env.ts";
+import { withPrefix } from "../lib/ids.ts";
+import { DAY_MS } from "../lib/time.ts";
+import type { Outbox } from "../webhooks/outbox.ts";
+import {
+  countRead,
+  DOCUMENT_ORDER,
+  documentsFollow,
+  numberCountOf,
+  ofKind,
+  type ProfileWithDocuments,
+  type SubjectKind,
+  withVerificationEvent,
+} from "./store.ts";
+
+const YEAR_MS = 365 * DAY_MS;
+
+/** The operator's review moves: the state each target may be reached from. */
+const REVIEW_FROM = { under_review: "pending", approved: "under_review", rejected: "under_review" } as const satisfies Record<
+  string,
+  KycStatus
+>;
+export type ReviewTarget = keyof typeof REVIEW_FROM;
+export const REVIEW_TARGETS = Object.keys(REVIEW_FROM) as [ReviewTarget, ...ReviewTarget[]];
+
+/** The review moves a verification that is `status` allows now (what the console offers to do with it). */
+export function reviewMovesFrom(status: KycStatus): ReviewTarget[] {
+  return REVIEW_TARGETS.filter((target) => REVIEW_FROM[target] === status);
+}
+
+/** A rejection: the reviewer's words, and the reasons (each may name a document or a field). */
+export interface Rejection {
+  reason: string;
+  reasons: RejectionReason[];
+}
+
+/**
+ * The operator's review: the verification and its documents move together, with its event and its audit event (first,
+ * under the move's own guard, so it records the status moved from), in one batch. With reasons, a rejection rejects the
+ * documents they name (each keeping the reasons that name it); without, every document.
+ */
+export async function reviewVerification(
+  db: Database,
+  outbox: Outbox,
+  audit: AuditContext,
+  kind: SubjectKind,
+  kycId: string,
+  to: ReviewTarget,
+  rejection: Rejection | undefined,
+  now: number,
+): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state">> {
+  const movable = and(eq(kycVerifications.id, kycId), ofKind(kind), eq(kycVerifications.status, REVIEW_FROM[to]))!;
+  const reasons = rejection?.reasons ?? [];
+  const named = reasons.flatMap((r) => (r.document_id === undefined ? [] : [r.document_id]));
+  const namedReasons = sql`(SELECT json_group_array(json(value)) FROM json_each(${JSON.stringify(reasons)}) WHERE value ->> 'document_id' = ${"doc_"} || ${kycDocuments.id})`;
+  // A refused review changes no document either (a file added after a rejection stays uploaded).
+  const { reviewed, documents, counted } = await batchByName(db, {
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: kind === "number" ? "kyc.reviewed" : "kyc_profile.reviewed",
+        target: { type: kind === "number" ? "kyc" : "kyc_profile", id: withPrefix(kind === "number" ? "kyc" : "kyp", kycId) },
+        customerId: kycVerifications.customerId,
+        changes: {
+          status: [kycVerifications.status, to],
+          ...(rejection ? { rejection_reason: [kycVerifications.rejectionReason, rejection.reason] } : {}),
+          ...(reasons.length > 0
+            ? { rejection_reasons: [sql`json(${kycVerifications.rejectionReasons})`, sql`json(${JSON.stringify(reasons)})`] }
+            : {}),
+        },
+      },
+      { from: kycVerifications, where: movable },
+    ),
+    documentsFollow:
+      to === "rejected" && reasons.length > 0
+        ? db
+            .update(kycDocuments)
+            .set({ status: "rejected", rejectionReasons: namedReasons })
+            .where(
+              and(
+                eq(kycDocuments.kycId, kycId),
+                inJsonList(sql`${"doc_"} || ${kycDocuments.id}`, named),
+                sql`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${movable})`,
+              ),
+            )
+        : documentsFollow(db, kycId, to, movable),
+    reviewed: withVerificationEvent(
+      db,
+      db
+        .update(kycVerifications)
+        .set({
+          status: to,
+          reviewedAt: now,
+          rejectionReason: rejection?.reason ?? null,
+          rejectionReasons: reasons,
+          // Kept while a renewal is reviewed; a new approval starts a new year and new notices; a rejection ends it.
+          ...(to === "approved" ? { expiresAt: now + YEAR_MS, expiryNotice: 0 } : {}),
+          ...(to === "rejected" ? { expiresAt: null } : {}),
+        })
+        .where(movable)
+        .returning(),
+      kind,
+      to,
+      eq(kycVerifications.id, kycId),
+      now,
+    ),
+    documents: db
+      .select()
+      .from(kycDocuments)
+      .where(eq(kycDocuments.kycId, kycId))
+      .orderBy(...DOCUMENT_ORDER),
+    counted: kind === "profile" ? numberCountOf(db, kycId) : undefined,
+  });
+  outbox.add(reviewed.event.deliveries);
+  const [moved] = reviewed.write;
+  if (moved) return ok({ verification: moved, documents, numberCount: countRead(counted) });
+  return refusalByState(
+    await db
+      .select()
+      .from(kycVerifications)
+      .where(and(eq(kycVerifications.id, kycId), ofKind(kind)))
+      .get(),
+  );
+}
