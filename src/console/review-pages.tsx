@@ -10,9 +10,16 @@ import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { findCatalogPair, listOrderablePairs } from "../catalog/store.ts";
 import { evaluate } from "../compliance/evaluation.ts";
-import { REJECTION_CODES, type Requirements, VERIFICATION_FIELDS, verificationFieldsOf } from "../compliance/types.ts";
+import { KYC_TYPE_WORDS, verificationFieldsOf } from "../compliance/types.ts";
 import { pageWindow } from "../db/paging.ts";
-import { type DocumentRow, KYC_STATUSES, type KycRow } from "../db/schema.ts";
+import {
+  type DocumentRow,
+  KYC_STATUSES,
+  type KycRow,
+  REJECTION_CODES,
+  type Requirements,
+  VERIFICATION_FIELDS,
+} from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { pageMeta } from "../http/pagination.ts";
@@ -39,7 +46,7 @@ import { reviewKyc } from "../kyc/use-cases.ts";
 import { contentDisposition } from "../lib/content-disposition.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
-import { capitalised, KYC_TYPE_WORDS, words } from "../lib/words.ts";
+import { capitalised, words } from "../lib/words.ts";
 import {
   DetailFacts,
   EvaluationChecklist,

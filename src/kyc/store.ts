@@ -1,11 +1,11 @@
 // Queries for verifications and their document rows. Every write that depends on a state or on ownership is one
 // guarded statement; when it writes nothing, the store finds why.
 import { type AnyColumn, and, asc, count, eq, inArray, isNotNull, isNull, lte, ne, or, type SQL, sql } from "drizzle-orm";
-import { auditStatement } from "../audit/store.ts";
-import type { RejectionReason } from "../compliance/types.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, ifWritten, type Results } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
+import { type EventSpec, eventStatements, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, type Refusal, refusalByState, refuse } from "../db/outcome.ts";
 import { type PageWindow, stableOrder } from "../db/paging.ts";
 import {
@@ -19,12 +19,11 @@ import {
   numbers,
   OPEN_ORDER_STATUSES,
   orders,
+  type RejectionReason,
 } from "../db/schema.ts";
 import { containsText, inJsonList, insertSelection } from "../db/sql.ts";
-import type { AuditContext } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { DAY_MS } from "../lib/time.ts";
-import { type EventSpec, eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { documentEventData, profileData, profileDocumentEventData, verificationData } from "../webhooks/payloads.ts";
 
 /** A verification holds at most this many documents. */

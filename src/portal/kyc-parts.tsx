@@ -7,15 +7,18 @@ import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { pairId } from "../catalog/store.ts";
 import { evaluate, requirementWords } from "../compliance/evaluation.ts";
+import { type Evaluation, KYC_TYPE_WORDS, verificationFieldsOf } from "../compliance/types.ts";
+import type { Database } from "../db/client.ts";
 import {
-  type Evaluation,
+  type CatalogRow,
+  DOCUMENT_TYPES,
+  type DocumentRow,
+  KYC_TYPES,
+  type KycRow,
   type RejectionReason,
   type Requirements,
   type VerificationField,
-  verificationFieldsOf,
-} from "../compliance/types.ts";
-import type { Database } from "../db/client.ts";
-import { type CatalogRow, DOCUMENT_TYPES, type DocumentRow, KYC_TYPES, type KycRow } from "../db/schema.ts";
+} from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { workOf } from "../http/request-context.ts";
 import { UPLOAD_RULE } from "../kyc/schemas.ts";
@@ -24,7 +27,7 @@ import { readUpload } from "../kyc/upload.ts";
 import { deleteDocument, uploadDocument, uploadTarget } from "../kyc/use-cases.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { Problem } from "../lib/problem.ts";
-import { capitalised, KYC_TYPE_WORDS, words } from "../lib/words.ts";
+import { capitalised, words } from "../lib/words.ts";
 import { Badge, Confirmation, CsrfField, Table } from "../ui/components.tsx";
 import { date, dateTime } from "../ui/format.ts";
 import { problemFields, readForm, Select, TextArea, TextInput, withCountryCodesUppercased } from "../ui/forms.tsx";

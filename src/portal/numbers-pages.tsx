@@ -7,7 +7,6 @@
 // keeps the same rules and says the same words.
 import type { Context } from "hono";
 import { listOrderablePairs } from "../catalog/store.ts";
-import { evaluatedNumber } from "../compliance/store.ts";
 import { pageWindow } from "../db/paging.ts";
 import { type DocumentRow, type KycRow, NUMBER_STATUSES, type NumberRow, type OrderRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
@@ -17,6 +16,7 @@ import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { downloadResponse } from "../kyc/download.ts";
+import { evaluatedNumber } from "../kyc/evaluations.ts";
 import { profileNumbersBody, submitAddressBody, toAddressChanges, toNewVerification, updateAddressBody } from "../kyc/schemas.ts";
 import {
   type Attachment,

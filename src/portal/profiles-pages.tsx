@@ -7,6 +7,7 @@
 // the same events, keeps the same rules and says the same words.
 import type { Context } from "hono";
 import { listOrderablePairs } from "../catalog/store.ts";
+import { KYC_TYPE_WORDS } from "../compliance/types.ts";
 import { pageWindow } from "../db/paging.ts";
 import { KYC_STATUSES, KYC_TYPES, type KycRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
@@ -37,7 +38,7 @@ import {
 } from "../kyc/use-cases.ts";
 import { withPrefix } from "../lib/ids.ts";
 import type { Problem, ProblemStatus } from "../lib/problem.ts";
-import { capitalised, KYC_TYPE_WORDS, words } from "../lib/words.ts";
+import { capitalised, words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";
 import { findOwnedNumbersByPhone, listNumbers } from "../numbers/store.ts";
 import { orderIdParam } from "../orders/schemas.ts";
