@@ -43,10 +43,6 @@ import {
   uploadRefusal,
 } from "../kyc/store.ts";
 import { reviewKyc } from "../kyc/use-cases.ts";
-import { contentDisposition } from "../lib/content-disposition.ts";
-import { withPrefix } from "../lib/ids.ts";
-import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
-import { capitalised, words } from "../lib/words.ts";
 import {
   DetailFacts,
   EvaluationChecklist,
@@ -55,7 +51,11 @@ import {
   ReasonList,
   reasonsOfDocument,
   StatusFacts,
-} from "../portal/kyc-parts.tsx";
+} from "../kyc/views.tsx";
+import { contentDisposition } from "../lib/content-disposition.ts";
+import { withPrefix } from "../lib/ids.ts";
+import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
+import { capitalised, words } from "../lib/words.ts";
 import { changeGuard, mayChange, type OperatorOperation } from "../staff/roles.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";

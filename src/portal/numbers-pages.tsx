@@ -34,6 +34,7 @@ import {
   resubmit,
   submitAddress,
 } from "../kyc/use-cases.ts";
+import { DetailFacts, EvaluationChecklist, type FormState, StatusFacts } from "../kyc/views.tsx";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
@@ -61,19 +62,15 @@ import {
   AmendForm,
   addressUpdate,
   addressValues,
-  DetailFacts,
   DocumentsSection,
   DocumentsTable,
   deleteConfirmedDocument,
   documentDeletePage,
-  EvaluationChecklist,
-  type FormState,
   type ProfileChoices,
   ProfileSelect,
   profileChoices,
   RejectionFixes,
   receiveUpload,
-  StatusFacts,
   submittedAddress,
 } from "./kyc-parts.tsx";
 import { redirectWithReport } from "./numbers-report.tsx";

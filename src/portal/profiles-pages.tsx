@@ -36,6 +36,7 @@ import {
   detachFromProfile,
   resubmit,
 } from "../kyc/use-cases.ts";
+import { DetailFacts, type FormState, ProfileEvaluation, StatusFacts } from "../kyc/views.tsx";
 import { withPrefix } from "../lib/ids.ts";
 import type { Problem, ProblemStatus } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
@@ -64,15 +65,11 @@ import {
   AmendForm,
   addressUpdate,
   addressValues,
-  DetailFacts,
   DocumentsSection,
   deleteConfirmedDocument,
   documentDeletePage,
-  type FormState,
-  ProfileEvaluation,
   RejectionFixes,
   receiveUpload,
-  StatusFacts,
   submittedAddress,
 } from "./kyc-parts.tsx";
 import { NumbersReportCard, type ReportNote, redirectWithReport, takeReport } from "./numbers-report.tsx";
