@@ -3,17 +3,17 @@
 import { requirementsBody } from "../src/catalog/schemas.ts";
 import { addCatalogPair, findCatalogPair, writeRequirements } from "../src/catalog/store.ts";
 import { createApiKey, createCustomer, findCustomerBySlug, findKeyOwnerByHash } from "../src/customers/store.ts";
+import type { AuditContext } from "../src/db/audit.ts";
 import type { Database } from "../src/db/client.ts";
+import { Outbox } from "../src/db/outbox.ts";
 import { valueOrThrow } from "../src/db/outcome.ts";
 import { pageWindow } from "../src/db/paging.ts";
-import type { AuditContext } from "../src/env.ts";
 import { sha256Hex } from "../src/lib/api-key.ts";
 import { allocateNumbers, listNumbers } from "../src/numbers/store.ts";
 import { createOrder, type NewOrder } from "../src/orders/store.ts";
 import { putStaff } from "../src/staff/store.ts";
 import { issueInvitation } from "../src/users/credentials.ts";
 import { createUser, findUserByEmail } from "../src/users/store.ts";
-import { Outbox } from "../src/webhooks/outbox.ts";
 
 export const DEMO_SLUG = "demo";
 /** The demo account's owner, who reaches the portal through the invitation link npm start prints. */

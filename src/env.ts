@@ -1,8 +1,9 @@
 // The Worker's bindings, and per audience the variables its middleware hands to handlers.
+import type { Actor, AuditContext } from "./db/audit.ts";
 import type { Database } from "./db/client.ts";
+import type { Outbox } from "./db/outbox.ts";
 import type { StaffRole, UserRow } from "./db/schema.ts";
 import type { RequestSession } from "./db/session.ts";
-import type { Outbox } from "./webhooks/outbox.ts";
 
 /**
  * The bindings, as `wrangler types` generates them from wrangler.toml (ADMIN_TOKEN is a required secret there), except
@@ -27,22 +28,6 @@ export type Bindings = Omit<
   PASSWORD_SCRYPT_LOG_N: string;
   WEBHOOK_DELIVERIES: Queue<string>;
 };
-
-/**
- * Who acts, as the audit log records them: a staff member (by their Cloudflare Access e-mail) or the ADMIN_TOKEN for
- * the operator; a portal user or an API key for a customer.
- */
-export type Actor =
-  | { type: "staff"; email: string }
-  | { type: "token" }
-  | { type: "user"; id: string; email: string }
-  | { type: "api_key"; id: string };
-
-/** Who made a change, in which request: what its audit event records beside the change. */
-export interface AuditContext {
-  actor: Actor;
-  requestId: string;
-}
 
 /**
  * What a use case works with, whichever front end asks: the request's database (its D1 session) and outbox, the

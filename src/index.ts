@@ -3,12 +3,12 @@
 // webhook deliveries, the purge of events older than 30 days, the purge of expired portal sessions, invitations
 // and sign-in tickets, and the verifications' expiry notices.
 import { createApp } from "./app.ts";
-import { sendExpiryNotices } from "./compliance/expiry.ts";
 import { createDatabase } from "./db/client.ts";
 import { purgeExpiredIdempotencyKeys } from "./db/idempotency.ts";
 import type { Bindings } from "./env.ts";
 import { purgeExpiredAnswers } from "./http/idempotency.ts";
 import { sweepOrphanObjects } from "./kyc/documents.ts";
+import { sendExpiryNotices } from "./kyc/expiry.ts";
 import { purgeExpiredCredentials } from "./users/sessions.ts";
 import { consumeDeliveries } from "./webhooks/delivery.ts";
 import { purgeExpiredEvents, requeueOverdueDeliveries } from "./webhooks/maintenance.ts";

@@ -3,7 +3,7 @@
 // pairs with their requirements (a list, filtered and paginated, and one pair), and the admin's catalog list shows them.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { REQUIREMENT_FIELDS } from "../src/compliance/types.ts";
+import { REQUIREMENT_FIELDS } from "../src/db/schema.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { bodyOf, call, callJson, createCustomer, makeOrderable, problem, type TestCustomer } from "./helpers.ts";
 import { type StaffMember, staffMember } from "./staff.ts";

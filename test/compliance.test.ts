@@ -3,10 +3,9 @@
 // deleting a number's own verification, events once per change, the expiry notices once each, and renewal.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { sendExpiryNotices } from "../src/compliance/expiry.ts";
-import { VERIFICATION_FIELDS } from "../src/compliance/types.ts";
 import { createDatabase } from "../src/db/client.ts";
-import { KYC_TYPES } from "../src/db/schema.ts";
+import { KYC_TYPES, VERIFICATION_FIELDS } from "../src/db/schema.ts";
+import { sendExpiryNotices } from "../src/kyc/expiry.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { callOverFaults, FaultPlan } from "./faulty-storage.ts";
 import { createdDocument, pdf, uploadFile } from "./files.ts";

@@ -8,10 +8,9 @@
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
-import { VERIFICATION_FIELDS } from "../src/compliance/types.ts";
 import { createDatabase } from "../src/db/client.ts";
 import { pageWindow } from "../src/db/paging.ts";
-import type { StaffRole } from "../src/db/schema.ts";
+import { type StaffRole, VERIFICATION_FIELDS } from "../src/db/schema.ts";
 import type { OperatorOperation } from "../src/staff/roles.ts";
 import { teamListQuery, toTeamListQuery } from "../src/users/schemas.ts";
 import { teamListStatements } from "../src/users/store.ts";

@@ -4,16 +4,21 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type EvaluatedDocument, type EvaluatedVerification, evaluate, type Pair } from "../src/compliance/evaluation.ts";
 import {
-  type DocumentRequirement,
   type Evaluation,
   type EvaluationCode,
-  REQUIREMENT_FIELDS,
   REQUIREMENT_KEY_PATTERN,
-  type RequirementField,
   type RequirementStatus,
-  type Requirements,
 } from "../src/compliance/types.ts";
-import { DOCUMENT_STATUSES, DOCUMENT_TYPES, KYC_STATUSES, KYC_TYPES } from "../src/db/schema.ts";
+import {
+  DOCUMENT_STATUSES,
+  DOCUMENT_TYPES,
+  type DocumentRequirement,
+  KYC_STATUSES,
+  KYC_TYPES,
+  REQUIREMENT_FIELDS,
+  type RequirementField,
+  type Requirements,
+} from "../src/db/schema.ts";
 
 const DAY = 86_400_000;
 const COUNTRIES = ["GB", "US", "DE"] as const;

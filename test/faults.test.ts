@@ -58,9 +58,9 @@ interface Step {
   onFault: OnFault;
 }
 
-/** The statements that record an event, in the batch of the change (src/webhooks/outbox.ts). */
+/** The statements that record an event, in the batch of the change (src/db/outbox.ts). */
 const EVENT = " + insert events + insert webhook_deliveries";
-/** The statement that records an audit event, in the batch of the change (src/audit/store.ts). */
+/** The statement that records an audit event, in the batch of the change (src/db/audit.ts). */
 const AUDIT = " + insert audit_events";
 
 const fails = (step: string): Step => ({ step, onFault: "fails" });

@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import type { InferRequestType } from "hono/client";
 import { describe, expect, it } from "vitest";
 import { createDatabase, type Database } from "../src/db/client.ts";
+import { Outbox } from "../src/db/outbox.ts";
 import { type KycRow, kycVerifications } from "../src/db/schema.ts";
 import worker from "../src/index.ts";
 import {
@@ -18,7 +19,6 @@ import {
 } from "../src/kyc/documents.ts";
 import { contentDisposition } from "../src/lib/content-disposition.ts";
 import { todayUtc } from "../src/lib/time.ts";
-import { Outbox } from "../src/webhooks/outbox.ts";
 import { createdDocument, filesPath, hostileFiles, jpeg, pdf, pdfOf, png, ppm, uploadFile } from "./files.ts";
 import {
   addressed,

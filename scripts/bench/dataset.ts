@@ -6,13 +6,12 @@
 // verifications go through the stores.
 
 import { addCatalogPair } from "../../src/catalog/store.ts";
-import type { Requirements } from "../../src/compliance/types.ts";
 import { createApiKey, createCustomer } from "../../src/customers/store.ts";
 import type { Database } from "../../src/db/client.ts";
+import { Outbox } from "../../src/db/outbox.ts";
 import { valueOrThrow } from "../../src/db/outcome.ts";
-import type { OrderStatus } from "../../src/db/schema.ts";
+import type { OrderStatus, Requirements } from "../../src/db/schema.ts";
 import { submitVerification } from "../../src/kyc/store.ts";
-import { Outbox } from "../../src/webhooks/outbox.ts";
 import { SEEDING } from "../seed.ts";
 
 const LARGE_ORDERS = 100_000;

@@ -2,12 +2,13 @@
 // (the operator's staff and token both "operator"), and the lists' queries.
 import { z } from "@hono/zod-openapi";
 import { customerSlugFilter } from "../customers/schemas.ts";
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from "../db/audit.ts";
 import { ACTOR_TYPES } from "../db/schema.ts";
 import { timestampSchema } from "../http/fields.ts";
 import { commaList, dateQuery, pageQuery, pageSchema } from "../http/pagination.ts";
 import { whenFieldsValid } from "../http/validation.ts";
 import { endOfDay, startOfDay, toIso } from "../lib/time.ts";
-import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, type AuditEventWithSlug, type AuditListQuery } from "./store.ts";
+import type { AuditEventWithSlug, AuditListQuery } from "./store.ts";
 
 const actorSchema = z
   .object({

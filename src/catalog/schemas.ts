@@ -1,9 +1,9 @@
 // Wire format of the orderable catalog: a (country_code, number_type) pair, and what a verification for a number of
 // it must hold (its requirements, COMPLIANCE.md), as the operator sets them and everyone reads them.
 import { z } from "@hono/zod-openapi";
-import { REQUIREMENT_FIELDS, REQUIREMENT_KEY_PATTERN, type Requirements } from "../compliance/types.ts";
+import { REQUIREMENT_KEY_PATTERN } from "../compliance/types.ts";
 import { customerSlugParam } from "../customers/schemas.ts";
-import { type CatalogRow, DOCUMENT_TYPES, KYC_TYPES } from "../db/schema.ts";
+import { type CatalogRow, DOCUMENT_TYPES, KYC_TYPES, REQUIREMENT_FIELDS, type Requirements } from "../db/schema.ts";
 import {
   assignedCountryCodeSchema,
   countryCodeSchema,

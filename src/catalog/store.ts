@@ -1,13 +1,11 @@
 // Queries for the orderable catalog of (country_code, number_type) pairs.
 import { and, asc, count, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
-import { auditStatement } from "../audit/store.ts";
-import type { Requirements } from "../compliance/types.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, ifWritten, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
-import { type CatalogRow, catalog } from "../db/schema.ts";
-import type { AuditContext } from "../env.ts";
+import { type CatalogRow, catalog, type Requirements } from "../db/schema.ts";
 
 export type CatalogPair = Pick<CatalogRow, "countryCode" | "numberType">;
 

@@ -1,6 +1,5 @@
 // The orderable catalog's actions (the operator's), each ending in its value or one Problem.
-import type { Requirements } from "../compliance/types.ts";
-import type { CatalogRow } from "../db/schema.ts";
+import type { CatalogRow, Requirements } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, type Result, refused } from "../lib/problem.ts";
 import { addCatalogPair, type CatalogPair, removeCatalogPair, writeRequirements } from "./store.ts";

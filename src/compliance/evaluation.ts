@@ -1,17 +1,10 @@
 // The evaluation (COMPLIANCE.md): a verification and its documents against a catalog pair's requirements, each
 // requirement met, unmet (with the reasons and the words saying what to do) or not applicable. Pure: no I/O.
-import type { DocumentRow, KycRow, KycType } from "../db/schema.ts";
+import type { DocumentRequirement, DocumentRow, KycRow, KycType, RequirementField, Requirements } from "../db/schema.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { todayUtc, toIso } from "../lib/time.ts";
-import { KYC_TYPE_NOUNS, words } from "../lib/words.ts";
-import type {
-  DocumentRequirement,
-  Evaluation,
-  EvaluationReason,
-  RequirementField,
-  RequirementResult,
-  Requirements,
-} from "./types.ts";
+import { words } from "../lib/words.ts";
+import { type Evaluation, type EvaluationReason, KYC_TYPE_NOUNS, type RequirementResult } from "./types.ts";
 
 export type EvaluatedVerification = Pick<
   KycRow,

@@ -1,6 +1,7 @@
 // Wire format of the evaluation (COMPLIANCE.md): one shape for a number and for a profile against a pair.
 import { z } from "@hono/zod-openapi";
-import { EVALUATION_CODES, REQUIREMENT_FIELDS, REQUIREMENT_STATUSES } from "./types.ts";
+import { REQUIREMENT_FIELDS } from "../db/schema.ts";
+import { EVALUATION_CODES, REQUIREMENT_STATUSES } from "./types.ts";
 
 const evaluationReasonSchema = z
   .object({

@@ -1,36 +1,15 @@
-// The compliance vocabulary (COMPLIANCE.md): what a catalog pair requires of a verification, the evaluation's reason
-// codes, and the reviewer's rejection reasons. Stored as the API shows them (JSON columns of catalog,
-// kyc_verifications and kyc_documents), so reading one back needs no mapping.
-import type { DocumentType, KycType } from "../db/schema.ts";
+// The compliance vocabulary (COMPLIANCE.md) beside what is stored (src/db/schema/kyc-vocabulary.ts): a requirement's
+// key, an evaluation's results and reason codes, the fields a verification has, and who it is of in words.
+import { type KycType, type RequirementField, VERIFICATION_FIELDS, type VerificationField } from "../db/schema.ts";
 
-/** Verification fields a pair may require beyond the always-required address. */
-export const REQUIREMENT_FIELDS = [
-  "company_name",
-  "tax_id",
-  "contact_person",
-  "phone_number",
-  "email",
-  "address_line_2",
-] as const;
-export type RequirementField = (typeof REQUIREMENT_FIELDS)[number];
+/** Who a verification is of, as a choice reads it. */
+export const KYC_TYPE_WORDS: Record<KycType, string> = { individual: "A person", business: "A business" };
+
+/** The same within a sentence: "a verification of a business". */
+export const KYC_TYPE_NOUNS: Record<KycType, string> = { individual: "a person", business: "a business" };
 
 /** A requirement's key: unique in its set. */
 export const REQUIREMENT_KEY_PATTERN = /^[a-z][a-z0-9_]{0,39}$/;
-
-export interface DocumentRequirement {
-  key: string;
-  document_types: DocumentType[];
-  applies_to: KycType[];
-  description: string;
-}
-
-/** What a verification must hold for a number of one (country_code, number_type) pair. */
-export interface Requirements {
-  verification_types: KycType[];
-  address_in_country: boolean;
-  fields: Record<KycType, RequirementField[]>;
-  documents: DocumentRequirement[];
-}
 
 /** Why a requirement is unmet: a closed set, declared in the API description. */
 export const EVALUATION_CODES = [
@@ -70,37 +49,6 @@ export interface Evaluation {
   results: RequirementResult[];
 }
 
-/** Why a reviewer rejects: a closed set. */
-export const REJECTION_CODES = [
-  "document_illegible",
-  "document_expired",
-  "document_mismatch",
-  "document_type_wrong",
-  "document_incomplete",
-  "address_unverifiable",
-  "company_unverifiable",
-  "field_invalid",
-  "other",
-] as const;
-type RejectionCode = (typeof REJECTION_CODES)[number];
-
-/** The fields of a verification: its type, and the fields its submission takes (src/kyc/schemas.ts shares these). */
-export const VERIFICATION_FIELDS = [
-  "verification_type",
-  "address_line_1",
-  "address_line_2",
-  "city",
-  "state_province",
-  "postal_code",
-  "country",
-  "company_name",
-  "tax_id",
-  "contact_person",
-  "phone_number",
-  "email",
-] as const;
-export type VerificationField = (typeof VERIFICATION_FIELDS)[number];
-
 /** The fields the spec gives for a business's verification; a person's may give them too. */
 const BUSINESS_FIELDS: readonly VerificationField[] = ["company_name", "tax_id", "contact_person"];
 
@@ -124,12 +72,4 @@ export function verificationFieldsOf(verification: VerificationShape): readonly 
     contact_person: verification.contactPerson,
   };
   return VERIFICATION_FIELDS.filter((field) => !BUSINESS_FIELDS.includes(field) || given[field] !== null);
-}
-
-/** One reason of a rejection, as stored and shown: `document_id` prefixed (`doc_…`). */
-export interface RejectionReason {
-  code: RejectionCode;
-  document_id?: string;
-  field?: VerificationField;
-  note?: string;
 }

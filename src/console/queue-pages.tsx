@@ -24,6 +24,7 @@ import { listOrderQueue } from "../orders/queue.ts";
 import { orderIdParam, orderQueueQuery, toOrder, toOrderQueueQuery, toQueuedOrder } from "../orders/schemas.ts";
 import { findOrderById } from "../orders/store.ts";
 import { moveOrder } from "../orders/use-cases.ts";
+import { OrderFacts } from "../orders/views.tsx";
 import { changeGuard, mayChange } from "../staff/roles.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
@@ -42,7 +43,6 @@ import {
   TextArea,
   TextInput,
 } from "../ui/forms.tsx";
-import { OrderFacts } from "../ui/order-facts.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 
 const SECTION = "queue";

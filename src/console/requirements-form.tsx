@@ -5,9 +5,9 @@
 // role, the same set in words.
 import type { z } from "@hono/zod-openapi";
 import { requirementWords } from "../compliance/evaluation.ts";
-import { REQUIREMENT_FIELDS, type Requirements } from "../compliance/types.ts";
-import { DOCUMENT_TYPES, KYC_TYPES, type KycType } from "../db/schema.ts";
-import { capitalised, KYC_TYPE_WORDS } from "../lib/words.ts";
+import { KYC_TYPE_WORDS } from "../compliance/types.ts";
+import { DOCUMENT_TYPES, KYC_TYPES, type KycType, REQUIREMENT_FIELDS, type Requirements } from "../db/schema.ts";
+import { capitalised } from "../lib/words.ts";
 import { Table } from "../ui/components.tsx";
 import { Checkboxes, TextInput } from "../ui/forms.tsx";
 

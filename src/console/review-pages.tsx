@@ -1,4 +1,5 @@
 import { listOrderablePairs } from "../catalog/store.ts";
+import { KYC_TYPE_WORDS } from "../compliance/types.ts";
 import { pageWindow } from "../db/paging.ts";
 import { KYC_STATUSES } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -8,7 +9,7 @@ import { AWAITING_STATUSES, listReviewQueue, type QueuedVerification, SUBJECT_TY
 import { reviewQueueQuery, toReviewQueueQuery } from "../kyc/schemas.ts";
 import type { SubjectKind } from "../kyc/store.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { capitalised, KYC_TYPE_WORDS, words } from "../lib/words.ts";
+import { capitalised, words } from "../lib/words.ts";
 import { Badge, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { dateTime, withQuery } from "../ui/format.ts";
 import {

@@ -1,6 +1,7 @@
 // A verification's or profile's review page and its decision (start, approve, reject), through the API's own use case.
 import type { Context } from "hono";
-import { REJECTION_CODES, VERIFICATION_FIELDS, verificationFieldsOf } from "../compliance/types.ts";
+import { verificationFieldsOf } from "../compliance/types.ts";
+import { REJECTION_CODES, VERIFICATION_FIELDS } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { workOf } from "../http/request-context.ts";
@@ -10,11 +11,11 @@ import { type ReviewTarget, reviewMovesFrom } from "../kyc/review-store.ts";
 import { reviewBody, toRejection } from "../kyc/schemas.ts";
 import { addressAmendable, documentDeletable, type SubjectKind, uploadRefusal } from "../kyc/store.ts";
 import { reviewKyc } from "../kyc/use-cases.ts";
+import { DetailFacts, type FormState, StatusFacts } from "../kyc/views.tsx";
 import { contentDisposition } from "../lib/content-disposition.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
-import { DetailFacts, type FormState, StatusFacts } from "../portal/kyc-parts.tsx";
 import { changeGuard, mayChange, type OperatorOperation } from "../staff/roles.ts";
 import { Badge, Confirmation, CsrfField, Notice, pageNotice } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";

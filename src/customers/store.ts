@@ -1,6 +1,6 @@
 // Queries for customer accounts and their API keys, including what authenticating a key reads and writes.
 import { and, count, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
-import { auditStatement } from "../audit/store.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, ifWritten, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
@@ -8,7 +8,6 @@ import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
 import { type ApiKeyRow, apiKeys, batchAssertions, type CustomerRow, customers } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
-import type { AuditContext } from "../env.ts";
 import { displayParts, generateApiKey, sha256Hex } from "../lib/api-key.ts";
 import { toIso } from "../lib/time.ts";
 

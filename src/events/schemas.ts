@@ -5,10 +5,9 @@ import { EVENT_TYPES, type EventRow } from "../db/schema.ts";
 import { timestampSchema } from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema } from "../http/pagination.ts";
 import { documentSummarySchema, profileSchema, verificationSchema } from "../kyc/schemas.ts";
-import { withPrefix } from "../lib/ids.ts";
-import { toIso } from "../lib/time.ts";
 import { allocationSchema } from "../numbers/schemas.ts";
 import { orderSchema } from "../orders/schemas.ts";
+import { eventObject } from "../webhooks/payloads.ts";
 
 /** Event types by the shape of their data; together, every type of EVENT_TYPES once (a test holds them to it). */
 export const EVENT_TYPES_BY_DATA = {
@@ -157,9 +156,9 @@ export const eventSchema = z
 
 export type Event = z.infer<typeof eventSchema>;
 
-/** The event object; `data` is stored as the JSON the API answered at the time. */
+/** The event object, typed by the shape of its `data`. */
 export function toEvent(row: Pick<EventRow, "id" | "type" | "data" | "createdAt">): Event {
-  return { id: withPrefix("evt", row.id), type: row.type, timestamp: toIso(row.createdAt), data: JSON.parse(row.data) } as Event;
+  return eventObject(row) as Event;
 }
 
 export const listEventsQuery = z.object({

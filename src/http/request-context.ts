@@ -1,8 +1,9 @@
 // Per-request plumbing: the request id (echoed or minted), the request's D1 session (and on the API, its bookmarks),
 // and one JSON log line per request; and what a use case works with.
 import type { Context, MiddlewareHandler } from "hono";
+import type { Actor } from "../db/audit.ts";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
-import type { Actor, AppEnv, Work } from "../env.ts";
+import type { AppEnv, Work } from "../env.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { validationError } from "../lib/problem.ts";
 import { ClientClosed, isUnexpected } from "./problem.ts";

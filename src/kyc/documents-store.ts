@@ -1,8 +1,9 @@
 // Queries for the document rows of verifications and profiles; each write is one guarded statement, as in store.ts.
 import { type AnyColumn, and, count, eq, inArray, or, type SQL, sql } from "drizzle-orm";
-import { auditStatement } from "../audit/store.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
+import { eventStatements, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import {
   type DocumentRow,
@@ -15,9 +16,7 @@ import {
   numbers,
 } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
-import type { AuditContext } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { documentEventData, profileDocumentEventData } from "../webhooks/payloads.ts";
 import {
   DELETE_ALLOWED,

@@ -1,9 +1,9 @@
 // Document files: the bytes in R2, the row in D1, kept consistent. Plain functions that take their bindings.
 import type { Database } from "../db/client.ts";
+import type { Outbox } from "../db/outbox.ts";
 import { type Outcome, ok } from "../db/outcome.ts";
 import type { DocumentMimeType, DocumentRow, DocumentType, KycRow } from "../db/schema.ts";
 import { describeError } from "../lib/describe-error.ts";
-import type { Outbox } from "../webhooks/outbox.ts";
 import { deleteDocumentRow, findOwnedDocument, insertDocument, objectKeysWithRows } from "./documents-store.ts";
 
 /** Every document object lives under this prefix; the orphan sweep looks nowhere else. */

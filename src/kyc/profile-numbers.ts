@@ -3,18 +3,17 @@
 // of them still is (a batch assertion), with one event per 1,000 numbers and the audit event. A concurrent change
 // between read and write fails the assertion, and the whole is done again from a fresh read.
 import { and, eq, type SQL, sql } from "drizzle-orm";
-import { auditStatement } from "../audit/store.ts";
 import { type CatalogPair, pairId } from "../catalog/store.ts";
 import { evaluate } from "../compliance/evaluation.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
+import { type EventSpec, eventStatements, inEventChunks, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { batchAssertions, catalog, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
-import type { AuditContext } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { type EventSpec, eventStatements, inEventChunks, type Outbox } from "../webhooks/outbox.ts";
 import { attachedNumbersData } from "../webhooks/payloads.ts";
 import { documentsOf, subjectVerification } from "./store.ts";
 

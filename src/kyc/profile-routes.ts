@@ -2,7 +2,6 @@
 // read, amend, delete; files; resubmit; the evaluation against a pair; numbers attached and detached.
 import { createRoute, z } from "@hono/zod-openapi";
 import { evaluationSchema } from "../compliance/schemas.ts";
-import { evaluateProfile } from "../compliance/store.ts";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";
 import type { CustomerEnv } from "../env.ts";
@@ -18,6 +17,7 @@ import { createRouter } from "../http/router.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
+import { evaluateProfile } from "./evaluations.ts";
 import { MAX_ATTACH } from "./profile-numbers.ts";
 import { findProfile, listProfiles } from "./profiles-store.ts";
 import {

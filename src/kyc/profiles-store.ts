@@ -2,10 +2,10 @@
 import { type AnyColumn, and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
+import type { Outbox } from "../db/outbox.ts";
 import { type PageWindow, stableOrder } from "../db/paging.ts";
 import { type KycRow, type KycStatus, kycProfileNumbers, kycVerifications } from "../db/schema.ts";
 import { containsText, inJsonList, insertSelection } from "../db/sql.ts";
-import type { Outbox } from "../webhooks/outbox.ts";
 import {
   documentsOf,
   type NewVerification,

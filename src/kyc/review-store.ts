@@ -1,16 +1,14 @@
 // The operator's review of a verification or profile: the moves it allows, and the batch that makes one.
 import { and, eq, sql } from "drizzle-orm";
-import { auditStatement } from "../audit/store.ts";
-import type { RejectionReason } from "../compliance/types.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
+import type { Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refusalByState } from "../db/outcome.ts";
-import { type KycStatus, kycDocuments, kycVerifications } from "../db/schema.ts";
+import { type KycStatus, kycDocuments, kycVerifications, type RejectionReason } from "../db/schema.ts";
 import { inJsonList } from "../db/sql.ts";
-import type { AuditContext } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { DAY_MS } from "../lib/time.ts";
-import type { Outbox } from "../webhooks/outbox.ts";
 import {
   countRead,
   DOCUMENT_ORDER,

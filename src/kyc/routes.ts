@@ -1,7 +1,6 @@
 // Number verification (KYC) under /v1: address submit and update, status, file upload, download and delete.
 import { createRoute, z } from "@hono/zod-openapi";
 import { evaluationSchema } from "../compliance/schemas.ts";
-import { evaluateNumber } from "../compliance/store.ts";
 import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { claimBeforeReadingBody } from "../http/idempotency.ts";
@@ -16,6 +15,7 @@ import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
 import { findOwnedDocument } from "./documents-store.ts";
 import { DOWNLOAD_CONTENT, DOWNLOAD_HEADERS, downloadResponse } from "./download.ts";
+import { evaluateNumber } from "./evaluations.ts";
 import {
   deletedDocumentSchema,
   deletedVerificationSchema,

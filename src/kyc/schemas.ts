@@ -1,6 +1,5 @@
 // Wire format of number verification (KYC): the verification and document objects, address bodies, review body.
 import { z } from "@hono/zod-openapi";
-import { REJECTION_CODES, VERIFICATION_FIELDS, type VerificationField } from "../compliance/types.ts";
 import { customerSlugFilter } from "../customers/schemas.ts";
 import {
   DOCUMENT_MIME_TYPES,
@@ -10,6 +9,9 @@ import {
   KYC_STATUSES,
   KYC_TYPES,
   type KycRow,
+  REJECTION_CODES,
+  VERIFICATION_FIELDS,
+  type VerificationField,
 } from "../db/schema.ts";
 import {
   assignedCountryCodeSchema,

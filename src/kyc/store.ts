@@ -4,6 +4,7 @@ import { and, asc, count, eq, inArray, isNotNull, isNull, lte, ne, or, type SQL,
 import { batchByName, ifWritten, type Results } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
+import { type EventSpec, eventStatements, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, type Refusal, refusalByState, refuse } from "../db/outcome.ts";
 import {
   type DocumentRow,
@@ -19,7 +20,6 @@ import {
 } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
 import { DAY_MS } from "../lib/time.ts";
-import { type EventSpec, eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { profileData, verificationData } from "../webhooks/payloads.ts";
 
 /** A verification holds at most this many documents. */

@@ -2,10 +2,11 @@
 // listed numbers or from the stock.
 import { and, asc, count, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { auditStatement } from "../audit/store.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
+import { DATA_FILLED_LATER, eventStatements, fillEventData, inEventChunks, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, type Refusal, refusalByState, refuse } from "../db/outcome.ts";
 import { type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
 import {
@@ -25,12 +26,10 @@ import {
   stockNumbers,
 } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
-import type { AuditContext } from "../env.ts";
 import { profileNumbersEvents } from "../kyc/profile-numbers.ts";
 import { profileNamesOf } from "../kyc/profiles-store.ts";
 import { ALLOCATABLE } from "../orders/lifecycle.ts";
 import { findOrderById } from "../orders/store.ts";
-import { DATA_FILLED_LATER, eventStatements, fillEventData, inEventChunks, type Outbox } from "../webhooks/outbox.ts";
 import { allocationData, orderData } from "../webhooks/payloads.ts";
 
 export const NUMBER_SORT_KEYS = ["phone_number", "country_code", "number_type", "status", "created_at"] as const;

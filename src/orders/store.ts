@@ -1,14 +1,13 @@
 // Queries for orders: find, create with the global sequence, guarded changes (the list is in list.ts).
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { auditStatement } from "../audit/store.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
+import { eventStatements, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import { catalog, type EventType, kycVerifications, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
-import type { AuditContext } from "../env.ts";
 import { subjectVerification } from "../kyc/store.ts";
-import { eventStatements, type Outbox } from "../webhooks/outbox.ts";
 import { orderData } from "../webhooks/payloads.ts";
 import { CUSTOMER_CHANGEABLE, customerMayChange, orderMove } from "./lifecycle.ts";
 

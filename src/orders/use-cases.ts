@@ -3,10 +3,10 @@
 
 import type { Pair } from "../compliance/evaluation.ts";
 import { requirementsNotMet } from "../compliance/refusals.ts";
-import { evaluateProfile } from "../compliance/store.ts";
 import type { Refusal } from "../db/outcome.ts";
 import type { OrderRow, OrderStatus } from "../db/schema.ts";
 import type { Work } from "../env.ts";
+import { evaluateProfile } from "../kyc/evaluations.ts";
 import { done, fieldProblem, notFound, Problem, type Result, refused } from "../lib/problem.ts";
 import { customerMayChange } from "./lifecycle.ts";
 import { createOrder, findOrder, type NewOrder, type OrderChanges, transitionOrderStatus, updatePendingOrder } from "./store.ts";

@@ -1,15 +1,15 @@
 // Settings → Activity: who changed what in the account (its keys, team, webhook endpoints and profiles, and the
 // operator's changes, the operator's people shown only as "the operator"), newest first, with the audit log's filters;
-// read as the UI kit's audit log reads (src/ui/audit-log.tsx), by names.
+// read as the UI kit's audit log reads (src/audit/views.tsx), by names.
 
 import { auditNames } from "../audit/names.ts";
 import { customerAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";
 import { listAuditEvents } from "../audit/store.ts";
+import { AuditKindFilters, AuditLog, type TargetHref } from "../audit/views.tsx";
 import { pageWindow } from "../db/paging.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
-import { AuditKindFilters, AuditLog, type TargetHref } from "../ui/audit-log.tsx";
 import { Pager } from "../ui/components.tsx";
 import { withQuery } from "../ui/format.ts";
 import { FilterForm, listFilters, TextInput } from "../ui/forms.tsx";

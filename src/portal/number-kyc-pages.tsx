@@ -1,6 +1,5 @@
 // A number's verification (KYC) in the portal: its address and documents, or the profile it joined, through the API's use cases.
 import type { Context } from "hono";
-import { evaluatedNumber } from "../compliance/store.ts";
 import type { DocumentRow, KycRow, NumberRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
@@ -9,9 +8,11 @@ import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { findOwnedDocument } from "../kyc/documents-store.ts";
 import { downloadResponse } from "../kyc/download.ts";
+import { evaluatedNumber } from "../kyc/evaluations.ts";
 import { submitAddressBody, toAddressChanges, toNewVerification, updateAddressBody } from "../kyc/schemas.ts";
 import { type Attachment, addressAmendable, findVerificationWithDocuments, verificationDeletable } from "../kyc/store.ts";
 import { addressLocked, amendAddress, deleteVerification, managedByProfile, resubmit, submitAddress } from "../kyc/use-cases.ts";
+import { DetailFacts, EvaluationChecklist, type FormState, StatusFacts } from "../kyc/views.tsx";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
 import { words } from "../lib/words.ts";
@@ -26,16 +27,12 @@ import {
   AmendForm,
   addressUpdate,
   addressValues,
-  DetailFacts,
   DocumentsSection,
   DocumentsTable,
   deleteConfirmedDocument,
   documentDeletePage,
-  EvaluationChecklist,
-  type FormState,
   RejectionFixes,
   receiveUpload,
-  StatusFacts,
   submittedAddress,
 } from "./kyc-parts.tsx";
 

@@ -8,17 +8,17 @@
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { listOrderablePairs } from "../catalog/store.ts";
-import type { Requirements } from "../compliance/types.ts";
+import { KYC_TYPE_WORDS } from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";
 import { pageWindow } from "../db/paging.ts";
-import { type CatalogRow, type KycType, ORDER_STATUSES, type OrderRow } from "../db/schema.ts";
+import { type CatalogRow, type KycType, ORDER_STATUSES, type OrderRow, type Requirements } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { findProfileNames } from "../kyc/profiles-store.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { KYC_TYPE_WORDS, words } from "../lib/words.ts";
+import { words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";
 import { listNumbers } from "../numbers/store.ts";
 import { customerMayChange, mayMove } from "../orders/lifecycle.ts";
@@ -37,6 +37,7 @@ import {
 } from "../orders/schemas.ts";
 import { findOrder } from "../orders/store.ts";
 import { cancelOrder, changeOrder, placeOrder } from "../orders/use-cases.ts";
+import { OrderFacts } from "../orders/views.tsx";
 import { Badge, Confirmation, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { date, dateTime, doneMessage, plural, withQuery } from "../ui/format.ts";
@@ -56,7 +57,6 @@ import {
   TextArea,
   TextInput,
 } from "../ui/forms.tsx";
-import { OrderFacts } from "../ui/order-facts.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
 

@@ -20,6 +20,7 @@ import {
   detachFromProfile,
   resubmit,
 } from "../kyc/use-cases.ts";
+import { DetailFacts, type FormState, ProfileEvaluation, StatusFacts } from "../kyc/views.tsx";
 import { withPrefix } from "../lib/ids.ts";
 import type { Problem, ProblemStatus } from "../lib/problem.ts";
 import { words } from "../lib/words.ts";
@@ -35,15 +36,11 @@ import {
   AmendForm,
   addressUpdate,
   addressValues,
-  DetailFacts,
   DocumentsSection,
   deleteConfirmedDocument,
   documentDeletePage,
-  type FormState,
-  ProfileEvaluation,
   RejectionFixes,
   receiveUpload,
-  StatusFacts,
 } from "./kyc-parts.tsx";
 import { NumbersReportCard, type ReportNote, redirectWithReport, takeReport } from "./numbers-report.tsx";
 import { ORDERS_OFFERED, OrderSelect, orderChoices } from "./order-choices.tsx";

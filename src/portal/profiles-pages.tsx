@@ -1,5 +1,6 @@
 // The portal's Profiles list and the creation of a profile (a verification made once and used for many numbers).
 import type { Context } from "hono";
+import { KYC_TYPE_WORDS } from "../compliance/types.ts";
 import { pageWindow } from "../db/paging.ts";
 import { KYC_STATUSES, KYC_TYPES } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
@@ -9,8 +10,9 @@ import { createRouter } from "../http/router.ts";
 import { listProfiles } from "../kyc/profiles-store.ts";
 import { createProfileBody, listProfilesQuery, toNewVerification, toProfileListQuery } from "../kyc/schemas.ts";
 import { createProfile } from "../kyc/use-cases.ts";
+import type { FormState } from "../kyc/views.tsx";
 import { withPrefix } from "../lib/ids.ts";
-import { capitalised, KYC_TYPE_WORDS } from "../lib/words.ts";
+import { capitalised } from "../lib/words.ts";
 import { Badge, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
 import { dateTime, withQuery } from "../ui/format.ts";
 import {
@@ -25,7 +27,7 @@ import {
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { AddressFields, type FormState, submittedAddress } from "./kyc-parts.tsx";
+import { AddressFields, submittedAddress } from "./kyc-parts.tsx";
 
 type Messages = Record<string, string>;
 

@@ -1,14 +1,13 @@
 // Queries for the operator's staff: who they are (by Cloudflare Access e-mail), their role, and the change of either,
 // which keeps at least one enabled admin.
 import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
-import { auditStatement } from "../audit/store.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, ifWritten, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
 import { batchAssertions, type StaffRole, type StaffRow, type StaffStatus, staff } from "../db/schema.ts";
-import type { AuditContext } from "../env.ts";
 
 export async function findStaff(db: Database, email: string): Promise<StaffRow | undefined> {
   return db.select().from(staff).where(eq(staff.email, email.toLowerCase())).get();

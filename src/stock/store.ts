@@ -1,14 +1,13 @@
 // Queries for the number stock: an import in one batch (numbers already in stock or allocated are skipped, each
 // reported), the list, the counts per pair, and a removal; allocation from stock is the numbers' (src/numbers/store.ts).
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
-import { auditStatement } from "../audit/store.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
 import { catalog, numbers, type StockNumberRow, stockCounts, stockNumbers } from "../db/schema.ts";
 import { containsText, inJsonList, iso } from "../db/sql.ts";
-import type { AuditContext } from "../env.ts";
 
 /** A number to stock, valid. */
 export interface StockRow {

@@ -1,13 +1,12 @@
 // How a user gets in: invitations (a link to set a password, single use, 72 h, only its hash stored), the password,
 // and sign-in with its lockout (10 failures within 15 minutes lock the user).
 import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
-import { auditStatement } from "../audit/store.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { customers, invitations, sessions, type UserRow, type UserStatus, users } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
-import type { AuditContext } from "../env.ts";
 import { sha256Hex } from "../lib/api-key.ts";
 import { decoyHash, hashPassword, type ScryptParameters, verifyPassword } from "../lib/passwords.ts";
 import { toIso } from "../lib/time.ts";

@@ -1,7 +1,7 @@
 // Queries for the users of an account: the list with status counts, create, update.
 import { and, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { auditStatement } from "../audit/store.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion, isUniqueViolation } from "../db/errors.ts";
@@ -19,7 +19,6 @@ import {
   users,
 } from "../db/schema.ts";
 import { containsText, insertSelection } from "../db/sql.ts";
-import type { AuditContext } from "../env.ts";
 import { endSessionsOfInactiveUser } from "./sessions.ts";
 
 export const USER_SORT_KEYS = ["name", "email", "role", "status", "created_at", "last_login_at"] as const;

@@ -12,9 +12,9 @@ import {
   webhookEndpoints,
 } from "../db/schema.ts";
 import type { Bindings } from "../env.ts";
-import { toEvent } from "../events/schemas.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { withPrefix } from "../lib/ids.ts";
+import { eventObject } from "./payloads.ts";
 import { enqueueDeliveries } from "./queue.ts";
 import { retryAfterSeconds, retryDelaySeconds } from "./retry-schedule.ts";
 import { signatureHeader, signingSecrets } from "./signing.ts";
@@ -213,7 +213,7 @@ async function attempt(target: Target, now: number, deps: DeliveryDeps): Promise
   const webhookId = withPrefix("evt", target.eventId);
   // The event object exactly as the events API answers it.
   const body = JSON.stringify(
-    toEvent({ id: target.eventId, type: target.eventType, data: target.eventData, createdAt: target.eventCreatedAt }),
+    eventObject({ id: target.eventId, type: target.eventType, data: target.eventData, createdAt: target.eventCreatedAt }),
   );
   const timestamp = Math.floor(now / 1000);
   const headers = {

@@ -1,9 +1,24 @@
 // Event data built in SQL, from the rows as they stand at the event's place in the change's batch: each resource as
 // the API answers it (toOrder, toNumber, toVerification and the document summary build the same JSON in JS; a test
-// holds every event's data equal to the API's answer).
+// holds every event's data equal to the API's answer); and the event object around the stored data.
 import { type AnyColumn, asc, eq, type SQL, sql } from "drizzle-orm";
-import { kycDocuments, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
+import { type EventRow, kycDocuments, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
 import { inJsonList, iso } from "../db/sql.ts";
+import { withPrefix } from "../lib/ids.ts";
+import { toIso } from "../lib/time.ts";
+
+/**
+ * The event object a delivery sends and the events API answers (typed there, src/events/schemas.ts, by the shape of
+ * `data`); `data` is stored as the JSON the API answered at the time.
+ */
+export function eventObject(row: Pick<EventRow, "id" | "type" | "data" | "createdAt">) {
+  return {
+    id: withPrefix("evt", row.id),
+    type: row.type,
+    timestamp: toIso(row.createdAt),
+    data: JSON.parse(row.data) as unknown,
+  };
+}
 
 function prefixed(prefix: string, id: AnyColumn | SQL): SQL {
   return sql`${`${prefix}_`} || ${id}`;

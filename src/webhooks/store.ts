@@ -1,9 +1,10 @@
 // Queries for webhook endpoints and their deliveries: the guarded create (at most MAX_ENDPOINTS an account), changes,
 // secret rotation, delete with its deliveries, the test event, the delivery log and a delivery's retry.
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { auditStatement } from "../audit/store.ts";
+import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
+import { eventStatements, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import { type PageWindow, stableOrder } from "../db/paging.ts";
 import {
@@ -21,11 +22,9 @@ import {
   webhookEndpoints,
 } from "../db/schema.ts";
 import { insertSelection, iso } from "../db/sql.ts";
-import type { AuditContext } from "../env.ts";
 import { toBase64 } from "../lib/base64.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
-import { eventStatements, type Outbox } from "./outbox.ts";
 import { testEventData } from "./payloads.ts";
 
 /** An account has at most this many endpoints. */

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/local-dev.ts";
-import { AUDIT_ACTIONS } from "../../src/audit/store.ts";
+import { AUDIT_ACTIONS } from "../../src/db/audit.ts";
 import { PROBLEMS } from "../../src/lib/problem.ts";
 import { docFiles, fencesOf, outputMismatch, readDoc, runnable } from "./markdown.ts";
 

@@ -4,15 +4,16 @@
 // they typed it); and the log's filters of what happened and what about.
 import type { z } from "@hono/zod-openapi";
 import type { Child } from "hono/jsx";
-import type { AuditNames } from "../audit/names.ts";
-import type { auditEventSchema } from "../audit/schemas.ts";
-import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from "../audit/store.ts";
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from "../db/audit.ts";
 import { EVERY_EVENT_TYPE, type EventType } from "../db/schema.ts";
-import { capitalised, EVENT_TYPE_WORDS, words } from "../lib/words.ts";
+import { EVENT_TYPE_WORDS } from "../events/words.ts";
+import { capitalised, words } from "../lib/words.ts";
 import { formatOrderNumber } from "../orders/schemas.ts";
-import { type Column, Table, Time } from "./components.tsx";
-import { dateTime, plural } from "./format.ts";
-import { MultiChoice, Select } from "./forms.tsx";
+import { type Column, Table, Time } from "../ui/components.tsx";
+import { dateTime, plural } from "../ui/format.ts";
+import { MultiChoice, Select } from "../ui/forms.tsx";
+import type { AuditNames } from "./names.ts";
+import type { auditEventSchema } from "./schemas.ts";
 
 type AuditEvent = z.infer<typeof auditEventSchema>;
 type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -2,6 +2,8 @@
 // and the pair's requirements), or a profile against a pair.
 import { and, eq } from "drizzle-orm";
 import { pairIs } from "../catalog/store.ts";
+import { evaluate, type Pair } from "../compliance/evaluation.ts";
+import type { Evaluation } from "../compliance/types.ts";
 import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { catalog, kycVerifications, numbers } from "../db/schema.ts";
@@ -11,9 +13,7 @@ import {
   numberVerification,
   numberVerificationStatements,
   subjectVerification,
-} from "../kyc/store.ts";
-import { evaluate, type Pair } from "./evaluation.ts";
-import type { Evaluation } from "./types.ts";
+} from "./store.ts";
 
 /** The evaluation of an owned number's verification against its pair; undefined when the number is not the account's. */
 export async function evaluateNumber(

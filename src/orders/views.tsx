@@ -2,8 +2,8 @@
 // fulfilment, notes, profile and times, with what a set adds (the console's account and stock) in their places.
 import type { Child } from "hono/jsx";
 import { words } from "../lib/words.ts";
-import type { Order } from "../orders/schemas.ts";
-import { dateTime } from "./format.ts";
+import { dateTime } from "../ui/format.ts";
+import type { Order } from "./schemas.ts";
 
 export function OrderFacts({
   order,

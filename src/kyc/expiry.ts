@@ -5,12 +5,12 @@
 import { and, asc, eq, gt, isNotNull, lte, ne, notInArray, type SQL, sql } from "drizzle-orm";
 import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
+import { eventStatements } from "../db/outbox.ts";
 import { kycVerifications } from "../db/schema.ts";
-import { eventTypeOf } from "../kyc/store.ts";
 import { DAY_MS } from "../lib/time.ts";
-import { eventStatements } from "../webhooks/outbox.ts";
 import { profileData, verificationData } from "../webhooks/payloads.ts";
 import { enqueueDeliveries } from "../webhooks/queue.ts";
+import { eventTypeOf } from "./store.ts";
 
 /** The values of expiry_notice: none sent yet for this approval, the 30-day one, the 7-day one, the expiry. */
 const NONE = 0;

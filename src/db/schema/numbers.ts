@@ -1,0 +1,387 @@
+// The catalog, orders, the numbers allocated from them, and the numbers' verifications (their own or a profile's)
+// with their documents: one file, as these tables reference each other. Timestamps are integer milliseconds since
+// the epoch (UTC).
+import { sql } from "drizzle-orm";
+import {
+  type AnySQLiteColumn,
+  check,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  sqliteView,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+import { literal, literalList } from "../sql.ts";
+import { customers } from "./accounts.ts";
+import {
+  DOCUMENT_MIME_TYPES,
+  DOCUMENT_STATUSES,
+  DOCUMENT_TYPES,
+  KYC_STATUSES,
+  KYC_TYPES,
+  type KycType,
+  type RejectionReason,
+  type Requirements,
+} from "./kyc-vocabulary.ts";
+
+export const ORDER_STATUSES = ["pending", "processing", "fulfilled", "cancelled"] as const;
+/** Orders still to be fulfilled. */
+export const OPEN_ORDER_STATUSES = ["pending", "processing"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** The orderable catalog: a (country_code, number_type) pair is orderable while its row exists. */
+export const catalog = sqliteTable(
+  "catalog",
+  {
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    createdAt: integer("created_at").notNull(),
+    /** What a verification must hold for a number of this pair (src/db/schema/kyc-vocabulary.ts); null: none. */
+    requirements: text("requirements", { mode: "json" }).$type<Requirements>(),
+  },
+  (t) => [primaryKey({ columns: [t.countryCode, t.numberType] })],
+);
+
+/** Named where a query tells SQLite to use it (the search, which looks orders up by their sequence number). */
+export const ORDERS_BY_SEQUENCE_INDEX = "orders_customer_order_seq_idx";
+
+export const orders = sqliteTable(
+  "orders",
+  {
+    id: text("id").primaryKey(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    /** The global, gap-free sequence behind order_number (#000001 is 1). */
+    orderSeq: integer("order_seq").notNull(),
+    numberType: text("number_type").notNull(),
+    countryCode: text("country_code").notNull(),
+    quantity: integer("quantity").notNull(),
+    status: text("status", { enum: ORDER_STATUSES }).notNull().default("pending"),
+    fulfilledQuantity: integer("fulfilled_quantity").notNull().default(0),
+    notes: text("notes"),
+    requestedAt: integer("requested_at").notNull(),
+    fulfilledAt: integer("fulfilled_at"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    /** The account's verification profile the order's numbers join when allocated; null: none. */
+    kycProfileId: text("kyc_profile_id").references((): AnySQLiteColumn => kycVerifications.id),
+  },
+  (t) => [
+    uniqueIndex("orders_order_seq_unique").on(t.orderSeq),
+    // Whether an open order names a profile (a profile named by one cannot be deleted).
+    index("orders_kyc_profile_idx").on(t.kycProfileId, t.status).where(sql`${t.kycProfileId} IS NOT NULL`),
+    // One index per sort, each led by customer_id: every list query is scoped to one account. The quantity index also
+    // carries what a quantity range's page reads in the default sort, so that page never touches rows.
+    // The default sort's index carries what a bounded range page checks (see orderTimeLags), so it stays in the index.
+    index("orders_customer_created_idx").on(
+      t.customerId,
+      t.createdAt,
+      t.id,
+      t.requestedAt,
+      t.fulfilledAt,
+      t.status,
+      t.numberType,
+      t.countryCode,
+    ),
+    index(ORDERS_BY_SEQUENCE_INDEX).on(t.customerId, t.orderSeq),
+    index("orders_customer_number_type_idx").on(t.customerId, t.numberType, t.id),
+    index("orders_customer_country_idx").on(t.customerId, t.countryCode, t.id),
+    index("orders_customer_quantity_idx").on(t.customerId, t.quantity, t.id, t.status, t.numberType, t.countryCode, t.createdAt),
+    index("orders_customer_status_idx").on(t.customerId, t.status, t.id),
+    index("orders_customer_requested_idx").on(t.customerId, t.requestedAt, t.id),
+    index("orders_customer_fulfilled_idx").on(t.customerId, t.fulfilledAt, t.id),
+    // Ascending with NULLs last, as the list sorts nullable keys (descending needs no second index: NULL sorts lowest).
+    index("orders_customer_fulfilled_nulls_last_idx").on(t.customerId, sql`(${t.fulfilledAt} IS NULL)`, t.fulfilledAt, t.id),
+    // One account's orders of one (number_type, country_code, status) segment: newest first for the enum filters'
+    // pages, and by each range column, so a range's count per segment walks index entries without reading them.
+    index("orders_customer_segment_created_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.createdAt, t.id),
+    index("orders_customer_segment_requested_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.requestedAt),
+    index("orders_customer_segment_fulfilled_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.fulfilledAt),
+    index("orders_customer_segment_quantity_idx").on(t.customerId, t.numberType, t.countryCode, t.status, t.quantity),
+    // The operator's queue across accounts (src/orders/queue.ts): each status's oldest first, alone, per (country,
+    // type) pair, per account; and by quantity.
+    index("orders_status_requested_idx").on(t.status, t.requestedAt, t.id),
+    index("orders_status_pair_requested_idx").on(t.status, t.countryCode, t.numberType, t.requestedAt, t.id),
+    index("orders_customer_status_requested_idx").on(t.customerId, t.status, t.requestedAt, t.id),
+    index("orders_status_quantity_idx").on(t.status, t.quantity, t.id),
+    check("orders_quantity_range", sql`${t.quantity} BETWEEN 1 AND 10000`),
+    check("orders_fulfilled_quantity_range", sql`${t.fulfilledQuantity} BETWEEN 0 AND ${t.quantity}`),
+    check("orders_status_valid", sql`${t.status} IN ${literalList(ORDER_STATUSES)}`),
+  ],
+);
+
+/**
+ * How many orders of every account there are per (status, country_code, number_type): the operator's queue counts
+ * without reading each account's. Derived data, written only by the triggers of migrations/0010.
+ */
+export const orderTotals = sqliteTable(
+  "order_totals",
+  {
+    status: text("status", { enum: ORDER_STATUSES }).notNull(),
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.status, t.countryCode, t.numberType] })],
+);
+
+/**
+ * How many orders each account has per (number_type, country_code, status) segment. Derived data, written only by
+ * the triggers of migrations/0003, so it stays exact whatever writes the orders; rows at zero are removed.
+ */
+export const orderCounts = sqliteTable(
+  "order_counts",
+  {
+    customerId: text("customer_id").notNull(),
+    numberType: text("number_type").notNull(),
+    countryCode: text("country_code").notNull(),
+    status: text("status", { enum: ORDER_STATUSES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [
+    primaryKey({
+      columns: [t.customerId, t.numberType, t.countryCode, t.status],
+    }),
+  ],
+);
+
+/**
+ * Per account, how far its orders' created_at can be from their requested_at and fulfilled_at: the smallest and
+ * largest created_at − requested_at, and created_at − fulfilled_at (null until an order is fulfilled). They turn a
+ * requested or fulfilled range into a created_at range that the default sort's index can walk in order. Written only
+ * by the triggers of migrations/0003, which only ever widen the bounds: a bound too wide is still true, so they stay
+ * right whatever writes the orders.
+ */
+export const orderTimeLags = sqliteTable("order_time_lags", {
+  customerId: text("customer_id").primaryKey(),
+  requestedMin: integer("requested_min").notNull(),
+  requestedMax: integer("requested_max").notNull(),
+  fulfilledMin: integer("fulfilled_min"),
+  fulfilledMax: integer("fulfilled_max"),
+});
+
+/**
+ * The orders' search index: an FTS5 table with the trigram tokenizer over the order number and the notes, kept by
+ * triggers (migrations/0003_list_derived_data.sql). Declared as an existing view: drizzle-kit cannot write a virtual
+ * table, so it is migrated by hand and only named here, for the queries that read it. Its rowid is
+ * (account number << 32) | order_seq: one account's entries form one rowid range.
+ */
+export const orderTrigrams = sqliteView("order_trigrams", {
+  rowid: integer("rowid").notNull(),
+  orderNumber: text("order_number"),
+  notes: text("notes"),
+}).existing();
+
+/**
+ * A small integer per account, assigned by trigger when the account is created: the high 32 bits of its orders'
+ * rowids in the order_trigrams index, so a search reads only the account's own postings.
+ */
+export const customerNumbers = sqliteTable("customer_numbers", {
+  number: integer("number").primaryKey(),
+  customerId: text("customer_id")
+    .notNull()
+    .unique()
+    .references(() => customers.id),
+});
+
+export const NUMBER_STATUSES = ["active", "suspended", "released"] as const;
+export type NumberStatus = (typeof NUMBER_STATUSES)[number];
+
+/** A virtual number, allocated to an account from one of its orders. */
+export const numbers = sqliteTable(
+  "numbers",
+  {
+    id: text("id").primaryKey(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    orderId: text("order_id")
+      .notNull()
+      .references(() => orders.id),
+    /** E.164, unique across all accounts. */
+    phoneNumber: text("phone_number").notNull(),
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    status: text("status", { enum: NUMBER_STATUSES }).notNull().default("active"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    /**
+     * The profile the number joined, if any: derived data, written only by the triggers of migrations/0014 (the
+     * attachment is kyc_profile_numbers'), so the list filters and shows it from the number's own row.
+     */
+    kycProfileId: text("kyc_profile_id").references((): AnySQLiteColumn => kycVerifications.id),
+    /** When the number's verification (its own, or its profile's) expires: derived likewise, by migrations/0014's triggers. */
+    kycExpiresAt: integer("kyc_expires_at"),
+  },
+  (t) => [
+    uniqueIndex("numbers_phone_number_unique").on(t.phoneNumber),
+    // The numbers of one profile, newest first: the list filtered by kyc_profile_id.
+    index("numbers_customer_profile_created_idx")
+      .on(t.customerId, t.kycProfileId, t.createdAt, t.id)
+      .where(sql`${t.kycProfileId} IS NOT NULL`),
+    // The numbers whose verification expires before a date: the list filtered by kyc_expires_before.
+    index("numbers_customer_kyc_expires_idx").on(t.customerId, t.kycExpiresAt).where(sql`${t.kycExpiresAt} IS NOT NULL`),
+    index("numbers_customer_created_idx").on(t.customerId, t.createdAt, t.id),
+    index("numbers_customer_phone_idx").on(t.customerId, t.phoneNumber),
+    index("numbers_customer_country_idx").on(t.customerId, t.countryCode, t.id),
+    index("numbers_customer_number_type_idx").on(t.customerId, t.numberType, t.id),
+    index("numbers_customer_status_idx").on(t.customerId, t.status, t.id),
+    index("numbers_order_idx").on(t.orderId),
+    check("numbers_status_valid", sql`${t.status} IN ${literalList(NUMBER_STATUSES)}`),
+  ],
+);
+
+/** Numbers per account, country, type and status; maintained by triggers like order_counts. */
+export const numberCounts = sqliteTable(
+  "number_counts",
+  {
+    customerId: text("customer_id").notNull(),
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    status: text("status", { enum: NUMBER_STATUSES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [
+    primaryKey({
+      columns: [t.customerId, t.countryCode, t.numberType, t.status],
+    }),
+  ],
+);
+
+/**
+ * An identity and address verification: a number's own (number_id set), or a profile (name set, no number) that
+ * numbers join through kyc_profile_numbers.
+ */
+export const kycVerifications = sqliteTable(
+  "kyc_verifications",
+  {
+    id: text("id").primaryKey(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    numberId: text("number_id").references(() => numbers.id),
+    /** A profile's name; null on a number's own verification. */
+    name: text("name"),
+    status: text("status", { enum: KYC_STATUSES }).notNull().default("pending"),
+    type: text("type", { enum: KYC_TYPES }).notNull(),
+    addressLine1: text("address_line_1").notNull(),
+    addressLine2: text("address_line_2"),
+    city: text("city").notNull(),
+    stateProvince: text("state_province").notNull(),
+    postalCode: text("postal_code").notNull(),
+    country: text("country").notNull(),
+    companyName: text("company_name"),
+    taxId: text("tax_id"),
+    contactPerson: text("contact_person"),
+    phoneNumber: text("phone_number"),
+    email: text("email"),
+    submittedAt: integer("submitted_at").notNull(),
+    /** Null until the first address update. */
+    updatedAt: integer("updated_at"),
+    reviewedAt: integer("reviewed_at"),
+    rejectionReason: text("rejection_reason"),
+    /** The reviewer's structured reasons for the last rejection; [] when none. */
+    rejectionReasons: text("rejection_reasons", { mode: "json" }).$type<RejectionReason[]>().notNull().default([]),
+    expiresAt: integer("expires_at"),
+    /** The last expiry notice sent for the current approval (src/kyc/expiry.ts): 0 none, then 30, 7, -1 expired. */
+    expiryNotice: integer("expiry_notice").notNull().default(0),
+  },
+  (t) => [
+    uniqueIndex("kyc_verifications_number_unique").on(t.numberId),
+    // A profile's list (by name, per account); the expiry job; the numbers list's kyc_expires_before.
+    index("kyc_verifications_profile_name_idx").on(t.customerId, t.name).where(sql`${t.numberId} IS NULL`),
+    index("kyc_verifications_expires_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
+    index("kyc_verifications_customer_expires_idx").on(t.customerId, t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
+    check("kyc_number_or_profile", sql`(${t.numberId} IS NULL) = (${t.name} IS NOT NULL)`),
+    index("kyc_verifications_customer_idx").on(t.customerId, t.id),
+    // The operator's review queue across accounts, oldest submission first: alone, and per account.
+    index("kyc_verifications_status_submitted_idx").on(t.status, t.submittedAt, t.id),
+    index("kyc_verifications_customer_status_submitted_idx").on(t.customerId, t.status, t.submittedAt, t.id),
+    check("kyc_status_valid", sql`${t.status} IN ${literalList(KYC_STATUSES)}`),
+    check("kyc_type_valid", sql`${t.type} IN ${literalList(KYC_TYPES)}`),
+    check(
+      "kyc_business_has_company",
+      sql`${t.type} = ${literal("individual" satisfies KycType)} OR ${t.companyName} IS NOT NULL`,
+    ),
+  ],
+);
+
+/** Verifications per account and status, and of every account per status; maintained by migrations/0010's triggers. */
+export const kycCounts = sqliteTable(
+  "kyc_counts",
+  {
+    customerId: text("customer_id").notNull(),
+    status: text("status", { enum: KYC_STATUSES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.status] })],
+);
+
+export const kycTotals = sqliteTable("kyc_totals", {
+  status: text("status", { enum: KYC_STATUSES }).primaryKey(),
+  count: integer("count").notNull(),
+});
+
+/**
+ * A number that joined a profile: its verification is the profile's, under an id of its own (`kyc_<kyc_id>`, made at
+ * attach, gone at detach). One row per number, so a number is never in two profiles.
+ */
+export const kycProfileNumbers = sqliteTable(
+  "kyc_profile_numbers",
+  {
+    numberId: text("number_id")
+      .primaryKey()
+      .references(() => numbers.id),
+    kycId: text("kyc_id").notNull(),
+    profileId: text("profile_id")
+      .notNull()
+      .references(() => kycVerifications.id),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    attachedAt: integer("attached_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("kyc_profile_numbers_kyc_unique").on(t.kycId),
+    index("kyc_profile_numbers_profile_idx").on(t.profileId, t.numberId),
+  ],
+);
+
+/** A supporting file of a verification: the row here, the bytes in R2 under `objectKey`. */
+export const kycDocuments = sqliteTable(
+  "kyc_documents",
+  {
+    id: text("id").primaryKey(),
+    kycId: text("kyc_id")
+      .notNull()
+      .references(() => kycVerifications.id),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    documentType: text("document_type", { enum: DOCUMENT_TYPES }).notNull(),
+    filename: text("filename").notNull(),
+    fileSize: integer("file_size").notNull(),
+    mimeType: text("mime_type", { enum: DOCUMENT_MIME_TYPES }).notNull(),
+    description: text("description"),
+    expirationDate: text("expiration_date"),
+    status: text("status", { enum: DOCUMENT_STATUSES }).notNull().default("uploaded"),
+    /** The reviewer's reasons naming this document at the last rejection; [] when none. */
+    rejectionReasons: text("rejection_reasons", { mode: "json" }).$type<RejectionReason[]>().notNull().default([]),
+    objectKey: text("object_key").notNull(),
+    uploadedAt: integer("uploaded_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("kyc_documents_object_key_unique").on(t.objectKey),
+    index("kyc_documents_kyc_idx").on(t.kycId, t.uploadedAt, t.id),
+    index("kyc_documents_customer_idx").on(t.customerId, t.id),
+  ],
+);
+
+export type CatalogRow = typeof catalog.$inferSelect;
+export type OrderRow = typeof orders.$inferSelect;
+export type NumberRow = typeof numbers.$inferSelect;
+export type KycRow = typeof kycVerifications.$inferSelect;
+export type DocumentRow = typeof kycDocuments.$inferSelect;

@@ -1,0 +1,107 @@
+// The operator's side: staff, the audit log of every change, and the number stock. Timestamps are integer
+// milliseconds since the epoch (UTC).
+import { desc, sql } from "drizzle-orm";
+import { check, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { literalList } from "../sql.ts";
+import { customers } from "./accounts.ts";
+
+export const STAFF_ROLES = ["viewer", "fulfilment", "compliance", "admin"] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+export const STAFF_STATUSES = ["enabled", "disabled"] as const;
+export type StaffStatus = (typeof STAFF_STATUSES)[number];
+
+/**
+ * The operator's staff, known by the e-mail their Cloudflare Access identity carries (lower case), each with one
+ * role. Nobody is deleted, so the audit log keeps its people.
+ */
+export const staff = sqliteTable(
+  "staff",
+  {
+    email: text("email").primaryKey(),
+    name: text("name").notNull(),
+    role: text("role", { enum: STAFF_ROLES }).notNull(),
+    status: text("status", { enum: STAFF_STATUSES }).notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    check("staff_email_lower_case", sql`${t.email} = lower(${t.email})`),
+    check("staff_role_valid", sql`${t.role} IN ${literalList(STAFF_ROLES)}`),
+    check("staff_status_valid", sql`${t.status} IN ${literalList(STAFF_STATUSES)}`),
+  ],
+);
+
+export const ACTOR_TYPES = ["staff", "token", "user", "api_key"] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/**
+ * Who changed what: every operator change and every administrative change of a customer's, written in the same batch
+ * as the change. Never changed or deleted (migrations/0010's triggers refuse both), never purged. Newest first is
+ * (created_at DESC, rowid DESC): each index ends, implicitly, with the rowid.
+ */
+export const auditEvents = sqliteTable(
+  "audit_events",
+  {
+    id: text("id").primaryKey(),
+    actorType: text("actor_type", { enum: ACTOR_TYPES }).notNull(),
+    /** A staff member's or a portal user's e-mail. */
+    actorEmail: text("actor_email"),
+    /** A portal user's or an API key's id. */
+    actorId: text("actor_id"),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    /** The account the change is about, if any (a staff member's change is nobody's). */
+    customerId: text("customer_id").references(() => customers.id),
+    /** JSON: {field: [before, after]}; never a secret. */
+    changes: text("changes").notNull(),
+    requestId: text("request_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    index("audit_events_created_idx").on(t.createdAt),
+    index("audit_events_customer_created_idx").on(t.customerId, t.createdAt),
+    index("audit_events_action_created_idx").on(t.action, t.createdAt),
+    index("audit_events_actor_created_idx").on(t.actorType, t.actorEmail, t.createdAt),
+    index("audit_events_target_created_idx").on(t.targetType, t.targetId, t.createdAt),
+    check("audit_events_actor_type_valid", sql`${t.actorType} IN ${literalList(ACTOR_TYPES)}`),
+  ],
+);
+
+/**
+ * Numbers the operator holds before any order (a pair need not be orderable yet). A number is never both here and
+ * allocated: an allocation takes it out in its own batch, and an import skips allocated numbers.
+ */
+export const stockNumbers = sqliteTable(
+  "stock_numbers",
+  {
+    phoneNumber: text("phone_number").primaryKey(),
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    /** The import that brought it: its audit event counts the import's rows by it. */
+    importId: text("import_id").notNull(),
+    importedAt: integer("imported_at").notNull(),
+  },
+  (t) => [
+    // Oldest first per pair: what an allocation from stock takes.
+    index("stock_numbers_pair_imported_idx").on(t.countryCode, t.numberType, t.importedAt, t.phoneNumber),
+    // The list's order, newest import first and by number within one: an index scan, no sort of a whole import.
+    index("stock_numbers_imported_idx").on(desc(t.importedAt), t.phoneNumber),
+    index("stock_numbers_import_idx").on(t.importId),
+  ],
+);
+
+/** Numbers in stock per (country_code, number_type); maintained by migrations/0010's triggers, rows at zero removed. */
+export const stockCounts = sqliteTable(
+  "stock_counts",
+  {
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.countryCode, t.numberType] })],
+);
+
+export type StaffRow = typeof staff.$inferSelect;
+export type AuditEventRow = typeof auditEvents.$inferSelect;
+export type StockNumberRow = typeof stockNumbers.$inferSelect;

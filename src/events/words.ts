@@ -1,0 +1,35 @@
+// Event types in words, for the portal's webhook forms and the audit log (the identifiers are what the API carries).
+import type { EventType } from "../db/schema.ts";
+
+/** What each event type tells a receiver, in words (its identifier is what the API and the payloads carry). */
+export const EVENT_TYPE_WORDS: Record<EventType, string> = {
+  "order.created": "An order is placed",
+  "order.updated": "An order is changed",
+  "order.processing": "An order is being processed",
+  "order.numbers_allocated": "Numbers are allocated to an order",
+  "order.fulfilled": "An order is fulfilled",
+  "order.cancelled": "An order is cancelled",
+  "kyc.submitted": "A number's verification is submitted",
+  "kyc.updated": "A number's verification is amended",
+  "kyc.under_review": "A number's verification is under review",
+  "kyc.approved": "A number's verification is approved",
+  "kyc.rejected": "A number's verification is rejected",
+  "kyc.document_uploaded": "A document is uploaded to a number's verification",
+  "kyc.document_deleted": "A document is deleted from a number's verification",
+  "kyc.deleted": "A number's verification is deleted",
+  "kyc.expiring": "A number's verification expires soon",
+  "kyc.expired": "A number's verification has expired",
+  "kyc_profile.submitted": "A profile is created",
+  "kyc_profile.updated": "A profile is amended or renamed",
+  "kyc_profile.under_review": "A profile is under review",
+  "kyc_profile.approved": "A profile is approved",
+  "kyc_profile.rejected": "A profile is rejected",
+  "kyc_profile.deleted": "A profile is deleted",
+  "kyc_profile.document_uploaded": "A document is uploaded to a profile",
+  "kyc_profile.document_deleted": "A document is deleted from a profile",
+  "kyc_profile.numbers_attached": "Numbers are attached to a profile",
+  "kyc_profile.numbers_detached": "Numbers are detached from a profile",
+  "kyc_profile.expiring": "A profile expires soon",
+  "kyc_profile.expired": "A profile has expired",
+  "webhook.test": "A test event is sent from the portal or the API",
+};
