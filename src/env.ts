@@ -44,15 +44,26 @@ export interface AuditContext {
   requestId: string;
 }
 
+/** What a deployment's variables let its use cases do beyond the contract's rules (local development and tests). */
+export interface Deployment {
+  /** WEBHOOK_ALLOW_INSECURE_URLS: webhook endpoints may use http:// and loopback hosts. */
+  allowsInsecureWebhookUrls: boolean;
+}
+
+export function deploymentOf(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">): Deployment {
+  return { allowsInsecureWebhookUrls: env.WEBHOOK_ALLOW_INSECURE_URLS === "true" };
+}
+
 /**
  * What a use case works with, whichever front end asks: the request's database (its D1 session) and outbox, the
- * document store, the time the action happens at, and who acts in which request (for the audit log).
+ * document store, the time the action happens at, who acts in which request (for the audit log), and the deployment.
  */
 export interface Work extends AuditContext {
   db: Database;
   outbox: Outbox;
   documents: R2Bucket;
   now: number;
+  deployment: Deployment;
 }
 
 /** What the request's one log line says about who made it, filled in by the guard that finds out. */

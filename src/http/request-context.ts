@@ -2,7 +2,7 @@
 // and one JSON log line per request; and what a use case works with.
 import type { Context, MiddlewareHandler } from "hono";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
-import type { Actor, AppEnv, Work } from "../env.ts";
+import { type Actor, type AppEnv, deploymentOf, type Work } from "../env.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { validationError } from "../lib/problem.ts";
 import { ClientClosed, isUnexpected } from "./problem.ts";
@@ -77,5 +77,6 @@ export function workOf(c: Context): Work {
   const { db, outbox, requestId } = c.var as unknown as AppEnv["Variables"];
   const { actor } = c.var as { actor?: Actor };
   if (!actor) throw new Error("a use case runs only for a request whose guard has named who acts");
-  return { db, outbox, documents: (c.env as AppEnv["Bindings"]).DOCUMENTS, now: Date.now(), actor, requestId };
+  const env = c.env as AppEnv["Bindings"];
+  return { db, outbox, documents: env.DOCUMENTS, now: Date.now(), actor, requestId, deployment: deploymentOf(env) };
 }
