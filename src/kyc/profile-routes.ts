@@ -7,7 +7,6 @@ import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";
 import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
-import { claimBeforeReadingBody } from "../http/idempotency.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { pageMeta } from "../http/pagination.ts";
@@ -42,7 +41,7 @@ import {
   uploadFormSchema,
 } from "./schemas.ts";
 import { findProfile, listProfiles, MAX_DOCUMENTS } from "./store.ts";
-import { readUpload } from "./upload.ts";
+import { apiUploadReader } from "./upload.ts";
 import {
   amendAddress,
   attachToProfile,
@@ -51,7 +50,6 @@ import {
   detachFromProfile,
   resubmit,
   uploadDocument,
-  uploadTarget,
 } from "./use-cases.ts";
 
 /** An attach or detach body of 10,000 ids is about 400 KiB. */
@@ -196,14 +194,10 @@ export const profileRoutes = createRouter<CustomerEnv>()
       },
     }),
     async (c) => {
-      const { profile_id } = c.req.valid("param");
       const work = workOf(c);
-      const target = valueOrProblem(
-        await uploadTarget(work, c.var.principal.customerId, { kind: "profile", profileId: profile_id }),
-      );
-      await claimBeforeReadingBody(c.req.raw);
-      const file = await readUpload(c.req.raw, work.now);
-      const stored = valueOrProblem(await uploadDocument(work, target, file));
+      const subject = { kind: "profile", profileId: c.req.valid("param").profile_id } as const;
+      const reader = apiUploadReader(c.req.raw, work.now);
+      const stored = valueOrProblem(await uploadDocument(work, c.var.principal.customerId, subject, reader));
       c.header("Location", `/v1/kyc/documents/${withPrefix("doc", stored.id)}/download`);
       return c.json(toDocument(stored, publicOrigin(c), true), 201);
     },
