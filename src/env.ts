@@ -79,6 +79,8 @@ export interface AppEnv {
     /** The request's D1 session behind `db`: its usage, its bookmark, and statements it can carry. */
     session: RequestSession;
     requestId: string;
+    /** The request's time (ms): the one clock its rules, its use cases (Work.now) and its guards read. */
+    now: number;
     log: RequestLog;
     /** The webhook deliveries this request's writes created: put on the queue once it is answered. */
     outbox: Outbox;

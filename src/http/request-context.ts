@@ -32,6 +32,7 @@ export const d1Bookmarks: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
+  c.set("now", started);
   const incoming = c.req.header("X-Request-Id");
   const requestId = incoming !== undefined && CLIENT_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   c.set("requestId", requestId);
@@ -78,5 +79,5 @@ export function workOf(c: Context): Work {
   const { actor } = c.var as { actor?: Actor };
   if (!actor) throw new Error("a use case runs only for a request whose guard has named who acts");
   const env = c.env as AppEnv["Bindings"];
-  return { db, outbox, documents: env.DOCUMENTS, now: Date.now(), actor, requestId, deployment: deploymentOf(env) };
+  return { db, outbox, documents: env.DOCUMENTS, now: c.var.now, actor, requestId, deployment: deploymentOf(env) };
 }

@@ -170,7 +170,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { profile_id } = c.req.valid("param");
       valueOrProblem(await deleteVerification(workOf(c), c.var.principal.customerId, { kind: "profile", profileId: profile_id }));
-      return c.json({ message: `Profile ${withPrefix("kyp", profile_id)} deleted`, deleted_at: toIso(Date.now()) }, 200);
+      return c.json({ message: `Profile ${withPrefix("kyp", profile_id)} deleted`, deleted_at: toIso(c.var.now) }, 200);
     },
   )
   .openapi(
@@ -245,7 +245,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
         c.var.principal.customerId,
         c.req.valid("param").profile_id,
         pair,
-        Date.now(),
+        c.var.now,
       );
       if (evaluation === undefined) throw notFound("Profile");
       if (evaluation === null) throw notFound("Catalog pair");

@@ -203,7 +203,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       return c.json(
         {
           message: `Document ${withPrefix("doc", document_id)} deleted`,
-          deleted_at: toIso(Date.now()),
+          deleted_at: toIso(c.var.now),
         },
         200,
       );
@@ -229,7 +229,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const { number_id } = c.req.valid("param");
       valueOrProblem(await deleteVerification(workOf(c), c.var.principal.customerId, { kind: "number", numberId: number_id }));
       return c.json(
-        { message: `The verification of ${withPrefix("num", number_id)} was deleted`, deleted_at: toIso(Date.now()) },
+        { message: `The verification of ${withPrefix("num", number_id)} was deleted`, deleted_at: toIso(c.var.now) },
         200,
       );
     },
@@ -277,7 +277,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { number_id } = c.req.valid("param");
-      const evaluation = await evaluateNumber(c.var.db, c.var.principal.customerId, number_id, Date.now());
+      const evaluation = await evaluateNumber(c.var.db, c.var.principal.customerId, number_id, c.var.now);
       if (!evaluation) throw notFound("Number");
       return c.json(evaluation, 200);
     },
