@@ -30,14 +30,26 @@ export type Bindings = Omit<
 };
 
 /**
+/** What a deployment's variables let its use cases do beyond the contract's rules (local development and tests). */
+export interface Deployment {
+  /** WEBHOOK_ALLOW_INSECURE_URLS: webhook endpoints may use http:// and loopback hosts. */
+  allowsInsecureWebhookUrls: boolean;
+}
+
+export function deploymentOf(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">): Deployment {
+  return { allowsInsecureWebhookUrls: env.WEBHOOK_ALLOW_INSECURE_URLS === "true" };
+}
+
+/**
  * What a use case works with, whichever front end asks: the request's database (its D1 session) and outbox, the
- * document store, the time the action happens at, and who acts in which request (for the audit log).
+ * document store, the time the action happens at, who acts in which request (for the audit log), and the deployment.
  */
 export interface Work extends AuditContext {
   db: Database;
   outbox: Outbox;
   documents: R2Bucket;
   now: number;
+  deployment: Deployment;
 }
 
 /** What the request's one log line says about who made it, filled in by the guard that finds out. */
@@ -53,6 +65,8 @@ export interface AppEnv {
     /** The request's D1 session behind `db`: its usage, its bookmark, and statements it can carry. */
     session: RequestSession;
     requestId: string;
+    /** The request's time (ms): the one clock its rules, its use cases (Work.now) and its guards read. */
+    now: number;
     log: RequestLog;
     /** The webhook deliveries this request's writes created: put on the queue once it is answered. */
     outbox: Outbox;

@@ -303,7 +303,11 @@ describe("upload", () => {
     );
     expect(past.errors).toEqual([{ location: "body", pointer: "/expiration_date", message: "must not be in the past" }]);
     await createdDocument(
-      await upload(setup, pdf(), "a.pdf", { document_type: "other", expiration_date: todayUtc(), description: "d".repeat(500) }),
+      await upload(setup, pdf(), "a.pdf", {
+        document_type: "other",
+        expiration_date: todayUtc(Date.now()),
+        description: "d".repeat(500),
+      }),
     );
     const missing = await problem(await upload(setup, pdf(), "a.pdf", {}), 400, "validation_error");
     expect(missing.errors?.map((e) => e.pointer)).toEqual(["/document_type"]);

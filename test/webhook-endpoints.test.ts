@@ -4,7 +4,11 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { createDatabase } from "../src/db/client.ts";
+import { Outbox } from "../src/db/outbox.ts";
 import { EVENT_TYPES } from "../src/db/schema.ts";
+import type { Work } from "../src/env.ts";
+import { addEndpoint, changeEndpoint } from "../src/webhooks/use-cases.ts";
 import {
   bodyOf,
   callInIsolate,
@@ -346,6 +350,32 @@ describe("URL rules", () => {
   });
 
   const insecure = { bindings: { WEBHOOK_ALLOW_INSECURE_URLS: "true" } };
+
+  it("is judged by the endpoint's actions themselves, so a front end that validates nothing cannot skip it", async () => {
+    const customer = await createCustomer();
+    const workIn = (allowsInsecureWebhookUrls: boolean): Work => ({
+      db: createDatabase(env.DB),
+      outbox: new Outbox(),
+      documents: env.DOCUMENTS,
+      now: Date.now(),
+      actor: { type: "token" },
+      requestId: crypto.randomUUID(),
+      deployment: { allowsInsecureWebhookUrls },
+    });
+    const endpoint = { url: "http://127.0.0.1:8788/", eventTypes: [...EVENT_TYPES] };
+    const refused = await addEndpoint(workIn(false), customer.customerId, endpoint);
+    expect(refused.ok ? refused.value : refused.problem).toMatchObject({
+      code: "validation_error",
+      errors: [{ location: "body", pointer: "/url", message: "must be an https:// URL" }],
+    });
+    expect(await endpointCount(customer)).toBe(0);
+    const created = await addEndpoint(workIn(true), customer.customerId, endpoint);
+    if (!created.ok) throw new Error(created.problem.message);
+    const changed = await changeEndpoint(workIn(false), customer.customerId, created.value.id, { url: "https://localhost/" });
+    expect(changed.ok ? changed.value : changed.problem).toMatchObject({ code: "validation_error" });
+    const stored = await env.DB.prepare("SELECT url FROM webhook_endpoints WHERE id = ?").bind(created.value.id).first();
+    expect(stored).toEqual({ url: "http://127.0.0.1:8788/" });
+  });
 
   function createInIsolate(customer: TestCustomer, url: string, bindings = insecure) {
     return callInIsolate(

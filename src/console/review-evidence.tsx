@@ -6,7 +6,6 @@ import { evaluate } from "../compliance/evaluation.ts";
 import type { DocumentRow, KycRow, Requirements } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
-import { workOf } from "../http/request-context.ts";
 import { findQueuedVerification, type QueuedVerification } from "../kyc/queue.ts";
 import type { SubjectKind } from "../kyc/store.ts";
 import { EvaluationChecklist, ProfileEvaluation, ReasonList, reasonsOfDocument } from "../kyc/views.tsx";
@@ -51,7 +50,7 @@ export async function evaluationPart(c: Context<ConsoleEnv>, reviewed: Reviewed)
     const row = await findCatalogPair(db, pair);
     // A pair no longer orderable has no requirements.
     const requirements: Requirements | null = row?.requirements ?? null;
-    return <EvaluationChecklist evaluation={evaluate(pair, requirements, subject, workOf(c).now)} requirements={requirements} />;
+    return <EvaluationChecklist evaluation={evaluate(pair, requirements, subject, c.var.now)} requirements={requirements} />;
   }
   return (
     <ProfileEvaluation
@@ -59,6 +58,7 @@ export async function evaluationPart(c: Context<ConsoleEnv>, reviewed: Reviewed)
       catalog={await listOrderablePairs(db)}
       asked={c.req.query("pair")}
       profile={subject}
+      now={c.var.now}
     />
   );
 }

@@ -35,7 +35,7 @@ export const consoleSignIn = createRouter<AppEnv>()
   .get(signInPath, async (c) => {
     if (!takesSignInLinks(c)) throw notFound("Page");
     const token = c.req.query("token") ?? "";
-    const identity = token === "" ? undefined : await accessIdentity(token, c.env);
+    const identity = token === "" ? undefined : await accessIdentity(token, c.env, c.var.now);
     if (identity instanceof AccessKeysUnavailable) throw await authenticationFailure(c, identity.problem());
     if (!identity) {
       // Counted as a failed sign-in, as a bad token on /admin is: 401, or 429 once the address spent its budget.
@@ -55,7 +55,7 @@ export const consoleSignIn = createRouter<AppEnv>()
       secure: true,
       httpOnly: true,
       sameSite: "Lax",
-      maxAge: Math.max(0, Math.floor(identity.expiresAt - Date.now() / 1000)),
+      maxAge: Math.max(0, Math.floor(identity.expiresAt - c.var.now / 1000)),
     });
     return c.redirect("/ops", 303);
   })

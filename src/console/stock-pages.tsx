@@ -7,7 +7,6 @@ import { pageMeta } from "../http/pagination.ts";
 import { isMultipart } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { Problem } from "../lib/problem.ts";
 import { words } from "../lib/words.ts";
 import { changeGuard, mayChange } from "../staff/roles.ts";
 import {
@@ -276,14 +275,10 @@ export const stockPages = createRouter<ConsoleEnv>()
   .post("/stock/import", changeGuard("importStock"), readsOwnMultipartBody, async (c) => {
     const csv = await postedCsv(c);
     if ("error" in csv) return stockPage(c, { fileError: csv.error }, 400);
-    let rows: Record<string, string>[];
-    try {
-      rows = rowsOfCsv(csv.bytes);
-    } catch (error) {
-      if (!(error instanceof Problem)) throw error;
-      return stockPage(c, { fileError: error.errors?.[0]?.message ?? error.message }, error.status);
-    }
-    const imported = await importNumbers(workOf(c), rows);
+    const rows = rowsOfCsv(csv.bytes);
+    if (!rows.ok)
+      return stockPage(c, { fileError: rows.problem.errors?.[0]?.message ?? rows.problem.message }, rows.problem.status);
+    const imported = await importNumbers(workOf(c), rows.value);
     if (!imported.ok) return stockPage(c, { said: refusal(imported.problem) }, imported.problem.status);
     await leaveAfterRedirect(c, staffNote(c, IMPORT_REPORT), shownImport(imported.value), fewerItems);
     return c.redirect(`${STOCK}?done=imported`, 303);

@@ -78,8 +78,7 @@ export const requireApiKey: MiddlewareHandler<CustomerEnv> = async (c, next) => 
     identify(c, found.principal);
     await next();
     // After the answer, so the write never delays it.
-    const now = Date.now();
-    if (markUse(found, now)) touchAfterAnswer(c, owner.keyId, now);
+    if (markUse(found, c.var.now)) touchAfterAnswer(c, owner.keyId, c.var.now);
     return;
   }
 
@@ -121,8 +120,7 @@ function readCheck(c: Context<CustomerEnv>, known: KnownKey): CarriedCheck {
     const current = readKeyState(rows);
     if (!current || current.revokedAt !== null) return false;
     known.lastUsedAt = Math.max(current.lastUsedAt ?? 0, known.lastUsedAt ?? 0) || null;
-    const now = Date.now();
-    if (markUse(known, now)) touchAfterAnswer(c, known.principal.apiKeyId, now);
+    if (markUse(known, c.var.now)) touchAfterAnswer(c, known.principal.apiKeyId, c.var.now);
     return true;
   });
 }
@@ -131,8 +129,7 @@ function readCheck(c: Context<CustomerEnv>, known: KnownKey): CarriedCheck {
 function writeCheck(c: Context<CustomerEnv>, known: KnownKey): CarriedCheck {
   const { apiKeyId } = known.principal;
   const check = carriedAssertion(c, activeKeyAssertion(c.var.db, apiKeyId));
-  const now = Date.now();
-  if (markUse(known, now)) c.var.session.carry(lastUsedUpdate(c.var.db, apiKeyId, now));
+  if (markUse(known, c.var.now)) c.var.session.carry(lastUsedUpdate(c.var.db, apiKeyId, c.var.now));
   return check;
 }
 

@@ -49,7 +49,7 @@ export function refuseSpentAddress<E extends AppEnv>(c: Context<E>): void {
   const bucket = bucketOf(c);
   const until = refusedUntil.get(bucket);
   if (until === undefined) return;
-  const left = until - Date.now();
+  const left = until - c.var.now;
   if (left > 0) throw rateLimited(Math.ceil(left / 1000));
   refusedUntil.delete(bucket);
 }
@@ -63,7 +63,7 @@ export async function authenticationFailure<E extends AppEnv>(c: Context<E>, ref
   const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: bucket });
   if (success) return refusal;
   refusedUntil.delete(bucket);
-  refusedUntil.set(bucket, Date.now() + PERIOD_MS);
+  refusedUntil.set(bucket, c.var.now + PERIOD_MS);
   if (refusedUntil.size > REFUSED_CAPACITY) refusedUntil.delete(refusedUntil.keys().next().value!);
   return rateLimited(PERIOD_MS / 1000);
 }

@@ -148,9 +148,9 @@ function logRecordFailure(requestId: string, action: string, error: unknown): vo
  * Claims the key. Should the claim fail, it may still have been written (a commit whose answer was lost): it is given
  * up again, so that a retry is not told the key is in use by a request that never ran.
  */
-async function claimOrGiveUp(db: Database, claim: Claim): Promise<IdempotencyRecord> {
+async function claimOrGiveUp(db: Database, claim: Claim, now: number): Promise<IdempotencyRecord> {
   try {
-    return await claimIdempotencyKey(db, claim, Date.now());
+    return await claimIdempotencyKey(db, claim, now);
   } catch (error) {
     await releaseIdempotencyKey(db, claim).catch(() => undefined);
     throw error;
@@ -217,7 +217,7 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
         fingerprint: await fingerprintOf(c.req.raw, c.req.path),
         claim: crypto.randomUUID(),
       };
-      const holder = await claimOrGiveUp(c.var.db, claim);
+      const holder = await claimOrGiveUp(c.var.db, claim, c.var.now);
       if (holder.claim === claim.claim) {
         held = claim;
         return;
@@ -225,7 +225,7 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
       if (holder.fingerprint !== claim.fingerprint) {
         throw new Problem("idempotency_key_reused", "This Idempotency-Key was used with a different request; use a new key");
       }
-      if (holder.status === null || holder.response === null) throw inUse(holder, Date.now());
+      if (holder.status === null || holder.response === null) throw inUse(holder, c.var.now);
       const sealed = await sealedAnswer(c.env.DOCUMENTS, holder);
       const answer = replay(holder, JSON.parse(await unseal(sealed, await answerKey(key, scope))));
       throw new HTTPException(answer.status as ContentfulStatusCode, { res: answer });
@@ -233,7 +233,7 @@ export function idempotency<E extends AppEnv & Env>(scopeOf: (c: Context<E>) => 
     if (
       isMultipart(c.req.raw) &&
       routeReadsOwnMultipart(c) &&
-      !(await isIdempotencyKeyTaken(c.var.db, scope, keyHash, Date.now()))
+      !(await isIdempotencyKeyTaken(c.var.db, scope, keyHash, c.var.now))
     ) {
       deferredClaims.set(c.req.raw, claimKey);
     } else {

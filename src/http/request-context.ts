@@ -3,7 +3,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Actor } from "../db/audit.ts";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";
-import type { AppEnv, Work } from "../env.ts";
+import { type AppEnv, deploymentOf, type Work } from "../env.ts";
 import { describeError } from "../lib/describe-error.ts";
 import { validationError } from "../lib/problem.ts";
 import { ClientClosed, isUnexpected } from "./problem.ts";
@@ -33,6 +33,7 @@ export const d1Bookmarks: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
+  c.set("now", started);
   const incoming = c.req.header("X-Request-Id");
   const requestId = incoming !== undefined && CLIENT_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   c.set("requestId", requestId);
@@ -78,5 +79,6 @@ export function workOf(c: Context): Work {
   const { db, outbox, requestId } = c.var as unknown as AppEnv["Variables"];
   const { actor } = c.var as { actor?: Actor };
   if (!actor) throw new Error("a use case runs only for a request whose guard has named who acts");
-  return { db, outbox, documents: (c.env as AppEnv["Bindings"]).DOCUMENTS, now: Date.now(), actor, requestId };
+  const env = c.env as AppEnv["Bindings"];
+  return { db, outbox, documents: env.DOCUMENTS, now: c.var.now, actor, requestId, deployment: deploymentOf(env) };
 }

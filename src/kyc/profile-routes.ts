@@ -6,7 +6,6 @@ import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";
 import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
-import { claimBeforeReadingBody } from "../http/idempotency.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { pageMeta } from "../http/pagination.ts";
@@ -43,7 +42,7 @@ import {
   uploadFormSchema,
 } from "./schemas.ts";
 import { MAX_DOCUMENTS } from "./store.ts";
-import { readUpload } from "./upload.ts";
+import { apiUploadReader } from "./upload.ts";
 import {
   amendAddress,
   attachToProfile,
@@ -52,7 +51,6 @@ import {
   detachFromProfile,
   resubmit,
   uploadDocument,
-  uploadTarget,
 } from "./use-cases.ts";
 
 /** An attach or detach body of 10,000 ids is about 400 KiB. */
@@ -173,7 +171,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { profile_id } = c.req.valid("param");
       valueOrProblem(await deleteVerification(workOf(c), c.var.principal.customerId, { kind: "profile", profileId: profile_id }));
-      return c.json({ message: `Profile ${withPrefix("kyp", profile_id)} deleted`, deleted_at: toIso(Date.now()) }, 200);
+      return c.json({ message: `Profile ${withPrefix("kyp", profile_id)} deleted`, deleted_at: toIso(c.var.now) }, 200);
     },
   )
   .openapi(
@@ -197,14 +195,10 @@ export const profileRoutes = createRouter<CustomerEnv>()
       },
     }),
     async (c) => {
-      const { profile_id } = c.req.valid("param");
       const work = workOf(c);
-      const target = valueOrProblem(
-        await uploadTarget(work, c.var.principal.customerId, { kind: "profile", profileId: profile_id }),
-      );
-      await claimBeforeReadingBody(c.req.raw);
-      const file = await readUpload(c.req.raw, work.now);
-      const stored = valueOrProblem(await uploadDocument(work, target, file));
+      const subject = { kind: "profile", profileId: c.req.valid("param").profile_id } as const;
+      const reader = apiUploadReader(c.req.raw, work.now);
+      const stored = valueOrProblem(await uploadDocument(work, c.var.principal.customerId, subject, reader));
       c.header("Location", `/v1/kyc/documents/${withPrefix("doc", stored.id)}/download`);
       return c.json(toDocument(stored, publicOrigin(c), true), 201);
     },
@@ -252,7 +246,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
         c.var.principal.customerId,
         c.req.valid("param").profile_id,
         pair,
-        Date.now(),
+        c.var.now,
       );
       if (evaluation === undefined) throw notFound("Profile");
       if (evaluation === null) throw notFound("Catalog pair");

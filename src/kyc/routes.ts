@@ -3,7 +3,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { evaluationSchema } from "../compliance/schemas.ts";
 import type { CustomerEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
-import { claimBeforeReadingBody } from "../http/idempotency.ts";
 import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { API_KEY_SECURITY, errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { publicOrigin } from "../http/public-origin.ts";
@@ -31,16 +30,8 @@ import {
   verificationSchema,
 } from "./schemas.ts";
 import { findVerificationWithDocuments, MAX_DOCUMENTS } from "./store.ts";
-import { readUpload } from "./upload.ts";
-import {
-  amendAddress,
-  deleteDocument,
-  deleteVerification,
-  resubmit,
-  submitAddress,
-  uploadDocument,
-  uploadTarget,
-} from "./use-cases.ts";
+import { apiUploadReader } from "./upload.ts";
+import { amendAddress, deleteDocument, deleteVerification, resubmit, submitAddress, uploadDocument } from "./use-cases.ts";
 
 const numberParams = z.object({
   number_id: prefixedIdParam("num", "number_id"),
@@ -159,15 +150,10 @@ export const kycRoutes = createRouter<CustomerEnv>()
       },
     }),
     async (c) => {
-      const { number_id } = c.req.valid("param");
-      // Refused before the body is read: a locked or full verification costs no 10 MiB read.
       const work = workOf(c);
-      const target = valueOrProblem(
-        await uploadTarget(work, c.var.principal.customerId, { kind: "number", numberId: number_id }),
-      );
-      await claimBeforeReadingBody(c.req.raw);
-      const file = await readUpload(c.req.raw, work.now);
-      const stored = valueOrProblem(await uploadDocument(work, target, file));
+      const subject = { kind: "number", numberId: c.req.valid("param").number_id } as const;
+      const reader = apiUploadReader(c.req.raw, work.now);
+      const stored = valueOrProblem(await uploadDocument(work, c.var.principal.customerId, subject, reader));
       c.header("Location", downloadPath(stored.id));
       return c.json(toDocument(stored, publicOrigin(c), false), 201);
     },
@@ -218,7 +204,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       return c.json(
         {
           message: `Document ${withPrefix("doc", document_id)} deleted`,
-          deleted_at: toIso(Date.now()),
+          deleted_at: toIso(c.var.now),
         },
         200,
       );
@@ -244,7 +230,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       const { number_id } = c.req.valid("param");
       valueOrProblem(await deleteVerification(workOf(c), c.var.principal.customerId, { kind: "number", numberId: number_id }));
       return c.json(
-        { message: `The verification of ${withPrefix("num", number_id)} was deleted`, deleted_at: toIso(Date.now()) },
+        { message: `The verification of ${withPrefix("num", number_id)} was deleted`, deleted_at: toIso(c.var.now) },
         200,
       );
     },
@@ -292,7 +278,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
     }),
     async (c) => {
       const { number_id } = c.req.valid("param");
-      const evaluation = await evaluateNumber(c.var.db, c.var.principal.customerId, number_id, Date.now());
+      const evaluation = await evaluateNumber(c.var.db, c.var.principal.customerId, number_id, c.var.now);
       if (!evaluation) throw notFound("Number");
       return c.json(evaluation, 200);
     },

@@ -1,15 +1,17 @@
 // Reading and checking a KYC file upload: a bounded multipart body, its fields, and the file judged by its bytes.
 import { singleLineText } from "../http/fields.ts";
+import { claimBeforeReadingBody } from "../http/idempotency.ts";
 import { formParts } from "../http/multipart.ts";
 import { fileTooLarge, MAX_FILE_BYTES } from "../http/request-body.ts";
 import { issuesToFieldErrors } from "../http/validation.ts";
 import { decodeUtf8 } from "../lib/content.ts";
 import type { FormPart } from "../lib/multipart.ts";
-import { type FieldError, validationError } from "../lib/problem.ts";
+import { done, type FieldError, Problem, type Result, refused, validationError } from "../lib/problem.ts";
 import { todayUtc } from "../lib/time.ts";
 import type { CheckedFile } from "./documents.ts";
 import { checkFile } from "./file-checks.ts";
 import { uploadFields } from "./schemas.ts";
+import type { UploadReader } from "./use-cases.ts";
 
 /** A file name is text on one line, like any other name. */
 const filenameSchema = singleLineText().min(1).max(255);
@@ -28,8 +30,29 @@ function absentInPortal(part: FormPart): boolean {
   return part.data.byteLength === 0 && (part.filename === undefined || part.filename === "");
 }
 
-/** Parses and checks an upload; throws the problem for the first rule it breaks (all field errors at once). */
-export async function readUpload(request: Request, now: number, form: UploadForm = "api"): Promise<CheckedFile> {
+/** Reads and checks an upload's body: the file, or the problem of the first rule it breaks (all field errors at once). */
+export async function readUpload(request: Request, now: number, form: UploadForm = "api"): Promise<Result<CheckedFile>> {
+  try {
+    return done(await checkedUpload(request, now, form));
+  } catch (error) {
+    // The multipart reader and the file checks throw their problem from deep in a walk; it ends here.
+    if (error instanceof Problem) return refused(error);
+    throw error;
+  }
+}
+
+/**
+ * The API's reader of an upload: an Idempotency-Key is claimed first (the claim reads the body for its fingerprint,
+ * which is why the upload's target is checked before this runs), then the body is read.
+ */
+export function apiUploadReader(request: Request, now: number): UploadReader {
+  return async () => {
+    await claimBeforeReadingBody(request);
+    return readUpload(request, now);
+  };
+}
+
+async function checkedUpload(request: Request, now: number, form: UploadForm): Promise<CheckedFile> {
   const all = await formParts(request);
   const parts = form === "portal" ? all.filter((part) => !absentInPortal(part)) : all;
   const errors: FieldError[] = [];

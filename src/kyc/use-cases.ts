@@ -120,21 +120,29 @@ export async function resubmit(work: Work, customerId: string, subject: Subject)
   return refused(verificationLocked(reopened.state, "resubmitting (only a rejected verification is)"));
 }
 
-/**
- * The first step of an upload, before its body is read: the verification it would join, if it takes a file now (the
- * subject the account's, the address submitted, the verification open and not full).
- */
-export async function uploadTarget(work: Work, customerId: string, subject: Subject): Promise<Result<KycRow>> {
-  const target = await findUploadTarget(work.db, customerId, subject);
-  return target.ok ? done(target.value) : refused(uploadRefused(subject, target));
-}
+/** Reads and checks an upload's body; an upload calls it only once its target takes a file. */
+export type UploadReader = () => Promise<Result<CheckedFile>>;
 
-/** The second step: the checked file stored (R2, then its row and document event), or refused. */
-export async function uploadDocument(work: Work, target: KycRow, file: CheckedFile): Promise<Result<DocumentRow>> {
-  const stored = await storeDocument(work.db, work.outbox, work.documents, target, file, work.now);
-  const subject: Subject =
-    target.numberId === null ? { kind: "profile", profileId: target.id } : { kind: "number", numberId: target.numberId };
-  return stored.ok ? done(stored.value) : refused(uploadRefused(subject, stored));
+/** An upload's end: stored, or refused by its target (`file: false`) or by the file its reader read (`file: true`). */
+export type UploadResult = { ok: true; value: DocumentRow } | { ok: false; problem: Problem; file: boolean };
+
+/**
+ * Uploads a document to the subject's verification. The target is checked before the body is read (the subject the
+ * account's, the address submitted, the verification open and not full), so a refusal found first costs no read of up
+ * to 10 MiB; then the file is stored (R2, then its row and document event), the insert's own guard deciding a race.
+ */
+export async function uploadDocument(
+  work: Work,
+  customerId: string,
+  subject: Subject,
+  readFile: UploadReader,
+): Promise<UploadResult> {
+  const target = await findUploadTarget(work.db, customerId, subject);
+  if (!target.ok) return { ok: false, problem: uploadRefused(subject, target), file: false };
+  const file = await readFile();
+  if (!file.ok) return { ...file, file: true };
+  const stored = await storeDocument(work.db, work.outbox, work.documents, target.value, file.value, work.now);
+  return stored.ok ? done(stored.value) : { ok: false, problem: uploadRefused(subject, stored), file: false };
 }
 
 /**

@@ -160,11 +160,14 @@ export function ProfileEvaluation({
   catalog,
   asked,
   profile,
+  now,
 }: {
   action: string;
   catalog: readonly CatalogRow[];
   asked: string | undefined;
   profile: { verification: KycRow; documents: DocumentRow[] };
+  /** The request's time, which the evaluation judges expiry by. */
+  now: number;
 }) {
   const pair = catalog.find((row) => pairId(row) === asked) ?? catalog.find((row) => row.requirements !== null) ?? catalog[0];
   if (!pair) return <p class="muted">Nothing can be ordered right now, so there is nothing to check the profile against.</p>;
@@ -183,7 +186,7 @@ export function ProfileEvaluation({
         </div>
       </form>
       <EvaluationChecklist
-        evaluation={evaluate(pair, pair.requirements ?? null, profile, Date.now())}
+        evaluation={evaluate(pair, pair.requirements ?? null, profile, now)}
         requirements={pair.requirements}
       />
     </>

@@ -23,6 +23,6 @@ export function endOfDay(date: string): number {
 }
 
 /** Today's UTC calendar date as YYYY-MM-DD. */
-export function todayUtc(nowMs: number = Date.now()): string {
+export function todayUtc(nowMs: number): string {
   return toIso(nowMs).slice(0, 10);
 }

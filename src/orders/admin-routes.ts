@@ -44,10 +44,9 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
       const q = c.req.valid("query");
       const window = pageWindow(q.page, q.limit);
       const { rows, total, statusCounts } = await listOrderQueue(c.var.db, toOrderQueueQuery(q), window);
-      const now = Date.now();
       return c.json(
         {
-          data: rows.map((row) => toQueuedOrder(row, now)),
+          data: rows.map((row) => toQueuedOrder(row, c.var.now)),
           meta: { ...pageMeta(window, total), status_counts: statusCounts },
         },
         200,

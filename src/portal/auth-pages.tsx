@@ -129,7 +129,7 @@ export const publicPortalPages = createRouter<AppEnv>()
     // Failed sign-ins spend the address's budget as failed API keys do: past it, no password is checked.
     if (addressIsRefused(c)) return tooMany();
     // A sign-in always starts afresh: the session this browser had ends with it.
-    const result = await signIn(c.var.db, passwordHashing(c), attempt.email, form.password ?? "", Date.now(), sessionCookie(c));
+    const result = await signIn(c.var.db, passwordHashing(c), attempt.email, form.password ?? "", c.var.now, sessionCookie(c));
     switch (result.outcome) {
       case "refused":
         if ((await authenticationFailure(c)).code === "rate_limited") return tooMany();
@@ -144,7 +144,7 @@ export const publicPortalPages = createRouter<AppEnv>()
   })
   .get(CHOOSE_ACCOUNT_PATH, async (c) => {
     const ticket = signInChoiceCookie(c);
-    const accounts = ticket === undefined ? [] : await signInChoicesOf(c.var.db, ticket, Date.now());
+    const accounts = ticket === undefined ? [] : await signInChoicesOf(c.var.db, ticket, c.var.now);
     if (accounts.length === 0) return renderPage(c, { title: "Sign in" }, <SignIn form={{ error: CHOICE_EXPIRED }} />, 400);
     return renderPage(c, { title: "Choose an account" }, <ChooseAccount accounts={accounts} next={c.req.query("next")} />);
   })
@@ -154,20 +154,20 @@ export const publicPortalPages = createRouter<AppEnv>()
     const session =
       ticket === undefined
         ? undefined
-        : await startChosenSession(c.var.db, ticket, form.account ?? "", Date.now(), sessionCookie(c));
+        : await startChosenSession(c.var.db, ticket, form.account ?? "", c.var.now, sessionCookie(c));
     clearSignInChoiceCookie(c);
     if (session === undefined) return renderPage(c, { title: "Sign in" }, <SignIn form={{ error: CHOICE_EXPIRED }} />, 400);
     setSessionCookie(c, session);
     return c.redirect(landingPath(form.next), 303);
   })
   .get("/portal/invitations/:token", async (c) => {
-    const invitation = await findInvitation(c.var.db, c.req.param("token"), Date.now());
+    const invitation = await findInvitation(c.var.db, c.req.param("token"), c.var.now);
     if (!invitation) return invitationGone(c);
     return renderPage(c, { title: "Set your password" }, <SetPassword email={invitation.user.email} />);
   })
   .post("/portal/invitations/:token", async (c) => {
     const token = c.req.param("token");
-    const invitation = await findInvitation(c.var.db, token, Date.now());
+    const invitation = await findInvitation(c.var.db, token, c.var.now);
     if (!invitation) return invitationGone(c);
     const form = (await readForm(c)).fields;
     const password = form.password ?? "";
@@ -184,7 +184,7 @@ export const publicPortalPages = createRouter<AppEnv>()
         400,
       );
     }
-    const accepted = await acceptInvitation(c.var.db, passwordHashing(c), token, password, Date.now());
+    const accepted = await acceptInvitation(c.var.db, passwordHashing(c), token, password, c.var.now);
     if (!accepted.ok) return invitationGone(c);
     // Not the e-mail: a URL is kept by platform logs, and a password manager fills it in.
     return c.redirect(`${SIGN_IN_PATH}?done=password`, 303);

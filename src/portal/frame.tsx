@@ -1,10 +1,9 @@
 // The portal's frame around every page of a session: the top bar with the sections (the current one marked; Settings
 // for owners and admins only), who is signed in, the account and its slug, and the sign-out form; below it, on a local
 // deployment, that it is one.
-import type { Bindings, PortalVisitor } from "../env.ts";
+import { type Bindings, deploymentOf, type PortalVisitor } from "../env.ts";
 import { CsrfField } from "../ui/components.tsx";
 import type { Frame } from "../ui/renderer.tsx";
-import { allowsInsecureUrls } from "../webhooks/schemas.ts";
 
 export type Section = "orders" | "numbers" | "profiles" | "keys" | "team" | "webhooks" | "activity";
 
@@ -52,7 +51,7 @@ export const portalFrame: Frame = ({ section, children }, c) => {
           </form>
         </div>
       </header>
-      {allowsInsecureUrls(c.env as Bindings) ? (
+      {deploymentOf(c.env as Bindings).allowsInsecureWebhookUrls ? (
         <p class="local-mode" role="note">
           <strong>Local mode</strong> (WEBHOOK_ALLOW_INSECURE_URLS): webhook endpoints may use http:// and this computer's
           addresses.

@@ -19,10 +19,10 @@ import { workOf } from "../http/request-context.ts";
 import { UPLOAD_RULE } from "../kyc/schemas.ts";
 import { documentDeletable, listProfileNames, type Subject, uploadRefusal } from "../kyc/store.ts";
 import { readUpload } from "../kyc/upload.ts";
-import { deleteDocument, uploadDocument, uploadTarget } from "../kyc/use-cases.ts";
+import { deleteDocument, uploadDocument } from "../kyc/use-cases.ts";
 import { FIELD_LABELS, type FormState, generalReasons, ReasonList, reasonsOfDocument, reasonWords } from "../kyc/views.tsx";
 import { withPrefix } from "../lib/ids.ts";
-import { Problem } from "../lib/problem.ts";
+import type { Problem } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
 import { Badge, Confirmation, CsrfField, Table } from "../ui/components.tsx";
 import { dateTime } from "../ui/format.ts";
@@ -236,27 +236,22 @@ function UploadForm({ action, token, state }: { action: string; token: string; s
 }
 
 /**
- * An upload to the subject's verification, in the API's two steps: its target found before the body is read, then the
- * file read by the API's reader (in its portal mode: the CSRF field and a browser's empty fields are not the upload's)
- * and stored. Ends stored, refused by a use case (its problem), or refused field by field (the form to show again).
+ * An upload to the subject's verification through the API's use case, its file read by the API's reader in its portal
+ * mode (the CSRF field and a browser's empty fields are not the upload's). Ends stored, refused by its target (the
+ * problem), or refused by its file (the form to show again, each error beside its field).
  */
 export async function receiveUpload(
   c: Context<PortalEnv>,
   subject: Subject,
 ): Promise<{ ok: true } | { ok: false; problem: Problem } | { ok: false; form: FormState }> {
   const work = workOf(c);
-  const target = await uploadTarget(work, c.var.visitor.customer.id, subject);
-  if (!target.ok) return { ok: false, problem: target.problem };
-  let file: Awaited<ReturnType<typeof readUpload>>;
-  try {
-    file = await readUpload(c.req.raw, work.now, "portal");
-  } catch (error) {
-    if (!(error instanceof Problem)) throw error;
-    const errors = error.errors ? problemFields(error) : { file: error.message };
-    return { ok: false, form: { values: (await readForm(c)).fields, errors } };
-  }
-  const stored = await uploadDocument(work, target.value, file);
-  return stored.ok ? { ok: true } : { ok: false, problem: stored.problem };
+  const read = () => readUpload(c.req.raw, work.now, "portal");
+  const stored = await uploadDocument(work, c.var.visitor.customer.id, subject, read);
+  if (stored.ok) return { ok: true };
+  const { problem } = stored;
+  if (!stored.file) return { ok: false, problem };
+  const errors = problem.errors ? problemFields(problem) : { file: problem.message };
+  return { ok: false, form: { values: (await readForm(c)).fields, errors } };
 }
 
 /**

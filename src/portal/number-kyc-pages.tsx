@@ -62,7 +62,7 @@ async function verificationPage(
   status: 200 | ProblemStatus = 200,
 ) {
   const visitor = c.var.visitor;
-  const { found, evaluation } = (await evaluatedNumber(c.var.db, visitor.customer.id, number.id, Date.now())) ?? {};
+  const { found, evaluation } = (await evaluatedNumber(c.var.db, visitor.customer.id, number.id, c.var.now)) ?? {};
   const notice = pageNotice(c, DONE, state.notice, status);
   return renderPage(
     c,
@@ -191,7 +191,7 @@ function Verification({
         kyc={kyc}
         documents={documents}
         href={href}
-        amend={addressAmendable(kyc, Date.now()) ? `${href}/address/edit` : undefined}
+        amend={addressAmendable(kyc, c.var.now) ? `${href}/address/edit` : undefined}
         token={token}
       />
       <div class="card">
@@ -210,7 +210,7 @@ function Verification({
       <section class="work">
         <h2>Address</h2>
         <DetailFacts kyc={kyc} />
-        {addressAmendable(kyc, Date.now()) ? (
+        {addressAmendable(kyc, c.var.now) ? (
           <p>
             <a class="button secondary" href={`/portal/numbers/${number.id}/address/edit`}>
               Amend the address
@@ -300,7 +300,7 @@ export const numberKycPages = createRouter<PortalEnv>()
     const { number, found: current } = read;
     if (!current) return c.redirect(`/portal/numbers/${number.id}`, 303);
     if (current.attachment) return problemPage(c, number, managedByProfile(current.attachment.profileId));
-    if (!addressAmendable(current.verification, Date.now())) {
+    if (!addressAmendable(current.verification, c.var.now)) {
       return problemPage(c, number, addressLocked(current.verification.status));
     }
     return amendPage(c, number, current.verification, { values: addressValues(current.verification), errors: {} });

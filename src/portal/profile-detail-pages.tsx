@@ -119,7 +119,7 @@ async function profilePage(
         kyc={kyc}
         documents={documents}
         href={href}
-        amend={addressAmendable(kyc, Date.now()) ? `${href}/edit` : undefined}
+        amend={addressAmendable(kyc, c.var.now) ? `${href}/edit` : undefined}
         token={token}
       />
       <div class="card">
@@ -133,7 +133,7 @@ async function profilePage(
         </StatusFacts>
         <div class="actions card-actions">
           <a class="button secondary" href={`${href}/edit`}>
-            {addressAmendable(kyc, Date.now()) ? "Rename or amend…" : "Rename…"}
+            {addressAmendable(kyc, c.var.now) ? "Rename or amend…" : "Rename…"}
           </a>
           <a href={`${href}/delete`}>Delete profile…</a>
         </div>
@@ -141,7 +141,13 @@ async function profilePage(
 
       <section class="work" id="requirements">
         <h2>Requirements</h2>
-        <ProfileEvaluation action={href} catalog={catalog} asked={askedPair} profile={{ verification: kyc, documents }} />
+        <ProfileEvaluation
+          action={href}
+          catalog={catalog}
+          asked={askedPair}
+          profile={{ verification: kyc, documents }}
+          now={c.var.now}
+        />
       </section>
 
       <DocumentsSection href={href} kyc={kyc} documents={documents} token={token} upload={state.upload} />
@@ -299,7 +305,7 @@ function editPage(
 ) {
   const href = hrefOf(kyc.id);
   const token = c.var.visitor.csrfToken;
-  const amendable = addressAmendable(kyc, Date.now());
+  const amendable = addressAmendable(kyc, c.var.now);
   const address = forms.address ?? { values: addressValues(kyc), errors: {} };
   return renderPage(
     c,

@@ -48,7 +48,7 @@ export function signInChoiceCookie(c: Context): string | undefined {
  */
 export const requireSession: MiddlewareHandler<PortalEnv> = async (c, next) => {
   const token = sessionCookie(c);
-  const found = token === undefined ? undefined : await findSession(c.var.db, token, Date.now());
+  const found = token === undefined ? undefined : await findSession(c.var.db, token, c.var.now);
   if (!found || token === undefined) {
     if (c.req.method === "GET" || c.req.method === "HEAD") {
       const back = new URL(c.req.url);

@@ -5,20 +5,20 @@ import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { pageWindow } from "../db/paging.ts";
 import { EVENT_TYPES, EVERY_EVENT_TYPE, type EventType, type WebhookEndpointRow } from "../db/schema.ts";
-import type { PortalEnv } from "../env.ts";
+import { deploymentOf, type PortalEnv } from "../env.ts";
 import { EVENT_TYPE_WORDS } from "../events/words.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import type { Problem } from "../lib/problem.ts";
+import type { Problem, ProblemStatus } from "../lib/problem.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, doneMessage } from "../ui/format.ts";
-import { Checkboxes, fieldMessages, readForm, Select, TextInput } from "../ui/forms.tsx";
+import { Checkboxes, fieldMessages, problemFields, readForm, Select, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import {
   createWebhookEndpointBody,
-  deploymentUrlIssues,
+  deploymentUrlErrors,
   MAX_DESCRIPTION_LENGTH,
   toEndpointChanges,
   toNewEndpoint,
@@ -65,8 +65,8 @@ function eventTypesOf(form: EndpointForm): string[] {
 }
 
 /**
- * The form's errors by field: the body schema's, the URL judged by this deployment's rules as the API judges it
- * (deploymentUrlIssues), and types ticked beside "every type".
+ * The form's errors by field: the body schema's (with the deployment's URL rule, as the API reports them: every
+ * invalid field at once), and types ticked beside "every type".
  */
 function formErrors(
   c: Context<PortalEnv>,
@@ -74,13 +74,15 @@ function formErrors(
   form: EndpointForm,
 ): Record<string, string> {
   const errors = fieldMessages(issues);
-  const url = form.url;
   // Types ticked under "every type" would be silently dropped: say so instead.
   if (form.every && form.eventTypes.length > 0) {
     errors.event_types ??= "are ticked while every type is chosen: choose “Only the types ticked below”, or untick them";
   }
-  const [strict] = errors.url ? [] : deploymentUrlIssues(c.env, url);
-  if (strict) errors.url = strict.message;
+  // The form goes back with errors: the URL's by the deployment's rule too, which the action would judge.
+  if (Object.keys(errors).length > 0 && !errors.url) {
+    const [urlError] = deploymentUrlErrors(deploymentOf(c.env), form.url);
+    if (urlError) errors.url = urlError.message;
+  }
   return errors;
 }
 
@@ -186,7 +188,7 @@ function EndpointFields({ c, form, edit }: { c: Context<PortalEnv>; form: Endpoi
 
 const NEW_FORM: EndpointForm = { url: "", description: "", every: true, eventTypes: [] };
 
-async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: Child, status: 200 | 400 | 409 = 200) {
+async function endpointsPage(c: Context<PortalEnv>, form: EndpointForm, top?: Child, status: 200 | ProblemStatus = 200) {
   const visitor = c.var.visitor;
   const query = pageOnlyQuery.safeParse(c.req.query());
   const window = query.success ? pageWindow(query.data.page, query.data.limit) : pageWindow(1, 20);
@@ -240,7 +242,12 @@ function formOf(endpoint: WebhookEndpointRow): EndpointForm {
   };
 }
 
-async function endpointPage(c: Context<PortalEnv>, endpoint: WebhookEndpointRow, form: EndpointForm, status: 200 | 400 = 200) {
+async function endpointPage(
+  c: Context<PortalEnv>,
+  endpoint: WebhookEndpointRow,
+  form: EndpointForm,
+  status: 200 | ProblemStatus = 200,
+) {
   const visitor = c.var.visitor;
   const base = `${HOOKS_PATH}/${endpoint.id}`;
   const query = pageOnlyQuery.safeParse(c.req.query());
@@ -345,7 +352,11 @@ export const webhookPages = createRouter<PortalEnv>()
     const errors = formErrors(c, parsed.error?.issues ?? [], form);
     if (!parsed.success || Object.keys(errors).length > 0) return endpointsPage(c, { ...form, errors }, undefined, 400);
     const created = await addEndpoint(workOf(c), c.var.visitor.customer.id, toNewEndpoint(parsed.data));
-    if (!created.ok) return endpointsPage(c, form, <Notice kind="error">{created.problem.message}</Notice>, 409);
+    if (!created.ok) {
+      const { problem } = created;
+      if (problem.errors) return endpointsPage(c, { ...form, errors: problemFields(problem) }, undefined, problem.status);
+      return endpointsPage(c, form, <Notice kind="error">{problem.message}</Notice>, problem.status);
+    }
     await showOnceAfterRedirect(c, "webhooks", {
       label: `Signing secret of ${created.value.url}`,
       secret: created.value.secret,
@@ -371,7 +382,10 @@ export const webhookPages = createRouter<PortalEnv>()
     const errors = formErrors(c, parsed.error?.issues ?? [], form);
     if (!parsed.success || Object.keys(errors).length > 0) return endpointPage(c, endpoint, { ...form, errors }, 400);
     const updated = await changeEndpoint(workOf(c), c.var.visitor.customer.id, endpoint.id, toEndpointChanges(parsed.data));
-    return updated.ok ? c.redirect(`${HOOKS_PATH}/${endpoint.id}?done=saved`, 303) : problemPage(c, updated.problem);
+    if (updated.ok) return c.redirect(`${HOOKS_PATH}/${endpoint.id}?done=saved`, 303);
+    const { problem } = updated;
+    if (problem.errors) return endpointPage(c, endpoint, { ...form, errors: problemFields(problem) }, problem.status);
+    return problemPage(c, problem);
   })
   .post("/settings/webhooks/:id/rotate", async (c) => {
     const rotated = await rotateEndpointSecret(workOf(c), c.var.visitor.customer.id, c.req.param("id"));

@@ -144,7 +144,7 @@ const VERIFIED_CAPACITY = 1_000;
 export async function accessIdentity(
   token: string,
   settings: AccessSettings,
-  now = Date.now(),
+  now: number,
 ): Promise<AccessIdentity | AccessKeysUnavailable | undefined> {
   if (!settings.ACCESS_AUD || !settings.ACCESS_TEAM_DOMAIN) return undefined;
   const issuer = issuerOf(settings.ACCESS_TEAM_DOMAIN);

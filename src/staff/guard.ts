@@ -104,7 +104,7 @@ function operatorGuard(remembers: boolean): MiddlewareHandler<OperatorEnv> {
     if (!READ_METHODS.has(c.req.method) && isCrossSite(c)) {
       throw forbidden("A change signed in with Cloudflare Access must come from this service's own pages");
     }
-    const identity = await accessIdentity(token, c.env);
+    const identity = await accessIdentity(token, c.env, c.var.now);
     if (identity instanceof AccessKeysUnavailable) throw await authenticationFailure(c, identity.problem());
     if (!identity) throw await authenticationFailure(c);
     const { email } = identity;

@@ -63,7 +63,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
     async (c) => {
       const mediaType = mediaTypeOf(c.req.header("Content-Type"));
       let rows: readonly unknown[];
-      if (mediaType === CSV) rows = rowsOfCsv(await requestBody(c.req.raw));
+      if (mediaType === CSV) rows = valueOrProblem(rowsOfCsv(await requestBody(c.req.raw)));
       else if (mediaType === "application/json") rows = (await validJsonBody(c, stockImportBody)).numbers;
       else throw new Problem("unsupported_media_type", "Content-Type must be application/json or text/csv");
       const report = valueOrProblem(await importNumbers(workOf(c), rows));

@@ -13,7 +13,7 @@ import {
 import { commaList, pageQuery, pageSchema, searchQuery } from "../http/pagination.ts";
 import { decodeUtf8 } from "../lib/content.ts";
 import { MalformedCsv, parseCsv, TooManyCsvRecords } from "../lib/csv.ts";
-import { validationError } from "../lib/problem.ts";
+import { done, type Result, refused, validationError } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
 import type { StockListQuery } from "./store.ts";
 
@@ -153,7 +153,7 @@ export function toStockNumber(row: StockNumberRow): z.infer<typeof stockNumberSc
 }
 
 function malformedBody(message: string) {
-  return validationError([{ location: "body", pointer: "", message }]);
+  return refused(validationError([{ location: "body", pointer: "", message }]));
 }
 
 /**
@@ -161,23 +161,23 @@ function malformedBody(message: string) {
  * header, a row of another width, malformed quoting, more than MAX_CSV_ROWS rows (data rows: neither the header nor
  * blank lines at the end count).
  */
-export function rowsOfCsv(bytes: Uint8Array): Record<string, string>[] {
+export function rowsOfCsv(bytes: Uint8Array): Result<Record<string, string>[]> {
   const text = decodeUtf8(bytes);
-  if (text === undefined) throw malformedBody("must be UTF-8 text");
+  if (text === undefined) return malformedBody("must be UTF-8 text");
   let records: string[][];
   try {
     records = parseCsv(text, MAX_CSV_ROWS + 1);
   } catch (error) {
     if (error instanceof TooManyCsvRecords) {
-      throw malformedBody(`must have at most ${MAX_CSV_ROWS.toLocaleString("en-US")} rows after the header`);
+      return malformedBody(`must have at most ${MAX_CSV_ROWS.toLocaleString("en-US")} rows after the header`);
     }
-    if (error instanceof MalformedCsv) throw malformedBody(`is not valid CSV: ${error.message}`);
+    if (error instanceof MalformedCsv) return malformedBody(`is not valid CSV: ${error.message}`);
     throw error;
   }
   const [header, ...rows] = records;
-  if (header?.join(",") !== CSV_HEADER.join(",")) throw malformedBody(`must start with the header ${CSV_HEADER.join(",")}`);
-  if (rows.length === 0) throw malformedBody("must have at least one row after the header");
+  if (header?.join(",") !== CSV_HEADER.join(",")) return malformedBody(`must start with the header ${CSV_HEADER.join(",")}`);
+  if (rows.length === 0) return malformedBody("must have at least one row after the header");
   const wrong = rows.findIndex((row) => row.length !== CSV_HEADER.length);
-  if (wrong !== -1) throw malformedBody(`line ${wrong + 2} must have ${CSV_HEADER.length} fields`);
-  return rows.map((row) => Object.fromEntries(CSV_HEADER.map((name, i) => [name, row[i]!])));
+  if (wrong !== -1) return malformedBody(`line ${wrong + 2} must have ${CSV_HEADER.length} fields`);
+  return done(rows.map((row) => Object.fromEntries(CSV_HEADER.map((name, i) => [name, row[i]!]))));
 }

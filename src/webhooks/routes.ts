@@ -152,7 +152,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
     async (c) => {
       const { endpoint_id } = c.req.valid("param");
       valueOrProblem(await removeEndpoint(workOf(c), c.var.principal.customerId, endpoint_id));
-      return c.json({ message: `Webhook endpoint ${withPrefix("we", endpoint_id)} deleted`, deleted_at: toIso(Date.now()) }, 200);
+      return c.json({ message: `Webhook endpoint ${withPrefix("we", endpoint_id)} deleted`, deleted_at: toIso(c.var.now) }, 200);
     },
   )
   .openapi(

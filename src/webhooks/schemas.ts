@@ -10,12 +10,12 @@ import {
   WEBHOOK_ENDPOINT_STATUSES,
   type WebhookEndpointRow,
 } from "../db/schema.ts";
-import type { Bindings } from "../env.ts";
+import { type Bindings, type Deployment, deploymentOf } from "../env.ts";
 import { formatCharacterIn, formatCharacterMessage, prefixedIdParam, singleLineText, timestampSchema } from "../http/fields.ts";
 import { commaList, pageOnlyQuery, pageSchema } from "../http/pagination.ts";
 import { issuesToFieldErrors, validationHook } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { validationError } from "../lib/problem.ts";
+import { type FieldError, validationError } from "../lib/problem.ts";
 import { toIso, toIsoOrNull } from "../lib/time.ts";
 import { type DeliveryWithEvent, type EndpointChanges, type NewEndpoint, subscribedTypes, takesEveryType } from "./store.ts";
 
@@ -85,39 +85,39 @@ function webhookUrl(allowInsecure: boolean) {
     });
 }
 
-/** Whether this deployment takes http:// and loopback webhook URLs (local development and tests only). */
-export function allowsInsecureUrls(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">): boolean {
-  return env.WEBHOOK_ALLOW_INSECURE_URLS === "true";
-}
-
 /**
- * What this deployment's rules find wrong with a webhook URL beyond the body schema, which holds the rules with the
- * insecure allowance: where insecure URLs are not allowed, the full rules' issues (none for a URL they take).
+ * The deployment's URL rule, beyond the body schema (which holds the rules with the insecure allowance, as the schema
+ * cannot know the deployment): where insecure URLs are not allowed, the full rules' errors on the body's `url` (none
+ * for a URL they take). The endpoint's actions refuse by it; their front ends add it to a failed schema's errors so
+ * every invalid field is reported at once.
  */
-export function deploymentUrlIssues(env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS">, url: unknown): z.core.$ZodIssue[] {
-  if (typeof url !== "string" || allowsInsecureUrls(env)) return [];
+export function deploymentUrlErrors(deployment: Deployment, url: unknown): FieldError[] {
+  if (typeof url !== "string" || deployment.allowsInsecureWebhookUrls) return [];
   const strict = webhookUrl(false).safeParse(url);
-  return strict.success ? [] : strict.error.issues;
+  if (strict.success) return [];
+  return issuesToFieldErrors(
+    strict.error.issues.map((issue) => ({ ...issue, path: ["url", ...issue.path] })),
+    "body",
+  );
 }
 
 /**
- * The validation hook of the routes whose body has a `url`. Which URLs are allowed depends on a binding, known only
- * per request, so the body schema holds the rules with the insecure allowance (webhookUrl(true)), and where the
- * deployment does not allow insecure URLs this hook judges the url by the full rules (webhookUrl(false)) instead;
- * every invalid field is still reported at once, as the default hook does.
+ * The validation hook of the routes whose body has a `url`: a body the schema refuses is answered with the
+ * deployment's URL rule's errors beside the schema's (the action judges a body the schema takes).
  */
 export function webhookUrlHook<T>(
   result: Parameters<Hook<T, Env, string, unknown>>[0],
   c: { env: Pick<Bindings, "WEBHOOK_ALLOW_INSECURE_URLS"> },
 ): undefined {
-  // On a failure the validator passes the raw body as `data` too, which the hook's type leaves out.
-  const body: unknown = "data" in result ? result.data : undefined;
-  const url = typeof body === "object" && body !== null && "url" in body ? body.url : undefined;
-  const strict = result.target === "json" ? deploymentUrlIssues(c.env, url) : [];
-  if (strict.length > 0) {
-    const others = result.success ? [] : result.error.issues.filter((issue) => issue.path[0] !== "url");
-    const urlIssues = strict.map((issue) => ({ ...issue, path: ["url", ...issue.path] }));
-    throw validationError(issuesToFieldErrors([...others, ...urlIssues], "body"));
+  if (!result.success && result.target === "json") {
+    // On a failure the validator passes the raw body as `data` too, which the hook's type leaves out.
+    const body: unknown = "data" in result ? result.data : undefined;
+    const url = typeof body === "object" && body !== null && "url" in body ? body.url : undefined;
+    const urlErrors = deploymentUrlErrors(deploymentOf(c.env), url);
+    if (urlErrors.length > 0) {
+      const others = result.error.issues.filter((issue) => issue.path[0] !== "url");
+      throw validationError([...issuesToFieldErrors(others, "body"), ...urlErrors]);
+    }
   }
   validationHook(result);
   return undefined;

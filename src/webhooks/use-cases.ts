@@ -3,7 +3,8 @@
 import type { Refusal } from "../db/outcome.ts";
 import type { WebhookEndpointRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
-import { done, notFound, Problem, type Result, refused } from "../lib/problem.ts";
+import { done, notFound, Problem, type Result, refused, validationError } from "../lib/problem.ts";
+import { deploymentUrlErrors } from "./schemas.ts";
 import {
   createEndpoint,
   type DeliveryWithEvent,
@@ -26,8 +27,16 @@ function endpointOrNotFound(outcome: { ok: true; value: WebhookEndpointRow } | R
   return outcome.ok ? done(outcome.value) : refused(noEndpoint());
 }
 
+/** The deployment's URL rule (an https:// URL of a public host, unless insecure URLs are allowed): a 400 on `url`. */
+function urlRefusal(work: Work, url: string | undefined): Problem | undefined {
+  const errors = deploymentUrlErrors(work.deployment, url);
+  return errors.length > 0 ? validationError(errors) : undefined;
+}
+
 /** A new endpoint of the account (at most MAX_ENDPOINTS), enabled, with its secret (shown once). */
 export async function addEndpoint(work: Work, customerId: string, endpoint: NewEndpoint): Promise<Result<WebhookEndpointRow>> {
+  const badUrl = urlRefusal(work, endpoint.url);
+  if (badUrl) return refused(badUrl);
   const created = await createEndpoint(work.db, work, customerId, endpoint, work.now);
   if (created.ok) return done(created.value);
   return refused(new Problem("conflict", `An account has at most ${created.limit} webhook endpoints; delete one first`));
@@ -39,6 +48,8 @@ export async function changeEndpoint(
   endpointId: string,
   changes: EndpointChanges,
 ): Promise<Result<WebhookEndpointRow>> {
+  const badUrl = urlRefusal(work, changes.url);
+  if (badUrl) return refused(badUrl);
   return endpointOrNotFound(await updateEndpoint(work.db, work, customerId, endpointId, changes, work.now));
 }
 
