@@ -42,14 +42,19 @@ import {
   uploadFormSchema,
 } from "./schemas.ts";
 import { findProfile, listProfiles, MAX_DOCUMENTS } from "./store.ts";
-import { readUpload } from "./upload.ts";
+import { readUpload, UPLOAD_FILE_REFUSALS } from "./upload.ts";
 import {
+  AMEND_ADDRESS_REFUSALS,
   amendAddress,
   attachToProfile,
   createProfile,
+  DELETE_VERIFICATION_REFUSALS,
   deleteVerification,
   detachFromProfile,
+  PROFILE_NUMBERS_REFUSALS,
+  RESUBMIT_REFUSALS,
   resubmit,
+  UPLOAD_REFUSALS,
   uploadDocument,
   uploadTarget,
 } from "./use-cases.ts";
@@ -76,7 +81,6 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: slugParams, body: jsonBody(createProfileBody) },
       responses: {
         201: { ...jsonResponse(profileSchema, "The profile."), headers: locationHeader },
-        ...errorResponses(400, 401, 404, 413, 415, 429),
       },
     }),
     async (c) => {
@@ -96,7 +100,6 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: slugParams, query: listProfilesQuery },
       responses: {
         200: jsonResponse(profilePageSchema, "A page of profiles."),
-        ...errorResponses(400, 401, 404, 429),
       },
     }),
     async (c) => {
@@ -119,7 +122,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams },
       responses: {
         200: jsonResponse(profileSchema, "The profile with its documents."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -141,7 +144,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams, body: jsonBody(updateProfileBody) },
       responses: {
         200: jsonResponse(profileSchema, "The amended profile."),
-        ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+        ...errorResponses(AMEND_ADDRESS_REFUSALS),
       },
     }),
     async (c) => {
@@ -166,7 +169,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams },
       responses: {
         200: jsonResponse(deletedVerificationSchema, "Deleted."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(DELETE_VERIFICATION_REFUSALS),
       },
     }),
     async (c) => {
@@ -192,7 +195,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       },
       responses: {
         201: { ...jsonResponse(documentSchema, "The stored document."), headers: locationHeader },
-        ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+        ...errorResponses([...UPLOAD_REFUSALS, ...UPLOAD_FILE_REFUSALS]),
       },
     }),
     async (c) => {
@@ -219,7 +222,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams },
       responses: {
         200: jsonResponse(profileSchema, "The re-opened profile."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(RESUBMIT_REFUSALS),
       },
     }),
     async (c) => {
@@ -240,7 +243,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams, query: evaluationPairQuery },
       responses: {
         200: jsonResponse(evaluationSchema, "The evaluation."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -275,7 +278,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams, body: jsonBody(profileNumbersBody) },
       responses: {
         200: jsonResponse(attachReportSchema, "What happened to each number."),
-        ...errorResponses(400, 401, 404, 413, 415, 429),
+        ...errorResponses(PROFILE_NUMBERS_REFUSALS),
       },
     }),
     async (c) => {
@@ -299,7 +302,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams, body: jsonBody(profileNumbersBody) },
       responses: {
         200: jsonResponse(detachReportSchema, "What happened to each number."),
-        ...errorResponses(400, 401, 404, 413, 415, 429),
+        ...errorResponses(PROFILE_NUMBERS_REFUSALS),
       },
     }),
     async (c) => {
@@ -319,7 +322,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams.extend({ number_id: prefixedIdParam("num", "number_id") }) },
       responses: {
         200: jsonResponse(detachReportSchema, "What happened to the number."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(PROFILE_NUMBERS_REFUSALS),
       },
     }),
     async (c) => {

@@ -30,13 +30,19 @@ import {
   verificationSchema,
 } from "./schemas.ts";
 import { findOwnedDocument, findVerificationWithDocuments, MAX_DOCUMENTS } from "./store.ts";
-import { readUpload } from "./upload.ts";
+import { readUpload, UPLOAD_FILE_REFUSALS } from "./upload.ts";
 import {
+  AMEND_ADDRESS_REFUSALS,
   amendAddress,
+  DELETE_DOCUMENT_REFUSALS,
+  DELETE_VERIFICATION_REFUSALS,
   deleteDocument,
   deleteVerification,
+  RESUBMIT_REFUSALS,
   resubmit,
+  SUBMIT_ADDRESS_REFUSALS,
   submitAddress,
+  UPLOAD_REFUSALS,
   uploadDocument,
   uploadTarget,
 } from "./use-cases.ts";
@@ -66,7 +72,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
           ...jsonResponse(verificationSchema, "The verification, status pending, no documents."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+        ...errorResponses(SUBMIT_ADDRESS_REFUSALS),
       },
     }),
     async (c) => {
@@ -93,7 +99,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: numberParams, body: jsonBody(updateAddressBody) },
       responses: {
         200: jsonResponse(verificationSchema, "The updated verification."),
-        ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+        ...errorResponses(AMEND_ADDRESS_REFUSALS),
       },
     }),
     async (c) => {
@@ -119,7 +125,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: numberParams },
       responses: {
         200: jsonResponse(verificationSchema, "The verification with its documents."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -154,7 +160,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
           ...jsonResponse(documentSchema, "The stored document."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+        ...errorResponses([...UPLOAD_REFUSALS, ...UPLOAD_FILE_REFUSALS]),
       },
     }),
     async (c) => {
@@ -183,7 +189,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       responses: {
         200: { description: "The file.", headers: DOWNLOAD_HEADERS, content: DOWNLOAD_CONTENT },
         304: { description: "Not modified (If-None-Match matched the ETag).", headers: DOWNLOAD_HEADERS },
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -208,7 +214,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: documentParams },
       responses: {
         200: jsonResponse(deletedDocumentSchema, "Deleted."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(DELETE_DOCUMENT_REFUSALS),
       },
     }),
     async (c) => {
@@ -236,7 +242,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: numberParams },
       responses: {
         200: jsonResponse(deletedVerificationSchema, "Deleted."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(DELETE_VERIFICATION_REFUSALS),
       },
     }),
     async (c) => {
@@ -261,7 +267,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: numberParams },
       responses: {
         200: jsonResponse(verificationSchema, "The re-opened verification."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(RESUBMIT_REFUSALS),
       },
     }),
     async (c) => {
@@ -286,7 +292,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: numberParams },
       responses: {
         200: jsonResponse(evaluationSchema, "The evaluation."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {

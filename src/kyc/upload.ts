@@ -5,7 +5,7 @@ import { fileTooLarge, MAX_FILE_BYTES } from "../http/request-body.ts";
 import { issuesToFieldErrors } from "../http/validation.ts";
 import { decodeUtf8 } from "../lib/content.ts";
 import type { FormPart } from "../lib/multipart.ts";
-import { type FieldError, validationError } from "../lib/problem.ts";
+import { type FieldError, refusals, validationError } from "../lib/problem.ts";
 import { todayUtc } from "../lib/time.ts";
 import type { CheckedFile } from "./documents.ts";
 import { checkFile } from "./file-checks.ts";
@@ -27,6 +27,14 @@ function absentInPortal(part: FormPart): boolean {
   if (part.name === "csrf_token") return true;
   return part.data.byteLength === 0 && (part.filename === undefined || part.filename === "");
 }
+
+/** The problems readUpload throws: a bad form, a file too large, not a file it takes, a scan under the minimum DPI. */
+export const UPLOAD_FILE_REFUSALS = refusals(
+  "validation_error",
+  "payload_too_large",
+  "unsupported_media_type",
+  "resolution_too_low",
+);
 
 /** Parses and checks an upload; throws the problem for the first rule it breaks (all field errors at once). */
 export async function readUpload(request: Request, now: number, form: UploadForm = "api"): Promise<CheckedFile> {

@@ -6,7 +6,7 @@ import type { Refusal } from "../db/outcome.ts";
 import type { DocumentRow, KycRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { done, type FieldError, notFound, Problem, type Result, refused, validationError } from "../lib/problem.ts";
+import { done, type FieldError, notFound, Problem, type Result, refusals, refused, validationError } from "../lib/problem.ts";
 import { type CheckedFile, deleteObjectsOrLeaveToSweep, removeDocument, storeDocument } from "./documents.ts";
 import { attachNumbers, detachNumbers, type NumberSelection, type NumbersReport } from "./profile-numbers.ts";
 import {
@@ -30,18 +30,18 @@ import {
 } from "./store.ts";
 
 /** The verification's state forbids the action ("changing the address", "uploading files"). */
-function verificationLocked(state: string, action: string): Problem {
+function verificationLocked(state: string, action: string): Problem<"verification_locked"> {
   return new Problem("verification_locked", `The verification is ${state.replaceAll("_", " ")}; ${action} is not possible now`);
 }
 
 /** The verification's address cannot change in this state (an approved one can, from its renewal window). */
-export function addressLocked(state: string): Problem {
+export function addressLocked(state: string): Problem<"verification_locked"> {
   const renewal = state === "approved" ? " (an approved one may be renewed from 60 days before it expires)" : "";
   return verificationLocked(state, `changing the address${renewal}`);
 }
 
 /** The number joined a profile: its verification changes through the profile only. */
-export function managedByProfile(profileId: string): Problem {
+export function managedByProfile(profileId: string): Problem<"kyc_managed_by_profile"> {
   return new Problem(
     "kyc_managed_by_profile",
     `This number's verification is its profile ${withPrefix("kyp", profileId)}'s: change the profile, or detach the number first`,
@@ -49,16 +49,24 @@ export function managedByProfile(profileId: string): Problem {
 }
 
 /** What a subject is called when it is not found. */
-function subjectNotFound(subject: Subject | SubjectKind): Problem {
+function subjectNotFound(subject: Subject | SubjectKind): Problem<"not_found"> {
   const kind = typeof subject === "string" ? subject : subject.kind;
   return notFound(kind === "number" ? "Verification" : "Profile");
 }
+
+export const UPLOAD_REFUSALS = refusals(
+  "not_found",
+  "kyc_not_submitted",
+  "kyc_managed_by_profile",
+  "verification_locked",
+  "conflict",
+);
 
 /** Why an upload is refused, whether found before the body is read or when the row is written. */
 function uploadRefused(
   subject: Subject,
   refusal: Refusal<"not_found" | "not_submitted" | "wrong_state" | "full" | "managed_by_profile">,
-): Problem {
+): Problem<(typeof UPLOAD_REFUSALS)[number]> {
   switch (refusal.reason) {
     case "not_found":
       return notFound(subject.kind === "number" ? "Number" : "Profile");
@@ -73,13 +81,15 @@ function uploadRefused(
   }
 }
 
+export const SUBMIT_ADDRESS_REFUSALS = refusals("not_found", "kyc_managed_by_profile", "kyc_exists");
+
 /** Starts the number's verification with its address (one per number), with its kyc.submitted event. */
 export async function submitAddress(
   work: Work,
   customerId: string,
   numberId: string,
   verification: NewVerification,
-): Promise<Result<KycRow>> {
+): Promise<Result<KycRow, typeof SUBMIT_ADDRESS_REFUSALS>> {
   const submitted = await submitVerification(work.db, work.outbox, customerId, numberId, verification, work.now);
   if (submitted.ok) return done(submitted.value);
   if (submitted.reason === "not_found") return refused(notFound("Number"));
@@ -97,6 +107,8 @@ export async function createProfile(
   return insertProfile(work.db, work.outbox, customerId, name, verification, work.now);
 }
 
+export const AMEND_ADDRESS_REFUSALS = refusals("not_found", "kyc_managed_by_profile", "verification_locked");
+
 /**
  * Amends the address while pending, rejected, or approved within its renewal window (all re-open), with its
  * *.updated event; a profile's name alone in any state.
@@ -106,7 +118,7 @@ export async function amendAddress(
   customerId: string,
   subject: Subject,
   changes: AddressChanges & { name?: string },
-): Promise<Result<ProfileWithDocuments>> {
+): Promise<Result<ProfileWithDocuments, typeof AMEND_ADDRESS_REFUSALS>> {
   const updated = await updateAddress(work.db, work.outbox, customerId, subject, changes, work.now);
   if (updated.ok) return done(updated.value);
   if (updated.reason === "not_found") return refused(subjectNotFound(subject));
@@ -114,8 +126,14 @@ export async function amendAddress(
   return refused(addressLocked(updated.state));
 }
 
+export const RESUBMIT_REFUSALS = refusals("not_found", "kyc_managed_by_profile", "verification_locked");
+
 /** Re-opens a rejected verification unchanged (pending, reasons cleared), with its *.updated event. */
-export async function resubmit(work: Work, customerId: string, subject: Subject): Promise<Result<ProfileWithDocuments>> {
+export async function resubmit(
+  work: Work,
+  customerId: string,
+  subject: Subject,
+): Promise<Result<ProfileWithDocuments, typeof RESUBMIT_REFUSALS>> {
   const reopened = await resubmitVerification(work.db, work.outbox, customerId, subject, work.now);
   if (reopened.ok) return done(reopened.value);
   if (reopened.reason === "not_found") return refused(subjectNotFound(subject));
@@ -127,24 +145,38 @@ export async function resubmit(work: Work, customerId: string, subject: Subject)
  * The first step of an upload, before its body is read: the verification it would join, if it takes a file now (the
  * subject the account's, the address submitted, the verification open and not full).
  */
-export async function uploadTarget(work: Work, customerId: string, subject: Subject): Promise<Result<KycRow>> {
+export async function uploadTarget(
+  work: Work,
+  customerId: string,
+  subject: Subject,
+): Promise<Result<KycRow, typeof UPLOAD_REFUSALS>> {
   const target = await findUploadTarget(work.db, customerId, subject);
   return target.ok ? done(target.value) : refused(uploadRefused(subject, target));
 }
 
 /** The second step: the checked file stored (R2, then its row and document event), or refused. */
-export async function uploadDocument(work: Work, target: KycRow, file: CheckedFile): Promise<Result<DocumentRow>> {
+export async function uploadDocument(
+  work: Work,
+  target: KycRow,
+  file: CheckedFile,
+): Promise<Result<DocumentRow, typeof UPLOAD_REFUSALS>> {
   const stored = await storeDocument(work.db, work.outbox, work.documents, target, file, work.now);
   const subject: Subject =
     target.numberId === null ? { kind: "profile", profileId: target.id } : { kind: "number", numberId: target.numberId };
   return stored.ok ? done(stored.value) : refused(uploadRefused(subject, stored));
 }
 
+export const DELETE_DOCUMENT_REFUSALS = refusals("not_found", "verification_completed");
+
 /**
  * Deletes a document while its verification is pending or under review, or one a reviewer's reason named while it is
  * rejected, with its document event.
  */
-export async function deleteDocument(work: Work, customerId: string, documentId: string): Promise<Result<DocumentRow>> {
+export async function deleteDocument(
+  work: Work,
+  customerId: string,
+  documentId: string,
+): Promise<Result<DocumentRow, typeof DELETE_DOCUMENT_REFUSALS>> {
   const removed = await removeDocument(work.db, work.outbox, work.documents, customerId, documentId, work.now);
   if (removed.ok) return done(removed.value);
   if (removed.reason === "not_found") return refused(notFound("Document"));
@@ -157,11 +189,17 @@ export async function deleteDocument(work: Work, customerId: string, documentId:
   );
 }
 
+export const DELETE_VERIFICATION_REFUSALS = refusals("not_found", "kyc_managed_by_profile", "verification_locked", "conflict");
+
 /**
  * Deletes a verification with its documents (rows, then files), after its *.deleted event: a number's own while
  * pending or rejected, so that the number may join a profile; a profile with no numbers and no open order naming it.
  */
-export async function deleteVerification(work: Work, customerId: string, subject: Subject): Promise<Result<void>> {
+export async function deleteVerification(
+  work: Work,
+  customerId: string,
+  subject: Subject,
+): Promise<Result<void, typeof DELETE_VERIFICATION_REFUSALS>> {
   const deleted = await deleteVerificationRows(work.db, work.outbox, customerId, subject, work.now);
   if (deleted.ok) {
     await deleteObjectsOrLeaveToSweep(work.documents, deleted.value.objectKeys);
@@ -199,6 +237,8 @@ function reasonErrors(found: VerificationWithDocuments, rejection: Rejection): F
   ]);
 }
 
+export const REVIEW_KYC_REFUSALS = refusals("validation_error", "not_found", "kyc_managed_by_profile", "conflict");
+
 /**
  * The operator's review of a number's verification or a profile: pending → under_review → approved or rejected (with
  * a reason, and structured reasons naming its documents and fields).
@@ -209,7 +249,7 @@ export async function reviewKyc(
   kycId: string,
   status: ReviewTarget,
   rejection: Rejection | undefined,
-): Promise<Result<ProfileWithDocuments>> {
+): Promise<Result<ProfileWithDocuments, typeof REVIEW_KYC_REFUSALS>> {
   if (rejection && rejection.reasons.length > 0) {
     const found = await findVerificationById(work.db, kind, kycId);
     if (!found) return refused(await reviewNotFound(work, kind, kycId));
@@ -223,15 +263,21 @@ export async function reviewKyc(
 }
 
 /** No verification of this kind has the id: the id a number shows for its profile's, or none. */
-async function reviewNotFound(work: Work, kind: SubjectKind, kycId: string): Promise<Problem> {
+async function reviewNotFound(
+  work: Work,
+  kind: SubjectKind,
+  kycId: string,
+): Promise<Problem<"not_found" | "kyc_managed_by_profile">> {
   const profileId = kind === "number" ? await profileOfAttachment(work.db, kycId) : undefined;
   return profileId ? managedByProfile(profileId) : subjectNotFound(kind);
 }
 
 /** Why an attach or detach is refused as a whole. */
-function selectionRefused(reason: "not_found" | "unknown_order"): Problem {
+function selectionRefused(reason: "not_found" | "unknown_order"): Problem<"not_found"> {
   return reason === "not_found" ? notFound("Profile") : notFound("Order");
 }
+
+export const PROFILE_NUMBERS_REFUSALS = refusals("not_found");
 
 /** Attaches numbers to a profile of the account (each all or nothing), with its events and audit event. */
 export async function attachToProfile(
@@ -239,7 +285,7 @@ export async function attachToProfile(
   customerId: string,
   profileId: string,
   selection: NumberSelection,
-): Promise<Result<NumbersReport>> {
+): Promise<Result<NumbersReport, typeof PROFILE_NUMBERS_REFUSALS>> {
   const attached = await attachNumbers(work.db, work.outbox, work, customerId, profileId, selection, work.now);
   return attached.ok ? done(attached.value) : refused(selectionRefused(attached.reason));
 }
@@ -250,7 +296,7 @@ export async function detachFromProfile(
   customerId: string,
   profileId: string,
   selection: NumberSelection,
-): Promise<Result<NumbersReport>> {
+): Promise<Result<NumbersReport, typeof PROFILE_NUMBERS_REFUSALS>> {
   const detached = await detachNumbers(work.db, work.outbox, work, customerId, profileId, selection, work.now);
   return detached.ok ? done(detached.value) : refused(selectionRefused(detached.reason));
 }

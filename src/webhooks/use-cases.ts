@@ -3,7 +3,7 @@
 import type { Refusal } from "../db/outcome.ts";
 import type { WebhookEndpointRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
-import { done, notFound, Problem, type Result, refused } from "../lib/problem.ts";
+import { done, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
 import {
   createEndpoint,
   type DeliveryWithEvent,
@@ -18,7 +18,7 @@ import {
 
 const noEndpoint = () => notFound("Webhook endpoint");
 
-function disabled(action: string): Problem {
+function disabled(action: string): Problem<"conflict"> {
   return new Problem("conflict", `The endpoint is disabled and is sent nothing; enable it before ${action}`);
 }
 
@@ -26,24 +26,37 @@ function endpointOrNotFound(outcome: { ok: true; value: WebhookEndpointRow } | R
   return outcome.ok ? done(outcome.value) : refused(noEndpoint());
 }
 
+export const ADD_ENDPOINT_REFUSALS = refusals("conflict");
+
 /** A new endpoint of the account (at most MAX_ENDPOINTS), enabled, with its secret (shown once). */
-export async function addEndpoint(work: Work, customerId: string, endpoint: NewEndpoint): Promise<Result<WebhookEndpointRow>> {
+export async function addEndpoint(
+  work: Work,
+  customerId: string,
+  endpoint: NewEndpoint,
+): Promise<Result<WebhookEndpointRow, typeof ADD_ENDPOINT_REFUSALS>> {
   const created = await createEndpoint(work.db, work, customerId, endpoint, work.now);
   if (created.ok) return done(created.value);
   return refused(new Problem("conflict", `An account has at most ${created.limit} webhook endpoints; delete one first`));
 }
+
+/** The endpoint is not the account's: changing, deleting or rotating it. */
+export const ENDPOINT_REFUSALS = refusals("not_found");
 
 export async function changeEndpoint(
   work: Work,
   customerId: string,
   endpointId: string,
   changes: EndpointChanges,
-): Promise<Result<WebhookEndpointRow>> {
+): Promise<Result<WebhookEndpointRow, typeof ENDPOINT_REFUSALS>> {
   return endpointOrNotFound(await updateEndpoint(work.db, work, customerId, endpointId, changes, work.now));
 }
 
 /** Deletes the endpoint and its deliveries (pending ones are cancelled). */
-export async function removeEndpoint(work: Work, customerId: string, endpointId: string): Promise<Result<WebhookEndpointRow>> {
+export async function removeEndpoint(
+  work: Work,
+  customerId: string,
+  endpointId: string,
+): Promise<Result<WebhookEndpointRow, typeof ENDPOINT_REFUSALS>> {
   return endpointOrNotFound(await deleteEndpoint(work.db, work, customerId, endpointId, work.now));
 }
 
@@ -52,12 +65,19 @@ export async function rotateEndpointSecret(
   work: Work,
   customerId: string,
   endpointId: string,
-): Promise<Result<WebhookEndpointRow>> {
+): Promise<Result<WebhookEndpointRow, typeof ENDPOINT_REFUSALS>> {
   return endpointOrNotFound(await rotateSecret(work.db, work, customerId, endpointId, work.now));
 }
 
+/** Sending to an endpoint: it is not the account's, or it is disabled (as is a delivery on its way, for a retry). */
+export const SEND_REFUSALS = refusals("not_found", "conflict");
+
 /** A webhook.test event delivered to this endpoint only. */
-export async function sendTest(work: Work, customerId: string, endpointId: string): Promise<Result<DeliveryWithEvent>> {
+export async function sendTest(
+  work: Work,
+  customerId: string,
+  endpointId: string,
+): Promise<Result<DeliveryWithEvent, typeof SEND_REFUSALS>> {
   const sent = await sendTestEvent(work.db, work.outbox, customerId, endpointId, work.now);
   if (sent.ok) return done(sent.value);
   return refused(sent.reason === "not_found" ? noEndpoint() : disabled("sending it a test event"));
@@ -69,7 +89,7 @@ export async function redeliver(
   customerId: string,
   endpointId: string,
   deliveryId: string,
-): Promise<Result<DeliveryWithEvent>> {
+): Promise<Result<DeliveryWithEvent, typeof SEND_REFUSALS>> {
   const retried = await retryDelivery(work.db, work.outbox, customerId, endpointId, deliveryId, work.now);
   if (retried.ok) return done(retried.value);
   if (retried.reason === "not_found") return refused(notFound("Delivery"));
