@@ -2372,6 +2372,16 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
+        ProblemType: {
+            /** @example https://api.example.com/problems/not_found */
+            type: string;
+            /** @enum {string} */
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+            /** @example 404 */
+            status: number;
+            /** @example Not found */
+            title: string;
+        };
         Problem: {
             /** @example https://api.example.com/problems/validation_error */
             type: string;
@@ -2391,16 +2401,6 @@ export interface components {
                 pointer: string;
                 message: string;
             }[];
-        };
-        ProblemType: {
-            /** @example https://api.example.com/problems/not_found */
-            type: string;
-            /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
-            /** @example 404 */
-            status: number;
-            /** @example Not found */
-            title: string;
         };
         OrderPage: {
             data: components["schemas"]["Order"][];
@@ -3496,7 +3496,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+        /** @description Problem details; code: validation_error. */
         Problem400: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3519,7 +3519,30 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+        /** @description Problem details; code: validation_error, malformed_json. */
+        "Problem400.validation_error.malformed_json": {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                "X-Download-Options": components["headers"]["XDownloadOptions"];
+                "X-Frame-Options": components["headers"]["XFrameOptions"];
+                "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Problem details; code: validation_error. */
         Problem400Head: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3540,8 +3563,56 @@ export interface components {
             };
             content?: never;
         };
-        /** @description Problem details; code: validation_error, malformed_json, not_orderable, resolution_too_low, requirements_not_met. */
+        /** @description Problem details; code: validation_error, malformed_json. */
         Problem400Idempotent: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                "X-Download-Options": components["headers"]["XDownloadOptions"];
+                "X-Frame-Options": components["headers"]["XFrameOptions"];
+                "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Problem details; code: validation_error. */
+        "Problem400Idempotent.validation_error": {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                "X-Download-Options": components["headers"]["XDownloadOptions"];
+                "X-Frame-Options": components["headers"]["XFrameOptions"];
+                "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Problem details; code: validation_error, resolution_too_low. */
+        "Problem400Idempotent.validation_error.resolution_too_low": {
             headers: {
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3612,7 +3683,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description Problem details; code: forbidden, order_not_pending. */
+        /** @description Problem details; code: forbidden. */
         Problem403: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3635,7 +3706,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem details; code: forbidden, order_not_pending. */
+        /** @description Problem details; code: forbidden. */
         Problem403Head: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3656,7 +3727,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description Problem details; code: forbidden, order_not_pending. */
+        /** @description Problem details; code: forbidden. */
         Problem403Idempotent: {
             headers: {
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -3788,7 +3859,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+        /** @description Problem details; code: verification_locked, kyc_managed_by_profile, conflict. */
         Problem409: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3811,8 +3882,108 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem details; code: kyc_exists, kyc_not_submitted, verification_locked, verification_completed, kyc_managed_by_profile, conflict, idempotency_key_in_use, insufficient_stock. */
+        /** @description Problem details; code: idempotency_key_in_use. */
         Problem409Idempotent: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterInUse"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                "X-Download-Options": components["headers"]["XDownloadOptions"];
+                "X-Frame-Options": components["headers"]["XFrameOptions"];
+                "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Problem details; code: conflict, idempotency_key_in_use. */
+        "Problem409Idempotent.conflict.idempotency_key_in_use": {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterInUse"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                "X-Download-Options": components["headers"]["XDownloadOptions"];
+                "X-Frame-Options": components["headers"]["XFrameOptions"];
+                "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Problem details; code: kyc_managed_by_profile, conflict, idempotency_key_in_use. */
+        "Problem409Idempotent.kyc_managed_by_profile.conflict.idempotency_key_in_use": {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterInUse"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                "X-Download-Options": components["headers"]["XDownloadOptions"];
+                "X-Frame-Options": components["headers"]["XFrameOptions"];
+                "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Problem details; code: kyc_not_submitted, verification_locked, kyc_managed_by_profile, conflict, idempotency_key_in_use. */
+        "Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.conflict.idempotency_key_in_use": {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterInUse"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                "X-Download-Options": components["headers"]["XDownloadOptions"];
+                "X-Frame-Options": components["headers"]["XFrameOptions"];
+                "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Problem details; code: verification_locked, kyc_managed_by_profile, idempotency_key_in_use. */
+        "Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use": {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterInUse"];
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4720,7 +4891,30 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            400: components["responses"]["Problem400Idempotent"];
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, requirements_not_met. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
             409: components["responses"]["Problem409Idempotent"];
@@ -4898,9 +5092,53 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            400: components["responses"]["Problem400"];
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable, requirements_not_met. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["Problem401"];
-            403: components["responses"]["Problem403"];
+            /** @description Problem details; code: order_not_pending. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -4998,9 +5236,32 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            400: components["responses"]["Problem400Idempotent"];
+            400: components["responses"]["Problem400Idempotent.validation_error"];
             401: components["responses"]["Problem401"];
-            403: components["responses"]["Problem403Idempotent"];
+            /** @description Problem details; code: order_not_pending. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["Problem404Idempotent"];
             409: components["responses"]["Problem409Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -5574,7 +5835,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -5882,7 +6143,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointSecret"];
                 };
             };
-            400: components["responses"]["Problem400Idempotent"];
+            400: components["responses"]["Problem400Idempotent.validation_error"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
             409: components["responses"]["Problem409Idempotent"];
@@ -5936,10 +6197,10 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            400: components["responses"]["Problem400Idempotent"];
+            400: components["responses"]["Problem400Idempotent.validation_error"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.conflict.idempotency_key_in_use"];
             422: components["responses"]["Problem422Idempotent"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -6102,10 +6363,10 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            400: components["responses"]["Problem400Idempotent"];
+            400: components["responses"]["Problem400Idempotent.validation_error"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.conflict.idempotency_key_in_use"];
             422: components["responses"]["Problem422Idempotent"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -6821,7 +7082,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -6894,10 +7155,10 @@ export interface operations {
                     "application/json": components["schemas"]["KycDocument"];
                 };
             };
-            400: components["responses"]["Problem400Idempotent"];
+            400: components["responses"]["Problem400Idempotent.validation_error.resolution_too_low"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -6950,10 +7211,10 @@ export interface operations {
                     "application/json": components["schemas"]["KycProfile"];
                 };
             };
-            400: components["responses"]["Problem400Idempotent"];
+            400: components["responses"]["Problem400Idempotent.validation_error"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
             422: components["responses"]["Problem422Idempotent"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -7288,7 +7549,31 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            /** @description Problem details; code: kyc_exists, kyc_managed_by_profile, idempotency_key_in_use. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -7346,7 +7631,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -7557,10 +7842,10 @@ export interface operations {
                     "application/json": components["schemas"]["KycDocument"];
                 };
             };
-            400: components["responses"]["Problem400Idempotent"];
+            400: components["responses"]["Problem400Idempotent.validation_error.resolution_too_low"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -7767,7 +8052,29 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409"];
+            /** @description Problem details; code: verification_completed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -7815,10 +8122,10 @@ export interface operations {
                     "application/json": components["schemas"]["KycVerification"];
                 };
             };
-            400: components["responses"]["Problem400Idempotent"];
+            400: components["responses"]["Problem400Idempotent.validation_error"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
             422: components["responses"]["Problem422Idempotent"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -8015,7 +8322,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -8740,7 +9047,7 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogEntry"];
                 };
             };
-            400: components["responses"]["Problem400"];
+            400: components["responses"]["Problem400.validation_error.malformed_json"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
@@ -9075,7 +9382,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -9136,7 +9443,31 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            /** @description Problem details; code: conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -9197,7 +9528,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -9248,11 +9579,11 @@ export interface operations {
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
-            400: components["responses"]["Problem400Idempotent"];
+            400: components["responses"]["Problem400Idempotent.validation_error"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.conflict.idempotency_key_in_use"];
             422: components["responses"]["Problem422Idempotent"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -9403,7 +9734,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -9841,7 +10172,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -9997,7 +10328,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            409: components["responses"]["Problem409Idempotent.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -10220,10 +10551,32 @@ export interface operations {
                     "application/json": components["schemas"]["StaffMember"];
                 };
             };
-            400: components["responses"]["Problem400"];
+            400: components["responses"]["Problem400.validation_error.malformed_json"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
-            409: components["responses"]["Problem409"];
+            /** @description Problem details; code: conflict. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];

@@ -1,16 +1,16 @@
 // The API as the served /openapi.json lists it, each operation joined with its route's own zod schemas (kept by
 // @hono/zod-openapi in the app's registry), and the one check every answer of the property tests must pass: a status
 // the route declares, with the declared headers (each value as its schema says) and content type, and a body that both
-// the route's zod schema and the document's own JSON Schema take: what clients read is the document, so a zod schema
-// that the document renders untruthfully (an allOf that can never hold) fails here. @cfworker/json-schema interprets
+// the route's zod schema and the document's own JSON Schema take, and for a problem a code the document lists for that
+// operation and status: what clients read is the document, so a zod schema that the document renders untruthfully (an
+// allOf that can never hold), or a refusal its operation does not declare, fails here. @cfworker/json-schema interprets
 // schemas without compiling code, which workerd forbids.
 import { dereference, type Schema, validate } from "@cfworker/json-schema";
 import { OpenAPIHono, type RouteConfig, type z } from "@hono/zod-openapi";
 import { expect } from "vitest";
 import { createApp } from "../src/app.ts";
-import { errorResponses } from "../src/http/openapi.ts";
+import { PROBLEM_CODES_EXTENSION, problemSchema } from "../src/http/openapi.ts";
 import { PROBLEM_CONTENT_TYPE } from "../src/http/problem.ts";
-import type { ProblemStatus } from "../src/lib/problem.ts";
 import { call, callInIsolate, withLogs } from "./helpers.ts";
 
 /** Who may call an operation, read from its `security`. */
@@ -31,6 +31,8 @@ export interface DescribedOperation {
   headers: Record<string, Map<string, DeclaredHeader>>;
   /** The document's JSON Schema of each status's body, by media type (resolved against the whole document). */
   bodySchemas: Record<string, Record<string, Schema>>;
+  /** The problem codes the document lists for each status (its x-problem-codes). */
+  problemCodes: Record<string, string[]>;
   /**
    * The answers it may give: the route's own, and the problems the document adds to every operation of a kind (the
    * Idempotency-Key's 409 and 422 on each POST and PATCH), with the problem's zod schema. A HEAD's have no content.
@@ -46,7 +48,11 @@ interface DeclaredHeader {
 
 type HeaderObject = { required?: boolean; schema?: Schema };
 type ParameterObject = { in?: string; name?: string };
-type ResponseObject = { headers?: Record<string, HeaderObject | Reference>; content?: Record<string, { schema?: Schema }> };
+type ResponseObject = {
+  headers?: Record<string, HeaderObject | Reference>;
+  content?: Record<string, { schema?: Schema }>;
+  [PROBLEM_CODES_EXTENSION]?: string[];
+};
 type Reference = { $ref: string };
 type DocumentOperation = {
   operationId: string;
@@ -173,13 +179,12 @@ async function readDescribedOperations(): Promise<DescribedOperation[]> {
       const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
       const audience: Audience = schemes.length === 0 ? "public" : schemes.includes("adminToken") ? "operator" : "customer";
       const described = responsesOf(document, operation);
-      // Every 4xx and 5xx is a problem (expectDeclared holds it), a HEAD's too, whose body is left out.
-      const added = Object.keys(described)
-        .filter((status) => !(status in route.responses) && Number(status) >= 400)
-        .map((status) => Number(status) as ProblemStatus);
+      // Every 4xx and 5xx is a problem (expectDeclared holds it), a HEAD's too, whose body is left out. The shared
+      // middleware's refusals are the document's (src/http/openapi.ts adds them), with the problem's schema.
+      const added = Object.keys(described).filter((status) => !(status in route.responses) && Number(status) >= 400);
+      const problem = { description: "", content: { [PROBLEM_CONTENT_TYPE]: { schema: problemSchema } } };
       const responses: RouteConfig["responses"] = {
-        // errorResponses also implies a 500 (and a 429 beside a 401): only the status itself is taken.
-        ...(Object.fromEntries(added.map((status) => [status, errorResponses(status)[status]!])) as RouteConfig["responses"]),
+        ...Object.fromEntries(added.map((status) => [status, problem])),
         ...route.responses,
       };
       if (head) {
@@ -196,6 +201,9 @@ async function readDescribedOperations(): Promise<DescribedOperation[]> {
         requestHeaders: declaredRequestHeaders(document, operation),
         headers: declaredHeaders(document, described),
         bodySchemas: bodySchemasOf(described),
+        problemCodes: Object.fromEntries(
+          Object.entries(described).map(([status, response]) => [status, response[PROBLEM_CODES_EXTENSION] ?? []]),
+        ),
         responses,
       };
     }),
@@ -287,8 +295,11 @@ export function expectDeclared(operation: DescribedOperation, status: number, he
   expect(described, `no schema in the document; ${label}`).toBeDefined();
   expect(schemaErrors(body, described!), `a body the document's JSON Schema refuses; ${label}`).toEqual([]);
   if (status >= 400) {
-    const problem = body as { status: number; request_id: string };
+    const problem = body as { status: number; request_id: string; code: string };
     expect(problem.status, label).toBe(status);
+    expect(operation.problemCodes[String(status)], `a code the operation does not list for ${status}; ${label}`).toContain(
+      problem.code,
+    );
     expect(problem.request_id, label).toBe(headers.get("X-Request-Id"));
   }
   return { status, text, body, headers };

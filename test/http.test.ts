@@ -10,7 +10,7 @@ import { API_KEY_SECURITY, apiDocument, errorResponses } from "../src/http/opena
 import { createRouter } from "../src/http/router.ts";
 import { describeError } from "../src/lib/describe-error.ts";
 import { SCALAR_BUNDLE_PATH } from "../src/service/docs.ts";
-import { resolved } from "./api-description.ts";
+import { describedOperations, expectDeclared, operationNamed, resolved, sendQuietly } from "./api-description.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   addressed,
@@ -45,8 +45,10 @@ const operationDocument = z.looseObject({
   responses: z.record(
     z.string(),
     z.looseObject({
+      description: z.string().optional(),
       content: contentDocument.optional(),
       headers: z.record(z.string(), z.unknown()).optional(),
+      "x-problem-codes": z.array(z.string()).optional(),
       $ref: z.string().optional(),
     }),
   ),
@@ -121,9 +123,9 @@ describe("service endpoints", () => {
     expect(Object.keys(placeOrder.responses)).toEqual(
       expect.arrayContaining(["201", "400", "401", "404", "413", "415", "429", "500"]),
     );
-    // A problem answer is shared (components/responses): the same one on every operation of its kind.
-    const badRequest = placeOrder.responses["400"] ?? expect.fail("POST …/orders declares no 400");
-    expect(badRequest).toEqual({ $ref: "#/components/responses/Problem400Idempotent" });
+    // A problem answer is shared (components/responses): the same one on every operation of its kind and codes.
+    const badRequest = getOrders.responses["400"] ?? expect.fail("GET …/orders declares no 400");
+    expect(badRequest).toEqual({ $ref: "#/components/responses/Problem400" });
     expect(resolved<ResponseDocument>(doc, "responses", badRequest).content?.["application/problem+json"]?.schema.$ref).toBe(
       "#/components/schemas/Problem",
     );
@@ -155,7 +157,7 @@ describe("service endpoints", () => {
 
   it("declares each problem answer once, as a shared response, and a route's own unlike it where it is given", () => {
     const app = createRouter();
-    const errors = errorResponses(404);
+    const errors = errorResponses(["not_found"]);
     const notFound = errors[404]!;
     const ownWords = "No such thing, in this route's own words.";
     const own = { ...errors, 404: { description: ownWords, content: notFound.content } };
@@ -185,6 +187,62 @@ describe("service endpoints", () => {
     expect(paths?.["/own"]?.get?.responses?.["500"]).toEqual({ $ref: "#/components/responses/Problem500" });
     expect(paths?.["/own"]?.get?.responses?.["404"]).toMatchObject({ description: ownWords });
     expect(paths?.["/own"]?.head?.responses?.["404"]).toMatchObject({ description: ownWords });
+  });
+
+  it("lists for each problem answer the codes its operation can give: its action's and the shared middleware's", async () => {
+    const doc = await apiDescription();
+    /** Each problem status of an operation with its codes, checked against its description's words. */
+    const codesOf = (path: string, method: string) =>
+      Object.fromEntries(
+        Object.entries(operation(doc, path, method).responses)
+          .filter(([status]) => Number(status) >= 400)
+          .map(([status, answer]) => {
+            const { description, "x-problem-codes": codes = [] } = resolved<ResponseDocument>(doc, "responses", answer);
+            expect(description, `${method} ${path} ${status}`).toBe(`Problem details; code: ${codes.join(", ")}.`);
+            return [status, codes];
+          }),
+      );
+    // placeOrder's refusals (PLACE_ORDER_REFUSALS), a JSON body's, an account's path's, a key's and idempotency's; no
+    // verification's (kyc_exists) nor an upload's (resolution_too_low), as every operation listed before.
+    expect(codesOf("/api/customers/{customer_slug}/orders", "post")).toEqual({
+      400: ["validation_error", "malformed_json", "not_orderable", "requirements_not_met"],
+      401: ["unauthorized"],
+      404: ["not_found"],
+      409: ["idempotency_key_in_use"],
+      413: ["payload_too_large"],
+      415: ["unsupported_media_type"],
+      422: ["idempotency_key_reused"],
+      429: ["rate_limited"],
+      500: ["internal_error"],
+    });
+    // The operator's guard (403 forbidden, 503 while Access's keys cannot be read) beside moveOrder's refusals.
+    expect(codesOf("/admin/orders/{order_id}/status", "post")).toMatchObject({
+      403: ["forbidden"],
+      404: ["not_found"],
+      409: ["conflict", "idempotency_key_in_use"],
+      503: ["service_unavailable"],
+    });
+    expect(codesOf("/v1/numbers/{number_id}/KYC/files", "post")).toMatchObject({
+      400: ["validation_error", "resolution_too_low"],
+      409: ["kyc_not_submitted", "verification_locked", "kyc_managed_by_profile", "conflict", "idempotency_key_in_use"],
+    });
+    expect(codesOf("/healthz", "get")).toEqual({ 500: ["internal_error"] });
+  });
+
+  it("holds every answer's code to the codes its operation lists for the status", async () => {
+    const customer = await createCustomer();
+    const createOrder = operationNamed(await describedOperations(), "createOrder");
+    const sent = await sendQuietly(`/api/customers/${customer.slug}/orders`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${customer.key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ country_code: "US", number_type: uniqueNumberType(), quantity: 1 }),
+    });
+    const answer = expectDeclared(createOrder, sent.status, sent.headers, sent.text);
+    expect([answer.status, (answer.body as { code: string }).code], sent.label).toEqual([400, "not_orderable"]);
+    // The same answer with a code of the same status that placing an order cannot give.
+    const undeclared = sent.text.replace('"code":"not_orderable"', '"code":"resolution_too_low"');
+    expect(undeclared).not.toBe(sent.text);
+    expect(() => expectDeclared(createOrder, sent.status, sent.headers, undeclared)).toThrow(/does not list for 400/);
   });
 
   it("serves /docs: Scalar's reference of /openapi.json, its script from this Worker, no other host named", async () => {

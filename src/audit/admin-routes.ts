@@ -2,7 +2,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";
-import { errorResponses, jsonResponse } from "../http/openapi.ts";
+import { jsonResponse } from "../http/openapi.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
 import { operatorOperation } from "../staff/roles.ts";
@@ -21,7 +21,6 @@ export const auditAdminRoutes = createRouter<OperatorEnv>().openapi(
     request: { query: operatorAuditQuery },
     responses: {
       200: jsonResponse(auditEventPageSchema, "A page of audit events, newest first."),
-      ...errorResponses(400, 401, 403),
     },
   }),
   async (c) => {

@@ -4,7 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";
 import type { CustomerEnv } from "../env.ts";
-import { API_KEY_SECURITY, errorResponses, jsonResponse } from "../http/openapi.ts";
+import { API_KEY_SECURITY, jsonResponse } from "../http/openapi.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
 import { auditEventPageSchema, customerAuditQuery, toAuditEvent, toAuditListQuery } from "./schemas.ts";
@@ -27,7 +27,6 @@ export const auditRoutes = createRouter<CustomerEnv>().openapi(
     },
     responses: {
       200: jsonResponse(auditEventPageSchema, "A page of the account's audit events, newest first."),
-      ...errorResponses(400, 401, 404),
     },
   }),
   async (c) => {

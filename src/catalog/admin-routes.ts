@@ -21,7 +21,14 @@ import {
   toRequirements,
 } from "./schemas.ts";
 import { listCatalog } from "./store.ts";
-import { makeOrderable, removeRequirements, setRequirements, stopOrdering } from "./use-cases.ts";
+import {
+  CATALOG_PAIR_REFUSALS,
+  MAKE_ORDERABLE_REFUSALS,
+  makeOrderable,
+  removeRequirements,
+  setRequirements,
+  stopOrdering,
+} from "./use-cases.ts";
 
 export const catalogAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
@@ -33,7 +40,6 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       request: { query: pageOnlyQuery },
       responses: {
         200: jsonResponse(catalogPageSchema, "Orderable pairs by country_code, then number_type."),
-        ...errorResponses(400, 401, 403),
       },
     }),
     async (c) => {
@@ -59,7 +65,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(catalogPairSchema, "The pair is now orderable."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 403),
+        ...errorResponses(MAKE_ORDERABLE_REFUSALS),
       },
     }),
     async (c) => {
@@ -82,7 +88,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       request: { params: catalogPairParams },
       responses: {
         200: jsonResponse(removedCatalogPairSchema, "Removed."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(CATALOG_PAIR_REFUSALS),
       },
     }),
     async (c) => {
@@ -103,7 +109,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       request: { params: catalogPairParams, body: jsonBody(requirementsBody) },
       responses: {
         200: jsonResponse(catalogEntrySchema, "The pair with its requirements."),
-        ...errorResponses(400, 401, 403, 404, 413, 415),
+        ...errorResponses(CATALOG_PAIR_REFUSALS),
       },
     }),
     async (c) => {
@@ -129,7 +135,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       request: { params: catalogPairParams },
       responses: {
         200: jsonResponse(catalogEntrySchema, "The pair, its requirements null."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(CATALOG_PAIR_REFUSALS),
       },
     }),
     async (c) => {

@@ -34,7 +34,6 @@ export const catalogRoutes = createRouter<CustomerEnv>()
       request: { params: slugParams, query: catalogEntriesQuery },
       responses: {
         200: jsonResponse(catalogEntryPageSchema, "A page of orderable pairs."),
-        ...errorResponses(400, 401, 404, 429),
       },
     }),
     async (c) => {
@@ -59,7 +58,7 @@ export const catalogRoutes = createRouter<CustomerEnv>()
       request: { params: customerCatalogPairParams },
       responses: {
         200: jsonResponse(catalogEntrySchema, "The orderable pair."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {

@@ -1,16 +1,24 @@
 // The orderable catalog's actions (the operator's), each ending in its value or one Problem.
 import type { CatalogRow, Requirements } from "../db/schema.ts";
 import type { Work } from "../env.ts";
-import { done, notFound, type Result, refused } from "../lib/problem.ts";
+import { done, notFound, type Result, refusals, refused } from "../lib/problem.ts";
 import { addCatalogPair, type CatalogPair, removeCatalogPair, writeRequirements } from "./store.ts";
 
+export const MAKE_ORDERABLE_REFUSALS = refusals();
+
 /** Makes a pair orderable; idempotent: `created` tells whether it was new. */
-export async function makeOrderable(work: Work, pair: CatalogPair): Promise<Result<{ row: CatalogRow; created: boolean }>> {
+export async function makeOrderable(
+  work: Work,
+  pair: CatalogPair,
+): Promise<Result<{ row: CatalogRow; created: boolean }, typeof MAKE_ORDERABLE_REFUSALS>> {
   return done(await addCatalogPair(work.db, work, pair, work.now));
 }
 
+/** The pair is not orderable: each action on a catalog pair but adding it. */
+export const CATALOG_PAIR_REFUSALS = refusals("not_found");
+
 /** Makes a pair not orderable: existing orders keep it, new ones and changes to it are refused. */
-export async function stopOrdering(work: Work, pair: CatalogPair): Promise<Result<CatalogRow>> {
+export async function stopOrdering(work: Work, pair: CatalogPair): Promise<Result<CatalogRow, typeof CATALOG_PAIR_REFUSALS>> {
   const removed = await removeCatalogPair(work.db, work, pair, work.now);
   return removed.ok ? done(removed.value) : refused(notFound("Catalog pair"));
 }
@@ -19,7 +27,11 @@ export async function stopOrdering(work: Work, pair: CatalogPair): Promise<Resul
  * States what a verification for a number of the pair must hold, replacing the whole set before it; the pair as it is
  * after. An unchanged set changes nothing (and records nothing). Refused with not_found when the pair is not orderable.
  */
-export async function setRequirements(work: Work, pair: CatalogPair, requirements: Requirements): Promise<Result<CatalogRow>> {
+export async function setRequirements(
+  work: Work,
+  pair: CatalogPair,
+  requirements: Requirements,
+): Promise<Result<CatalogRow, typeof CATALOG_PAIR_REFUSALS>> {
   const written = await writeRequirements(work.db, work, pair, requirements, work.now);
   return written.ok ? done(written.value) : refused(notFound("Catalog pair"));
 }
@@ -28,7 +40,10 @@ export async function setRequirements(work: Work, pair: CatalogPair, requirement
  * Numbers of the pair need no verification any more; removing none changes nothing. Refused with not_found when not
  * orderable.
  */
-export async function removeRequirements(work: Work, pair: CatalogPair): Promise<Result<CatalogRow>> {
+export async function removeRequirements(
+  work: Work,
+  pair: CatalogPair,
+): Promise<Result<CatalogRow, typeof CATALOG_PAIR_REFUSALS>> {
   const written = await writeRequirements(work.db, work, pair, null, work.now);
   return written.ok ? done(written.value) : refused(notFound("Catalog pair"));
 }

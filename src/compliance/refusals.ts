@@ -5,7 +5,7 @@ import { words } from "../lib/words.ts";
 import { requirementWords } from "./evaluation.ts";
 import type { Evaluation } from "./types.ts";
 
-export function requirementsNotMet(evaluation: Evaluation, pointer: string): Problem {
+export function requirementsNotMet(evaluation: Evaluation, pointer: string): Problem<"requirements_not_met"> {
   const errors: FieldError[] = evaluation.results
     .filter((result) => result.status === "unmet")
     .map((result) => ({

@@ -23,7 +23,14 @@ import {
   toCustomer,
 } from "./schemas.ts";
 import { findApiKey, findCustomerBySlug, listApiKeys, listCustomers } from "./store.ts";
-import { issueApiKey, openAccount, revokeKey } from "./use-cases.ts";
+import {
+  ISSUE_API_KEY_REFUSALS,
+  issueApiKey,
+  OPEN_ACCOUNT_REFUSALS,
+  openAccount,
+  REVOKE_KEY_REFUSALS,
+  revokeKey,
+} from "./use-cases.ts";
 
 const apiKeyParams = z.object({ id: uuidParam("id") });
 
@@ -40,7 +47,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(customerSchema, "The new account."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 403, 409, 413, 415),
+        ...errorResponses(OPEN_ACCOUNT_REFUSALS),
       },
     }),
     async (c) => {
@@ -58,7 +65,6 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       request: { query: pageOnlyQuery },
       responses: {
         200: jsonResponse(customerPageSchema, "A page of accounts, newest first."),
-        ...errorResponses(400, 401, 403),
       },
     }),
     async (c) => {
@@ -77,7 +83,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       request: { params: slugParams },
       responses: {
         200: jsonResponse(customerSchema, "The account."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -99,7 +105,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(createdApiKeySchema, "The new key, with its secret."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 403, 404, 413, 415),
+        ...errorResponses(ISSUE_API_KEY_REFUSALS),
       },
     }),
     async (c) => {
@@ -117,7 +123,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       request: { params: slugParams, query: pageOnlyQuery },
       responses: {
         200: jsonResponse(apiKeyPageSchema, "Keys without their secrets, newest first."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -143,7 +149,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       request: { params: apiKeyParams },
       responses: {
         200: jsonResponse(apiKeySchema, "The key."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -162,7 +168,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       request: { params: apiKeyParams },
       responses: {
         200: jsonResponse(apiKeySchema, "The revoked key."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(REVOKE_KEY_REFUSALS),
       },
     }),
     async (c) => {

@@ -28,7 +28,6 @@ export const eventRoutes = createRouter<CustomerEnv>()
       request: { params: slugParams, query: listEventsQuery },
       responses: {
         200: jsonResponse(eventPageSchema, "A page of events."),
-        ...errorResponses(400, 401, 404, 429),
       },
     }),
     async (c) => {
@@ -48,7 +47,7 @@ export const eventRoutes = createRouter<CustomerEnv>()
       request: { params: slugParams.extend({ event_id: prefixedIdParam("evt", "event_id") }) },
       responses: {
         200: jsonResponse(eventSchema, "The event."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {

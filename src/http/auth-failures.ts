@@ -58,7 +58,10 @@ export function refuseSpentAddress<E extends AppEnv>(c: Context<E>): void {
  * Counts a failed authentication against the request's address: the answer is `refusal` (401, or another for a
  * credential that could not be judged), or 429 once the budget is spent.
  */
-export async function authenticationFailure<E extends AppEnv>(c: Context<E>, refusal = unauthorized()): Promise<Problem> {
+export async function authenticationFailure<E extends AppEnv>(
+  c: Context<E>,
+  refusal: Problem = unauthorized(),
+): Promise<Problem> {
   const bucket = bucketOf(c);
   const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: bucket });
   if (success) return refusal;

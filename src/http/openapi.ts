@@ -4,13 +4,13 @@ import { isDeepStrictEqual } from "node:util";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Env } from "hono";
 import { BOOKMARK_PATTERN } from "../db/session.ts";
-import { PROBLEM_CODES, PROBLEMS, type ProblemStatus } from "../lib/problem.ts";
+import { PROBLEM_CODES, PROBLEMS, type ProblemCode, type ProblemStatus } from "../lib/problem.ts";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from "./idempotency.ts";
 import { PROBLEM_CONTENT_TYPE } from "./problem.ts";
 import { CLIENT_REQUEST_ID } from "./request-context.ts";
 import { EVERY_ANSWER_HEADERS, NO_STORE_PATTERN } from "./security-headers.ts";
 
-const problemSchema = z
+export const problemSchema = z
   .object({
     type: z.string().openapi({
       example: "https://api.example.com/problems/validation_error",
@@ -34,10 +34,18 @@ const problemSchema = z
   })
   .openapi("Problem");
 
-const STATUS_DESCRIPTIONS: Record<number, string> = {};
-for (const [code, { status }] of Object.entries(PROBLEMS)) {
-  STATUS_DESCRIPTIONS[status] = [STATUS_DESCRIPTIONS[status], code].filter(Boolean).join(", ");
+/** The codes, each once, grouped by their status, in PROBLEMS' order. */
+function byStatus(codes: Iterable<ProblemCode>): Map<ProblemStatus, ProblemCode[]> {
+  const wanted = new Set(codes);
+  const grouped = new Map<ProblemStatus, ProblemCode[]>();
+  for (const code of PROBLEM_CODES) {
+    if (wanted.has(code)) grouped.set(PROBLEMS[code].status, [...(grouped.get(PROBLEMS[code].status) ?? []), code]);
+  }
+  return grouped;
 }
+
+/** A problem answer's codes, machine-readable (its description says them in words). */
+export const PROBLEM_CODES_EXTENSION = "x-problem-codes";
 
 /** A response header as the description declares it: `required` when every such answer carries it. */
 export interface HeaderDescription {
@@ -71,23 +79,23 @@ const PROBLEM_HEADERS: Partial<Record<ProblemStatus, Record<string, HeaderDescri
   },
 };
 
-function problemDescription<S>(status: ProblemStatus, schema: S) {
+function problemDescription<S>(status: ProblemStatus, codes: readonly ProblemCode[], schema: S) {
   const headers = PROBLEM_HEADERS[status];
   return {
-    description: `Problem details; code: ${STATUS_DESCRIPTIONS[status]}.`,
+    description: `Problem details; code: ${codes.join(", ")}.`,
+    [PROBLEM_CODES_EXTENSION]: codes,
     ...(headers ? { headers } : {}),
     content: { [PROBLEM_CONTENT_TYPE]: { schema } },
   };
 }
 
 /**
- * The error responses of a route, and 500 on every route. An authenticated route (one that answers 401) also answers
- * 429: failed authentication is limited per client address, whoever the route is for.
+ * The answers of a route's own refusals, one per status: its action's declared refusals, and any its handler answers
+ * itself. What the shared middleware answers is added to every operation by what it has (addSharedRefusals).
  */
-export function errorResponses(...statuses: ProblemStatus[]) {
-  const implied: ProblemStatus[] = statuses.includes(401) ? [429, 500] : [500];
+export function errorResponses(codes: readonly ProblemCode[]) {
   return Object.fromEntries(
-    [...new Set([...statuses, ...implied])].map((status) => [status, problemDescription(status, problemSchema)]),
+    [...byStatus(codes)].map(([status, listed]) => [status, problemDescription(status, listed, problemSchema)]),
   );
 }
 
@@ -161,13 +169,20 @@ type EditableDocument = {
 type Reference = { $ref: string };
 type Parameter = { name: string; in: string; description?: string; required?: boolean; schema?: object };
 /** A Response Object, or once shared (see shareProblemAnswers) a Reference Object to one. */
-type Response = { description?: string; content?: unknown; headers?: Record<string, unknown>; $ref?: string };
+type Response = {
+  description?: string;
+  content?: unknown;
+  headers?: Record<string, unknown>;
+  $ref?: string;
+  [PROBLEM_CODES_EXTENSION]?: readonly ProblemCode[];
+};
 type Operation = {
   operationId?: string;
   summary?: string;
   description?: string;
-  security?: unknown[];
+  security?: Record<string, unknown>[];
   parameters?: (Parameter | Reference)[];
+  requestBody?: { content?: Record<string, unknown> };
   responses?: Record<string, Response>;
 };
 
@@ -276,7 +291,7 @@ const IDEMPOTENCY_DESCRIPTION =
 
 /**
  * The Idempotency-Key header on every POST and PATCH (one middleware serves them all, so it belongs to no one route):
- * the optional request header, its 409 and 422 answers, and the Idempotent-Replayed header on stored answers.
+ * the optional request header, the Retry-After of its 409, and the Idempotent-Replayed header on stored answers.
  */
 function addIdempotencyKey(document: EditableDocument): void {
   const parameter = headerParameterComponent(document, "IdempotencyKey", {
@@ -294,14 +309,12 @@ function addIdempotencyKey(document: EditableDocument): void {
     required: false,
     schema: { type: "string", pattern: "^[0-9]+$" },
   });
-  const problemRef = { $ref: "#/components/schemas/Problem" };
   for (const [method, operation] of operationsOf(document)) {
     if (method !== "post" && method !== "patch") continue;
     operation.parameters = [...(operation.parameters ?? []), parameter];
     const responses = operation.responses ?? {};
-    const conflict = responses["409"] ?? problemDescription(409, problemRef);
-    responses["409"] = { ...conflict, headers: { ...conflict.headers, "Retry-After": retryInUse } };
-    responses["422"] = problemDescription(422, problemRef);
+    const conflict = responses["409"];
+    if (conflict) conflict.headers = { ...conflict.headers, "Retry-After": retryInUse };
     for (const [status, response] of Object.entries(responses)) {
       if (Number(status) >= 500 || status === "401" || status === "429") continue;
       response.headers = { ...response.headers, [REPLAYED_HEADER]: replayed };
@@ -383,11 +396,12 @@ function addHeadOperations(document: EditableDocument): void {
 type Place = [responses: Record<string, Response>, status: string];
 
 /**
- * Every problem answer (each 4xx and 5xx) declared once, in components/responses, and referenced where it is given:
+ * Problem answers (each 4xx and 5xx) declared once, in components/responses, and referenced where they are given:
  * inlined, their headers were most of the document. They differ by status and by what the name adds: `Public` (no
- * Cache-Control, no x-d1-bookmark), `Idempotent` (Idempotent-Replayed, and a 409's Retry-After), `Head` (no body). An
- * answer unlike the most common one of its name (a route's own description or header) stays inline. Added last, when
- * each answer has all its headers.
+ * Cache-Control, no x-d1-bookmark), `Idempotent` (Idempotent-Replayed, and a 409's Retry-After), `Head` (no body).
+ * The most common answer of a name has the name; one with another list of codes, given more than once, adds its codes
+ * to it (`Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use`). Any other answer
+ * (given once, or a route's own description or header) stays inline. Added last, when each answer has all its headers.
  */
 function shareProblemAnswers(document: EditableDocument): void {
   const byName = new Map<string, { response: Response; places: Place[] }[]>();
@@ -410,23 +424,59 @@ function shareProblemAnswers(document: EditableDocument): void {
     }
   }
   const shared: Record<string, Response> = {};
-  for (const [name, variants] of [...byName].sort(([a], [b]) => a.localeCompare(b))) {
-    const common = variants.reduce((most, variant) => (variant.places.length > most.places.length ? variant : most));
-    shared[name] = common.response;
-    for (const [responses, status] of common.places) responses[status] = { $ref: `#/components/responses/${name}` };
+  for (const [name, variants] of byName) {
+    // The most common first: it has the bare name; the first of each other list of codes its own.
+    const [common, ...others] = [...variants].sort((a, b) => b.places.length - a.places.length);
+    for (const variant of [common!, ...others]) {
+      const codes = variant.response[PROBLEM_CODES_EXTENSION] ?? [];
+      const named = variant === common ? name : [name, ...codes].join(".");
+      if (variant !== common && (variant.places.length < 2 || Object.hasOwn(shared, named))) continue;
+      shared[named] = variant.response;
+      for (const [responses, status] of variant.places) responses[status] = { $ref: `#/components/responses/${named}` };
+    }
   }
-  document.components = { ...document.components, responses: shared };
+  document.components = {
+    ...document.components,
+    responses: Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b))),
+  };
+}
+
+/** Adds codes to an operation's problem answers: a new answer for a new status, else the codes to the route's own. */
+function addRefusals(operation: Operation, codes: readonly ProblemCode[]): void {
+  const responses = operation.responses ?? {};
+  for (const [status, added] of byStatus(codes)) {
+    const own = responses[status];
+    const listed = own?.[PROBLEM_CODES_EXTENSION] ?? [];
+    if (own && added.every((code) => listed.includes(code))) continue;
+    const merged = [...byStatus([...listed, ...added]).values()].flat();
+    const answer = problemDescription(status, merged, { $ref: "#/components/schemas/Problem" });
+    responses[status] = own ? { ...own, description: answer.description, [PROBLEM_CODES_EXTENSION]: merged } : answer;
+  }
+  operation.responses = responses;
 }
 
 /**
- * 503 on every operation a staff member's Access token reaches: while Cloudflare Access's keys cannot be read and none
- * are held, no token can be verified (the guard answers it, so it belongs to no one route).
+ * The refusals of the shared middleware, added to every operation by what it has (its route lists only its own): any
+ * answers 500; a credential, 401, the 429 of failed ones, and a bad x-d1-bookmark or Idempotency-Key (400); the
+ * operator's guard, 403 (a staff member not enabled, a role the operation does not allow, a cross-site change), and
+ * with an Access token 503 while Access's keys cannot be read; an account's path, 404 for another account; a query
+ * or a body, 400; a body, 413 and 415, and a JSON one malformed_json; a POST's or PATCH's Idempotency-Key, 409 and 422.
  */
-function addAccessUnavailable(document: EditableDocument): void {
-  const problemRef = { $ref: "#/components/schemas/Problem" };
-  for (const [, operation] of operationsOf(document)) {
-    const byAccess = operation.security?.some((requirement) => Object.hasOwn(requirement as object, "accessJwt"));
-    if (byAccess) operation.responses = { ...operation.responses, 503: problemDescription(503, problemRef) };
+function addSharedRefusals(document: EditableDocument): void {
+  for (const [method, operation] of operationsOf(document)) {
+    const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+    const parameters = (operation.parameters ?? []).filter((parameter): parameter is Parameter => !("$ref" in parameter));
+    const body = Object.keys(operation.requestBody?.content ?? {});
+    const codes: ProblemCode[] = ["internal_error"];
+    if (schemes.length > 0) codes.push("validation_error", "unauthorized", "rate_limited");
+    if (schemes.includes("adminToken")) codes.push("forbidden");
+    if (schemes.includes("accessJwt")) codes.push("service_unavailable");
+    if (parameters.some((parameter) => parameter.in === "path" && parameter.name === "customer_slug")) codes.push("not_found");
+    if (body.length > 0 || parameters.some((parameter) => parameter.in === "query")) codes.push("validation_error");
+    if (body.length > 0) codes.push("payload_too_large", "unsupported_media_type");
+    if (body.includes("application/json")) codes.push("malformed_json");
+    if (method === "post" || method === "patch") codes.push("idempotency_key_in_use", "idempotency_key_reused");
+    addRefusals(operation, codes);
   }
 }
 
@@ -510,9 +560,9 @@ export function apiDocument<E extends Env>(app: OpenAPIHono<E>, origin?: string)
   // OpenAPI 3.1 fields the generator's configuration type (from 3.0) does not know.
   editable.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
   editable.components = { ...editable.components, securitySchemes };
-  // The idempotency answers (its 409 and 422) first, so the headers every answer carries are declared on them too.
+  // Every problem answer first, so the headers every answer carries are declared on them too.
+  addSharedRefusals(editable);
   addIdempotencyKey(editable);
-  addAccessUnavailable(editable);
   addRequestId(editable);
   addBookmarkHeader(editable);
   addSecurityHeaders(editable);

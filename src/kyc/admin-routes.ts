@@ -25,7 +25,7 @@ import {
   toVerification,
   verificationSchema,
 } from "./schemas.ts";
-import { reviewKyc } from "./use-cases.ts";
+import { REVIEW_KYC_REFUSALS, reviewKyc } from "./use-cases.ts";
 
 const kycParams = z.object({ kyc_id: prefixedIdParam("kyc", "kyc_id") });
 const profileParams = z.object({ profile_id: prefixedIdParam("kyp", "profile_id") });
@@ -49,7 +49,6 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       request: { query: reviewQueueQuery },
       responses: {
         200: jsonResponse(reviewQueuePageSchema, "A page of the queue, with the counts of every status."),
-        ...errorResponses(400, 401, 403),
       },
     }),
     async (c) => {
@@ -71,7 +70,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       request: { params: kycParams },
       responses: {
         200: jsonResponse(queuedVerificationSchema, "The verification, its documents, its account and its subject."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -97,7 +96,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
           content: DOWNLOAD_CONTENT,
         },
         304: { description: "Not modified (If-None-Match matched the ETag).", headers: DOWNLOAD_HEADERS },
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -119,7 +118,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       },
       responses: {
         200: jsonResponse(verificationSchema, "The verification after the move."),
-        ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+        ...errorResponses(REVIEW_KYC_REFUSALS),
       },
     }),
     async (c) => {
@@ -139,7 +138,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       request: { params: profileParams },
       responses: {
         200: jsonResponse(profileSchema, "The profile with its documents."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -162,7 +161,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       },
       responses: {
         200: jsonResponse(profileSchema, "The profile after the move."),
-        ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+        ...errorResponses(REVIEW_KYC_REFUSALS),
       },
     }),
     async (c) => {

@@ -42,14 +42,19 @@ import {
   uploadFormSchema,
 } from "./schemas.ts";
 import { MAX_DOCUMENTS } from "./store.ts";
-import { apiUploadReader } from "./upload.ts";
+import { apiUploadReader, UPLOAD_FILE_REFUSALS } from "./upload.ts";
 import {
+  AMEND_ADDRESS_REFUSALS,
   amendAddress,
   attachToProfile,
   createProfile,
+  DELETE_VERIFICATION_REFUSALS,
   deleteVerification,
   detachFromProfile,
+  PROFILE_NUMBERS_REFUSALS,
+  RESUBMIT_REFUSALS,
   resubmit,
+  UPLOAD_REFUSALS,
   uploadDocument,
 } from "./use-cases.ts";
 
@@ -75,7 +80,6 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: slugParams, body: jsonBody(createProfileBody) },
       responses: {
         201: { ...jsonResponse(profileSchema, "The profile."), headers: locationHeader },
-        ...errorResponses(400, 401, 404, 413, 415, 429),
       },
     }),
     async (c) => {
@@ -95,7 +99,6 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: slugParams, query: listProfilesQuery },
       responses: {
         200: jsonResponse(profilePageSchema, "A page of profiles."),
-        ...errorResponses(400, 401, 404, 429),
       },
     }),
     async (c) => {
@@ -118,7 +121,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams },
       responses: {
         200: jsonResponse(profileSchema, "The profile with its documents."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -140,7 +143,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams, body: jsonBody(updateProfileBody) },
       responses: {
         200: jsonResponse(profileSchema, "The amended profile."),
-        ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+        ...errorResponses(AMEND_ADDRESS_REFUSALS),
       },
     }),
     async (c) => {
@@ -165,7 +168,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams },
       responses: {
         200: jsonResponse(deletedVerificationSchema, "Deleted."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(DELETE_VERIFICATION_REFUSALS),
       },
     }),
     async (c) => {
@@ -191,7 +194,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       },
       responses: {
         201: { ...jsonResponse(documentSchema, "The stored document."), headers: locationHeader },
-        ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+        ...errorResponses([...UPLOAD_REFUSALS, ...UPLOAD_FILE_REFUSALS]),
       },
     }),
     async (c) => {
@@ -214,7 +217,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams },
       responses: {
         200: jsonResponse(profileSchema, "The re-opened profile."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(RESUBMIT_REFUSALS),
       },
     }),
     async (c) => {
@@ -235,7 +238,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams, query: evaluationPairQuery },
       responses: {
         200: jsonResponse(evaluationSchema, "The evaluation."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -270,7 +273,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams, body: jsonBody(profileNumbersBody) },
       responses: {
         200: jsonResponse(attachReportSchema, "What happened to each number."),
-        ...errorResponses(400, 401, 404, 413, 415, 429),
+        ...errorResponses(PROFILE_NUMBERS_REFUSALS),
       },
     }),
     async (c) => {
@@ -294,7 +297,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams, body: jsonBody(profileNumbersBody) },
       responses: {
         200: jsonResponse(detachReportSchema, "What happened to each number."),
-        ...errorResponses(400, 401, 404, 413, 415, 429),
+        ...errorResponses(PROFILE_NUMBERS_REFUSALS),
       },
     }),
     async (c) => {
@@ -314,7 +317,7 @@ export const profileRoutes = createRouter<CustomerEnv>()
       request: { params: profileParams.extend({ number_id: prefixedIdParam("num", "number_id") }) },
       responses: {
         200: jsonResponse(detachReportSchema, "What happened to the number."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(PROFILE_NUMBERS_REFUSALS),
       },
     }),
     async (c) => {

@@ -30,8 +30,21 @@ import {
   verificationSchema,
 } from "./schemas.ts";
 import { findVerificationWithDocuments, MAX_DOCUMENTS } from "./store.ts";
-import { apiUploadReader } from "./upload.ts";
-import { amendAddress, deleteDocument, deleteVerification, resubmit, submitAddress, uploadDocument } from "./use-cases.ts";
+import { apiUploadReader, UPLOAD_FILE_REFUSALS } from "./upload.ts";
+import {
+  AMEND_ADDRESS_REFUSALS,
+  amendAddress,
+  DELETE_DOCUMENT_REFUSALS,
+  DELETE_VERIFICATION_REFUSALS,
+  deleteDocument,
+  deleteVerification,
+  RESUBMIT_REFUSALS,
+  resubmit,
+  SUBMIT_ADDRESS_REFUSALS,
+  submitAddress,
+  UPLOAD_REFUSALS,
+  uploadDocument,
+} from "./use-cases.ts";
 
 const numberParams = z.object({
   number_id: prefixedIdParam("num", "number_id"),
@@ -58,7 +71,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
           ...jsonResponse(verificationSchema, "The verification, status pending, no documents."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+        ...errorResponses(SUBMIT_ADDRESS_REFUSALS),
       },
     }),
     async (c) => {
@@ -85,7 +98,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: numberParams, body: jsonBody(updateAddressBody) },
       responses: {
         200: jsonResponse(verificationSchema, "The updated verification."),
-        ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+        ...errorResponses(AMEND_ADDRESS_REFUSALS),
       },
     }),
     async (c) => {
@@ -111,7 +124,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: numberParams },
       responses: {
         200: jsonResponse(verificationSchema, "The verification with its documents."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -146,7 +159,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
           ...jsonResponse(documentSchema, "The stored document."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+        ...errorResponses([...UPLOAD_REFUSALS, ...UPLOAD_FILE_REFUSALS]),
       },
     }),
     async (c) => {
@@ -170,7 +183,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       responses: {
         200: { description: "The file.", headers: DOWNLOAD_HEADERS, content: DOWNLOAD_CONTENT },
         304: { description: "Not modified (If-None-Match matched the ETag).", headers: DOWNLOAD_HEADERS },
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -195,7 +208,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: documentParams },
       responses: {
         200: jsonResponse(deletedDocumentSchema, "Deleted."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(DELETE_DOCUMENT_REFUSALS),
       },
     }),
     async (c) => {
@@ -223,7 +236,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: numberParams },
       responses: {
         200: jsonResponse(deletedVerificationSchema, "Deleted."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(DELETE_VERIFICATION_REFUSALS),
       },
     }),
     async (c) => {
@@ -248,7 +261,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: numberParams },
       responses: {
         200: jsonResponse(verificationSchema, "The re-opened verification."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(RESUBMIT_REFUSALS),
       },
     }),
     async (c) => {
@@ -273,7 +286,7 @@ export const kycRoutes = createRouter<CustomerEnv>()
       request: { params: numberParams },
       responses: {
         200: jsonResponse(evaluationSchema, "The evaluation."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {

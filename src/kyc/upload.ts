@@ -6,7 +6,7 @@ import { fileTooLarge, MAX_FILE_BYTES } from "../http/request-body.ts";
 import { issuesToFieldErrors } from "../http/validation.ts";
 import { decodeUtf8 } from "../lib/content.ts";
 import type { FormPart } from "../lib/multipart.ts";
-import { done, type FieldError, Problem, type Result, refused, validationError } from "../lib/problem.ts";
+import { done, type FieldError, Problem, type Result, refusals, refused, validationError } from "../lib/problem.ts";
 import { todayUtc } from "../lib/time.ts";
 import type { CheckedFile } from "./documents.ts";
 import { checkFile } from "./file-checks.ts";
@@ -30,13 +30,30 @@ function absentInPortal(part: FormPart): boolean {
   return part.data.byteLength === 0 && (part.filename === undefined || part.filename === "");
 }
 
+/** The problems of reading an upload: a bad form, a file too large, not a file it takes, a scan under the minimum DPI. */
+export const UPLOAD_FILE_REFUSALS = refusals(
+  "validation_error",
+  "payload_too_large",
+  "unsupported_media_type",
+  "resolution_too_low",
+);
+type UploadFileCode = (typeof UPLOAD_FILE_REFUSALS)[number];
+
+function isUploadFileProblem(error: unknown): error is Problem<UploadFileCode> {
+  return error instanceof Problem && (UPLOAD_FILE_REFUSALS as readonly string[]).includes(error.code);
+}
+
 /** Reads and checks an upload's body: the file, or the problem of the first rule it breaks (all field errors at once). */
-export async function readUpload(request: Request, now: number, form: UploadForm = "api"): Promise<Result<CheckedFile>> {
+export async function readUpload(
+  request: Request,
+  now: number,
+  form: UploadForm = "api",
+): Promise<Result<CheckedFile, typeof UPLOAD_FILE_REFUSALS>> {
   try {
     return done(await checkedUpload(request, now, form));
   } catch (error) {
     // The multipart reader and the file checks throw their problem from deep in a walk; it ends here.
-    if (error instanceof Problem) return refused(error);
+    if (isUploadFileProblem(error)) return refused(error);
     throw error;
   }
 }
@@ -45,7 +62,7 @@ export async function readUpload(request: Request, now: number, form: UploadForm
  * The API's reader of an upload: an Idempotency-Key is claimed first (the claim reads the body for its fingerprint,
  * which is why the upload's target is checked before this runs), then the body is read.
  */
-export function apiUploadReader(request: Request, now: number): UploadReader {
+export function apiUploadReader(request: Request, now: number): UploadReader<typeof UPLOAD_FILE_REFUSALS> {
   return async () => {
     await claimBeforeReadingBody(request);
     return readUpload(request, now);

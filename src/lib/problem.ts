@@ -44,12 +44,12 @@ export interface FieldError {
 }
 
 /** A refusal: thrown by what cannot go on, returned by a use case (Result), rendered by a route or a page. */
-export class Problem extends Error {
-  readonly code: ProblemCode;
+export class Problem<C extends ProblemCode = ProblemCode> extends Error {
+  readonly code: C;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
 
-  constructor(code: ProblemCode, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+  constructor(code: C, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
     super(detail);
     this.name = "Problem";
     this.code = code;
@@ -62,17 +62,17 @@ export class Problem extends Error {
   }
 }
 
-export function notFound(what: string): Problem {
+export function notFound(what: string): Problem<"not_found"> {
   return new Problem("not_found", `${what} not found`);
 }
 
-export function unauthorized(): Problem {
+export function unauthorized(): Problem<"unauthorized"> {
   return new Problem("unauthorized", "A valid credential is required", {
     headers: { "WWW-Authenticate": 'Bearer realm="virtual-numbers"' },
   });
 }
 
-export function validationError(errors: FieldError[]): Problem {
+export function validationError(errors: FieldError[]): Problem<"validation_error"> {
   const [first] = errors;
   const name = first ? fieldName(first) : "request";
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
@@ -84,24 +84,37 @@ function fieldName(error: FieldError): string {
   return error.pointer === "" ? "body" : error.pointer.slice(1).replaceAll("/", ".");
 }
 
-/** What a use case ends in: its value, or the one problem it refuses with (for a route to answer, a page to show). */
-export type Result<T> = { ok: true; value: T } | { ok: false; problem: Problem };
+/**
+ * The codes an action can refuse with, declared beside it: its Result takes the list, so the compiler refuses a
+ * problem of another code, and its route's description lists exactly these (src/http/openapi.ts).
+ */
+export function refusals<const C extends readonly ProblemCode[]>(...codes: C): C {
+  return codes;
+}
+
+/**
+ * What a use case ends in: its value, or the one problem it refuses with (for a route to answer, a page to show), of
+ * a code among `Codes` (its declared refusals).
+ */
+export type Result<T, Codes extends readonly ProblemCode[] = readonly ProblemCode[]> =
+  | { ok: true; value: T }
+  | { ok: false; problem: Problem<Codes[number]> };
 
 export function done<T>(value: T): { ok: true; value: T } {
   return { ok: true, value };
 }
 
-export function refused(problem: Problem): { ok: false; problem: Problem } {
+export function refused<C extends ProblemCode>(problem: Problem<C>): { ok: false; problem: Problem<C> } {
   return { ok: false, problem };
 }
 
 /** A route's way with a result: the value, or the problem thrown, which the error handler answers as problem+json. */
-export function valueOrProblem<T>(result: Result<T>): T {
+export function valueOrProblem<T, Codes extends readonly ProblemCode[]>(result: Result<T, Codes>): T {
   if (!result.ok) throw result.problem;
   return result.value;
 }
 
 /** A refusal of one field, `message` read after its name ("quantity must be …"), with `detail` for the whole request. */
-export function fieldProblem(code: ProblemCode, detail: string, pointer: string, message: string): Problem {
+export function fieldProblem<C extends ProblemCode>(code: C, detail: string, pointer: string, message: string): Problem<C> {
   return new Problem(code, detail, { errors: [{ location: "body", pointer, message }] });
 }

@@ -8,7 +8,7 @@ import { valueOrProblem } from "../lib/problem.ts";
 import { orderIdParam, toOrder } from "../orders/schemas.ts";
 import { operatorOperation } from "../staff/roles.ts";
 import { allocationBody, allocationSchema, toAllocation, toNumber } from "./schemas.ts";
-import { allocateToOrder } from "./use-cases.ts";
+import { ALLOCATE_REFUSALS, allocateToOrder } from "./use-cases.ts";
 
 export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
   createRoute({
@@ -33,7 +33,7 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
         ...jsonResponse(allocationSchema, "The order and its new numbers."),
         headers: locationHeader,
       },
-      ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+      ...errorResponses(ALLOCATE_REFUSALS),
     },
   }),
   async (c) => {

@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";
 import type { CustomerEnv } from "../env.ts";
-import { API_KEY_SECURITY, errorResponses, jsonResponse } from "../http/openapi.ts";
+import { API_KEY_SECURITY, jsonResponse } from "../http/openapi.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
 import { listNumbersQuery, numberPageSchema, toNumber, toNumberListQuery } from "./schemas.ts";
@@ -24,7 +24,6 @@ export const numberRoutes = createRouter<CustomerEnv>().openapi(
     },
     responses: {
       200: jsonResponse(numberPageSchema, "A page of numbers."),
-      ...errorResponses(400, 401, 404, 429),
     },
   }),
   async (c) => {

@@ -2,7 +2,7 @@
 // allocation or one Problem.
 import type { OrderRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
-import { done, notFound, Problem, type Result, refused, validationError } from "../lib/problem.ts";
+import { done, notFound, Problem, type Result, refusals, refused, validationError } from "../lib/problem.ts";
 import { type Allocation, allocateNumbers, type NumberWithKyc } from "./store.ts";
 
 /** How many taken numbers a refusal names. */
@@ -14,6 +14,8 @@ function listed(phoneNumbers: string[]): string {
   return `${phoneNumbers.slice(0, TAKEN_SHOWN).join(", ")}${more}`;
 }
 
+export const ALLOCATE_REFUSALS = refusals("validation_error", "not_found", "conflict", "insufficient_stock");
+
 /**
  * Allocates numbers to the order, all or nothing, with the order's events: those listed, or the oldest of the stock
  * of the order's pair.
@@ -22,7 +24,7 @@ export async function allocateToOrder(
   work: Work,
   orderId: string,
   allocation: Allocation,
-): Promise<Result<{ order: OrderRow; numbers: NumberWithKyc[] }>> {
+): Promise<Result<{ order: OrderRow; numbers: NumberWithKyc[] }, typeof ALLOCATE_REFUSALS>> {
   const allocated = await allocateNumbers(work.db, work.outbox, work, orderId, allocation, work.now);
   if (allocated.ok) return done(allocated.value);
   const pointer = "fromStock" in allocation ? "/from_stock" : "/phone_numbers";

@@ -20,7 +20,7 @@ import {
   toQueuedOrder,
 } from "./schemas.ts";
 import { findOrderById } from "./store.ts";
-import { moveOrder } from "./use-cases.ts";
+import { MOVE_ORDER_REFUSALS, moveOrder } from "./use-cases.ts";
 
 const orderParams = z.object({ order_id: orderIdParam });
 
@@ -37,7 +37,6 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
       request: { query: orderQueueQuery },
       responses: {
         200: jsonResponse(orderQueuePageSchema, "A page of the queue, with the counts of every status."),
-        ...errorResponses(400, 401, 403),
       },
     }),
     async (c) => {
@@ -62,7 +61,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
       request: { params: orderParams },
       responses: {
         200: jsonResponse(orderSchema, "The order."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -81,7 +80,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
       request: { params: orderParams, body: jsonBody(orderStatusChangeBody) },
       responses: {
         200: jsonResponse(orderSchema, "The order after the move."),
-        ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+        ...errorResponses(MOVE_ORDER_REFUSALS),
       },
     }),
     async (c) => {

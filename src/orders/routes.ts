@@ -22,7 +22,14 @@ import {
   updateOrderBody,
 } from "./schemas.ts";
 import { findOrder } from "./store.ts";
-import { cancelOrder, changeOrder, placeOrder } from "./use-cases.ts";
+import {
+  CANCEL_ORDER_REFUSALS,
+  CHANGE_ORDER_REFUSALS,
+  cancelOrder,
+  changeOrder,
+  PLACE_ORDER_REFUSALS,
+  placeOrder,
+} from "./use-cases.ts";
 
 const slugParams = z.object({ customer_slug: customerSlugParam });
 const orderParams = z.object({
@@ -45,7 +52,6 @@ export const orderRoutes = createRouter<CustomerEnv>()
       request: { params: slugParams, query: listOrdersQuery },
       responses: {
         200: jsonResponse(orderPageSchema, "A page of orders."),
-        ...errorResponses(400, 401, 404, 429),
       },
     }),
     async (c) => {
@@ -74,7 +80,7 @@ export const orderRoutes = createRouter<CustomerEnv>()
       request: { params: orderParams },
       responses: {
         200: jsonResponse(orderSchema, "The order."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -97,7 +103,7 @@ export const orderRoutes = createRouter<CustomerEnv>()
           ...jsonResponse(orderSchema, "The created order, status pending."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 404, 413, 415, 429),
+        ...errorResponses(PLACE_ORDER_REFUSALS),
       },
     }),
     async (c) => {
@@ -119,7 +125,7 @@ export const orderRoutes = createRouter<CustomerEnv>()
       request: { params: orderParams, body: jsonBody(updateOrderBody) },
       responses: {
         200: jsonResponse(orderSchema, "The updated order."),
-        ...errorResponses(400, 401, 403, 404, 413, 415, 429),
+        ...errorResponses(CHANGE_ORDER_REFUSALS),
       },
     }),
     async (c) => {
@@ -142,7 +148,7 @@ export const orderRoutes = createRouter<CustomerEnv>()
       request: { params: orderParams },
       responses: {
         200: jsonResponse(orderSchema, "The order, cancelled."),
-        ...errorResponses(400, 401, 403, 404, 429),
+        ...errorResponses(CANCEL_ORDER_REFUSALS),
       },
     }),
     async (c) => {

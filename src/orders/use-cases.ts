@@ -7,12 +7,12 @@ import type { Refusal } from "../db/outcome.ts";
 import type { OrderRow, OrderStatus } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { evaluateProfile } from "../kyc/evaluations.ts";
-import { done, fieldProblem, notFound, Problem, type Result, refused } from "../lib/problem.ts";
+import { done, fieldProblem, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
 import { customerMayChange } from "./lifecycle.ts";
 import { createOrder, findOrder, type NewOrder, type OrderChanges, transitionOrderStatus, updatePendingOrder } from "./store.ts";
 
 /** The pair is not in the orderable catalog: said of the whole request, and of number_type (the choice to change). */
-function notOrderable({ countryCode, numberType }: Refusal<"not_orderable">): Problem {
+function notOrderable({ countryCode, numberType }: Refusal<"not_orderable">): Problem<"not_orderable"> {
   return fieldProblem(
     "not_orderable",
     `${numberType} numbers cannot be ordered in ${countryCode} right now; choose another number_type or country_code`,
@@ -33,15 +33,26 @@ const unknownProfile = fieldProblem(
  * Why the profile cannot serve an order of the pair: not the account's, or not compliant for it (one error per unmet
  * requirement, naming it); undefined when it can, or when the pair is not orderable (the store says so).
  */
-async function profileRefusal(work: Work, customerId: string, profileId: string, pair: Pair): Promise<Problem | undefined> {
+async function profileRefusal(
+  work: Work,
+  customerId: string,
+  profileId: string,
+  pair: Pair,
+): Promise<Problem<"validation_error" | "requirements_not_met"> | undefined> {
   const evaluation = await evaluateProfile(work.db, customerId, profileId, pair, work.now);
   if (evaluation === undefined) return unknownProfile;
   if (evaluation === null || evaluation.compliant) return undefined;
   return requirementsNotMet(evaluation, "/kyc_profile_id");
 }
 
+export const PLACE_ORDER_REFUSALS = refusals("validation_error", "not_orderable", "requirements_not_met");
+
 /** A new order of the account, with its order.created event; a profile it names must be compliant for its pair. */
-export async function placeOrder(work: Work, customerId: string, order: NewOrder): Promise<Result<OrderRow>> {
+export async function placeOrder(
+  work: Work,
+  customerId: string,
+  order: NewOrder,
+): Promise<Result<OrderRow, typeof PLACE_ORDER_REFUSALS>> {
   if (order.kycProfileId) {
     const refusal = await profileRefusal(work, customerId, order.kycProfileId, order);
     if (refusal) return refused(refusal);
@@ -51,13 +62,21 @@ export async function placeOrder(work: Work, customerId: string, order: NewOrder
   return refused(created.reason === "unknown_profile" ? unknownProfile : notOrderable(created));
 }
 
+export const CHANGE_ORDER_REFUSALS = refusals(
+  "validation_error",
+  "not_orderable",
+  "requirements_not_met",
+  "order_not_pending",
+  "not_found",
+);
+
 /** Changes a pending order of the account, with its order.updated event. */
 export async function changeOrder(
   work: Work,
   customerId: string,
   orderId: string,
   changes: OrderChanges,
-): Promise<Result<OrderRow>> {
+): Promise<Result<OrderRow, typeof CHANGE_ORDER_REFUSALS>> {
   // The profile the order will name, checked against the pair it will have (re-checked when only the pair changes).
   const pairChanges = changes.countryCode !== undefined || changes.numberType !== undefined;
   if (changes.kycProfileId || (pairChanges && changes.kycProfileId === undefined)) {
@@ -88,12 +107,18 @@ export async function changeOrder(
 }
 
 /** The account's order is no longer its to change or cancel: 403, as PUT and cancel both answer it. */
-function notPending(what: "changed" | "cancelled", state: string): Problem {
+function notPending(what: "changed" | "cancelled", state: string): Problem<"order_not_pending"> {
   return new Problem("order_not_pending", `Only pending orders can be ${what}; this order is ${state}`);
 }
 
+export const CANCEL_ORDER_REFUSALS = refusals("order_not_pending", "not_found");
+
 /** The account cancels its own order while it is pending, with its order.cancelled event. */
-export async function cancelOrder(work: Work, customerId: string, orderId: string): Promise<Result<OrderRow>> {
+export async function cancelOrder(
+  work: Work,
+  customerId: string,
+  orderId: string,
+): Promise<Result<OrderRow, typeof CANCEL_ORDER_REFUSALS>> {
   const moved = await transitionOrderStatus(
     work.db,
     work.outbox,
@@ -107,8 +132,14 @@ export async function cancelOrder(work: Work, customerId: string, orderId: strin
   return refused(notPending("cancelled", moved.state));
 }
 
+export const MOVE_ORDER_REFUSALS = refusals("not_found", "conflict");
+
 /** The operator moves an order to processing or cancelled. */
-export async function moveOrder(work: Work, orderId: string, status: OrderStatus): Promise<Result<OrderRow>> {
+export async function moveOrder(
+  work: Work,
+  orderId: string,
+  status: OrderStatus,
+): Promise<Result<OrderRow, typeof MOVE_ORDER_REFUSALS>> {
   const moved = await transitionOrderStatus(work.db, work.outbox, { mover: "operator", audit: work }, orderId, status, work.now);
   if (moved.ok) return done(moved.value);
   if (moved.reason === "not_found") return refused(notFound("Order"));

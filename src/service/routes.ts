@@ -27,7 +27,6 @@ export const serviceRoutes = createRouter<AppEnv>()
       summary: "Liveness check",
       responses: {
         200: jsonResponse(z.object({ status: z.literal("ok") }).openapi("Health"), "The service is up."),
-        ...errorResponses(),
       },
     }),
     (c) => c.json({ status: "ok" as const }, 200),
@@ -50,7 +49,7 @@ export const serviceRoutes = createRouter<AppEnv>()
       },
       responses: {
         200: jsonResponse(problemTypeSchema, "The problem type."),
-        ...errorResponses(404),
+        ...errorResponses(["not_found"]),
       },
     }),
     (c) => {

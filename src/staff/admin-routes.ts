@@ -10,7 +10,7 @@ import { notFound, valueOrProblem } from "../lib/problem.ts";
 import { operatorOperation } from "./roles.ts";
 import { putStaffBody, staffEmailParams, staffPageSchema, staffSchema, toStaff } from "./schemas.ts";
 import { findStaff, listStaff } from "./store.ts";
-import { setStaff } from "./use-cases.ts";
+import { SET_STAFF_REFUSALS, setStaff } from "./use-cases.ts";
 
 const staffPath = (email: string) => `/admin/staff/${encodeURIComponent(email)}`;
 
@@ -24,7 +24,6 @@ export const staffAdminRoutes = createRouter<OperatorEnv>()
       request: { query: pageOnlyQuery },
       responses: {
         200: jsonResponse(staffPageSchema, "A page of the staff, by e-mail."),
-        ...errorResponses(400, 401, 403),
       },
     }),
     async (c) => {
@@ -43,7 +42,7 @@ export const staffAdminRoutes = createRouter<OperatorEnv>()
       request: { params: staffEmailParams },
       responses: {
         200: jsonResponse(staffSchema, "The staff member."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -66,7 +65,7 @@ export const staffAdminRoutes = createRouter<OperatorEnv>()
       responses: {
         200: jsonResponse(staffSchema, "The changed staff member."),
         201: { ...jsonResponse(staffSchema, "The new staff member."), headers: locationHeader },
-        ...errorResponses(400, 401, 403, 409, 413, 415),
+        ...errorResponses(SET_STAFF_REFUSALS),
       },
     }),
     async (c) => {

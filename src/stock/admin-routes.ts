@@ -29,7 +29,7 @@ import {
   toStockNumber,
 } from "./schemas.ts";
 import { listStock, stockSummary } from "./store.ts";
-import { importNumbers, removeNumber } from "./use-cases.ts";
+import { IMPORT_NUMBERS_REFUSALS, importNumbers, REMOVE_NUMBER_REFUSALS, removeNumber } from "./use-cases.ts";
 
 const CSV = "text/csv";
 
@@ -57,7 +57,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
       },
       responses: {
         201: { ...jsonResponse(importReportSchema, "What the import did with each row."), headers: locationHeader },
-        ...errorResponses(400, 401, 403, 413, 415),
+        ...errorResponses(IMPORT_NUMBERS_REFUSALS),
       },
     }),
     async (c) => {
@@ -96,7 +96,6 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
       request: { query: listStockQuery },
       responses: {
         200: jsonResponse(stockPageSchema, "A page of stocked numbers, newest import first, then by number."),
-        ...errorResponses(400, 401, 403),
       },
     }),
     async (c) => {
@@ -114,7 +113,6 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
       summary: "Count the stock per country and type",
       responses: {
         200: jsonResponse(stockSummarySchema, "The numbers in stock per (country_code, number_type), and in all."),
-        ...errorResponses(400, 401, 403),
       },
     }),
     async (c) => {
@@ -138,7 +136,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
       request: { params: stockPhoneParams },
       responses: {
         200: jsonResponse(removedStockNumberSchema, "The number that left the stock."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(REMOVE_NUMBER_REFUSALS),
       },
     }),
     async (c) => {

@@ -2,7 +2,7 @@
 // take one out. Each ends in its value or one Problem.
 import type { StockNumberRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
-import { done, notFound, type Result, refused } from "../lib/problem.ts";
+import { done, notFound, type Result, refusals, refused } from "../lib/problem.ts";
 import { REPORTED_ITEMS, stockRowSchema } from "./schemas.ts";
 import { importStock, pairKey, removeFromStock, type StockRow } from "./store.ts";
 
@@ -18,13 +18,18 @@ export interface ImportReport {
   unlistedPairCount: number;
 }
 
+export const IMPORT_NUMBERS_REFUSALS = refusals();
+
 /**
  * Imports the rows, each checked first by the stock row's schema: a bad row is reported (its place and every reason),
  * a number repeated in the request counts once (the repeats are duplicates), and the rest are imported in one batch,
  * skipping numbers in stock already or allocated (duplicates too). The numbers imported for a pair the catalog lacks
  * are counted per pair: no order takes them until the pair is added, and a typo in a type shows at once.
  */
-export async function importNumbers(work: Work, rows: readonly unknown[]): Promise<Result<ImportReport>> {
+export async function importNumbers(
+  work: Work,
+  rows: readonly unknown[],
+): Promise<Result<ImportReport, typeof IMPORT_NUMBERS_REFUSALS>> {
   const valid: StockRow[] = [];
   const seen = new Set<string>();
   const repeated: string[] = [];
@@ -75,8 +80,13 @@ export async function importNumbers(work: Work, rows: readonly unknown[]): Promi
   });
 }
 
+export const REMOVE_NUMBER_REFUSALS = refusals("not_found");
+
 /** Takes a number out of the stock; one not in stock (or allocated: never both) is not found. */
-export async function removeNumber(work: Work, phoneNumber: string): Promise<Result<StockNumberRow>> {
+export async function removeNumber(
+  work: Work,
+  phoneNumber: string,
+): Promise<Result<StockNumberRow, typeof REMOVE_NUMBER_REFUSALS>> {
   const removed = await removeFromStock(work.db, work, phoneNumber, work.now);
   return removed.ok ? done(removed.value) : refused(notFound("Stock number"));
 }

@@ -39,7 +39,8 @@ export function pageErrorHandler(back: WayBack): ErrorHandler<AppEnv> {
       return errorPage(c, back, 403, "Refused", "This form was not sent from this site, so nothing was done.");
     }
     if (error instanceof Problem) {
-      const page = await errorPage(c, back, PROBLEMS[error.code].status, PROBLEMS[error.code].title, error.message);
+      const { status, title } = PROBLEMS[(error as Problem).code];
+      const page = await errorPage(c, back, status, title, error.message);
       // What the problem says besides its words (Retry-After of a 429 or a 503), as the API's answer says it.
       for (const [name, value] of Object.entries(error.headers)) page.headers.set(name, value);
       return page;

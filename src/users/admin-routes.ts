@@ -19,7 +19,7 @@ import {
   userSchema,
 } from "./schemas.ts";
 import { findUser } from "./store.ts";
-import { addUser, changeUser, issueLink } from "./use-cases.ts";
+import { addUser, changeUser, issueLink, USER_REFUSALS } from "./use-cases.ts";
 
 const userIdParams = z.object({ user_id: uuidParam("user_id") });
 
@@ -39,7 +39,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(invitedUserSchema, "The new user, with their invitation link."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+        ...errorResponses(USER_REFUSALS),
       },
     }),
     async (c) => {
@@ -60,7 +60,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       request: { params: userIdParams },
       responses: {
         201: jsonResponse(invitationSchema, "The new invitation link."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(USER_REFUSALS),
       },
     }),
     async (c) => {
@@ -77,7 +77,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       request: { params: userIdParams },
       responses: {
         200: jsonResponse(userSchema, "The user."),
-        ...errorResponses(400, 401, 403, 404),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -98,7 +98,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       request: { params: userIdParams, body: jsonBody(updateUserBody) },
       responses: {
         200: jsonResponse(userSchema, "The updated user."),
-        ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+        ...errorResponses(USER_REFUSALS),
       },
     }),
     async (c) => {

@@ -4,7 +4,7 @@
 // (updateTeammate) holds the rules against concurrent changes. Each ends in its value or one Problem.
 import type { UserRole, UserRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
-import { done, fieldProblem, notFound, Problem, type Result, refused } from "../lib/problem.ts";
+import { done, fieldProblem, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
 import { issueInvitation } from "./credentials.ts";
 import { createUser, findUser, type NewUser, type UserChanges, updateTeammate } from "./store.ts";
 
@@ -29,7 +29,11 @@ const SELF_DEACTIVATION = "You cannot deactivate or lock yourself: ask another o
 const CHANGED = "This user was changed meanwhile: look again and retry";
 const LINK_FOR_ADMIN = "Only an owner can issue a new link for an owner or an admin: whoever holds the link sets their password";
 
-function conflict(message: string): { ok: false; problem: Problem } {
+/** Every change of a user, and each new password link: the user is not found, or the rules refuse (409). */
+export const USER_REFUSALS = refusals("not_found", "conflict");
+type UserResult<T> = Result<T, typeof USER_REFUSALS>;
+
+function conflict(message: string): { ok: false; problem: Problem<"conflict"> } {
   return refused(new Problem("conflict", message));
 }
 
@@ -56,7 +60,7 @@ async function teammate(work: Work, actor: TeamActor, userId: string): Promise<U
 }
 
 /** Writes a change decided on `target` as read, only while it is still so, keeping the account's last active owner. */
-async function guardedChange(work: Work, target: UserRow, changes: UserChanges): Promise<Result<UserRow>> {
+async function guardedChange(work: Work, target: UserRow, changes: UserChanges): Promise<UserResult<UserRow>> {
   const losesOwner =
     target.role === "owner" &&
     target.status === "active" &&
@@ -68,7 +72,7 @@ async function guardedChange(work: Work, target: UserRow, changes: UserChanges):
 }
 
 /** A new user of the account with this slug, and their first password link. */
-export async function addUser(work: Work, customerSlug: string, user: NewUser): Promise<Result<InvitedUser>> {
+export async function addUser(work: Work, customerSlug: string, user: NewUser): Promise<UserResult<InvitedUser>> {
   const created = await createUser(work.db, work, customerSlug, user, work.now);
   if (!created.ok) {
     if (created.reason === "not_found") return refused(notFound("Customer"));
@@ -80,13 +84,13 @@ export async function addUser(work: Work, customerSlug: string, user: NewUser): 
 }
 
 /** A user's new password link (earlier links stop working): the operator's for anyone, or after the team's rules. */
-export async function issueLink(work: Work, userId: string): Promise<Result<InvitedUser>> {
+export async function issueLink(work: Work, userId: string): Promise<UserResult<InvitedUser>> {
   const invitation = await issueInvitation(work.db, work, userId, work.now);
   return invitation.ok ? done(invitation.value) : refused(notFound("User"));
 }
 
 /** The operator's change of any account's user: anyone may be changed, but an account keeps an active owner. */
-export async function changeUser(work: Work, userId: string, changes: UserChanges): Promise<Result<UserRow>> {
+export async function changeUser(work: Work, userId: string, changes: UserChanges): Promise<UserResult<UserRow>> {
   const target = await findUser(work.db, userId);
   return target ? guardedChange(work, target, changes) : refused(notFound("User"));
 }
@@ -96,7 +100,7 @@ export async function inviteTeammate(
   work: Work,
   actor: TeamActor & { customerSlug: string },
   user: Pick<NewUser, "email" | "name" | "role">,
-): Promise<Result<InvitedUser>> {
+): Promise<UserResult<InvitedUser>> {
   if (actor.role !== "owner" && user.role === "owner") return conflict(ADMIN_VS_OWNER);
   return addUser(work, actor.customerSlug, { ...user, status: "active" });
 }
@@ -107,7 +111,7 @@ export async function changeTeammate(
   actor: TeamActor,
   userId: string,
   changes: Pick<UserChanges, "role" | "status">,
-): Promise<Result<UserRow>> {
+): Promise<UserResult<UserRow>> {
   const target = await teammate(work, actor, userId);
   if (!target) return refused(notFound("User"));
   const problem = whyUntouchable(actor, target) ?? (actor.role !== "owner" && changes.role === "owner" ? ADMIN_VS_OWNER : null);
@@ -120,7 +124,7 @@ export async function changeTeammate(
  * A teammate's new password link (how a password is reset; earlier links stop working). Whoever holds the link sets
  * the password, so an admin issues one only for a member or for themselves.
  */
-export async function reinviteTeammate(work: Work, actor: TeamActor, userId: string): Promise<Result<InvitedUser>> {
+export async function reinviteTeammate(work: Work, actor: TeamActor, userId: string): Promise<UserResult<InvitedUser>> {
   const target = await teammate(work, actor, userId);
   if (!target) return refused(notFound("User"));
   if (whyUntouchable(actor, target)) return conflict(LINK_FOR_ADMIN);

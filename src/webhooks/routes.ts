@@ -31,7 +31,18 @@ import {
   webhookUrlHook,
 } from "./schemas.ts";
 import { findEndpoint, listDeliveries, listEndpoints, MAX_ENDPOINTS } from "./store.ts";
-import { addEndpoint, changeEndpoint, redeliver, removeEndpoint, rotateEndpointSecret, sendTest } from "./use-cases.ts";
+import {
+  ADD_ENDPOINT_REFUSALS,
+  addEndpoint,
+  CHANGE_ENDPOINT_REFUSALS,
+  changeEndpoint,
+  ENDPOINT_REFUSALS,
+  redeliver,
+  removeEndpoint,
+  rotateEndpointSecret,
+  SEND_REFUSALS,
+  sendTest,
+} from "./use-cases.ts";
 
 const slugParams = z.object({ customer_slug: customerSlugParam });
 const endpointParams = slugParams.extend({ endpoint_id: endpointIdParam });
@@ -59,7 +70,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
           ...jsonResponse(createdWebhookEndpointSchema, "The new endpoint, enabled, with its secret."),
           headers: locationHeader,
         },
-        ...errorResponses(400, 401, 404, 409, 413, 415, 429),
+        ...errorResponses(ADD_ENDPOINT_REFUSALS),
       },
     }),
     async (c) => {
@@ -82,7 +93,6 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       request: { params: slugParams, query: pageOnlyQuery },
       responses: {
         200: jsonResponse(webhookEndpointPageSchema, "A page of endpoints."),
-        ...errorResponses(400, 401, 404, 429),
       },
     }),
     async (c) => {
@@ -103,7 +113,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       request: { params: endpointParams },
       responses: {
         200: jsonResponse(webhookEndpointSchema, "The endpoint."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -123,7 +133,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       request: { params: endpointParams, body: jsonBody(updateWebhookEndpointBody) },
       responses: {
         200: jsonResponse(webhookEndpointSchema, "The updated endpoint."),
-        ...errorResponses(400, 401, 404, 413, 415, 429),
+        ...errorResponses(CHANGE_ENDPOINT_REFUSALS),
       },
     }),
     async (c) => {
@@ -146,7 +156,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       request: { params: endpointParams },
       responses: {
         200: jsonResponse(deletedWebhookEndpointSchema, "Deleted."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(ENDPOINT_REFUSALS),
       },
     }),
     async (c) => {
@@ -168,7 +178,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       request: { params: endpointParams },
       responses: {
         200: jsonResponse(rotatedSecretSchema, "The new secret."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(ENDPOINT_REFUSALS),
       },
     }),
     async (c) => {
@@ -191,7 +201,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       request: { params: endpointParams },
       responses: {
         202: jsonResponse(deliverySchema, "The test event's delivery, pending."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(SEND_REFUSALS),
       },
     }),
     async (c) => {
@@ -211,7 +221,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       request: { params: endpointParams, query: listDeliveriesQuery },
       responses: {
         200: jsonResponse(deliveryPageSchema, "A page of deliveries."),
-        ...errorResponses(400, 401, 404, 429),
+        ...errorResponses(["not_found"]),
       },
     }),
     async (c) => {
@@ -242,7 +252,7 @@ export const webhookEndpointRoutes = createRouter<CustomerEnv>()
       request: { params: deliveryParams },
       responses: {
         202: jsonResponse(deliverySchema, "The delivery, pending and due now."),
-        ...errorResponses(400, 401, 404, 409, 429),
+        ...errorResponses(SEND_REFUSALS),
       },
     }),
     async (c) => {
