@@ -5,13 +5,13 @@ import type { OperatorEnv } from "../env.ts";
 import { jsonResponse } from "../http/openapi.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
-import { operatorOperation } from "../staff/roles.ts";
+import { operatorRead } from "../staff/roles.ts";
 import { auditEventPageSchema, operatorAuditQuery, toAuditEvent, toAuditListQuery } from "./schemas.ts";
 import { listAuditEvents } from "./store.ts";
 
 export const auditAdminRoutes = createRouter<OperatorEnv>().openapi(
   createRoute({
-    ...operatorOperation("listAuditEvents"),
+    ...operatorRead("listAuditEvents"),
     method: "get",
     path: "/audit-events",
     summary: "List the audit log",

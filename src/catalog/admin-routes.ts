@@ -7,7 +7,7 @@ import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { valueOrProblem } from "../lib/problem.ts";
-import { operatorOperation } from "../staff/roles.ts";
+import { operatorOperation, operatorRead } from "../staff/roles.ts";
 import {
   catalogEntrySchema,
   catalogPageSchema,
@@ -21,19 +21,12 @@ import {
   toRequirements,
 } from "./schemas.ts";
 import { listCatalog } from "./store.ts";
-import {
-  CATALOG_PAIR_REFUSALS,
-  MAKE_ORDERABLE_REFUSALS,
-  makeOrderable,
-  removeRequirements,
-  setRequirements,
-  stopOrdering,
-} from "./use-cases.ts";
+import { addCatalogPairAction, removeCatalogPairAction, removeRequirementsAction, setRequirementsAction } from "./use-cases.ts";
 
 export const catalogAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation("listCatalog"),
+      ...operatorRead("listCatalog"),
       method: "get",
       path: "/catalog",
       summary: "List the orderable catalog",
@@ -51,7 +44,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("addCatalogPair"),
+      ...operatorOperation(addCatalogPairAction),
       method: "put",
       path: "/catalog/{country_code}/{number_type}",
       summary: "Make a pair orderable",
@@ -65,13 +58,13 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(catalogPairSchema, "The pair is now orderable."),
           headers: locationHeader,
         },
-        ...errorResponses(MAKE_ORDERABLE_REFUSALS),
+        ...errorResponses(addCatalogPairAction.refusals),
       },
     }),
     async (c) => {
       const { country_code, number_type } = c.req.valid("param");
       const { row, created } = valueOrProblem(
-        await makeOrderable(workOf(c), { countryCode: country_code, numberType: number_type }),
+        await addCatalogPairAction.run(workOf(c), { countryCode: country_code, numberType: number_type }),
       );
       if (!created) return c.json(toCatalogPair(row), 200);
       c.header("Location", `/admin/catalog/${country_code}/${number_type}`);
@@ -80,7 +73,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("removeCatalogPair"),
+      ...operatorOperation(removeCatalogPairAction),
       method: "delete",
       path: "/catalog/{country_code}/{number_type}",
       summary: "Make a pair not orderable",
@@ -88,18 +81,18 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       request: { params: catalogPairParams },
       responses: {
         200: jsonResponse(removedCatalogPairSchema, "Removed."),
-        ...errorResponses(CATALOG_PAIR_REFUSALS),
+        ...errorResponses(removeCatalogPairAction.refusals),
       },
     }),
     async (c) => {
       const { country_code, number_type } = c.req.valid("param");
-      valueOrProblem(await stopOrdering(workOf(c), { countryCode: country_code, numberType: number_type }));
+      valueOrProblem(await removeCatalogPairAction.run(workOf(c), { countryCode: country_code, numberType: number_type }));
       return c.json({ country_code, number_type, orderable: false as const }, 200);
     },
   )
   .openapi(
     createRoute({
-      ...operatorOperation("setCatalogRequirements"),
+      ...operatorOperation(setRequirementsAction),
       method: "put",
       path: "/catalog/{country_code}/{number_type}/requirements",
       summary: "Set a pair's requirements",
@@ -109,13 +102,13 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       request: { params: catalogPairParams, body: jsonBody(requirementsBody) },
       responses: {
         200: jsonResponse(catalogEntrySchema, "The pair with its requirements."),
-        ...errorResponses(CATALOG_PAIR_REFUSALS),
+        ...errorResponses(setRequirementsAction.refusals),
       },
     }),
     async (c) => {
       const { country_code, number_type } = c.req.valid("param");
       const row = valueOrProblem(
-        await setRequirements(
+        await setRequirementsAction.run(
           workOf(c),
           { countryCode: country_code, numberType: number_type },
           toRequirements(c.req.valid("json")),
@@ -126,7 +119,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("removeCatalogRequirements"),
+      ...operatorOperation(removeRequirementsAction),
       method: "delete",
       path: "/catalog/{country_code}/{number_type}/requirements",
       summary: "Remove a pair's requirements",
@@ -135,12 +128,14 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       request: { params: catalogPairParams },
       responses: {
         200: jsonResponse(catalogEntrySchema, "The pair, its requirements null."),
-        ...errorResponses(CATALOG_PAIR_REFUSALS),
+        ...errorResponses(removeRequirementsAction.refusals),
       },
     }),
     async (c) => {
       const { country_code, number_type } = c.req.valid("param");
-      const row = valueOrProblem(await removeRequirements(workOf(c), { countryCode: country_code, numberType: number_type }));
+      const row = valueOrProblem(
+        await removeRequirementsAction.run(workOf(c), { countryCode: country_code, numberType: number_type }),
+      );
       return c.json(toCatalogEntry(row), 200);
     },
   );

@@ -2,12 +2,13 @@
 import type { CatalogRow, Requirements } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, type Result, refusals, refused } from "../lib/problem.ts";
+import { ADMIN, COMPLIANCE, operatorAction } from "../staff/roles.ts";
 import { addCatalogPair, type CatalogPair, removeCatalogPair, writeRequirements } from "./store.ts";
 
-export const MAKE_ORDERABLE_REFUSALS = refusals();
+const MAKE_ORDERABLE_REFUSALS = refusals();
 
 /** Makes a pair orderable; idempotent: `created` tells whether it was new. */
-export async function makeOrderable(
+async function makeOrderable(
   work: Work,
   pair: CatalogPair,
 ): Promise<Result<{ row: CatalogRow; created: boolean }, typeof MAKE_ORDERABLE_REFUSALS>> {
@@ -15,10 +16,10 @@ export async function makeOrderable(
 }
 
 /** The pair is not orderable: each action on a catalog pair but adding it. */
-export const CATALOG_PAIR_REFUSALS = refusals("not_found");
+const CATALOG_PAIR_REFUSALS = refusals("not_found");
 
 /** Makes a pair not orderable: existing orders keep it, new ones and changes to it are refused. */
-export async function stopOrdering(work: Work, pair: CatalogPair): Promise<Result<CatalogRow, typeof CATALOG_PAIR_REFUSALS>> {
+async function stopOrdering(work: Work, pair: CatalogPair): Promise<Result<CatalogRow, typeof CATALOG_PAIR_REFUSALS>> {
   const removed = await removeCatalogPair(work.db, work, pair, work.now);
   return removed.ok ? done(removed.value) : refused(notFound("Catalog pair"));
 }
@@ -27,7 +28,7 @@ export async function stopOrdering(work: Work, pair: CatalogPair): Promise<Resul
  * States what a verification for a number of the pair must hold, replacing the whole set before it; the pair as it is
  * after. An unchanged set changes nothing (and records nothing). Refused with not_found when the pair is not orderable.
  */
-export async function setRequirements(
+async function setRequirements(
   work: Work,
   pair: CatalogPair,
   requirements: Requirements,
@@ -40,10 +41,35 @@ export async function setRequirements(
  * Numbers of the pair need no verification any more; removing none changes nothing. Refused with not_found when not
  * orderable.
  */
-export async function removeRequirements(
-  work: Work,
-  pair: CatalogPair,
-): Promise<Result<CatalogRow, typeof CATALOG_PAIR_REFUSALS>> {
+async function removeRequirements(work: Work, pair: CatalogPair): Promise<Result<CatalogRow, typeof CATALOG_PAIR_REFUSALS>> {
   const written = await writeRequirements(work.db, work, pair, null, work.now);
   return written.ok ? done(written.value) : refused(notFound("Catalog pair"));
 }
+
+export const addCatalogPairAction = operatorAction({
+  operationId: "addCatalogPair",
+  roles: ADMIN,
+  refusals: MAKE_ORDERABLE_REFUSALS,
+  run: makeOrderable,
+});
+
+export const removeCatalogPairAction = operatorAction({
+  operationId: "removeCatalogPair",
+  roles: ADMIN,
+  refusals: CATALOG_PAIR_REFUSALS,
+  run: stopOrdering,
+});
+
+export const setRequirementsAction = operatorAction({
+  operationId: "setCatalogRequirements",
+  roles: COMPLIANCE,
+  refusals: CATALOG_PAIR_REFUSALS,
+  run: setRequirements,
+});
+
+export const removeRequirementsAction = operatorAction({
+  operationId: "removeCatalogRequirements",
+  roles: COMPLIANCE,
+  refusals: CATALOG_PAIR_REFUSALS,
+  run: removeRequirements,
+});

@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import { createApiKeyBody, createCustomerBody, MAX_NAME_LENGTH, slugParams } from "../customers/schemas.ts";
 import { findApiKey, findCustomerBySlug, listApiKeys, listCustomers } from "../customers/store.ts";
-import { issueApiKey, openAccount, revokeKey } from "../customers/use-cases.ts";
+import { issueApiKeyAction, openAccountAction, revokeApiKeyAction } from "../customers/use-cases.ts";
 import { pageWindow } from "../db/paging.ts";
 import { type CustomerRow, USER_ROLES } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -23,7 +23,7 @@ import { renderPage } from "../ui/renderer.tsx";
 import { UserStatus } from "../ui/user-status.tsx";
 import { createUserBody, teamListQuery, toInvitation, toTeamListQuery } from "../users/schemas.ts";
 import { listTeam, TEAM_STATUSES } from "../users/store.ts";
-import { addUser } from "../users/use-cases.ts";
+import { addUserAction } from "../users/use-cases.ts";
 import { listWindow, noticeOf, type PostedForm, refusal, staffNote } from "./admin-common.tsx";
 
 type C = Context<ConsoleEnv>;
@@ -51,7 +51,7 @@ async function accountsPage(c: C, form: PostedForm = {}, status = 200) {
     <>
       <h1>Accounts</h1>
       {noticeOf(c, {}, form.said)}
-      {mayChange(c.var.operator, "createCustomer") ? (
+      {mayChange(c.var.operator, openAccountAction) ? (
         <form method="post" action={ACCOUNTS} class="card filters" aria-label="Open an account" novalidate>
           <CsrfField token={c.var.csrfToken} />
           <TextInput
@@ -125,9 +125,9 @@ async function accountPage(c: C, customer: CustomerRow, state: AccountState = {}
     listOrders(db, customer.id, toOrderListQuery(orderQuery), pageWindow(1, RECENT_ORDERS)),
   ]);
   const keyRows = keys.ok ? keys.value.rows : [];
-  const mayCreateKey = mayChange(c.var.operator, "createApiKey");
-  const mayRevoke = mayChange(c.var.operator, "revokeApiKey");
-  const mayInvite = mayChange(c.var.operator, "createUser");
+  const mayCreateKey = mayChange(c.var.operator, issueApiKeyAction);
+  const mayRevoke = mayChange(c.var.operator, revokeApiKeyAction);
+  const mayInvite = mayChange(c.var.operator, addUserAction);
   const base = `${ACCOUNTS}/${customer.slug}`;
   const keyForm = state.key ?? { values: {}, errors: {} };
   const userForm = state.user ?? { values: {}, errors: {} };
@@ -330,11 +330,11 @@ function noSuchAccount(c: C) {
 /** The accounts pages, mounted under /ops. */
 export const accountPages = createRouter<ConsoleEnv>()
   .get("/accounts", (c) => accountsPage(c))
-  .post("/accounts", changeGuard("createCustomer"), async (c) => {
+  .post("/accounts", changeGuard(openAccountAction), async (c) => {
     const values = (await readForm(c)).fields;
     const parsed = createCustomerBody.safeParse({ slug: (values.slug ?? "").trim(), name: values.name ?? "" });
     if (!parsed.success) return accountsPage(c, { values, errors: fieldMessages(parsed.error.issues) }, 400);
-    const opened = await openAccount(workOf(c), parsed.data);
+    const opened = await openAccountAction.run(workOf(c), parsed.data);
     if (!opened.ok) return accountsPage(c, { values, said: refusal(opened.problem) }, opened.problem.status);
     return c.redirect(`${ACCOUNTS}/${opened.value.slug}?done=opened`, 303);
   })
@@ -344,18 +344,18 @@ export const accountPages = createRouter<ConsoleEnv>()
     const shown = await takeAfterRedirect<AccountShown>(c, staffNote(c, ACCOUNT_SHOWN));
     return accountPage(c, customer, shown?.slug === customer.slug ? shown : {});
   })
-  .post("/accounts/:slug/keys", changeGuard("createApiKey"), async (c) => {
+  .post("/accounts/:slug/keys", changeGuard(issueApiKeyAction), async (c) => {
     const customer = await pathAccount(c);
     if (!customer) return noSuchAccount(c);
     const values = (await readForm(c)).fields;
     const parsed = createApiKeyBody.safeParse({ name: values.name ?? "" });
     if (!parsed.success) return accountPage(c, customer, { key: { values, errors: fieldMessages(parsed.error.issues) } }, 400);
-    const created = await issueApiKey(workOf(c), customer.slug, parsed.data.name);
+    const created = await issueApiKeyAction.run(workOf(c), customer.slug, parsed.data.name);
     if (!created.ok) return accountPage(c, customer, { said: refusal(created.problem) }, created.problem.status);
     const newKey = { name: created.value.row.name, key: created.value.key };
     return redirectToAccount(c, { slug: customer.slug, newKey });
   })
-  .get("/accounts/:slug/keys/:id/revoke", changeGuard("revokeApiKey"), async (c) => {
+  .get("/accounts/:slug/keys/:id/revoke", changeGuard(revokeApiKeyAction), async (c) => {
     const customer = await pathAccount(c);
     if (!customer) return noSuchAccount(c);
     const key = await findApiKey(c.var.db, c.req.param("id"));
@@ -377,14 +377,14 @@ export const accountPages = createRouter<ConsoleEnv>()
       </Confirmation>,
     );
   })
-  .post("/accounts/:slug/keys/:id/revoke", changeGuard("revokeApiKey"), async (c) => {
+  .post("/accounts/:slug/keys/:id/revoke", changeGuard(revokeApiKeyAction), async (c) => {
     const customer = await pathAccount(c);
     if (!customer) return noSuchAccount(c);
-    const revoked = await revokeKey(workOf(c), c.req.param("id"), customer.id);
+    const revoked = await revokeApiKeyAction.run(workOf(c), c.req.param("id"), customer.id);
     if (!revoked.ok) return accountPage(c, customer, { said: refusal(revoked.problem) }, revoked.problem.status);
     return c.redirect(`${ACCOUNTS}/${customer.slug}?done=revoked`, 303);
   })
-  .post("/accounts/:slug/users", changeGuard("createUser"), async (c) => {
+  .post("/accounts/:slug/users", changeGuard(addUserAction), async (c) => {
     const customer = await pathAccount(c);
     if (!customer) return noSuchAccount(c);
     const values = (await readForm(c)).fields;
@@ -394,7 +394,7 @@ export const accountPages = createRouter<ConsoleEnv>()
       role: values.role ?? "",
     });
     if (!parsed.success) return accountPage(c, customer, { user: { values, errors: fieldMessages(parsed.error.issues) } }, 400);
-    const added = await addUser(workOf(c), customer.slug, parsed.data);
+    const added = await addUserAction.run(workOf(c), customer.slug, parsed.data);
     if (!added.ok) {
       return accountPage(
         c,

@@ -2,7 +2,12 @@
 import type { Context } from "hono";
 import { catalogPairParams, newCatalogPairParams, requirementsBody, toRequirements } from "../catalog/schemas.ts";
 import { findCatalogPair, listCatalog } from "../catalog/store.ts";
-import { makeOrderable, removeRequirements, setRequirements, stopOrdering } from "../catalog/use-cases.ts";
+import {
+  addCatalogPairAction,
+  removeCatalogPairAction,
+  removeRequirementsAction,
+  setRequirementsAction,
+} from "../catalog/use-cases.ts";
 import type { CatalogRow, Requirements } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
@@ -60,8 +65,8 @@ async function catalogPage(c: C, form: PostedForm = {}, status = 200) {
   const window = listWindow(c);
   const { rows, total } = await listCatalog(c.var.db, window);
   const meta = pageMeta(window, total);
-  const mayAdd = mayChange(c.var.operator, "addCatalogPair");
-  const mayRemove = mayChange(c.var.operator, "removeCatalogPair");
+  const mayAdd = mayChange(c.var.operator, addCatalogPairAction);
+  const mayRemove = mayChange(c.var.operator, removeCatalogPairAction);
   const values = form.values ?? {};
   const errors = form.errors ?? {};
   return renderPage(
@@ -152,8 +157,8 @@ interface RequirementsForm {
 }
 
 async function requirementsPage(c: C, pair: CatalogRow, form: RequirementsForm = {}, status = 200) {
-  const maySet = mayChange(c.var.operator, "setCatalogRequirements");
-  const mayRemove = mayChange(c.var.operator, "removeCatalogRequirements");
+  const maySet = mayChange(c.var.operator, setRequirementsAction);
+  const mayRemove = mayChange(c.var.operator, removeRequirementsAction);
   const name = `${pair.countryCode} ${words(pair.numberType)}`;
   const requirements = pair.requirements ?? null;
   return renderPage(
@@ -200,18 +205,21 @@ async function requirementsPage(c: C, pair: CatalogRow, form: RequirementsForm =
 /** The catalog pages, mounted under /ops. */
 export const catalogPages = createRouter<ConsoleEnv>()
   .get("/catalog", (c) => catalogPage(c))
-  .post("/catalog/pairs", changeGuard("addCatalogPair"), async (c) => {
+  .post("/catalog/pairs", changeGuard(addCatalogPairAction), async (c) => {
     const values = withCountryCodesUppercased((await readForm(c)).fields, ["country_code"]);
     const parsed = newCatalogPairParams.safeParse({
       country_code: values.country_code ?? "",
       number_type: (values.number_type ?? "").trim(),
     });
     if (!parsed.success) return catalogPage(c, { values, errors: fieldMessages(parsed.error.issues) }, 400);
-    const made = await makeOrderable(workOf(c), { countryCode: parsed.data.country_code, numberType: parsed.data.number_type });
+    const made = await addCatalogPairAction.run(workOf(c), {
+      countryCode: parsed.data.country_code,
+      numberType: parsed.data.number_type,
+    });
     if (!made.ok) return catalogPage(c, { values, said: refusal(made.problem) }, made.problem.status);
     return c.redirect(`${CATALOG}?done=${made.value.created ? "added" : "already"}`, 303);
   })
-  .get("/catalog/:country_code/:number_type/remove", changeGuard("removeCatalogPair"), async (c) => {
+  .get("/catalog/:country_code/:number_type/remove", changeGuard(removeCatalogPairAction), async (c) => {
     const pair = await pathPair(c);
     if (!pair) return noSuchPair(c);
     const name = `${pair.countryCode} ${words(pair.numberType)}`;
@@ -229,10 +237,10 @@ export const catalogPages = createRouter<ConsoleEnv>()
       </Confirmation>,
     );
   })
-  .post("/catalog/:country_code/:number_type/remove", changeGuard("removeCatalogPair"), async (c) => {
+  .post("/catalog/:country_code/:number_type/remove", changeGuard(removeCatalogPairAction), async (c) => {
     const pair = await pathPair(c);
     if (!pair) return noSuchPair(c);
-    const stopped = await stopOrdering(workOf(c), pair);
+    const stopped = await removeCatalogPairAction.run(workOf(c), pair);
     if (!stopped.ok) return catalogPage(c, { said: refusal(stopped.problem) }, stopped.problem.status);
     return c.redirect(`${CATALOG}?done=removed`, 303);
   })
@@ -240,7 +248,7 @@ export const catalogPages = createRouter<ConsoleEnv>()
     const pair = await pathPair(c);
     return pair ? requirementsPage(c, pair) : noSuchPair(c);
   })
-  .post("/catalog/:country_code/:number_type/requirements", changeGuard("setCatalogRequirements"), async (c) => {
+  .post("/catalog/:country_code/:number_type/requirements", changeGuard(setRequirementsAction), async (c) => {
     const pair = await pathPair(c);
     if (!pair) return noSuchPair(c);
     const form = await readForm(c);
@@ -251,16 +259,16 @@ export const catalogPages = createRouter<ConsoleEnv>()
       const said = { kind: "error", text: "Nothing was saved; each problem is shown beside its field." } as const;
       return requirementsPage(c, pair, { values: posted.values, errors, said }, 400);
     }
-    const written = await setRequirements(workOf(c), pair, toRequirements(parsed.data));
+    const written = await setRequirementsAction.run(workOf(c), pair, toRequirements(parsed.data));
     if (!written.ok) {
       return requirementsPage(c, pair, { values: posted.values, said: refusal(written.problem) }, written.problem.status);
     }
     return c.redirect(`${pairPath(pair)}/requirements?done=requirements`, 303);
   })
-  .post("/catalog/:country_code/:number_type/requirements/remove", changeGuard("removeCatalogRequirements"), async (c) => {
+  .post("/catalog/:country_code/:number_type/requirements/remove", changeGuard(removeRequirementsAction), async (c) => {
     const pair = await pathPair(c);
     if (!pair) return noSuchPair(c);
-    const removed = await removeRequirements(workOf(c), pair);
+    const removed = await removeRequirementsAction.run(workOf(c), pair);
     if (!removed.ok) return requirementsPage(c, pair, { said: refusal(removed.problem) }, removed.problem.status);
     return c.redirect(`${pairPath(pair)}/requirements?done=unrequired`, 303);
   });

@@ -3,39 +3,52 @@
 // counts the triggers keep (src/orders/queue.ts, src/kyc/queue.ts), so the page costs the same at any size; and what
 // the person's role may change (src/staff/roles.ts). And the sign-out, which clears the Access cookie.
 import type { Child } from "hono/jsx";
+import {
+  addCatalogPairAction,
+  removeCatalogPairAction,
+  removeRequirementsAction,
+  setRequirementsAction,
+} from "../catalog/use-cases.ts";
+import { issueApiKeyAction, openAccountAction, revokeApiKeyAction } from "../customers/use-cases.ts";
 import { OPEN_ORDER_STATUSES } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { AWAITING_STATUSES, reviewQueueGlance } from "../kyc/queue.ts";
+import { downloadDocumentAction, reviewProfileAction, reviewVerificationAction } from "../kyc/use-cases.ts";
 import { words } from "../lib/words.ts";
+import { allocateAction } from "../numbers/use-cases.ts";
 import { orderQueueGlance } from "../orders/queue.ts";
-import { mayChange, type OperatorOperation } from "../staff/roles.ts";
+import { moveOrderAction } from "../orders/use-cases.ts";
+import { mayChange, type OperatorPermission } from "../staff/roles.ts";
+import { setStaffAction } from "../staff/use-cases.ts";
+import { importStockAction, removeStockNumberAction } from "../stock/use-cases.ts";
 import { plural, withQuery } from "../ui/format.ts";
 import { renderPage } from "../ui/renderer.tsx";
+import { addUserAction } from "../users/use-cases.ts";
 import { age } from "./queue-pages.tsx";
 import { roleName } from "./role-words.ts";
 import { afterSignOut, clearAccessCookie } from "./sign-in.tsx";
 
-/** Each change the console offers (the operation its form runs), as a person reads it after "You may". */
-const CHANGE_WORDS: Partial<Record<OperatorOperation, string>> = {
-  changeOrderStatus: "move orders to processing and cancel them",
-  allocateNumbers: "allocate numbers to orders, listed or from the stock",
-  importStock: "import numbers into the stock",
-  removeStockNumber: "remove numbers from the stock",
-  reviewKycVerification: "review numbers' verifications",
-  reviewKycProfile: "review verification profiles",
-  downloadAnyKycDocument: "open the documents of verifications",
-  setCatalogRequirements: "set what a pair's verifications must hold",
-  removeCatalogRequirements: "remove a pair's requirements",
-  createCustomer: "open customer accounts",
-  createApiKey: "create accounts' API keys",
-  revokeApiKey: "revoke accounts' API keys",
-  createUser: "invite accounts' users",
-  addCatalogPair: "add pairs to the catalog",
-  removeCatalogPair: "take pairs out of the catalog",
-  putStaff: "add staff members and change their roles",
-};
+/** Each change the console offers (the action its form runs), as a person reads it after "You may". */
+const CHANGE_WORDS: readonly (readonly [OperatorPermission, string])[] = [
+  [moveOrderAction, "move orders to processing and cancel them"],
+  [allocateAction, "allocate numbers to orders, listed or from the stock"],
+  [importStockAction, "import numbers into the stock"],
+  [removeStockNumberAction, "remove numbers from the stock"],
+  [reviewVerificationAction, "review numbers' verifications"],
+  [reviewProfileAction, "review verification profiles"],
+  [downloadDocumentAction, "open the documents of verifications"],
+  [setRequirementsAction, "set what a pair's verifications must hold"],
+  [removeRequirementsAction, "remove a pair's requirements"],
+  [openAccountAction, "open customer accounts"],
+  [issueApiKeyAction, "create accounts' API keys"],
+  [revokeApiKeyAction, "revoke accounts' API keys"],
+  [addUserAction, "invite accounts' users"],
+  [addCatalogPairAction, "add pairs to the catalog"],
+  [removeCatalogPairAction, "take pairs out of the catalog"],
+  [setStaffAction, "add staff members and change their roles"],
+];
 
 /** A queue's counts by status: "2 pending, 1 processing". */
 function countsInWords<S extends string>(statuses: readonly S[], counts: Record<S, number>): string {
@@ -78,7 +91,7 @@ export const consoleHome = createRouter<ConsoleEnv>()
     const { now } = workOf(c);
     const openOrders = OPEN_ORDER_STATUSES.reduce((sum, status) => sum + orders.statusCounts[status], 0);
     const awaiting = AWAITING_STATUSES.reduce((sum, status) => sum + reviews.statusCounts[status], 0);
-    const changes = (Object.keys(CHANGE_WORDS) as OperatorOperation[]).filter((change) => mayChange(operator, change));
+    const changes = CHANGE_WORDS.filter(([action]) => mayChange(operator, action));
     return renderPage(
       c,
       { title: "Operator console" },
@@ -132,8 +145,8 @@ export const consoleHome = createRouter<ConsoleEnv>()
           <p>You change nothing: your role, {roleName(operator.role)}, reads only.</p>
         ) : (
           <ul>
-            {changes.map((change) => (
-              <li>You may {CHANGE_WORDS[change]}.</li>
+            {changes.map(([, words]) => (
+              <li>You may {words}.</li>
             ))}
           </ul>
         )}

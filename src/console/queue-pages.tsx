@@ -18,14 +18,14 @@ import type { Problem } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
 import { allocationBody, toAllocation } from "../numbers/schemas.ts";
 import { findOrderDetails } from "../numbers/store.ts";
-import { allocateToOrder } from "../numbers/use-cases.ts";
-import { ALLOCATABLE, mayMove } from "../orders/lifecycle.ts";
+import { allocateAction } from "../numbers/use-cases.ts";
+import { mayMove, movesFrom } from "../orders/lifecycle.ts";
 import { listOrderQueue } from "../orders/queue.ts";
 import { orderIdParam, orderQueueQuery, toOrder, toOrderQueueQuery, toQueuedOrder } from "../orders/schemas.ts";
 import { findOrderById } from "../orders/store.ts";
-import { moveOrder } from "../orders/use-cases.ts";
+import { moveOrderAction } from "../orders/use-cases.ts";
 import { OrderFacts } from "../orders/views.tsx";
-import { changeGuard, mayChange } from "../staff/roles.ts";
+import { changeGuard, offered } from "../staff/roles.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
@@ -122,9 +122,6 @@ interface Refusal {
   errors?: Messages;
 }
 
-/** The moves the order's page offers, each when the life cycle allows it (mayMove). */
-const OPERATOR_MOVES = ["processing", "cancelled"] as const satisfies readonly OrderStatus[];
-
 /** The numbers an order still needs. */
 function remainingOf(row: OrderRow): number {
   return row.quantity - row.fulfilledQuantity;
@@ -137,11 +134,11 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
   const details = await findOrderDetails(c.var.db, row, window);
   // An order's numbers are never taken back or deleted: it has as many as it was given (fulfilled_quantity).
   const meta = pageMeta(window, row.fulfilledQuantity);
-  const mayAllocate = mayChange(c.var.operator, "allocateNumbers");
-  const mayMoveOrders = mayChange(c.var.operator, "changeOrderStatus");
+  const mayAllocate = offered(c.var.operator, allocateAction, row, c.var.now);
+  const mayMoveOrders = offered(c.var.operator, moveOrderAction, row, c.var.now);
   const remaining = remainingOf(row);
   // The moves the order's life cycle allows the operator from its status now.
-  const moves = OPERATOR_MOVES.filter((to) => mayMove(row.status, to, "operator"));
+  const moves = movesFrom(row.status, "operator");
   const notice = pageNotice(c, DONE, refusal && { kind: "error", text: refusal.text }, status);
   const href = `/ops/orders/${order.order_id}`;
   const token = c.var.csrfToken;
@@ -168,10 +165,10 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
           )
         }
       />
-      {(mayAllocate && ALLOCATABLE.includes(row.status)) || (mayMoveOrders && moves.length > 0) ? (
+      {mayAllocate || mayMoveOrders ? (
         <>
           <h2>Fulfil</h2>
-          {mayAllocate && ALLOCATABLE.includes(row.status) && remaining > 0 ? (
+          {mayAllocate && remaining > 0 ? (
             <>
               <form method="post" action={`${href}/numbers`} class="actions">
                 <CsrfField token={token} />
@@ -194,7 +191,7 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
               </form>
             </>
           ) : null}
-          {mayMoveOrders && moves.length > 0 ? (
+          {mayMoveOrders ? (
             <div class="actions">
               {moves.includes("processing") ? (
                 <form method="post" action={`${href}/status`} class="inline">
@@ -309,7 +306,7 @@ export const queuePages = createRouter<ConsoleEnv>()
     const row = await pathOrder(c);
     return row ? orderPage(c, row) : orderNotFound(c);
   })
-  .post("/orders/:order_id/numbers", changeGuard("allocateNumbers"), async (c) => {
+  .post("/orders/:order_id/numbers", changeGuard(allocateAction), async (c) => {
     const row = await pathOrder(c);
     if (!row) return orderNotFound(c);
     const form = (await readForm(c)).fields;
@@ -319,18 +316,18 @@ export const queuePages = createRouter<ConsoleEnv>()
       const text = "The numbers cannot be allocated; the problem is shown beside the field.";
       return orderPage(c, row, { text: errors.from_stock ? `Numbers ${errors.from_stock}` : text, values: form, errors }, 400);
     }
-    const allocated = await allocateToOrder(workOf(c), row.id, toAllocation(parsed.data));
+    const allocated = await allocateAction.run(workOf(c), row.id, toAllocation(parsed.data));
     if (!allocated.ok) return refusedPage(c, row, allocated.problem, form);
     return c.redirect(`/ops/orders/${row.id}?done=allocated`, 303);
   })
-  .post("/orders/:order_id/status", changeGuard("changeOrderStatus"), async (c) => {
+  .post("/orders/:order_id/status", changeGuard(moveOrderAction), async (c) => {
     const row = await pathOrder(c);
     if (!row) return orderNotFound(c);
-    const moved = await moveOrder(workOf(c), row.id, "processing");
+    const moved = await moveOrderAction.run(workOf(c), row.id, "processing");
     if (!moved.ok) return refusedPage(c, row, moved.problem);
     return c.redirect(`/ops/orders/${row.id}?done=moved`, 303);
   })
-  .get("/orders/:order_id/cancel", changeGuard("changeOrderStatus"), async (c) => {
+  .get("/orders/:order_id/cancel", changeGuard(moveOrderAction), async (c) => {
     const row = await pathOrder(c);
     if (!row) return orderNotFound(c);
     const order = toOrder(row);
@@ -355,10 +352,10 @@ export const queuePages = createRouter<ConsoleEnv>()
       </Confirmation>,
     );
   })
-  .post("/orders/:order_id/cancel", changeGuard("changeOrderStatus"), async (c) => {
+  .post("/orders/:order_id/cancel", changeGuard(moveOrderAction), async (c) => {
     const row = await pathOrder(c);
     if (!row) return orderNotFound(c);
-    const moved = await moveOrder(workOf(c), row.id, "cancelled");
+    const moved = await moveOrderAction.run(workOf(c), row.id, "cancelled");
     if (!moved.ok) return refusedPage(c, row, moved.problem);
     return c.redirect(`/ops/orders/${row.id}?done=cancelled`, 303);
   });

@@ -8,6 +8,7 @@ import type { ConsoleEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { findQueuedVerification, type QueuedVerification } from "../kyc/queue.ts";
 import type { SubjectKind } from "../kyc/store.ts";
+import { downloadDocumentAction } from "../kyc/use-cases.ts";
 import { EvaluationChecklist, ProfileEvaluation, ReasonList, reasonsOfDocument } from "../kyc/views.tsx";
 import { withPrefix } from "../lib/ids.ts";
 import { capitalised } from "../lib/words.ts";
@@ -163,7 +164,7 @@ export function DocumentPane({
     <>
       <DocumentChoices c={c} reviewed={reviewed} open={mayRead ? open : undefined} />
       {!mayRead ? (
-        <p class="muted">Documents' files are for {rolesThatMay("downloadAnyKycDocument")} to open.</p>
+        <p class="muted">Documents' files are for {rolesThatMay(downloadDocumentAction)} to open.</p>
       ) : open ? (
         <OpenDocument document={open} />
       ) : (

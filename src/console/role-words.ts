@@ -2,7 +2,7 @@
 // names roles by hand.
 import { STAFF_ROLES, type StaffRole } from "../db/schema.ts";
 import { capitalised } from "../lib/words.ts";
-import { mayChange, type OperatorOperation } from "../staff/roles.ts";
+import { mayChange, type OperatorPermission } from "../staff/roles.ts";
 
 const AND = new Intl.ListFormat("en", { type: "conjunction" });
 
@@ -10,7 +10,7 @@ const AND = new Intl.ListFormat("en", { type: "conjunction" });
 export const roleName = (role: StaffRole) => capitalised(role);
 
 /** The roles that may make `change`, in words: "the Compliance and Admin roles". */
-export function rolesThatMay(change: OperatorOperation): string {
+export function rolesThatMay(change: OperatorPermission): string {
   const roles = STAFF_ROLES.filter((role) => mayChange({ role }, change));
   return `the ${AND.format(roles.map(roleName))} role${roles.length === 1 ? "" : "s"}`;
 }

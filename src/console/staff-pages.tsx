@@ -9,7 +9,7 @@ import { capitalised } from "../lib/words.ts";
 import { changeGuard, mayChange } from "../staff/roles.ts";
 import { putStaffBody, staffEmailParams } from "../staff/schemas.ts";
 import { findStaff, listStaff } from "../staff/store.ts";
-import { setStaff } from "../staff/use-cases.ts";
+import { setStaffAction } from "../staff/use-cases.ts";
 import { Badge, CsrfField, Pager, Table } from "../ui/components.tsx";
 import { dateTime } from "../ui/format.ts";
 import { fieldMessages, readForm, Select, TextInput } from "../ui/forms.tsx";
@@ -25,7 +25,7 @@ async function staffPage(c: C, form: PostedForm = {}, status = 200) {
   const window = listWindow(c);
   const { rows, total } = await listStaff(c.var.db, window);
   const meta = pageMeta(window, total);
-  const admin = mayChange(c.var.operator, "putStaff");
+  const admin = mayChange(c.var.operator, setStaffAction);
   // "Change" on a row fills the form with that member.
   const editing = form.values ? undefined : c.req.query("email");
   const chosen = editing ? await findStaff(c.var.db, editing) : undefined;
@@ -104,7 +104,7 @@ async function staffPage(c: C, form: PostedForm = {}, status = 200) {
 /** The staff page, mounted under /ops. */
 export const staffPages = createRouter<ConsoleEnv>()
   .get("/staff", (c) => staffPage(c))
-  .post("/staff", changeGuard("putStaff"), async (c) => {
+  .post("/staff", changeGuard(setStaffAction), async (c) => {
     const values = (await readForm(c)).fields;
     const email = staffEmailParams.safeParse({ email: (values.email ?? "").trim() });
     const settings = putStaffBody.safeParse({ name: values.name ?? "", role: values.role ?? "", status: values.status ?? "" });
@@ -115,7 +115,7 @@ export const staffPages = createRouter<ConsoleEnv>()
       };
       return staffPage(c, { values, errors }, 400);
     }
-    const put = await setStaff(workOf(c), email.data.email, settings.data);
+    const put = await setStaffAction.run(workOf(c), email.data.email, settings.data);
     if (!put.ok) return staffPage(c, { values, said: refusal(put.problem) }, put.problem.status);
     return c.redirect(`${STAFF}?done=saved`, 303);
   });

@@ -18,7 +18,7 @@ import {
   toStockListQuery,
 } from "../stock/schemas.ts";
 import { listStock, stockSummary } from "../stock/store.ts";
-import { type ImportReport, importNumbers, removeNumber } from "../stock/use-cases.ts";
+import { type ImportReport, importStockAction, removeStockNumberAction } from "../stock/use-cases.ts";
 import { leaveAfterRedirect, takeAfterRedirect } from "../ui/after-redirect.ts";
 import { Confirmation, CsrfField, type NoticeText, Pager, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
@@ -184,8 +184,8 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
   const window = pageWindow(query.page, query.limit);
   const list = await listStock(c.var.db, toStockListQuery(query), window);
   const meta = pageMeta(window, list.total);
-  const changes = mayChange(c.var.operator, "importStock");
-  const mayRemove = mayChange(c.var.operator, "removeStockNumber");
+  const changes = mayChange(c.var.operator, importStockAction);
+  const mayRemove = mayChange(c.var.operator, removeStockNumberAction);
   const total = summary.reduce((sum, pair) => sum + pair.count, 0);
   return renderPage(
     c,
@@ -272,18 +272,18 @@ async function postedCsv(c: C): Promise<{ bytes: Uint8Array } | { error: string 
 /** The stock pages, mounted under /ops. */
 export const stockPages = createRouter<ConsoleEnv>()
   .get("/stock", async (c) => stockPage(c, { report: await takeAfterRedirect<ShownImport>(c, staffNote(c, IMPORT_REPORT)) }))
-  .post("/stock/import", changeGuard("importStock"), readsOwnMultipartBody, async (c) => {
+  .post("/stock/import", changeGuard(importStockAction), readsOwnMultipartBody, async (c) => {
     const csv = await postedCsv(c);
     if ("error" in csv) return stockPage(c, { fileError: csv.error }, 400);
     const rows = rowsOfCsv(csv.bytes);
     if (!rows.ok)
       return stockPage(c, { fileError: rows.problem.errors?.[0]?.message ?? rows.problem.message }, rows.problem.status);
-    const imported = await importNumbers(workOf(c), rows.value);
+    const imported = await importStockAction.run(workOf(c), rows.value);
     if (!imported.ok) return stockPage(c, { said: refusal(imported.problem) }, imported.problem.status);
     await leaveAfterRedirect(c, staffNote(c, IMPORT_REPORT), shownImport(imported.value), fewerItems);
     return c.redirect(`${STOCK}?done=imported`, 303);
   })
-  .get("/stock/remove", changeGuard("removeStockNumber"), (c) => {
+  .get("/stock/remove", changeGuard(removeStockNumberAction), (c) => {
     const parsed = stockPhoneParams.safeParse({ phone_number: c.req.query("phone_number") ?? "" });
     if (!parsed.success)
       return notFoundPage(c, { what: "Stock number", section: "stock", back: { href: STOCK, label: "Back to the stock" } });
@@ -302,7 +302,7 @@ export const stockPages = createRouter<ConsoleEnv>()
       </Confirmation>,
     );
   })
-  .post("/stock/remove", changeGuard("removeStockNumber"), async (c) => {
+  .post("/stock/remove", changeGuard(removeStockNumberAction), async (c) => {
     // The confirmation names the number in its address; a form may send it as a field.
     const phone = (await readForm(c)).fields.phone_number ?? c.req.query("phone_number") ?? "";
     const parsed = stockPhoneParams.safeParse({ phone_number: phone });
@@ -313,7 +313,7 @@ export const stockPages = createRouter<ConsoleEnv>()
         400,
       );
     }
-    const removed = await removeNumber(workOf(c), parsed.data.phone_number);
+    const removed = await removeStockNumberAction.run(workOf(c), parsed.data.phone_number);
     if (!removed.ok) return stockPage(c, { said: refusal(removed.problem) }, removed.problem.status);
     return c.redirect(`${STOCK}?done=removed`, 303);
   });

@@ -6,17 +6,16 @@ import type { ConsoleEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { staffDownload } from "../kyc/download.ts";
 import { type ReviewTarget, reviewMovesFrom } from "../kyc/review-store.ts";
 import { reviewBody, toRejection } from "../kyc/schemas.ts";
 import { addressAmendable, documentDeletable, type SubjectKind, uploadRefusal } from "../kyc/store.ts";
-import { reviewKyc } from "../kyc/use-cases.ts";
+import { downloadDocumentAction, reviewProfileAction, reviewVerificationAction } from "../kyc/use-cases.ts";
 import { DetailFacts, type FormState, StatusFacts } from "../kyc/views.tsx";
 import { contentDisposition } from "../lib/content-disposition.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { notFound, type Problem, type ProblemStatus } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
-import { changeGuard, mayChange, type OperatorOperation } from "../staff/roles.ts";
+import { changeGuard, mayChange } from "../staff/roles.ts";
 import { Badge, Confirmation, CsrfField, Notice, pageNotice } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { readForm, Select, TextInput } from "../ui/forms.tsx";
@@ -41,9 +40,9 @@ const DONE_KEY: Record<ReviewTarget, string> = { under_review: "started", approv
 /** The confirmation page of an approval without documents, and its POST. */
 const approveHref = (reviewed: Pick<Reviewed, "kind" | "kyc">) => `${hrefOf(reviewed.kind, reviewed.kyc.id)}/approve`;
 
-/** The API operation a review of this kind is, whose roles may make it. */
-function reviewChange(kind: SubjectKind): OperatorOperation {
-  return kind === "number" ? "reviewKycVerification" : "reviewKycProfile";
+/** The review action of this kind of verification. */
+function reviewAction(kind: SubjectKind) {
+  return kind === "number" ? reviewVerificationAction : reviewProfileAction;
 }
 
 /** What the page reviews, as its title says it. */
@@ -203,7 +202,7 @@ interface PageState {
 
 async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: PageState = {}, status: 200 | ProblemStatus = 200) {
   const { kyc, documents } = reviewed;
-  const mayReview = mayChange(c.var.operator, reviewChange(reviewed.kind));
+  const mayReview = mayChange(c.var.operator, reviewAction(reviewed.kind));
   const notice = pageNotice(c, DONE, state.notice, status);
   const evaluation = await evaluationPart(c, reviewed);
   const title = titleOf(reviewed);
@@ -256,7 +255,7 @@ async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: Pag
           <DocumentPane
             c={c}
             reviewed={reviewed}
-            mayRead={mayChange(c.var.operator, "downloadAnyKycDocument")}
+            mayRead={mayChange(c.var.operator, downloadDocumentAction)}
             asked={c.req.query("document")}
           />
         </section>
@@ -279,7 +278,7 @@ async function reviewPage(c: Context<ConsoleEnv>, reviewed: Reviewed, state: Pag
           />
         ) : (
           <p class="muted">
-            Reviews are for {rolesThatMay(reviewChange(reviewed.kind))}: yours, {roleName(c.var.operator.role)}, reads this
+            Reviews are for {rolesThatMay(reviewAction(reviewed.kind))}: yours, {roleName(c.var.operator.role)}, reads this
             verification only.
           </p>
         )}
@@ -407,7 +406,7 @@ async function review(c: Context<ConsoleEnv>, kind: SubjectKind, confirmed: bool
       if (!found) return reviewNotFound(c, kind);
       if (found.documents.length === 0) return c.redirect(approveHref(found), 303);
     }
-    const reviewed = await reviewKyc(workOf(c), kind, id.data, parsed.data.status, toRejection(parsed.data));
+    const reviewed = await reviewAction(kind).run(workOf(c), id.data, parsed.data.status, toRejection(parsed.data));
     if (reviewed.ok) return c.redirect(`${hrefOf(kind, id.data)}?done=${DONE_KEY[parsed.data.status]}`, 303);
     refusal = { state: problemState(fields, posted, reviewed.problem), status: reviewed.problem.status };
   } else {
@@ -436,17 +435,17 @@ function problemState(fields: Record<string, string>, posted: PostedReview, prob
 export const verificationReviewPages = createRouter<ConsoleEnv>()
   .get("/reviews/kyc/:kyc_id", (c) => showReview(c, "number"))
   .get("/reviews/profiles/:profile_id", (c) => showReview(c, "profile"))
-  .post("/reviews/kyc/:kyc_id/review", changeGuard("reviewKycVerification"), (c) => review(c, "number", false))
-  .post("/reviews/profiles/:profile_id/review", changeGuard("reviewKycProfile"), (c) => review(c, "profile", false))
-  .get("/reviews/kyc/:kyc_id/approve", changeGuard("reviewKycVerification"), (c) => askApproval(c, "number"))
-  .get("/reviews/profiles/:profile_id/approve", changeGuard("reviewKycProfile"), (c) => askApproval(c, "profile"))
-  .post("/reviews/kyc/:kyc_id/approve", changeGuard("reviewKycVerification"), (c) => review(c, "number", true))
-  .post("/reviews/profiles/:profile_id/approve", changeGuard("reviewKycProfile"), (c) => review(c, "profile", true))
-  .get("/documents/:document_id", changeGuard("downloadAnyKycDocument"), async (c) => {
+  .post("/reviews/kyc/:kyc_id/review", changeGuard(reviewVerificationAction), (c) => review(c, "number", false))
+  .post("/reviews/profiles/:profile_id/review", changeGuard(reviewProfileAction), (c) => review(c, "profile", false))
+  .get("/reviews/kyc/:kyc_id/approve", changeGuard(reviewVerificationAction), (c) => askApproval(c, "number"))
+  .get("/reviews/profiles/:profile_id/approve", changeGuard(reviewProfileAction), (c) => askApproval(c, "profile"))
+  .post("/reviews/kyc/:kyc_id/approve", changeGuard(reviewVerificationAction), (c) => review(c, "number", true))
+  .post("/reviews/profiles/:profile_id/approve", changeGuard(reviewProfileAction), (c) => review(c, "profile", true))
+  .get("/documents/:document_id", changeGuard(downloadDocumentAction), async (c) => {
     const id = documentIdParam.safeParse(c.req.param("document_id"));
     if (!id.success) throw notFound("Document");
     // A GET is recorded (kyc.document_viewed) before the bytes are read; a HEAD is not.
-    const download = await staffDownload(workOf(c), id.data, c.req.raw);
+    const download = await downloadDocumentAction.run(workOf(c), id.data, c.req.raw);
     if (!download) throw notFound("Document");
     const { row, answer } = download;
     // Shown in the browser rather than saved, never cached, never sniffed; an image can run nothing.

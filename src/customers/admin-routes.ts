@@ -8,7 +8,7 @@ import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
-import { operatorOperation } from "../staff/roles.ts";
+import { operatorOperation, operatorRead } from "../staff/roles.ts";
 import {
   apiKeyPageSchema,
   apiKeySchema,
@@ -23,21 +23,14 @@ import {
   toCustomer,
 } from "./schemas.ts";
 import { findApiKey, findCustomerBySlug, listApiKeys, listCustomers } from "./store.ts";
-import {
-  ISSUE_API_KEY_REFUSALS,
-  issueApiKey,
-  OPEN_ACCOUNT_REFUSALS,
-  openAccount,
-  REVOKE_KEY_REFUSALS,
-  revokeKey,
-} from "./use-cases.ts";
+import { issueApiKeyAction, openAccountAction, revokeApiKeyAction } from "./use-cases.ts";
 
 const apiKeyParams = z.object({ id: uuidParam("id") });
 
 export const customerAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation("createCustomer"),
+      ...operatorOperation(openAccountAction),
       method: "post",
       path: "/customers",
       summary: "Create a customer account",
@@ -47,18 +40,18 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(customerSchema, "The new account."),
           headers: locationHeader,
         },
-        ...errorResponses(OPEN_ACCOUNT_REFUSALS),
+        ...errorResponses(openAccountAction.refusals),
       },
     }),
     async (c) => {
-      const created = valueOrProblem(await openAccount(workOf(c), c.req.valid("json")));
+      const created = valueOrProblem(await openAccountAction.run(workOf(c), c.req.valid("json")));
       c.header("Location", `/admin/customers/${created.slug}`);
       return c.json(toCustomer(created), 201);
     },
   )
   .openapi(
     createRoute({
-      ...operatorOperation("listCustomers"),
+      ...operatorRead("listCustomers"),
       method: "get",
       path: "/customers",
       summary: "List customer accounts",
@@ -76,7 +69,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("getCustomer"),
+      ...operatorRead("getCustomer"),
       method: "get",
       path: "/customers/{slug}",
       summary: "Retrieve a customer account",
@@ -94,7 +87,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("createApiKey"),
+      ...operatorOperation(issueApiKeyAction),
       method: "post",
       path: "/customers/{slug}/api-keys",
       summary: "Create an API key",
@@ -105,18 +98,20 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(createdApiKeySchema, "The new key, with its secret."),
           headers: locationHeader,
         },
-        ...errorResponses(ISSUE_API_KEY_REFUSALS),
+        ...errorResponses(issueApiKeyAction.refusals),
       },
     }),
     async (c) => {
-      const { row, key } = valueOrProblem(await issueApiKey(workOf(c), c.req.valid("param").slug, c.req.valid("json").name));
+      const { row, key } = valueOrProblem(
+        await issueApiKeyAction.run(workOf(c), c.req.valid("param").slug, c.req.valid("json").name),
+      );
       c.header("Location", `/admin/api-keys/${row.id}`);
       return c.json(toCreatedApiKey(row, key), 201);
     },
   )
   .openapi(
     createRoute({
-      ...operatorOperation("listApiKeys"),
+      ...operatorRead("listApiKeys"),
       method: "get",
       path: "/customers/{slug}/api-keys",
       summary: "List an account's API keys",
@@ -142,7 +137,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("getApiKey"),
+      ...operatorRead("getApiKey"),
       method: "get",
       path: "/api-keys/{id}",
       summary: "Retrieve an API key (without its secret)",
@@ -160,7 +155,7 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("revokeApiKey"),
+      ...operatorOperation(revokeApiKeyAction),
       method: "delete",
       path: "/api-keys/{id}",
       summary: "Revoke an API key",
@@ -168,11 +163,11 @@ export const customerAdminRoutes = createRouter<OperatorEnv>()
       request: { params: apiKeyParams },
       responses: {
         200: jsonResponse(apiKeySchema, "The revoked key."),
-        ...errorResponses(REVOKE_KEY_REFUSALS),
+        ...errorResponses(revokeApiKeyAction.refusals),
       },
     }),
     async (c) => {
-      const revoked = valueOrProblem(await revokeKey(workOf(c), c.req.valid("param").id));
+      const revoked = valueOrProblem(await revokeApiKeyAction.run(workOf(c), c.req.valid("param").id));
       return c.json(toApiKey(revoked), 200);
     },
   );

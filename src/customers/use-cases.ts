@@ -3,11 +3,12 @@
 import type { ApiKeyRow, CustomerRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
+import { ADMIN, operatorAction } from "../staff/roles.ts";
 import { createApiKey, createCustomer, type NewCustomer, revokeApiKey } from "./store.ts";
 
-export const OPEN_ACCOUNT_REFUSALS = refusals("conflict");
+const OPEN_ACCOUNT_REFUSALS = refusals("conflict");
 
-export async function openAccount(work: Work, customer: NewCustomer): Promise<Result<CustomerRow, typeof OPEN_ACCOUNT_REFUSALS>> {
+async function openAccount(work: Work, customer: NewCustomer): Promise<Result<CustomerRow, typeof OPEN_ACCOUNT_REFUSALS>> {
   const created = await createCustomer(work.db, work, customer, work.now);
   return created.ok ? done(created.value) : refused(new Problem("conflict", "A customer with this slug already exists"));
 }
@@ -38,3 +39,24 @@ export async function revokeKey(
   const revoked = await revokeApiKey(work.db, work, keyId, work.now, ownerId);
   return revoked.ok ? done(revoked.value) : refused(notFound("API key"));
 }
+
+export const openAccountAction = operatorAction({
+  operationId: "createCustomer",
+  roles: ADMIN,
+  refusals: OPEN_ACCOUNT_REFUSALS,
+  run: openAccount,
+});
+
+export const issueApiKeyAction = operatorAction({
+  operationId: "createApiKey",
+  roles: ADMIN,
+  refusals: ISSUE_API_KEY_REFUSALS,
+  run: issueApiKey,
+});
+
+export const revokeApiKeyAction = operatorAction({
+  operationId: "revokeApiKey",
+  roles: ADMIN,
+  refusals: REVOKE_KEY_REFUSALS,
+  run: revokeKey,
+});

@@ -9,8 +9,8 @@ import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
-import { operatorOperation } from "../staff/roles.ts";
-import { DOWNLOAD_CONTENT, DOWNLOAD_HEADERS, staffDownload } from "./download.ts";
+import { operatorOperation, operatorRead } from "../staff/roles.ts";
+import { DOWNLOAD_CONTENT, DOWNLOAD_HEADERS } from "./download.ts";
 import { findQueuedVerification, listReviewQueue } from "./queue.ts";
 import {
   profileSchema,
@@ -25,7 +25,7 @@ import {
   toVerification,
   verificationSchema,
 } from "./schemas.ts";
-import { REVIEW_KYC_REFUSALS, reviewKyc } from "./use-cases.ts";
+import { downloadDocumentAction, reviewProfileAction, reviewVerificationAction } from "./use-cases.ts";
 
 const kycParams = z.object({ kyc_id: prefixedIdParam("kyc", "kyc_id") });
 const profileParams = z.object({ profile_id: prefixedIdParam("kyp", "profile_id") });
@@ -39,7 +39,7 @@ const REVIEW_DESCRIPTION =
 export const kycAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation("listReviewQueue"),
+      ...operatorRead("listReviewQueue"),
       method: "get",
       path: "/kyc",
       summary: "List every account's verifications: the review queue",
@@ -63,7 +63,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("getAnyKycVerification"),
+      ...operatorRead("getAnyKycVerification"),
       method: "get",
       path: "/kyc/{kyc_id}",
       summary: "Retrieve any account's verification",
@@ -81,7 +81,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("downloadAnyKycDocument"),
+      ...operatorOperation(downloadDocumentAction),
       method: "get",
       path: "/kyc/documents/{document_id}/download",
       summary: "Download any account's document",
@@ -100,14 +100,14 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       },
     }),
     async (c) => {
-      const download = await staffDownload(workOf(c), c.req.valid("param").document_id, c.req.raw);
+      const download = await downloadDocumentAction.run(workOf(c), c.req.valid("param").document_id, c.req.raw);
       if (!download) throw notFound("Document");
       return download.answer;
     },
   )
   .openapi(
     createRoute({
-      ...operatorOperation("reviewKycVerification"),
+      ...operatorOperation(reviewVerificationAction),
       method: "post",
       path: "/kyc/{kyc_id}/review",
       summary: "Review a verification",
@@ -118,20 +118,20 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       },
       responses: {
         200: jsonResponse(verificationSchema, "The verification after the move."),
-        ...errorResponses(REVIEW_KYC_REFUSALS),
+        ...errorResponses(reviewVerificationAction.refusals),
       },
     }),
     async (c) => {
       const body = c.req.valid("json");
       const reviewed = valueOrProblem(
-        await reviewKyc(workOf(c), "number", c.req.valid("param").kyc_id, body.status, toRejection(body)),
+        await reviewVerificationAction.run(workOf(c), c.req.valid("param").kyc_id, body.status, toRejection(body)),
       );
       return c.json(toVerification(reviewed.verification, reviewed.documents), 200);
     },
   )
   .openapi(
     createRoute({
-      ...operatorOperation("getAnyKycProfile"),
+      ...operatorRead("getAnyKycProfile"),
       method: "get",
       path: "/kyc-profiles/{profile_id}",
       summary: "Retrieve any account's profile",
@@ -150,7 +150,7 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("reviewKycProfile"),
+      ...operatorOperation(reviewProfileAction),
       method: "post",
       path: "/kyc-profiles/{profile_id}/review",
       summary: "Review a profile",
@@ -161,13 +161,13 @@ export const kycAdminRoutes = createRouter<OperatorEnv>()
       },
       responses: {
         200: jsonResponse(profileSchema, "The profile after the move."),
-        ...errorResponses(REVIEW_KYC_REFUSALS),
+        ...errorResponses(reviewProfileAction.refusals),
       },
     }),
     async (c) => {
       const body = c.req.valid("json");
       const reviewed = valueOrProblem(
-        await reviewKyc(workOf(c), "profile", c.req.valid("param").profile_id, body.status, toRejection(body)),
+        await reviewProfileAction.run(workOf(c), c.req.valid("param").profile_id, body.status, toRejection(body)),
       );
       return c.json(toProfile(reviewed.verification, reviewed.documents, reviewed.numberCount), 200);
     },

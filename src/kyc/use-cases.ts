@@ -17,11 +17,13 @@ import {
   refused,
   validationError,
 } from "../lib/problem.ts";
+import { COMPLIANCE, operatorAction } from "../staff/roles.ts";
 import { type CheckedFile, deleteObjectsOrLeaveToSweep, removeDocument, storeDocument } from "./documents.ts";
 import { findUploadTarget } from "./documents-store.ts";
+import { staffDownload } from "./download.ts";
 import { attachNumbers, detachNumbers, type NumberSelection, type NumbersReport } from "./profile-numbers.ts";
 import { insertProfile, profileOfAttachment } from "./profiles-store.ts";
-import { type Rejection, type ReviewTarget, reviewVerification } from "./review-store.ts";
+import { type Rejection, type ReviewTarget, reviewMovesFrom, reviewVerification } from "./review-store.ts";
 import {
   type AddressChanges,
   deleteVerificationRows,
@@ -253,7 +255,7 @@ export const REVIEW_KYC_REFUSALS = refusals("validation_error", "not_found", "ky
  * The operator's review of a number's verification or a profile: pending → under_review → approved or rejected (with
  * a reason, and structured reasons naming its documents and fields).
  */
-export async function reviewKyc(
+async function reviewKyc(
   work: Work,
   kind: SubjectKind,
   kycId: string,
@@ -310,3 +312,32 @@ export async function detachFromProfile(
   const detached = await detachNumbers(work.db, work.outbox, work, customerId, profileId, selection, work.now);
   return detached.ok ? done(detached.value) : refused(selectionRefused(detached.reason));
 }
+
+/** The review of a verification: offered while its status has a move (pending → under_review → a decision). */
+const reviewAvailable = (kyc: Pick<KycRow, "status">) => reviewMovesFrom(kyc.status).length > 0;
+
+export const reviewVerificationAction = operatorAction({
+  operationId: "reviewKycVerification",
+  roles: COMPLIANCE,
+  refusals: REVIEW_KYC_REFUSALS,
+  available: reviewAvailable,
+  run: (work: Work, kycId: string, status: ReviewTarget, rejection: Rejection | undefined) =>
+    reviewKyc(work, "number", kycId, status, rejection),
+});
+
+export const reviewProfileAction = operatorAction({
+  operationId: "reviewKycProfile",
+  roles: COMPLIANCE,
+  refusals: REVIEW_KYC_REFUSALS,
+  available: reviewAvailable,
+  run: (work: Work, profileId: string, status: ReviewTarget, rejection: Rejection | undefined) =>
+    reviewKyc(work, "profile", profileId, status, rejection),
+});
+
+/** Staff open any account's document (its bytes); a GET is audited (kyc.document_viewed). */
+export const downloadDocumentAction = operatorAction({
+  operationId: "downloadAnyKycDocument",
+  roles: COMPLIANCE,
+  refusals: refusals("not_found"),
+  run: staffDownload,
+});

@@ -8,11 +8,11 @@ import { valueOrProblem } from "../lib/problem.ts";
 import { orderIdParam, toOrder } from "../orders/schemas.ts";
 import { operatorOperation } from "../staff/roles.ts";
 import { allocationBody, allocationSchema, toAllocation, toNumber } from "./schemas.ts";
-import { ALLOCATE_REFUSALS, allocateToOrder } from "./use-cases.ts";
+import { allocateAction } from "./use-cases.ts";
 
 export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
   createRoute({
-    ...operatorOperation("allocateNumbers"),
+    ...operatorOperation(allocateAction),
     method: "post",
     path: "/orders/{order_id}/numbers",
     summary: "Allocate numbers to an order",
@@ -33,12 +33,12 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
         ...jsonResponse(allocationSchema, "The order and its new numbers."),
         headers: locationHeader,
       },
-      ...errorResponses(ALLOCATE_REFUSALS),
+      ...errorResponses(allocateAction.refusals),
     },
   }),
   async (c) => {
     const { order_id } = c.req.valid("param");
-    const allocated = valueOrProblem(await allocateToOrder(workOf(c), order_id, toAllocation(c.req.valid("json"))));
+    const allocated = valueOrProblem(await allocateAction.run(workOf(c), order_id, toAllocation(c.req.valid("json"))));
     c.header("Location", `/admin/orders/${order_id}`);
     return c.json({ order: toOrder(allocated.order), numbers: allocated.numbers.map(toNumber) }, 201);
   },

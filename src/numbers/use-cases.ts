@@ -3,6 +3,8 @@
 import type { OrderRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refusals, refused, validationError } from "../lib/problem.ts";
+import { ALLOCATABLE } from "../orders/lifecycle.ts";
+import { FULFILMENT, operatorAction } from "../staff/roles.ts";
 import { type Allocation, allocateNumbers, type NumberWithKyc } from "./store.ts";
 
 /** How many taken numbers a refusal names. */
@@ -14,13 +16,13 @@ function listed(phoneNumbers: string[]): string {
   return `${phoneNumbers.slice(0, TAKEN_SHOWN).join(", ")}${more}`;
 }
 
-export const ALLOCATE_REFUSALS = refusals("validation_error", "not_found", "conflict", "insufficient_stock");
+const ALLOCATE_REFUSALS = refusals("validation_error", "not_found", "conflict", "insufficient_stock");
 
 /**
  * Allocates numbers to the order, all or nothing, with the order's events: those listed, or the oldest of the stock
  * of the order's pair.
  */
-export async function allocateToOrder(
+async function allocateToOrder(
   work: Work,
   orderId: string,
   allocation: Allocation,
@@ -68,3 +70,12 @@ export async function allocateToOrder(
       );
   }
 }
+
+/** The operator's allocation of numbers to an order, offered while the order takes numbers. */
+export const allocateAction = operatorAction({
+  operationId: "allocateNumbers",
+  roles: FULFILMENT,
+  refusals: ALLOCATE_REFUSALS,
+  available: (order: Pick<OrderRow, "status">) => ALLOCATABLE.includes(order.status),
+  run: allocateToOrder,
+});

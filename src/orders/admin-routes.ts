@@ -7,7 +7,7 @@ import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
-import { operatorOperation } from "../staff/roles.ts";
+import { operatorOperation, operatorRead } from "../staff/roles.ts";
 import { listOrderQueue } from "./queue.ts";
 import {
   orderIdParam,
@@ -20,14 +20,14 @@ import {
   toQueuedOrder,
 } from "./schemas.ts";
 import { findOrderById } from "./store.ts";
-import { MOVE_ORDER_REFUSALS, moveOrder } from "./use-cases.ts";
+import { moveOrderAction } from "./use-cases.ts";
 
 const orderParams = z.object({ order_id: orderIdParam });
 
 export const orderAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation("listOrderQueue"),
+      ...operatorRead("listOrderQueue"),
       method: "get",
       path: "/orders",
       summary: "List every account's orders: the queue",
@@ -54,7 +54,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("getAnyOrder"),
+      ...operatorRead("getAnyOrder"),
       method: "get",
       path: "/orders/{order_id}",
       summary: "Retrieve any account's order",
@@ -72,7 +72,7 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("changeOrderStatus"),
+      ...operatorOperation(moveOrderAction),
       method: "post",
       path: "/orders/{order_id}/status",
       summary: "Move an order to processing or cancelled",
@@ -80,12 +80,12 @@ export const orderAdminRoutes = createRouter<OperatorEnv>()
       request: { params: orderParams, body: jsonBody(orderStatusChangeBody) },
       responses: {
         200: jsonResponse(orderSchema, "The order after the move."),
-        ...errorResponses(MOVE_ORDER_REFUSALS),
+        ...errorResponses(moveOrderAction.refusals),
       },
     }),
     async (c) => {
       const { status } = c.req.valid("json");
-      const moved = valueOrProblem(await moveOrder(workOf(c), c.req.valid("param").order_id, status));
+      const moved = valueOrProblem(await moveOrderAction.run(workOf(c), c.req.valid("param").order_id, status));
       return c.json(toOrder(moved), 200);
     },
   );

@@ -1,7 +1,7 @@
 // An order's life cycle, once: the statuses its account may change it in, the moves to each status (from which
 // statuses, by whom) and their events, and the statuses that take numbers. The stores' guards (SQL) and the pages'
 // "may I" both read it.
-import { type EventType, OPEN_ORDER_STATUSES, type OrderStatus } from "../db/schema.ts";
+import { type EventType, OPEN_ORDER_STATUSES, ORDER_STATUSES, type OrderStatus } from "../db/schema.ts";
 
 /** Who moves an order: its account (the API, the portal) or the operator (the admin API, the console). */
 export type OrderMover = "customer" | "operator";
@@ -34,6 +34,11 @@ export function orderMove(to: OrderStatus, mover: OrderMover): { from: readonly 
 /** Whether `mover` may move an order that is `status` to `to` now. */
 export function mayMove(status: OrderStatus, to: OrderStatus, mover: OrderMover): boolean {
   return orderMove(to, mover)?.from.includes(status) ?? false;
+}
+
+/** The statuses `mover` may move an order that is `status` to now, in the life cycle's order. */
+export function movesFrom(status: OrderStatus, mover: OrderMover): OrderStatus[] {
+  return ORDER_STATUSES.filter((to) => mayMove(status, to, mover));
 }
 
 /** Whether the account may still change its order (PUT) that is `status`. */

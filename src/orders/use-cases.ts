@@ -8,7 +8,8 @@ import type { OrderRow, OrderStatus } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { evaluateProfile } from "../kyc/evaluations.ts";
 import { done, fieldProblem, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
-import { customerMayChange } from "./lifecycle.ts";
+import { FULFILMENT, operatorAction } from "../staff/roles.ts";
+import { customerMayChange, movesFrom } from "./lifecycle.ts";
 import { createOrder, findOrder, type NewOrder, type OrderChanges, transitionOrderStatus, updatePendingOrder } from "./store.ts";
 
 /** The pair is not in the orderable catalog: said of the whole request, and of number_type (the choice to change). */
@@ -132,10 +133,10 @@ export async function cancelOrder(
   return refused(notPending("cancelled", moved.state));
 }
 
-export const MOVE_ORDER_REFUSALS = refusals("not_found", "conflict");
+const MOVE_ORDER_REFUSALS = refusals("not_found", "conflict");
 
 /** The operator moves an order to processing or cancelled. */
-export async function moveOrder(
+async function moveOrder(
   work: Work,
   orderId: string,
   status: OrderStatus,
@@ -145,3 +146,12 @@ export async function moveOrder(
   if (moved.reason === "not_found") return refused(notFound("Order"));
   return refused(new Problem("conflict", `An order cannot move from ${moved.state} to ${status}`));
 }
+
+/** The operator's move of an order (pending → processing, an open order → cancelled), offered while one is allowed. */
+export const moveOrderAction = operatorAction({
+  operationId: "changeOrderStatus",
+  roles: FULFILMENT,
+  refusals: MOVE_ORDER_REFUSALS,
+  available: (order: Pick<OrderRow, "status">) => movesFrom(order.status, "operator").length > 0,
+  run: moveOrder,
+});

@@ -7,17 +7,17 @@ import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
-import { operatorOperation } from "./roles.ts";
+import { operatorOperation, operatorRead } from "./roles.ts";
 import { putStaffBody, staffEmailParams, staffPageSchema, staffSchema, toStaff } from "./schemas.ts";
 import { findStaff, listStaff } from "./store.ts";
-import { SET_STAFF_REFUSALS, setStaff } from "./use-cases.ts";
+import { setStaffAction } from "./use-cases.ts";
 
 const staffPath = (email: string) => `/admin/staff/${encodeURIComponent(email)}`;
 
 export const staffAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation("listStaff"),
+      ...operatorRead("listStaff"),
       method: "get",
       path: "/staff",
       summary: "List the staff",
@@ -35,7 +35,7 @@ export const staffAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("getStaff"),
+      ...operatorRead("getStaff"),
       method: "get",
       path: "/staff/{email}",
       summary: "Retrieve a staff member",
@@ -53,7 +53,7 @@ export const staffAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("putStaff"),
+      ...operatorOperation(setStaffAction),
       method: "put",
       path: "/staff/{email}",
       summary: "Add or change a staff member",
@@ -65,12 +65,12 @@ export const staffAdminRoutes = createRouter<OperatorEnv>()
       responses: {
         200: jsonResponse(staffSchema, "The changed staff member."),
         201: { ...jsonResponse(staffSchema, "The new staff member."), headers: locationHeader },
-        ...errorResponses(SET_STAFF_REFUSALS),
+        ...errorResponses(setStaffAction.refusals),
       },
     }),
     async (c) => {
       const { email } = c.req.valid("param");
-      const { row, created } = valueOrProblem(await setStaff(workOf(c), email, c.req.valid("json")));
+      const { row, created } = valueOrProblem(await setStaffAction.run(workOf(c), email, c.req.valid("json")));
       if (!created) return c.json(toStaff(row), 200);
       c.header("Location", staffPath(row.email));
       return c.json(toStaff(row), 201);

@@ -1,57 +1,43 @@
-// Who may call each operator operation (OPERATOR.md's matrix): every role reads everything; changes are fulfilment's
-// (orders, allocation, stock), compliance's (reviews, documents' bytes, requirements) or admin's (accounts, keys,
-// users, catalog, staff), and the admin may do all. One table, by operationId: the API's routes take their x-roles and
-// role mark from it (operatorOperation), the console its forms and their guards (mayChange, changeGuard).
+// The staff's roles (OPERATOR.md's matrix): every role reads everything; changes are fulfilment's (orders, allocation,
+// stock), compliance's (reviews, documents' bytes, requirements) or admin's (accounts, keys, users, catalog, staff), and
+// the admin may do all. Each change is an OperatorAction in its feature's use-cases.ts, which names its roles; the API's
+// route takes its x-roles and role mark from it (operatorOperation), the console its forms and guards (mayChange,
+// changeGuard).
 import type { MiddlewareHandler } from "hono";
 import { STAFF_ROLES, type StaffRole } from "../db/schema.ts";
 import type { Operator } from "../env.ts";
 import { OPERATOR_SECURITY } from "../http/openapi.ts";
+import type { ProblemCode } from "../lib/problem.ts";
 import { roleMark } from "./guard.ts";
 
 const EVERY_ROLE: readonly StaffRole[] = STAFF_ROLES;
-const FULFILMENT: readonly StaffRole[] = ["fulfilment", "admin"];
-const COMPLIANCE: readonly StaffRole[] = ["compliance", "admin"];
-const ADMIN: readonly StaffRole[] = ["admin"];
+export const FULFILMENT: readonly StaffRole[] = ["fulfilment", "admin"];
+export const COMPLIANCE: readonly StaffRole[] = ["compliance", "admin"];
+export const ADMIN: readonly StaffRole[] = ["admin"];
 
-const OPERATION_ROLES = {
-  listCustomers: EVERY_ROLE,
-  getCustomer: EVERY_ROLE,
-  listApiKeys: EVERY_ROLE,
-  getApiKey: EVERY_ROLE,
-  listCatalog: EVERY_ROLE,
-  listOrderQueue: EVERY_ROLE,
-  getAnyOrder: EVERY_ROLE,
-  getUser: EVERY_ROLE,
-  listReviewQueue: EVERY_ROLE,
-  getAnyKycVerification: EVERY_ROLE,
-  getAnyKycProfile: EVERY_ROLE,
-  listStaff: EVERY_ROLE,
-  getStaff: EVERY_ROLE,
-  listStock: EVERY_ROLE,
-  getStockSummary: EVERY_ROLE,
-  listAuditEvents: EVERY_ROLE,
-  changeOrderStatus: FULFILMENT,
-  allocateNumbers: FULFILMENT,
-  importStock: FULFILMENT,
-  removeStockNumber: FULFILMENT,
-  reviewKycVerification: COMPLIANCE,
-  reviewKycProfile: COMPLIANCE,
-  downloadAnyKycDocument: COMPLIANCE,
-  setCatalogRequirements: COMPLIANCE,
-  removeCatalogRequirements: COMPLIANCE,
-  createCustomer: ADMIN,
-  createApiKey: ADMIN,
-  revokeApiKey: ADMIN,
-  createUser: ADMIN,
-  inviteUser: ADMIN,
-  updateUser: ADMIN,
-  addCatalogPair: ADMIN,
-  removeCatalogPair: ADMIN,
-  putStaff: ADMIN,
-} as const satisfies Record<string, readonly StaffRole[]>;
+/** Who may run an operator operation: its operationId in the API description, and the roles allowed. */
+export interface OperatorPermission {
+  readonly operationId: string;
+  readonly roles: readonly StaffRole[];
+}
 
-/** An operator operation, by its operationId: what an /admin route is and what a console form runs. */
-export type OperatorOperation = keyof typeof OPERATION_ROLES;
+/**
+ * A change the operator makes, declared once with its rules: the /admin operation that runs it (and the console's
+ * form), the roles that may, the problem codes it answers, when its target allows it (the console shows the form only
+ * then), and its run. Every front end calls `run`.
+ */
+export interface OperatorAction<Run extends (...args: never[]) => unknown, Target = never> extends OperatorPermission {
+  readonly refusals: readonly ProblemCode[];
+  readonly available?: (target: Target, now: number) => boolean;
+  readonly run: Run;
+}
+
+/** Declares an operator action (its types kept as written). */
+export function operatorAction<Run extends (...args: never[]) => unknown, Target = never>(
+  action: OperatorAction<Run, Target>,
+): OperatorAction<Run, Target> {
+  return action;
+}
 
 /**
  * What every operator operation declares: its operationId, tag and credentials, the roles that may call it (`x-roles`
@@ -59,23 +45,37 @@ export type OperatorOperation = keyof typeof OPERATION_ROLES;
  * before the rest of the audience (idempotency) runs, the input is validated or anything looked up; the operation's
  * own middleware, if any, runs after it.
  */
-export function operatorOperation(operationId: OperatorOperation, ...middleware: MiddlewareHandler[]) {
-  const roles = OPERATION_ROLES[operationId];
+export function operatorOperation(permission: OperatorPermission, ...middleware: MiddlewareHandler[]) {
   return {
     tags: ["Admin"],
     security: OPERATOR_SECURITY,
-    "x-roles": [...roles],
-    operationId,
-    middleware: [roleMark(roles), ...middleware],
+    "x-roles": [...permission.roles],
+    operationId: permission.operationId,
+    middleware: [roleMark(permission.roles), ...middleware],
   };
 }
 
-/** Whether the operator may run the operation: whether the console shows them its form. */
-export function mayChange(operator: Pick<Operator, "role">, operation: OperatorOperation): boolean {
-  return OPERATION_ROLES[operation].includes(operator.role);
+/** A read of the operator's API: every role may. */
+export function operatorRead(operationId: string, ...middleware: MiddlewareHandler[]) {
+  return operatorOperation({ operationId, roles: EVERY_ROLE }, ...middleware);
 }
 
-/** A console route that runs the operation: the guard refuses every other role (403) before the form is read. */
-export function changeGuard(operation: OperatorOperation) {
-  return roleMark(OPERATION_ROLES[operation]);
+/** Whether the operator may run the action: whether the console shows them its form. */
+export function mayChange(operator: Pick<Operator, "role">, action: OperatorPermission): boolean {
+  return action.roles.includes(operator.role);
+}
+
+/** Whether the console offers the action on this target now: the operator's role may, and the target allows it. */
+export function offered<Run extends (...args: never[]) => unknown, Target>(
+  operator: Pick<Operator, "role">,
+  action: OperatorAction<Run, Target>,
+  target: Target,
+  now: number,
+): boolean {
+  return mayChange(operator, action) && (action.available?.(target, now) ?? true);
+}
+
+/** A console route that runs the action: the guard refuses every other role (403) before the form is read. */
+export function changeGuard(action: OperatorPermission) {
+  return roleMark(action.roles);
 }

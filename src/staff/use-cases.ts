@@ -3,14 +3,15 @@
 import type { StaffRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, Problem, type Result, refusals, refused } from "../lib/problem.ts";
+import { ADMIN, operatorAction } from "./roles.ts";
 import { putStaff, type StaffSettings } from "./store.ts";
 
 const LAST_ADMIN = "The last enabled admin cannot be demoted or disabled: make someone else an admin first";
 
-export const SET_STAFF_REFUSALS = refusals("conflict");
+const SET_STAFF_REFUSALS = refusals("conflict");
 
 /** Creates or changes a staff member; `created` tells which. */
-export async function setStaff(
+async function setStaff(
   work: Work,
   email: string,
   settings: StaffSettings,
@@ -18,3 +19,10 @@ export async function setStaff(
   const put = await putStaff(work.db, work, email, settings, work.now);
   return put.ok ? done(put.value) : refused(new Problem("conflict", LAST_ADMIN));
 }
+
+export const setStaffAction = operatorAction({
+  operationId: "putStaff",
+  roles: ADMIN,
+  refusals: SET_STAFF_REFUSALS,
+  run: setStaff,
+});

@@ -12,7 +12,7 @@ import { describedOnly, validJsonBody } from "../http/validation.ts";
 import { mediaTypeOf } from "../lib/content.ts";
 import { Problem, valueOrProblem } from "../lib/problem.ts";
 import { toIso } from "../lib/time.ts";
-import { operatorOperation } from "../staff/roles.ts";
+import { operatorOperation, operatorRead } from "../staff/roles.ts";
 import {
   CSV_IMPORT_BYTES,
   importReportSchema,
@@ -29,7 +29,7 @@ import {
   toStockNumber,
 } from "./schemas.ts";
 import { listStock, stockSummary } from "./store.ts";
-import { IMPORT_NUMBERS_REFUSALS, importNumbers, REMOVE_NUMBER_REFUSALS, removeNumber } from "./use-cases.ts";
+import { importStockAction, removeStockNumberAction } from "./use-cases.ts";
 
 const CSV = "text/csv";
 
@@ -38,7 +38,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
       // Larger bodies than 64 KiB, read by this route itself: JSON up to 1 MiB, CSV up to 10 MiB.
-      ...operatorOperation("importStock", takesLargeBody({ "application/json": JSON_IMPORT_BYTES, [CSV]: CSV_IMPORT_BYTES })),
+      ...operatorOperation(importStockAction, takesLargeBody({ "application/json": JSON_IMPORT_BYTES, [CSV]: CSV_IMPORT_BYTES })),
       method: "post",
       path: "/stock",
       summary: "Import numbers into the stock",
@@ -57,7 +57,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
       },
       responses: {
         201: { ...jsonResponse(importReportSchema, "What the import did with each row."), headers: locationHeader },
-        ...errorResponses(IMPORT_NUMBERS_REFUSALS),
+        ...errorResponses(importStockAction.refusals),
       },
     }),
     async (c) => {
@@ -66,7 +66,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
       if (mediaType === CSV) rows = valueOrProblem(rowsOfCsv(await requestBody(c.req.raw)));
       else if (mediaType === "application/json") rows = (await validJsonBody(c, stockImportBody)).numbers;
       else throw new Problem("unsupported_media_type", "Content-Type must be application/json or text/csv");
-      const report = valueOrProblem(await importNumbers(workOf(c), rows));
+      const report = valueOrProblem(await importStockAction.run(workOf(c), rows));
       c.header("Location", `/admin/stock?import_id=${report.importId}`);
       return c.json(
         {
@@ -89,7 +89,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("listStock"),
+      ...operatorRead("listStock"),
       method: "get",
       path: "/stock",
       summary: "List the stock",
@@ -107,7 +107,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("getStockSummary"),
+      ...operatorRead("getStockSummary"),
       method: "get",
       path: "/stock/summary",
       summary: "Count the stock per country and type",
@@ -128,7 +128,7 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("removeStockNumber"),
+      ...operatorOperation(removeStockNumberAction),
       method: "delete",
       path: "/stock/{phone_number}",
       summary: "Take a number out of the stock",
@@ -136,12 +136,12 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
       request: { params: stockPhoneParams },
       responses: {
         200: jsonResponse(removedStockNumberSchema, "The number that left the stock."),
-        ...errorResponses(REMOVE_NUMBER_REFUSALS),
+        ...errorResponses(removeStockNumberAction.refusals),
       },
     }),
     async (c) => {
       const work = workOf(c);
-      const removed = valueOrProblem(await removeNumber(work, c.req.valid("param").phone_number));
+      const removed = valueOrProblem(await removeStockNumberAction.run(work, c.req.valid("param").phone_number));
       return c.json({ ...toStockNumber(removed), removed_at: toIso(work.now) }, 200);
     },
   );

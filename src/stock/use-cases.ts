@@ -3,6 +3,7 @@
 import type { StockNumberRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, type Result, refusals, refused } from "../lib/problem.ts";
+import { FULFILMENT, operatorAction } from "../staff/roles.ts";
 import { REPORTED_ITEMS, stockRowSchema } from "./schemas.ts";
 import { importStock, pairKey, removeFromStock, type StockRow } from "./store.ts";
 
@@ -18,7 +19,7 @@ export interface ImportReport {
   unlistedPairCount: number;
 }
 
-export const IMPORT_NUMBERS_REFUSALS = refusals();
+const IMPORT_NUMBERS_REFUSALS = refusals();
 
 /**
  * Imports the rows, each checked first by the stock row's schema: a bad row is reported (its place and every reason),
@@ -26,7 +27,7 @@ export const IMPORT_NUMBERS_REFUSALS = refusals();
  * skipping numbers in stock already or allocated (duplicates too). The numbers imported for a pair the catalog lacks
  * are counted per pair: no order takes them until the pair is added, and a typo in a type shows at once.
  */
-export async function importNumbers(
+async function importNumbers(
   work: Work,
   rows: readonly unknown[],
 ): Promise<Result<ImportReport, typeof IMPORT_NUMBERS_REFUSALS>> {
@@ -80,13 +81,24 @@ export async function importNumbers(
   });
 }
 
-export const REMOVE_NUMBER_REFUSALS = refusals("not_found");
+const REMOVE_NUMBER_REFUSALS = refusals("not_found");
 
 /** Takes a number out of the stock; one not in stock (or allocated: never both) is not found. */
-export async function removeNumber(
-  work: Work,
-  phoneNumber: string,
-): Promise<Result<StockNumberRow, typeof REMOVE_NUMBER_REFUSALS>> {
+async function removeNumber(work: Work, phoneNumber: string): Promise<Result<StockNumberRow, typeof REMOVE_NUMBER_REFUSALS>> {
   const removed = await removeFromStock(work.db, work, phoneNumber, work.now);
   return removed.ok ? done(removed.value) : refused(notFound("Stock number"));
 }
+
+export const importStockAction = operatorAction({
+  operationId: "importStock",
+  roles: FULFILMENT,
+  refusals: IMPORT_NUMBERS_REFUSALS,
+  run: importNumbers,
+});
+
+export const removeStockNumberAction = operatorAction({
+  operationId: "removeStockNumber",
+  roles: FULFILMENT,
+  refusals: REMOVE_NUMBER_REFUSALS,
+  run: removeNumber,
+});

@@ -8,7 +8,7 @@ import { publicOrigin } from "../http/public-origin.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { notFound, valueOrProblem } from "../lib/problem.ts";
-import { operatorOperation } from "../staff/roles.ts";
+import { operatorOperation, operatorRead } from "../staff/roles.ts";
 import {
   createUserBody,
   invitationSchema,
@@ -19,14 +19,14 @@ import {
   userSchema,
 } from "./schemas.ts";
 import { findUser } from "./store.ts";
-import { addUser, changeUser, issueLink, USER_REFUSALS } from "./use-cases.ts";
+import { addUserAction, inviteUserAction, updateUserAction } from "./use-cases.ts";
 
 const userIdParams = z.object({ user_id: uuidParam("user_id") });
 
 export const userAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
     createRoute({
-      ...operatorOperation("createUser"),
+      ...operatorOperation(addUserAction),
       method: "post",
       path: "/customers/{slug}/users",
       summary: "Create a user of an account",
@@ -39,18 +39,20 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
           ...jsonResponse(invitedUserSchema, "The new user, with their invitation link."),
           headers: locationHeader,
         },
-        ...errorResponses(USER_REFUSALS),
+        ...errorResponses(addUserAction.refusals),
       },
     }),
     async (c) => {
-      const { user, token, expiresAt } = valueOrProblem(await addUser(workOf(c), c.req.valid("param").slug, c.req.valid("json")));
+      const { user, token, expiresAt } = valueOrProblem(
+        await addUserAction.run(workOf(c), c.req.valid("param").slug, c.req.valid("json")),
+      );
       c.header("Location", `/admin/users/${user.id}`);
       return c.json({ ...toUser(user), ...toInvitation(publicOrigin(c), token, expiresAt) }, 201);
     },
   )
   .openapi(
     createRoute({
-      ...operatorOperation("inviteUser"),
+      ...operatorOperation(inviteUserAction),
       method: "post",
       path: "/users/{user_id}/invitation",
       summary: "Issue a new invitation link",
@@ -60,17 +62,17 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       request: { params: userIdParams },
       responses: {
         201: jsonResponse(invitationSchema, "The new invitation link."),
-        ...errorResponses(USER_REFUSALS),
+        ...errorResponses(inviteUserAction.refusals),
       },
     }),
     async (c) => {
-      const { token, expiresAt } = valueOrProblem(await issueLink(workOf(c), c.req.valid("param").user_id));
+      const { token, expiresAt } = valueOrProblem(await inviteUserAction.run(workOf(c), c.req.valid("param").user_id));
       return c.json(toInvitation(publicOrigin(c), token, expiresAt), 201);
     },
   )
   .openapi(
     createRoute({
-      ...operatorOperation("getUser"),
+      ...operatorRead("getUser"),
       method: "get",
       path: "/users/{user_id}",
       summary: "Retrieve a user",
@@ -88,7 +90,7 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
   )
   .openapi(
     createRoute({
-      ...operatorOperation("updateUser"),
+      ...operatorOperation(updateUserAction),
       method: "patch",
       path: "/users/{user_id}",
       summary: "Update a user",
@@ -98,11 +100,11 @@ export const userAdminRoutes = createRouter<OperatorEnv>()
       request: { params: userIdParams, body: jsonBody(updateUserBody) },
       responses: {
         200: jsonResponse(userSchema, "The updated user."),
-        ...errorResponses(USER_REFUSALS),
+        ...errorResponses(updateUserAction.refusals),
       },
     }),
     async (c) => {
-      const updated = valueOrProblem(await changeUser(workOf(c), c.req.valid("param").user_id, c.req.valid("json")));
+      const updated = valueOrProblem(await updateUserAction.run(workOf(c), c.req.valid("param").user_id, c.req.valid("json")));
       return c.json(toUser(updated), 200);
     },
   );

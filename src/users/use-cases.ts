@@ -5,6 +5,7 @@
 import type { UserRole, UserRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, fieldProblem, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
+import { ADMIN, operatorAction } from "../staff/roles.ts";
 import { issueInvitation } from "./credentials.ts";
 import { createUser, findUser, type NewUser, type UserChanges, updateTeammate } from "./store.ts";
 
@@ -30,7 +31,7 @@ const CHANGED = "This user was changed meanwhile: look again and retry";
 const LINK_FOR_ADMIN = "Only an owner can issue a new link for an owner or an admin: whoever holds the link sets their password";
 
 /** Every change of a user, and each new password link: the user is not found, or the rules refuse (409). */
-export const USER_REFUSALS = refusals("not_found", "conflict");
+const USER_REFUSALS = refusals("not_found", "conflict");
 type UserResult<T> = Result<T, typeof USER_REFUSALS>;
 
 function conflict(message: string): { ok: false; problem: Problem<"conflict"> } {
@@ -72,7 +73,7 @@ async function guardedChange(work: Work, target: UserRow, changes: UserChanges):
 }
 
 /** A new user of the account with this slug, and their first password link. */
-export async function addUser(work: Work, customerSlug: string, user: NewUser): Promise<UserResult<InvitedUser>> {
+async function addUser(work: Work, customerSlug: string, user: NewUser): Promise<UserResult<InvitedUser>> {
   const created = await createUser(work.db, work, customerSlug, user, work.now);
   if (!created.ok) {
     if (created.reason === "not_found") return refused(notFound("Customer"));
@@ -84,13 +85,13 @@ export async function addUser(work: Work, customerSlug: string, user: NewUser): 
 }
 
 /** A user's new password link (earlier links stop working): the operator's for anyone, or after the team's rules. */
-export async function issueLink(work: Work, userId: string): Promise<UserResult<InvitedUser>> {
+async function issueLink(work: Work, userId: string): Promise<UserResult<InvitedUser>> {
   const invitation = await issueInvitation(work.db, work, userId, work.now);
   return invitation.ok ? done(invitation.value) : refused(notFound("User"));
 }
 
 /** The operator's change of any account's user: anyone may be changed, but an account keeps an active owner. */
-export async function changeUser(work: Work, userId: string, changes: UserChanges): Promise<UserResult<UserRow>> {
+async function changeUser(work: Work, userId: string, changes: UserChanges): Promise<UserResult<UserRow>> {
   const target = await findUser(work.db, userId);
   return target ? guardedChange(work, target, changes) : refused(notFound("User"));
 }
@@ -130,3 +131,24 @@ export async function reinviteTeammate(work: Work, actor: TeamActor, userId: str
   if (whyUntouchable(actor, target)) return conflict(LINK_FOR_ADMIN);
   return issueLink(work, target.id);
 }
+
+export const addUserAction = operatorAction({
+  operationId: "createUser",
+  roles: ADMIN,
+  refusals: USER_REFUSALS,
+  run: addUser,
+});
+
+export const inviteUserAction = operatorAction({
+  operationId: "inviteUser",
+  roles: ADMIN,
+  refusals: USER_REFUSALS,
+  run: issueLink,
+});
+
+export const updateUserAction = operatorAction({
+  operationId: "updateUser",
+  roles: ADMIN,
+  refusals: USER_REFUSALS,
+  run: changeUser,
+});
