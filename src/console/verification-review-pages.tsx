@@ -6,9 +6,10 @@ import type { ConsoleEnv } from "../env.ts";
 import { prefixedIdParam } from "../http/fields.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
+import { documentDeletable, verificationAllows } from "../kyc/lifecycle.ts";
 import { type ReviewTarget, reviewMovesFrom } from "../kyc/review-store.ts";
 import { reviewBody, toRejection } from "../kyc/schemas.ts";
-import { addressAmendable, documentDeletable, type SubjectKind, uploadRefusal } from "../kyc/store.ts";
+import type { SubjectKind } from "../kyc/store.ts";
 import { downloadDocumentAction, reviewProfileAction, reviewVerificationAction } from "../kyc/use-cases.ts";
 import { DetailFacts, type FormState, StatusFacts } from "../kyc/views.tsx";
 import { contentDisposition } from "../lib/content-disposition.ts";
@@ -102,13 +103,13 @@ function doings(rules: readonly (readonly [verb: string, object: string, allowed
 
 /**
  * What the customer can no longer do, and may still do, once a review starts: the rules for a verification under
- * review (src/kyc/store.ts), in words.
+ * review (src/kyc/lifecycle.ts), in words.
  */
 function whileReviewed(now: number): string {
   const reviewed = { status: "under_review", expiresAt: null } as const;
   const rules = [
-    ["change", "the address", addressAmendable(reviewed, now)],
-    ["add", "documents", uploadRefusal(reviewed.status, 0) === undefined],
+    ["change", "the address", verificationAllows(reviewed, "amend", now)],
+    ["add", "documents", verificationAllows(reviewed, "upload")],
     ["delete", "documents", documentDeletable(reviewed, { status: "pending_review", rejectionReasons: [] })],
   ] as const;
   const may = rules.filter(([, , allowed]) => allowed);

@@ -1,5 +1,5 @@
 // Queries for the document rows of verifications and profiles; each write is one guarded statement, as in store.ts.
-import { type AnyColumn, and, count, eq, inArray, or, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, count, eq, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, ifWritten } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -18,16 +18,14 @@ import {
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { documentEventData, profileDocumentEventData } from "../webhooks/payloads.ts";
+import { documentDeletableGuard, verificationGuard } from "./lifecycle.ts";
 import {
-  DELETE_ALLOWED,
   DOCUMENT_STATUS_OF,
   type DocumentAction,
   eventTypeOf,
   MAX_DOCUMENTS,
-  REJECTED_BY_NAME,
   type Subject,
   subjectVerification,
-  UPLOAD_ALLOWED,
   uploadRefusal,
 } from "./store.ts";
 
@@ -140,13 +138,7 @@ export async function insertDocument(
               }),
             )
             .from(kycVerifications)
-            .where(
-              and(
-                eq(kycVerifications.id, kycId),
-                inArray(kycVerifications.status, UPLOAD_ALLOWED),
-                sql`${documentCount} < ${MAX_DOCUMENTS}`,
-              ),
-            ),
+            .where(and(eq(kycVerifications.id, kycId), verificationGuard("upload"), sql`${documentCount} < ${MAX_DOCUMENTS}`)),
         )
         .returning(),
       (written) => ({ event: documentEvent(db, "document_uploaded", thisDocument, written, now) }),
@@ -218,11 +210,7 @@ export async function deleteDocumentRow(
   now: number,
 ): Promise<Outcome<DocumentRow, "not_found" | "wrong_state">> {
   const owned = and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId))!;
-  const verificationStatus = sql`(SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${kycDocuments.kycId})`;
-  const deletable = or(
-    sql`${verificationStatus} IN ${DELETE_ALLOWED}`,
-    and(sql`${verificationStatus} = ${"rejected" satisfies KycStatus}`, REJECTED_BY_NAME),
-  )!;
+  const deletable = documentDeletableGuard();
   // The event first, under the delete's own guard: once the row is gone, its data could not be read.
   const { event, deleted } = await batchByName(db, {
     event: documentEvent(db, "document_deleted", owned, deletable, now),

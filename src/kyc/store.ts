@@ -1,6 +1,6 @@
 // Queries for verifications, a number's own or a profile's. Every write that depends on a state or on ownership is one
 // guarded statement; when it writes nothing, the store finds why.
-import { and, asc, count, eq, inArray, isNotNull, isNull, lte, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import { batchByName, ifWritten, type Results } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
@@ -19,40 +19,11 @@ import {
   orders,
 } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
-import { DAY_MS } from "../lib/time.ts";
 import { profileData, verificationData } from "../webhooks/payloads.ts";
+import { REJECTED_BY_NAME, verificationAllows, verificationGuard } from "./lifecycle.ts";
 
 /** A verification holds at most this many documents. */
 export const MAX_DOCUMENTS = 20;
-
-/** An approved verification may be renewed (amended, and so re-opened) from this long before it expires. */
-const RENEWAL_WINDOW_MS = 60 * DAY_MS;
-
-/** States in which the address may change (a rejected verification re-opens). */
-const ADDRESS_EDITABLE: readonly KycStatus[] = ["pending", "rejected"];
-
-/** Whether the address of the verification in scope may change now: pending, rejected, or approved within renewal. */
-function addressEditable(now: number): SQL {
-  return or(
-    inArray(kycVerifications.status, ADDRESS_EDITABLE),
-    and(eq(kycVerifications.status, "approved" satisfies KycStatus), lte(kycVerifications.expiresAt, now + RENEWAL_WINDOW_MS)),
-  )!;
-}
-
-/** addressEditable for a verification read: whether its address may be amended now (the pages' forms ask). */
-export function addressAmendable(kyc: Pick<KycRow, "status" | "expiresAt">, now: number): boolean {
-  if (ADDRESS_EDITABLE.includes(kyc.status)) return true;
-  return kyc.status === "approved" && kyc.expiresAt !== null && kyc.expiresAt <= now + RENEWAL_WINDOW_MS;
-}
-
-/** deleteDocumentRow's guard for rows read: its verification still open, or a document a rejection's reason named. */
-export function documentDeletable(
-  kyc: Pick<KycRow, "status">,
-  document: Pick<DocumentRow, "status" | "rejectionReasons">,
-): boolean {
-  if (DELETE_ALLOWED.includes(kyc.status)) return true;
-  return kyc.status === "rejected" && document.status === "rejected" && document.rejectionReasons.length > 0;
-}
 
 /** What a verification verifies: one of the account's numbers (its own verification), or one of its profiles. */
 export type Subject = { kind: "number"; numberId: string } | { kind: "profile"; profileId: string };
@@ -84,14 +55,9 @@ export function eventTypeOf(
 ): EventSpec["type"] {
   return `${kind === "number" ? "kyc" : "kyc_profile"}.${action}`;
 }
-/** States in which files may be added. */
-export const UPLOAD_ALLOWED: readonly KycStatus[] = ["pending", "under_review", "rejected"];
-/** States in which a file may still be removed. */
-export const DELETE_ALLOWED: readonly KycStatus[] = ["pending", "under_review"];
-
 /** Why a verification in `status` holding `documentCount` files takes no other, or undefined when it takes one. */
 export function uploadRefusal(status: KycStatus, documentCount: number): Refusal<"wrong_state" | "full"> | undefined {
-  if (!UPLOAD_ALLOWED.includes(status)) return refuse("wrong_state", { state: status });
+  if (!verificationAllows({ status }, "upload")) return refuse("wrong_state", { state: status });
   if (documentCount >= MAX_DOCUMENTS) return refuse("full", { limit: MAX_DOCUMENTS });
   return undefined;
 }
@@ -103,16 +69,6 @@ export const DOCUMENT_STATUS_OF: Record<KycStatus, DocumentStatus> = {
   approved: "verified",
   rejected: "rejected",
 };
-
-/**
- * A document a reviewer's reason named at a rejection: it stays rejected until deleted, whatever its verification does,
- * and may be deleted while the verification is rejected. (Without reasons a rejection rejects every document, and they
- * follow the verification again when it re-opens.)
- */
-export const REJECTED_BY_NAME = and(
-  eq(kycDocuments.status, "rejected" satisfies DocumentStatus),
-  ne(kycDocuments.rejectionReasons, sql`'[]'`),
-)!;
 
 export type NewVerification = Pick<
   typeof kycVerifications.$inferInsert,
@@ -420,7 +376,7 @@ export async function updateAddress(
           rejectionReasons: [],
           updatedAt: now,
         },
-        movable: addressEditable(now),
+        movable: verificationGuard("amend", now),
         reopens: true,
       };
   return changeVerification(db, outbox, customerId, subject, change, now);
@@ -444,7 +400,7 @@ export async function resubmitVerification(
     subject,
     {
       set: { status: "pending", reviewedAt: null, rejectionReason: null, rejectionReasons: [] },
-      movable: eq(kycVerifications.status, "rejected" satisfies KycStatus),
+      movable: verificationGuard("resubmit"),
       reopens: true,
     },
     now,
@@ -466,14 +422,6 @@ export async function findVerificationById(
   return verification ? { verification, documents: documents.map((d) => d.document) } : undefined;
 }
 
-/** States in which a verification may be deleted (a number's own; a profile with no numbers in any state). */
-const VERIFICATION_DELETABLE: readonly KycStatus[] = ["pending", "rejected"];
-
-/** deleteVerificationRows' guard for a number's own verification read: whether it may be deleted now. */
-export function verificationDeletable(kyc: Pick<KycRow, "status">): boolean {
-  return VERIFICATION_DELETABLE.includes(kyc.status);
-}
-
 /**
  * Deletes a verification and its document rows, after its `*.deleted` event, in one batch; answers the object keys
  * of its files, for the caller to delete from R2 once the rows are gone. A number's own verification only while
@@ -492,7 +440,7 @@ export async function deleteVerificationRows(
     sql`NOT EXISTS (SELECT 1 FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${kycVerifications.id})`,
     sql`NOT EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.kycProfileId} = ${kycVerifications.id} AND ${inArray(orders.status, OPEN_ORDER_STATUSES)})`,
   )!;
-  const deletable = and(which, subject.kind === "number" ? inArray(kycVerifications.status, VERIFICATION_DELETABLE) : unused)!;
+  const deletable = and(which, subject.kind === "number" ? verificationGuard("delete") : unused)!;
   const kycIdOf = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${deletable})`;
   const { event, documents, deleted } = await batchByName(db, {
     event: verificationEvent(db, subject.kind, "deleted", deletable, now),

@@ -17,10 +17,12 @@ import {
   refused,
   validationError,
 } from "../lib/problem.ts";
+import { DAY_MS } from "../lib/time.ts";
 import { COMPLIANCE, operatorAction } from "../staff/roles.ts";
 import { type CheckedFile, deleteObjectsOrLeaveToSweep, removeDocument, storeDocument } from "./documents.ts";
 import { findUploadTarget } from "./documents-store.ts";
 import { staffDownload } from "./download.ts";
+import { RENEWAL_WINDOW_MS } from "./lifecycle.ts";
 import { attachNumbers, detachNumbers, type NumberSelection, type NumbersReport } from "./profile-numbers.ts";
 import { insertProfile, profileOfAttachment } from "./profiles-store.ts";
 import { type Rejection, type ReviewTarget, reviewMovesFrom, reviewVerification } from "./review-store.ts";
@@ -45,7 +47,8 @@ function verificationLocked(state: string, action: string): Problem<"verificatio
 
 /** The verification's address cannot change in this state (an approved one can, from its renewal window). */
 export function addressLocked(state: string): Problem<"verification_locked"> {
-  const renewal = state === "approved" ? " (an approved one may be renewed from 60 days before it expires)" : "";
+  const renewal =
+    state === "approved" ? ` (an approved one may be renewed from ${RENEWAL_WINDOW_MS / DAY_MS} days before it expires)` : "";
   return verificationLocked(state, `changing the address${renewal}`);
 }
 

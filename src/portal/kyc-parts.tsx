@@ -16,8 +16,9 @@ import {
 } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";
 import { workOf } from "../http/request-context.ts";
+import { documentDeletable, verificationAllows } from "../kyc/lifecycle.ts";
 import { UPLOAD_RULE } from "../kyc/schemas.ts";
-import { documentDeletable, listProfileNames, type Subject, uploadRefusal } from "../kyc/store.ts";
+import { listProfileNames, type Subject, uploadRefusal } from "../kyc/store.ts";
 import { readUpload } from "../kyc/upload.ts";
 import { deleteDocument, uploadDocument } from "../kyc/use-cases.ts";
 import { FIELD_LABELS, type FormState, generalReasons, ReasonList, reasonsOfDocument, reasonWords } from "../kyc/views.tsx";
@@ -339,6 +340,7 @@ export function RejectionFixes({
   const replaced = documents.some((document) => document.status === "uploaded");
   const aboutDocuments = documents.some((document) => reasonsOfDocument(kyc, document).length > 0);
   const upload = uploadRefusal(kyc.status, documents.length) === undefined;
+  const resubmittable = verificationAllows(kyc, "resubmit");
   const fixes = [
     upload
       ? {
@@ -363,7 +365,7 @@ export function RejectionFixes({
         </ul>
       ) : null}
       <div class="actions card-actions">
-        {replaced ? <ResubmitForm href={href} token={token} label="Resubmit for review" primary={true} /> : null}
+        {replaced && resubmittable ? <ResubmitForm href={href} token={token} label="Resubmit for review" primary={true} /> : null}
         {fixes.map((fix, i) => (
           <a class={i === 0 && !replaced ? "button" : "button secondary"} href={fix.href}>
             {fix.label}
@@ -375,8 +377,13 @@ export function RejectionFixes({
       ) : (
         // A div: a form may not stand inside a paragraph (the parser would close the paragraph before it).
         <div class="muted">
-          Amending the address re-opens the review; a replacement document waits for you to resubmit. Nothing to change?{" "}
-          <ResubmitForm href={href} token={token} label="Resubmit unchanged" primary={false} />
+          Amending the address re-opens the review; a replacement document waits for you to resubmit.
+          {resubmittable ? (
+            <>
+              {" "}
+              Nothing to change? <ResubmitForm href={href} token={token} label="Resubmit unchanged" primary={false} />
+            </>
+          ) : null}
         </div>
       )}
     </section>

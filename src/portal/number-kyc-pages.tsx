@@ -9,8 +9,9 @@ import { createRouter } from "../http/router.ts";
 import { findOwnedDocument } from "../kyc/documents-store.ts";
 import { downloadResponse } from "../kyc/download.ts";
 import { evaluatedNumber } from "../kyc/evaluations.ts";
+import { verificationAllows } from "../kyc/lifecycle.ts";
 import { submitAddressBody, toAddressChanges, toNewVerification, updateAddressBody } from "../kyc/schemas.ts";
-import { type Attachment, addressAmendable, findVerificationWithDocuments, verificationDeletable } from "../kyc/store.ts";
+import { type Attachment, findVerificationWithDocuments } from "../kyc/store.ts";
 import { addressLocked, amendAddress, deleteVerification, managedByProfile, resubmit, submitAddress } from "../kyc/use-cases.ts";
 import { DetailFacts, EvaluationChecklist, type FormState, StatusFacts } from "../kyc/views.tsx";
 import { withPrefix } from "../lib/ids.ts";
@@ -184,14 +185,14 @@ function Verification({
 }) {
   const token = c.var.visitor.csrfToken;
   const href = `/portal/numbers/${number.id}`;
-  const deletable = verificationDeletable(kyc);
+  const deletable = verificationAllows(kyc, "delete");
   return (
     <>
       <RejectionFixes
         kyc={kyc}
         documents={documents}
         href={href}
-        amend={addressAmendable(kyc, c.var.now) ? `${href}/address/edit` : undefined}
+        amend={verificationAllows(kyc, "amend", c.var.now) ? `${href}/address/edit` : undefined}
         token={token}
       />
       <div class="card">
@@ -210,7 +211,7 @@ function Verification({
       <section class="work">
         <h2>Address</h2>
         <DetailFacts kyc={kyc} />
-        {addressAmendable(kyc, c.var.now) ? (
+        {verificationAllows(kyc, "amend", c.var.now) ? (
           <p>
             <a class="button secondary" href={`/portal/numbers/${number.id}/address/edit`}>
               Amend the address
@@ -300,7 +301,7 @@ export const numberKycPages = createRouter<PortalEnv>()
     const { number, found: current } = read;
     if (!current) return c.redirect(`/portal/numbers/${number.id}`, 303);
     if (current.attachment) return problemPage(c, number, managedByProfile(current.attachment.profileId));
-    if (!addressAmendable(current.verification, c.var.now)) {
+    if (!verificationAllows(current.verification, "amend", c.var.now)) {
       return problemPage(c, number, addressLocked(current.verification.status));
     }
     return amendPage(c, number, current.verification, { values: addressValues(current.verification), errors: {} });

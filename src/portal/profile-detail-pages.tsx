@@ -9,9 +9,10 @@ import { readsOwnMultipartBody } from "../http/multipart.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
+import { verificationAllows } from "../kyc/lifecycle.ts";
 import { findProfile } from "../kyc/profiles-store.ts";
 import { profileNumbersBody, toAddressChanges, updateAddressBody, updateProfileBody } from "../kyc/schemas.ts";
-import { addressAmendable, type ProfileWithDocuments } from "../kyc/store.ts";
+import type { ProfileWithDocuments } from "../kyc/store.ts";
 import {
   addressLocked,
   amendAddress,
@@ -119,7 +120,7 @@ async function profilePage(
         kyc={kyc}
         documents={documents}
         href={href}
-        amend={addressAmendable(kyc, c.var.now) ? `${href}/edit` : undefined}
+        amend={verificationAllows(kyc, "amend", c.var.now) ? `${href}/edit` : undefined}
         token={token}
       />
       <div class="card">
@@ -133,7 +134,7 @@ async function profilePage(
         </StatusFacts>
         <div class="actions card-actions">
           <a class="button secondary" href={`${href}/edit`}>
-            {addressAmendable(kyc, c.var.now) ? "Rename or amend…" : "Rename…"}
+            {verificationAllows(kyc, "amend", c.var.now) ? "Rename or amend…" : "Rename…"}
           </a>
           <a href={`${href}/delete`}>Delete profile…</a>
         </div>
@@ -305,7 +306,7 @@ function editPage(
 ) {
   const href = hrefOf(kyc.id);
   const token = c.var.visitor.csrfToken;
-  const amendable = addressAmendable(kyc, c.var.now);
+  const amendable = verificationAllows(kyc, "amend", c.var.now);
   const address = forms.address ?? { values: addressValues(kyc), errors: {} };
   return renderPage(
     c,

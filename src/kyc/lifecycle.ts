@@ -1,0 +1,112 @@
+// What a verification (a number's own or a profile) lets its account do in each state. The stores' guards (SQL) and
+// the pages' and use cases' "may I" (JS) are both built from this one table, so they cannot disagree.
+import { and, eq, inArray, lte, ne, or, type SQL, sql } from "drizzle-orm";
+import {
+  type DocumentRow,
+  type DocumentStatus,
+  KYC_STATUSES,
+  type KycRow,
+  type KycStatus,
+  kycDocuments,
+  kycVerifications,
+} from "../db/schema.ts";
+import { DAY_MS } from "../lib/time.ts";
+
+/** An approved verification may be renewed (amended, and so re-opened) from this long before it expires. */
+export const RENEWAL_WINDOW_MS = 60 * DAY_MS;
+
+/** What each action allows in one state. */
+interface Allows {
+  /** Amend the address (which re-opens the verification); "renewal": only within RENEWAL_WINDOW_MS of its expiry. */
+  amend: boolean | "renewal";
+  /** Add a document (the store also caps how many a verification holds). */
+  upload: boolean;
+  /** Delete a document; "named": only a document a rejection's reason named. */
+  deleteDocument: boolean | "named";
+  /** Delete a number's own verification (a profile's rule is no numbers attached and no open order, in the store). */
+  delete: boolean;
+  /** Re-open it for review unchanged. */
+  resubmit: boolean;
+}
+
+export type KycAction = keyof Allows;
+/** The actions the state alone decides. */
+type StateAction = { [A in KycAction]: Allows[A] extends boolean ? A : never }[KycAction];
+
+const ALLOWS: Readonly<Record<KycStatus, Readonly<Allows>>> = {
+  pending: { amend: true, upload: true, deleteDocument: true, delete: true, resubmit: false },
+  under_review: { amend: false, upload: true, deleteDocument: true, delete: false, resubmit: false },
+  approved: { amend: "renewal", upload: false, deleteDocument: false, delete: false, resubmit: false },
+  rejected: { amend: true, upload: true, deleteDocument: "named", delete: true, resubmit: true },
+};
+
+/** The statuses in which `action` is allowed as `allowance` (always, or under its condition). */
+function statusesWhere<A extends KycAction>(action: A, allowance: Allows[A]): KycStatus[] {
+  return KYC_STATUSES.filter((status) => ALLOWS[status][action] === allowance);
+}
+
+/**
+ * A document a reviewer's reason named at a rejection: it stays rejected until deleted, whatever its verification does,
+ * and may be deleted while the verification is rejected. (Without reasons a rejection rejects every document, and they
+ * follow the verification again when it re-opens.)
+ */
+export const REJECTED_BY_NAME = and(
+  eq(kycDocuments.status, "rejected" satisfies DocumentStatus),
+  ne(kycDocuments.rejectionReasons, sql`'[]'`),
+)!;
+
+/** REJECTED_BY_NAME for a document read. */
+function rejectedByName(document: Pick<DocumentRow, "status" | "rejectionReasons">): boolean {
+  return document.status === "rejected" && document.rejectionReasons.length > 0;
+}
+
+/** Whether an approval expiring at `expiresAt` is within its renewal window at `now`. */
+function inRenewalWindow(expiresAt: number | null, now: number): boolean {
+  return expiresAt !== null && expiresAt <= now + RENEWAL_WINDOW_MS;
+}
+
+/** Whether the verification allows `action` now (the pages' forms and links ask). */
+export function verificationAllows(kyc: Pick<KycRow, "status">, action: StateAction): boolean;
+export function verificationAllows(kyc: Pick<KycRow, "status" | "expiresAt">, action: "amend", now: number): boolean;
+export function verificationAllows(
+  kyc: Pick<KycRow, "status"> & Partial<Pick<KycRow, "expiresAt">>,
+  action: StateAction | "amend",
+  now?: number,
+): boolean {
+  const allowed = ALLOWS[kyc.status][action];
+  if (allowed === "renewal") return now !== undefined && inRenewalWindow(kyc.expiresAt ?? null, now);
+  return allowed;
+}
+
+/** verificationAllows as the guard of a statement over kyc_verifications: the rows that allow `action` now. */
+export function verificationGuard(action: StateAction): SQL;
+export function verificationGuard(action: "amend", now: number): SQL;
+export function verificationGuard(action: StateAction | "amend", now?: number): SQL {
+  const always = inArray(kycVerifications.status, statusesWhere(action, true));
+  if (action !== "amend" || now === undefined) return always;
+  return or(
+    always,
+    and(
+      inArray(kycVerifications.status, statusesWhere("amend", "renewal")),
+      lte(kycVerifications.expiresAt, now + RENEWAL_WINDOW_MS),
+    ),
+  )!;
+}
+
+/** Whether the document may be deleted while its verification is as `kyc` is. */
+export function documentDeletable(
+  kyc: Pick<KycRow, "status">,
+  document: Pick<DocumentRow, "status" | "rejectionReasons">,
+): boolean {
+  const allowed = ALLOWS[kyc.status].deleteDocument;
+  return allowed === "named" ? rejectedByName(document) : allowed;
+}
+
+/** documentDeletable as the guard of a statement over kyc_documents (its verification's status read by a subquery). */
+export function documentDeletableGuard(): SQL {
+  const status = sql`(SELECT ${kycVerifications.status} FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${kycDocuments.kycId})`;
+  return or(
+    inArray(status, statusesWhere("deleteDocument", true)),
+    and(inArray(status, statusesWhere("deleteDocument", "named")), REJECTED_BY_NAME),
+  )!;
+}
