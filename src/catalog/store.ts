@@ -1,7 +1,7 @@
 // Queries for the orderable catalog of (country_code, number_type) pairs.
 import { and, asc, count, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
-import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName, ifWritten, pageAndTotal } from "../db/batch.ts";
+import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
+import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
@@ -72,21 +72,20 @@ export async function addCatalogPair(
   // A concurrent removal can slip between the two statements; the next attempt then inserts.
   for (;;) {
     const added = await batchByName(db, {
-      pair: ifWritten(
-        db
+      pair: writeInPhases({
+        write: db
           .insert(catalog)
           .values({ ...pair, createdAt: now })
           .onConflictDoNothing()
           .returning(),
-        (written) => ({
-          audit: auditStatement(
+        record: (written) =>
+          auditStatement(
             db,
             { ...audit, now },
             { action: "catalog.pair_added", target: { type: "catalog_pair", id: pairId(pair) }, customerId: null },
             { from: sql`(SELECT 1)`, where: written },
           ),
-        }),
-      ),
+      }),
     });
     const [inserted] = added.pair.write;
     if (inserted) return { row: inserted, created: true };
@@ -103,14 +102,16 @@ export async function removeCatalogPair(
   now: number,
 ): Promise<Outcome<CatalogRow, "not_found">> {
   const removal = await batchByName(db, {
-    pair: ifWritten(db.delete(catalog).where(pairIs(pair)).returning(), (written) => ({
-      audit: auditStatement(
-        db,
-        { ...audit, now },
-        { action: "catalog.pair_removed", target: { type: "catalog_pair", id: pairId(pair) }, customerId: null },
-        { from: sql`(SELECT 1)`, where: written },
-      ),
-    })),
+    pair: writeInPhases({
+      write: db.delete(catalog).where(pairIs(pair)).returning(),
+      record: (written) =>
+        auditStatement(
+          db,
+          { ...audit, now },
+          { action: "catalog.pair_removed", target: { type: "catalog_pair", id: pairId(pair) }, customerId: null },
+          { from: sql`(SELECT 1)`, where: written },
+        ),
+    }),
   });
   const [removed] = removal.pair.write;
   return removed ? ok(removed) : refuse("not_found");
@@ -133,21 +134,25 @@ export async function writeRequirements(
   const stored = requirements === null ? null : JSON.stringify(requirements);
   const changes: SQL = stored === null ? isNotNull(catalog.requirements) : sql`${catalog.requirements} IS NOT ${stored}`;
   const guard = and(pairIs(pair), changes);
-  const { written } = await batchByName(db, {
-    audit: auditStatement(
-      db,
-      { ...audit, now },
-      {
-        action: "requirements.changed",
-        target: { type: "catalog_pair", id: pairId(pair) },
-        customerId: null,
-        changes: { requirements: [sql`json(${catalog.requirements})`, stored === null ? null : sql`json(${stored})`] },
+  const { changed } = await batchByName(db, {
+    changed: writeInPhases({
+      before: {
+        audit: auditBeforeWrite(
+          db,
+          { ...audit, now },
+          {
+            action: "requirements.changed",
+            target: { type: "catalog_pair", id: pairId(pair) },
+            customerId: null,
+            changes: { requirements: [sql`json(${catalog.requirements})`, stored === null ? null : sql`json(${stored})`] },
+          },
+          { from: catalog, guard },
+        ),
       },
-      { from: catalog, where: guard },
-    ),
-    written: db.update(catalog).set({ requirements }).where(guard).returning(),
+      write: db.update(catalog).set({ requirements }).where(guard).returning(),
+    }),
   });
-  const [row] = written;
+  const [row] = changed.write;
   if (row) return ok(row);
   const current = await findCatalogPair(db, pair);
   return current ? ok(current) : refuse("not_found");

@@ -1,7 +1,7 @@
 // Queries for customer accounts and their API keys, including what authenticating a key reads and writes.
 import { and, count, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName, ifWritten, pageAndTotal } from "../db/batch.ts";
+import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
@@ -75,40 +75,44 @@ export async function createApiKey(
   const id = crypto.randomUUID();
   const { prefix, lastFour } = displayParts(key);
   const created = await batchByName(db, {
-    key: db
-      .insert(apiKeys)
-      .select(
-        db
-          .select(
-            insertSelection({
-              id,
-              customerId: customers.id,
-              name,
-              prefix,
-              lastFour,
-              keyHash: await sha256Hex(key),
-              createdAt: now,
-              lastUsedAt: null,
-              revokedAt: null,
-            }),
-          )
-          .from(customers)
-          .where(eq(customers.slug, customerSlug)),
-      )
-      .returning(),
-    audit: auditStatement(
-      db,
-      { ...audit, now },
-      {
-        action: "api_key.created",
-        target: { type: "api_key", id },
-        customerId: apiKeys.customerId,
-        changes: { name: [null, name] },
+    key: writeInPhases({
+      write: db
+        .insert(apiKeys)
+        .select(
+          db
+            .select(
+              insertSelection({
+                id,
+                customerId: customers.id,
+                name,
+                prefix,
+                lastFour,
+                keyHash: await sha256Hex(key),
+                createdAt: now,
+                lastUsedAt: null,
+                revokedAt: null,
+              }),
+            )
+            .from(customers)
+            .where(eq(customers.slug, customerSlug)),
+        )
+        .returning(),
+      after: {
+        audit: auditStatement(
+          db,
+          { ...audit, now },
+          {
+            action: "api_key.created",
+            target: { type: "api_key", id },
+            customerId: apiKeys.customerId,
+            changes: { name: [null, name] },
+          },
+          { from: apiKeys, where: eq(apiKeys.id, id) },
+        ),
       },
-      { from: apiKeys, where: eq(apiKeys.id, id) },
-    ),
+    }),
   });
-  const [row] = created.key;
+  const [row] = created.key.write;
   return row ? ok({ row, key }) : refuse("not_found");
 }
 
@@ -154,13 +158,13 @@ export async function revokeApiKey(
   // With an owner, another account's key is none.
   const thisKey = and(eq(apiKeys.id, id), ownerId === undefined ? undefined : eq(apiKeys.customerId, ownerId))!;
   const { key } = await batchByName(db, {
-    revocation: ifWritten(
-      db
+    key: writeInPhases({
+      write: db
         .update(apiKeys)
         .set({ revokedAt: now })
         .where(and(thisKey, isNull(apiKeys.revokedAt))),
-      (written) => ({
-        audit: auditStatement(
+      record: (written) =>
+        auditStatement(
           db,
           { ...audit, now },
           {
@@ -171,11 +175,10 @@ export async function revokeApiKey(
           },
           { from: apiKeys, where: and(thisKey, written) },
         ),
-      }),
-    ),
-    key: db.select().from(apiKeys).where(thisKey),
+      after: { key: db.select().from(apiKeys).where(thisKey) },
+    }),
   });
-  const [row] = key;
+  const [row] = key.after.key;
   return row ? ok(row) : refuse("not_found");
 }
 

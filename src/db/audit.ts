@@ -2,6 +2,7 @@
 // event and a refused or failed one has none). Every feature's store uses it, so it sits below them all.
 import { type AnyColumn, and, Column, is, SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { BeforeWrite } from "./batch.ts";
 import type { Database } from "./client.ts";
 import { auditEvents } from "./schema.ts";
 import { insertSelection } from "./sql.ts";
@@ -85,8 +86,8 @@ export interface AuditEntry {
 
 /**
  * Where the event reads its values, and whether it is written: `from`'s row that `where` finds, at the event's place
- * in the change's batch. Before a change, use the change's own guard (its "before" values are then the row's); after
- * a guarded write, ifWritten's `written` condition (src/db/batch.ts). Without one, the event is written as it is.
+ * in the change's batch: after a write (the `written` condition of writeInPhases' record, src/db/batch.ts), or on a
+ * row the batch does not change. Without one, the event is written as it is. Before a change, see auditBeforeWrite.
  */
 export interface AuditSource {
   from: SQLiteTable | SQL;
@@ -158,4 +159,17 @@ export function auditStatement(
       .from(source.from)
       .where(entry.changes ? and(source.where, anyChanged(entry.changes)) : source.where),
   );
+}
+
+/**
+ * The audit event of a change, read from `from`'s row that the change's own guard finds before the change writes, so
+ * its "before" values are the row's: for the before phase of writeInPhases (src/db/batch.ts), which alone takes it.
+ */
+export function auditBeforeWrite(
+  db: Database,
+  context: AuditContext & { now: number },
+  entry: AuditEntry,
+  source: { from: SQLiteTable; guard: SQL | undefined },
+) {
+  return new BeforeWrite(auditStatement(db, context, entry, { from: source.from, where: source.guard }));
 }

@@ -1,6 +1,6 @@
 // A D1 batch (one transaction) whose statements are named: written in the order they run, answered by name, so no
-// caller counts positions (`const [, [row], , deliveries]`). And the one way to follow a guarded write with what it
-// records only if it wrote, which depends on the two standing together in the batch.
+// caller counts positions (`const [, [row], , deliveries]`). And a write with what must stand before or after it, in
+// named phases, so that order is in the types, not in the order of an object's keys.
 import { type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "./client.ts";
@@ -33,6 +33,9 @@ export async function batchByName<T extends Statements>(db: Database, statements
     const entries = Object.entries(group).map(([name, value]) => {
       if (/^\d+$/.test(name)) throw new Error(`batch statement name "${name}" would run out of its written order`);
       if (value === undefined) return [name, () => undefined] as const;
+      if (typeof value === "function") throw new Error(`batch statement "${name}" is a function, not a statement`);
+      if (value instanceof BeforeWrite)
+        throw new Error(`batch statement "${name}" reads the row before a write: put it in writeInPhases' before`);
       if (!isStatement(value)) return [name, place(value)] as const;
       const at = flat.push(value) - 1;
       return [name, () => results[at]] as const;
@@ -47,16 +50,54 @@ export async function batchByName<T extends Statements>(db: Database, statements
 }
 
 /**
- * A guarded write, then what it records only if it wrote: `follow` gets the condition, and the count of rows written
- * (SQLite's changes(), which counts the rows of the last completed INSERT, UPDATE or DELETE, not those its triggers
- * wrote), and its statements stand right after the write in the batch, where both speak of it. No other statement
- * can come between.
+ * A statement that reads the row as the write after it finds it (an audit event's "before" values). Only the `before`
+ * phase of writeInPhases takes one: it is no Statement, so a batch or another phase refuses it.
  */
-export function ifWritten<W extends Statement, F extends Statements>(
-  write: W,
-  follow: (written: SQL, rowsWritten: SQL) => F,
-): { write: W } & F {
-  return { write, ...follow(sql`changes() > 0`, sql`changes()`) };
+export class BeforeWrite<S extends Statement = Statement> {
+  readonly statement: S;
+  constructor(statement: S) {
+    this.statement = statement;
+  }
+}
+
+/** The `before` phase: statements that read the state the write starts from. */
+export interface BeforeStatements {
+  readonly [name: string]: BeforeWrite | Statement | Statements | undefined;
+}
+
+type Unwrapped<T> = T extends BeforeWrite<infer S> ? S : T;
+
+type NoStatements = Record<never, never>;
+
+/**
+ * A write and the statements whose correctness depends on standing before or after it, in named phases that run in
+ * this order whatever the order they are written in:
+ * - `before`: what reads the state the write starts from (an audit event's values changed from, under the write's
+ *   own guard);
+ * - `write`: the write;
+ * - `record`: the one statement that may read whether it wrote (`written`, SQLite's `changes() > 0`) or how many rows
+ *   (`rowsWritten`, `changes()`: the rows of the last completed INSERT, UPDATE or DELETE, not its triggers'). Only
+ *   the statement right after the write sees its count: a statement that writes resets it for the ones after;
+ * - `after`: what reads the state the write and its record left (an event's deliveries read the event's row), never
+ *   changes().
+ */
+export function writeInPhases<
+  W extends Statement,
+  B extends BeforeStatements = NoStatements,
+  R extends Statement | undefined = undefined,
+  A extends Statements = NoStatements,
+>(phases: {
+  before?: B;
+  write: W;
+  record?: ((written: SQL, rowsWritten: SQL) => R) | undefined;
+  after?: A;
+}): { before: { [K in keyof B]: Unwrapped<B[K]> }; write: W; record: R | undefined; after: A } {
+  const before = Object.fromEntries(
+    Object.entries(phases.before ?? {}).map(([name, value]) => [name, value instanceof BeforeWrite ? value.statement : value]),
+  ) as { [K in keyof B]: Unwrapped<B[K]> };
+  const record = phases.record?.(sql`changes() > 0`, sql`changes()`);
+  if (record !== undefined && !isStatement(record)) throw new Error("a write's record is one statement: the one right after it");
+  return { before, write: phases.write, record, after: phases.after ?? ({} as A) };
 }
 
 /** A page of rows and the count of all rows that match, in one batch. */

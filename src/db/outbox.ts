@@ -35,8 +35,8 @@ export interface EventSpec {
   /** The table the event is read from: the changed row's. */
   from: SQLiteTable;
   /**
-   * When the change happened, evaluated where the statements stand in the batch: the `written` condition of
-   * ifWritten (src/db/batch.ts) right after a guarded write, or the write's own guard in front of a DELETE.
+   * When the change happened, evaluated where the statements stand in the batch: the write's own guard in front of a
+   * DELETE, or (eventIfWritten) the row the write changed.
    */
   where: SQL;
   /** Deliver to this endpoint only, whatever types it takes (the test event); else to every endpoint that takes it. */
@@ -44,19 +44,18 @@ export interface EventSpec {
 }
 
 /**
- * The two statements that record one event, for the change's own batch (a named group, src/db/batch.ts): the event,
- * if `where` holds, then its deliveries (returning their ids, for the Outbox), which exist only if the event does.
- * Both read the state the batch has reached at their place in it. The event's id comes back beside them, for a batch
- * that fills the data in later (see fillEventData).
+ * The event, inserted where the condition it is given holds, then its deliveries (returning their ids, for the
+ * Outbox), which exist only if the event does and so read no condition of their own.
  */
-export function eventStatements(db: Database, spec: EventSpec, now: number) {
+function eventAndDeliveries(db: Database, spec: Omit<EventSpec, "where">, now: number) {
   const eventId = crypto.randomUUID();
-  const event = db.insert(events).select(
-    db
-      .select(insertSelection({ id: eventId, customerId: spec.customerId, type: spec.type, data: spec.data, createdAt: now }))
-      .from(spec.from)
-      .where(spec.where),
-  );
+  const event = (where: SQL) =>
+    db.insert(events).select(
+      db
+        .select(insertSelection({ id: eventId, customerId: spec.customerId, type: spec.type, data: spec.data, createdAt: now }))
+        .from(spec.from)
+        .where(where),
+    );
   const subscribed =
     spec.endpointId === undefined
       ? and(
@@ -90,7 +89,27 @@ export function eventStatements(db: Database, spec: EventSpec, now: number) {
         .where(eq(events.id, eventId)),
     )
     .returning({ id: webhookDeliveries.id });
-  return { eventId, statements: { event, deliveries } };
+  return { eventId, event, deliveries };
+}
+
+/**
+ * The two statements that record one event, for the change's own batch (a named group, src/db/batch.ts): the event,
+ * if `where` holds, then its deliveries. Both read the state the batch has reached at their place in it. The event's
+ * id comes back beside them, for a batch that fills the data in later (see fillEventData).
+ */
+export function eventStatements(db: Database, spec: EventSpec, now: number) {
+  const { eventId, event, deliveries } = eventAndDeliveries(db, spec, now);
+  return { eventId, statements: { event: event(spec.where), deliveries } };
+}
+
+/**
+ * The event of a write, recorded only if it wrote: the `record` and `after` phases of writeInPhases (src/db/batch.ts),
+ * to spread beside the write. The event reads the write's condition (with `where`, the row it changed); its deliveries
+ * then read the event's row.
+ */
+export function eventIfWritten(db: Database, spec: EventSpec, now: number) {
+  const { event, deliveries } = eventAndDeliveries(db, spec, now);
+  return { record: (written: SQL) => event(and(spec.where, written)!), after: { deliveries } };
 }
 
 /**

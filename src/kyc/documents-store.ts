@@ -1,9 +1,9 @@
 // Queries for the document rows of verifications and profiles; each write is one guarded statement, as in store.ts.
 import { type AnyColumn, and, count, eq, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName, ifWritten } from "../db/batch.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
-import { eventStatements, type Outbox } from "../db/outbox.ts";
+import { type EventSpec, eventIfWritten, eventStatements, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import {
   type DocumentRow,
@@ -78,22 +78,18 @@ export async function findUploadTarget(
 }
 
 /**
- * The document event of the `kyc_documents` row `which` finds, where `when` holds: kyc.* with `{kyc_id, number_id,
- * document}` for a number's verification, kyc_profile.* with `{profile_id, document}` for a profile (the row says which).
+ * The document event of the `kyc_documents` row `where` finds: kyc.* with `{kyc_id, number_id, document}` for a
+ * number's verification, kyc_profile.* with `{profile_id, document}` for a profile (the row says which).
  */
-function documentEvent(db: Database, action: DocumentAction, which: SQL, when: SQL, now: number) {
+function documentEvent(action: DocumentAction, where: SQL): EventSpec {
   const ofProfile = sql`(SELECT ${kycVerifications.numberId} IS NULL FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${kycDocuments.kycId})`;
-  return eventStatements(
-    db,
-    {
-      type: sql`CASE WHEN ${ofProfile} THEN ${eventTypeOf("profile", action)} ELSE ${eventTypeOf("number", action)} END`,
-      customerId: kycDocuments.customerId,
-      data: sql`CASE WHEN ${ofProfile} THEN ${profileDocumentEventData()} ELSE ${documentEventData()} END`,
-      from: kycDocuments,
-      where: and(which, when)!,
-    },
-    now,
-  ).statements;
+  return {
+    type: sql`CASE WHEN ${ofProfile} THEN ${eventTypeOf("profile", action)} ELSE ${eventTypeOf("number", action)} END`,
+    customerId: kycDocuments.customerId,
+    data: sql`CASE WHEN ${ofProfile} THEN ${profileDocumentEventData()} ELSE ${documentEventData()} END`,
+    from: kycDocuments,
+    where,
+  };
 }
 
 type NewDocument = Pick<
@@ -115,8 +111,8 @@ export async function insertDocument(
   const documentCount = sql`(SELECT count(*) FROM ${kycDocuments} WHERE ${kycDocuments.kycId} = ${kycVerifications.id})`;
   const thisDocument = eq(kycDocuments.id, doc.id);
   const { stored } = await batchByName(db, {
-    stored: ifWritten(
-      db
+    stored: writeInPhases({
+      write: db
         .insert(kycDocuments)
         .select(
           db
@@ -141,10 +137,10 @@ export async function insertDocument(
             .where(and(eq(kycVerifications.id, kycId), verificationGuard("upload"), sql`${documentCount} < ${MAX_DOCUMENTS}`)),
         )
         .returning(),
-      (written) => ({ event: documentEvent(db, "document_uploaded", thisDocument, written, now) }),
-    ),
+      ...eventIfWritten(db, documentEvent("document_uploaded", thisDocument), now),
+    }),
   });
-  outbox.add(stored.event.deliveries);
+  outbox.add(stored.after.deliveries);
   const [row] = stored.write;
   if (row) return ok(row);
   const current = await db
@@ -211,13 +207,15 @@ export async function deleteDocumentRow(
 ): Promise<Outcome<DocumentRow, "not_found" | "wrong_state">> {
   const owned = and(eq(kycDocuments.id, documentId), eq(kycDocuments.customerId, customerId))!;
   const deletable = documentDeletableGuard();
-  // The event first, under the delete's own guard: once the row is gone, its data could not be read.
-  const { event, deleted } = await batchByName(db, {
-    event: documentEvent(db, "document_deleted", owned, deletable, now),
-    deleted: db.delete(kycDocuments).where(and(owned, deletable)).returning(),
+  const { deleted } = await batchByName(db, {
+    deleted: writeInPhases({
+      // Under the delete's own guard: once the row is gone, its data could not be read.
+      before: { event: eventStatements(db, documentEvent("document_deleted", and(owned, deletable)!), now).statements },
+      write: db.delete(kycDocuments).where(and(owned, deletable)).returning(),
+    }),
   });
-  outbox.add(event.deliveries);
-  const [removed] = deleted;
+  outbox.add(deleted.before.event.deliveries);
+  const [removed] = deleted.write;
   if (removed) return ok(removed);
   return refusalByState(
     await db

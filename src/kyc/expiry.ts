@@ -3,7 +3,7 @@
 // verification's expiry_notice records the last notice sent; each notice is written with the move of expiry_notice in
 // the same batch, under the same guard, so a job that runs twice or overlaps itself sends none twice.
 import { and, asc, eq, gt, isNotNull, lte, ne, notInArray, type SQL, sql } from "drizzle-orm";
-import { batchByName } from "../db/batch.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { eventStatements } from "../db/outbox.ts";
 import { kycVerifications } from "../db/schema.ts";
@@ -94,14 +94,15 @@ export async function sendExpiryNotices(
             .set({ expiryNotice: notice })
             .where(which)
             .returning({ id: kycVerifications.id });
-          return [`verification${i}`, { event, moved }];
+          // The event reads the notice as due, before the move records it sent.
+          return [`verification${i}`, writeInPhases({ before: { event }, write: moved })];
         }),
       );
       const results = await batchByName(db, statements);
       const groups = Object.values(results);
-      const deliveries = groups.flatMap((group) => group.event.deliveries.map((d) => d.id));
+      const deliveries = groups.flatMap((group) => group.before.event.deliveries.map((d) => d.id));
       if (deliveries.length > 0) await enqueueDeliveries(queue, deliveries);
-      const count = groups.filter((group) => group.moved.length > 0).length;
+      const count = groups.filter((group) => group.write.length > 0).length;
       if (notice === EXPIRED) sent.expired += count;
       else sent.expiring += count;
     }

@@ -6,7 +6,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { type CatalogPair, pairId } from "../catalog/store.ts";
 import { evaluate } from "../compliance/evaluation.ts";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName, ifWritten } from "../db/batch.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
 import { type EventSpec, eventStatements, inEventChunks, type Outbox } from "../db/outbox.ts";
@@ -131,9 +131,9 @@ export function profileNumbersEvents(
 }
 
 /**
- * What stands after the write of an attach or detach of `numberIds`: the assertion that it wrote every one of them
- * (else a concurrent change got between the read and the write, and the batch is refused), the audit event with the
- * profile's number count before and after, and the events.
+ * What stands after the write of an attach or detach of `numberIds` (writeInPhases' record and after): the assertion
+ * that it wrote every one of them (else a concurrent change got between the read and the write, and the batch is
+ * refused), then the audit event with the profile's number count before and after, and the events.
  */
 function recordedChange(
   db: Database,
@@ -141,33 +141,35 @@ function recordedChange(
   change: ProfileNumbersChange,
   profileId: string,
   numberIds: string[],
-  rowsWritten: SQL,
   now: number,
 ) {
   const count = numberIds.length;
   const after = sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${profileId})`;
   const thisProfile = eq(kycVerifications.id, profileId);
   return {
-    unchanged: db.insert(batchAssertions).select(sql`SELECT ${`${change} raced`} WHERE ${rowsWritten} <> ${count}`),
-    audit: auditStatement(
-      db,
-      { ...audit, now },
-      {
-        action: `kyc_profile.numbers_${change}`,
-        target: { type: "kyc_profile", id: withPrefix("kyp", profileId) },
-        customerId: kycVerifications.customerId,
-        changes: { number_count: [change === "attached" ? sql`${after} - ${count}` : sql`${after} + ${count}`, after] },
-      },
-      { from: kycVerifications, where: thisProfile },
-    ),
-    events: profileNumbersEvents(
-      db,
-      change,
-      profileId,
-      numberIds,
-      { customerId: kycVerifications.customerId, from: kycVerifications, where: thisProfile },
-      now,
-    ),
+    record: (_: SQL, rowsWritten: SQL) =>
+      db.insert(batchAssertions).select(sql`SELECT ${`${change} raced`} WHERE ${rowsWritten} <> ${count}`),
+    after: {
+      audit: auditStatement(
+        db,
+        { ...audit, now },
+        {
+          action: `kyc_profile.numbers_${change}`,
+          target: { type: "kyc_profile", id: withPrefix("kyp", profileId) },
+          customerId: kycVerifications.customerId,
+          changes: { number_count: [change === "attached" ? sql`${after} - ${count}` : sql`${after} + ${count}`, after] },
+        },
+        { from: kycVerifications, where: thisProfile },
+      ),
+      events: profileNumbersEvents(
+        db,
+        change,
+        profileId,
+        numberIds,
+        { customerId: kycVerifications.customerId, from: kycVerifications, where: thisProfile },
+        now,
+      ),
+    },
   };
 }
 
@@ -262,8 +264,8 @@ export async function attachNumbers(
 
     const attachments = JSON.stringify(report.changed.map((id) => [id, crypto.randomUUID()]));
     const { written } = await batchByName(db, {
-      written: ifWritten(
-        db.insert(kycProfileNumbers).select(
+      written: writeInPhases({
+        write: db.insert(kycProfileNumbers).select(
           db
             .select(
               insertSelection({
@@ -288,10 +290,10 @@ export async function attachNumbers(
               ),
             ),
         ),
-        (_, rowsWritten) => recordedChange(db, audit, "attached", profileId, report.changed, rowsWritten, now),
-      ),
+        ...recordedChange(db, audit, "attached", profileId, report.changed, now),
+      }),
     });
-    outbox.add(Object.values(written.events).flatMap((event) => event.deliveries));
+    outbox.add(Object.values(written.after.events).flatMap((event) => event.deliveries));
     return ok(report);
   });
 }
@@ -321,12 +323,12 @@ export async function detachNumbers(
 
     const detached = inJsonList(kycProfileNumbers.numberId, report.changed);
     const { written } = await batchByName(db, {
-      written: ifWritten(
-        db.delete(kycProfileNumbers).where(and(eq(kycProfileNumbers.profileId, profileId), detached)),
-        (_, rowsWritten) => recordedChange(db, audit, "detached", profileId, report.changed, rowsWritten, now),
-      ),
+      written: writeInPhases({
+        write: db.delete(kycProfileNumbers).where(and(eq(kycProfileNumbers.profileId, profileId), detached)),
+        ...recordedChange(db, audit, "detached", profileId, report.changed, now),
+      }),
     });
-    outbox.add(Object.values(written.events).flatMap((event) => event.deliveries));
+    outbox.add(Object.values(written.after.events).flatMap((event) => event.deliveries));
     return ok(report);
   });
 }

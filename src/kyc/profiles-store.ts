@@ -1,6 +1,6 @@
 // Queries for profiles: verifications with a name and no number, which many numbers share.
 import { type AnyColumn, and, count, eq, inArray, isNull, sql } from "drizzle-orm";
-import { batchByName } from "../db/batch.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import type { Outbox } from "../db/outbox.ts";
 import { type PageWindow, stableOrder } from "../db/paging.ts";
@@ -12,8 +12,8 @@ import {
   numberCountOf,
   type ProfileWithDocuments,
   subjectVerification,
+  verificationEventIfWritten,
   verificationValues,
-  withVerificationEvent,
 } from "./store.ts";
 
 /** Starts a profile of the account: a verification with a name and no number, with its kyc_profile.submitted event. */
@@ -27,9 +27,8 @@ export async function insertProfile(
 ): Promise<KycRow> {
   const id = crypto.randomUUID();
   const { submitted } = await batchByName(db, {
-    submitted: withVerificationEvent(
-      db,
-      db
+    submitted: writeInPhases({
+      write: db
         .insert(kycVerifications)
         .select(
           db
@@ -37,13 +36,10 @@ export async function insertProfile(
             .from(sql`(SELECT 1)`),
         )
         .returning(),
-      "profile",
-      "submitted",
-      eq(kycVerifications.id, id),
-      now,
-    ),
+      ...verificationEventIfWritten(db, "profile", "submitted", eq(kycVerifications.id, id), now),
+    }),
   });
-  outbox.add(submitted.event.deliveries);
+  outbox.add(submitted.after.deliveries);
   return submitted.write[0]!;
 }
 

@@ -1,7 +1,7 @@
 // The operator's review of a verification or profile: the moves it allows, and the batch that makes one.
 import { and, eq, sql } from "drizzle-orm";
-import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName } from "../db/batch.ts";
+import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import type { Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refusalByState } from "../db/outcome.ts";
@@ -17,7 +17,7 @@ import {
   ofKind,
   type ProfileWithDocuments,
   type SubjectKind,
-  withVerificationEvent,
+  verificationEventIfWritten,
 } from "./store.ts";
 
 const YEAR_MS = 365 * DAY_MS;
@@ -61,40 +61,42 @@ export async function reviewVerification(
   const named = reasons.flatMap((r) => (r.document_id === undefined ? [] : [r.document_id]));
   const namedReasons = sql`(SELECT json_group_array(json(value)) FROM json_each(${JSON.stringify(reasons)}) WHERE value ->> 'document_id' = ${"doc_"} || ${kycDocuments.id})`;
   // A refused review changes no document either (a file added after a rejection stays uploaded).
-  const { reviewed, documents, counted } = await batchByName(db, {
-    audit: auditStatement(
-      db,
-      { ...audit, now },
-      {
-        action: kind === "number" ? "kyc.reviewed" : "kyc_profile.reviewed",
-        target: { type: kind === "number" ? "kyc" : "kyc_profile", id: withPrefix(kind === "number" ? "kyc" : "kyp", kycId) },
-        customerId: kycVerifications.customerId,
-        changes: {
-          status: [kycVerifications.status, to],
-          ...(rejection ? { rejection_reason: [kycVerifications.rejectionReason, rejection.reason] } : {}),
-          ...(reasons.length > 0
-            ? { rejection_reasons: [sql`json(${kycVerifications.rejectionReasons})`, sql`json(${JSON.stringify(reasons)})`] }
-            : {}),
-        },
+  const event = verificationEventIfWritten(db, kind, to, eq(kycVerifications.id, kycId), now);
+  const { reviewed } = await batchByName(db, {
+    reviewed: writeInPhases({
+      before: {
+        audit: auditBeforeWrite(
+          db,
+          { ...audit, now },
+          {
+            action: kind === "number" ? "kyc.reviewed" : "kyc_profile.reviewed",
+            target: { type: kind === "number" ? "kyc" : "kyc_profile", id: withPrefix(kind === "number" ? "kyc" : "kyp", kycId) },
+            customerId: kycVerifications.customerId,
+            changes: {
+              status: [kycVerifications.status, to],
+              ...(rejection ? { rejection_reason: [kycVerifications.rejectionReason, rejection.reason] } : {}),
+              ...(reasons.length > 0
+                ? { rejection_reasons: [sql`json(${kycVerifications.rejectionReasons})`, sql`json(${JSON.stringify(reasons)})`] }
+                : {}),
+            },
+          },
+          { from: kycVerifications, guard: movable },
+        ),
+        documentsFollow:
+          to === "rejected" && reasons.length > 0
+            ? db
+                .update(kycDocuments)
+                .set({ status: "rejected", rejectionReasons: namedReasons })
+                .where(
+                  and(
+                    eq(kycDocuments.kycId, kycId),
+                    inJsonList(sql`${"doc_"} || ${kycDocuments.id}`, named),
+                    sql`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${movable})`,
+                  ),
+                )
+            : documentsFollow(db, kycId, to, movable),
       },
-      { from: kycVerifications, where: movable },
-    ),
-    documentsFollow:
-      to === "rejected" && reasons.length > 0
-        ? db
-            .update(kycDocuments)
-            .set({ status: "rejected", rejectionReasons: namedReasons })
-            .where(
-              and(
-                eq(kycDocuments.kycId, kycId),
-                inJsonList(sql`${"doc_"} || ${kycDocuments.id}`, named),
-                sql`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${movable})`,
-              ),
-            )
-        : documentsFollow(db, kycId, to, movable),
-    reviewed: withVerificationEvent(
-      db,
-      db
+      write: db
         .update(kycVerifications)
         .set({
           status: to,
@@ -107,19 +109,20 @@ export async function reviewVerification(
         })
         .where(movable)
         .returning(),
-      kind,
-      to,
-      eq(kycVerifications.id, kycId),
-      now,
-    ),
-    documents: db
-      .select()
-      .from(kycDocuments)
-      .where(eq(kycDocuments.kycId, kycId))
-      .orderBy(...DOCUMENT_ORDER),
-    counted: kind === "profile" ? numberCountOf(db, kycId) : undefined,
+      record: event.record,
+      after: {
+        ...event.after,
+        documents: db
+          .select()
+          .from(kycDocuments)
+          .where(eq(kycDocuments.kycId, kycId))
+          .orderBy(...DOCUMENT_ORDER),
+        counted: kind === "profile" ? numberCountOf(db, kycId) : undefined,
+      },
+    }),
   });
-  outbox.add(reviewed.event.deliveries);
+  const { deliveries, documents, counted } = reviewed.after;
+  outbox.add(deliveries);
   const [moved] = reviewed.write;
   if (moved) return ok({ verification: moved, documents, numberCount: countRead(counted) });
   return refusalByState(

@@ -1,10 +1,10 @@
 // Queries for verifications, a number's own or a profile's. Every write that depends on a state or on ownership is one
 // guarded statement; when it writes nothing, the store finds why.
 import { and, asc, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
-import { batchByName, ifWritten, type Results } from "../db/batch.ts";
+import { batchByName, type Results, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import { type EventSpec, eventStatements, type Outbox } from "../db/outbox.ts";
+import { type EventSpec, eventIfWritten, eventStatements, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, type Refusal, refusalByState, refuse } from "../db/outcome.ts";
 import {
   type DocumentRow,
@@ -173,9 +173,8 @@ export async function submitVerification(
   const id = crypto.randomUUID();
   try {
     const { submitted } = await batchByName(db, {
-      submitted: withVerificationEvent(
-        db,
-        db
+      submitted: writeInPhases({
+        write: db
           .insert(kycVerifications)
           .select(
             db
@@ -198,13 +197,10 @@ export async function submitVerification(
               ),
           )
           .returning(),
-        "number",
-        "submitted",
-        eq(kycVerifications.id, id),
-        now,
-      ),
+        ...verificationEventIfWritten(db, "number", "submitted", eq(kycVerifications.id, id), now),
+      }),
     });
-    outbox.add(submitted.event.deliveries);
+    outbox.add(submitted.after.deliveries);
     const [row] = submitted.write;
     if (row) return ok(row);
     const number = await ownedNumberProfile(db, customerId, numberId);
@@ -278,31 +274,20 @@ export function documentsFollow(db: Database, kycId: SQL | string, to: KycStatus
     );
 }
 
-/** A write of the verification `which` finds, then its event if it wrote (src/db/batch.ts: ifWritten). */
-export function withVerificationEvent<W extends Parameters<typeof ifWritten>[0]>(
-  db: Database,
-  write: W,
-  kind: SubjectKind,
-  action: VerificationAction,
-  which: SQL,
-  now: number,
-) {
-  return ifWritten(write, (written) => ({ event: verificationEvent(db, kind, action, and(which, written)!, now) }));
+/** The event of a write of the verification `which` finds, recorded only if it wrote (writeInPhases' record, after). */
+export function verificationEventIfWritten(db: Database, kind: SubjectKind, action: VerificationAction, which: SQL, now: number) {
+  return eventIfWritten(db, verificationEvent(kind, action, which), now);
 }
 
-/** The event of an action on the verification `where` finds (the profile's data for a profile), for a batch. */
-function verificationEvent(db: Database, kind: SubjectKind, action: VerificationAction, where: SQL, now: number) {
-  return eventStatements(
-    db,
-    {
-      type: eventTypeOf(kind, action),
-      customerId: kycVerifications.customerId,
-      data: kind === "number" ? verificationData() : profileData(),
-      from: kycVerifications,
-      where,
-    },
-    now,
-  ).statements;
+/** The event of an action on the verification `where` finds (the profile's data for a profile). */
+function verificationEvent(kind: SubjectKind, action: VerificationAction, where: SQL): EventSpec {
+  return {
+    type: eventTypeOf(kind, action),
+    customerId: kycVerifications.customerId,
+    data: kind === "number" ? verificationData() : profileData(),
+    from: kycVerifications,
+    where,
+  };
 }
 
 /** How many numbers joined the profile `profileId` finds (none for a number's own verification): for a batch. */
@@ -330,20 +315,21 @@ async function changeVerification(
 ): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state" | "managed_by_profile">> {
   const which = subjectVerification(customerId, subject);
   const kycIdOf = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${which})`;
-  const { changed, documents, counted } = await batchByName(db, {
-    documentsFollow: change.reopens ? documentsFollow(db, kycIdOf, "pending", change.movable) : undefined,
-    changed: withVerificationEvent(
-      db,
-      db.update(kycVerifications).set(change.set).where(and(which, change.movable)).returning(),
-      subject.kind,
-      "updated",
-      which,
-      now,
-    ),
-    documents: documentsOf(db, which),
-    counted: subject.kind === "profile" ? numberCountOf(db, kycIdOf) : undefined,
+  const event = verificationEventIfWritten(db, subject.kind, "updated", which, now);
+  const { changed } = await batchByName(db, {
+    changed: writeInPhases({
+      before: { documentsFollow: change.reopens ? documentsFollow(db, kycIdOf, "pending", change.movable) : undefined },
+      write: db.update(kycVerifications).set(change.set).where(and(which, change.movable)).returning(),
+      record: event.record,
+      after: {
+        ...event.after,
+        documents: documentsOf(db, which),
+        counted: subject.kind === "profile" ? numberCountOf(db, kycIdOf) : undefined,
+      },
+    }),
   });
-  outbox.add(changed.event.deliveries);
+  const { deliveries, documents, counted } = changed.after;
+  outbox.add(deliveries);
   const [updated] = changed.write;
   if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document), numberCount: countRead(counted) });
   const current = await db.select().from(kycVerifications).where(which).get();
@@ -442,20 +428,26 @@ export async function deleteVerificationRows(
   )!;
   const deletable = and(which, subject.kind === "number" ? verificationGuard("delete") : unused)!;
   const kycIdOf = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${deletable})`;
-  const { event, documents, deleted } = await batchByName(db, {
-    event: verificationEvent(db, subject.kind, "deleted", deletable, now),
-    forgotten:
-      subject.kind === "profile"
-        ? db.update(orders).set({ kycProfileId: null }).where(sql`${orders.kycProfileId} = ${kycIdOf}`)
-        : undefined,
-    documents: db
-      .delete(kycDocuments)
-      .where(sql`${kycDocuments.kycId} = ${kycIdOf}`)
-      .returning({ objectKey: kycDocuments.objectKey }),
-    deleted: db.delete(kycVerifications).where(deletable).returning({ id: kycVerifications.id }),
+  const { deleted } = await batchByName(db, {
+    // Each finds the verification through the delete's guard, so all stand before it.
+    deleted: writeInPhases({
+      before: {
+        event: eventStatements(db, verificationEvent(subject.kind, "deleted", deletable), now).statements,
+        forgotten:
+          subject.kind === "profile"
+            ? db.update(orders).set({ kycProfileId: null }).where(sql`${orders.kycProfileId} = ${kycIdOf}`)
+            : undefined,
+        documents: db
+          .delete(kycDocuments)
+          .where(sql`${kycDocuments.kycId} = ${kycIdOf}`)
+          .returning({ objectKey: kycDocuments.objectKey }),
+      },
+      write: db.delete(kycVerifications).where(deletable).returning({ id: kycVerifications.id }),
+    }),
   });
+  const { event, documents } = deleted.before;
   outbox.add(event.deliveries);
-  if (deleted.length > 0) return ok({ objectKeys: documents.map((d) => d.objectKey) });
+  if (deleted.write.length > 0) return ok({ objectKeys: documents.map((d) => d.objectKey) });
   const current = await db.select().from(kycVerifications).where(which).get();
   if (!current && subject.kind === "number") return managedOrNotFound(db, customerId, subject.numberId);
   if (current && subject.kind === "profile") {

@@ -2,8 +2,8 @@
 // listed numbers or from the stock.
 import { and, asc, count, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName, ifWritten } from "../db/batch.ts";
+import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
 import { DATA_FILLED_LATER, eventStatements, fillEventData, inEventChunks, type Outbox } from "../db/outbox.ts";
@@ -284,8 +284,8 @@ async function findStockedElsewhere(db: Database, order: OrderRow, phoneNumbers:
  * before the move, its data filled in after), `order.numbers_allocated` (one per 1,000 numbers: inEventChunks),
  * `kyc_profile.numbers_attached` when the order names a profile (the numbers join it in the same batch), and
  * `order.fulfilled` when it reaches the quantity (a pending order fulfilled at once never was processing). Each holds
- * only if this batch's numbers exist, which they do exactly when the allocation applied. Its audit event stands in
- * front of the order's move, under the same guard, so it records the values moved from.
+ * only if this batch's numbers exist, which they do exactly when the allocation applied. Its audit event stands before
+ * the order's move, under the same guard, so it records the values moved from.
  */
 async function allocateInBatch(
   db: Database,
@@ -408,52 +408,61 @@ async function allocateInBatch(
               .from(kycVerifications)
               .where(eq(kycVerifications.id, profileId)),
       // An allocated number is in stock no longer; from stock, an order still allocatable must have had all N.
-      unstocked: ifWritten(db.delete(stockNumbers).where(inArray(stockNumbers.phoneNumber, inserted)), (_, rowsWritten) => ({
-        stockHeld: listedNumbers
+      unstocked: writeInPhases({
+        write: db.delete(stockNumbers).where(inArray(stockNumbers.phoneNumber, inserted)),
+        record: listedNumbers
           ? undefined
-          : db
-              .insert(batchAssertions)
-              .select(
-                sql`SELECT 'the stock is short' WHERE ${rowsWritten} <> ${added} AND EXISTS (SELECT 1 FROM ${orders} WHERE ${and(thisOrder, allocatable)})`,
-              ),
-      })),
-      processing: movedToProcessing.statements,
-      audit: auditStatement(
-        db,
-        { ...audit, now },
-        {
-          action: "order.numbers_allocated",
-          target: { type: "order", id: orderId },
-          customerId: orders.customerId,
-          changes: {
-            fulfilled_quantity: [orders.fulfilledQuantity, sql`${orders.fulfilledQuantity} + ${added}`],
-            status: [orders.status, sql`CASE WHEN ${fulfils} THEN 'fulfilled' ELSE 'processing' END`],
-          },
+          : (_, rowsWritten) =>
+              db
+                .insert(batchAssertions)
+                .select(
+                  sql`SELECT 'the stock is short' WHERE ${rowsWritten} <> ${added} AND EXISTS (SELECT 1 FROM ${orders} WHERE ${and(thisOrder, allocatable)})`,
+                ),
+      }),
+      order: writeInPhases({
+        before: {
+          processing: movedToProcessing.statements,
+          audit: auditBeforeWrite(
+            db,
+            { ...audit, now },
+            {
+              action: "order.numbers_allocated",
+              target: { type: "order", id: orderId },
+              customerId: orders.customerId,
+              changes: {
+                fulfilled_quantity: [orders.fulfilledQuantity, sql`${orders.fulfilledQuantity} + ${added}`],
+                status: [orders.status, sql`CASE WHEN ${fulfils} THEN 'fulfilled' ELSE 'processing' END`],
+              },
+            },
+            { from: orders, guard: and(thisOrder, allocatable, applied) },
+          ),
         },
-        { from: orders, where: and(thisOrder, allocatable, applied) },
-      ),
-      order: db
-        .update(orders)
-        .set({
-          fulfilledQuantity: sql`${orders.fulfilledQuantity} + ${added}`,
-          status: sql`CASE WHEN ${fulfils} THEN ${"fulfilled" satisfies OrderStatus} ELSE ${"processing" satisfies OrderStatus} END`,
-          fulfilledAt: sql`CASE WHEN ${fulfils} THEN ${now} ELSE NULL END`,
-          updatedAt: now,
-        })
-        .where(and(thisOrder, allocatable))
-        .returning(),
-      processingData: fillEventData(db, movedToProcessing.eventId, orderData(), orders, thisOrder),
-      allocated: Object.fromEntries(numbersAllocated.map((event, i) => [`chunk${i + 1}`, event.statements])),
-      numbersAttached,
-      fulfilled: fulfilled.statements,
+        write: db
+          .update(orders)
+          .set({
+            fulfilledQuantity: sql`${orders.fulfilledQuantity} + ${added}`,
+            status: sql`CASE WHEN ${fulfils} THEN ${"fulfilled" satisfies OrderStatus} ELSE ${"processing" satisfies OrderStatus} END`,
+            fulfilledAt: sql`CASE WHEN ${fulfils} THEN ${now} ELSE NULL END`,
+            updatedAt: now,
+          })
+          .where(and(thisOrder, allocatable))
+          .returning(),
+        after: {
+          processingData: fillEventData(db, movedToProcessing.eventId, orderData(), orders, thisOrder),
+          allocated: Object.fromEntries(numbersAllocated.map((event, i) => [`chunk${i + 1}`, event.statements])),
+          numbersAttached,
+          fulfilled: fulfilled.statements,
+        },
+      }),
     });
+    const { before, after } = written.order;
     outbox.add([
-      ...written.processing.deliveries,
-      ...Object.values(written.allocated).flatMap((event) => event.deliveries),
-      ...Object.values(written.numbersAttached).flatMap((event) => event.deliveries),
-      ...written.fulfilled.deliveries,
+      ...before.processing.deliveries,
+      ...Object.values(after.allocated).flatMap((event) => event.deliveries),
+      ...Object.values(after.numbersAttached).flatMap((event) => event.deliveries),
+      ...after.fulfilled.deliveries,
     ]);
-    const [moved] = written.order;
+    const [moved] = written.order.write;
     if (!moved) {
       const current = await findOrderById(db, orderId);
       // Still allocatable, so its profile is no longer the one read: nothing was allocated, and nothing recorded.

@@ -1,9 +1,9 @@
 // Queries for orders: find, create with the global sequence, guarded changes (the list is in list.ts).
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName, ifWritten } from "../db/batch.ts";
+import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
-import { eventStatements, type Outbox } from "../db/outbox.ts";
+import { eventIfWritten, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import { catalog, type EventType, kycVerifications, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
@@ -52,21 +52,13 @@ async function recognisingOwnCommit(db: Database, id: string, insert: () => Prom
   }
 }
 
-/** A write of the `orders` row `orderId`, then its order event if it wrote (src/db/batch.ts: ifWritten). */
-function withOrderEvent<W extends Parameters<typeof ifWritten>[0]>(
-  db: Database,
-  write: W,
-  type: EventType,
-  orderId: string,
-  now: number,
-) {
-  return ifWritten(write, (written) => ({
-    event: eventStatements(
-      db,
-      { type, customerId: orders.customerId, data: orderData(), from: orders, where: and(eq(orders.id, orderId), written)! },
-      now,
-    ).statements,
-  }));
+/** The order event of a write of the `orders` row `orderId`, recorded only if it wrote (writeInPhases' record, after). */
+function orderEventIfWritten(db: Database, type: EventType, orderId: string, now: number) {
+  return eventIfWritten(
+    db,
+    { type, customerId: orders.customerId, data: orderData(), from: orders, where: eq(orders.id, orderId) },
+    now,
+  );
 }
 
 /**
@@ -84,9 +76,8 @@ export async function createOrder(
   const id = crypto.randomUUID();
   const [row] = await recognisingOwnCommit(db, id, async () => {
     const { created } = await batchByName(db, {
-      created: withOrderEvent(
-        db,
-        db
+      created: writeInPhases({
+        write: db
           .insert(orders)
           .select(
             db
@@ -118,12 +109,10 @@ export async function createOrder(
               ),
           )
           .returning(),
-        "order.created",
-        id,
-        now,
-      ),
+        ...orderEventIfWritten(db, "order.created", id, now),
+      }),
     });
-    outbox.add(created.event.deliveries);
+    outbox.add(created.after.deliveries);
     return created.write;
   });
   if (row) return ok(row);
@@ -163,9 +152,8 @@ export async function updatePendingOrder(
   const nextType = changes.numberType === undefined ? sql`${orders.numberType}` : sql`${changes.numberType}`;
   const pairChecked = changes.countryCode !== undefined || changes.numberType !== undefined;
   const { updated } = await batchByName(db, {
-    updated: withOrderEvent(
-      db,
-      db
+    updated: writeInPhases({
+      write: db
         .update(orders)
         .set({ ...changes, updatedAt: now })
         .where(
@@ -180,12 +168,10 @@ export async function updatePendingOrder(
           ),
         )
         .returning(),
-      "order.updated",
-      orderId,
-      now,
-    ),
+      ...orderEventIfWritten(db, "order.updated", orderId, now),
+    }),
   });
-  outbox.add(updated.event.deliveries);
+  outbox.add(updated.after.deliveries);
   const [row] = updated.write;
   if (row) return ok(row);
   const current = await findOrder(db, customerId, orderId);
@@ -204,8 +190,7 @@ export type OrderMoveBy = { mover: "operator"; audit: AuditContext } | { mover: 
 /**
  * A move of an order to `to` (src/orders/lifecycle.ts: from which statuses `by` may make it), with its event in one
  * batch: one conditional UPDATE, so an order that moved meanwhile is refused, never half-moved. The operator's move
- * also writes its audit event, first, read from the order before the move under the move's own guard, so it records
- * the status moved from.
+ * also writes its audit event, before the move (under the move's own guard), so it records the status moved from.
  */
 export async function transitionOrderStatus(
   db: Database,
@@ -220,29 +205,28 @@ export async function transitionOrderStatus(
   if (move) {
     const movable = and(eq(orders.id, orderId), ofMover, inArray(orders.status, move.from));
     const { moved } = await batchByName(db, {
-      audit:
-        by.mover === "operator"
-          ? auditStatement(
-              db,
-              { ...by.audit, now },
-              {
-                action: "order.status_changed",
-                target: { type: "order", id: orderId },
-                customerId: orders.customerId,
-                changes: { status: [orders.status, to] },
-              },
-              { from: orders, where: movable },
-            )
-          : undefined,
-      moved: withOrderEvent(
-        db,
-        db.update(orders).set({ status: to, updatedAt: now }).where(movable).returning(),
-        move.event,
-        orderId,
-        now,
-      ),
+      moved: writeInPhases({
+        before: {
+          audit:
+            by.mover === "operator"
+              ? auditBeforeWrite(
+                  db,
+                  { ...by.audit, now },
+                  {
+                    action: "order.status_changed",
+                    target: { type: "order", id: orderId },
+                    customerId: orders.customerId,
+                    changes: { status: [orders.status, to] },
+                  },
+                  { from: orders, guard: movable },
+                )
+              : undefined,
+        },
+        write: db.update(orders).set({ status: to, updatedAt: now }).where(movable).returning(),
+        ...orderEventIfWritten(db, move.event, orderId, now),
+      }),
     });
-    outbox.add(moved.event.deliveries);
+    outbox.add(moved.after.deliveries);
     const [row] = moved.write;
     if (row) return ok(row);
   }

@@ -2,7 +2,7 @@
 // which keeps at least one enabled admin.
 import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName, ifWritten, pageAndTotal } from "../db/batch.ts";
+import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
@@ -87,22 +87,26 @@ export async function putStaff(
       : insert.onConflictDoNothing();
     try {
       const { written } = await batchByName(db, {
-        written: ifWritten(upsert.returning(), (wrote) => ({
-          audit: auditStatement(
-            db,
-            { ...audit, now },
-            { action: "staff.changed", target: { type: "staff", id: email }, customerId: null, changes },
-            { from: sql`(SELECT 1)`, where: wrote },
-          ),
-        })),
-        // Only a change that takes an enabled admin away can leave none (and it writes only if the member is as read).
-        lastAdmin: takesAnAdminAway
-          ? db
-              .insert(batchAssertions)
-              .select(
-                sql`SELECT 'an enabled admin remains' WHERE NOT EXISTS (SELECT 1 FROM ${staff} WHERE ${and(eq(staff.role, "admin"), eq(staff.status, "enabled"))})`,
-              )
-          : undefined,
+        written: writeInPhases({
+          write: upsert.returning(),
+          record: (wrote) =>
+            auditStatement(
+              db,
+              { ...audit, now },
+              { action: "staff.changed", target: { type: "staff", id: email }, customerId: null, changes },
+              { from: sql`(SELECT 1)`, where: wrote },
+            ),
+          after: {
+            // Only a change that takes an enabled admin away can leave none (and it writes only if the member is as read).
+            lastAdmin: takesAnAdminAway
+              ? db
+                  .insert(batchAssertions)
+                  .select(
+                    sql`SELECT 'an enabled admin remains' WHERE NOT EXISTS (SELECT 1 FROM ${staff} WHERE ${and(eq(staff.role, "admin"), eq(staff.status, "enabled"))})`,
+                  )
+              : undefined,
+          },
+        }),
       });
       const [row] = written.write;
       if (row) return ok({ row, created: before === undefined });

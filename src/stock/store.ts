@@ -1,8 +1,8 @@
 // Queries for the number stock: an import in one batch (numbers already in stock or allocated are skipped, each
 // reported), the list, the counts per pair, and a removal; allocation from stock is the numbers' (src/numbers/store.ts).
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
-import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName, pageAndTotal } from "../db/batch.ts";
+import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
+import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
@@ -165,23 +165,27 @@ export async function removeFromStock(
 ): Promise<Outcome<StockNumberRow, "not_found">> {
   const inStock: SQL = eq(stockNumbers.phoneNumber, phoneNumber);
   const removed = await batchByName(db, {
-    audit: auditStatement(
-      db,
-      { ...audit, now },
-      {
-        action: "stock.removed",
-        target: { type: "stock_number", id: phoneNumber },
-        customerId: null,
-        changes: {
-          country_code: [stockNumbers.countryCode, null],
-          number_type: [stockNumbers.numberType, null],
-          imported_at: [iso(stockNumbers.importedAt), null],
-        },
+    number: writeInPhases({
+      before: {
+        audit: auditBeforeWrite(
+          db,
+          { ...audit, now },
+          {
+            action: "stock.removed",
+            target: { type: "stock_number", id: phoneNumber },
+            customerId: null,
+            changes: {
+              country_code: [stockNumbers.countryCode, null],
+              number_type: [stockNumbers.numberType, null],
+              imported_at: [iso(stockNumbers.importedAt), null],
+            },
+          },
+          { from: stockNumbers, guard: inStock },
+        ),
       },
-      { from: stockNumbers, where: inStock },
-    ),
-    number: db.delete(stockNumbers).where(inStock).returning(),
+      write: db.delete(stockNumbers).where(inStock).returning(),
+    }),
   });
-  const [row] = removed.number;
+  const [row] = removed.number.write;
   return row ? ok(row) : refuse("not_found");
 }

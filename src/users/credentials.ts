@@ -2,7 +2,7 @@
 // and sign-in with its lockout (10 failures within 15 minutes lock the user).
 import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName, ifWritten } from "../db/batch.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { customers, invitations, sessions, type UserRow, type UserStatus, users } from "../db/schema.ts";
@@ -32,9 +32,9 @@ export async function issueInvitation(
   const token = randomToken();
   const expiresAt = now + INVITATION_TTL_MS;
   const issued = await batchByName(db, {
-    earlierVoided: db.delete(invitations).where(eq(invitations.userId, userId)),
-    invitation: ifWritten(
-      db
+    invitation: writeInPhases({
+      before: { earlierVoided: db.delete(invitations).where(eq(invitations.userId, userId)) },
+      write: db
         .insert(invitations)
         .select(
           db
@@ -51,9 +51,9 @@ export async function issueInvitation(
             .where(eq(users.id, userId)),
         )
         .returning(),
-      (written) => ({
-        // The link is a credential: the event says only that one was issued, and until when it works.
-        audit: auditStatement(
+      // The link is a credential: the event says only that one was issued, and until when it works.
+      record: (written) =>
+        auditStatement(
           db,
           { ...audit, now },
           {
@@ -64,12 +64,11 @@ export async function issueInvitation(
           },
           { from: users, where: and(eq(users.id, userId), written) },
         ),
-      }),
-    ),
-    user: db.select().from(users).where(eq(users.id, userId)),
+      after: { user: db.select().from(users).where(eq(users.id, userId)) },
+    }),
   });
   const [created] = issued.invitation.write;
-  const [user] = issued.user;
+  const [user] = issued.invitation.after.user;
   return created && user ? ok({ token, expiresAt: created.expiresAt, user }) : refuse("not_found");
 }
 
@@ -110,15 +109,20 @@ export async function acceptInvitation(
   const passwordHash = await hashPassword(password, hashing);
   const invitedUser = sql`(SELECT ${invitations.userId} FROM ${invitations} WHERE ${invitations.tokenHash} = ${tokenHash} AND ${invitations.expiresAt} > ${now})`;
   const { passwordSet } = await batchByName(db, {
-    passwordSet: db
-      .update(users)
-      .set({ passwordHash, failedSignIns: 0, failedSignInsSince: null, updatedAt: now })
-      .where(sql`${users.id} = ${invitedUser}`)
-      .returning(),
-    sessionsEnded: db.delete(sessions).where(sql`${sessions.userId} = ${invitedUser}`),
-    invitationUsed: db.delete(invitations).where(eq(invitations.tokenHash, tokenHash)),
+    passwordSet: writeInPhases({
+      write: db
+        .update(users)
+        .set({ passwordHash, failedSignIns: 0, failedSignInsSince: null, updatedAt: now })
+        .where(sql`${users.id} = ${invitedUser}`)
+        .returning(),
+      // Both find the user through the invitation, so its deletion comes last.
+      after: {
+        sessionsEnded: db.delete(sessions).where(sql`${sessions.userId} = ${invitedUser}`),
+        invitationUsed: db.delete(invitations).where(eq(invitations.tokenHash, tokenHash)),
+      },
+    }),
   });
-  const [user] = passwordSet;
+  const [user] = passwordSet.write;
   return user ? ok(user) : refuse("not_found");
 }
 
@@ -198,14 +202,16 @@ async function recordFailures(db: Database, email: string, now: number): Promise
     .from(users)
     .where(and(eq(users.email, email), ne(users.status, "active" satisfies UserStatus)));
   await batchByName(db, {
-    counted: db
-      .update(users)
-      .set({
-        failedSignIns: count,
-        failedSignInsSince: sql`CASE WHEN ${windowOver} THEN ${now} ELSE ${users.failedSignInsSince} END`,
-        status: sql`CASE WHEN ${count} >= ${LOCKOUT_FAILURES} THEN ${"locked" satisfies UserStatus} ELSE ${users.status} END`,
-      })
-      .where(and(eq(users.email, email), eq(users.status, "active" satisfies UserStatus))),
-    sessionsEnded: db.delete(sessions).where(inArray(sessions.userId, notActive)),
+    counted: writeInPhases({
+      write: db
+        .update(users)
+        .set({
+          failedSignIns: count,
+          failedSignInsSince: sql`CASE WHEN ${windowOver} THEN ${now} ELSE ${users.failedSignInsSince} END`,
+          status: sql`CASE WHEN ${count} >= ${LOCKOUT_FAILURES} THEN ${"locked" satisfies UserStatus} ELSE ${users.status} END`,
+        })
+        .where(and(eq(users.email, email), eq(users.status, "active" satisfies UserStatus))),
+      after: { sessionsEnded: db.delete(sessions).where(inArray(sessions.userId, notActive)) },
+    }),
   });
 }

@@ -4,7 +4,7 @@
 // and the user's active status still hold, in the batch that writes it, so a reset, a deactivation or a lock that
 // commits while a sign-in is under way ends that sign-in's session too.
 import { and, desc, eq, gt, lte, notInArray, or, type SQL, sql } from "drizzle-orm";
-import { batchByName } from "../db/batch.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { deleteInBatches } from "../db/purge.ts";
 import {
@@ -103,13 +103,15 @@ export async function startSession(
   const idHash = await sha256Hex(token);
   const guard = and(eq(users.id, checked.userId), eq(users.passwordHash, checked.passwordHash), isActive);
   const { started } = await batchByName(db, {
-    started: db
-      .insert(sessions)
-      .select(db.select(sessionColumns(idHash, now)).from(users).where(guard))
-      .returning(),
-    after: await afterSessionStart(db, idHash, now, options),
+    started: writeInPhases({
+      write: db
+        .insert(sessions)
+        .select(db.select(sessionColumns(idHash, now)).from(users).where(guard))
+        .returning(),
+      after: await afterSessionStart(db, idHash, now, options),
+    }),
   });
-  return started.length === 1 ? token : undefined;
+  return started.write.length === 1 ? token : undefined;
 }
 
 /** A ticket's membership that may still open: its user active, their hash still the one checked. */
@@ -172,11 +174,16 @@ export async function startChosenSession(
     .innerJoin(customers, eq(customers.id, users.customerId))
     .where(and(eq(signInChoices.ticketHash, ticketHash), eq(customers.slug, accountSlug), gt(signInChoices.expiresAt, now)));
   const { started } = await batchByName(db, {
-    started: db.insert(sessions).select(chosen).returning(),
-    after: await afterSessionStart(db, idHash, now, { ending }),
-    ticketUsed: db.delete(signInChoices).where(eq(signInChoices.ticketHash, ticketHash)),
+    started: writeInPhases({
+      write: db.insert(sessions).select(chosen).returning(),
+      // The ticket is used up last: the session's insert reads it.
+      after: {
+        ...(await afterSessionStart(db, idHash, now, { ending })),
+        ticketUsed: db.delete(signInChoices).where(eq(signInChoices.ticketHash, ticketHash)),
+      },
+    }),
   });
-  return started.length === 1 ? token : undefined;
+  return started.write.length === 1 ? token : undefined;
 }
 
 /** The accounts an unexpired ticket may still open (the account's slug and name), by name: as startChosenSession guards. */

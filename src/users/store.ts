@@ -1,8 +1,8 @@
 // Queries for the users of an account: the list with status counts, create, update.
 import { and, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName } from "../db/batch.ts";
+import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion, isUniqueViolation } from "../db/errors.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
@@ -151,48 +151,52 @@ export async function createUser(
   const status = user.status ?? ("active" satisfies UserStatus);
   try {
     const created = await batchByName(db, {
-      user: db
-        .insert(users)
-        .select(
-          db
-            .select(
-              insertSelection({
-                id,
-                customerId: customers.id,
-                email: user.email.toLowerCase(),
-                name: user.name,
-                role: user.role,
-                status,
-                lastLoginAt: null,
-                createdAt: now,
-                updatedAt: now,
-                passwordHash: null,
-                failedSignIns: 0,
-                failedSignInsSince: null,
-              }),
-            )
-            .from(customers)
-            .where(eq(customers.slug, customerSlug)),
-        )
-        .returning(),
-      audit: auditStatement(
-        db,
-        { ...audit, now },
-        {
-          action: "user.created",
-          target: { type: "user", id },
-          customerId: users.customerId,
-          changes: {
-            email: [null, user.email.toLowerCase()],
-            name: [null, user.name],
-            role: [null, user.role],
-            status: [null, status],
-          },
+      user: writeInPhases({
+        write: db
+          .insert(users)
+          .select(
+            db
+              .select(
+                insertSelection({
+                  id,
+                  customerId: customers.id,
+                  email: user.email.toLowerCase(),
+                  name: user.name,
+                  role: user.role,
+                  status,
+                  lastLoginAt: null,
+                  createdAt: now,
+                  updatedAt: now,
+                  passwordHash: null,
+                  failedSignIns: 0,
+                  failedSignInsSince: null,
+                }),
+              )
+              .from(customers)
+              .where(eq(customers.slug, customerSlug)),
+          )
+          .returning(),
+        after: {
+          audit: auditStatement(
+            db,
+            { ...audit, now },
+            {
+              action: "user.created",
+              target: { type: "user", id },
+              customerId: users.customerId,
+              changes: {
+                email: [null, user.email.toLowerCase()],
+                name: [null, user.name],
+                role: [null, user.role],
+                status: [null, status],
+              },
+            },
+            { from: users, where: eq(users.id, id) },
+          ),
         },
-        { from: users, where: eq(users.id, id) },
-      ),
+      }),
     });
-    const [row] = created.user;
+    const [row] = created.user.write;
     return row ? ok(row) : refuse("not_found");
   } catch (error) {
     if (isUniqueViolation(error)) return refuse("duplicate");
@@ -270,28 +274,34 @@ export async function updateTeammate(
     );
   try {
     const { changed } = await batchByName(db, {
-      // Before the change, under its guard: the values it changes from.
-      audit: auditStatement(
-        db,
-        { ...audit, now },
-        {
-          action: "user.updated",
-          target: { type: "user", id: userId },
-          customerId: users.customerId,
-          changes: Object.fromEntries(
-            (["name", "role", "status"] as const)
-              .filter((field) => changes[field] !== undefined)
-              .map((field) => [field, [users[field], changes[field] ?? null]]),
+      changed: writeInPhases({
+        // Under the change's guard: the values it changes from.
+        before: {
+          audit: auditBeforeWrite(
+            db,
+            { ...audit, now },
+            {
+              action: "user.updated",
+              target: { type: "user", id: userId },
+              customerId: users.customerId,
+              changes: Object.fromEntries(
+                (["name", "role", "status"] as const)
+                  .filter((field) => changes[field] !== undefined)
+                  .map((field) => [field, [users[field], changes[field] ?? null]]),
+              ),
+            },
+            { from: users, guard: and(eq(users.id, userId), unchanged) },
           ),
         },
-        { from: users, where: and(eq(users.id, userId), unchanged) },
-      ),
-      changed: userUpdate(db, userId, changes, now, unchanged),
-      sessionsEnded: endSessionsOfInactiveUser(db, userId),
-      ownerKept: keepActiveOwner ? assertion : undefined,
-      linksVoided: promoted ? voidLinks : undefined,
+        write: userUpdate(db, userId, changes, now, unchanged),
+        after: {
+          sessionsEnded: endSessionsOfInactiveUser(db, userId),
+          ownerKept: keepActiveOwner ? assertion : undefined,
+          linksVoided: promoted ? voidLinks : undefined,
+        },
+      }),
     });
-    const [row] = changed;
+    const [row] = changed.write;
     return row ? ok(row) : refuse("wrong_state", { state: "changed" });
   } catch (error) {
     if (isFailedBatchAssertion(error)) return refuse("wrong_state", { state: "last_active_owner" });

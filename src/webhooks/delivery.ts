@@ -1,7 +1,7 @@
 // The delivery queue's consumer: each message names a delivery, which is claimed, attempted (one signed POST to its
 // endpoint), its outcome recorded, and its next attempt put back on the queue.
 import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
-import { batchByName, ifWritten } from "../db/batch.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
 import { createDatabase, type Database } from "../db/client.ts";
 import {
   type DeliveryStatus,
@@ -176,12 +176,14 @@ async function deliver(db: Database, queue: Queue<string>, id: string, deps: Del
   const written = gone
     ? (
         await batchByName(db, {
-          outcome: ifWritten(recordOutcome, (recorded) => ({
-            disabled: db
-              .update(webhookEndpoints)
-              .set({ status: "disabled" satisfies WebhookEndpointStatus, updatedAt: finished })
-              .where(and(eq(webhookEndpoints.id, target.endpointId), recorded)),
-          })),
+          outcome: writeInPhases({
+            write: recordOutcome,
+            record: (recorded) =>
+              db
+                .update(webhookEndpoints)
+                .set({ status: "disabled" satisfies WebhookEndpointStatus, updatedAt: finished })
+                .where(and(eq(webhookEndpoints.id, target.endpointId), recorded)),
+          }),
         })
       ).outcome.write
     : await recordOutcome;

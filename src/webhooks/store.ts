@@ -1,8 +1,8 @@
 // Queries for webhook endpoints and their deliveries: the guarded create (at most MAX_ENDPOINTS an account), changes,
 // secret rotation, delete with its deliveries, the test event, the delivery log and a delivery's retry.
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { type AuditContext, auditStatement } from "../db/audit.ts";
-import { batchByName, pageAndTotal } from "../db/batch.ts";
+import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
+import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { eventStatements, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
@@ -91,47 +91,51 @@ export async function createEndpoint(
   const id = crypto.randomUUID();
   const endpointCount = sql`(SELECT count(*) FROM ${webhookEndpoints} WHERE ${webhookEndpoints.customerId} = ${customers.id})`;
   const created = await batchByName(db, {
-    endpoint: db
-      .insert(webhookEndpoints)
-      .select(
-        db
-          .select(
-            insertSelection({
-              id,
-              customerId: customers.id,
-              url: endpoint.url,
-              description: endpoint.description ?? null,
-              eventTypes: JSON.stringify(endpoint.eventTypes),
-              status: "enabled" satisfies WebhookEndpointStatus,
-              secret: generateSecret(),
-              previousSecret: null,
-              previousSecretExpiresAt: null,
-              createdAt: now,
-              updatedAt: now,
-            }),
-          )
-          .from(customers)
-          .where(and(eq(customers.id, customerId), sql`${endpointCount} < ${MAX_ENDPOINTS}`)),
-      )
-      .returning(),
-    audit: auditStatement(
-      db,
-      { ...audit, now },
-      {
-        action: "webhook_endpoint.created",
-        target: endpointTarget(id),
-        customerId: webhookEndpoints.customerId,
-        changes: {
-          url: [null, webhookEndpoints.url],
-          description: [null, webhookEndpoints.description],
-          event_types: [null, webhookEndpoints.eventTypes],
-          status: [null, webhookEndpoints.status],
-        },
+    endpoint: writeInPhases({
+      write: db
+        .insert(webhookEndpoints)
+        .select(
+          db
+            .select(
+              insertSelection({
+                id,
+                customerId: customers.id,
+                url: endpoint.url,
+                description: endpoint.description ?? null,
+                eventTypes: JSON.stringify(endpoint.eventTypes),
+                status: "enabled" satisfies WebhookEndpointStatus,
+                secret: generateSecret(),
+                previousSecret: null,
+                previousSecretExpiresAt: null,
+                createdAt: now,
+                updatedAt: now,
+              }),
+            )
+            .from(customers)
+            .where(and(eq(customers.id, customerId), sql`${endpointCount} < ${MAX_ENDPOINTS}`)),
+        )
+        .returning(),
+      after: {
+        audit: auditStatement(
+          db,
+          { ...audit, now },
+          {
+            action: "webhook_endpoint.created",
+            target: endpointTarget(id),
+            customerId: webhookEndpoints.customerId,
+            changes: {
+              url: [null, webhookEndpoints.url],
+              description: [null, webhookEndpoints.description],
+              event_types: [null, webhookEndpoints.eventTypes],
+              status: [null, webhookEndpoints.status],
+            },
+          },
+          { from: webhookEndpoints, where: eq(webhookEndpoints.id, id) },
+        ),
       },
-      { from: webhookEndpoints, where: eq(webhookEndpoints.id, id) },
-    ),
+    }),
   });
-  const [row] = created.endpoint;
+  const [row] = created.endpoint.write;
   return row ? ok(row) : refuse("full", { limit: MAX_ENDPOINTS });
 }
 
@@ -179,28 +183,32 @@ export async function updateEndpoint(
   };
   const fields = { url: "url", description: "description", eventTypes: "event_types", status: "status" } as const;
   const changed = await batchByName(db, {
-    audit: auditStatement(
-      db,
-      { ...audit, now },
-      {
-        action: "webhook_endpoint.updated",
-        target: endpointTarget(endpointId),
-        customerId: webhookEndpoints.customerId,
-        changes: Object.fromEntries(
-          (Object.keys(fields) as (keyof typeof fields)[])
-            .filter((field) => values[field] !== undefined)
-            .map((field) => [fields[field], [webhookEndpoints[field], values[field] ?? null]]),
+    endpoint: writeInPhases({
+      before: {
+        audit: auditBeforeWrite(
+          db,
+          { ...audit, now },
+          {
+            action: "webhook_endpoint.updated",
+            target: endpointTarget(endpointId),
+            customerId: webhookEndpoints.customerId,
+            changes: Object.fromEntries(
+              (Object.keys(fields) as (keyof typeof fields)[])
+                .filter((field) => values[field] !== undefined)
+                .map((field) => [fields[field], [webhookEndpoints[field], values[field] ?? null]]),
+            ),
+          },
+          { from: webhookEndpoints, guard: owned(customerId, endpointId) },
         ),
       },
-      { from: webhookEndpoints, where: owned(customerId, endpointId) },
-    ),
-    endpoint: db
-      .update(webhookEndpoints)
-      .set({ ...values, updatedAt: now })
-      .where(owned(customerId, endpointId))
-      .returning(),
+      write: db
+        .update(webhookEndpoints)
+        .set({ ...values, updatedAt: now })
+        .where(owned(customerId, endpointId))
+        .returning(),
+    }),
   });
-  const [row] = changed.endpoint;
+  const [row] = changed.endpoint.write;
   return row ? ok(row) : refuse("not_found");
 }
 
@@ -217,32 +225,36 @@ export async function rotateSecret(
   now: number,
 ): Promise<Outcome<WebhookEndpointRow, "not_found">> {
   const rotated = await batchByName(db, {
-    // Says that the secret changed and until when the old one signs too; never a secret.
-    audit: auditStatement(
-      db,
-      { ...audit, now },
-      {
-        action: "webhook_endpoint.secret_rotated",
-        target: endpointTarget(endpointId),
-        customerId: webhookEndpoints.customerId,
-        changes: {
-          previous_secret_expires_at: [iso(webhookEndpoints.previousSecretExpiresAt), toIso(now + PREVIOUS_SECRET_TTL_MS)],
-        },
+    endpoint: writeInPhases({
+      before: {
+        // Says that the secret changed and until when the old one signs too; never a secret.
+        audit: auditBeforeWrite(
+          db,
+          { ...audit, now },
+          {
+            action: "webhook_endpoint.secret_rotated",
+            target: endpointTarget(endpointId),
+            customerId: webhookEndpoints.customerId,
+            changes: {
+              previous_secret_expires_at: [iso(webhookEndpoints.previousSecretExpiresAt), toIso(now + PREVIOUS_SECRET_TTL_MS)],
+            },
+          },
+          { from: webhookEndpoints, guard: owned(customerId, endpointId) },
+        ),
       },
-      { from: webhookEndpoints, where: owned(customerId, endpointId) },
-    ),
-    endpoint: db
-      .update(webhookEndpoints)
-      .set({
-        secret: generateSecret(),
-        previousSecret: sql`${webhookEndpoints.secret}`,
-        previousSecretExpiresAt: now + PREVIOUS_SECRET_TTL_MS,
-        updatedAt: now,
-      })
-      .where(owned(customerId, endpointId))
-      .returning(),
+      write: db
+        .update(webhookEndpoints)
+        .set({
+          secret: generateSecret(),
+          previousSecret: sql`${webhookEndpoints.secret}`,
+          previousSecretExpiresAt: now + PREVIOUS_SECRET_TTL_MS,
+          updatedAt: now,
+        })
+        .where(owned(customerId, endpointId))
+        .returning(),
+    }),
   });
-  const [row] = rotated.endpoint;
+  const [row] = rotated.endpoint.write;
   return row ? ok(row) : refuse("not_found");
 }
 
@@ -259,23 +271,27 @@ export async function deleteEndpoint(
   now: number,
 ): Promise<Outcome<WebhookEndpointRow, "not_found">> {
   const { endpoint } = await batchByName(db, {
-    audit: auditStatement(
-      db,
-      { ...audit, now },
-      {
-        action: "webhook_endpoint.deleted",
-        target: endpointTarget(endpointId),
-        customerId: webhookEndpoints.customerId,
-        changes: { url: [webhookEndpoints.url, null], status: [webhookEndpoints.status, null] },
+    endpoint: writeInPhases({
+      before: {
+        audit: auditBeforeWrite(
+          db,
+          { ...audit, now },
+          {
+            action: "webhook_endpoint.deleted",
+            target: endpointTarget(endpointId),
+            customerId: webhookEndpoints.customerId,
+            changes: { url: [webhookEndpoints.url, null], status: [webhookEndpoints.status, null] },
+          },
+          { from: webhookEndpoints, guard: owned(customerId, endpointId) },
+        ),
+        deliveries: db
+          .delete(webhookDeliveries)
+          .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.customerId, customerId))),
       },
-      { from: webhookEndpoints, where: owned(customerId, endpointId) },
-    ),
-    deliveries: db
-      .delete(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.customerId, customerId))),
-    endpoint: db.delete(webhookEndpoints).where(owned(customerId, endpointId)).returning(),
+      write: db.delete(webhookEndpoints).where(owned(customerId, endpointId)).returning(),
+    }),
   });
-  const [removed] = endpoint;
+  const [removed] = endpoint.write;
   return removed ? ok(removed) : refuse("not_found");
 }
 
