@@ -1,5 +1,5 @@
-// The one refusal of the service: a problem (RFC 9457) with its code from a closed set, the words a person reads, and
-// the fields it is about. The API answers it as problem+json (src/http/problem.ts); a page shows the same words beside
+// The service's refusal: a problem (RFC 9457) with its code from a closed set, a human-readable message, and the
+// fields it is about. The API answers it as problem+json (src/http/problem.ts); a page shows the same words beside
 // the same fields. Nothing here knows HTTP beyond each code's status.
 
 /** Every error code the API can answer with, its status and its title. Clients may rely on `code`. */

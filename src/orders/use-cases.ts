@@ -1,5 +1,5 @@
 // The orders' actions, once for every front end (the API, the portal, the operator's routes): each takes its validated
-// input, calls the store, and ends in the order or the one problem that refuses it, in the words a person reads.
+// input, calls the store, and ends in the order or the problem that refuses it.
 
 import type { Pair } from "../compliance/evaluation.ts";
 import { requirementsNotMet } from "../compliance/refusals.ts";

@@ -76,7 +76,7 @@ async function verificationPage(
         {number.phoneNumber} <Badge status={number.status} />
       </h1>
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
-      {/* Whether its numbers need a verification is said once, here: the checklist below is only for those that do. */}
+      {/* Whether its numbers need a verification is stated here only: the checklist below is only for those that do. */}
       {evaluation && !evaluation.kyc_required ? (
         <p class="muted">
           Numbers of {evaluation.country_code} {words(evaluation.number_type)} need no verification

@@ -39,7 +39,7 @@ function conflict(message: string): { ok: false; problem: Problem<"conflict"> } 
 }
 
 /**
- * Why the actor may not touch this user at all (the words a person reads), or null: an admin changes members and
+ * Why the actor may not touch this user at all (a message for the page), or null: an admin changes members and
  * themselves only. Whoever may change a user may lower their role, then issue them a password link: so an admin
  * touching another admin could take that admin's account over. (Pages offer no control this refuses.)
  */

@@ -1,5 +1,5 @@
 // The webhook endpoints' actions, once for every front end (the customer API and the portal's Settings → Webhooks):
-// each takes its validated input, calls the store, and ends in its value or one Problem in the words a person reads.
+// each takes its validated input, calls the store, and ends in its value or the Problem that refuses it.
 import type { Refusal } from "../db/outcome.ts";
 import type { WebhookEndpointRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
