@@ -71,7 +71,12 @@ export default defineConfig(async () => {
             isolate: false,
             include: ["test/**/*.test.ts"],
             exclude: ["test/browser/**", "test/node/**"],
-            setupFiles: ["./test/apply-migrations.ts", "./test/outbound-fetch.ts", "./test/fresh-address.ts"],
+            setupFiles: [
+              "./test/apply-migrations.ts",
+              "./test/outbound-fetch.ts",
+              "./test/fresh-address.ts",
+              "./test/logs-on-failure.ts",
+            ],
             sequence: { groupOrder: 1 },
             // vitest's default of 5 s is too close on a busy 2-CPU machine (CI here runs about a third slower than a
             // quiet run); a test that needs longer still says so itself.
@@ -110,7 +115,7 @@ export default defineConfig(async () => {
       // One test file per CPU at a time. vitest's default leaves one CPU to itself, which on a 2-CPU machine runs the
       // files one by one: each file's workerd then waits on the runner half the time (124 s against 71 s here).
       maxWorkers: availableParallelism(),
-      // The Worker logs one JSON line per request; show them only for failing tests.
+      // A test's console output only when it fails.
       silent: "passed-only" as const,
     },
   };
