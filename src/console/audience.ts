@@ -1,6 +1,5 @@
-// The console's audience: the operator's staff, by their Cloudflare Access identity (as on /admin, and read before each
-// page, which shows what their role may do), the console's frame around every page, and on every form the session's
-// CSRF token.
+// The console's audience: staff signed in through Cloudflare Access, with the page frame and a CSRF token on every
+// form.
 import type { MiddlewareHandler } from "hono";
 import type { ConsoleEnv } from "../env.ts";
 import { createRouter } from "../http/router.ts";
