@@ -1,8 +1,6 @@
-// What a number's verification and a profile share on the portal's pages, in one place: the address form and the API
-// bodies it makes, the amend form, the resubmit button, the documents with the upload form and its two-step handling, a
-// document's delete (its confirmation and its POST), and the choice of a profile (a select of the account's profiles)
-// that the numbers and new-order pages offer. Each part takes the base href of its verification's page. What the
-// console shows alike is in src/kyc/views.tsx.
+// Portal forms and handlers shared by a number's verification page and a profile's page. Each part takes the base href
+// of
+// its verification's page. Views shared with the console are in src/kyc/views.tsx.
 import type { Context } from "hono";
 import { KYC_TYPE_WORDS } from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";

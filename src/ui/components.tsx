@@ -1,6 +1,4 @@
-// The pieces every server-rendered page is built of, whichever set of pages (the portal, the console): badges, notices,
-// tables that never scroll a page sideways, paging, status tabs, the one confirmation of a destructive action, a
-// field's error, and the CSRF field every form of a session carries.
+// Shared page components for the portal and the console.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { capitalised, words } from "../lib/words.ts";

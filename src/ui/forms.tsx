@@ -1,7 +1,5 @@
-// The form kit of every set of pages: a posted form read once (its fields as the API's schemas take them), a schema's
-// issues and a problem's field errors as one message per field, labelled controls that show their hint and error
-// beside them, a list's filters (choices of several values, the pairs' countries and types) and sort, and a list
-// page's query tidied to what it means.
+// Form handling for the portal and console: reading posted forms as the API's schemas take them, field errors, labelled
+// controls, and list filters and sorting.
 
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -95,7 +93,7 @@ interface FieldProps {
   label: string;
   /** The control's id, when its name alone is not unique on the page (it defaults to the name). */
   id?: string | undefined;
-  /** Its error; several (a list) when the one field broke several rules, each said beside it. */
+  /** The field's error, or a list when it broke several rules. */
   error?: FieldErrorText;
   hint?: string | undefined;
 }
@@ -316,7 +314,7 @@ export function Checkboxes(
   );
 }
 
-/** What a list's sort keys read as on a page. */
+/** Labels of list sort keys. */
 const SORT_KEY_LABELS: Record<string, string> = {
   created_at: "Created",
   requested_at: "Requested",
@@ -333,13 +331,13 @@ const SORT_KEY_LABELS: Record<string, string> = {
   role: "Role",
 };
 
-/** What the sort directions read as on a page. */
+/** Labels of sort directions. */
 const SORT_ORDER_LABELS: Record<string, string> = { desc: "Descending", asc: "Ascending" };
 
 /** A list query's sort_by or sort_order: an enum with its default, as the API's schema declares it. */
 type SortParameter = z.ZodDefault<z.ZodEnum<Readonly<Record<string, string>>>>;
 
-/** A list's sort key and direction, in words: the keys, directions and defaults of the API's own query schema. */
+/** Sort key and direction selects, built from the API's query schema (keys, directions, defaults). */
 export function SortFields({
   query,
   values,

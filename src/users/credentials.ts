@@ -1,5 +1,5 @@
-// How a user gets in: invitations (a link to set a password, single use, 72 h, only its hash stored), the password,
-// and sign-in with its lockout (10 failures within 15 minutes lock the user).
+// Invitations (single-use 72 h links, only the hash stored), passwords, and sign-in with lockout (10 failures within 15
+// minutes).
 import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";
