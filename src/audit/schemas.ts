@@ -1,5 +1,4 @@
-// Wire format of the audit log, for the operator and for a customer (who sees the operator's people only as
-// "operator").
+// Wire format of the audit log; a customer sees the operator's staff only as "operator".
 import { z } from "@hono/zod-openapi";
 import { customerSlugFilter } from "../customers/schemas.ts";
 import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from "../db/audit.ts";

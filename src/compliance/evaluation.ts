@@ -45,8 +45,8 @@ const FIELD_WORDS: Record<RequirementField, string> = {
 };
 
 /**
- * A requirement's name in words ("Verification type", "Address", "Tax ID", "Document: A passport"): a document
- * requirement by its description when the requirements are at hand and give one, else by its key ("Document “proof”").
+ * A requirement's label ("Verification type", "Tax ID", "Document: A passport"); a document requirement uses its
+ * description when available, else its key ("Document “proof”").
  */
 export function requirementWords(requirement: string, requirements?: Requirements | null): string {
   if (requirement === "verification_type") return "Verification type";

@@ -1,5 +1,4 @@
-// The problem that refuses an order whose profile does not meet its pair's requirements: one error per unmet
-// requirement.
+// The refusal of an order whose profile does not meet its pair's requirements: one error per unmet requirement.
 import { type FieldError, Problem } from "../lib/problem.ts";
 import { words } from "../lib/words.ts";
 import { requirementWords } from "./evaluation.ts";

@@ -102,8 +102,7 @@ function doings(rules: readonly (readonly [verb: string, object: string, allowed
 }
 
 /**
- * What the customer can no longer do, and may still do, once a review starts: the rules for a verification under
- * review (src/kyc/lifecycle.ts), in words.
+ * What the customer can and cannot do once a review starts, as text derived from src/kyc/lifecycle.ts.
  */
 function whileReviewed(now: number): string {
   const reviewed = { status: "under_review", expiresAt: null } as const;

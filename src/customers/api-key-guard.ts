@@ -1,6 +1,6 @@
 // The customer API's guard: an API key (Bearer or X-API-Key) scoped to its account and rate-limited. A key this isolate
-// already knows is checked with the request's first D1 call; side effects wait for that check (src/http/side-
-// effects.ts).
+// already knows is checked with the request's first D1 call, and side effects wait for that check
+// (src/http/side-effects.ts).
 import type { Context, MiddlewareHandler } from "hono";
 import { READ_METHODS } from "../db/session.ts";
 import type { CustomerEnv, Principal } from "../env.ts";

@@ -1,5 +1,4 @@
-// The result type of store writes that may be refused: the store determines the reason, a route only maps it to a
-// problem.
+// The result of a store write that may be refused: the store determines the reason, a route maps it to a problem.
 
 /** Every reason a store may refuse, with what each carries. */
 interface Reasons {

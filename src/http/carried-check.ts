@@ -1,6 +1,5 @@
 // Re-checks a credential this isolate already knows without a D1 call of its own: the check rides with the request's
-// first D1 call, and nothing acts before it has answered. If it fails, the guard's refusal replaces the handler's
-// answer.
+// first D1 call, and nothing acts before it answers. If it fails, the guard's refusal replaces the handler's answer.
 import type { Context, Next } from "hono";
 import { isFailedBatchAssertion } from "../db/errors.ts";
 import type { AppEnv } from "../env.ts";

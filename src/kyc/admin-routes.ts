@@ -1,6 +1,5 @@
 // The operator's routes for verifications: the review queue, a verification, its documents' bytes (audited reads) and
-// the
-// review decision.
+// the review decision.
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";

@@ -1,6 +1,5 @@
 // The operator's review queue across accounts. Like the orders' queue (src/orders/queue.ts), each status reads its
-// first
-// rows from an index and the page is taken from their union, with counts from the triggers' tables.
+// first rows from an index and the page is taken from their union, with counts from the triggers' tables.
 import { and, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { batchByName } from "../db/batch.ts";

@@ -1,6 +1,5 @@
 // Detects duplicate keys in JSON objects. JSON.parse keeps the last ({"role":"viewer","role":"admin"} is an admin), so
-// a
-// check reading the first would be fooled.
+// a check reading the first would be fooled.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

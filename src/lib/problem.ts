@@ -92,8 +92,7 @@ export function refusals<const C extends readonly ProblemCode[]>(...codes: C): C
 }
 
 /**
- * What a use case ends in: its value, or the one problem it refuses with (for a route to answer, a page to show), of
- * a code among `Codes` (its declared refusals).
+ * A use case's outcome: its value, or the problem that refuses it, with a code among `Codes` (its declared refusals).
  */
 export type Result<T, Codes extends readonly ProblemCode[] = readonly ProblemCode[]> =
   | { ok: true; value: T }

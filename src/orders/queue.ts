@@ -1,7 +1,6 @@
 // The operator's queue of open orders across accounts, sized for 100,000 open orders over 1,000 accounts. No page reads
 // orders one by one: each status (or status and pair segment) yields its first offset + limit rows from an index in
-// sort
-// order, the page is taken from their union, and counts come from the trigger-maintained tables.
+// sort order, the page is taken from their union, and counts come from the trigger-maintained tables.
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { batchByName } from "../db/batch.ts";

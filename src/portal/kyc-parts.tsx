@@ -1,6 +1,5 @@
 // Portal forms and handlers shared by a number's verification page and a profile's page. Each part takes the base href
-// of
-// its verification's page. Views shared with the console are in src/kyc/views.tsx.
+// of its verification's page. Views shared with the console are in src/kyc/views.tsx.
 import type { Context } from "hono";
 import { KYC_TYPE_WORDS } from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";
@@ -422,7 +421,7 @@ export function AmendForm({
   );
 }
 
-/** The confirmation of a document's delete from the verification whose page is `href`; `from` names it in words. */
+/** Confirmation page for deleting a document of the verification at `href`; `from` is its display name. */
 export function documentDeletePage(
   c: Context<PortalEnv>,
   { href, section, document, from }: { href: string; section: string; document: DocumentRow; from: string },

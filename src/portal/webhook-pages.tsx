@@ -104,7 +104,7 @@ function EventTypeLabel({ type }: { type: EventType }) {
 
 const EventTypeId = ({ type }: { type: EventType }) => <code class="muted">{type}</code>;
 
-/** An endpoint's event types in words: every type, or each one's. */
+/** An endpoint's event types as text. */
 function eventTypesWords(endpoint: WebhookEndpointRow): string {
   return takesEveryType(endpoint)
     ? "Every event type"

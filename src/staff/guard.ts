@@ -1,7 +1,6 @@
 // The operator's guard on /admin and /ops: the ADMIN_TOKEN when an Authorization header is present, else an enabled
-// staff
-// member by Cloudflare Access token. Each operation's roles are checked here before anything else runs, an idempotent
-// replay included. On /admin a known member with an allowed role is re-checked with the first D1 call
+// staff member by Cloudflare Access token. Each operation's roles are checked here before anything else runs, an
+// idempotent replay included. On /admin a known member with an allowed role is re-checked with the first D1 call
 // (src/http/carried-check.ts); anyone else is read first, so a raised role takes effect at once.
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";

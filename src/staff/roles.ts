@@ -1,6 +1,5 @@
 // Staff roles (OPERATOR.md). Each change is an OperatorAction in its feature's use-cases.ts naming its roles; API
-// routes
-// and console pages derive their role checks from it.
+// routes and console pages derive their role checks from it.
 import type { MiddlewareHandler } from "hono";
 import { STAFF_ROLES, type StaffRole } from "../db/schema.ts";
 import type { Operator } from "../env.ts";

@@ -1,6 +1,5 @@
 // Passes a result from a form's POST to the page it redirects to (303), shown once. Sealed in a short-lived cookie, so
-// a
-// reload neither repeats the action nor shows the result again and nothing appears in a URL. The key derives from a
+// a reload neither repeats the action nor shows the result again and nothing appears in a URL. The key derives from a
 // secret only the visitor holds (portal session id, console Access token), so the cookie is useless to anyone else.
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";

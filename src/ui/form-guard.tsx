@@ -1,6 +1,5 @@
 // Form protection for the portal and console: the Origin check (hono/csrf), a bounded UTF-8 body, and a per-session
-// CSRF
-// token in a hidden field, never in a URL.
+// CSRF token in a hidden field, never in a URL.
 import type { Context, MiddlewareHandler } from "hono";
 import { csrf } from "hono/csrf";
 import { firstFormPart, routeReadsOwnMultipart } from "../http/multipart.ts";

@@ -465,8 +465,8 @@ export interface FilterProps {
 export type PairFilterProps = FilterProps & { pairs: readonly FilterPair[] };
 
 /**
- * A list's filters by country and by number type: the countries of `pairs` by name, and their number types in words,
- * each a MultiChoice (the API's comma lists `country_code` and `number_type`).
+ * Country and number type filters (MultiChoice each, for the API's comma lists `country_code` and `number_type`),
+ * offering only the countries and types of `pairs`.
  */
 export function PairFilterFields({ values, errors, pairs }: PairFilterProps) {
   const countries = [...new Set(pairs.map((pair) => pair.countryCode))]
@@ -517,8 +517,8 @@ export function FilterForm({ action, values, children }: { action: string; value
 }
 
 /**
- * Country codes as a person types them (" us", "gb") as the API takes them: trimmed and uppercased, in the named
- * fields of a form that asks for one (an address). A filter offers its countries to choose instead.
+ * Normalises typed country codes (" us" to "US") in the named fields, as the API takes them. Filters offer a choice
+ * of countries instead.
  */
 export function withCountryCodesUppercased(fields: Record<string, string>, names: readonly string[]): Record<string, string> {
   const out = { ...fields };

@@ -1,6 +1,5 @@
 // The renderer of a set of pages, built once with its frame as Hono's jsxRenderer (like honox's _renderer.tsx), so a
-// page
-// renders with `renderPage(c, { title, section }, <Page />, status)`.
+// page renders with `renderPage(c, { title, section }, <Page />, status)`.
 import type { Context } from "hono";
 import type { Child, PropsWithChildren } from "hono/jsx";
 import { jsxRenderer } from "hono/jsx-renderer";

@@ -1,5 +1,5 @@
-// Invitations (single-use 72 h links, only the hash stored), passwords, and sign-in with lockout (10 failures within 15
-// minutes).
+// Invitations (single-use 72 h links, only the hash stored), passwords, and sign-in with lockout (10 failures in 15
+// min).
 import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";

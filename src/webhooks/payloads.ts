@@ -1,6 +1,5 @@
 // Event data built in SQL from the rows at the event's point in the change's batch, shaped like the API's answers (a
-// test
-// holds them equal to toOrder, toNumber, toVerification), and the event object around it.
+// test holds them equal to toOrder, toNumber, toVerification), and the event object around it.
 import { type AnyColumn, asc, eq, type SQL, sql } from "drizzle-orm";
 import { type EventRow, kycDocuments, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
 import { inJsonList, iso } from "../db/sql.ts";

@@ -1,6 +1,5 @@
 // Tables for the catalog, orders, numbers and verifications with their documents; kept in one file because they
-// reference
-// each other. Timestamps are integer milliseconds since the epoch (UTC).
+// reference each other. Timestamps are integer milliseconds since the epoch (UTC).
 import { sql } from "drizzle-orm";
 import {
   type AnySQLiteColumn,
