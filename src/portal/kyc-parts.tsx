@@ -300,7 +300,7 @@ function ResubmitForm({ href, token, label, primary }: { href: string; token: st
   );
 }
 
-/** Each reason of a rejection with what it is about: the field's label, the document's name, or the whole. */
+/** Each rejection reason with its subject: a field's label, a document's name, or the whole verification. */
 function reasonsToFix(kyc: KycRow, documents: readonly DocumentRow[]): string[] {
   const aboutDocuments = documents.flatMap((document) =>
     reasonsOfDocument(kyc, document).map((reason) => `${document.filename}: ${reasonWords(reason)}`),
@@ -312,11 +312,9 @@ function reasonsToFix(kyc: KycRow, documents: readonly DocumentRow[]): string[] 
 }
 
 /**
- * A rejection leads with what to fix: the reviewer's words and each reason with what it is about, then the way to fix
- * it as the primary action: a replacement document (which waits for the resubmit), the address amended (which
- * re-opens it), and once a replacement is uploaded, the resubmit. Resubmitting unchanged is the last resort, never the
- * primary button. Nothing unless rejected; `href` is the verification's page, `amend` its amend page when the address
- * may change.
+ * A rejection's panel: the reviewer's note and reasons, then the fix as the primary action (upload a replacement,
+ * amend the address, or resubmit once a replacement is uploaded). Resubmitting unchanged is never the primary button.
+ * Renders nothing unless rejected; `amend` is the amend page when the address may change.
  */
 export function RejectionFixes({
   kyc,

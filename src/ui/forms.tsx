@@ -23,8 +23,8 @@ export function fieldMessages(issues: readonly z.core.$ZodIssue[]): Record<strin
 }
 
 /**
- * One id typed or chosen in a form, parsed by the API's id schema: the id, or the error to show beside its field ("is
- * required" when it is empty, else the schema's words).
+ * One id typed or chosen in a form, parsed by the API's id schema: the id, or the field error ("is required" when
+ * empty, else the schema's message).
  */
 export function parseIdField<S extends z.ZodType>(schema: S, value: string): { id: z.output<S> } | { error: string } {
   const parsed = schema.safeParse(value);
@@ -122,8 +122,8 @@ function controlAttributes({ name, id = name, error, hint }: FieldProps) {
 }
 
 /**
- * A field's error as it reads beside the field: a schema's words are what the field must be, after its label
- * ("Quantity must be at least 1"); a refusal that is a sentence of its own ("The image states 72 DPI; …") reads alone.
+ * A field's error text: a schema message follows the label ("Quantity must be at least 1"); a full sentence ("The
+ * image states 72 DPI; …") stands alone.
  */
 function errorBeside(label: string, error: string): string {
   return /^[A-Z]/.test(error) ? error : `${label} ${error}`;
