@@ -1,5 +1,5 @@
-// The API: its audiences (public, customer, operator) mounted where they answer, the error answers, /openapi.json and
-// /docs. No page of the portal is imported here, so a Node script (npm run openapi) can load the API without JSX.
+// The HTTP API: every audience mounted at its path, plus the error handler, /openapi.json and /docs. Imports no portal
+// page, so a Node script (npm run openapi) can load the API without JSX.
 
 import { customerAudience, operatorAudience, publicAudience } from "./audiences.ts";
 import { auditAdminRoutes } from "./audit/admin-routes.ts";

@@ -1,5 +1,4 @@
-// createApp(): the Worker's whole app: the API (src/api.ts), the customer portal's pages under /portal, and the
-// operator console's under /ops; `/` leads a browser to the portal.
+// The Worker's app: the API, the customer portal at /portal and the operator console at /ops.
 import type { MiddlewareHandler } from "hono";
 import { accepts } from "hono/accepts";
 import { type AppRouter, type AppType, buildApp } from "./api.ts";

@@ -1,6 +1,5 @@
-// The API's audiences: each a router with its own Env type and its guard applied once, where it is mounted (the
-// portal's, whose pages are JSX, is in src/portal/audience.ts, so a Node script can load the API without them). A
-// route is reachable only through the audience it is added to, so no route can be left without its guard.
+// The API's audiences, each a router with its own Env type and guard. A route is reachable only through the audience it
+// is added to, so no route can lack its guard. The portal's audience is in src/portal/audience.ts, keeping JSX out.
 
 import { rateLimitByKey, requireApiKey, requireOwnAccount } from "./customers/api-key-guard.ts";
 import type { AppEnv, CustomerEnv, OperatorEnv } from "./env.ts";

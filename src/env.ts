@@ -1,4 +1,4 @@
-// The Worker's bindings, and per audience the variables its middleware hands to handlers.
+// The Worker's bindings and each audience's context variables.
 import type { Actor, AuditContext } from "./db/audit.ts";
 import type { Database } from "./db/client.ts";
 import type { Outbox } from "./db/outbox.ts";
@@ -65,7 +65,7 @@ export interface AppEnv {
     /** The request's D1 session behind `db`: its usage, its bookmark, and statements it can carry. */
     session: RequestSession;
     requestId: string;
-    /** The request's time (ms): the one clock its rules, its use cases (Work.now) and its guards read. */
+    /** The request's time (ms): the only clock its rules, use cases (Work.now) and guards read. */
     now: number;
     log: RequestLog;
     /** The webhook deliveries this request's writes created: put on the queue once it is answered. */

@@ -1,7 +1,4 @@
-// The Worker entry: the HTTP app; the webhook delivery queue's consumer; and the scheduled jobs: the sweep of orphaned
-// document files, the purge of expired idempotency keys (and of their large answers kept in R2), the sweep of overdue
-// webhook deliveries, the purge of events older than 30 days, the purge of expired portal sessions, invitations
-// and sign-in tickets, and the verifications' expiry notices.
+// The Worker entry: HTTP, the webhook delivery queue consumer, and the scheduled jobs.
 import { createApp } from "./app.ts";
 import { createDatabase } from "./db/client.ts";
 import { purgeExpiredIdempotencyKeys } from "./db/idempotency.ts";

@@ -1,4 +1,4 @@
-// The operator's audit log: every change, by anyone, newest first; never editable.
+// The operator's read-only view of the audit log.
 import { createRoute } from "@hono/zod-openapi";
 import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";

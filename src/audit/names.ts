@@ -1,7 +1,5 @@
-// What people call the actors and targets of a page of audit events: a user's name, a key's name, an order's number,
-// a verification's phone number, a profile's or a document's name, an endpoint's URL, a staff member's name. Read in
-// one D1 call, each kind by the ids the page names (one JSON parameter each), only within the account when one is
-// given, so a customer's page names nothing of another account's (nor the operator's people).
+// Display names for the actors and targets of a page of audit events, read in one D1 call. Scoped to the account when
+// one is given, so a customer's page cannot name another account's records or the operator's staff.
 import { and, eq, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { batchByName, type Results } from "../db/batch.ts";

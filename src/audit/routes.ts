@@ -1,5 +1,4 @@
-// A customer's view of the audit log: the administrative changes of their account (keys, team, webhook endpoints) and
-// the operator's changes to it, the operator's people shown only as "operator".
+// A customer's view of their account's audit log; the operator's staff appear only as "operator".
 import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";

@@ -1,5 +1,4 @@
-// Wire format of the audit log: an event as the operator reads it (every actor named) and as a customer reads it
-// (the operator's staff and token both "operator"), and the lists' queries.
+// Wire format of the audit log; a customer sees the operator's staff only as "operator".
 import { z } from "@hono/zod-openapi";
 import { customerSlugFilter } from "../customers/schemas.ts";
 import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from "../db/audit.ts";

@@ -1,5 +1,4 @@
-// The audit log read back for the operator (every event) and for a customer (their account's); each change writes its
-// event with auditStatement (src/db/audit.ts).
+// Reads the audit log; events are written by each change's own batch (src/db/audit.ts).
 import { and, count, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { AuditAction, AuditTargetType } from "../db/audit.ts";
 import { pageAndTotal } from "../db/batch.ts";

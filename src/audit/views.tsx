@@ -1,7 +1,4 @@
-// The audit log as people read it, once for the portal's Activity and the console's audit log: who (by name), what
-// happened (in words), what about (by the name people know it by, linked where a page shows it), and each change on a
-// line of its own in words (the service's own values in words, times as the page writes them, what people typed as
-// they typed it); and the log's filters of what happened and what about.
+// Rendering of audit events and the log's filters, shared by the portal's Activity page and the console's audit log.
 import type { z } from "@hono/zod-openapi";
 import type { Child } from "hono/jsx";
 import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from "../db/audit.ts";
@@ -19,7 +16,7 @@ type AuditEvent = z.infer<typeof auditEventSchema>;
 type AuditAction = (typeof AUDIT_ACTIONS)[number];
 type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
-/** What happened, in words. */
+/** Display labels of audit actions. */
 const ACTION_WORDS: Record<AuditAction, string> = {
   "customer.created": "Account created",
   "api_key.created": "API key created",
@@ -46,7 +43,7 @@ const ACTION_WORDS: Record<AuditAction, string> = {
   "webhook_endpoint.secret_rotated": "Signing secret rotated",
 };
 
-/** What a change is about, in words. */
+/** Display labels of audit target types. */
 const TARGET_WORDS: Record<AuditTargetType, string> = {
   customer: "Account",
   api_key: "API key",
@@ -73,7 +70,7 @@ const NOBODYS_ACTIONS: readonly AuditAction[] = [
   "stock.removed",
 ];
 
-/** A changed field, in words, where its name alone says it badly. */
+/** Labels for changed fields whose name is not readable as it is. */
 const FIELD_WORDS: Record<string, string> = {
   url: "URL",
   email: "E-mail",
@@ -88,15 +85,13 @@ const FIELD_WORDS: Record<string, string> = {
   imported_at: "Imported",
 };
 
-/** The fields whose values are the service's own (a status, a role, a type), which read in words; what people typed
- * (a name, a description, a URL) reads as they typed it. */
+/** Fields holding the service's enum values, shown through words(); free text is shown verbatim. */
 const STORED_VALUE_FIELDS = new Set(["status", "role", "type", "verification_type", "number_type", "verification_types"]);
 
-/** The fields the service records as times (ISO text), which read as the page writes times. Known by name, never by
- * what a value looks like: a key named "2025-01-01T00:00 deploy" is a name. */
+/** Fields holding ISO timestamps. Matched by name, not by value, so a key named "2025-01-01T00:00 deploy" stays a name. */
 const TIME_FIELDS = new Set(["revoked_at", "invitation_expires_at", "previous_secret_expires_at", "imported_at"]);
 
-/** An endpoint's event types (stored as JSON text) in words: every type, or each one's. */
+/** An endpoint's event types (stored as JSON text) as labels. */
 function eventTypesWords(value: unknown): string {
   const types: unknown = typeof value === "string" ? JSON.parse(value) : value;
   if (!Array.isArray(types)) return String(value);
@@ -106,7 +101,7 @@ function eventTypesWords(value: unknown): string {
     .join("; ");
 }
 
-/** A value of a change, as people read it. */
+/** Formats one value of a change for display. */
 function valueWords(field: string, value: unknown): string {
   if (value === null || value === undefined) return "—";
   if (field === "event_types") return eventTypesWords(value);
@@ -118,7 +113,7 @@ function valueWords(field: string, value: unknown): string {
   }
   if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((item) => valueWords(field, item)).join("; ");
   const object = value as Record<string, unknown>;
-  // A reviewer's reason: its code in words and the note ("Document illegible: the scan is cut off").
+  // A reviewer's reason: "Document illegible: the scan is cut off".
   if (typeof object.code === "string")
     return object.note ? `${capitalised(object.code)}: ${object.note}` : capitalised(object.code);
   // An entry that names itself (a requirement's document).
@@ -178,7 +173,7 @@ function importName(event: AuditEvent): string {
   return typeof imported === "number" ? `${time} (${plural(imported, "number")})` : time;
 }
 
-/** What a change is about, by the name people know it by; undefined when it is no longer there (deleted). */
+/** The display name of a change's target; undefined once the target is deleted. */
 function targetName(event: AuditEvent, names: AuditNames): string | undefined {
   const { type, id } = event.target;
   switch (type) {

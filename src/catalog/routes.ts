@@ -1,5 +1,4 @@
-// The Catalog endpoints of the customer API: the orderable pairs and what a verification for a number of each must
-// hold, so a customer knows before ordering (COMPLIANCE.md).
+// Customer API routes for the catalog, so a customer can see each pair's requirements before ordering.
 import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";

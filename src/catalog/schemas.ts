@@ -1,5 +1,4 @@
-// Wire format of the orderable catalog: a (country_code, number_type) pair, and what a verification for a number of
-// it must hold (its requirements, COMPLIANCE.md), as the operator sets them and everyone reads them.
+// Wire format of the orderable catalog and each pair's requirements (COMPLIANCE.md).
 import { z } from "@hono/zod-openapi";
 import { REQUIREMENT_KEY_PATTERN } from "../compliance/types.ts";
 import { customerSlugParam } from "../customers/schemas.ts";

@@ -1,4 +1,4 @@
-// Queries for the orderable catalog of (country_code, number_type) pairs.
+// Queries for the orderable catalog.
 import { and, asc, count, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
 import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";

@@ -1,4 +1,4 @@
-// The orderable catalog's actions (the operator's), each ending in its value or one Problem.
+// The operator's actions on the orderable catalog.
 import type { CatalogRow, Requirements } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, type Result, refusals, refused } from "../lib/problem.ts";

@@ -1,5 +1,4 @@
-// The evaluation (COMPLIANCE.md): a verification and its documents against a catalog pair's requirements, each
-// requirement met, unmet (with the reasons and the words saying what to do) or not applicable. Pure: no I/O.
+// Evaluates a verification and its documents against a catalog pair's requirements (COMPLIANCE.md). Pure: no I/O.
 import type { DocumentRequirement, DocumentRow, KycRow, KycType, RequirementField, Requirements } from "../db/schema.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { todayUtc, toIso } from "../lib/time.ts";
@@ -35,7 +34,7 @@ const FIELD_COLUMN = {
   address_line_2: "addressLine2",
 } as const satisfies Record<RequirementField, keyof EvaluatedVerification>;
 
-/** Each field in words, for a reason's detail. */
+/** Field labels for a reason's detail. */
 const FIELD_WORDS: Record<RequirementField, string> = {
   company_name: "the company name",
   tax_id: "the tax ID",
@@ -46,8 +45,8 @@ const FIELD_WORDS: Record<RequirementField, string> = {
 };
 
 /**
- * A requirement's name in words ("Verification type", "Address", "Tax ID", "Document: A passport"): a document
- * requirement by its description when the requirements are at hand and give one, else by its key ("Document “proof”").
+ * A requirement's label ("Verification type", "Tax ID", "Document: A passport"); a document requirement uses its
+ * description when available, else its key ("Document “proof”").
  */
 export function requirementWords(requirement: string, requirements?: Requirements | null): string {
   if (requirement === "verification_type") return "Verification type";
@@ -61,7 +60,7 @@ export function requirementWords(requirement: string, requirements?: Requirement
   return document?.description ? `Document: ${document.description}` : `Document “${words(name)}”`;
 }
 
-/** The reasons, each with the words telling a person what to do: the one place those words live. */
+/** Every unmet reason with its detail text; the only place that text is defined. */
 const reason = {
   notSubmitted: (): EvaluationReason => ({ code: "not_submitted", detail: "Submit the verification's address details first" }),
   typeNotAccepted: (accepted: KycType[]): EvaluationReason => ({

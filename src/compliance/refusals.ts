@@ -1,5 +1,4 @@
-// The refusal of what needs a compliant verification (an order naming a profile): one problem, one error per unmet
-// requirement, each naming it and saying what to do, in the evaluation's words.
+// The refusal of an order whose profile does not meet its pair's requirements: one error per unmet requirement.
 import { type FieldError, Problem } from "../lib/problem.ts";
 import { words } from "../lib/words.ts";
 import { requirementWords } from "./evaluation.ts";

@@ -1,4 +1,4 @@
-// Wire format of the evaluation (COMPLIANCE.md): one shape for a number and for a profile against a pair.
+// Wire format of an evaluation (COMPLIANCE.md), shared by numbers and profiles.
 import { z } from "@hono/zod-openapi";
 import { REQUIREMENT_FIELDS } from "../db/schema.ts";
 import { EVALUATION_CODES, REQUIREMENT_STATUSES } from "./types.ts";

@@ -1,5 +1,4 @@
-// The compliance vocabulary (COMPLIANCE.md) beside what is stored (src/db/schema/kyc-vocabulary.ts): a requirement's
-// key, an evaluation's results and reason codes, the fields a verification has, and who it is of in words.
+// Compliance types and labels (COMPLIANCE.md); the stored enums are in src/db/schema/kyc-vocabulary.ts.
 import { type KycType, type RequirementField, VERIFICATION_FIELDS, type VerificationField } from "../db/schema.ts";
 
 /** Who a verification is of, as a choice reads it. */

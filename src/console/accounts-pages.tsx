@@ -1,4 +1,4 @@
-// The console's account pages: opening a customer account and managing its API keys and users.
+// Console pages for customer accounts, their API keys and users.
 import type { Context } from "hono";
 import { createApiKeyBody, createCustomerBody, MAX_NAME_LENGTH, slugParams } from "../customers/schemas.ts";
 import { findApiKey, findCustomerBySlug, listApiKeys, listCustomers } from "../customers/store.ts";

@@ -1,4 +1,4 @@
-// Helpers the console's stock, catalog, staff and accounts pages share.
+// Helpers shared by the console's admin pages.
 import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
 import type { ConsoleEnv } from "../env.ts";

@@ -1,6 +1,4 @@
-// The console's audience: the operator's staff, by their Cloudflare Access identity (as on /admin, and read before each
-// page, which shows what their role may do), the console's frame around every page, and on every form the session's
-// CSRF token.
+// The console's audience: staff signed in through Cloudflare Access, with the page frame and a CSRF token on each form.
 import type { MiddlewareHandler } from "hono";
 import type { ConsoleEnv } from "../env.ts";
 import { createRouter } from "../http/router.ts";
@@ -11,8 +9,8 @@ import { consoleFrame } from "./frame.tsx";
 import { signedOutPath } from "./sign-in.tsx";
 
 /**
- * Pages are for people: a staff member signed in through Access, whose Access token keys their forms' CSRF token. The
- * ADMIN_TOKEN, automation's, has no console: its requests go to /admin.
+ * Requires a staff member signed in through Access; their Access token keys the forms' CSRF token. The ADMIN_TOKEN is
+ * for automation and has no console: it uses /admin.
  */
 const requireStaffSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   const { accessToken } = c.var.operator;

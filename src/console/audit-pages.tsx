@@ -1,4 +1,4 @@
-// The console's audit log page: every change by anyone, linked to the console's page of what it changed.
+// The console's audit log page.
 import type { Context } from "hono";
 import { auditNames } from "../audit/names.ts";
 import { operatorAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";

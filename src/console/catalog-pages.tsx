@@ -1,4 +1,4 @@
-// The console's catalog pages: which (country, type) pairs may be ordered, and what verification each requires.
+// Console pages for the orderable catalog and each pair's requirements.
 import type { Context } from "hono";
 import { catalogPairParams, newCatalogPairParams, requirementsBody, toRequirements } from "../catalog/schemas.ts";
 import { findCatalogPair, listCatalog } from "../catalog/store.ts";

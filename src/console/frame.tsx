@@ -1,5 +1,4 @@
-// The console's frame around every page: the top bar with the sections (the current one marked), who is signed in,
-// their role, and the sign-out form.
+// The console's page frame: section links, the signed-in member and role, and sign-out.
 import type { ConsoleEnv } from "../env.ts";
 import { CsrfField } from "../ui/components.tsx";
 import type { Frame } from "../ui/renderer.tsx";

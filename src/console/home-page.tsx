@@ -1,7 +1,5 @@
-// The console's home, an identity card: who is signed in, with which role; what awaits the staff (open orders by
-// status, reviews awaiting, pairs whose stock is short for their open orders), each linked to its queue, from the
-// counts the triggers keep (src/orders/queue.ts, src/kyc/queue.ts), so the page costs the same at any size; and what
-// the person's role may change (src/staff/roles.ts). And the sign-out, which clears the Access cookie.
+// The console's home page: the signed-in member, what awaits the staff and what their role may change. The counts come
+// from the trigger-maintained tables (src/orders/queue.ts, src/kyc/queue.ts), so the page costs the same at any size.
 import type { Child } from "hono/jsx";
 import {
   addCatalogPairAction,
@@ -30,7 +28,7 @@ import { age } from "./queue-pages.tsx";
 import { roleName } from "./role-words.ts";
 import { afterSignOut, clearAccessCookie } from "./sign-in.tsx";
 
-/** Each change the console offers (the action its form runs), as a person reads it after "You may". */
+/** Each console action as a phrase following "You may". */
 const CHANGE_WORDS: readonly (readonly [OperatorPermission, string])[] = [
   [moveOrderAction, "move orders to processing and cancel them"],
   [allocateAction, "allocate numbers to orders, listed or from the stock"],

@@ -1,10 +1,5 @@
-// The console's queue and an order's page. The queue: every account's open orders, oldest first (the API's own query
-// schema and queue, as GET /admin/orders reads them), with each order's age, account, pair, quantity, fulfilled and the
-// numbers in stock for its pair; status tabs with the counts, filters and paging. An order's page: the order, its
-// account and its numbers; for fulfilment and admin, allocation from stock in one click (the rest of the order), pasted
-// numbers, the move to processing and the cancel (after a confirmation): the API's own use cases (allocateToOrder,
-// moveOrder), so the console writes the same events and audit, and says the same words. Every POST is refused (403) to
-// any other role before anything is read.
+// The console's order queue and order page. Changes go through the API's use cases (allocateToOrder, moveOrder), so the
+// console writes the same events and audit as the API.
 
 import type { Context } from "hono";
 import { listOrderablePairs } from "../catalog/store.ts";
@@ -58,7 +53,7 @@ const DONE: Record<string, string> = {
 
 type Messages = Record<string, string>;
 
-/** An age in hours for people: "under an hour", "5 h", "3 d 4 h". */
+/** An age for display: "under an hour", "5 h", "3 d 4 h". */
 export function age(hours: number): string {
   if (hours < 1) return "under an hour";
   if (hours < 48) return `${hours} h`;

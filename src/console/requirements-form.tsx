@@ -1,8 +1,5 @@
-// A catalog pair's requirements (COMPLIANCE.md) as a form, for compliance and admin: the verification types accepted,
-// the address in the pair's country, the fields each type must fill, one group per document requirement and an empty
-// one to add another. The post is read back into the body PUT /admin/catalog/{cc}/{type}/requirements takes and judged
-// by the API's own schema (requirementsBody), each issue shown beside its field in the API's words. For every other
-// role, the same set in words.
+// The console's form for a catalog pair's requirements (COMPLIANCE.md). The post is validated by the API's own schema
+// (requirementsBody), so the form and PUT /admin/catalog/{cc}/{type}/requirements accept the same input.
 import type { z } from "@hono/zod-openapi";
 import { requirementWords } from "../compliance/evaluation.ts";
 import { KYC_TYPE_WORDS } from "../compliance/types.ts";
@@ -46,7 +43,7 @@ const documentField = (index: number, field: keyof DocumentRow | "remove") => `d
 const fieldsOf = (type: KycType) => `fields.${type}`;
 
 const TYPE_OPTIONS = KYC_TYPES.map((type) => [type, KYC_TYPE_WORDS[type]] as const);
-/** The fields a pair may require, in words. */
+/** Labels of the fields a pair may require. */
 const FIELD_OPTIONS = REQUIREMENT_FIELDS.map((field) => [field, requirementWords(`field:${field}`)] as const);
 const DOCUMENT_TYPE_OPTIONS = DOCUMENT_TYPES.map((type) => [type, capitalised(type)] as const);
 
@@ -195,7 +192,7 @@ export function RequirementsFields({
   );
 }
 
-/** The requirements in words, for the roles that read them only. */
+/** The requirements as read-only text, for roles that may not change them. */
 export function RequirementsFacts({ requirements, countryCode }: { requirements: Requirements; countryCode: string }) {
   const fieldWords = (type: KycType) =>
     requirements.fields[type].map((field) => requirementWords(`field:${field}`)).join(", ") || "none beyond the address";

@@ -1,4 +1,4 @@
-// What a review page shows as evidence: the verification, its evaluation against its pair, and its documents.
+// The evidence on a review page: the verification, its evaluation and its documents.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { findCatalogPair, listOrderablePairs } from "../catalog/store.ts";

@@ -1,5 +1,4 @@
-// Which roles may make a change of the console, in words, read from the roles' own declaration (mayChange), so no page
-// names roles by hand.
+// Role names for console pages, derived from mayChange so no page lists roles by hand.
 import { STAFF_ROLES, type StaffRole } from "../db/schema.ts";
 import { capitalised } from "../lib/words.ts";
 import { mayChange, type OperatorPermission } from "../staff/roles.ts";
@@ -9,7 +8,7 @@ const AND = new Intl.ListFormat("en", { type: "conjunction" });
 /** A role as the console writes it: "Compliance". */
 export const roleName = (role: StaffRole) => capitalised(role);
 
-/** The roles that may make `change`, in words: "the Compliance and Admin roles". */
+/** The roles that may make `change`, as a phrase: "the Compliance and Admin roles". */
 export function rolesThatMay(change: OperatorPermission): string {
   const roles = STAFF_ROLES.filter((role) => mayChange({ role }, change));
   return `the ${AND.format(roles.map(roleName))} role${roles.length === 1 ? "" : "s"}`;

@@ -1,6 +1,5 @@
-// The console's door for a browser where no Cloudflare Access stands in front (local development, tests): a link
-// with a token, which sets the cookie Access would have set. Only while ACCESS_JWKS is set: in production the door is
-// a 404, so a token never travels in a URL there, and Access signs people in. And the page after signing out.
+// Token sign-in for the console where no Cloudflare Access stands in front (local development, tests). It answers 404
+// unless ACCESS_JWKS is set, so in production a token never travels in a URL.
 import type { Context } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "../env.ts";

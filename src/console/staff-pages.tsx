@@ -1,4 +1,4 @@
-// The console's staff page: who may use the console, and with which role.
+// The console's staff page.
 import type { Context } from "hono";
 import { STAFF_ROLES, STAFF_STATUSES } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";

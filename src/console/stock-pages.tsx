@@ -1,4 +1,4 @@
-// The console's stock pages: what numbers are in stock, and importing or removing them.
+// Console pages for the number stock: list, import and removal.
 import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -106,7 +106,7 @@ function PairCounts({ label, pairs }: { label: string; pairs: { countryCode: str
   );
 }
 
-/** What an import did with each row, as the API's report says it: a warning first for pairs the catalog lacks. */
+/** An import's per-row report, with a warning first for pairs the catalog lacks. */
 function ImportReportCard({ report }: { report: ShownImport }) {
   return (
     <section class="card report" aria-label="Import report">

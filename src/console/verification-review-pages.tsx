@@ -1,4 +1,4 @@
-// A verification's or profile's review page and its decision (start, approve, reject), through the API's own use case.
+// The review page of a verification or profile, and its decision through the API's use case.
 import type { Context } from "hono";
 import { verificationFieldsOf } from "../compliance/types.ts";
 import { REJECTION_CODES, VERIFICATION_FIELDS } from "../db/schema.ts";
@@ -46,7 +46,7 @@ function reviewAction(kind: SubjectKind) {
   return kind === "number" ? reviewVerificationAction : reviewProfileAction;
 }
 
-/** What the page reviews, as its title says it. */
+/** The page title's name for what is reviewed. */
 function titleOf(reviewed: Pick<Reviewed, "number" | "kyc">): string {
   return reviewed.number ? `Verification of ${reviewed.number.phoneNumber}` : `Profile ${reviewed.kyc.name ?? ""}`;
 }
@@ -94,7 +94,7 @@ function ReasonInputs({
 
 const AND = new Intl.ListFormat("en", { type: "conjunction" });
 
-/** Things a customer does, in words: "add and delete documents", each object once with its verbs. */
+/** Customer actions as a phrase, grouping verbs per object: "add and delete documents". */
 function doings(rules: readonly (readonly [verb: string, object: string, allowed: boolean])[]): string {
   const verbs = new Map<string, string[]>();
   for (const [verb, object] of rules) verbs.set(object, [...(verbs.get(object) ?? []), verb]);
@@ -102,8 +102,7 @@ function doings(rules: readonly (readonly [verb: string, object: string, allowed
 }
 
 /**
- * What the customer can no longer do, and may still do, once a review starts: the rules for a verification under
- * review (src/kyc/lifecycle.ts), in words.
+ * What the customer can and cannot do once a review starts, as text derived from src/kyc/lifecycle.ts.
  */
 function whileReviewed(now: number): string {
   const reviewed = { status: "under_review", expiresAt: null } as const;

@@ -1,6 +1,6 @@
-// The customer API's guard: an API key (Bearer or X-API-Key) checked on every request, scoped to its account, within
-// its request budget. A key this isolate knows is checked with the request's first D1 call, and every other side
-// effect waits for that check (src/http/side-effects.ts).
+// The customer API's guard: an API key (Bearer or X-API-Key) scoped to its account and rate-limited. A key this isolate
+// already knows is checked with the request's first D1 call, and side effects wait for that check
+// (src/http/side-effects.ts).
 import type { Context, MiddlewareHandler } from "hono";
 import { READ_METHODS } from "../db/session.ts";
 import type { CustomerEnv, Principal } from "../env.ts";

@@ -1,4 +1,4 @@
-// Wire format of customer accounts and their API keys, and the account slug that customer routes name in their path.
+// Wire format of customer accounts and their API keys.
 import { z } from "@hono/zod-openapi";
 import type { ApiKeyRow, CustomerRow } from "../db/schema.ts";
 import { singleLineText, timestampSchema } from "../http/fields.ts";

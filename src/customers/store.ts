@@ -1,4 +1,4 @@
-// Queries for customer accounts and their API keys, including what authenticating a key reads and writes.
+// Queries for customer accounts and API keys, including key authentication.
 import { and, count, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";

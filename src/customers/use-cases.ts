@@ -1,5 +1,4 @@
-// The accounts' actions and their API keys', once for every front end: the operator's routes (any account) and the
-// portal's Settings → API keys (the visitor's own account). Each ends in its value or one Problem.
+// Actions on accounts and API keys, shared by the operator's routes and the portal's API keys page.
 import type { ApiKeyRow, CustomerRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";

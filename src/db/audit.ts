@@ -1,5 +1,5 @@
-// The audit log's writing side: who changed what, written by the change's own batch (so a change never lacks its audit
-// event and a refused or failed one has none). Every feature's store uses it, so it sits below them all.
+// Writes audit events inside the change's own batch, so a change never lacks its event and a refused or failed one has
+// none. Every feature's store uses it, hence its place in db/.
 import { type AnyColumn, and, Column, is, SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { BeforeWrite } from "./batch.ts";

@@ -1,6 +1,5 @@
-// A D1 batch (one transaction) whose statements are named: written in the order they run, answered by name, so no
-// caller counts positions (`const [, [row], , deliveries]`). And a write with what must stand before or after it, in
-// named phases, so that order is in the types, not in the order of an object's keys.
+// D1 batches (one transaction each) with named statements, so callers never index results by position; writes with
+// ordered phases, so statement order is enforced by types rather than by object-key order.
 import { type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "./client.ts";

@@ -1,4 +1,4 @@
-// The Drizzle client over D1; created once per request (over the request's D1 session) and read as c.var.db.
+// The Drizzle client over the request's D1 session.
 import { drizzle } from "drizzle-orm/d1";
 
 export function createDatabase(d1: D1Database) {

@@ -1,5 +1,5 @@
-// The idempotency keys' records: claimed before a request runs, answered from afterwards, released when the request
-// failed, purged after 24 hours.
+// Storage of idempotency keys: claimed before a request runs, answered from afterwards, released on failure, purged
+// after 24 hours.
 import { and, eq, gte, lt } from "drizzle-orm";
 import { batchByName } from "./batch.ts";
 import type { Database } from "./client.ts";

@@ -1,6 +1,5 @@
-// Events written in the same D1 batch as the change they record (an outbox), each with a delivery to every endpoint
-// of the account that takes its type; and the request's tally of new deliveries (src/webhooks/outbox.ts puts them on
-// the queue). Every feature's store writes events, so this sits below them all.
+// The transactional outbox: events written in the same batch as their change, with a delivery per subscribed endpoint.
+// Every feature's store writes events, hence its place in db/; src/webhooks/outbox.ts enqueues the deliveries.
 import { type AnyColumn, and, eq, type SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "./client.ts";

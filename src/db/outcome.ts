@@ -1,5 +1,4 @@
-// The one vocabulary in which a store answers a request it may refuse: the value, or a refusal whose reason comes from
-// a closed set and carries what explaining it needs. The store finds the reason; a route only maps it to a problem.
+// The result of a store write that may be refused: the store determines the reason, a route maps it to a problem.
 
 /** Every reason a store may refuse, with what each carries. */
 interface Reasons {

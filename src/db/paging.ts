@@ -1,4 +1,4 @@
-// Paging and sorting as every list query does them: the window of one page, a total order, counts by status.
+// Paging, sorting and per-status counts shared by list queries.
 import { type AnyColumn, asc, desc, type SQL, sql } from "drizzle-orm";
 
 export type SortDirection = "asc" | "desc";

@@ -1,5 +1,5 @@
-// Deleting what has expired, for the scheduled jobs: a few hundred rows a statement, so no one statement holds the
-// database (which runs one query at a time for every account) for long.
+// Deletes expired rows for the scheduled jobs, a few hundred per statement so no statement holds the single-writer
+// database for long.
 import { type SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "./client.ts";

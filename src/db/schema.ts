@@ -1,4 +1,4 @@
-// Every table, index and constraint of the service, by feature; drizzle-kit reads them here, and so do the stores.
+// The schema entry point that drizzle-kit and the stores read.
 export * from "./schema/accounts.ts";
 export * from "./schema/events.ts";
 export * from "./schema/kyc-vocabulary.ts";

@@ -1,4 +1,4 @@
-// Substring search through an FTS5 trigram index: the index query that narrows a search down without losing a match.
+// Substring search through an FTS5 trigram index.
 
 /** The tokenizer's unit: a needle shorter than this cannot be looked up in a trigram index. */
 const TRIGRAM_LENGTH = 3;

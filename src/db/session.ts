@@ -1,5 +1,5 @@
-// One D1 session per request (the Sessions API, so reads can be served by replicas), with the request's D1 usage and
-// a way for a small statement to travel with the request's next D1 call instead of costing a round trip of its own.
+// One D1 session per request (Sessions API, so reads can use replicas), tracking D1 usage and letting a small statement
+// ride with the request's next D1 call instead of costing its own round trip.
 import { createDatabase, type Database } from "./client.ts";
 
 /** What a request cost on D1, summed over every statement from D1's result `meta`. */

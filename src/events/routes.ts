@@ -1,4 +1,4 @@
-// The events of the customer API: the account's events, newest first, for reconciliation beside webhooks.
+// Customer API route for listing the account's events, for reconciliation alongside webhooks.
 import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";

@@ -1,5 +1,4 @@
-// Wire format of events: the event object (as the events API lists it and as a webhook delivers it), one schema per
-// shape of `data`, and the list's query.
+// Wire format of events, as the events API lists them and webhooks deliver them.
 import { z } from "@hono/zod-openapi";
 import { EVENT_TYPES, type EventRow } from "../db/schema.ts";
 import { timestampSchema } from "../http/fields.ts";

@@ -1,4 +1,4 @@
-// Queries for the account's events: newest first (events of one batch share a timestamp: later rowid first), one.
+// Queries for the account's events. Events of one batch share a timestamp, so rowid breaks ties.
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { pageAndTotal } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";

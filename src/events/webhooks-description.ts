@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 `webhooks` section: what a receiver gets for each event type (WEBHOOKS.md, Delivery).
+// The OpenAPI 3.1 `webhooks` section (WEBHOOKS.md, Delivery).
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { EVENT_SCHEMAS_BY_DATA, EVENT_TYPES_BY_DATA } from "./schemas.ts";
 

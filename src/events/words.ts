@@ -1,7 +1,7 @@
-// Event types in words, for the portal's webhook forms and the audit log (the identifiers are what the API carries).
+// Display labels of event types, for the portal's webhook forms and the audit log.
 import type { EventType } from "../db/schema.ts";
 
-/** What each event type tells a receiver, in words (its identifier is what the API and the payloads carry). */
+/** A description of each event type, for forms and the audit log. */
 export const EVENT_TYPE_WORDS: Record<EventType, string> = {
   "order.created": "An order is placed",
   "order.updated": "An order is changed",

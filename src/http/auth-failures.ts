@@ -1,6 +1,5 @@
-// Failed authentication, limited per client address: each failure spends from the address's AUTH_FAILURE_LIMITER
-// budget; once it is spent, the isolate remembers the address and refuses it before its credential is hashed or
-// looked up, so guessing keys costs neither CPU nor database reads.
+// Per-address limit on failed authentication. Once an address's budget is spent the isolate refuses it before hashing
+// or looking up its credential, so guessing keys costs neither CPU nor D1 reads.
 import type { Context } from "hono";
 import type { AppEnv } from "../env.ts";
 import { Problem, unauthorized } from "../lib/problem.ts";

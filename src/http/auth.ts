@@ -1,5 +1,4 @@
-// The reading of credential headers the guards share, and the operator's ADMIN_TOKEN. (The guards themselves are their
-// features': the customer API's key guard in src/customers/, the operator's in src/staff/.)
+// Credential header parsing shared by the guards, and the ADMIN_TOKEN check. The guards live in their features.
 import type { Context } from "hono";
 import type { AppEnv } from "../env.ts";
 import { sha256Hex } from "../lib/api-key.ts";

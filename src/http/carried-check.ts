@@ -1,8 +1,5 @@
-// A credential this isolate already knows (an API key, a staff member), checked without a D1 call of its own: its
-// check rides with the request's first D1 call (a read carries the credential's state; a write an assertion in front
-// of its first batch, which rolls the whole batch back), and nothing acts before that check has answered: not a side
-// effect (src/http/side-effects.ts), not a later D1 call, and not a write riding with a read's check (an audited read
-// of a GET). When it says no, the handler's answer is replaced by the guard's refusal.
+// Re-checks a credential this isolate already knows without a D1 call of its own: the check rides with the request's
+// first D1 call, and nothing acts before it answers. If it fails, the guard's refusal replaces the handler's answer.
 import type { Context, Next } from "hono";
 import { isFailedBatchAssertion } from "../db/errors.ts";
 import type { AppEnv } from "../env.ts";

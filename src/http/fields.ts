@@ -1,4 +1,4 @@
-// Field schemas that several wire formats share: timestamps, dates, codes, phone numbers, ids in paths.
+// Field schemas shared by several wire formats.
 import { z } from "@hono/zod-openapi";
 import { isAssignedCountryCode } from "../lib/countries.ts";
 import type { IdPrefix } from "../lib/ids.ts";

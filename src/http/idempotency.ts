@@ -1,5 +1,5 @@
-// Idempotency-Key on every POST and PATCH (the Idempotency section of DECISIONS.md, after the IETF httpapi draft and
-// Stripe): a retry with the same key and the same request gets the first answer again instead of running twice.
+// Idempotency-Key on every POST and PATCH (DECISIONS.md, Idempotency): a retry with the same key and request gets the
+// first answer instead of running twice.
 import type { Context, Env, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";

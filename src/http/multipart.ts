@@ -1,5 +1,4 @@
-// A request's multipart/form-data body (its bytes parsed by src/lib/multipart.ts), read once however often asked, or
-// its first part alone; and the mark of a route that reads its own multipart body.
+// Reads a request's multipart/form-data body once, or only its first part for a guard's check.
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { delimiterOf, type FormPart, opening, parseMultipart, partAt } from "../lib/multipart.ts";

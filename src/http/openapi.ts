@@ -1,5 +1,4 @@
-// The API description: shared pieces of route definitions (problem+json, error responses by status, security, bodies)
-// and the document itself, as /openapi.json serves it and `npm run openapi` writes it.
+// Shared parts of route definitions and the OpenAPI document served at /openapi.json and written by `npm run openapi`.
 import { isDeepStrictEqual } from "node:util";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Env } from "hono";
@@ -44,7 +43,7 @@ function byStatus(codes: Iterable<ProblemCode>): Map<ProblemStatus, ProblemCode[
   return grouped;
 }
 
-/** A problem answer's codes, machine-readable (its description says them in words). */
+/** A problem answer's codes in machine-readable form (the description lists them for readers). */
 export const PROBLEM_CODES_EXTENSION = "x-problem-codes";
 
 /** A response header as the description declares it: `required` when every such answer carries it. */

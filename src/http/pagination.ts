@@ -1,4 +1,4 @@
-// The wire side of every list: page/limit/sort query parameters, comma lists, and the meta object.
+// Query parameters and meta object shared by list endpoints.
 import { z } from "@hono/zod-openapi";
 import type { PageWindow } from "../db/paging.ts";
 import { calendarDateSchema, integerParam, singleLineText } from "./fields.ts";

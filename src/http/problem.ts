@@ -1,4 +1,4 @@
-// The API's answer to a problem: RFC 9457 problem+json, and the one error handler.
+// RFC 9457 problem+json responses and the app's error handler.
 import type { ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env.ts";
@@ -57,7 +57,7 @@ export function isUnexpected(error: Error): boolean {
   );
 }
 
-/** The one error handler: known errors become their problem; anything else is a bare 500 (the request log has it). */
+/** The app's error handler: known errors become their problem; anything else is a bare 500 (logged with the request). */
 export const handleError: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof ClientClosed) return new Response(null, { status: CLIENT_CLOSED_STATUS });
   // An answer thrown whole (an idempotent replay).

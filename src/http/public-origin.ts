@@ -1,5 +1,4 @@
-// Where the absolute URLs the API generates point: the PUBLIC_BASE_URL variable when it is set, so a client's Host
-// header never makes its way into a link; else the request's own origin (local development, tests).
+// The base of generated absolute URLs: PUBLIC_BASE_URL when set, so a client's Host header never reaches a link.
 
 /** The base of every generated absolute URL (download_url, a problem's type, the OpenAPI servers), no trailing slash. */
 export function publicOrigin(c: { req: { url: string }; env: { PUBLIC_BASE_URL?: string } }): string {

@@ -1,6 +1,5 @@
-// Reading a request's body once, bounded, into one buffer: whoever asks first (the JSON check, the idempotency
-// fingerprint, the upload) reads it, and later askers get the same bytes. JSON bodies are held to 64 KiB, decoded
-// strictly as UTF-8, refused with any other charset, and refused when an object names a key twice.
+// Reads a request body once into a bounded buffer shared by every reader (JSON check, idempotency fingerprint, upload).
+// JSON bodies are limited to 64 KiB, strict UTF-8, and refused when an object repeats a key.
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { decodeUtf8, mediaTypeOf } from "../lib/content.ts";
@@ -100,7 +99,7 @@ export async function bodyStartGrown(request: Request): Promise<Uint8Array | und
 
 /** A file upload's largest file; a multipart body may carry MULTIPART_ENVELOPE_BYTES more (boundaries, text fields). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
-/** The same, as people read it. */
+/** The same, formatted for messages. */
 export const MAX_FILE_SIZE = `${MAX_FILE_BYTES / (1024 * 1024)} MiB`;
 const MULTIPART_ENVELOPE_BYTES = 64 * 1024;
 const MULTIPART_LIMIT = MAX_FILE_BYTES + MULTIPART_ENVELOPE_BYTES;

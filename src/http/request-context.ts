@@ -1,5 +1,4 @@
-// Per-request plumbing: the request id (echoed or minted), the request's D1 session (and on the API, its bookmarks),
-// and one JSON log line per request; and what a use case works with.
+// Per-request setup: request id, D1 session, one JSON log line per request, and the use cases' Work.
 import type { Context, MiddlewareHandler } from "hono";
 import type { Actor } from "../db/audit.ts";
 import { BOOKMARK_PATTERN, openRequestSession } from "../db/session.ts";

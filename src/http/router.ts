@@ -1,4 +1,4 @@
-// The one way a router is made: an OpenAPIHono whose every validation failure becomes one validation_error problem.
+// Creates routers whose validation failures all become validation_error problems.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env } from "hono";
 import { validationHook } from "./validation.ts";

@@ -1,4 +1,4 @@
-// Answers for requests no route takes: 405 with Allow when the path exists under other methods, else 404.
+// Fallback answers: 405 with Allow when the path exists under other methods, else 404.
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../env.ts";
 import { Problem } from "../lib/problem.ts";

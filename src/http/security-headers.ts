@@ -1,5 +1,4 @@
-// Security headers, from hono's secureHeaders: nosniff, no-referrer and the rest of its defaults on every response;
-// no-store on whatever the authenticated audiences answer; a nonce-based Content-Security-Policy on HTML pages.
+// Security headers on every response, no-store on authenticated ones, and a nonce-based CSP on HTML pages.
 import type { MiddlewareHandler } from "hono";
 import { NONCE, secureHeaders } from "hono/secure-headers";
 

@@ -1,8 +1,6 @@
-// Side effects wait for the request's credential: for an API key the isolate has seen before, the check that the key
-// is still live rides with the request's first D1 call (src/customers/api-key-guard.ts), so a handler whose first act
-// were an R2 write or a queue send would act for a revoked key. The bindings a handler acts through are wrapped so that every
-// such act first waits for that check, and a revoked key's act never happens: this holds by construction, whatever
-// a handler does first. (The global fetch is not a handler's to call: Biome refuses it outside the webhook sender.)
+// Makes side effects wait for the request's credential check. A known API key is re-checked with the first D1 call, so
+// a handler acting first (an R2 write, a queue send) could act for a revoked key; wrapping the bindings prevents that
+// whatever the handler does. Biome forbids the global fetch outside the webhook sender for the same reason.
 import type { Bindings } from "../env.ts";
 
 /** What each binding does that changes something: the methods that wait for the check. */

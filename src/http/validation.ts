@@ -1,4 +1,4 @@
-// Turns every zod validation failure into one problem+json validation_error naming each bad field.
+// Turns zod validation failures into one validation_error problem naming each bad field.
 import type { Hook, RouteConfig } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { Context, Env } from "hono";

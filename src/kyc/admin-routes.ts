@@ -1,5 +1,5 @@
-// The operator's routes for verifications: the review queue across accounts, one verification, its documents' bytes
-// (compliance and admin, each read audited), and the review that moves a verification and its documents.
+// The operator's routes for verifications: the review queue, a verification, its documents' bytes (audited reads) and
+// the review decision.
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";

@@ -1,4 +1,4 @@
-// Queries for the document rows of verifications and profiles; each write is one guarded statement, as in store.ts.
+// Queries for verification and profile documents; each write is one guarded statement, as in store.ts.
 import { type AnyColumn, and, count, eq, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";

@@ -1,4 +1,4 @@
-// Document files: the bytes in R2, the row in D1, kept consistent. Plain functions that take their bindings.
+// Document files: bytes in R2 and the row in D1, kept consistent.
 import type { Database } from "../db/client.ts";
 import type { Outbox } from "../db/outbox.ts";
 import { type Outcome, ok } from "../db/outcome.ts";

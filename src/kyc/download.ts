@@ -1,6 +1,4 @@
-// A document's download: the file streamed with its sniffed type as an attachment, or a 304 for a matching
-// If-None-Match, or a HEAD's headers. Shared by the API's download routes, the portal's and the console's, so all answer
-// with the same headers.
+// Document downloads, shared by the API, portal and console so all answer with the same headers.
 import type { DocumentRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import type { HeaderDescription } from "../http/openapi.ts";
@@ -20,7 +18,7 @@ export const DOWNLOAD_HEADERS = {
     schema: { type: "string" },
   },
 } satisfies Record<string, HeaderDescription>;
-/** What a download's body may be, as the API description says it. */
+/** The media types a download's body may have, for the API description. */
 export const DOWNLOAD_CONTENT = {
   "application/pdf": { schema: { type: "string" as const, format: "binary" } },
   "image/jpeg": { schema: { type: "string" as const, format: "binary" } },

@@ -1,5 +1,4 @@
-// Reading what an evaluation needs, in one D1 call each: a number (its pair, its verification, own or its profile's,
-// and the pair's requirements), or a profile against a pair.
+// Loads what an evaluation needs, in one D1 call, for a number or for a profile against a pair.
 import { and, eq } from "drizzle-orm";
 import { pairIs } from "../catalog/store.ts";
 import { evaluate, type Pair } from "../compliance/evaluation.ts";

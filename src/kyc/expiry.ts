@@ -1,7 +1,5 @@
-// The scheduled expiry notices (COMPLIANCE.md, Expiry and renewal): kyc.expiring 30 and 7 days before an approved
-// verification's expires_at, kyc.expired when it passes (kyc_profile.* for profiles), each once per approval. A
-// verification's expiry_notice records the last notice sent; each notice is written with the move of expiry_notice in
-// the same batch, under the same guard, so a job that runs twice or overlaps itself sends none twice.
+// Scheduled expiry notices (COMPLIANCE.md, Expiry and renewal). Each notice is written in the same guarded batch as the
+// move of expiry_notice, so a job that runs twice or overlaps itself never sends a notice twice.
 import { and, asc, eq, gt, isNotNull, lte, ne, notInArray, type SQL, sql } from "drizzle-orm";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";

@@ -1,6 +1,5 @@
-// What an uploaded file really is, judged by its whole structure: a complete PDF, JPEG or PNG under an agreeing name,
-// a PDF that only shows (no script, XFA form, launch action or embedded file), and for an image, no stated resolution under
-// 300 DPI.
+// Judges an uploaded file by its whole structure: a complete PDF, JPEG or PNG matching its name; a PDF with no active
+// content; an image with no stated resolution under 300 DPI.
 
 import { inflateSync } from "node:zlib";
 import type { DocumentMimeType } from "../db/schema.ts";

@@ -1,5 +1,5 @@
-// What a verification (a number's own or a profile) lets its account do in each state. The stores' guards (SQL) and
-// the pages' and use cases' "may I" (JS) are both built from this one table, so they cannot disagree.
+// What a verification or profile allows its account to do in each state. The stores' SQL guards and the JS availability
+// checks are both built from this table, so they cannot disagree.
 import { and, eq, inArray, lte, ne, or, type SQL, sql } from "drizzle-orm";
 import {
   type DocumentRow,

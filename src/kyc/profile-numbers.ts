@@ -1,7 +1,6 @@
-// Numbers joining and leaving a profile, many at a time: each number is classified on one read (with the profile's
-// evaluation for each pair among them), then the attachable ones are written in one batch that holds only if every one
-// of them still is (a batch assertion), with one event per 1,000 numbers and the audit event. A concurrent change
-// between read and write fails the assertion, and the whole is done again from a fresh read.
+// Attaching and detaching many numbers to a profile. Numbers are classified on one read, then written in one batch
+// guarded by an assertion that they are all still attachable; a concurrent change fails the assertion and the whole is
+// retried from a fresh read.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { type CatalogPair, pairId } from "../catalog/store.ts";
 import { evaluate } from "../compliance/evaluation.ts";

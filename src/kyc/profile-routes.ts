@@ -1,5 +1,4 @@
-// KYC profiles under /api/customers/{customer_slug}/kyc-profiles: verify once, use for many numbers. Create, list,
-// read, amend, delete; files; resubmit; the evaluation against a pair; numbers attached and detached.
+// Customer API routes for KYC profiles: a verification made once and used for many numbers.
 import { createRoute, z } from "@hono/zod-openapi";
 import { evaluationSchema } from "../compliance/schemas.ts";
 import { customerSlugParam } from "../customers/schemas.ts";

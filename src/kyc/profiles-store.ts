@@ -1,4 +1,4 @@
-// Queries for profiles: verifications with a name and no number, which many numbers share.
+// Queries for profiles: verifications with a name and no number, shared by many numbers.
 import { type AnyColumn, and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";

@@ -1,6 +1,5 @@
-// The operator's review queue: verifications of every account waiting for staff, oldest submission first, each with
-// its account and its subject (the number it verifies). As the orders' queue (src/orders/queue.ts): each status gives
-// its first rows from an index in order, the page is taken from their union, and the counts are the triggers'.
+// The operator's review queue across accounts. Like the orders' queue (src/orders/queue.ts), each status reads its
+// first rows from an index and the page is taken from their union, with counts from the triggers' tables.
 import { and, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { batchByName } from "../db/batch.ts";

@@ -1,4 +1,4 @@
-// The operator's review of a verification or profile: the moves it allows, and the batch that makes one.
+// The review moves allowed on a verification or profile, and the batch that makes one.
 import { and, eq, sql } from "drizzle-orm";
 import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";

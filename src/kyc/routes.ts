@@ -1,4 +1,4 @@
-// Number verification (KYC) under /v1: address submit and update, status, file upload, download and delete.
+// Customer API routes for a number's own verification (KYC) and its documents.
 import { createRoute, z } from "@hono/zod-openapi";
 import { evaluationSchema } from "../compliance/schemas.ts";
 import type { CustomerEnv } from "../env.ts";

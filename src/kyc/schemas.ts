@@ -1,4 +1,4 @@
-// Wire format of number verification (KYC): the verification and document objects, address bodies, review body.
+// Wire format of verifications (KYC), their documents and review.
 import { z } from "@hono/zod-openapi";
 import { customerSlugFilter } from "../customers/schemas.ts";
 import {
@@ -328,7 +328,7 @@ export const uploadFields = z.strictObject({
   expiration_date: calendarDateSchema.optional().meta({ description: "YYYY-MM-DD, not in the past." }),
 });
 
-/** What an uploaded file must be, in words: the API's description of it and the portal's hint beside its field. */
+/** The upload's file rules as text, for the API description and the portal's field hint. */
 export const UPLOAD_RULE = `PDF, JPEG or PNG, at most ${MAX_FILE_SIZE}; an image at least ${MIN_DPI} DPI when it states a resolution`;
 
 /** The multipart body as the API description shows it (the route reads it itself, bounded). */

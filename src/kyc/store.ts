@@ -1,5 +1,5 @@
-// Queries for verifications, a number's own or a profile's. Every write that depends on a state or on ownership is one
-// guarded statement; when it writes nothing, the store finds why.
+// Queries for verifications. Every write that depends on state or ownership is one guarded statement; when it writes
+// nothing, the store reads back why.
 import { and, asc, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import { batchByName, type Results, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";

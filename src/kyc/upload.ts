@@ -1,4 +1,4 @@
-// Reading and checking a KYC file upload: a bounded multipart body, its fields, and the file judged by its bytes.
+// Reads and checks a KYC file upload: a bounded multipart body, its fields, and the file judged by its bytes.
 import { singleLineText } from "../http/fields.ts";
 import { claimBeforeReadingBody } from "../http/idempotency.ts";
 import { formParts } from "../http/multipart.ts";

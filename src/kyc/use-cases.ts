@@ -1,6 +1,5 @@
-// The verifications' actions, for every front end (the API, the portal, the operator's routes): each takes its
-// validated input, calls the store, and ends in its value or the problem that refuses it. An upload checks its target
-// before it reads the body, so a refusal that needs no body costs no read.
+// Verification actions shared by the API, the portal and the operator's routes. An upload checks its target before
+// reading the body, so a refusal that needs no body costs no read.
 import { verificationFieldsOf } from "../compliance/types.ts";
 import type { Refusal } from "../db/outcome.ts";
 import type { DocumentRow, KycRow } from "../db/schema.ts";

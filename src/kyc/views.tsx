@@ -1,5 +1,4 @@
-// What a number's verification and a profile show alike on the portal's pages and the console's: the status and the
-// details with a reviewer's reasons beside the field or document each names, and the evaluation as a checklist.
+// Verification views shared by the portal and the console: status, details with review reasons, evaluation checklist.
 import type { Child } from "hono/jsx";
 import { pairId } from "../catalog/store.ts";
 import { evaluate, requirementWords } from "../compliance/evaluation.ts";
@@ -33,12 +32,12 @@ export const FIELD_LABELS: Record<VerificationField, string> = {
   email: "E-mail",
 };
 
-/** A reviewer's reason in words: its code, then the reviewer's note ("Document illegible: the scan is cut off"). */
+/** A reviewer's reason: "Document illegible: the scan is cut off". */
 export function reasonWords(reason: RejectionReason): string {
   return reason.note ? `${capitalised(reason.code)}: ${reason.note}` : capitalised(reason.code);
 }
 
-/** A rejection's reasons in words, as a list (the portal's and the console's). */
+/** A rejection's reasons as a list. */
 export function ReasonList({ reasons, label }: { reasons: readonly RejectionReason[]; label: string }) {
   return reasons.length === 0 ? null : (
     <ul class="reasons" aria-label={label}>
@@ -57,7 +56,7 @@ export function reasonsOfDocument(kyc: KycRow, document: DocumentRow): Rejection
   return [...own, ...kyc.rejectionReasons.filter((reason) => reason.document_id === id && !seen.has(JSON.stringify(reason)))];
 }
 
-/** The reasons that name neither a field nor a document still there: said of the verification as a whole. */
+/** Reasons naming no field or remaining document, shown for the verification as a whole. */
 export function generalReasons(kyc: KycRow, documents: readonly DocumentRow[]): RejectionReason[] {
   const present = new Set(documents.map((document) => withPrefix("doc", document.id)));
   return kyc.rejectionReasons.filter(

@@ -1,5 +1,5 @@
-// API key format: "vnk_" + 32 random base62 characters (190 bits) + a 6-character CRC-32 checksum.
-// Web Crypto only, so the local scripts can mint keys with the same code as the Worker.
+// API key format: "vnk_" + 32 random base62 characters (190 bits) + a 6-character CRC-32 checksum. Web Crypto only, so
+// local scripts mint keys with the same code as the Worker.
 import { crc32 } from "./crc32.ts";
 
 export const API_KEY_PREFIX = "vnk_";

@@ -1,5 +1,4 @@
-// Base64 for bytes, with btoa/atob (the Worker has no Buffer outside nodejs_compat's node: modules): standard, and the
-// unpadded URL-safe form that cookies, links and form fields carry.
+// Base64 via btoa/atob (no Buffer in the Worker without nodejs_compat): standard, and unpadded URL-safe.
 
 export function toBase64(bytes: Uint8Array): string {
   let binary = "";

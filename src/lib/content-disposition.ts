@@ -1,4 +1,4 @@
-// The Content-Disposition of a download: safe for every client, exact for those that read RFC 5987.
+// Content-Disposition for downloads: an ASCII fallback for every client and the exact name per RFC 5987.
 
 /** attachment with an ASCII fallback name and the exact name as RFC 5987 filename*. */
 export function contentDisposition(filename: string): string {

@@ -1,4 +1,4 @@
-// Reading what a body says about itself: the media type of a Content-Type header, and bytes as strict UTF-8 text.
+// Content-Type media types and strict UTF-8 decoding.
 
 /** The media type of a Content-Type header, lowercased, without parameters ("" when absent). */
 export function mediaTypeOf(contentType: string | undefined): string {

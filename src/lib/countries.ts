@@ -1,6 +1,5 @@
-// The countries as ISO 3166-1 names them: its 249 officially assigned alpha-2 codes (the standard's current list, as
-// Debian's iso-codes 4.15 carries it). User-assigned codes (AA, QM to QZ, XA to XZ, ZZ), reserved ones (EU, UK, AC)
-// and withdrawn ones (AN, YU) name no country.
+// ISO 3166-1 alpha-2 country codes: the 249 officially assigned (Debian iso-codes 4.15). User-assigned, reserved and
+// withdrawn codes are not countries.
 
 /** Every officially assigned ISO 3166-1 alpha-2 code, by first letter. */
 const ASSIGNED = new Set(

@@ -1,4 +1,4 @@
-// CRC-32 (IEEE 802.3), the checksum of API keys and of PNG chunks.
+// CRC-32 (IEEE 802.3), for API key checksums and PNG chunks.
 
 const TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;

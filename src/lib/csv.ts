@@ -1,6 +1,4 @@
-// CSV as RFC 4180 writes it: records separated by CRLF (or LF), fields by commas, a field in double quotes when it
-// holds a comma, a quote (doubled) or a line break. Strict: a quote inside an unquoted field, text after a closing
-// quote, or an unclosed quote is malformed, never guessed at.
+// Strict RFC 4180 CSV: malformed quoting is an error, never guessed at.
 
 export class MalformedCsv extends Error {
   override name = "MalformedCsv";

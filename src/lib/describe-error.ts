@@ -1,10 +1,10 @@
-// An error as the logs show it.
+// Formats errors for logs, without customer data.
 
 /** How Drizzle's failed-query message ends: the statement's values, which are customers' data (addresses, notes). */
 const QUERY_PARAMS = /\nparams: [\s\S]*$/;
 
 /**
- * The error and every error it wraps (Drizzle keeps D1's own error, the one that says what went wrong, in `cause`),
+ * The error and every error it wraps (Drizzle keeps D1's error in `cause`),
  * each by name, message and stack frames, with a failed query's values withheld: logs are no place for customer data.
  */
 export function describeError(error: unknown): string {

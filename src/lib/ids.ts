@@ -1,4 +1,4 @@
-// Public identifiers: a resource's uuid, shown with its type prefix (num_, kyc_, kyp_, doc_, evt_, we_, whd_).
+// Public identifiers: a uuid with a type prefix (num_, kyc_, kyp_, doc_, evt_, we_, whd_).
 
 export type IdPrefix = "num" | "kyc" | "kyp" | "doc" | "evt" | "we" | "whd";
 

@@ -1,5 +1,5 @@
-// What JSON.parse lets pass but the service refuses: a key named twice in one object, which JSON.parse resolves by
-// keeping the last ({"role":"viewer","role":"admin"} is an admin), so a check that read the first would be fooled.
+// Detects duplicate keys in JSON objects. JSON.parse keeps the last ({"role":"viewer","role":"admin"} is an admin), so
+// a check reading the first would be fooled.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

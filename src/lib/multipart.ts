@@ -1,6 +1,5 @@
-// multipart/form-data (RFC 7578) read in bounded work: a body's bytes split into at most MAX_PARTS parts whose contents
-// are views into those bytes, never copies. Parsing stops at the first part too many, so a body of thousands of empty
-// parts costs no more than one of a few. (src/http/multipart.ts reads a request's body with it.)
+// multipart/form-data (RFC 7578) parsing in bounded work: at most MAX_PARTS parts, as views into the body's bytes.
+// Parsing stops at the first extra part, so thousands of empty parts cost no more than a few.
 import { decodeUtf8, mediaTypeOf } from "./content.ts";
 import { Problem, validationError } from "./problem.ts";
 

@@ -1,5 +1,5 @@
-// Password hashing for the portal: scrypt (node:crypto, memory-hard; OWASP's password storage cheat sheet: N=2^14,
-// r=8, p=5) stored as a PHC string with its parameters, so they can be raised later and old hashes re-hashed on sign-in.
+// Password hashing with scrypt (OWASP: N=2^14, r=8, p=5), stored as a PHC string so parameters can be raised later and
+// old hashes re-hashed on sign-in.
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { fromBase64, toBase64 } from "./base64.ts";
 

@@ -1,6 +1,5 @@
-// The service's refusal: a problem (RFC 9457) with its code from a closed set, a human-readable message, and the
-// fields it is about. The API answers it as problem+json (src/http/problem.ts); a page shows the same words beside
-// the same fields. Nothing here knows HTTP beyond each code's status.
+// The service's refusal: an RFC 9457 problem with a code from a closed set, a message and the fields concerned. The API
+// answers it as problem+json and pages show the same message beside the same fields; only each code's status is HTTP.
 
 /** Every error code the API can answer with, its status and its title. Clients may rely on `code`. */
 export const PROBLEMS = {
@@ -93,8 +92,7 @@ export function refusals<const C extends readonly ProblemCode[]>(...codes: C): C
 }
 
 /**
- * What a use case ends in: its value, or the one problem it refuses with (for a route to answer, a page to show), of
- * a code among `Codes` (its declared refusals).
+ * A use case's outcome: its value, or the problem that refuses it, with a code among `Codes` (its declared refusals).
  */
 export type Result<T, Codes extends readonly ProblemCode[] = readonly ProblemCode[]> =
   | { ok: true; value: T }

@@ -1,5 +1,5 @@
-// Sealing text at rest or in a browser: AES-GCM under a key derived (HKDF-SHA-256) from a secret the reader must hold,
-// so what is sealed is unreadable, and unchangeable, without that secret.
+// AES-GCM sealing under a key derived (HKDF-SHA-256) from a secret the reader must hold, for confidentiality and
+// integrity at rest or in a browser cookie.
 import { fromBase64, toBase64 } from "./base64.ts";
 
 const IV_BYTES = 12;

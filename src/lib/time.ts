@@ -1,4 +1,4 @@
-// One place that turns stored millisecond timestamps and calendar dates into the wire format and back.
+// Conversion between stored millisecond timestamps or dates and the wire format.
 
 /** A day in milliseconds. */
 export const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
-// Stored values in words, for every text a person reads (the API's details, the portal's and the console's pages).
+// Display text for stored enum values, used by API messages and both UIs.
 
-/** A stored value for people: "under_review" reads "under review", "toll_free" "toll free". */
+/** A stored value as display text: "under_review" becomes "under review". */
 export function words(value: string): string {
   return value.replaceAll("_", " ");
 }

@@ -1,4 +1,4 @@
-// The operator's allocation of numbers to an order.
+// The operator's route for allocating numbers to an order.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OperatorEnv } from "../env.ts";
 import { errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";

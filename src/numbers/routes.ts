@@ -1,4 +1,4 @@
-// The numbers list of the customer API.
+// Customer API route for listing the account's numbers.
 import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";

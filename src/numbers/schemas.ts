@@ -1,4 +1,4 @@
-// Wire format of numbers: the list item, its query, and the operator's allocation body.
+// Wire format of numbers and the operator's allocation body.
 import { z } from "@hono/zod-openapi";
 import { KYC_STATUSES, NUMBER_STATUSES } from "../db/schema.ts";
 import {

@@ -1,5 +1,4 @@
-// Queries for numbers: the account's list (with each number's verification status) and allocation to an order, of
-// listed numbers or from the stock.
+// Queries for numbers: the account's list and allocation to an order, of given numbers or from the stock.
 import { and, asc, count, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";

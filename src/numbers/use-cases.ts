@@ -1,5 +1,4 @@
-// The numbers' actions (the operator's allocation to an order, of listed numbers or from the stock), ending in the
-// allocation or one Problem.
+// The operator's allocation of numbers to an order.
 import type { OrderRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refusals, refused, validationError } from "../lib/problem.ts";

@@ -1,4 +1,4 @@
-// The operator's routes for orders: any account's order, and its status moves.
+// The operator's routes for orders across accounts and their status moves.
 import { createRoute, z } from "@hono/zod-openapi";
 import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";

@@ -1,6 +1,5 @@
-// An order's life cycle, once: the statuses its account may change it in, the moves to each status (from which
-// statuses, by whom) and their events, and the statuses that take numbers. The stores' guards (SQL) and the pages'
-// "may I" both read it.
+// The order state machine: which statuses the account may change, the allowed moves and who makes them, and which
+// statuses take numbers. The stores' SQL guards and the pages' availability checks both read it.
 import { type EventType, OPEN_ORDER_STATUSES, ORDER_STATUSES, type OrderStatus } from "../db/schema.ts";
 
 /** Who moves an order: its account (the API, the portal) or the operator (the admin API, the console). */

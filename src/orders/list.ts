@@ -1,10 +1,10 @@
-// The orders list at the size of a large account. Each shape of query has its own plan, so that none reads an
-// account's orders one by one unless its answer depends on each of them:
-// - enumerations only (number_type, country_code, status, or none): counts from order_counts, the page from the
-//   cheaper of the segments and a scan of the sort index;
-// - a range (quantity, requested, fulfilled): counts per segment from index entries alone, the page from SQLite's
-//   own plan over covering indexes;
-// - a search: the trigram index narrows the orders down, and one statement tests them, counts them and pages them.
+// The orders list, planned per query shape so that no query reads an account's orders one by one unless its answer
+// depends on each of them:
+// - enumerations only (number_type, country_code, status, or none): counts from order_counts, the page from the cheaper
+//   of the segments and a scan of the sort index;
+// - a range (quantity, requested, fulfilled): counts per segment from index entries alone, the page from SQLite's own
+//   plan over covering indexes;
+// - a search: the trigram index narrows the orders, and one statement tests, counts and pages them.
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { batchByName, type Results, type Statements } from "../db/batch.ts";

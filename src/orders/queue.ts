@@ -1,7 +1,6 @@
-// The operator's queue: open orders of every account, oldest first, at the size of 100,000 open orders over 1,000
-// accounts. A page never reads orders one by one: each status (or, filtered by pair, each (status, country, type)
-// segment that has orders) gives its first offset + limit rows from an index in the sort's order, and the page is
-// taken from their union; the counts come from the counts the triggers keep (order_totals, order_counts).
+// The operator's queue of open orders across accounts, sized for 100,000 open orders over 1,000 accounts. No page reads
+// orders one by one: each status (or status and pair segment) yields its first offset + limit rows from an index in
+// sort order, the page is taken from their union, and counts come from the trigger-maintained tables.
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { batchByName } from "../db/batch.ts";

@@ -1,4 +1,4 @@
-// The Orders endpoints of the customer API: list, get, create, update and cancel while pending.
+// Customer API routes for orders.
 import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";

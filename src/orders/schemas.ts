@@ -1,5 +1,4 @@
-// Wire format of orders: request bodies, list query, path parameters, the Order object, and the mappings between the
-// wire and the store.
+// Wire format of orders and the mapping between wire and store.
 import { z } from "@hono/zod-openapi";
 import { customerSlugFilter } from "../customers/schemas.ts";
 import { OPEN_ORDER_STATUSES, ORDER_STATUSES, type OrderRow } from "../db/schema.ts";

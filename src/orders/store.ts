@@ -1,4 +1,4 @@
-// Queries for orders: find, create with the global sequence, guarded changes (the list is in list.ts).
+// Queries for orders; the list is in list.ts.
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";

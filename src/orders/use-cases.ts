@@ -1,5 +1,4 @@
-// The orders' actions, once for every front end (the API, the portal, the operator's routes): each takes its validated
-// input, calls the store, and ends in the order or the problem that refuses it.
+// Order actions shared by the API, the portal and the operator's routes.
 
 import type { Pair } from "../compliance/evaluation.ts";
 import { requirementsNotMet } from "../compliance/refusals.ts";
@@ -12,7 +11,7 @@ import { FULFILMENT, operatorAction } from "../staff/roles.ts";
 import { customerMayChange, movesFrom } from "./lifecycle.ts";
 import { createOrder, findOrder, type NewOrder, type OrderChanges, transitionOrderStatus, updatePendingOrder } from "./store.ts";
 
-/** The pair is not in the orderable catalog: said of the whole request, and of number_type (the choice to change). */
+/** The pair is not in the orderable catalog: an error on the whole request and on number_type (the field to change). */
 function notOrderable({ countryCode, numberType }: Refusal<"not_orderable">): Problem<"not_orderable"> {
   return fieldProblem(
     "not_orderable",

@@ -1,5 +1,4 @@
-// An order's facts as every set of pages shows them (the portal's order page, the console's): its pair, quantity,
-// fulfilment, notes, profile and times, with what a set adds (the console's account and stock) in their places.
+// An order's details, shared by the portal's and the console's order pages.
 import type { Child } from "hono/jsx";
 import { words } from "../lib/words.ts";
 import { dateTime } from "../ui/format.ts";

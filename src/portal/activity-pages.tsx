@@ -1,6 +1,4 @@
-// Settings → Activity: who changed what in the account (its keys, team, webhook endpoints and profiles, and the
-// operator's changes, the operator's people shown only as "the operator"), newest first, with the audit log's filters;
-// read as the UI kit's audit log reads (src/audit/views.tsx), by names.
+// The portal's Activity page: the account's audit log, rendered by src/audit/views.tsx.
 
 import { auditNames } from "../audit/names.ts";
 import { customerAuditQuery, toAuditEvent, toAuditListQuery } from "../audit/schemas.ts";

@@ -1,6 +1,4 @@
-// Settings → API keys: the account's slug (every API path names it), its keys, a new key (shown once, after the
-// redirect that follows the form), a revocation after a confirmation. Through the same use cases as the operator's
-// API (src/customers/use-cases.ts), scoped to the visitor's account.
+// The portal's API keys page, through the same use cases as the operator's API (src/customers/use-cases.ts).
 
 import type { Context } from "hono";
 import { createApiKeyBody, MAX_NAME_LENGTH } from "../customers/schemas.ts";

@@ -1,4 +1,4 @@
-// The portal's audience: people of an account, by the session cookie.
+// The portal's audience: users of an account, by session cookie.
 import type { PortalEnv } from "../env.ts";
 import { createRouter } from "../http/router.ts";
 import { pageRenderer } from "../ui/renderer.tsx";

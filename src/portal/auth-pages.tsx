@@ -1,5 +1,4 @@
-// The portal's pages before a session: sign-in (e-mail and password; a choice of account when the password opens
-// several), an invitation's set-password page; sign-out; the stylesheet.
+// The portal's pages outside a session: sign-in, account choice, setting a password from an invitation, sign-out.
 import type { Context } from "hono";
 import type { AppEnv, PortalEnv } from "../env.ts";
 import { authenticationFailure, refuseSpentAddress } from "../http/auth-failures.ts";

@@ -1,6 +1,4 @@
-// The portal's frame around every page of a session: the top bar with the sections (the current one marked; Settings
-// for owners and admins only), who is signed in, the account and its slug, and the sign-out form; below it, on a local
-// deployment, that it is one.
+// The portal's page frame: section links, the signed-in user and account, sign-out, and a local-deployment notice.
 import { type Bindings, deploymentOf, type PortalVisitor } from "../env.ts";
 import { CsrfField } from "../ui/components.tsx";
 import type { Frame } from "../ui/renderer.tsx";

@@ -1,8 +1,5 @@
-// What a number's verification and a profile share on the portal's pages, in one place: the address form and the API
-// bodies it makes, the amend form, the resubmit button, the documents with the upload form and its two-step handling, a
-// document's delete (its confirmation and its POST), and the choice of a profile (a select of the account's profiles)
-// that the numbers and new-order pages offer. Each part takes the base href of its verification's page. What the
-// console shows alike is in src/kyc/views.tsx.
+// Portal forms and handlers shared by a number's verification page and a profile's page. Each part takes the base href
+// of its verification's page. Views shared with the console are in src/kyc/views.tsx.
 import type { Context } from "hono";
 import { KYC_TYPE_WORDS } from "../compliance/types.ts";
 import type { Database } from "../db/client.ts";
@@ -303,7 +300,7 @@ function ResubmitForm({ href, token, label, primary }: { href: string; token: st
   );
 }
 
-/** Each reason of a rejection with what it is about: the field's label, the document's name, or the whole. */
+/** Each rejection reason with its subject: a field's label, a document's name, or the whole verification. */
 function reasonsToFix(kyc: KycRow, documents: readonly DocumentRow[]): string[] {
   const aboutDocuments = documents.flatMap((document) =>
     reasonsOfDocument(kyc, document).map((reason) => `${document.filename}: ${reasonWords(reason)}`),
@@ -315,11 +312,9 @@ function reasonsToFix(kyc: KycRow, documents: readonly DocumentRow[]): string[] 
 }
 
 /**
- * A rejection leads with what to fix: the reviewer's words and each reason with what it is about, then the way to fix
- * it as the primary action: a replacement document (which waits for the resubmit), the address amended (which
- * re-opens it), and once a replacement is uploaded, the resubmit. Resubmitting unchanged is the last resort, never the
- * primary button. Nothing unless rejected; `href` is the verification's page, `amend` its amend page when the address
- * may change.
+ * A rejection's panel: the reviewer's note and reasons, then the fix as the primary action (upload a replacement,
+ * amend the address, or resubmit once a replacement is uploaded). Resubmitting unchanged is never the primary button.
+ * Renders nothing unless rejected; `amend` is the amend page when the address may change.
  */
 export function RejectionFixes({
   kyc,
@@ -424,7 +419,7 @@ export function AmendForm({
   );
 }
 
-/** The confirmation of a document's delete from the verification whose page is `href`; `from` names it in words. */
+/** Confirmation page for deleting a document of the verification at `href`; `from` is its display name. */
 export function documentDeletePage(
   c: Context<PortalEnv>,
   { href, section, document, from }: { href: string; section: string; document: DocumentRow; from: string },

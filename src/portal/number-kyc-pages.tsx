@@ -1,4 +1,4 @@
-// A number's verification (KYC) in the portal: its address and documents, or the profile it joined, through the API's use cases.
+// The portal's page for a number's verification (KYC), through the API's use cases.
 import type { Context } from "hono";
 import type { DocumentRow, KycRow, NumberRow } from "../db/schema.ts";
 import type { PortalEnv } from "../env.ts";

@@ -1,4 +1,4 @@
-// The portal's Numbers list: the account's numbers with the API's filters, and a selection of them attached to a profile.
+// The portal's Numbers list, and attaching selected numbers to a profile.
 import type { Context } from "hono";
 import { listOrderablePairs } from "../catalog/store.ts";
 import { pageWindow } from "../db/paging.ts";

@@ -1,6 +1,5 @@
-// The report of an attach or a detach of a profile's numbers, as a person reads it: the numbers by phone number, each
-// linking to its page, what was refused grouped by why, each group with what to click to resolve it. The form's POST
-// leaves it for the profile's page it redirects to (src/ui/after-redirect.ts), so a reload repeats nothing.
+// The report of a profile's attach or detach, grouped by refusal reason. It is shown after the redirect
+// (src/ui/after-redirect.ts), so a reload repeats nothing.
 import type { Context } from "hono";
 import type { Database } from "../db/client.ts";
 import type { PortalEnv } from "../env.ts";
@@ -46,7 +45,7 @@ export interface ReportNote {
   refused: (Listed & { code: RefusalCode; pair?: string; profile?: OtherProfile })[];
 }
 
-/** How many numbers a list of the report names at first: a person reads that many; the counts say the rest. */
+/** How many numbers each list of the report shows; the counts give the rest. */
 const LISTED = 40;
 
 /** The report of `report` for the profile `profileId`, its numbers named by phone number, other profiles by name. */

@@ -1,6 +1,5 @@
-// What a portal page shows once after the redirect its form's POST answers (src/ui/after-redirect.ts): a secret (a
-// new API key, a webhook signing secret, an invitation link), or a report of what an action did. The seal is keyed
-// by the session's id, which only the session cookie holds.
+// Results a portal page shows once after its form's redirect (src/ui/after-redirect.ts), such as a new secret or an
+// action's report. Sealed with the session id, which only the session cookie holds.
 import type { Context } from "hono";
 import { leaveAfterRedirect, type RedirectNote, takeAfterRedirect } from "../ui/after-redirect.ts";
 import type { Section } from "./frame.tsx";

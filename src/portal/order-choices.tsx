@@ -1,5 +1,4 @@
-// A choice of one of the account's orders that have numbers, by order number: where a profile takes every number of
-// an order, and where Numbers are filtered by the order they came from.
+// A select of the account's orders that have numbers, for the profile and Numbers pages.
 import type { Database } from "../db/client.ts";
 import { pageWindow } from "../db/paging.ts";
 import type { OrderRow } from "../db/schema.ts";

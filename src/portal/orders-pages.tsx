@@ -1,9 +1,5 @@
-// The portal's Orders: the list with every filter of the API (parsed by the API's own query schema), status tabs with
-// the counts, sorting and paging; a new order from the orderable catalog, with what each pair requires of a
-// verification and an optional profile the order's numbers join (refused, requirement by requirement, beside the field
-// when it does not meet them); an order's page with its numbers, editable and cancellable (after a confirmation) while
-// pending. Every change is the API's own use case (src/orders/use-cases.ts), so the portal emits the same events and
-// says the same words, and what may be done when is the order's life cycle (src/orders/lifecycle.ts).
+// The portal's Orders pages. Changes go through src/orders/use-cases.ts and availability comes from
+// src/orders/lifecycle.ts, so the portal behaves exactly as the API.
 
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
@@ -104,7 +100,7 @@ async function orderableCatalog(db: Database): Promise<Orderable> {
 /** A verification type inside a sentence: "a person", "a business". */
 const typeWords = (type: KycType) => KYC_TYPE_WORDS[type].toLowerCase();
 
-/** What a pair's requirements ask of a verification, a line each, in words. */
+/** A pair's requirements as lines of text. */
 function requirementLines(requirements: Requirements, countryCode: string): string[] {
   const lines = [`A verification of ${requirements.verification_types.map(typeWords).join(" or ")}`];
   if (requirements.address_in_country) lines.push(`An address in ${countryCode}`);

@@ -1,4 +1,4 @@
-// One profile's pages in the portal: its verification, documents and numbers, renaming, amending and deleting it.
+// The portal's pages for one profile.
 import type { Context } from "hono";
 import { listOrderablePairs } from "../catalog/store.ts";
 import { pageWindow } from "../db/paging.ts";
@@ -49,7 +49,7 @@ import { PROFILES, profileHref } from "./profiles-pages.tsx";
 
 const profileIdParam = prefixedIdParam("kyp", "profile_id");
 const documentIdParam = prefixedIdParam("doc", "document_id");
-/** The most phone numbers one paste attaches (the API takes 10,000 a request; a form is kept to what a person pastes). */
+/** The most phone numbers one paste attaches; the API takes 10,000, but a pasted form is kept smaller. */
 const MAX_PASTED = 1000;
 /** The attached numbers shown on a page of the profile. */
 const NUMBERS_PER_PAGE = 20;
@@ -347,9 +347,8 @@ function editPage(
 const UNKNOWN_NAMED = 5;
 
 /**
- * The pasted phone numbers as the API's body takes them, by their numbers' ids: split at line breaks, commas and
- * spaces; at most MAX_PASTED; each judged by the API's own E.164 rule, then found among the account's numbers (the API
- * takes ids; people know their numbers by phone number). Else the error to show beside the field, nothing attached.
+ * Converts pasted phone numbers to the number ids the API takes: split at line breaks, commas and spaces, at most
+ * MAX_PASTED, each checked with the API's E.164 rule and looked up in the account. Else the field error, nothing attached.
  */
 async function pastedNumbers(c: Context<PortalEnv>, text: string): Promise<{ ids: string[] } | { error: string }> {
   const phones = [...new Set(text.split(/[\s,;]+/).filter((phone) => phone !== ""))];

@@ -1,4 +1,4 @@
-// The portal's Profiles list and the creation of a profile (a verification made once and used for many numbers).
+// The portal's Profiles list and profile creation.
 import type { Context } from "hono";
 import { KYC_TYPE_WORDS } from "../compliance/types.ts";
 import { pageWindow } from "../db/paging.ts";

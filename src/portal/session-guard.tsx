@@ -1,6 +1,6 @@
-// The portal's guard: the session cookie (`__Host-vn_session`: HttpOnly, Secure, SameSite=Lax, Path=/), and on every
-// state-changing request the session's CSRF token (src/ui/form-guard.tsx; the Origin check runs before, for every
-// portal path).
+// The portal's guard: the session cookie (`__Host-vn_session`: HttpOnly, Secure, SameSite=Lax, Path=/) and, on
+// state-changing requests, the session's CSRF token (src/ui/form-guard.tsx). The Origin check runs first, on every
+// path.
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { PortalEnv } from "../env.ts";

@@ -1,5 +1,4 @@
-// What the Settings pages (API keys, Team, Webhooks) share: the owners-and-admins guard, the once-shown secret with its
-// copy button, and the refusal page.
+// Helpers shared by the portal's Settings pages.
 
 import type { Context, MiddlewareHandler } from "hono";
 import type { PortalEnv } from "../env.ts";

@@ -1,5 +1,4 @@
-// Settings → Team: the account's users with the API's filters; invite a teammate (the link shown once); change a role;
-// deactivate, reactivate, unlock; a new invitation link (a password reset). The rules live in src/users/use-cases.ts.
+// The portal's Team page; the rules are in src/users/use-cases.ts.
 import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
 import { USER_ROLES, type UserRow } from "../db/schema.ts";

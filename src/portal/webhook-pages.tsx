@@ -1,6 +1,5 @@
-// Settings → Webhooks: the account's endpoints; create (the secret shown once), edit, enable or disable, delete after a
-// confirmation, rotate the secret (shown once); an endpoint's deliveries with retry, and a test event. Through the API's
-// own use cases (src/webhooks/use-cases.ts), body schemas and URL rules, so the portal emits what the API does.
+// The portal's Webhooks pages, through the API's use cases and schemas (src/webhooks/use-cases.ts), so the portal
+// applies the same URL rules and emits the same events.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { pageWindow } from "../db/paging.ts";
@@ -105,7 +104,7 @@ function EventTypeLabel({ type }: { type: EventType }) {
 
 const EventTypeId = ({ type }: { type: EventType }) => <code class="muted">{type}</code>;
 
-/** An endpoint's event types in words: every type, or each one's. */
+/** An endpoint's event types as text. */
 function eventTypesWords(endpoint: WebhookEndpointRow): string {
   return takesEveryType(endpoint)
     ? "Every event type"

@@ -1,5 +1,5 @@
-// The /docs reference page: Scalar's API reference over /openapi.json, its script served by this Worker's static
-// assets, so the page needs nothing from the internet and "try it" sends requests to this same origin.
+// The /docs reference page: Scalar served from this Worker's static assets, so it needs no internet and "try it" calls
+// this origin.
 import { Scalar } from "@scalar/hono-api-reference";
 import packageJson from "../../package.json" with { type: "json" };
 

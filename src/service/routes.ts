@@ -1,4 +1,4 @@
-// The public routes about the service itself: whether it is up, and what each problem type means.
+// Public routes about the service: health and problem type descriptions.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { errorResponses, jsonResponse, PUBLIC_SECURITY } from "../http/openapi.ts";

@@ -1,6 +1,5 @@
-// A staff member's identity from Cloudflare Access: the JWT Access sets in front of /admin and /ops, verified here with
-// hono/jwt's verifyWithJwks (never trusting the network): RS256 only, a `kid` required, the application's audience,
-// the team's issuer, and exp/nbf/iat with 60 s of leeway. The person is the token's e-mail, in lower case.
+// Verifies the Cloudflare Access JWT in front of /admin and /ops with hono/jwt's verifyWithJwks, never trusting the
+// network: RS256 only, `kid` required, this application's audience and team issuer, and 60 s leeway on exp/nbf/iat.
 import { decode, verifyWithJwks } from "hono/jwt";
 import type { HonoJsonWebKey } from "hono/utils/jwt/jws";
 import type { Bindings } from "../env.ts";

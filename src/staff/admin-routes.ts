@@ -1,4 +1,4 @@
-// The operator's staff: who may act on /admin and /ops, by their Cloudflare Access e-mail, and with which role.
+// The operator's routes for staff members and their roles.
 import { createRoute } from "@hono/zod-openapi";
 import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";

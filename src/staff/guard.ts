@@ -1,10 +1,7 @@
-// Who acts for the operator, on /admin and /ops: the ADMIN_TOKEN (automation; role admin) when an Authorization header
-// is present, which alone then decides; else a staff member by their Cloudflare Access token (the Cf-Access-Jwt-Assertion
-// header, which alone decides when present, else the CF_Authorization cookie), known and enabled in D1. And each
-// operation's roles (the role mark on its route, src/staff/roles.ts), checked here only, before anything else of the
-// audience runs (an idempotent replay included) or the input is validated or anything is looked up. On /admin, a member
-// this isolate has seen with a role the operation allows is checked with the request's first D1 call, as a known API
-// key is (src/http/carried-check.ts); any other is read first, so a role raised since is seen at once.
+// The operator's guard on /admin and /ops: the ADMIN_TOKEN when an Authorization header is present, else an enabled
+// staff member by Cloudflare Access token. Each operation's roles are checked here before anything else runs, an
+// idempotent replay included. On /admin a known member with an allowed role is re-checked with the first D1 call
+// (src/http/carried-check.ts); anyone else is read first, so a raised role takes effect at once.
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { matchedRoutes } from "hono/route";

@@ -1,8 +1,5 @@
-// The staff's roles (OPERATOR.md's matrix): every role reads everything; changes are fulfilment's (orders, allocation,
-// stock), compliance's (reviews, documents' bytes, requirements) or admin's (accounts, keys, users, catalog, staff), and
-// the admin may do all. Each change is an OperatorAction in its feature's use-cases.ts, which names its roles; the API's
-// route takes its x-roles and role mark from it (operatorOperation), the console its forms and guards (mayChange,
-// changeGuard).
+// Staff roles (OPERATOR.md). Each change is an OperatorAction in its feature's use-cases.ts naming its roles; API
+// routes and console pages derive their role checks from it.
 import type { MiddlewareHandler } from "hono";
 import { STAFF_ROLES, type StaffRole } from "../db/schema.ts";
 import type { Operator } from "../env.ts";

@@ -1,4 +1,4 @@
-// Wire format of the operator's staff: a member, the page of them, and the body that creates or changes one.
+// Wire format of staff members.
 import { z } from "@hono/zod-openapi";
 import { STAFF_ROLES, STAFF_STATUSES, type StaffRow } from "../db/schema.ts";
 import { singleLineText, timestampSchema } from "../http/fields.ts";

@@ -1,5 +1,4 @@
-// Queries for the operator's staff: who they are (by Cloudflare Access e-mail), their role, and the change of either,
-// which keeps at least one enabled admin.
+// Queries for staff; changes keep at least one enabled admin.
 import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";

@@ -1,5 +1,4 @@
-// The staff's actions: an admin names a person and their role, or changes either; nobody is deleted, and an enabled
-// admin always remains. Each ends in its value or one Problem.
+// Staff actions. Nobody is deleted, so the audit log keeps its actors, and an enabled admin always remains.
 import type { StaffRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, Problem, type Result, refusals, refused } from "../lib/problem.ts";

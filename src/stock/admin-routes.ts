@@ -1,5 +1,4 @@
-// The operator's number stock: import (JSON or CSV, with a report of every row), the list, the counts per pair, and
-// the removal of a number. Allocation from the stock is the allocation's (src/numbers/admin-routes.ts).
+// The operator's routes for the number stock. Allocation from stock is in src/numbers/admin-routes.ts.
 import { createRoute } from "@hono/zod-openapi";
 import { pageWindow } from "../db/paging.ts";
 import type { OperatorEnv } from "../env.ts";

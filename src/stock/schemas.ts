@@ -1,5 +1,4 @@
-// Wire format of the number stock: an import's bodies (JSON, or CSV with its header) and its report, a stocked
-// number, the list's query, the counts per pair.
+// Wire format of the number stock and its import.
 import { z } from "@hono/zod-openapi";
 import type { StockNumberRow } from "../db/schema.ts";
 import {
@@ -22,7 +21,7 @@ const MAX_JSON_ROWS = 10_000;
 const MAX_CSV_ROWS = 100_000;
 export const JSON_IMPORT_BYTES = 1024 * 1024;
 export const CSV_IMPORT_BYTES = 10 * 1024 * 1024;
-/** A CSV import's limits in words, for the API's description and the console's form. */
+/** A CSV import's limits as text, for the API description and the console's form. */
 export const CSV_IMPORT_LIMITS = `up to ${CSV_IMPORT_BYTES / (1024 * 1024)} MiB and ${MAX_CSV_ROWS.toLocaleString("en-US")} rows`;
 /** Each list of an import's report names at most this many; its count says how many there were. */
 export const REPORTED_ITEMS = 1000;

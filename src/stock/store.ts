@@ -1,5 +1,4 @@
-// Queries for the number stock: an import in one batch (numbers already in stock or allocated are skipped, each
-// reported), the list, the counts per pair, and a removal; allocation from stock is the numbers' (src/numbers/store.ts).
+// Queries for the number stock; allocation from stock is in src/numbers/store.ts.
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
 import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";

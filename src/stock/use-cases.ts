@@ -1,5 +1,4 @@
-// The stock's actions (fulfilment's and the admin's): import numbers, every row checked on its own and reported, and
-// take one out. Each ends in its value or one Problem.
+// Stock actions: import, checking and reporting each row on its own, and removal.
 import type { StockNumberRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, type Result, refusals, refused } from "../lib/problem.ts";

@@ -1,8 +1,6 @@
-// What a form's POST leaves for the page it redirects to (303), shown there once: a secret shown once, a report of
-// what the action did. The POST seals it into a short-lived cookie of that page, the page shows it and drops the
-// cookie, so a reload neither repeats the action nor shows its result again, and nothing of it is in a URL. The seal's
-// key is derived from a secret of the visitor's own (the portal's session id, the console's Access token), which only
-// their own cookie or header holds: the cookie is useless to anyone else.
+// Passes a result from a form's POST to the page it redirects to (303), shown once. Sealed in a short-lived cookie, so
+// a reload neither repeats the action nor shows the result again and nothing appears in a URL. The key derives from a
+// secret only the visitor holds (portal session id, console Access token), so the cookie is useless to anyone else.
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { seal, sealingKey, unseal } from "../lib/sealing.ts";

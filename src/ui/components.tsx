@@ -1,6 +1,4 @@
-// The pieces every server-rendered page is built of, whichever set of pages (the portal, the console): badges, notices,
-// tables that never scroll a page sideways, paging, status tabs, the one confirmation of a destructive action, a
-// field's error, and the CSRF field every form of a session carries.
+// Shared page components for the portal and the console.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { capitalised, words } from "../lib/words.ts";
@@ -74,9 +72,8 @@ export function Table<T>({ label, columns, rows }: { label: string; columns: rea
 }
 
 /**
- * The one way a destructive action asks first: a page that says what will go and what follows, one button that does
- * it, and a way back (`cancel`, labelled `back`: "Cancel" unless the action is itself a cancel). The action's POST
- * carries the CSRF token like every form.
+ * The confirmation page every destructive action uses: what will be removed, one button that does it, and a way back
+ * (`cancel`, labelled `back`: "Cancel" unless the action is itself a cancel).
  */
 export function Confirmation({
   token,
@@ -185,7 +182,7 @@ export function Pager({
   );
 }
 
-/** What a page's notice says: a refusal in the use case's words, or what was done. */
+/** A page's notice: the use case's refusal message, or what was done. */
 export interface NoticeText {
   kind: "error" | "success";
   text: string;

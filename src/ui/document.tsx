@@ -1,6 +1,5 @@
-// The HTML document every page is: its head (the Worker's own stylesheet and icon, nothing from a CDN) around a body;
-// the routes that serve the stylesheet and the icon; and a page rendered without a renderer (an error page, which may
-// come before any middleware ran).
+// The HTML document around every page, the stylesheet and icon routes (served by the Worker, no CDN), and rendering
+// without a renderer for error pages that may precede any middleware.
 import type { Context } from "hono";
 import { html } from "hono/html";
 import type { Child } from "hono/jsx";

@@ -1,6 +1,4 @@
-// A set of pages' answer to an error: the API's problem (its status and its words) as a page a person can read,
-// rather than problem+json. A refusal of the Origin check, a form too large, a failure: each a page with a way back.
-// And a page's own "not found" (an order, a number, a profile not the account's), in its frame, with a way back.
+// Error pages for the portal and console: the API's problem rendered as HTML instead of problem+json.
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env.ts";
@@ -41,7 +39,7 @@ export function pageErrorHandler(back: WayBack): ErrorHandler<AppEnv> {
     if (error instanceof Problem) {
       const { status, title } = PROBLEMS[(error as Problem).code];
       const page = await errorPage(c, back, status, title, error.message);
-      // What the problem says besides its words (Retry-After of a 429 or a 503), as the API's answer says it.
+      // Keep the problem's headers (Retry-After of a 429 or 503), as the API's answer does.
       for (const [name, value] of Object.entries(error.headers)) page.headers.set(name, value);
       return page;
     }

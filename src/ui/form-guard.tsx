@@ -1,5 +1,5 @@
-// What guards every set of pages' forms: the Origin check (hono/csrf), a bounded UTF-8 body (multipart only for a
-// route that reads its own), and a per-session CSRF token in a hidden field, never in a URL.
+// Form protection for the portal and console: the Origin check (hono/csrf), a bounded UTF-8 body, and a per-session
+// CSRF token in a hidden field, never in a URL.
 import type { Context, MiddlewareHandler } from "hono";
 import { csrf } from "hono/csrf";
 import { firstFormPart, routeReadsOwnMultipart } from "../http/multipart.ts";

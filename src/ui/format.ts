@@ -1,12 +1,11 @@
-// How values read on a page: times and days, counts with their noun, and a list page's query string with some
-// parameters changed (stored values in words: src/lib/words.ts).
+// Formatting of times, counts and list query strings for pages.
 
-/** A time for people, to the minute: "2026-11-21 09:30 UTC", from stored milliseconds or the API's ISO text; a dash for none. */
+/** A time to the minute, "2026-11-21 09:30 UTC", from stored milliseconds or ISO text; a dash for none. */
 export function dateTime(time: number | string | null): string {
   return time === null ? "—" : `${new Date(time).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-/** A calendar day for people: "2026-11-21" (UTC); a dash for none. */
+/** A calendar day, "2026-11-21" (UTC); a dash for none. */
 export function date(time: number | string | null): string {
   return time === null ? "—" : new Date(time).toISOString().slice(0, 10);
 }

@@ -1,7 +1,5 @@
-// The form kit of every set of pages: a posted form read once (its fields as the API's schemas take them), a schema's
-// issues and a problem's field errors as one message per field, labelled controls that show their hint and error
-// beside them, a list's filters (choices of several values, the pairs' countries and types) and sort, and a list
-// page's query tidied to what it means.
+// Form handling for the portal and console: reading posted forms as the API's schemas take them, field errors, labelled
+// controls, and list filters and sorting.
 
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -25,8 +23,8 @@ export function fieldMessages(issues: readonly z.core.$ZodIssue[]): Record<strin
 }
 
 /**
- * One id typed or chosen in a form, parsed by the API's id schema: the id, or the error to show beside its field ("is
- * required" when it is empty, else the schema's words).
+ * One id typed or chosen in a form, parsed by the API's id schema: the id, or the field error ("is required" when
+ * empty, else the schema's message).
  */
 export function parseIdField<S extends z.ZodType>(schema: S, value: string): { id: z.output<S> } | { error: string } {
   const parsed = schema.safeParse(value);
@@ -95,7 +93,7 @@ interface FieldProps {
   label: string;
   /** The control's id, when its name alone is not unique on the page (it defaults to the name). */
   id?: string | undefined;
-  /** Its error; several (a list) when the one field broke several rules, each said beside it. */
+  /** The field's error, or a list when it broke several rules. */
   error?: FieldErrorText;
   hint?: string | undefined;
 }
@@ -124,8 +122,8 @@ function controlAttributes({ name, id = name, error, hint }: FieldProps) {
 }
 
 /**
- * A field's error as it reads beside the field: a schema's words are what the field must be, after its label
- * ("Quantity must be at least 1"); a refusal that is a sentence of its own ("The image states 72 DPI; …") reads alone.
+ * A field's error text: a schema message follows the label ("Quantity must be at least 1"); a full sentence ("The
+ * image states 72 DPI; …") stands alone.
  */
 function errorBeside(label: string, error: string): string {
   return /^[A-Z]/.test(error) ? error : `${label} ${error}`;
@@ -316,7 +314,7 @@ export function Checkboxes(
   );
 }
 
-/** What a list's sort keys read as on a page. */
+/** Labels of list sort keys. */
 const SORT_KEY_LABELS: Record<string, string> = {
   created_at: "Created",
   requested_at: "Requested",
@@ -333,13 +331,13 @@ const SORT_KEY_LABELS: Record<string, string> = {
   role: "Role",
 };
 
-/** What the sort directions read as on a page. */
+/** Labels of sort directions. */
 const SORT_ORDER_LABELS: Record<string, string> = { desc: "Descending", asc: "Ascending" };
 
 /** A list query's sort_by or sort_order: an enum with its default, as the API's schema declares it. */
 type SortParameter = z.ZodDefault<z.ZodEnum<Readonly<Record<string, string>>>>;
 
-/** A list's sort key and direction, in words: the keys, directions and defaults of the API's own query schema. */
+/** Sort key and direction selects, built from the API's query schema (keys, directions, defaults). */
 export function SortFields({
   query,
   values,
@@ -467,8 +465,8 @@ export interface FilterProps {
 export type PairFilterProps = FilterProps & { pairs: readonly FilterPair[] };
 
 /**
- * A list's filters by country and by number type: the countries of `pairs` by name, and their number types in words,
- * each a MultiChoice (the API's comma lists `country_code` and `number_type`).
+ * Country and number type filters (MultiChoice each, for the API's comma lists `country_code` and `number_type`),
+ * offering only the countries and types of `pairs`.
  */
 export function PairFilterFields({ values, errors, pairs }: PairFilterProps) {
   const countries = [...new Set(pairs.map((pair) => pair.countryCode))]
@@ -519,8 +517,8 @@ export function FilterForm({ action, values, children }: { action: string; value
 }
 
 /**
- * Country codes as a person types them (" us", "gb") as the API takes them: trimmed and uppercased, in the named
- * fields of a form that asks for one (an address). A filter offers its countries to choose instead.
+ * Normalises typed country codes (" us" to "US") in the named fields, as the API takes them. Filters offer a choice
+ * of countries instead.
  */
 export function withCountryCodesUppercased(fields: Record<string, string>, names: readonly string[]): Record<string, string> {
   const out = { ...fields };

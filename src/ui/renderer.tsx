@@ -1,6 +1,5 @@
-// The one renderer of a set of pages, in the style of honox's _renderer.tsx: made once with the set's frame (the
-// portal's top bar, the console's) as Hono's jsxRenderer, so that a page is only a page:
-// `renderPage(c, { title, section }, <Page />, status)`, which is c.render with the page's status.
+// The renderer of a set of pages, built once with its frame as Hono's jsxRenderer (like honox's _renderer.tsx), so a
+// page renders with `renderPage(c, { title, section }, <Page />, status)`.
 import type { Context } from "hono";
 import type { Child, PropsWithChildren } from "hono/jsx";
 import { jsxRenderer } from "hono/jsx-renderer";

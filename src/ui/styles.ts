@@ -1,5 +1,4 @@
-// The pages' one stylesheet, served by the Worker (no CDN): a plain, readable look that works from 375 px up; and their
-// icon.
+// The pages' stylesheet and icon, served by the Worker (no CDN); works from 375 px up.
 export const UI_CSS = `
 :root { --ink: #1b1f24; --muted: #5b6570; --line: #d9dee3; --bg: #f6f7f9; --card: #fff; --accent: #2451b3;
   --ok: #1f7a3d; --warn: #8a5a00; --bad: #b3261e; --info: #2451b3; font-family: system-ui, -apple-system, "Segoe UI",

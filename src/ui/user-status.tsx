@@ -1,5 +1,4 @@
-// A user's status as every page says it (the portal's Team, the console's account): "invited" until they set a
-// password through their invitation link, as the lists count them (TEAM_STATUSES, src/users/store.ts).
+// A user's status as shown on pages: "invited" until they set a password, matching the lists' TEAM_STATUSES.
 import type { UserRow } from "../db/schema.ts";
 import { Badge } from "./components.tsx";
 

@@ -1,4 +1,4 @@
-// The operator's management of an account's users.
+// The operator's routes for an account's users.
 import { createRoute, z } from "@hono/zod-openapi";
 import { slugParams } from "../customers/schemas.ts";
 import type { OperatorEnv } from "../env.ts";

@@ -1,5 +1,5 @@
-// How a user gets in: invitations (a link to set a password, single use, 72 h, only its hash stored), the password,
-// and sign-in with its lockout (10 failures within 15 minutes lock the user).
+// Invitations (single-use 72 h links, only the hash stored), passwords, and sign-in with lockout (10 failures in 15
+// min).
 import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";
@@ -139,14 +139,11 @@ type SignInResult =
   | { outcome: "refused" };
 
 /**
- * Checks an e-mail and password against the person's active memberships of every account, each against its own hash.
- * Locked and inactive memberships are never checked, so no answer says whether their password was right; a person with
- * no active membership (or an unknown e-mail) costs one decoy check instead, and a password that matches nothing always
- * runs the same statements (recordFailures), so known and unknown e-mails make the same D1 calls. (Left as they are:
- * an e-mail with N ≥ 2 active memberships costs N checks, so the time can tell that an e-mail is in several accounts;
- * and a wrong password writes the failure count of a known user's row, which an unknown e-mail has not.) One matching
- * membership starts its session at once (`ending` is the session the browser had); several give a ticket to choose
- * one with.
+ * Checks an e-mail and password against each active membership's own hash. Locked and inactive memberships are never
+ * checked, so no answer reveals whether their password was right. An unknown e-mail costs one decoy check, and a miss
+ * always runs the same statements (recordFailures), so known and unknown e-mails make the same D1 calls; the remaining
+ * timing differences are listed in docs/security.md. One match starts a session (`ending` is the browser's previous
+ * session); several give a ticket to choose an account.
  */
 export async function signIn(
   db: Database,

@@ -1,4 +1,4 @@
-// The users list of the customer API.
+// Customer API route for listing users.
 import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";

@@ -1,4 +1,4 @@
-// Wire format of users: the list item and query, and the operator's create and update bodies.
+// Wire format of users.
 import { z } from "@hono/zod-openapi";
 import { USER_ROLES, USER_STATUSES, type UserRow } from "../db/schema.ts";
 import { singleLineText, timestampSchema } from "../http/fields.ts";

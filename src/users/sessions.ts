@@ -1,8 +1,6 @@
-// Portal sessions: a random 256-bit id in the browser's cookie, its SHA-256 in D1. A session ends after 12 idle hours,
-// 7 days after it began, when its user signs out or stops being active, when a new password is set (invitation), and
-// when the user starts an eleventh (the oldest ends). A session starts only while the password hash that was checked
-// and the user's active status still hold, in the batch that writes it, so a reset, a deactivation or a lock that
-// commits while a sign-in is under way ends that sign-in's session too.
+// Portal sessions: a random 256-bit id in the cookie, its SHA-256 in D1. A session starts only if the checked password
+// hash and the user's active status still hold in the batch that writes it, so a reset, deactivation or lock committed
+// during a sign-in also ends that sign-in's session.
 import { and, desc, eq, gt, lte, notInArray, or, type SQL, sql } from "drizzle-orm";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";

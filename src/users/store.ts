@@ -1,4 +1,4 @@
-// Queries for the users of an account: the list with status counts, create, update.
+// Queries for an account's users.
 import { and, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
@@ -81,8 +81,8 @@ export async function listUsers(db: Database, customerId: string, q: UserListQue
 }
 
 /**
- * A user's status as the pages say it: "invited" apart from "active" while an active user has not set a password
- * through their invitation link (they cannot sign in yet). The API's statuses are USER_STATUSES.
+ * The statuses the pages show: "invited" is split from "active" while the user has not set a password (they cannot
+ * sign in yet). The API's statuses are USER_STATUSES.
  */
 export const TEAM_STATUSES = ["active", "invited", "inactive", "locked"] as const;
 type TeamStatus = (typeof TEAM_STATUSES)[number];
@@ -122,7 +122,7 @@ export function teamListStatements(db: Database, customerId: string, q: TeamList
   };
 }
 
-/** The account's users as the pages list them: filtered and counted by TEAM_STATUSES, invited people apart. */
+/** The account's users for the Team page, filtered and counted by TEAM_STATUSES. */
 export async function listTeam(db: Database, customerId: string, q: TeamListQuery, window: PageWindow) {
   const statements = teamListStatements(db, customerId, q, window);
   const { rows, counted, invited: invitedCount } = await batchByName(db, statements);

@@ -1,7 +1,5 @@
-// The users' actions, once for every front end: the operator's (any account's users) and the portal's Team (an owner
-// or admin of the account, under the team's rules): who may change whom, who may issue whose password link, and what
-// no change may do (leave an account without an active owner, deactivate oneself). The store's guarded write
-// (updateTeammate) holds the rules against concurrent changes. Each ends in its value or one Problem.
+// User actions shared by the operator's routes and the portal's Team page. The store's guarded write (updateTeammate)
+// holds the rules against concurrent changes.
 import type { UserRole, UserRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, fieldProblem, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";

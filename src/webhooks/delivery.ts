@@ -1,5 +1,5 @@
-// The delivery queue's consumer: each message names a delivery, which is claimed, attempted (one signed POST to its
-// endpoint), its outcome recorded, and its next attempt put back on the queue.
+// The delivery queue consumer: each message names a delivery, which is claimed, attempted as one signed POST, recorded,
+// and re-queued for its next attempt.
 import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import { createDatabase, type Database } from "../db/client.ts";

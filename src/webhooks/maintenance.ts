@@ -1,5 +1,4 @@
-// The scheduled handler's webhook jobs: deliveries whose message was lost go back on the queue, and events and their
-// deliveries are purged after 30 days.
+// Scheduled webhook jobs: re-queue deliveries whose message was lost, purge events and deliveries after 30 days.
 import { and, asc, eq, isNull, lt, lte, notExists, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { deleteInBatches } from "../db/purge.ts";

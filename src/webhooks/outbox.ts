@@ -1,4 +1,4 @@
-// The request's outbox (src/db/outbox.ts): the deliveries its writes created, put on the queue once it is answered.
+// Queues the deliveries a request's writes created (src/db/outbox.ts) once the request has answered.
 import type { MiddlewareHandler } from "hono";
 import { Outbox } from "../db/outbox.ts";
 import type { AppEnv } from "../env.ts";

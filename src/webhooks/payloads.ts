@@ -1,6 +1,5 @@
-// Event data built in SQL, from the rows as they stand at the event's place in the change's batch: each resource as
-// the API answers it (toOrder, toNumber, toVerification and the document summary build the same JSON in JS; a test
-// holds every event's data equal to the API's answer); and the event object around the stored data.
+// Event data built in SQL from the rows at the event's point in the change's batch, shaped like the API's answers (a
+// test holds them equal to toOrder, toNumber, toVerification), and the event object around it.
 import { type AnyColumn, asc, eq, type SQL, sql } from "drizzle-orm";
 import { type EventRow, kycDocuments, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
 import { inJsonList, iso } from "../db/sql.ts";

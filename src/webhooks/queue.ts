@@ -1,4 +1,4 @@
-// Putting webhook deliveries on the delivery queue: each message is one delivery id.
+// Sends webhook deliveries to the delivery queue, one delivery id per message.
 
 /** The queue's longest delay for one message (12 hours); a longer wait is several hops. */
 export const MAX_QUEUE_DELAY_SECONDS = 43_200;

@@ -1,4 +1,4 @@
-// When a failed delivery is attempted next: the Standard Webhooks schedule with jitter, and the receiver's Retry-After.
+// When a failed delivery is retried: the Standard Webhooks schedule with jitter, or the receiver's Retry-After.
 
 /** The waits after each failed attempt, in seconds: after the last one the delivery has failed (10 attempts in all). */
 export const RETRY_DELAYS_SECONDS = [5, 300, 1_800, 7_200, 18_000, 36_000, 50_400, 72_000, 86_400] as const;

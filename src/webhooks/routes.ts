@@ -1,5 +1,4 @@
-// The webhook endpoints of the customer API: create, list, read, change, delete, rotate the secret, send a test event,
-// and each endpoint's delivery log with a delivery's retry.
+// Customer API routes for webhook endpoints and their deliveries.
 import { createRoute, z } from "@hono/zod-openapi";
 import { customerSlugParam } from "../customers/schemas.ts";
 import { pageWindow } from "../db/paging.ts";

@@ -1,5 +1,4 @@
-// Wire format of webhook endpoints and their deliveries: the URL rules, request bodies, list queries, path parameters,
-// the endpoint and delivery objects, and the mappings between the wire and the store.
+// Wire format of webhook endpoints and deliveries, and the mapping between wire and store.
 import { type Hook, z } from "@hono/zod-openapi";
 import type { Env } from "hono";
 import {

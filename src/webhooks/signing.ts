@@ -1,4 +1,4 @@
-// Standard Webhooks signatures (v1, symmetric): HMAC-SHA256 with WebCrypto, the Worker having no node:crypto.
+// Standard Webhooks signatures (v1, symmetric): HMAC-SHA256 with WebCrypto, as the Worker has no node:crypto.
 
 import { fromBase64, toBase64 } from "../lib/base64.ts";
 

@@ -1,5 +1,4 @@
-// Queries for webhook endpoints and their deliveries: the guarded create (at most MAX_ENDPOINTS an account), changes,
-// secret rotation, delete with its deliveries, the test event, the delivery log and a delivery's retry.
+// Queries for webhook endpoints and their deliveries.
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
 import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";

@@ -1,5 +1,4 @@
-// The webhook endpoints' actions, once for every front end (the customer API and the portal's Settings → Webhooks):
-// each takes its validated input, calls the store, and ends in its value or the Problem that refuses it.
+// Webhook endpoint actions shared by the customer API and the portal.
 import type { Refusal } from "../db/outcome.ts";
 import type { WebhookEndpointRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";

@@ -1,5 +1,5 @@
-// The accounts and who acts for them: customers, their API keys, users and their sign-in, and the idempotency keys
-// and batch assertions every write may use. Timestamps are integer milliseconds since the epoch (UTC).
+// Tables for customer accounts, API keys, users and sign-in, idempotency keys and batch assertions. Timestamps are
+// integer milliseconds since the epoch (UTC).
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { literalList } from "../sql.ts";

@@ -1,5 +1,4 @@
-// Events (the outbox every change writes in its own batch), the webhook endpoints that take them and each delivery
-// of one to one endpoint. Timestamps are integer milliseconds since the epoch (UTC).
+// Tables for events, webhook endpoints and deliveries. Timestamps are integer milliseconds since the epoch (UTC).
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { literalList } from "../sql.ts";

@@ -1,6 +1,4 @@
-// What verifications store beside their columns: who a verification is of, its and its documents' states and types,
-// and the JSON a catalog pair's requirements and a rejection's reasons are stored as (COMPLIANCE.md), as the API
-// shows them, so reading one back needs no mapping.
+// Enums and JSON shapes stored by verification tables, matching the API's values so reads need no mapping.
 
 export const KYC_STATUSES = ["pending", "under_review", "approved", "rejected"] as const;
 export const KYC_TYPES = ["individual", "business"] as const;

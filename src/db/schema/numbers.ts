@@ -1,6 +1,5 @@
-// The catalog, orders, the numbers allocated from them, and the numbers' verifications (their own or a profile's)
-// with their documents: one file, as these tables reference each other. Timestamps are integer milliseconds since
-// the epoch (UTC).
+// Tables for the catalog, orders, numbers and verifications with their documents; kept in one file because they
+// reference each other. Timestamps are integer milliseconds since the epoch (UTC).
 import { sql } from "drizzle-orm";
 import {
   type AnySQLiteColumn,

@@ -1,5 +1,4 @@
-// The operator's side: staff, the audit log of every change, and the number stock. Timestamps are integer
-// milliseconds since the epoch (UTC).
+// Tables for staff, the audit log and the number stock. Timestamps are integer milliseconds since the epoch (UTC).
 import { desc, sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { literalList } from "../sql.ts";
