@@ -228,12 +228,17 @@ export function keyRing(slug: string, unusedKey?: string): KeyRing {
   };
 }
 
+/**
+ * Puts the pair in the catalog, requiring no verification: another file of the workerd (the operations' random walk)
+ * may have removed it or given it requirements.
+ */
 export async function makeOrderable(countryCode: string, numberType: string): Promise<void> {
-  const response = await operator.admin.catalog[":country_code"][":number_type"].$put({
-    param: { country_code: countryCode, number_type: numberType },
-  });
+  const param = { country_code: countryCode, number_type: numberType };
+  const pair = operator.admin.catalog[":country_code"][":number_type"];
+  const response = await pair.$put({ param });
   expect([200, 201]).toContain(response.status);
   await response.text();
+  await expectStatus(await pair.requirements.$delete({ param }), 200);
 }
 
 let phoneCounter = 0;
