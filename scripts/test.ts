@@ -8,10 +8,18 @@ import { runProcess } from "./processes.ts";
 
 const SCRIPTS = ["check", "build"];
 
+/**
+ * A command at the lowest CPU priority (nice 19) where there is `nice`: the checks then take only the time vitest
+ * leaves idle (its browser files mostly wait), instead of slowing its workers files (127 s against 151 s here).
+ */
+function lowestPriority(command: string, args: string[]): [string, string[]] {
+  return process.platform === "win32" ? [command, args] : ["nice", ["-n", "19", command, ...args]];
+}
+
 /** The first of SCRIPTS to fail, with its output; undefined when all pass. */
 async function checkAndBuild(): Promise<{ script: string; code: number; output: string } | undefined> {
   for (const script of SCRIPTS) {
-    const { code, output } = await runProcess("npm", ["run", script], { cwd: ROOT });
+    const { code, output } = await runProcess(...lowestPriority("npm", ["run", script]), { cwd: ROOT });
     if (code !== 0) return { script, code, output };
   }
   return undefined;
