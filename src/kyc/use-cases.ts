@@ -318,23 +318,20 @@ export async function detachFromProfile(
 /** The review of a verification: offered while its status has a move (pending → under_review → a decision). */
 const reviewAvailable = (kyc: Pick<KycRow, "status">) => reviewMovesFrom(kyc.status).length > 0;
 
-export const reviewVerificationAction = operatorAction({
-  operationId: "reviewKycVerification",
-  roles: COMPLIANCE,
-  refusals: REVIEW_KYC_REFUSALS,
-  available: reviewAvailable,
-  run: (work: Work, kycId: string, status: ReviewTarget, rejection: Rejection | undefined) =>
-    reviewKyc(work, "number", kycId, status, rejection),
-});
+/** The operator's review of a number's verification or of a profile. */
+function reviewActionOf(kind: SubjectKind, operationId: string) {
+  return operatorAction({
+    operationId,
+    roles: COMPLIANCE,
+    refusals: REVIEW_KYC_REFUSALS,
+    available: reviewAvailable,
+    run: (work: Work, kycId: string, status: ReviewTarget, rejection: Rejection | undefined) =>
+      reviewKyc(work, kind, kycId, status, rejection),
+  });
+}
 
-export const reviewProfileAction = operatorAction({
-  operationId: "reviewKycProfile",
-  roles: COMPLIANCE,
-  refusals: REVIEW_KYC_REFUSALS,
-  available: reviewAvailable,
-  run: (work: Work, profileId: string, status: ReviewTarget, rejection: Rejection | undefined) =>
-    reviewKyc(work, "profile", profileId, status, rejection),
-});
+export const reviewVerificationAction = reviewActionOf("number", "reviewKycVerification");
+export const reviewProfileAction = reviewActionOf("profile", "reviewKycProfile");
 
 /** Staff open any account's document (its bytes); a GET is audited (kyc.document_viewed). */
 export const downloadDocumentAction = operatorAction({
