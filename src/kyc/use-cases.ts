@@ -251,7 +251,7 @@ function reasonErrors(found: VerificationWithDocuments, rejection: Rejection): F
   ]);
 }
 
-export const REVIEW_KYC_REFUSALS = refusals("validation_error", "not_found", "kyc_managed_by_profile", "conflict");
+const REVIEW_KYC_REFUSALS = refusals("validation_error", "not_found", "kyc_managed_by_profile", "conflict");
 
 /**
  * The operator's review of a number's verification or a profile: pending → under_review → approved or rejected (with

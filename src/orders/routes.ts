@@ -22,14 +22,7 @@ import {
   updateOrderBody,
 } from "./schemas.ts";
 import { findOrder } from "./store.ts";
-import {
-  CANCEL_ORDER_REFUSALS,
-  CHANGE_ORDER_REFUSALS,
-  cancelOrder,
-  changeOrder,
-  PLACE_ORDER_REFUSALS,
-  placeOrder,
-} from "./use-cases.ts";
+import { cancelOrderAction, changeOrderAction, PLACE_ORDER_REFUSALS, placeOrder } from "./use-cases.ts";
 
 const slugParams = z.object({ customer_slug: customerSlugParam });
 const orderParams = z.object({
@@ -125,13 +118,13 @@ export const orderRoutes = createRouter<CustomerEnv>()
       request: { params: orderParams, body: jsonBody(updateOrderBody) },
       responses: {
         200: jsonResponse(orderSchema, "The updated order."),
-        ...errorResponses(CHANGE_ORDER_REFUSALS),
+        ...errorResponses(changeOrderAction.refusals),
       },
     }),
     async (c) => {
       const { order_id } = c.req.valid("param");
       const changes = toOrderChanges(c.req.valid("json"));
-      const updated = valueOrProblem(await changeOrder(workOf(c), c.var.principal.customerId, order_id, changes));
+      const updated = valueOrProblem(await changeOrderAction.run(workOf(c), c.var.principal.customerId, order_id, changes));
       return c.json(toOrder(updated), 200);
     },
   )
@@ -148,11 +141,13 @@ export const orderRoutes = createRouter<CustomerEnv>()
       request: { params: orderParams },
       responses: {
         200: jsonResponse(orderSchema, "The order, cancelled."),
-        ...errorResponses(CANCEL_ORDER_REFUSALS),
+        ...errorResponses(cancelOrderAction.refusals),
       },
     }),
     async (c) => {
-      const cancelled = valueOrProblem(await cancelOrder(workOf(c), c.var.principal.customerId, c.req.valid("param").order_id));
+      const cancelled = valueOrProblem(
+        await cancelOrderAction.run(workOf(c), c.var.principal.customerId, c.req.valid("param").order_id),
+      );
       return c.json(toOrder(cancelled), 200);
     },
   );

@@ -6,9 +6,10 @@ import type { Refusal } from "../db/outcome.ts";
 import type { OrderRow, OrderStatus } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { evaluateProfile } from "../kyc/evaluations.ts";
+import { action } from "../lib/action.ts";
 import { done, fieldProblem, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
 import { FULFILMENT, operatorAction } from "../staff/roles.ts";
-import { customerMayChange, movesFrom } from "./lifecycle.ts";
+import { customerMayChange, mayMove, movesFrom } from "./lifecycle.ts";
 import { createOrder, findOrder, type NewOrder, type OrderChanges, transitionOrderStatus, updatePendingOrder } from "./store.ts";
 
 /** The pair is not in the orderable catalog: an error on the whole request and on number_type (the field to change). */
@@ -62,7 +63,7 @@ export async function placeOrder(
   return refused(created.reason === "unknown_profile" ? unknownProfile : notOrderable(created));
 }
 
-export const CHANGE_ORDER_REFUSALS = refusals(
+const CHANGE_ORDER_REFUSALS = refusals(
   "validation_error",
   "not_orderable",
   "requirements_not_met",
@@ -71,7 +72,7 @@ export const CHANGE_ORDER_REFUSALS = refusals(
 );
 
 /** Changes a pending order of the account, with its order.updated event. */
-export async function changeOrder(
+async function changeOrder(
   work: Work,
   customerId: string,
   orderId: string,
@@ -111,10 +112,10 @@ function notPending(what: "changed" | "cancelled", state: string): Problem<"orde
   return new Problem("order_not_pending", `Only pending orders can be ${what}; this order is ${state}`);
 }
 
-export const CANCEL_ORDER_REFUSALS = refusals("order_not_pending", "not_found");
+const CANCEL_ORDER_REFUSALS = refusals("order_not_pending", "not_found");
 
 /** The account cancels its own order while it is pending, with its order.cancelled event. */
-export async function cancelOrder(
+async function cancelOrder(
   work: Work,
   customerId: string,
   orderId: string,
@@ -153,4 +154,18 @@ export const moveOrderAction = operatorAction({
   refusals: MOVE_ORDER_REFUSALS,
   available: (order: Pick<OrderRow, "status">) => movesFrom(order.status, "operator").length > 0,
   run: moveOrder,
+});
+
+/** The account's change of its order (PUT), offered while the order is its to change. */
+export const changeOrderAction = action({
+  refusals: CHANGE_ORDER_REFUSALS,
+  available: (order: Pick<OrderRow, "status">) => customerMayChange(order.status),
+  run: changeOrder,
+});
+
+/** The account's cancel of its order, offered while the life cycle lets it. */
+export const cancelOrderAction = action({
+  refusals: CANCEL_ORDER_REFUSALS,
+  available: (order: Pick<OrderRow, "status">) => mayMove(order.status, "cancelled", "customer"),
+  run: cancelOrder,
 });

@@ -13,11 +13,11 @@ import { pageMeta } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { findProfileNames } from "../kyc/profiles-store.ts";
+import { availableOn } from "../lib/action.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";
 import { listNumbers } from "../numbers/store.ts";
-import { customerMayChange, mayMove } from "../orders/lifecycle.ts";
 import { listOrders } from "../orders/list.ts";
 import {
   createOrderBody,
@@ -32,7 +32,7 @@ import {
   updateOrderBody,
 } from "../orders/schemas.ts";
 import { findOrder } from "../orders/store.ts";
-import { cancelOrder, changeOrder, placeOrder } from "../orders/use-cases.ts";
+import { cancelOrderAction, changeOrderAction, placeOrder } from "../orders/use-cases.ts";
 import { OrderFacts } from "../orders/views.tsx";
 import { Badge, Confirmation, CsrfField, Notice, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
@@ -361,7 +361,7 @@ async function orderPage(
 ) {
   const { db, visitor } = c.var;
   const order = toOrder(row);
-  const changeable = customerMayChange(row.status);
+  const changeable = availableOn(changeOrderAction, row, c.var.now);
   const [catalog, profiles, numbers, profileNames] = await Promise.all([
     changeable ? orderableCatalog(db) : undefined,
     changeable ? profileChoices(db, visitor.customer.id) : undefined,
@@ -401,7 +401,7 @@ async function orderPage(
           )
         }
       />
-      {mayMove(row.status, "cancelled", "customer") ? (
+      {availableOn(cancelOrderAction, row, c.var.now) ? (
         <p class="actions">
           <a class="button secondary" href={`${href}/cancel`}>
             Cancel the order…
@@ -438,7 +438,7 @@ async function orderPage(
 function cancelPage(c: Context<PortalEnv>, row: OrderRow) {
   const order = toOrder(row);
   const href = `/portal/orders/${order.order_id}`;
-  if (!mayMove(row.status, "cancelled", "customer")) return c.redirect(href, 303);
+  if (!availableOn(cancelOrderAction, row, c.var.now)) return c.redirect(href, 303);
   return renderPage(
     c,
     { title: `Cancel order ${order.order_number}`, section: "orders" },
@@ -547,7 +547,7 @@ export const orderPages = createRouter<PortalEnv>()
   .post("/orders/:order_id/cancel", async (c) => {
     const row = await visitorsOrder(c);
     if (!row) return orderNotFound(c);
-    const cancelled = await cancelOrder(workOf(c), c.var.visitor.customer.id, row.id);
+    const cancelled = await cancelOrderAction.run(workOf(c), c.var.visitor.customer.id, row.id);
     if (cancelled.ok) return c.redirect(`/portal/orders/${row.id}?done=cancelled`, 303);
     const { problem } = cancelled;
     if (problem.code === "not_found") return orderNotFound(c);
@@ -561,7 +561,7 @@ export const orderPages = createRouter<PortalEnv>()
     const form = (await readForm(c)).fields;
     const parsed = updateBodyFrom(form);
     if (!parsed.success) return orderPage(c, row, { values: form, errors: fieldMessages(parsed.error.issues) }, 400);
-    const updated = await changeOrder(workOf(c), c.var.visitor.customer.id, row.id, toOrderChanges(parsed.data));
+    const updated = await changeOrderAction.run(workOf(c), c.var.visitor.customer.id, row.id, toOrderChanges(parsed.data));
     if (updated.ok) return c.redirect(`/portal/orders/${row.id}?done=saved`, 303);
     const { problem } = updated;
     if (problem.code === "not_found") return orderNotFound(c);

@@ -4,7 +4,7 @@ import type { MiddlewareHandler } from "hono";
 import { STAFF_ROLES, type StaffRole } from "../db/schema.ts";
 import type { Operator } from "../env.ts";
 import { OPERATOR_SECURITY } from "../http/openapi.ts";
-import type { ProblemCode } from "../lib/problem.ts";
+import { type Action, availableOn } from "../lib/action.ts";
 import { roleMark } from "./guard.ts";
 
 const EVERY_ROLE: readonly StaffRole[] = STAFF_ROLES;
@@ -19,15 +19,12 @@ export interface OperatorPermission {
 }
 
 /**
- * A change the operator makes, declared once with its rules: the /admin operation that runs it (and the console's
- * form), the roles that may, the problem codes it answers, when its target allows it (the console shows the form only
- * then), and its run. Every front end calls `run`.
+ * A change the operator makes, declared once with its rules: an action (src/lib/action.ts) with the /admin operation
+ * that runs it (and the console's form) and the roles that may.
  */
-export interface OperatorAction<Run extends (...args: never[]) => unknown, Target = never> extends OperatorPermission {
-  readonly refusals: readonly ProblemCode[];
-  readonly available?: (target: Target, now: number) => boolean;
-  readonly run: Run;
-}
+export interface OperatorAction<Run extends (...args: never[]) => unknown, Target = never>
+  extends OperatorPermission,
+    Action<Run, Target> {}
 
 /** Declares an operator action (its types kept as written). */
 export function operatorAction<Run extends (...args: never[]) => unknown, Target = never>(
@@ -69,7 +66,7 @@ export function offered<Run extends (...args: never[]) => unknown, Target>(
   target: Target,
   now: number,
 ): boolean {
-  return mayChange(operator, action) && (action.available?.(target, now) ?? true);
+  return mayChange(operator, action) && availableOn(action, target, now);
 }
 
 /** A console route that runs the action: the guard refuses every other role (403) before the form is read. */
