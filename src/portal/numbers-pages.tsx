@@ -14,7 +14,7 @@ import type { Problem } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { listNumbers } from "../numbers/store.ts";
-import { Badge, CsrfField, FieldError, Notice, Pager, Table } from "../ui/components.tsx";
+import { Badge, type Column, CsrfField, FieldError, Notice, Pager, Table } from "../ui/components.tsx";
 import { date, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
@@ -36,6 +36,25 @@ import { OrderSelect, orderChoices } from "./order-choices.tsx";
 import { profileHref } from "./profiles-pages.tsx";
 
 type Messages = Record<string, string>;
+
+/** A numbers table's first columns: a checkbox per number (`number_ids`, ticked when in `checked`), then the number. */
+export function selectableNumberColumns(checked: ReadonlySet<string> = new Set()): Column<ReturnType<typeof toNumber>>[] {
+  return [
+    {
+      label: "Select",
+      cell: (n) => (
+        <label class="check">
+          <input type="checkbox" name="number_ids" value={n.number_id} checked={checked.has(n.number_id)} />
+          <span class="visually-hidden">Select {n.phone_number}</span>
+        </label>
+      ),
+    },
+    { label: "Number", cell: (n) => <a href={`/portal/numbers/${n.number_id}`}>{n.phone_number}</a> },
+    { label: "Country", cell: (n) => n.country_code },
+    { label: "Type", cell: (n) => words(n.number_type) },
+    { label: "Status", cell: (n) => <Badge status={n.status} /> },
+  ];
+}
 
 const profileIdParam = prefixedIdParam("kyp", "profile_id");
 
@@ -146,19 +165,7 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
             label="Numbers"
             rows={list.rows.map(toNumber)}
             columns={[
-              {
-                label: "Select",
-                cell: (n) => (
-                  <label class="check">
-                    <input type="checkbox" name="number_ids" value={n.number_id} checked={checked.has(n.number_id)} />
-                    <span class="visually-hidden">Select {n.phone_number}</span>
-                  </label>
-                ),
-              },
-              { label: "Number", cell: (n) => <a href={`/portal/numbers/${n.number_id}`}>{n.phone_number}</a> },
-              { label: "Country", cell: (n) => n.country_code },
-              { label: "Type", cell: (n) => words(n.number_type) },
-              { label: "Status", cell: (n) => <Badge status={n.status} /> },
+              ...selectableNumberColumns(checked),
               {
                 label: "Verification",
                 cell: (n) => (n.kyc_status ? <Badge status={n.kyc_status} /> : <span class="muted">not submitted</span>),

@@ -132,13 +132,13 @@ function refusalWords(group: ReportNote["refused"][number], href: string, profil
     case "has_own_verification":
       return {
         title: "Each has a verification of its own",
-        todo: <>Open each number and choose “Delete verification…” there, then attach it again here.</>,
+        remedy: <>Open each number and choose “Delete verification…” there, then attach it again here.</>,
       };
     case "attached_to_other_profile":
       return profile
         ? {
             title: `Each is attached to the profile “${profile.name}”`,
-            todo: (
+            remedy: (
               <>
                 On <a href={`${profileHref(profile.id)}#numbers`}>the profile “{profile.name}”</a>, select them under Numbers and
                 choose “Detach the selected numbers”, then attach them here again.
@@ -148,14 +148,16 @@ function refusalWords(group: ReportNote["refused"][number], href: string, profil
         : {
             // The other profile went (or its numbers left it) since the attach: each number's page says where it is now.
             title: "Each is attached to another profile",
-            todo: <>Open each number: its page links its profile. Detach it on that profile's page, then attach it here again.</>,
+            remedy: (
+              <>Open each number: its page links its profile. Detach it on that profile's page, then attach it here again.</>
+            ),
           };
     case "requirements_not_met": {
       const [country, numberType] = (pair ?? "").split("/");
       const numbers = `${country} ${words(numberType ?? "")} numbers`;
       return {
         title: `The profile does not meet the requirements of ${numbers}`,
-        todo: (
+        remedy: (
           <>
             <a href={`${href}?pair=${encodeURIComponent(pair ?? "")}#requirements`}>See what {numbers} still need</a>, add it to
             the profile, then attach them again.
@@ -166,7 +168,7 @@ function refusalWords(group: ReportNote["refused"][number], href: string, profil
     case "not_found":
       return {
         title: "No number of this account has these ids",
-        todo: (
+        remedy: (
           <>
             Check them, or choose the numbers in <a href="/portal/numbers">Numbers</a> instead.
           </>
@@ -217,13 +219,13 @@ export function NumbersReportCard({
         {plural(note.changed.count, "number")} {done} · {note.unchanged.count} {already} · {refused} not {done}
       </p>
       {note.refused.map((group) => {
-        const { title: why, todo } = refusalWords(group, href, profileHref);
+        const { title: why, remedy } = refusalWords(group, href, profileHref);
         return (
           <>
             <h3>
               Not {done}: {why} ({group.count})
             </h3>
-            <p>{todo}</p>
+            <p>{remedy}</p>
             <NumberList list={group} />
           </>
         );

@@ -24,7 +24,6 @@ import {
 import { DetailFacts, type FormState, ProfileEvaluation, StatusFacts } from "../kyc/views.tsx";
 import { withPrefix } from "../lib/ids.ts";
 import type { Problem, ProblemStatus } from "../lib/problem.ts";
-import { words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";
 import { findOwnedNumbersByPhone, listNumbers } from "../numbers/store.ts";
 import { orderIdParam } from "../orders/schemas.ts";
@@ -43,6 +42,7 @@ import {
   RejectionFixes,
   receiveUpload,
 } from "./kyc-parts.tsx";
+import { selectableNumberColumns } from "./numbers-pages.tsx";
 import { NumbersReportCard, type ReportNote, redirectWithReport, takeReport } from "./numbers-report.tsx";
 import { ORDERS_OFFERED, OrderSelect, orderChoices } from "./order-choices.tsx";
 import { PROFILES, profileHref } from "./profiles-pages.tsx";
@@ -172,19 +172,7 @@ async function profilePage(
               label="Attached numbers"
               rows={attached.rows.map(toNumber)}
               columns={[
-                {
-                  label: "Select",
-                  cell: (n) => (
-                    <label class="check">
-                      <input type="checkbox" name="number_ids" value={n.number_id} />
-                      <span class="visually-hidden">Select {n.phone_number}</span>
-                    </label>
-                  ),
-                },
-                { label: "Number", cell: (n) => <a href={`/portal/numbers/${n.number_id}`}>{n.phone_number}</a> },
-                { label: "Country", cell: (n) => n.country_code },
-                { label: "Type", cell: (n) => words(n.number_type) },
-                { label: "Status", cell: (n) => <Badge status={n.status} /> },
+                ...selectableNumberColumns(),
                 {
                   label: "Action",
                   cell: (n) => (
