@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = [
   "api_key.revoked",
   "catalog.pair_added",
   "catalog.pair_removed",
+  "catalog.pair_updated",
   "requirements.changed",
   "order.status_changed",
   "order.numbers_allocated",
@@ -38,12 +39,18 @@ export const AUDIT_ACTIONS = [
   "kyc_profile.numbers_attached",
   "kyc_profile.numbers_detached",
   "kyc.document_viewed",
+  "number.released",
+  "number.restored",
+  "number.suspended",
+  "number.resumed",
+  "number.protection_changed",
   "user.created",
   "user.updated",
   "user.invited",
   "staff.changed",
   "stock.imported",
   "stock.removed",
+  "stock.quarantine_overridden",
   "webhook_endpoint.created",
   "webhook_endpoint.updated",
   "webhook_endpoint.deleted",
@@ -51,12 +58,13 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** What a change is about; its id as the API writes it (kyc_…, doc_…, we_…, an e-mail, a phone number). */
+/** What a change is about; its id as the API writes it (kyc_…, doc_…, we_…, num_…, an e-mail, a phone number). */
 export const AUDIT_TARGET_TYPES = [
   "customer",
   "api_key",
   "catalog_pair",
   "order",
+  "number",
   "kyc",
   "kyc_profile",
   "document",
