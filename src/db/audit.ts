@@ -5,7 +5,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { BeforeWrite } from "./batch.ts";
 import type { Database } from "./client.ts";
 import { auditEvents } from "./schema.ts";
-import { insertSelection } from "./sql.ts";
+import { insertSelection, randomUuid } from "./sql.ts";
 
 /**
  * Who acts, as the audit log records them: a staff member (by their Cloudflare Access e-mail) or the ADMIN_TOKEN for
@@ -149,11 +149,22 @@ export function auditStatement(
   entry: AuditEntry,
   source: AuditSource = { from: sql`(SELECT 1)`, where: undefined },
 ) {
+  return auditInsert(db, context, entry, source, crypto.randomUUID());
+}
+
+/** The INSERT … SELECT of audit events, one per row `source` finds, each with the id `id` gives it. */
+function auditInsert(
+  db: Database,
+  context: AuditContext & { now: number },
+  entry: AuditEntry,
+  source: AuditSource,
+  id: string | SQL,
+) {
   return db.insert(auditEvents).select(
     db
       .select(
         insertSelection({
-          id: crypto.randomUUID(),
+          id,
           ...actorColumns(context.actor),
           action: entry.action,
           targetType: entry.target.type,
@@ -180,4 +191,18 @@ export function auditBeforeWrite(
   source: { from: SQLiteTable; guard: SQL | undefined },
 ) {
   return new BeforeWrite(auditStatement(db, context, entry, { from: source.from, where: source.guard }));
+}
+
+/**
+ * One audit event per row of a bulk change (each number a release moves), read before the write as auditBeforeWrite
+ * reads one: `source.guard` finds the rows the write will change, `entry`'s target id and values are expressions over
+ * each of them, and each event gets an id of its own.
+ */
+export function auditEachBeforeWrite(
+  db: Database,
+  context: AuditContext & { now: number },
+  entry: AuditEntry,
+  source: { from: SQLiteTable; guard: SQL | undefined },
+) {
+  return new BeforeWrite(auditInsert(db, context, entry, { from: source.from, where: source.guard }, randomUuid()));
 }

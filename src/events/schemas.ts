@@ -1,10 +1,10 @@
 // Wire format of events, as the events API lists them and webhooks deliver them.
 import { z } from "@hono/zod-openapi";
+import { NUMBERS_PER_NUMBER_EVENT } from "../db/outbox.ts";
 import { EVENT_TYPES, type EventRow } from "../db/schema.ts";
 import { timestampSchema } from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema } from "../http/pagination.ts";
 import { documentSummarySchema, profileSchema, verificationSchema } from "../kyc/schemas.ts";
-import { NUMBERS_PER_NUMBER_EVENT } from "../db/outbox.ts";
 import { allocationSchema, numberSchema } from "../numbers/schemas.ts";
 import { orderSchema } from "../orders/schemas.ts";
 import { eventObject } from "../webhooks/payloads.ts";

@@ -14,7 +14,8 @@ import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../h
 import { withPrefix } from "../lib/ids.ts";
 import { startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
 import { orderIdParam, orderSchema } from "../orders/schemas.ts";
-import { type Allocation, NUMBER_SORT_KEYS, type NumberListQuery, type NumberWithKyc } from "./store.ts";
+import type { Allocation } from "./allocation-store.ts";
+import { NUMBER_SORT_KEYS, type NumberListQuery, type NumberWithKyc } from "./store.ts";
 
 /** A tag: 1–64 of letters, digits, space and `_ . : -`, neither starting nor ending with a space. */
 export const TAG_PATTERN = /^[A-Za-z0-9_.:-]([A-Za-z0-9 _.:-]{0,62}[A-Za-z0-9_.:-])?$/;

@@ -63,7 +63,10 @@ export const catalogSettings = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.countryCode, t.numberType] }),
-    check("catalog_settings_quarantine_days_range", sql`${t.quarantineDays} BETWEEN 0 AND ${sql.raw(String(MAX_QUARANTINE_DAYS))}`),
+    check(
+      "catalog_settings_quarantine_days_range",
+      sql`${t.quarantineDays} BETWEEN 0 AND ${sql.raw(String(MAX_QUARANTINE_DAYS))}`,
+    ),
   ],
 );
 
@@ -276,9 +279,7 @@ export const numbers = sqliteTable(
     index("numbers_created_idx").on(t.createdAt, t.id),
     index("numbers_status_created_idx").on(t.status, t.createdAt, t.id),
     index("numbers_pair_created_idx").on(t.countryCode, t.numberType, t.createdAt, t.id),
-    index("numbers_customer_reference_idx")
-      .on(t.customerId, t.customerReference)
-      .where(sql`${t.customerReference} IS NOT NULL`),
+    index("numbers_customer_reference_idx").on(t.customerId, t.customerReference).where(sql`${t.customerReference} IS NOT NULL`),
     index("numbers_customer_released_idx").on(t.customerId, t.releasedAt, t.id).where(sql`${t.releasedAt} IS NOT NULL`),
     // The return-to-stock job's released tenures, earliest deadline first (a query states this WHERE literally).
     index("numbers_release_due_idx")
@@ -387,13 +388,7 @@ export const kycVerifications = sqliteTable(
     index("kyc_verifications_customer_idx").on(t.customerId, t.id),
     // The operator's review queue across accounts (number_released = 0), oldest submission first: alone, and per account.
     index("kyc_verifications_status_submitted_idx").on(t.status, t.numberReleased, t.submittedAt, t.id),
-    index("kyc_verifications_customer_status_submitted_idx").on(
-      t.customerId,
-      t.status,
-      t.numberReleased,
-      t.submittedAt,
-      t.id,
-    ),
+    index("kyc_verifications_customer_status_submitted_idx").on(t.customerId, t.status, t.numberReleased, t.submittedAt, t.id),
     check("kyc_status_valid", sql`${t.status} IN ${literalList(KYC_STATUSES)}`),
     check("kyc_type_valid", sql`${t.type} IN ${literalList(KYC_TYPES)}`),
     check(
