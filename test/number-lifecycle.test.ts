@@ -18,6 +18,8 @@ import {
   type NumberMove,
   type NumberMover,
   RESTORE_WINDOW_MS,
+  RESTORED_STATUS,
+  restoredStatus,
 } from "../src/numbers/lifecycle.ts";
 import { allocateNumbers, createCustomer } from "./helpers.ts";
 
@@ -56,6 +58,7 @@ const state = fc.record({
     fc.integer({ min: -RESTORE_WINDOW_MS, max: RESTORE_WINDOW_MS }),
   ),
   closed: fc.boolean(),
+  suspended: fc.boolean(),
 });
 type State = typeof state extends fc.Arbitrary<infer S> ? S : never;
 
@@ -70,9 +73,14 @@ async function guardsOn(generated: State) {
     restorableUntil: generated.restorableIn === null ? null : now + generated.restorableIn,
     closedAt: generated.closed ? now - DAY_MS : null,
   };
-  const [, [row], ...selected] = await db.batch([
-    db.update(numbers).set(written).where(thisNumber),
+  const suspendedAt = generated.suspended ? now - DAY_MS : null;
+  const [, [row], [restored], ...selected] = await db.batch([
+    db
+      .update(numbers)
+      .set({ ...written, suspendedAt })
+      .where(thisNumber),
     db.select().from(numbers).where(thisNumber),
+    db.select({ status: RESTORED_STATUS }).from(numbers).where(thisNumber),
     ...TRIES.map((t) =>
       db
         .select({ id: numbers.id })
@@ -80,7 +88,9 @@ async function guardsOn(generated: State) {
         .where(and(thisNumber, moveGuard(t.move, t.mover, { now, force: t.force }))),
     ),
   ]);
-  if (!row) expect.fail("the number was not read back");
+  if (!row || !restored) expect.fail("the number was not read back");
+  // A restore returns the number to the state it was released from, in SQL as in JS.
+  expect(restored.status).toBe(restoredStatus(row));
   return { row, selected: Object.fromEntries(TRIES.map((t, i) => [tryName(t), selected[i]?.length === 1])) };
 }
 
@@ -106,7 +116,10 @@ describe("what a number allows in each state", () => {
         { numRuns: 150 },
       );
     } finally {
-      await db.update(numbers).set({ status: "active", restorableUntil: null, closedAt: null }).where(eq(numbers.id, numberId));
+      await db
+        .update(numbers)
+        .set({ status: "active", restorableUntil: null, closedAt: null, suspendedAt: null })
+        .where(eq(numbers.id, numberId));
     }
     // Each try seen allowed and refused, so the property cannot hold by never reaching a case.
     expect([...seen].sort()).toEqual(TRIES.flatMap((t) => [`${tryName(t)} false`, `${tryName(t)} true`]).sort());

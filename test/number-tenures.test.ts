@@ -3,10 +3,16 @@
 // Allocation from stock takes available numbers only. Releases and closing are written in SQL here (their endpoints
 // and job have tests of their own).
 import { env } from "cloudflare:workers";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { auditEachBeforeWrite } from "../src/db/audit.ts";
+import { batchByName, writeInPhases } from "../src/db/batch.ts";
+import { createDatabase } from "../src/db/client.ts";
 import { inEventChunks, NUMBERS_PER_NUMBER_EVENT } from "../src/db/outbox.ts";
+import { auditEvents, numbers } from "../src/db/schema.ts";
 import { DAY_MS } from "../src/lib/time.ts";
-import { customerReferenceSchema, tagListSchema } from "../src/numbers/schemas.ts";
+import { customerReferenceSchema, tagKey, tagListSchema, tagSchema } from "../src/numbers/schemas.ts";
+import { numbersData } from "../src/webhooks/payloads.ts";
 import { allocateNumbers, call, createCustomer, json, makeOrderable, problem, uniquePhoneNumber } from "./helpers.ts";
 import { type StaffMember, staffMember } from "./staff.ts";
 
@@ -178,9 +184,89 @@ describe("the number's shared rules", () => {
     }
   });
 
+  it("tags compare ignoring case", () => {
+    expect(tagSchema.safeParse("Team:Support").success).toBe(true);
+    expect(tagKey("Team:Support")).toBe(tagKey("team:SUPPORT"));
+  });
+
   it("a number.* event names at most 250 numbers", () => {
     const ids = Array.from({ length: 2 * NUMBERS_PER_NUMBER_EVENT + 10 }, (_, i) => i);
     expect(inEventChunks(ids, NUMBERS_PER_NUMBER_EVENT).map((chunk) => chunk.length)).toEqual([250, 250, 10]);
     expect(inEventChunks(ids).map((chunk) => chunk.length)).toEqual([510]);
+  });
+});
+
+describe("a number in an event and in the audit log", () => {
+  it("a number.* event's data holds each number as the API answers it", async () => {
+    const customer = await createCustomer("tenure");
+    const allocated = await allocateNumbers(customer, 3);
+    const [released, suspended, tagged] = allocated.map((n) => n.number_id) as [string, string, string];
+    await run(
+      `UPDATE numbers SET status = 'released', released_at = 1795000000123, restorable_until = 1795864000123,
+         release_reason = 'operator', suspended_at = 1794000000000, suspension_reason = 'abuse' WHERE id = ?`,
+      released,
+    );
+    await run(
+      "UPDATE numbers SET status = 'suspended', suspended_at = 1794000000000, suspension_reason = 'non_payment' WHERE id = ?",
+      suspended,
+    );
+    await run(
+      `UPDATE numbers SET release_protected = 1, tags = '["b","A a","c:d"]', customer_reference = 'Ref "1" ü' WHERE id = ?`,
+      tagged,
+    );
+    const db = createDatabase(env.DB);
+    const [row] = await db.all<{ data: string }>(sql`SELECT ${numbersData([released, suspended, tagged])} AS data`);
+    const listed = await json(
+      await customer.account.numbers.$get({
+        param: { customer_slug: customer.slug },
+        query: { sort_by: "phone_number", sort_order: "asc" },
+      }),
+      200,
+    );
+    expect(JSON.parse(row!.data)).toEqual({ numbers: listed.data });
+  });
+
+  it("auditEachBeforeWrite records one event per row the write changes, each with its own id, none for the others", async () => {
+    const customer = await createCustomer("tenure");
+    const ids = (await allocateNumbers(customer, 3)).map((n) => n.number_id);
+    const db = createDatabase(env.DB);
+    const requestId = crypto.randomUUID();
+    const guard = and(inArray(numbers.id, ids), eq(numbers.releaseProtected, false))!;
+    await run("UPDATE numbers SET release_protected = 1 WHERE id = ?", ids[0]);
+    await batchByName(db, {
+      protect: writeInPhases({
+        before: {
+          audit: auditEachBeforeWrite(
+            db,
+            { actor: { type: "token" }, requestId, now: 1 },
+            {
+              action: "number.protection_changed",
+              target: { type: "number", id: sql`'num_' || ${numbers.id}` },
+              customerId: numbers.customerId,
+              changes: {
+                release_protected: [
+                  sql`json(CASE WHEN ${numbers.releaseProtected} THEN 'true' ELSE 'false' END)`,
+                  sql`json('true')`,
+                ],
+              },
+            },
+            { from: numbers, guard },
+          ),
+        },
+        write: db.update(numbers).set({ releaseProtected: true }).where(guard),
+      }),
+    });
+    const written = await db.select().from(auditEvents).where(eq(auditEvents.requestId, requestId));
+    expect(written.map((e) => e.targetId).sort()).toEqual(
+      ids
+        .slice(1)
+        .map((id) => `num_${id}`)
+        .sort(),
+    );
+    expect(new Set(written.map((e) => e.id)).size).toBe(2);
+    for (const event of written) {
+      expect(event).toMatchObject({ action: "number.protection_changed", targetType: "number", customerId: customer.customerId });
+      expect(JSON.parse(event.changes)).toEqual({ release_protected: [false, true] });
+    }
   });
 });

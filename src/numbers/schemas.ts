@@ -18,9 +18,9 @@ import type { Allocation } from "./allocation-store.ts";
 import { NUMBER_SORT_KEYS, type NumberListQuery, type NumberWithKyc } from "./store.ts";
 
 /** A tag: 1–64 of letters, digits, space and `_ . : -`, neither starting nor ending with a space. */
-export const TAG_PATTERN = /^[A-Za-z0-9_.:-]([A-Za-z0-9 _.:-]{0,62}[A-Za-z0-9_.:-])?$/;
-export const MAX_TAGS = 20;
-export const MAX_CUSTOMER_REFERENCE_LENGTH = 100;
+const TAG_PATTERN = /^[A-Za-z0-9_.:-]([A-Za-z0-9 _.:-]{0,62}[A-Za-z0-9_.:-])?$/;
+const MAX_TAGS = 20;
+const MAX_CUSTOMER_REFERENCE_LENGTH = 100;
 
 export const tagSchema = z
   .string()

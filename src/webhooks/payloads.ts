@@ -62,7 +62,7 @@ function numberKycData(): { kyc_status: SQL; kyc_profile_id: SQL } {
 }
 
 /** The Number item (toNumber) of the `numbers` row in scope. */
-export function numberItemData(): SQL {
+function numberItemData(): SQL {
   return jsonObject({
     number_id: numbers.id,
     phone_number: numbers.phoneNumber,
