@@ -3374,7 +3374,7 @@ export interface components {
             /** @description These numbers (1 to 1000). */
             phone_numbers?: string[];
             /**
-             * @description Instead: this many of the oldest numbers in stock for the order's country and type (by import time, then number).
+             * @description Instead: this many available numbers in stock for the order's country and type (oldest available_at, then import time, then number).
              * @example 100
              */
             from_stock?: number;

@@ -160,7 +160,7 @@ export const allocationBody = z
       .openapi({ description: `These numbers (1 to ${MAX_LISTED}).` }),
     from_stock: z.int().min(1).max(MAX_FROM_STOCK).optional().openapi({
       description:
-        "Instead: this many of the oldest numbers in stock for the order's country and type (by import time, then number).",
+        "Instead: this many available numbers in stock for the order's country and type (oldest available_at, then import time, then number).",
       example: 100,
     }),
   })
