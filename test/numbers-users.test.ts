@@ -74,6 +74,14 @@ describe("allocation", () => {
       status: "active",
       order_id: placed.order_id,
       kyc_status: null,
+      released_at: null,
+      restorable_until: null,
+      release_reason: null,
+      suspended_at: null,
+      suspension_reason: null,
+      release_protected: false,
+      tags: [],
+      customer_reference: null,
     });
     expect(result.numbers.map((n) => n.phone_number).sort()).toEqual([...phones].sort());
 
@@ -181,13 +189,21 @@ describe("numbers list", () => {
     expect(Object.keys(at(all.data, 0)).sort()).toEqual([
       "country_code",
       "created_at",
+      "customer_reference",
       "kyc_profile_id",
       "kyc_status",
       "number_id",
       "number_type",
       "order_id",
       "phone_number",
+      "release_protected",
+      "release_reason",
+      "released_at",
+      "restorable_until",
       "status",
+      "suspended_at",
+      "suspension_reason",
+      "tags",
       "updated_at",
     ]);
 
