@@ -14,6 +14,7 @@ import { DAY_MS } from "../src/lib/time.ts";
 import { customerReferenceSchema, tagKey, tagListSchema, tagSchema } from "../src/numbers/schemas.ts";
 import { numbersData } from "../src/webhooks/payloads.ts";
 import { allocateNumbers, call, createCustomer, json, makeOrderable, problem, uniquePhoneNumber } from "./helpers.ts";
+import { UNTOUCHED_TENURE_FIELDS } from "./number-life-helpers.ts";
 import { type StaffMember, staffMember } from "./staff.ts";
 
 let fulfilment: StaffMember;
@@ -97,14 +98,7 @@ describe("tenures", () => {
     expect(allocated.numbers[0]).toMatchObject({
       phone_number: phone,
       status: "active",
-      released_at: null,
-      restorable_until: null,
-      release_reason: null,
-      suspended_at: null,
-      suspension_reason: null,
-      release_protected: false,
-      tags: [],
-      customer_reference: null,
+      ...UNTOUCHED_TENURE_FIELDS,
     });
     const listed = await json(
       await holder.account.numbers.$get({ param: { customer_slug: holder.slug }, query: { status: "released" } }),

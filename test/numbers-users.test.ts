@@ -18,6 +18,7 @@ import {
   type TestCustomer,
   uniquePhoneNumber,
 } from "./helpers.ts";
+import { UNTOUCHED_TENURE_FIELDS } from "./number-life-helpers.ts";
 
 beforeAll(async () => {
   await makeOrderable("US", "mobile");
@@ -74,14 +75,7 @@ describe("allocation", () => {
       status: "active",
       order_id: placed.order_id,
       kyc_status: null,
-      released_at: null,
-      restorable_until: null,
-      release_reason: null,
-      suspended_at: null,
-      suspension_reason: null,
-      release_protected: false,
-      tags: [],
-      customer_reference: null,
+      ...UNTOUCHED_TENURE_FIELDS,
     });
     expect(result.numbers.map((n) => n.phone_number).sort()).toEqual([...phones].sort());
 
