@@ -92,6 +92,7 @@ export default defineConfig(async () => {
                   DB: "virtual-numbers",
                   DERIVED_DATA_MIGRATION_DB: "derived-data-migration",
                   EVENT_TYPES_MIGRATION_DB: "event-types-migration",
+                  NUMBER_LIFE_MIGRATION_DB: "number-life-migration",
                 },
                 ratelimits: { API_RATE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_RATE_LIMIT, period: 60 } } },
               },

@@ -1902,6 +1902,106 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "number.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The number.released event
+         * @description Posted to every enabled endpoint that takes `number.released`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_number_released"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "number.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The number.restored event
+         * @description Posted to every enabled endpoint that takes `number.restored`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_number_restored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "number.suspended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The number.suspended event
+         * @description Posted to every enabled endpoint that takes `number.suspended`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_number_suspended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "number.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The number.resumed event
+         * @description Posted to every enabled endpoint that takes `number.resumed`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_number_resumed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "number.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The number.updated event
+         * @description Posted to every enabled endpoint that takes `number.updated`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_number_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -2044,6 +2144,40 @@ export interface components {
              * @example 2026-11-21T09:30:00.000Z
              */
             updated_at: string;
+            /**
+             * Format: date-time
+             * @description When the number was released; null unless released.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            released_at: string | null;
+            /**
+             * Format: date-time
+             * @description Until when a release can be undone (released_at + 10 days); null unless released.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            restorable_until: string | null;
+            /**
+             * @description Who released it: the customer or the operator; null unless released.
+             * @enum {string|null}
+             */
+            release_reason: "customer" | "operator" | null;
+            /**
+             * Format: date-time
+             * @description When the operator suspended it; kept through a release, so a restore returns it suspended.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            suspended_at: string | null;
+            /** @enum {string|null} */
+            suspension_reason: "kyc_expired" | "non_payment" | "abuse" | "customer_request" | "other" | null;
+            /** @description A protected number is never released by the customer. */
+            release_protected: boolean;
+            /** @description The customer's labels (at most 20), in their order. */
+            tags: string[];
+            /**
+             * @description The customer's own reference, or null.
+             * @example null
+             */
+            customer_reference: string | null;
         };
         /** @description A verification changed: `data` is the verification after the change. */
         KycVerificationEvent: {
@@ -2345,6 +2479,29 @@ export interface components {
                 number_ids: string[];
             };
         };
+        /** @description Numbers were released, restored, suspended or resumed, or their tags, reference or release protection changed (number.updated). */
+        NumbersEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated";
+            data: {
+                /** @description The numbers after the change, by phone number: 1 to 250; a change of more numbers sends one event per 250. */
+                numbers: components["schemas"]["Number"][];
+            };
+        };
         /** @description Sent on request to one endpoint, to try it. */
         WebhookTestEvent: {
             /**
@@ -2376,7 +2533,7 @@ export interface components {
             /** @example https://api.example.com/problems/not_found */
             type: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "number_released" | "number_quarantined" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @example 404 */
             status: number;
             /** @example Not found */
@@ -2392,7 +2549,7 @@ export interface components {
             /** @example quantity must be at most 10000 */
             detail: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "number_released" | "number_quarantined" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
             request_id: string;
             errors?: {
                 /** @enum {string} */
@@ -2530,7 +2687,7 @@ export interface components {
             data: components["schemas"]["Event"][];
             meta: components["schemas"]["EventPageMeta"];
         };
-        Event: components["schemas"]["OrderEvent"] | components["schemas"]["NumbersAllocatedEvent"] | components["schemas"]["KycVerificationEvent"] | components["schemas"]["KycVerificationExpiringEvent"] | components["schemas"]["KycDocumentEvent"] | components["schemas"]["KycProfileEvent"] | components["schemas"]["KycProfileExpiringEvent"] | components["schemas"]["KycProfileDocumentEvent"] | components["schemas"]["KycProfileNumbersEvent"] | components["schemas"]["WebhookTestEvent"];
+        Event: components["schemas"]["OrderEvent"] | components["schemas"]["NumbersAllocatedEvent"] | components["schemas"]["KycVerificationEvent"] | components["schemas"]["KycVerificationExpiringEvent"] | components["schemas"]["KycDocumentEvent"] | components["schemas"]["KycProfileEvent"] | components["schemas"]["KycProfileExpiringEvent"] | components["schemas"]["KycProfileDocumentEvent"] | components["schemas"]["KycProfileNumbersEvent"] | components["schemas"]["NumbersEvent"] | components["schemas"]["WebhookTestEvent"];
         EventPageMeta: {
             /** @description Items matching the query across all pages. */
             total: number;
@@ -2554,7 +2711,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description The types delivered here: every current type when the endpoint takes every type, present and future. */
-            event_types: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "webhook.test")[];
+            event_types: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "webhook.test")[];
             /** @description Whether the endpoint takes every type, present and future (event_types ["*"], the default). */
             every_event_type: boolean;
             /**
@@ -2592,7 +2749,7 @@ export interface components {
              *       "order.fulfilled"
              *     ]
              */
-            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "webhook.test" | "*")[];
+            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "webhook.test" | "*")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -2626,7 +2783,7 @@ export interface components {
              *       "order.fulfilled"
              *     ]
              */
-            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "webhook.test" | "*")[];
+            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "webhook.test" | "*")[];
             /**
              * @description disabled stops deliveries; enabled resumes them.
              * @enum {string}
@@ -2654,7 +2811,7 @@ export interface components {
             /** @example evt_0e9d8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b */
             event_id: string;
             /** @enum {string} */
-            event_type: "order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "webhook.test";
+            event_type: "order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "webhook.test";
             /**
              * @description pending until an attempt succeeds (succeeded) or the last one fails (failed).
              * @enum {string}
@@ -2708,10 +2865,10 @@ export interface components {
             id: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            action: "customer.created" | "api_key.created" | "api_key.revoked" | "catalog.pair_added" | "catalog.pair_removed" | "requirements.changed" | "order.status_changed" | "order.numbers_allocated" | "kyc.reviewed" | "kyc_profile.reviewed" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc.document_viewed" | "user.created" | "user.updated" | "user.invited" | "staff.changed" | "stock.imported" | "stock.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
+            action: "customer.created" | "api_key.created" | "api_key.revoked" | "catalog.pair_added" | "catalog.pair_removed" | "catalog.pair_updated" | "requirements.changed" | "order.status_changed" | "order.numbers_allocated" | "kyc.reviewed" | "kyc_profile.reviewed" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc.document_viewed" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.protection_changed" | "user.created" | "user.updated" | "user.invited" | "staff.changed" | "stock.imported" | "stock.removed" | "stock.quarantine_overridden" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated";
             target: {
                 /** @enum {string} */
-                type: "customer" | "api_key" | "catalog_pair" | "order" | "kyc" | "kyc_profile" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
+                type: "customer" | "api_key" | "catalog_pair" | "order" | "number" | "kyc" | "kyc_profile" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
                 id: string;
             };
             customer_slug?: string;
@@ -3217,7 +3374,7 @@ export interface components {
             /** @description These numbers (1 to 1000). */
             phone_numbers?: string[];
             /**
-             * @description Instead: this many of the oldest numbers in stock for the order's country and type (by import time, then number).
+             * @description Instead: this many available numbers in stock for the order's country and type (oldest available_at, then import time, then number).
              * @example 100
              */
             from_stock?: number;
@@ -4430,7 +4587,7 @@ export interface components {
         /** @description Actions. Comma-separated, at most 20 distinct items. */
         "listAccountAuditEvents.query.action": string;
         /** @description What the change is about. */
-        "listAccountAuditEvents.query.target_type": "customer" | "api_key" | "catalog_pair" | "order" | "kyc" | "kyc_profile" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
+        "listAccountAuditEvents.query.target_type": "customer" | "api_key" | "catalog_pair" | "order" | "number" | "kyc" | "kyc_profile" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
         /** @description Its id, as the API writes it (kyc_…, we_…). */
         "listAccountAuditEvents.query.target_id": string;
         /** @description On or after this UTC day (inclusive). */
@@ -4569,7 +4726,7 @@ export interface components {
         /** @description Actions. Comma-separated, at most 20 distinct items. */
         "listAuditEvents.query.action": string;
         /** @description What the change is about. */
-        "listAuditEvents.query.target_type": "customer" | "api_key" | "catalog_pair" | "order" | "kyc" | "kyc_profile" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
+        "listAuditEvents.query.target_type": "customer" | "api_key" | "catalog_pair" | "order" | "number" | "kyc" | "kyc_profile" | "document" | "user" | "staff" | "stock_import" | "stock_number" | "webhook_endpoint";
         /** @description Its id, as the API writes it (kyc_…, we_…). */
         "listAuditEvents.query.target_id": string;
         /** @description On or after this UTC day (inclusive). */
@@ -12087,6 +12244,191 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["KycProfileNumbersEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_number_released: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NumbersEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_number_restored: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NumbersEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_number_suspended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NumbersEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_number_resumed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NumbersEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_number_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NumbersEvent"];
             };
         };
         responses: {

@@ -8,5 +8,7 @@ declare namespace Cloudflare {
     DERIVED_DATA_MIGRATION_DB: D1Database;
     /** … and test/webhook-endpoints.test.ts. */
     EVENT_TYPES_MIGRATION_DB: D1Database;
+    /** … and test/number-life-derived-data.test.ts. */
+    NUMBER_LIFE_MIGRATION_DB: D1Database;
   }
 }

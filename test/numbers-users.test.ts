@@ -18,6 +18,7 @@ import {
   type TestCustomer,
   uniquePhoneNumber,
 } from "./helpers.ts";
+import { UNTOUCHED_TENURE_FIELDS } from "./number-life-helpers.ts";
 
 beforeAll(async () => {
   await makeOrderable("US", "mobile");
@@ -74,6 +75,7 @@ describe("allocation", () => {
       status: "active",
       order_id: placed.order_id,
       kyc_status: null,
+      ...UNTOUCHED_TENURE_FIELDS,
     });
     expect(result.numbers.map((n) => n.phone_number).sort()).toEqual([...phones].sort());
 
@@ -181,13 +183,21 @@ describe("numbers list", () => {
     expect(Object.keys(at(all.data, 0)).sort()).toEqual([
       "country_code",
       "created_at",
+      "customer_reference",
       "kyc_profile_id",
       "kyc_status",
       "number_id",
       "number_type",
       "order_id",
       "phone_number",
+      "release_protected",
+      "release_reason",
+      "released_at",
+      "restorable_until",
       "status",
+      "suspended_at",
+      "suspension_reason",
+      "tags",
       "updated_at",
     ]);
 

@@ -26,6 +26,8 @@ export interface AuditNames {
   apiKeys: Map<string, string>;
   /** Orders by id: their sequence (the order number). */
   orders: Map<string, number>;
+  /** Numbers by their num_ id: their phone numbers. */
+  numbers: Map<string, string>;
   /** A number's verification by its kyc_ id: the number's phone number. */
   verifications: Map<string, string>;
   /** Profiles by their kyp_ id: their names. */
@@ -80,6 +82,12 @@ export async function auditNames(db: Database, rows: readonly AuditEventRow[], c
         .from(orders)
         .where(and(where, ofAccount(orders.customerId))),
     ),
+    numbers: lookup(idsOf(rows, "number", undefined, "num"), numbers.id, (where) =>
+      db
+        .select({ id: numbers.id, phone: numbers.phoneNumber })
+        .from(numbers)
+        .where(and(where, ofAccount(numbers.customerId))),
+    ),
     verifications: lookup(idsOf(rows, "kyc", undefined, "kyc"), kycVerifications.id, (where) =>
       db
         .select({ id: kycVerifications.id, phone: numbers.phoneNumber })
@@ -127,6 +135,7 @@ export async function auditNames(db: Database, rows: readonly AuditEventRow[], c
     users: new Map((found.users ?? []).map((row) => [row.id, { name: row.name, email: row.email }])),
     apiKeys: new Map((found.apiKeys ?? []).map((row) => [row.id, row.name])),
     orders: new Map((found.orders ?? []).map((row) => [row.id, row.seq])),
+    numbers: new Map((found.numbers ?? []).map((row) => [`num_${row.id}`, row.phone])),
     verifications: new Map((found.verifications ?? []).map((row) => [`kyc_${row.id}`, row.phone])),
     profiles: new Map((found.profiles ?? []).map((row) => [`kyp_${row.id}`, row.name ?? ""])),
     documents: new Map((found.documents ?? []).map((row) => [`doc_${row.id}`, row.filename])),

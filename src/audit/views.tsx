@@ -23,6 +23,7 @@ const ACTION_WORDS: Record<AuditAction, string> = {
   "api_key.revoked": "API key revoked",
   "catalog.pair_added": "Pair made orderable",
   "catalog.pair_removed": "Pair taken out of the catalog",
+  "catalog.pair_updated": "Pair settings changed",
   "requirements.changed": "Requirements changed",
   "order.status_changed": "Order status changed",
   "order.numbers_allocated": "Numbers allocated to an order",
@@ -31,12 +32,18 @@ const ACTION_WORDS: Record<AuditAction, string> = {
   "kyc_profile.numbers_attached": "Numbers attached to a profile",
   "kyc_profile.numbers_detached": "Numbers detached from a profile",
   "kyc.document_viewed": "Document viewed by staff",
+  "number.released": "Number released",
+  "number.restored": "Number restored",
+  "number.suspended": "Number suspended",
+  "number.resumed": "Number resumed",
+  "number.protection_changed": "Release protection changed",
   "user.created": "User added",
   "user.updated": "User changed",
   "user.invited": "Invitation link issued",
   "staff.changed": "Staff member changed",
   "stock.imported": "Stock imported",
   "stock.removed": "Number removed from the stock",
+  "stock.quarantine_overridden": "Quarantined numbers allocated",
   "webhook_endpoint.created": "Webhook endpoint created",
   "webhook_endpoint.updated": "Webhook endpoint changed",
   "webhook_endpoint.deleted": "Webhook endpoint deleted",
@@ -49,6 +56,7 @@ const TARGET_WORDS: Record<AuditTargetType, string> = {
   api_key: "API key",
   catalog_pair: "Orderable pair",
   order: "Order",
+  number: "Number",
   kyc: "Number's verification",
   kyc_profile: "Profile",
   document: "Document",
@@ -64,10 +72,12 @@ const NOBODYS_TARGETS: readonly AuditTargetType[] = ["catalog_pair", "staff", "s
 const NOBODYS_ACTIONS: readonly AuditAction[] = [
   "catalog.pair_added",
   "catalog.pair_removed",
+  "catalog.pair_updated",
   "requirements.changed",
   "staff.changed",
   "stock.imported",
   "stock.removed",
+  "stock.quarantine_overridden",
 ];
 
 /** Labels for changed fields whose name is not readable as it is. */
@@ -191,6 +201,8 @@ function targetName(event: AuditEvent, names: AuditNames): string | undefined {
       const seq = names.orders.get(id);
       return seq === undefined ? undefined : formatOrderNumber(seq);
     }
+    case "number":
+      return names.numbers.get(id);
     case "kyc":
       return names.verifications.get(id);
     case "kyc_profile": {

@@ -5,7 +5,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { BeforeWrite } from "./batch.ts";
 import type { Database } from "./client.ts";
 import { auditEvents } from "./schema.ts";
-import { insertSelection } from "./sql.ts";
+import { insertSelection, randomUuid } from "./sql.ts";
 
 /**
  * Who acts, as the audit log records them: a staff member (by their Cloudflare Access e-mail) or the ADMIN_TOKEN for
@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = [
   "api_key.revoked",
   "catalog.pair_added",
   "catalog.pair_removed",
+  "catalog.pair_updated",
   "requirements.changed",
   "order.status_changed",
   "order.numbers_allocated",
@@ -38,12 +39,18 @@ export const AUDIT_ACTIONS = [
   "kyc_profile.numbers_attached",
   "kyc_profile.numbers_detached",
   "kyc.document_viewed",
+  "number.released",
+  "number.restored",
+  "number.suspended",
+  "number.resumed",
+  "number.protection_changed",
   "user.created",
   "user.updated",
   "user.invited",
   "staff.changed",
   "stock.imported",
   "stock.removed",
+  "stock.quarantine_overridden",
   "webhook_endpoint.created",
   "webhook_endpoint.updated",
   "webhook_endpoint.deleted",
@@ -51,12 +58,13 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** What a change is about; its id as the API writes it (kyc_…, doc_…, we_…, an e-mail, a phone number). */
+/** What a change is about; its id as the API writes it (kyc_…, doc_…, we_…, num_…, an e-mail, a phone number). */
 export const AUDIT_TARGET_TYPES = [
   "customer",
   "api_key",
   "catalog_pair",
   "order",
+  "number",
   "kyc",
   "kyc_profile",
   "document",
@@ -141,11 +149,22 @@ export function auditStatement(
   entry: AuditEntry,
   source: AuditSource = { from: sql`(SELECT 1)`, where: undefined },
 ) {
+  return auditInsert(db, context, entry, source, crypto.randomUUID());
+}
+
+/** The INSERT … SELECT of audit events, one per row `source` finds, each with the id `id` gives it. */
+function auditInsert(
+  db: Database,
+  context: AuditContext & { now: number },
+  entry: AuditEntry,
+  source: AuditSource,
+  id: string | SQL,
+) {
   return db.insert(auditEvents).select(
     db
       .select(
         insertSelection({
-          id: crypto.randomUUID(),
+          id,
           ...actorColumns(context.actor),
           action: entry.action,
           targetType: entry.target.type,
@@ -172,4 +191,18 @@ export function auditBeforeWrite(
   source: { from: SQLiteTable; guard: SQL | undefined },
 ) {
   return new BeforeWrite(auditStatement(db, context, entry, { from: source.from, where: source.guard }));
+}
+
+/**
+ * One audit event per row of a bulk change (each number a release moves), read before the write as auditBeforeWrite
+ * reads one: `source.guard` finds the rows the write will change, `entry`'s target id and values are expressions over
+ * each of them, and each event gets an id of its own.
+ */
+export function auditEachBeforeWrite(
+  db: Database,
+  context: AuditContext & { now: number },
+  entry: AuditEntry,
+  source: { from: SQLiteTable; guard: SQL | undefined },
+) {
+  return new BeforeWrite(auditInsert(db, context, entry, { from: source.from, where: source.guard }, randomUuid()));
 }

@@ -117,11 +117,12 @@ export function eventIfWritten(db: Database, spec: EventSpec, now: number) {
  */
 const NUMBERS_PER_EVENT = 1000;
 
-/** The numbers of such a change, in one list per event. */
-export function inEventChunks<T>(items: readonly T[]): T[][] {
-  return Array.from({ length: Math.ceil(items.length / NUMBERS_PER_EVENT) }, (_, i) =>
-    items.slice(i * NUMBERS_PER_EVENT, (i + 1) * NUMBERS_PER_EVENT),
-  );
+/** A number.* event's data holds whole Number items, so fewer of them (LIFECYCLE.md: 1–250 an event). */
+export const NUMBERS_PER_NUMBER_EVENT = 250;
+
+/** The numbers of such a change, in one list per event of at most `size`. */
+export function inEventChunks<T>(items: readonly T[], size: number = NUMBERS_PER_EVENT): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 }
 
 /** Data not known yet where an event must be decided (before the change, on the state it starts from). */

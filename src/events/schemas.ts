@@ -1,10 +1,11 @@
 // Wire format of events, as the events API lists them and webhooks deliver them.
 import { z } from "@hono/zod-openapi";
+import { NUMBERS_PER_NUMBER_EVENT } from "../db/outbox.ts";
 import { EVENT_TYPES, type EventRow } from "../db/schema.ts";
 import { timestampSchema } from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema } from "../http/pagination.ts";
 import { documentSummarySchema, profileSchema, verificationSchema } from "../kyc/schemas.ts";
-import { allocationSchema } from "../numbers/schemas.ts";
+import { allocationSchema, numberSchema } from "../numbers/schemas.ts";
 import { orderSchema } from "../orders/schemas.ts";
 import { eventObject } from "../webhooks/payloads.ts";
 
@@ -35,6 +36,7 @@ export const EVENT_TYPES_BY_DATA = {
   profileExpiring: ["kyc_profile.expiring"],
   profileDocument: ["kyc_profile.document_uploaded", "kyc_profile.document_deleted"],
   profileNumbers: ["kyc_profile.numbers_attached", "kyc_profile.numbers_detached"],
+  numbers: ["number.released", "number.restored", "number.suspended", "number.resumed", "number.updated"],
   test: ["webhook.test"],
 } as const;
 
@@ -116,6 +118,25 @@ const profileNumbersEventSchema = z
   })
   .openapi("KycProfileNumbersEvent", { description: "Numbers joined or left a profile." });
 
+const numbersEventSchema = z
+  .object({
+    ...envelope,
+    type: z.enum(EVENT_TYPES_BY_DATA.numbers),
+    data: z.object({
+      numbers: z
+        .array(numberSchema)
+        .min(1)
+        .max(NUMBERS_PER_NUMBER_EVENT)
+        .openapi({
+          description: `The numbers after the change, by phone number: 1 to ${NUMBERS_PER_NUMBER_EVENT}; a change of more numbers sends one event per ${NUMBERS_PER_NUMBER_EVENT}.`,
+        }),
+    }),
+  })
+  .openapi("NumbersEvent", {
+    description:
+      "Numbers were released, restored, suspended or resumed, or their tags, reference or release protection changed (number.updated).",
+  });
+
 const testEventSchema = z
   .object({
     ...envelope,
@@ -135,6 +156,7 @@ export const EVENT_SCHEMAS_BY_DATA = {
   profileExpiring: profileExpiringEventSchema,
   profileDocument: profileDocumentEventSchema,
   profileNumbers: profileNumbersEventSchema,
+  numbers: numbersEventSchema,
   test: testEventSchema,
 } as const satisfies Record<keyof typeof EVENT_TYPES_BY_DATA, z.ZodType>;
 
@@ -149,6 +171,7 @@ export const eventSchema = z
     EVENT_SCHEMAS_BY_DATA.profileExpiring,
     EVENT_SCHEMAS_BY_DATA.profileDocument,
     EVENT_SCHEMAS_BY_DATA.profileNumbers,
+    EVENT_SCHEMAS_BY_DATA.numbers,
     EVENT_SCHEMAS_BY_DATA.test,
   ])
   .openapi("Event");

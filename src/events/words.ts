@@ -31,5 +31,10 @@ export const EVENT_TYPE_WORDS: Record<EventType, string> = {
   "kyc_profile.numbers_detached": "Numbers are detached from a profile",
   "kyc_profile.expiring": "A profile expires soon",
   "kyc_profile.expired": "A profile has expired",
+  "number.released": "Numbers are released",
+  "number.restored": "Released numbers are restored",
+  "number.suspended": "Numbers are suspended",
+  "number.resumed": "Suspended numbers are resumed",
+  "number.updated": "A number's tags, reference or protection change",
   "webhook.test": "A test event is sent from the portal or the API",
 };

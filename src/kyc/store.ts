@@ -132,6 +132,8 @@ export function verificationValues(input: NewVerification, now: number) {
     rejectionReasons: sql`'[]'`,
     expiresAt: null,
     expiryNotice: 0,
+    // Verifications are submitted for unreleased numbers only; a release sets it (migrations/0016's trigger).
+    numberReleased: sql`0`,
   };
 }
 

@@ -18,6 +18,8 @@ export const PROBLEMS = {
   verification_locked: { status: 409, title: "Verification locked" },
   verification_completed: { status: 409, title: "Verification completed" },
   kyc_managed_by_profile: { status: 409, title: "Verification managed by a profile" },
+  number_released: { status: 409, title: "Number released" },
+  number_quarantined: { status: 409, title: "Number quarantined" },
   conflict: { status: 409, title: "Conflict" },
   idempotency_key_in_use: { status: 409, title: "Idempotency key in use" },
   insufficient_stock: { status: 409, title: "Insufficient stock" },

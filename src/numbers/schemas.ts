@@ -1,19 +1,49 @@
 // Wire format of numbers and the operator's allocation body.
 import { z } from "@hono/zod-openapi";
-import { KYC_STATUSES, NUMBER_STATUSES } from "../db/schema.ts";
+import { KYC_STATUSES, NUMBER_STATUSES, RELEASE_REASONS, SUSPENSION_REASONS } from "../db/schema.ts";
 import {
   calendarDateSchema,
   countryCodeSchema,
   e164Schema,
   numberTypeSchema,
   prefixedId,
+  singleLineText,
   timestampSchema,
 } from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { startOfDay, toIso } from "../lib/time.ts";
+import { startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
 import { orderIdParam, orderSchema } from "../orders/schemas.ts";
-import { type Allocation, NUMBER_SORT_KEYS, type NumberListQuery, type NumberWithKyc } from "./store.ts";
+import type { Allocation } from "./allocation-store.ts";
+import { NUMBER_SORT_KEYS, type NumberListQuery, type NumberWithKyc } from "./store.ts";
+
+/** A tag: 1–64 of letters, digits, space and `_ . : -`, neither starting nor ending with a space. */
+const TAG_PATTERN = /^[A-Za-z0-9_.:-]([A-Za-z0-9 _.:-]{0,62}[A-Za-z0-9_.:-])?$/;
+const MAX_TAGS = 20;
+const MAX_CUSTOMER_REFERENCE_LENGTH = 100;
+
+export const tagSchema = z
+  .string()
+  .regex(TAG_PATTERN, {
+    error: "must be 1 to 64 letters, digits, spaces or _ . : - (ASCII), not starting or ending with a space",
+  })
+  .openapi({ example: "team:support" });
+
+/** Tags compare ignoring case (they are ASCII). */
+export const tagKey = (tag: string) => tag.toLowerCase();
+
+/** A number's tags: at most MAX_TAGS, none repeated ignoring case, in the customer's order. */
+export const tagListSchema = z
+  .array(tagSchema)
+  .max(MAX_TAGS)
+  .refine((tags) => new Set(tags.map(tagKey)).size === tags.length, { error: "must not repeat a tag (ignoring case)" })
+  .openapi({ description: `At most ${MAX_TAGS} tags, unique ignoring case, in the order given.`, example: ["team:support"] });
+
+/** The customer's own reference for a number: one line of visible text. */
+export const customerReferenceSchema = singleLineText()
+  .min(1)
+  .max(MAX_CUSTOMER_REFERENCE_LENGTH)
+  .openapi({ example: "CRM-4411" });
 
 export const numberSchema = z
   .object({
@@ -32,6 +62,21 @@ export const numberSchema = z
     }),
     created_at: timestampSchema,
     updated_at: timestampSchema,
+    released_at: timestampSchema.nullable().openapi({ description: "When the number was released; null unless released." }),
+    restorable_until: timestampSchema
+      .nullable()
+      .openapi({ description: "Until when a release can be undone (released_at + 10 days); null unless released." }),
+    release_reason: z
+      .enum(RELEASE_REASONS)
+      .nullable()
+      .openapi({ description: "Who released it: the customer or the operator; null unless released." }),
+    suspended_at: timestampSchema
+      .nullable()
+      .openapi({ description: "When the operator suspended it; kept through a release, so a restore returns it suspended." }),
+    suspension_reason: z.enum(SUSPENSION_REASONS).nullable(),
+    release_protected: z.boolean().openapi({ description: "A protected number is never released by the customer." }),
+    tags: z.array(z.string()).openapi({ description: `The customer's labels (at most ${MAX_TAGS}), in their order.` }),
+    customer_reference: z.string().nullable().openapi({ description: "The customer's own reference, or null.", example: null }),
   })
   .openapi("Number");
 
@@ -47,6 +92,14 @@ export function toNumber({ number: row, kycStatus }: NumberWithKyc): z.infer<typ
     kyc_profile_id: row.kycProfileId === null ? null : withPrefix("kyp", row.kycProfileId),
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
+    released_at: toIsoOrNull(row.releasedAt),
+    restorable_until: toIsoOrNull(row.restorableUntil),
+    release_reason: row.releaseReason,
+    suspended_at: toIsoOrNull(row.suspendedAt),
+    suspension_reason: row.suspensionReason,
+    release_protected: row.releaseProtected,
+    tags: row.tags,
+    customer_reference: row.customerReference,
   };
 }
 
@@ -107,7 +160,7 @@ export const allocationBody = z
       .openapi({ description: `These numbers (1 to ${MAX_LISTED}).` }),
     from_stock: z.int().min(1).max(MAX_FROM_STOCK).optional().openapi({
       description:
-        "Instead: this many of the oldest numbers in stock for the order's country and type (by import time, then number).",
+        "Instead: this many available numbers in stock for the order's country and type (oldest available_at, then import time, then number).",
       example: 100,
     }),
   })

@@ -4,7 +4,8 @@ import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refusals, refused, validationError } from "../lib/problem.ts";
 import { ALLOCATABLE } from "../orders/lifecycle.ts";
 import { FULFILMENT, operatorAction } from "../staff/roles.ts";
-import { type Allocation, allocateNumbers, type NumberWithKyc } from "./store.ts";
+import { type Allocation, allocateNumbers } from "./allocation-store.ts";
+import type { NumberWithKyc } from "./store.ts";
 
 /** How many taken numbers a refusal names. */
 const TAKEN_SHOWN = 10;

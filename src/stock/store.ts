@@ -1,11 +1,19 @@
-// Queries for the number stock; allocation from stock is in src/numbers/store.ts.
+// Queries for the number stock; allocation from stock is in src/numbers/allocation-store.ts.
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
 import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import type { PageWindow } from "../db/paging.ts";
-import { catalog, numbers, type StockNumberRow, stockCounts, stockNumbers } from "../db/schema.ts";
+import {
+  catalog,
+  numbers,
+  type StockNumberRow,
+  type StockSource,
+  type StockStatus,
+  stockCounts,
+  stockNumbers,
+} from "../db/schema.ts";
 import { containsText, inJsonList, iso } from "../db/sql.ts";
 
 /** A number to stock, valid. */
@@ -28,10 +36,10 @@ export function pairKey(countryCode: string, numberType: string): string {
 
 /**
  * Imports the rows (distinct numbers) in one batch, so an import is whole or not at all: each statement inserts its
- * share, skipping a number in stock already or allocated (a number is never both), and returns what it inserted. The
- * audit event counts the import's rows as they landed; `repeated` and `invalid` are what the request held besides,
- * counted in its event too. Last, which of the rows' pairs the catalog holds (as pairKey), read in the same
- * transaction.
+ * share, skipping a number in stock already or held by an unclosed tenure (a number is never both), and returns what
+ * it inserted. The audit event counts the import's rows as they landed; `repeated` and `invalid` are what the request
+ * held besides, counted in its event too. Last, which of the rows' pairs the catalog holds (as pairKey), read in the
+ * same transaction.
  */
 export async function importStock(
   db: Database,
@@ -58,9 +66,15 @@ export async function importStock(
                 numberType: value("$[2]").as("number_type"),
                 importId: sql`${importId}`.as("import_id"),
                 importedAt: sql`${now}`.as("imported_at"),
+                status: sql`${"available" satisfies StockStatus}`.as("status"),
+                availableAt: sql`${now}`.as("available_at"),
+                source: sql`${"import" satisfies StockSource}`.as("source"),
               })
               .from(sql`json_each(${json}) AS row`)
-              .where(sql`NOT EXISTS (SELECT 1 FROM ${numbers} WHERE ${numbers.phoneNumber} = ${value("$[0]")})`),
+              // A number an unclosed tenure holds (in its restore window too) is not stock.
+              .where(
+                sql`NOT EXISTS (SELECT 1 FROM ${numbers} WHERE ${numbers.phoneNumber} = ${value("$[0]")} AND ${numbers.closedAt} IS NULL)`,
+              ),
           )
           .onConflictDoNothing()
           .returning({ phoneNumber: stockNumbers.phoneNumber }),

@@ -61,12 +61,9 @@ function numberKycData(): { kyc_status: SQL; kyc_profile_id: SQL } {
   };
 }
 
-/**
- * `{order, numbers}` for an allocation: the order in scope and the numbers with these ids as the numbers list shows
- * them (toNumber), ordered by phone number as the allocation's answer is.
- */
-export function allocationData(numberIds: readonly string[]): SQL {
-  const item = jsonObject({
+/** The Number item (toNumber) of the `numbers` row in scope. */
+function numberItemData(): SQL {
+  return jsonObject({
     number_id: numbers.id,
     phone_number: numbers.phoneNumber,
     country_code: numbers.countryCode,
@@ -76,9 +73,36 @@ export function allocationData(numberIds: readonly string[]): SQL {
     ...numberKycData(),
     created_at: iso(numbers.createdAt),
     updated_at: iso(numbers.updatedAt),
+    released_at: iso(numbers.releasedAt),
+    restorable_until: iso(numbers.restorableUntil),
+    release_reason: numbers.releaseReason,
+    suspended_at: iso(numbers.suspendedAt),
+    suspension_reason: numbers.suspensionReason,
+    release_protected: sql`json(CASE WHEN ${numbers.releaseProtected} THEN 'true' ELSE 'false' END)`,
+    tags: sql`json(${numbers.tags})`,
+    customer_reference: numbers.customerReference,
   });
-  const list = sql`(SELECT json_group_array(json(${item}) ORDER BY ${numbers.phoneNumber}) FROM ${numbers} WHERE ${inJsonList(numbers.id, numberIds)})`;
-  return jsonObject({ order: sql`json(${orderData()})`, numbers: sql`json(${list})` });
+}
+
+/** The Number items of the numbers with these ids, ordered by phone number, as a JSON array. */
+function numberItems(numberIds: readonly string[]): SQL {
+  return sql`(SELECT json_group_array(json(${numberItemData()}) ORDER BY ${numbers.phoneNumber}) FROM ${numbers} WHERE ${inJsonList(numbers.id, numberIds)})`;
+}
+
+/**
+ * `{order, numbers}` for an allocation: the order in scope and the numbers with these ids as the numbers list shows
+ * them (toNumber), ordered by phone number as the allocation's answer is.
+ */
+export function allocationData(numberIds: readonly string[]): SQL {
+  return jsonObject({ order: sql`json(${orderData()})`, numbers: sql`json(${numberItems(numberIds)})` });
+}
+
+/**
+ * `{numbers}` of a number.* event: the numbers with these ids (at most NUMBERS_PER_NUMBER_EVENT, src/db/outbox.ts) as
+ * they stand where the statement runs, ordered by phone number.
+ */
+export function numbersData(numberIds: readonly string[]): SQL {
+  return jsonObject({ numbers: sql`json(${numberItems(numberIds)})` });
 }
 
 /** `{profile_id, number_ids}` of a profile's attach or detach: these numbers (bare ids), the profile an expression. */

@@ -33,6 +33,11 @@ export const EVENT_TYPES = [
   "kyc_profile.numbers_detached",
   "kyc_profile.expiring",
   "kyc_profile.expired",
+  "number.released",
+  "number.restored",
+  "number.suspended",
+  "number.resumed",
+  "number.updated",
   "webhook.test",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

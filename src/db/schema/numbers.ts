@@ -43,6 +43,33 @@ export const catalog = sqliteTable(
   (t) => [primaryKey({ columns: [t.countryCode, t.numberType] })],
 );
 
+/** A pair's settings when none were set (LIFECYCLE.md: quarantine_days 90, auto_fulfil false). */
+export const DEFAULT_QUARANTINE_DAYS = 90;
+export const MAX_QUARANTINE_DAYS = 365;
+
+/**
+ * A catalog pair's settings, in a table of their own so that taking the pair out of the catalog (deleting its row)
+ * keeps them; a pair without a row here has the defaults.
+ */
+export const catalogSettings = sqliteTable(
+  "catalog_settings",
+  {
+    countryCode: text("country_code").notNull(),
+    numberType: text("number_type").notNull(),
+    /** Days a released number waits in stock, after its tenure closes, before it can be allocated again. */
+    quarantineDays: integer("quarantine_days").notNull().default(DEFAULT_QUARANTINE_DAYS),
+    autoFulfil: integer("auto_fulfil", { mode: "boolean" }).notNull().default(false),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.countryCode, t.numberType] }),
+    check(
+      "catalog_settings_quarantine_days_range",
+      sql`${t.quarantineDays} BETWEEN 0 AND ${sql.raw(String(MAX_QUARANTINE_DAYS))}`,
+    ),
+  ],
+);
+
 /** Named where a query tells SQLite to use it (the search, which looks orders up by their sequence number). */
 export const ORDERS_BY_SEQUENCE_INDEX = "orders_customer_order_seq_idx";
 
@@ -188,8 +215,21 @@ export const customerNumbers = sqliteTable("customer_numbers", {
 
 export const NUMBER_STATUSES = ["active", "suspended", "released"] as const;
 export type NumberStatus = (typeof NUMBER_STATUSES)[number];
+/** Who released a number. */
+export const RELEASE_REASONS = ["customer", "operator"] as const;
+export type ReleaseReason = (typeof RELEASE_REASONS)[number];
+export const SUSPENSION_REASONS = ["kyc_expired", "non_payment", "abuse", "customer_request", "other"] as const;
+export type SuspensionReason = (typeof SUSPENSION_REASONS)[number];
 
-/** A virtual number, allocated to an account from one of its orders. */
+/** The unique index of the phone numbers of unclosed tenures (a constraint error names it). */
+export const HELD_PHONE_NUMBER_INDEX = "numbers_phone_number_held_unique";
+
+/**
+ * A tenure: one phone number held by one account, from its allocation until the return-to-stock job closes it
+ * (closed_at). Closed tenures stay, so one phone number may have several rows, at most one of them unclosed.
+ * Enumerated values (status, reasons) are checked by the code, not by CHECKs added since migrations/0014: a new CHECK
+ * would make drizzle-kit rebuild the table, which drops its triggers.
+ */
 export const numbers = sqliteTable(
   "numbers",
   {
@@ -200,7 +240,7 @@ export const numbers = sqliteTable(
     orderId: text("order_id")
       .notNull()
       .references(() => orders.id),
-    /** E.164, unique across all accounts. */
+    /** E.164; held by at most one unclosed tenure. */
     phoneNumber: text("phone_number").notNull(),
     countryCode: text("country_code").notNull(),
     numberType: text("number_type").notNull(),
@@ -214,9 +254,37 @@ export const numbers = sqliteTable(
     kycProfileId: text("kyc_profile_id").references((): AnySQLiteColumn => kycVerifications.id),
     /** When the number's verification (its own, or its profile's) expires: derived likewise, by migrations/0014's triggers. */
     kycExpiresAt: integer("kyc_expires_at"),
+    releasedAt: integer("released_at"),
+    /** Until when a release can be undone: released_at + 10 days (src/numbers/lifecycle.ts). */
+    restorableUntil: integer("restorable_until"),
+    releaseReason: text("release_reason", { enum: RELEASE_REASONS }),
+    /** Kept through a release, so a restore knows the state to go back to. */
+    suspendedAt: integer("suspended_at"),
+    suspensionReason: text("suspension_reason", { enum: SUSPENSION_REASONS }),
+    releaseProtected: integer("release_protected", { mode: "boolean" }).notNull().default(false),
+    /** The customer's labels, in their order; number_tags indexes them (migrations/0016's triggers). */
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default([]),
+    customerReference: text("customer_reference"),
+    /** The profile a release detached the number from, for a restore to attach it again (internal). */
+    releasedProfileId: text("released_profile_id").references((): AnySQLiteColumn => kycVerifications.id),
+    /** When the return-to-stock job ended the tenure (internal). */
+    closedAt: integer("closed_at"),
   },
   (t) => [
-    uniqueIndex("numbers_phone_number_unique").on(t.phoneNumber),
+    // One unclosed tenure per phone number: an allocation of a held number fails here.
+    uniqueIndex(HELD_PHONE_NUMBER_INDEX).on(t.phoneNumber).where(sql`${t.closedAt} IS NULL`),
+    // A phone number's tenures, oldest first; the operator's search by prefix.
+    index("numbers_phone_number_idx").on(t.phoneNumber, t.createdAt),
+    // The operator's list across accounts, newest first: alone, per status, per pair.
+    index("numbers_created_idx").on(t.createdAt, t.id),
+    index("numbers_status_created_idx").on(t.status, t.createdAt, t.id),
+    index("numbers_pair_created_idx").on(t.countryCode, t.numberType, t.createdAt, t.id),
+    index("numbers_customer_reference_idx").on(t.customerId, t.customerReference).where(sql`${t.customerReference} IS NOT NULL`),
+    index("numbers_customer_released_idx").on(t.customerId, t.releasedAt, t.id).where(sql`${t.releasedAt} IS NOT NULL`),
+    // The return-to-stock job's released tenures, earliest deadline first (a query states this WHERE literally).
+    index("numbers_release_due_idx")
+      .on(t.restorableUntil)
+      .where(sql`${t.status} = ${literal("released" satisfies NumberStatus)} AND ${t.closedAt} IS NULL`),
     // The numbers of one profile, newest first: the list filtered by kyc_profile_id.
     index("numbers_customer_profile_created_idx")
       .on(t.customerId, t.kycProfileId, t.createdAt, t.id)
@@ -230,6 +298,23 @@ export const numbers = sqliteTable(
     index("numbers_customer_status_idx").on(t.customerId, t.status, t.id),
     index("numbers_order_idx").on(t.orderId),
     check("numbers_status_valid", sql`${t.status} IN ${literalList(NUMBER_STATUSES)}`),
+  ],
+);
+
+/**
+ * Each number's tags, one row per tag in lower case (tags are ASCII): the list's `tag` filter. Derived data, written
+ * only by the triggers of migrations/0016 from numbers.tags.
+ */
+export const numberTags = sqliteTable(
+  "number_tags",
+  {
+    numberId: text("number_id").notNull(),
+    customerId: text("customer_id").notNull(),
+    tagKey: text("tag_key").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.numberId, t.tagKey] }),
+    index("number_tags_customer_tag_idx").on(t.customerId, t.tagKey, t.numberId),
   ],
 );
 
@@ -287,6 +372,11 @@ export const kycVerifications = sqliteTable(
     expiresAt: integer("expires_at"),
     /** The last expiry notice sent for the current approval (src/kyc/expiry.ts): 0 none, then 30, 7, -1 expired. */
     expiryNotice: integer("expiry_notice").notNull().default(0),
+    /**
+     * Whether its number (a number's own verification) is released: such a verification leaves the review queue and
+     * its counts. Derived data, kept by migrations/0016's trigger on numbers.status.
+     */
+    numberReleased: integer("number_released", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     uniqueIndex("kyc_verifications_number_unique").on(t.numberId),
@@ -296,9 +386,9 @@ export const kycVerifications = sqliteTable(
     index("kyc_verifications_customer_expires_idx").on(t.customerId, t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
     check("kyc_number_or_profile", sql`(${t.numberId} IS NULL) = (${t.name} IS NOT NULL)`),
     index("kyc_verifications_customer_idx").on(t.customerId, t.id),
-    // The operator's review queue across accounts, oldest submission first: alone, and per account.
-    index("kyc_verifications_status_submitted_idx").on(t.status, t.submittedAt, t.id),
-    index("kyc_verifications_customer_status_submitted_idx").on(t.customerId, t.status, t.submittedAt, t.id),
+    // The operator's review queue across accounts (number_released = 0), oldest submission first: alone, and per account.
+    index("kyc_verifications_status_submitted_idx").on(t.status, t.numberReleased, t.submittedAt, t.id),
+    index("kyc_verifications_customer_status_submitted_idx").on(t.customerId, t.status, t.numberReleased, t.submittedAt, t.id),
     check("kyc_status_valid", sql`${t.status} IN ${literalList(KYC_STATUSES)}`),
     check("kyc_type_valid", sql`${t.type} IN ${literalList(KYC_TYPES)}`),
     check(
@@ -308,7 +398,10 @@ export const kycVerifications = sqliteTable(
   ],
 );
 
-/** Verifications per account and status, and of every account per status; maintained by migrations/0010's triggers. */
+/**
+ * Verifications per account and status, and of every account per status, leaving out those of released numbers;
+ * maintained by migrations/0016's triggers.
+ */
 export const kycCounts = sqliteTable(
   "kyc_counts",
   {
@@ -379,6 +472,7 @@ export const kycDocuments = sqliteTable(
   ],
 );
 
+export type CatalogSettingsRow = typeof catalogSettings.$inferSelect;
 export type CatalogRow = typeof catalog.$inferSelect;
 export type OrderRow = typeof orders.$inferSelect;
 export type NumberRow = typeof numbers.$inferSelect;

@@ -1,7 +1,7 @@
 // Tables for staff, the audit log and the number stock. Timestamps are integer milliseconds since the epoch (UTC).
 import { desc, sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { literalList } from "../sql.ts";
+import { literal, literalList } from "../sql.ts";
 import { customers } from "./accounts.ts";
 
 export const STAFF_ROLES = ["viewer", "fulfilment", "compliance", "admin"] as const;
@@ -67,9 +67,17 @@ export const auditEvents = sqliteTable(
   ],
 );
 
+/** Whether a number in stock may be allocated: now, after its quarantine (available_at), or held by a reservation. */
+export const STOCK_STATUSES = ["available", "quarantined", "reserved"] as const;
+export type StockStatus = (typeof STOCK_STATUSES)[number];
+/** How a number came into stock: an operator's import, or a closed tenure (the return-to-stock job). */
+export const STOCK_SOURCES = ["import", "released"] as const;
+export type StockSource = (typeof STOCK_SOURCES)[number];
+
 /**
  * Numbers the operator holds before any order (a pair need not be orderable yet). A number is never both here and
- * allocated: an allocation takes it out in its own batch, and an import skips allocated numbers.
+ * held by an unclosed tenure: an allocation takes it out in its own batch, and an import skips held numbers. Status
+ * and source are checked by the code (a CHECK added now would make drizzle-kit rebuild the table and drop its triggers).
  */
 export const stockNumbers = sqliteTable(
   "stock_numbers",
@@ -80,23 +88,44 @@ export const stockNumbers = sqliteTable(
     /** The import that brought it: its audit event counts the import's rows by it. */
     importId: text("import_id").notNull(),
     importedAt: integer("imported_at").notNull(),
+    /** Only status moves; the rest never changes (migrations/0016's trigger refuses it). */
+    status: text("status", { enum: STOCK_STATUSES }).notNull().default("available"),
+    /** From when it may be allocated: its import, or the end of its quarantine. */
+    availableAt: integer("available_at").notNull().default(0),
+    /** A released number's import_id is the closed tenure's id. */
+    source: text("source", { enum: STOCK_SOURCES }).notNull().default("import"),
   },
   (t) => [
-    // Oldest first per pair: what an allocation from stock takes.
-    index("stock_numbers_pair_imported_idx").on(t.countryCode, t.numberType, t.importedAt, t.phoneNumber),
+    // What an allocation from stock takes, per pair: available numbers, oldest available_at first, then import, then
+    // number. Queries state this WHERE literally, so SQLite may use the partial index.
+    index("stock_numbers_pair_available_idx")
+      .on(t.countryCode, t.numberType, t.availableAt, t.importedAt, t.phoneNumber)
+      .where(sql`${t.status} = ${literal("available" satisfies StockStatus)}`),
+    // Quarantined numbers whose quarantine has ended: the return-to-stock job's second pass.
+    index("stock_numbers_quarantine_due_idx")
+      .on(t.availableAt)
+      .where(sql`${t.status} = ${literal("quarantined" satisfies StockStatus)}`),
+    // The stock list of one status, in the list's order.
+    index("stock_numbers_status_imported_idx").on(t.status, desc(t.importedAt), t.phoneNumber),
     // The list's order, newest import first and by number within one: an index scan, no sort of a whole import.
     index("stock_numbers_imported_idx").on(desc(t.importedAt), t.phoneNumber),
     index("stock_numbers_import_idx").on(t.importId),
   ],
 );
 
-/** Numbers in stock per (country_code, number_type); maintained by migrations/0010's triggers, rows at zero removed. */
+/**
+ * Numbers in stock per (country_code, number_type), in all and per status; maintained by migrations/0016's triggers,
+ * rows at zero removed.
+ */
 export const stockCounts = sqliteTable(
   "stock_counts",
   {
     countryCode: text("country_code").notNull(),
     numberType: text("number_type").notNull(),
     count: integer("count").notNull(),
+    available: integer("available").notNull().default(0),
+    quarantined: integer("quarantined").notNull().default(0),
+    reserved: integer("reserved").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.countryCode, t.numberType] })],
 );

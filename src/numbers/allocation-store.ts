@@ -1,0 +1,406 @@
+// Allocation of numbers to an order, of given numbers or from the stock. A phone number is taken while an unclosed
+// tenure (a numbers row without closed_at) holds it.
+import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";
+import { batchByName, writeInPhases } from "../db/batch.ts";
+import type { Database } from "../db/client.ts";
+import { isFailedBatchAssertion } from "../db/errors.ts";
+import { DATA_FILLED_LATER, eventStatements, fillEventData, inEventChunks, type Outbox } from "../db/outbox.ts";
+import { type Outcome, ok, type Refusal, refusalByState, refuse } from "../db/outcome.ts";
+import {
+  batchAssertions,
+  kycProfileNumbers,
+  kycVerifications,
+  type NumberStatus,
+  numbers,
+  type OrderRow,
+  type OrderStatus,
+  orders,
+  type StockStatus,
+  stockCounts,
+  stockNumbers,
+} from "../db/schema.ts";
+import { inJsonList, insertSelection, literal } from "../db/sql.ts";
+import { profileNumbersEvents } from "../kyc/profile-numbers.ts";
+import { ALLOCATABLE } from "../orders/lifecycle.ts";
+import { findOrderById } from "../orders/store.ts";
+import { allocationData, orderData } from "../webhooks/payloads.ts";
+import type { NumberWithKyc } from "./store.ts";
+
+/** The numbers an allocation gives the order: these, or the N oldest of the stock of the order's pair. */
+export type Allocation = { phoneNumbers: string[] } | { fromStock: number };
+
+type AllocationRefusal =
+  | "not_found"
+  | "wrong_state"
+  | "changed_meanwhile"
+  | "over_quantity"
+  | "numbers_taken"
+  | "stocked_elsewhere"
+  | "insufficient_stock";
+
+/**
+ * Allocates numbers to an order, all or nothing. From stock, the batch itself takes the N oldest numbers of the
+ * order's pair: D1 runs batches one at a time, so two allocations at once never pick the same numbers, and the one
+ * that runs second takes the next ones; it fails only when the stock holds fewer than N then. An order its customer
+ * changed between the read and the batch (a pending order's profile) is read again and allocated once more, as it
+ * now stands; changed again, the allocation is refused as changed meanwhile.
+ */
+export async function allocateNumbers(
+  db: Database,
+  outbox: Outbox,
+  audit: AuditContext,
+  orderId: string,
+  allocation: Allocation,
+  now: number,
+): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
+  for (let attempt = 1; ; attempt++) {
+    const allocated = await readAndAllocate(db, outbox, audit, orderId, allocation, now);
+    if (allocated.ok || allocated.reason !== "changed_meanwhile" || attempt === 2) return allocated;
+  }
+}
+
+/** One allocation: the order read and judged, then its batch. */
+async function readAndAllocate(
+  ...[db, outbox, audit, orderId, allocation, now]: Parameters<typeof allocateNumbers>
+): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
+  const order = await findOrderById(db, orderId);
+  const asked = "fromStock" in allocation ? allocation.fromStock : allocation.phoneNumbers.length;
+  const refusal = orderRefusal(order, asked);
+  if (refusal || !order) return refusal ?? refuse("not_found");
+  if ("fromStock" in allocation) {
+    // Short already: no batch to try (the batch itself decides when the stock suffices now).
+    const available = await stockOfOrderPair(db, orderId);
+    if (available < allocation.fromStock) return refuse("insufficient_stock", { available });
+  } else {
+    const taken = await findTakenPhoneNumbers(db, allocation.phoneNumbers);
+    if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
+    const elsewhere = await findStockedElsewhere(db, order, allocation.phoneNumbers);
+    if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
+  }
+  return allocateInBatch(db, outbox, audit, order, allocation, now);
+}
+
+/** Why the order takes no `count` numbers now (unknown, not allocatable, fewer left), or undefined. */
+function orderRefusal(order: OrderRow | undefined, count: number): Refusal<AllocationRefusal> | undefined {
+  if (!order) return refuse("not_found");
+  if (!ALLOCATABLE.includes(order.status)) return refuse("wrong_state", { state: order.status });
+  const remaining = order.quantity - order.fulfilledQuantity;
+  return count > remaining ? refuse("over_quantity", { remaining }) : undefined;
+}
+
+/** How many numbers the stock holds available for the order's pair (as the order now stands). */
+async function stockOfOrderPair(db: Database, orderId: string): Promise<number> {
+  const [row] = await db
+    .select({ count: stockCounts.available })
+    .from(stockCounts)
+    .innerJoin(orders, and(eq(orders.countryCode, stockCounts.countryCode), eq(orders.numberType, stockCounts.numberType)))
+    .where(eq(orders.id, orderId));
+  return row?.count ?? 0;
+}
+
+/** Listed numbers the stock holds for another pair than the order's. */
+async function findStockedElsewhere(db: Database, order: OrderRow, phoneNumbers: string[]): Promise<string[]> {
+  const rows = await db
+    .select({ phoneNumber: stockNumbers.phoneNumber })
+    .from(stockNumbers)
+    .where(
+      and(
+        inJsonList(stockNumbers.phoneNumber, phoneNumbers),
+        sql`NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType})`,
+      ),
+    );
+  return rows.map((r) => r.phoneNumber).sort();
+}
+
+/**
+ * All or nothing, in one D1 batch (one transaction): insert the numbers from the order's row (those listed, or the N
+ * oldest of the stock of the order's pair as the batch finds it), take exactly the numbers inserted out of the stock,
+ * and move the order's counters. The numbers' and the order's statements re-check the order's status, the CHECK on
+ * fulfilled_quantity refuses an allocation past the quantity, the unique phone number refuses a taken one, an
+ * assertion refuses a listed number the stock holds for another pair, and one (from stock) a stock short of N; any
+ * failure rolls back everything. The reads before the batch only find the reason for the common refusals. The batch
+ * is the last D1 call and the answer is built from its rows: a failure after the commit would answer 500 for numbers
+ * already allocated, and the client's retry a 409.
+ *
+ * Its events, in the same batch: `order.processing` when it moves a pending order to processing (decided on the state
+ * before the move, its data filled in after), `order.numbers_allocated` (one per 1,000 numbers: inEventChunks),
+ * `kyc_profile.numbers_attached` when the order names a profile (the numbers join it in the same batch), and
+ * `order.fulfilled` when it reaches the quantity (a pending order fulfilled at once never was processing). Each holds
+ * only if this batch's numbers exist, which they do exactly when the allocation applied. Its audit event stands before
+ * the order's move, under the same guard, so it records the values moved from.
+ */
+async function allocateInBatch(
+  db: Database,
+  outbox: Outbox,
+  audit: AuditContext,
+  order: OrderRow,
+  allocation: Allocation,
+  now: number,
+): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
+  const orderId = order.id;
+  const listedNumbers = "phoneNumbers" in allocation ? allocation.phoneNumbers : undefined;
+  const added = "fromStock" in allocation ? allocation.fromStock : allocation.phoneNumbers.length;
+  const ids = Array.from({ length: added }, () => crypto.randomUUID());
+  // The profile the order names, as read: the batch applies only while it still names that one (a pending order's
+  // profile may change meanwhile), so the numbers join exactly the profile this allocation attaches them to.
+  const profileId = order.kycProfileId;
+  // Each number's verification id, where the order names a profile the numbers join.
+  const attachments = profileId === null ? "[]" : JSON.stringify(ids.map((id) => [id, crypto.randomUUID()]));
+  const allocatable = and(
+    inArray(orders.status, ALLOCATABLE),
+    profileId === null ? isNull(orders.kycProfileId) : eq(orders.kycProfileId, profileId),
+  )!;
+  const fulfils = sql`${orders.fulfilledQuantity} + ${added} = ${orders.quantity}`;
+  const thisOrder = eq(orders.id, orderId);
+  const picked = listedNumbers ? listedWithIds(listedNumbers, ids) : oldestInStockWithIds(db, ids, and(thisOrder, allocatable)!);
+  // This batch's numbers, once inserted (and so what leaves the stock).
+  const inserted = db.select({ phoneNumber: numbers.phoneNumber }).from(numbers).where(inJsonList(numbers.id, ids));
+  const applied = sql`EXISTS (SELECT 1 FROM ${numbers} WHERE ${numbers.id} = ${ids[0]})`;
+  const orderEvent = { customerId: orders.customerId, from: orders } as const;
+  const movedToProcessing = eventStatements(
+    db,
+    {
+      ...orderEvent,
+      type: "order.processing",
+      data: DATA_FILLED_LATER,
+      where: and(thisOrder, applied, eq(orders.status, "pending"), sql`NOT (${fulfils})`)!,
+    },
+    now,
+  );
+  const numbersAllocated = inEventChunks(ids).map((chunk) =>
+    eventStatements(
+      db,
+      { ...orderEvent, type: "order.numbers_allocated", data: allocationData(chunk), where: and(thisOrder, applied)! },
+      now,
+    ),
+  );
+  const numbersAttached =
+    profileId === null
+      ? {}
+      : profileNumbersEvents(db, "attached", profileId, ids, { ...orderEvent, where: and(thisOrder, applied)! }, now);
+  const fulfilled = eventStatements(
+    db,
+    {
+      ...orderEvent,
+      type: "order.fulfilled",
+      data: orderData(),
+      where: and(thisOrder, applied, eq(orders.status, "fulfilled"))!,
+    },
+    now,
+  );
+  try {
+    const written = await batchByName(db, {
+      // A listed number the stock holds for another pair (imported since the read above) refuses the batch.
+      notStockedElsewhere: listedNumbers
+        ? db
+            .insert(batchAssertions)
+            .select(
+              sql`SELECT 'stocked for another pair' WHERE EXISTS (SELECT 1 FROM ${stockNumbers} WHERE ${inJsonList(stockNumbers.phoneNumber, listedNumbers)} AND NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType}))`,
+            )
+        : undefined,
+      numbers: db
+        .insert(numbers)
+        .select(
+          db
+            .select(
+              insertSelection({
+                id: sql`picked.new_id`,
+                customerId: orders.customerId,
+                orderId: orders.id,
+                phoneNumber: sql`picked.phone_number`,
+                countryCode: orders.countryCode,
+                numberType: orders.numberType,
+                status: "active" satisfies NumberStatus,
+                createdAt: now,
+                updatedAt: now,
+                // Set by the triggers of the attachment below, when the order names a profile.
+                kycProfileId: null,
+                kycExpiresAt: null,
+                releasedAt: null,
+                restorableUntil: null,
+                releaseReason: null,
+                suspendedAt: null,
+                suspensionReason: null,
+                releaseProtected: sql`0`,
+                tags: sql`'[]'`,
+                customerReference: null,
+                releasedProfileId: null,
+                closedAt: null,
+              }),
+            )
+            .from(picked)
+            .innerJoin(orders, thisOrder)
+            .where(allocatable),
+        )
+        .returning(),
+      // The numbers join the profile the order names, whatever its compliance now (the staff decide that at review).
+      attached:
+        profileId === null
+          ? undefined
+          : db.insert(kycProfileNumbers).select(
+              db
+                .select(
+                  insertSelection({
+                    numberId: sql`json_extract(attachment.value, '$[0]')`,
+                    kycId: sql`json_extract(attachment.value, '$[1]')`,
+                    profileId: sql`${profileId}`,
+                    customerId: orders.customerId,
+                    attachedAt: now,
+                  }),
+                )
+                .from(sql`json_each(${attachments}) AS attachment`)
+                .innerJoin(orders, thisOrder)
+                .where(applied),
+            ),
+      profile:
+        profileId === null
+          ? undefined
+          : db
+              .select({ id: kycVerifications.id, status: kycVerifications.status })
+              .from(kycVerifications)
+              .where(eq(kycVerifications.id, profileId)),
+      // An allocated number is in stock no longer; from stock, an order still allocatable must have had all N.
+      unstocked: writeInPhases({
+        write: db.delete(stockNumbers).where(inArray(stockNumbers.phoneNumber, inserted)),
+        record: listedNumbers
+          ? undefined
+          : (_, rowsWritten) =>
+              db
+                .insert(batchAssertions)
+                .select(
+                  sql`SELECT 'the stock is short' WHERE ${rowsWritten} <> ${added} AND EXISTS (SELECT 1 FROM ${orders} WHERE ${and(thisOrder, allocatable)})`,
+                ),
+      }),
+      order: writeInPhases({
+        before: {
+          processing: movedToProcessing.statements,
+          audit: auditBeforeWrite(
+            db,
+            { ...audit, now },
+            {
+              action: "order.numbers_allocated",
+              target: { type: "order", id: orderId },
+              customerId: orders.customerId,
+              changes: {
+                fulfilled_quantity: [orders.fulfilledQuantity, sql`${orders.fulfilledQuantity} + ${added}`],
+                status: [orders.status, sql`CASE WHEN ${fulfils} THEN 'fulfilled' ELSE 'processing' END`],
+              },
+            },
+            { from: orders, guard: and(thisOrder, allocatable, applied) },
+          ),
+        },
+        write: db
+          .update(orders)
+          .set({
+            fulfilledQuantity: sql`${orders.fulfilledQuantity} + ${added}`,
+            status: sql`CASE WHEN ${fulfils} THEN ${"fulfilled" satisfies OrderStatus} ELSE ${"processing" satisfies OrderStatus} END`,
+            fulfilledAt: sql`CASE WHEN ${fulfils} THEN ${now} ELSE NULL END`,
+            updatedAt: now,
+          })
+          .where(and(thisOrder, allocatable))
+          .returning(),
+        after: {
+          processingData: fillEventData(db, movedToProcessing.eventId, orderData(), orders, thisOrder),
+          allocated: Object.fromEntries(numbersAllocated.map((event, i) => [`chunk${i + 1}`, event.statements])),
+          numbersAttached,
+          fulfilled: fulfilled.statements,
+        },
+      }),
+    });
+    const { before, after } = written.order;
+    outbox.add([
+      ...before.processing.deliveries,
+      ...Object.values(after.allocated).flatMap((event) => event.deliveries),
+      ...Object.values(after.numbersAttached).flatMap((event) => event.deliveries),
+      ...after.fulfilled.deliveries,
+    ]);
+    const [moved] = written.order.write;
+    if (!moved) {
+      const current = await findOrderById(db, orderId);
+      // Still allocatable, so its profile is no longer the one read: nothing was allocated, and nothing recorded.
+      if (current && ALLOCATABLE.includes(current.status)) return refuse("changed_meanwhile");
+      return refusalByState(current);
+    }
+    const [profile] = written.profile ?? [];
+    const allocated = written.numbers
+      .sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : 1))
+      // Their rows as inserted, before the attachment's trigger gave them the profile.
+      .map((number) => ({ number: { ...number, kycProfileId: profile?.id ?? null }, kycStatus: profile?.status ?? null }));
+    return ok({ order: moved, numbers: allocated });
+  } catch (error) {
+    // The batch may have committed and lost only its answer: numbers with this request's ids are its own, neither
+    // taken nor over the quantity, and the request fails as it stands.
+    const own = await db.select({ id: numbers.id }).from(numbers).where(inJsonList(numbers.id, ids)).limit(1);
+    if (own.length > 0) throw error;
+    // The stock held fewer than N when the batch ran.
+    if (!listedNumbers && isFailedBatchAssertion(error)) {
+      return refuse("insufficient_stock", { available: await stockOfOrderPair(db, orderId) });
+    }
+    // A concurrent change got there first: answer as the reads before would have.
+    if (listedNumbers) {
+      const retaken = await findTakenPhoneNumbers(db, listedNumbers);
+      if (retaken.length > 0) return refuse("numbers_taken", { phoneNumbers: retaken });
+      const elsewhere = await findStockedElsewhere(db, order, listedNumbers);
+      if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
+    }
+    const current = await findOrderById(db, orderId);
+    const again = orderRefusal(current, added);
+    if (again) return again;
+    throw error;
+  }
+}
+
+/**
+ * The rows an allocation inserts, as the table `picked` (new_id, phone_number): the listed numbers, each with the id
+ * at its place in `ids`.
+ */
+function listedWithIds(phoneNumbers: string[], ids: string[]): SQL {
+  // One JSON parameter carries every [id, phone] pair: D1 binds at most 100 parameters.
+  const pairs = JSON.stringify(phoneNumbers.map((phone, i) => [ids[i], phone]));
+  return sql`(SELECT json_extract(value, '$[0]') AS new_id, json_extract(value, '$[1]') AS phone_number FROM json_each(${pairs})) AS picked`;
+}
+
+/**
+ * The rows an allocation from stock inserts, as the table `picked` (new_id, phone_number): the available numbers in
+ * stock (oldest available_at first, then import time, then number) of the pair of the order `orderHolds` finds, as many as `ids`, the i-th with the
+ * i-th id. Read inside the allocation's batch, so it is the stock as the batch finds it, never numbers another
+ * allocation took. The ids and the numbers stand in one list ordered by place, each id just before the number at its
+ * place, so a number's id is the row before it (lag): a join on the place would be fast only when SQLite chose to
+ * index the numbered stock, which its estimates do not always make it do.
+ */
+function oldestInStockWithIds(db: Database, ids: string[], orderHolds: SQL): SQL {
+  const oldest = db
+    .select({
+      phoneNumber: stockNumbers.phoneNumber,
+      availableAt: stockNumbers.availableAt,
+      importedAt: stockNumbers.importedAt,
+    })
+    .from(orders)
+    .innerJoin(
+      stockNumbers,
+      and(
+        eq(stockNumbers.countryCode, orders.countryCode),
+        eq(stockNumbers.numberType, orders.numberType),
+        // Literal, as stock_numbers_pair_available_idx states it, so SQLite may use that partial index.
+        sql`${stockNumbers.status} = ${literal("available" satisfies StockStatus)}`,
+      ),
+    )
+    .where(orderHolds)
+    .orderBy(asc(stockNumbers.availableAt), asc(stockNumbers.importedAt), asc(stockNumbers.phoneNumber))
+    .limit(ids.length)
+    .as("oldest");
+  const byPlace = sql`SELECT key AS place, 0 AS side, value AS new_id, NULL AS phone_number FROM json_each(${JSON.stringify(ids)})
+    UNION ALL SELECT row_number() OVER (ORDER BY ${oldest.availableAt}, ${oldest.importedAt}, ${oldest.phoneNumber}) - 1, 1, NULL, ${oldest.phoneNumber} FROM ${oldest}`;
+  const zipped = sql`SELECT side, lag(new_id) OVER (ORDER BY place, side) AS new_id, phone_number FROM (${byPlace})`;
+  return sql`(SELECT new_id, phone_number FROM (${zipped}) WHERE side = 1) AS picked`;
+}
+
+/** The listed phone numbers an unclosed tenure holds (any account's, in any status, released ones too). */
+async function findTakenPhoneNumbers(db: Database, phoneNumbers: string[]): Promise<string[]> {
+  const rows = await db
+    .select({ phoneNumber: numbers.phoneNumber })
+    .from(numbers)
+    .where(and(inJsonList(numbers.phoneNumber, phoneNumbers), isNull(numbers.closedAt)));
+  return rows.map((r) => r.phoneNumber).sort();
+}
