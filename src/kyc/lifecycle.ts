@@ -63,7 +63,7 @@ export function isReleased(number: Pick<NumberRow, "status">): boolean {
 export const NUMBER_NOT_RELEASED: SQL = sql`${numbers.status} <> ${literal(RELEASED)}`;
 
 /** Whether the verification refuses `action` because its number was released (a profile's never does). */
-export function refusedAsReleased(kyc: Pick<KycRow, "numberReleased">, action: KycAction | "review"): boolean {
+function refusedAsReleased(kyc: Pick<KycRow, "numberReleased">, action: KycAction | "review"): boolean {
   return kyc.numberReleased && REFUSED_WHILE_RELEASED.has(action);
 }
 
