@@ -556,7 +556,7 @@ export interface paths {
         put?: never;
         /**
          * Attach numbers to a profile
-         * @description By ids (1 to 10,000, repeats counted once) or every number of an order; each all or nothing. A number is refused when unknown (not_found), when it has a verification of its own (has_own_verification: delete it first), when attached to another profile, or when the profile does not meet its pair's requirements (requirements_not_met). Attached numbers' verification is the profile's, under an id of their own. One kyc_profile.numbers_attached event per 1,000 numbers. Body up to 512 KiB.
+         * @description By ids (1 to 10,000, repeats counted once) or every number of an order; each all or nothing. A number is refused when unknown (not_found), when released (number_released: restore it first), when it has a verification of its own (has_own_verification: delete it first), when attached to another profile, or when the profile does not meet its pair's requirements (requirements_not_met). Attached numbers' verification is the profile's, under an id of their own. One kyc_profile.numbers_attached event per 1,000 numbers. Body up to 512 KiB.
          */
         post: operations["attachKycProfileNumbers"];
         delete?: never;
@@ -3097,7 +3097,7 @@ export interface components {
             refused: {
                 number_id: string;
                 /** @enum {string} */
-                code: "not_found" | "has_own_verification" | "attached_to_other_profile" | "requirements_not_met";
+                code: "not_found" | "number_released" | "has_own_verification" | "attached_to_other_profile" | "requirements_not_met";
                 detail: string;
             }[];
         };
@@ -3118,7 +3118,7 @@ export interface components {
             refused: {
                 number_id: string;
                 /** @enum {string} */
-                code: "not_found" | "has_own_verification" | "attached_to_other_profile" | "requirements_not_met";
+                code: "not_found" | "number_released" | "has_own_verification" | "attached_to_other_profile" | "requirements_not_met";
                 detail: string;
             }[];
         };
@@ -4089,8 +4089,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem details; code: kyc_managed_by_profile, conflict, idempotency_key_in_use. */
-        "Problem409Idempotent.kyc_managed_by_profile.conflict.idempotency_key_in_use": {
+        /** @description Problem details; code: kyc_managed_by_profile, number_released, conflict, idempotency_key_in_use. */
+        "Problem409Idempotent.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use": {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterInUse"];
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4114,8 +4114,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem details; code: kyc_not_submitted, verification_locked, kyc_managed_by_profile, conflict, idempotency_key_in_use. */
-        "Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.conflict.idempotency_key_in_use": {
+        /** @description Problem details; code: kyc_not_submitted, verification_locked, kyc_managed_by_profile, number_released, conflict, idempotency_key_in_use. */
+        "Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use": {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterInUse"];
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4139,8 +4139,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem details; code: verification_locked, kyc_managed_by_profile, idempotency_key_in_use. */
-        "Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use": {
+        /** @description Problem details; code: verification_locked, kyc_managed_by_profile, number_released, idempotency_key_in_use. */
+        "Problem409Idempotent.verification_locked.kyc_managed_by_profile.number_released.idempotency_key_in_use": {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterInUse"];
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4526,7 +4526,7 @@ export interface components {
         "listNumbers.query.kyc_profile_id": string;
         /** @description Only the numbers allocated to this order. */
         "listNumbers.query.order_id": string;
-        /** @description Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
+        /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
         "listNumbers.query.kyc_expires_before": string;
         /** @description Sort key; default created_at. */
         "listNumbers.query.sort_by": "phone_number" | "country_code" | "number_type" | "status" | "created_at";
@@ -5447,7 +5447,7 @@ export interface operations {
                 kyc_profile_id?: components["parameters"]["listNumbers.query.kyc_profile_id"];
                 /** @description Only the numbers allocated to this order. */
                 order_id?: components["parameters"]["listNumbers.query.order_id"];
-                /** @description Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
+                /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
                 kyc_expires_before?: components["parameters"]["listNumbers.query.kyc_expires_before"];
                 /** @description Sort key; default created_at. */
                 sort_by?: components["parameters"]["listNumbers.query.sort_by"];
@@ -5517,7 +5517,7 @@ export interface operations {
                 kyc_profile_id?: components["parameters"]["listNumbers.query.kyc_profile_id"];
                 /** @description Only the numbers allocated to this order. */
                 order_id?: components["parameters"]["listNumbers.query.order_id"];
-                /** @description Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
+                /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
                 kyc_expires_before?: components["parameters"]["listNumbers.query.kyc_expires_before"];
                 /** @description Sort key; default created_at. */
                 sort_by?: components["parameters"]["listNumbers.query.sort_by"];
@@ -7239,7 +7239,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.number_released.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -7315,7 +7315,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent.validation_error.resolution_too_low"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -7371,7 +7371,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent.validation_error"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.number_released.idempotency_key_in_use"];
             422: components["responses"]["Problem422Idempotent"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -7706,7 +7706,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            /** @description Problem details; code: kyc_exists, kyc_managed_by_profile, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_managed_by_profile, number_released, idempotency_key_in_use. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -7788,7 +7788,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.number_released.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -8002,7 +8002,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent.validation_error.resolution_too_low"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -8282,7 +8282,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent.validation_error"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.number_released.idempotency_key_in_use"];
             422: components["responses"]["Problem422Idempotent"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -10329,7 +10329,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -10485,7 +10485,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];

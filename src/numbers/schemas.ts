@@ -119,7 +119,8 @@ export const listNumbersQuery = z.object({
     .openapi({ param: { name: "order_id", in: "query" }, description: "Only the numbers allocated to this order." }),
   kyc_expires_before: calendarDateSchema.optional().openapi({
     param: { name: "kyc_expires_before", in: "query" },
-    description: "Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC).",
+    description:
+      "Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC).",
   }),
   sort_by: sortByQuery(NUMBER_SORT_KEYS, "created_at"),
 });

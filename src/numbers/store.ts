@@ -17,6 +17,7 @@ import {
   stockCounts,
 } from "../db/schema.ts";
 import { inJsonList } from "../db/sql.ts";
+import { NUMBER_NOT_RELEASED } from "../kyc/lifecycle.ts";
 import { profileNamesOf } from "../kyc/profiles-store.ts";
 
 export const NUMBER_SORT_KEYS = ["phone_number", "country_code", "number_type", "status", "created_at"] as const;
@@ -40,7 +41,7 @@ export interface NumberListQuery {
   kycProfileId?: string | undefined;
   /** Numbers allocated to this order. */
   orderId?: string | undefined;
-  /** Numbers whose verification (own or their profile's) expires before this instant (ms). */
+  /** Numbers, not released, whose verification (own or their profile's) expires before this instant (ms). */
   kycExpiresBefore?: number | undefined;
   sortBy: NumberSortKey;
   sortOrder: SortDirection;
@@ -58,7 +59,8 @@ function listConditions(customerId: string, q: NumberListQuery): SQL | undefined
     q.numberTypes && inArray(numbers.numberType, q.numberTypes),
     q.kycProfileId === undefined ? undefined : eq(numbers.kycProfileId, q.kycProfileId),
     q.orderId === undefined ? undefined : eq(numbers.orderId, q.orderId),
-    q.kycExpiresBefore === undefined ? undefined : lt(numbers.kycExpiresAt, q.kycExpiresBefore),
+    // A released number keeps its own verification's expires_at, but that verification no longer counts for it.
+    q.kycExpiresBefore === undefined ? undefined : and(lt(numbers.kycExpiresAt, q.kycExpiresBefore), NUMBER_NOT_RELEASED),
   );
 }
 
