@@ -7,9 +7,9 @@ import { evaluate } from "../compliance/evaluation.ts";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
-import { retryingRaces } from "../db/races.ts";
 import { type EventSpec, eventStatements, inEventChunks, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
+import { retryingRaces } from "../db/races.ts";
 import { batchAssertions, catalog, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import { withPrefix } from "../lib/ids.ts";
@@ -167,7 +167,8 @@ export function profileNumbersRecorded(
 
 /** The assertion that a write changed exactly `count` rows: else a concurrent change got between its read and it. */
 export function wroteExactly(db: Database, count: number, what: string) {
-  return (_: SQL, rowsWritten: SQL) => db.insert(batchAssertions).select(sql`SELECT ${`${what} raced`} WHERE ${rowsWritten} <> ${count}`);
+  return (_: SQL, rowsWritten: SQL) =>
+    db.insert(batchAssertions).select(sql`SELECT ${`${what} raced`} WHERE ${rowsWritten} <> ${count}`);
 }
 
 /**

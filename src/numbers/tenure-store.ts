@@ -120,21 +120,28 @@ function readTenures(db: Database, customerId: string | undefined, selection: Te
     releasedProfileId: numbers.releasedProfileId,
     ownKycId: sql<
       string | null
-    >`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${kycVerifications.numberId} = ${numbers.id})`.as("own_kyc_id"),
+    >`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${kycVerifications.numberId} = ${numbers.id})`.as(
+      "own_kyc_id",
+    ),
     orderStatus: sql<OrderStatus | null>`(SELECT ${orders.status} FROM ${orders} WHERE ${orders.id} = ${numbers.orderId})`.as(
       "order_status",
     ),
-    releasedProfileExists: sql<number>`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${numbers.releasedProfileId})`.as(
-      "released_profile_exists",
-    ),
+    releasedProfileExists:
+      sql<number>`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${kycVerifications.id} = ${numbers.releasedProfileId})`.as(
+        "released_profile_exists",
+      ),
   };
   const owned = customerId === undefined ? undefined : eq(numbers.customerId, customerId);
   if ("orderId" in selection) {
-    return db
-      .select({ requested: sql<string>`${numbers.id}`.as("requested"), ...columns })
-      .from(numbers)
-      .where(and(eq(numbers.orderId, selection.orderId), owned))
-      .orderBy(numbers.phoneNumber);
+    return (
+      db
+        .select({ requested: sql<string>`${numbers.id}`.as("requested"), ...columns })
+        .from(numbers)
+        // Joined (nothing selected from it), so drizzle names every column with its table: the subqueries need it.
+        .innerJoin(customers, eq(customers.id, numbers.customerId))
+        .where(and(eq(numbers.orderId, selection.orderId), owned))
+        .orderBy(numbers.phoneNumber)
+    );
   }
   return db
     .select({ requested: sql<string>`requested.value`.as("requested"), ...columns })
@@ -198,7 +205,9 @@ export async function moveNumbers(
           ? db
               .select({ id: orders.id })
               .from(orders)
-              .where(and(eq(orders.id, selection.orderId), customerId === undefined ? undefined : eq(orders.customerId, customerId)))
+              .where(
+                and(eq(orders.id, selection.orderId), customerId === undefined ? undefined : eq(orders.customerId, customerId)),
+              )
           : undefined,
       tenures: readTenures(db, customerId, selection),
     });
@@ -279,7 +288,10 @@ function profileRecords(
   now: number,
 ): Record<string, ReturnType<typeof profileNumbersRecorded>> {
   return Object.fromEntries(
-    [...grouped].map(([profileId, ids], i) => [`profile${i + 1}`, profileNumbersRecorded(db, audit, change, profileId, ids, now)]),
+    [...grouped].map(([profileId, ids], i) => [
+      `profile${i + 1}`,
+      profileNumbersRecorded(db, audit, change, profileId, ids, now),
+    ]),
   );
 }
 
