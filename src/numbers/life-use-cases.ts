@@ -4,7 +4,7 @@ import type { StaffRole, SuspensionReason } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { action } from "../lib/action.ts";
 import { done, notFound, type Result, refusals, refused } from "../lib/problem.ts";
-import { operatorAction } from "../staff/roles.ts";
+import { ADMIN, operatorAction } from "../staff/roles.ts";
 import { type MoveState, mayMoveNumber, type NumberMove, type NumberMover } from "./lifecycle.ts";
 import { type MoveReport, type MoveRequest, moveNumbers, type TenureSelection } from "./tenure-store.ts";
 
@@ -74,6 +74,7 @@ export const resumeNumbersAction = operatorAction({
 export const releaseNumbersByOperatorAction = operatorAction({
   operationId: "releaseNumbersByOperator",
   roles: NUMBER_STAFF,
+  elevated: { flag: "force", roles: ADMIN },
   refusals: NO_REFUSALS,
   available: movable("release", "operator"),
   run: (work: Work, numberIds: string[], options: OperatorMoveOptions & { force?: boolean | undefined }) =>
