@@ -368,3 +368,61 @@ describe("the operator's moves", () => {
     expect((await byAdmin("restore", { number_ids: [a!.number_id] })).results[0]!.outcome).toBe("restored");
   });
 });
+
+describe("bad input", () => {
+  /** Everything a refused request could have changed. */
+  async function snapshot(customerId: string) {
+    return {
+      numbers: await sqlAll("SELECT * FROM numbers WHERE customer_id = ? ORDER BY id", customerId),
+      events: await sqlAll("SELECT id FROM events WHERE customer_id = ? ORDER BY id", customerId),
+      audit: await sqlAll("SELECT id FROM audit_events WHERE customer_id = ? ORDER BY id", customerId),
+    };
+  }
+
+  it("answers problem+json naming the field, and changes nothing", async () => {
+    const customer = await createCustomer("life-bad");
+    const [number] = await allocateNumbers(customer, 1);
+    const id = number!.number_id;
+    const fulfilment = await staffMember("fulfilment");
+    const ids = (n: number) => Array.from({ length: n }, () => crypto.randomUUID());
+    const before = await snapshot(customer.customerId);
+    const customerCases: [string, string, unknown, string][] = [
+      ["no ids", "release", { number_ids: [] }, "/number_ids"],
+      ["1,001 ids", "release", { number_ids: ids(1001) }, "/number_ids"],
+      ["both ids and order", "release", { number_ids: [id], order_id: number!.order_id }, "/order_id"],
+      ["neither ids nor order", "release", { dry_run: true }, ""],
+      ["an unknown field", "release", { number_ids: [id], force: true }, "/force"],
+      ["a malformed id", "release", { number_ids: ["num_nope"] }, "/number_ids/0"],
+      ["dry_run not a boolean", "release", { number_ids: [id], dry_run: "yes" }, "/dry_run"],
+      ["restore without ids", "restore", {}, "/number_ids"],
+      ["restore of 1,001 ids", "restore", { number_ids: ids(1001) }, "/number_ids"],
+    ];
+    for (const [name, path, body, pointer] of customerCases) {
+      const response = await customer.callJson("POST", `/api/customers/${customer.slug}/numbers/${path}`, body);
+      expect(response.status, name).toBe(400);
+      expect(response.headers.get("Content-Type"), name).toContain("application/problem+json");
+      const problem = (await response.json()) as { code: string; errors?: { pointer: string }[] };
+      expect(problem.code, name).toBe("validation_error");
+      expect(problem.errors?.map((e) => e.pointer), name).toContain(pointer);
+    }
+    const operatorCases: [string, string, unknown, number, string][] = [
+      ["a bad reason", "suspend", { number_ids: [id], reason: "whim" }, 400, "validation_error"],
+      ["no reason", "suspend", { number_ids: [id] }, 400, "validation_error"],
+      ["a note of 501", "suspend", { number_ids: [id], reason: "abuse", note: "x".repeat(501) }, 400, "validation_error"],
+      ["a note with NUL", "resume", { number_ids: [id], note: "a\u0000b" }, 400, "validation_error"],
+      ["an unknown field", "restore", { number_ids: [id], force: true }, 400, "validation_error"],
+      ["force by fulfilment", "release", { number_ids: [id], force: true }, 403, "forbidden"],
+    ];
+    for (const [name, path, body, status, code] of operatorCases) {
+      const response = await admin(path, body, fulfilment.headers);
+      expect(response.status, name).toBe(status);
+      expect(response.headers.get("Content-Type"), name).toContain("application/problem+json");
+      expect(((await response.json()) as { code: string }).code, name).toBe(code);
+    }
+    const viewer = await staffMember("viewer");
+    expect((await admin("suspend", { number_ids: [id], reason: "abuse" }, viewer.headers)).status).toBe(403);
+    expect(await snapshot(customer.customerId)).toEqual(before);
+    // The same body without force is the fulfilment's to send.
+    expect((await bodyOf<Report>(await admin("release", { number_ids: [id], force: false }, fulfilment.headers))).released).toBe(1);
+  });
+});
