@@ -77,9 +77,21 @@ describe("a number's moves at once", () => {
       );
       const customerPath = (p: string) => `/api/customers/${customer.slug}/${p}`;
       const requests: [Promise<Response>, number[], ((body: Record<string, unknown>) => void) | undefined][] = [
-        [customer.callJson("POST", customerPath("numbers/release"), { number_ids: someOf(ids, random) }), [200], count("released")],
-        [customer.callJson("POST", customerPath("numbers/release"), { number_ids: someOf(ids, random) }), [200], count("released")],
-        [customer.callJson("POST", customerPath("numbers/restore"), { number_ids: someOf(ids, random) }), [200], count("restored")],
+        [
+          customer.callJson("POST", customerPath("numbers/release"), { number_ids: someOf(ids, random) }),
+          [200],
+          count("released"),
+        ],
+        [
+          customer.callJson("POST", customerPath("numbers/release"), { number_ids: someOf(ids, random) }),
+          [200],
+          count("released"),
+        ],
+        [
+          customer.callJson("POST", customerPath("numbers/restore"), { number_ids: someOf(ids, random) }),
+          [200],
+          count("restored"),
+        ],
         [
           callJson("POST", "/admin/numbers/suspend", { number_ids: someOf(ids, random), reason: "abuse" }, ADMIN),
           [200],
@@ -95,7 +107,12 @@ describe("a number's moves at once", () => {
         ],
         // Held by their tenures (released ones too): refused.
         [
-          callJson("POST", `/admin/orders/${order.order_id}/numbers`, { phone_numbers: someOf(phones, random).slice(0, 2) }, ADMIN),
+          callJson(
+            "POST",
+            `/admin/orders/${order.order_id}/numbers`,
+            { phone_numbers: someOf(phones, random).slice(0, 2) },
+            ADMIN,
+          ),
           [409],
           undefined,
         ],
@@ -117,7 +134,9 @@ describe("a number's moves at once", () => {
           ...phones,
         ),
       ).toEqual([]);
-      expect(await rows(`SELECT phone_number FROM stock_numbers WHERE phone_number IN (${phonePlaceholders})`, ...phones)).toEqual([]);
+      expect(
+        await rows(`SELECT phone_number FROM stock_numbers WHERE phone_number IN (${phonePlaceholders})`, ...phones),
+      ).toEqual([]);
       // No released number attached; kyc_profile_id is the attachment.
       expect(
         await rows(

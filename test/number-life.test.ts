@@ -403,7 +403,10 @@ describe("bad input", () => {
       expect(response.headers.get("Content-Type"), name).toContain("application/problem+json");
       const problem = (await response.json()) as { code: string; errors?: { pointer: string }[] };
       expect(problem.code, name).toBe("validation_error");
-      expect(problem.errors?.map((e) => e.pointer), name).toContain(pointer);
+      expect(
+        problem.errors?.map((e) => e.pointer),
+        name,
+      ).toContain(pointer);
     }
     const operatorCases: [string, string, unknown, number, string][] = [
       ["a bad reason", "suspend", { number_ids: [id], reason: "whim" }, 400, "validation_error"],
@@ -423,6 +426,8 @@ describe("bad input", () => {
     expect((await admin("suspend", { number_ids: [id], reason: "abuse" }, viewer.headers)).status).toBe(403);
     expect(await snapshot(customer.customerId)).toEqual(before);
     // The same body without force is the fulfilment's to send.
-    expect((await bodyOf<Report>(await admin("release", { number_ids: [id], force: false }, fulfilment.headers))).released).toBe(1);
+    expect((await bodyOf<Report>(await admin("release", { number_ids: [id], force: false }, fulfilment.headers))).released).toBe(
+      1,
+    );
   });
 });

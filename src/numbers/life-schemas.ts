@@ -7,7 +7,7 @@ import { type MoveRefusal, NUMBER_MOVES, type NumberMove, type NumberMover } fro
 import { MOVED_OUTCOMES, type MoveEffect, type MoveReport, type TenureSelection } from "./tenure-store.ts";
 
 /** At most this many ids in one request. */
-export const MAX_MOVED = 1_000;
+const MAX_MOVED = 1_000;
 /** At most this many numbers of one order in one release. */
 export const MAX_ORDER_RELEASE = 10_000;
 const MAX_NOTE_LENGTH = 500;

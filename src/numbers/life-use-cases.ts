@@ -11,12 +11,9 @@ import { type MoveReport, type MoveRequest, moveNumbers, type TenureSelection } 
 /** The staff who change numbers (LIFECYCLE.md). */
 const NUMBER_STAFF: readonly StaffRole[] = ["fulfilment", "compliance", "admin"];
 
-/** What a page knows of a number to ask whether a move is offered. */
-export type MovableNumber = MoveState;
-
 /** Whether the mover may make the move on the number now (a page's button). */
 function movable(move: NumberMove, mover: NumberMover) {
-  return (number: MovableNumber, now: number) => mayMoveNumber(number, move, mover, { now });
+  return (number: MoveState, now: number) => mayMoveNumber(number, move, mover, { now });
 }
 
 async function move(work: Work, request: MoveRequest): Promise<Result<MoveReport, typeof RELEASE_REFUSALS>> {

@@ -46,8 +46,8 @@ export const MOVED_OUTCOMES = {
   suspend: "suspended",
   resume: "resumed",
 } as const satisfies Record<NumberMove, string>;
-export type MovedOutcome = (typeof MOVED_OUTCOMES)[NumberMove];
-export type MoveOutcome = MovedOutcome | "would_release" | "not_found" | MoveRefusal;
+type MovedOutcome = (typeof MOVED_OUTCOMES)[NumberMove];
+type MoveOutcome = MovedOutcome | "would_release" | "not_found" | MoveRefusal;
 
 /** What else a move did to the number (or, on a dry run, would). */
 export type MoveEffect =
@@ -57,7 +57,7 @@ export type MoveEffect =
   | { code: "reattached_to_profile"; profileId: string }
   | { code: "profile_gone" };
 
-export interface MoveResult {
+interface MoveResult {
   /** The number's id; the id as asked when no number was found. */
   numberId: string;
   phoneNumber: string | null;
