@@ -6,6 +6,7 @@
 // name.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { seeded } from "./arbitraries.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { allocateNumbers, bodyOf, callJson, createCustomer, INDIVIDUAL_ADDRESS, makeOrderable } from "./helpers.ts";
 
@@ -13,18 +14,6 @@ const ADMIN = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const SEED = 0x11fe_2027;
 const ROUNDS = 3;
 const NUMBERS = 8;
-
-/** mulberry32: the same sequence for the same seed, so a failure comes back on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** A random subset of `items` (at least one). */
 function someOf<T>(items: readonly T[], random: () => number): T[] {

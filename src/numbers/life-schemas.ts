@@ -1,7 +1,7 @@
 // Wire format of a number's moves: the release, restore, suspend and resume bodies and their per-number reports.
 import { z } from "@hono/zod-openapi";
 import { SUSPENSION_REASONS } from "../db/schema.ts";
-import { multiLineText, prefixedId } from "../http/fields.ts";
+import { multiLineText, oneSelection, prefixedId } from "../http/fields.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { type MoveRefusal, NUMBER_MOVES, type NumberMove, type NumberMover } from "./lifecycle.ts";
 import { MOVED_OUTCOMES, type MoveEffect, type MoveReport, type TenureSelection } from "./tenure-store.ts";
@@ -34,16 +34,7 @@ export const releaseNumbersBody = z
       }),
     dry_run: z.boolean().optional().meta({ description: "Report what would happen and change nothing (the release preview)." }),
   })
-  .superRefine((body, ctx) => {
-    const given = [body.number_ids, body.order_id].filter((part) => part !== undefined).length;
-    if (given !== 1) {
-      ctx.addIssue({
-        code: "custom",
-        path: given === 0 ? [] : ["order_id"],
-        message: given === 0 ? "must have number_ids or order_id" : "must not be given beside number_ids",
-      });
-    }
-  })
+  .superRefine(oneSelection)
   .openapi("ReleaseNumbers");
 
 export function toTenureSelection(body: { number_ids?: string[] | undefined; order_id?: string | undefined }): TenureSelection {
