@@ -142,6 +142,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers/{customer_slug}/numbers/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release numbers
+         * @description Gives numbers back: by ids, or every number of an order (at most 10,000; an unknown order is 404). Each active or suspended number becomes released, restorable for 10 days (restorable_until), and leaves its profile (kyc_profile.numbers_detached); its own verification and documents stay with it. A protected number (release_protected) is refused. dry_run answers the same report and changes nothing (the release preview). Orders are not changed. One number.released event per 250 numbers.
+         */
+        post: operations["releaseNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/numbers/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore released numbers
+         * @description Undoes the account's own releases until restorable_until: each number returns to the state it had, and joins again the profile it left while that profile exists (kyc_profile.numbers_attached). A number released by the operator is refused (released_by_operator). One number.restored event per 250 numbers.
+         */
+        post: operations["restoreNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/customers/{customer_slug}/users": {
         parameters: {
             query?: never;
@@ -1003,6 +1043,86 @@ export interface paths {
          * @description All or nothing: the numbers listed in phone_numbers, or from_stock oldest numbers of the stock of the order's country and type (never both). The order must be pending (it moves to processing) or processing; fulfilled_quantity grows and reaching quantity fulfils the order. More numbers than remain is a 400; a number already allocated anywhere, or stocked for another country or type, is a 409; more than the stock holds is a 409 insufficient_stock. A listed number that is in stock leaves it. A pending order whose KYC profile its customer changes during the allocation is read again and allocated as it then stands; changed again, a 409 (nothing allocated). One order.numbers_allocated event is sent per 1,000 numbers.
          */
         post: operations["allocateNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/numbers/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend numbers
+         * @description Active numbers of any account become suspended with the reason (number.suspended). One report per distinct id, in the request's order; one event per account and 250 numbers, one audit event per number.
+         */
+        post: operations["suspendNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/numbers/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume suspended numbers
+         * @description Suspended numbers become active again (number.resumed). One report per distinct id, in the request's order; one event per account and 250 numbers, one audit event per number.
+         */
+        post: operations["resumeNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/numbers/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release numbers
+         * @description As the account's release, with release_reason operator (the account cannot restore it); a protected number is refused unless force (admin only). One report per distinct id, in the request's order; one event per account and 250 numbers, one audit event per number.
+         */
+        post: operations["releaseNumbersByOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/numbers/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore released numbers
+         * @description Undoes any release (the account's or the operator's) until restorable_until. One report per distinct id, in the request's order; one event per account and 250 numbers, one audit event per number.
+         */
+        post: operations["restoreNumbersByOperator"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2637,6 +2757,75 @@ export interface components {
             hasNextPage: boolean;
             hasPreviousPage: boolean;
         };
+        ReleaseReport: {
+            /** @description How many numbers were released. */
+            released: number;
+            /** @description One per distinct number asked for, in the request's order. */
+            results: components["schemas"]["ReleaseReportResult"][];
+            dry_run: boolean;
+        };
+        ReleaseReportResult: {
+            /** @description The number's id; the id as given when not_found. */
+            number_id: string;
+            /** @description null when not_found. */
+            phone_number: string | null;
+            /** @enum {string} */
+            outcome: "released" | "would_release" | "not_found" | "already_released" | "release_protected";
+            /** @description What else it did (would do) to the number; empty when refused. */
+            effects: components["schemas"]["NumberMoveEffect"][];
+        };
+        NumberMoveEffect: {
+            /** @enum {string} */
+            code: "detached_from_profile";
+            profile_id: string;
+        } | {
+            /** @enum {string} */
+            code: "own_verification_kept";
+            kyc_id: string;
+        } | {
+            /** @enum {string} */
+            code: "order_still_open";
+            /** Format: uuid */
+            order_id: string;
+        } | {
+            /** @enum {string} */
+            code: "reattached_to_profile";
+            profile_id: string;
+        } | {
+            /** @enum {string} */
+            code: "profile_gone";
+        };
+        ReleaseNumbers: {
+            /** @description 1 to 1,000 ids, num_<uuid> or bare; a repeated id counts once. */
+            number_ids?: string[];
+            /**
+             * Format: uuid
+             * @description Instead: every number of this order of the account (at most 10,000).
+             */
+            order_id?: string;
+            /** @description Report what would happen and change nothing (the release preview). */
+            dry_run?: boolean;
+        };
+        RestoreReport: {
+            /** @description How many numbers were restored. */
+            restored: number;
+            /** @description One per distinct number asked for, in the request's order. */
+            results: components["schemas"]["RestoreReportResult"][];
+        };
+        RestoreReportResult: {
+            /** @description The number's id; the id as given when not_found. */
+            number_id: string;
+            /** @description null when not_found. */
+            phone_number: string | null;
+            /** @enum {string} */
+            outcome: "restored" | "not_found" | "not_released" | "released_by_operator" | "restore_window_passed";
+            /** @description What else it did (would do) to the number; empty when refused. */
+            effects: components["schemas"]["NumberMoveEffect"][];
+        };
+        RestoreNumbers: {
+            /** @description 1 to 1,000 ids, num_<uuid> or bare; a repeated id counts once. */
+            number_ids: string[];
+        };
         UserPage: {
             data: components["schemas"]["User"][];
             meta: components["schemas"]["UserPageMeta"];
@@ -3378,6 +3567,98 @@ export interface components {
              * @example 100
              */
             from_stock?: number;
+        };
+        SuspendReport: {
+            /** @description How many numbers were suspended. */
+            suspended: number;
+            /** @description One per distinct number asked for, in the request's order. */
+            results: components["schemas"]["SuspendReportResult"][];
+        };
+        SuspendReportResult: {
+            /** @description The number's id; the id as given when not_found. */
+            number_id: string;
+            /** @description null when not_found. */
+            phone_number: string | null;
+            /** @enum {string} */
+            outcome: "suspended" | "not_found" | "already_suspended" | "number_released";
+            /** @description What else it did (would do) to the number; empty when refused. */
+            effects: components["schemas"]["NumberMoveEffect"][];
+        };
+        SuspendNumbers: {
+            /** @description 1 to 1,000 ids, num_<uuid> or bare; a repeated id counts once. */
+            number_ids: string[];
+            /** @enum {string} */
+            reason: "kyc_expired" | "non_payment" | "abuse" | "customer_request" | "other";
+            /** @description Why, in at most 500 characters: kept in the audit log only. */
+            note?: string;
+        };
+        ResumeReport: {
+            /** @description How many numbers were resumed. */
+            resumed: number;
+            /** @description One per distinct number asked for, in the request's order. */
+            results: components["schemas"]["ResumeReportResult"][];
+        };
+        ResumeReportResult: {
+            /** @description The number's id; the id as given when not_found. */
+            number_id: string;
+            /** @description null when not_found. */
+            phone_number: string | null;
+            /** @enum {string} */
+            outcome: "resumed" | "not_found" | "not_suspended" | "number_released";
+            /** @description What else it did (would do) to the number; empty when refused. */
+            effects: components["schemas"]["NumberMoveEffect"][];
+        };
+        ResumeNumbers: {
+            /** @description 1 to 1,000 ids, num_<uuid> or bare; a repeated id counts once. */
+            number_ids: string[];
+            /** @description Why, in at most 500 characters: kept in the audit log only. */
+            note?: string;
+        };
+        OperatorReleaseReport: {
+            /** @description How many numbers were released. */
+            released: number;
+            /** @description One per distinct number asked for, in the request's order. */
+            results: components["schemas"]["OperatorReleaseReportResult"][];
+        };
+        OperatorReleaseReportResult: {
+            /** @description The number's id; the id as given when not_found. */
+            number_id: string;
+            /** @description null when not_found. */
+            phone_number: string | null;
+            /** @enum {string} */
+            outcome: "released" | "not_found" | "already_released" | "release_protected";
+            /** @description What else it did (would do) to the number; empty when refused. */
+            effects: components["schemas"]["NumberMoveEffect"][];
+        };
+        OperatorReleaseNumbers: {
+            /** @description 1 to 1,000 ids, num_<uuid> or bare; a repeated id counts once. */
+            number_ids: string[];
+            /** @description Why, in at most 500 characters: kept in the audit log only. */
+            note?: string;
+            /** @description Release protected numbers too (admin only). */
+            force?: boolean;
+        };
+        OperatorRestoreReport: {
+            /** @description How many numbers were restored. */
+            restored: number;
+            /** @description One per distinct number asked for, in the request's order. */
+            results: components["schemas"]["OperatorRestoreReportResult"][];
+        };
+        OperatorRestoreReportResult: {
+            /** @description The number's id; the id as given when not_found. */
+            number_id: string;
+            /** @description null when not_found. */
+            phone_number: string | null;
+            /** @enum {string} */
+            outcome: "restored" | "not_found" | "not_released" | "restore_window_passed";
+            /** @description What else it did (would do) to the number; empty when refused. */
+            effects: components["schemas"]["NumberMoveEffect"][];
+        };
+        OperatorRestoreNumbers: {
+            /** @description 1 to 1,000 ids, num_<uuid> or bare; a repeated id counts once. */
+            number_ids: string[];
+            /** @description Why, in at most 500 characters: kept in the audit log only. */
+            note?: string;
         };
         InvitedUser: components["schemas"]["User"] & {
             /**
@@ -5562,6 +5843,122 @@ export interface operations {
             404: components["responses"]["Problem404Head"];
             429: components["responses"]["Problem429Head"];
             500: components["responses"]["Problem500Head"];
+        };
+    };
+    releaseNumbers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReleaseNumbers"];
+            };
+        };
+        responses: {
+            /** @description What happened (would happen) to each number. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReleaseReport"];
+                };
+            };
+            400: components["responses"]["Problem400Idempotent"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404Idempotent"];
+            409: components["responses"]["Problem409Idempotent"];
+            413: components["responses"]["Problem413Idempotent"];
+            415: components["responses"]["Problem415Idempotent"];
+            422: components["responses"]["Problem422Idempotent"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    restoreNumbers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreNumbers"];
+            };
+        };
+        responses: {
+            /** @description What happened to each number. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoreReport"];
+                };
+            };
+            400: components["responses"]["Problem400Idempotent"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404Idempotent"];
+            409: components["responses"]["Problem409Idempotent"];
+            413: components["responses"]["Problem413Idempotent"];
+            415: components["responses"]["Problem415Idempotent"];
+            422: components["responses"]["Problem422Idempotent"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
         };
     };
     listUsers: {
@@ -9625,6 +10022,230 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            413: components["responses"]["Problem413Idempotent"];
+            415: components["responses"]["Problem415Idempotent"];
+            422: components["responses"]["Problem422Idempotent"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    suspendNumbers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuspendNumbers"];
+            };
+        };
+        responses: {
+            /** @description What happened to each number. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuspendReport"];
+                };
+            };
+            400: components["responses"]["Problem400Idempotent"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403Idempotent"];
+            409: components["responses"]["Problem409Idempotent"];
+            413: components["responses"]["Problem413Idempotent"];
+            415: components["responses"]["Problem415Idempotent"];
+            422: components["responses"]["Problem422Idempotent"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    resumeNumbers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResumeNumbers"];
+            };
+        };
+        responses: {
+            /** @description What happened to each number. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResumeReport"];
+                };
+            };
+            400: components["responses"]["Problem400Idempotent"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403Idempotent"];
+            409: components["responses"]["Problem409Idempotent"];
+            413: components["responses"]["Problem413Idempotent"];
+            415: components["responses"]["Problem415Idempotent"];
+            422: components["responses"]["Problem422Idempotent"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    releaseNumbersByOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorReleaseNumbers"];
+            };
+        };
+        responses: {
+            /** @description What happened to each number. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorReleaseReport"];
+                };
+            };
+            400: components["responses"]["Problem400Idempotent"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403Idempotent"];
+            409: components["responses"]["Problem409Idempotent"];
+            413: components["responses"]["Problem413Idempotent"];
+            415: components["responses"]["Problem415Idempotent"];
+            422: components["responses"]["Problem422Idempotent"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    restoreNumbersByOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorRestoreNumbers"];
+            };
+        };
+        responses: {
+            /** @description What happened to each number. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorRestoreReport"];
+                };
+            };
+            400: components["responses"]["Problem400Idempotent"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403Idempotent"];
+            409: components["responses"]["Problem409Idempotent"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];

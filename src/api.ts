@@ -22,6 +22,8 @@ import { kycAdminRoutes } from "./kyc/admin-routes.ts";
 import { profileRoutes } from "./kyc/profile-routes.ts";
 import { kycRoutes } from "./kyc/routes.ts";
 import { numberAdminRoutes } from "./numbers/admin-routes.ts";
+import { numberLifeAdminRoutes } from "./numbers/life-admin-routes.ts";
+import { numberLifeRoutes } from "./numbers/life-routes.ts";
 import { numberRoutes } from "./numbers/routes.ts";
 import { orderAdminRoutes } from "./orders/admin-routes.ts";
 import { orderRoutes } from "./orders/routes.ts";
@@ -54,6 +56,7 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
         customerAudience()
           .route("/", orderRoutes)
           .route("/", numberRoutes)
+          .route("/", numberLifeRoutes)
           .route("/", userRoutes)
           .route("/", eventRoutes)
           .route("/", webhookEndpointRoutes)
@@ -69,6 +72,7 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
           .route("/", catalogAdminRoutes)
           .route("/", orderAdminRoutes)
           .route("/", numberAdminRoutes)
+          .route("/", numberLifeAdminRoutes)
           .route("/", userAdminRoutes)
           .route("/", kycAdminRoutes)
           .route("/", staffAdminRoutes)

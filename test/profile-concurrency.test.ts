@@ -6,6 +6,7 @@
 // number's KYC and each profile's count say the same as the database.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { seeded } from "./arbitraries.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   allocateNumbers,
@@ -39,18 +40,6 @@ interface DetachReport {
   detached: string[];
   already_detached: string[];
   refused: Refused[];
-}
-
-/** mulberry32: the same sequence for the same seed, so a failure comes back on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 function shuffled<T>(items: readonly T[], random: () => number): T[] {

@@ -7,6 +7,7 @@ export const EVERY_ROLE: readonly StaffRole[] = ["viewer", "fulfilment", "compli
 const FULFILMENT: readonly StaffRole[] = ["fulfilment", "admin"];
 const COMPLIANCE: readonly StaffRole[] = ["compliance", "admin"];
 const ADMIN: readonly StaffRole[] = ["admin"];
+const NUMBER_STAFF: readonly StaffRole[] = ["fulfilment", "compliance", "admin"];
 
 /**
  * OPERATOR.md: every role reads the queues, orders, accounts, catalog, requirements, stock and the audit log; order
@@ -49,10 +50,16 @@ export const ROLE_MATRIX: Readonly<Record<string, readonly StaffRole[]>> = {
   addCatalogPair: ADMIN,
   removeCatalogPair: ADMIN,
   putStaff: ADMIN,
+  suspendNumbers: NUMBER_STAFF,
+  resumeNumbers: NUMBER_STAFF,
+  releaseNumbersByOperator: NUMBER_STAFF,
+  restoreNumbersByOperator: NUMBER_STAFF,
 };
 
 /**
  * LIFECYCLE.md's admin-only flags: `force` on the operator's release, `ignore_quarantine` on an allocation. By
  * operationId; each operation is also in ROLE_MATRIX.
  */
-export const ELEVATED_MATRIX: Readonly<Record<string, { flag: string; roles: readonly StaffRole[] }>> = {};
+export const ELEVATED_MATRIX: Readonly<Record<string, { flag: string; roles: readonly StaffRole[] }>> = {
+  releaseNumbersByOperator: { flag: "force", roles: ADMIN },
+};

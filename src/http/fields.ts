@@ -173,3 +173,18 @@ export function prefixedId(prefix: IdPrefix) {
 export function prefixedIdParam(prefix: IdPrefix, name: string) {
   return prefixedId(prefix).openapi({ param: { name, in: "path" } });
 }
+
+/**
+ * A refinement of a body that selects numbers by ids or by order: exactly one of the two (named at its field when both
+ * are given).
+ */
+export function oneSelection(body: { number_ids?: unknown; order_id?: unknown }, ctx: z.RefinementCtx): void {
+  const given = [body.number_ids, body.order_id].filter((part) => part !== undefined).length;
+  if (given !== 1) {
+    ctx.addIssue({
+      code: "custom",
+      path: given === 0 ? [] : ["order_id"],
+      message: given === 0 ? "must have number_ids or order_id" : "must not be given beside number_ids",
+    });
+  }
+}

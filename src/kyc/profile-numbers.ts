@@ -7,9 +7,9 @@ import { evaluate } from "../compliance/evaluation.ts";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
-import { isFailedBatchAssertion } from "../db/errors.ts";
 import { type EventSpec, eventStatements, inEventChunks, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
+import { retryingRaces } from "../db/races.ts";
 import {
   batchAssertions,
   catalog,
@@ -27,8 +27,6 @@ import { documentsOf, subjectVerification } from "./store.ts";
 
 /** At most this many numbers in one attach or detach. */
 export const MAX_ATTACH = 10_000;
-/** How often an attach or detach is done again when a concurrent change got between its read and its write. */
-const ATTEMPTS = 10;
 
 export const ATTACH_REFUSALS = [
   "not_found",
@@ -112,7 +110,7 @@ function refusal(numberId: string, code: AttachRefusalCode, detail = REFUSAL_WOR
   return { numberId, code, detail };
 }
 
-type ProfileNumbersChange = "attached" | "detached";
+export type ProfileNumbersChange = "attached" | "detached";
 
 /**
  * The kyc_profile.numbers_attached (or _detached) events of these numbers, one per NUMBERS_PER_EVENT of them, read
@@ -143,11 +141,10 @@ export function profileNumbersEvents(
 }
 
 /**
- * What stands after the write of an attach or detach of `numberIds` (writeInPhases' record and after): the assertion
- * that it wrote every one of them (else a concurrent change got between the read and the write, and the batch is
- * refused), then the audit event with the profile's number count before and after, and the events.
+ * What stands after a write that attached or detached `numberIds` to or from the profile: the audit event with the
+ * profile's number count before and after, and the events. A number's release and restore record theirs with it too.
  */
-function recordedChange(
+export function profileNumbersRecorded(
   db: Database,
   audit: AuditContext,
   change: ProfileNumbersChange,
@@ -159,41 +156,51 @@ function recordedChange(
   const after = sql`(SELECT count(*) FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.profileId} = ${profileId})`;
   const thisProfile = eq(kycVerifications.id, profileId);
   return {
-    record: (_: SQL, rowsWritten: SQL) =>
-      db.insert(batchAssertions).select(sql`SELECT ${`${change} raced`} WHERE ${rowsWritten} <> ${count}`),
-    after: {
-      audit: auditStatement(
-        db,
-        { ...audit, now },
-        {
-          action: `kyc_profile.numbers_${change}`,
-          target: { type: "kyc_profile", id: withPrefix("kyp", profileId) },
-          customerId: kycVerifications.customerId,
-          changes: { number_count: [change === "attached" ? sql`${after} - ${count}` : sql`${after} + ${count}`, after] },
-        },
-        { from: kycVerifications, where: thisProfile },
-      ),
-      events: profileNumbersEvents(
-        db,
-        change,
-        profileId,
-        numberIds,
-        { customerId: kycVerifications.customerId, from: kycVerifications, where: thisProfile },
-        now,
-      ),
-    },
+    audit: auditStatement(
+      db,
+      { ...audit, now },
+      {
+        action: `kyc_profile.numbers_${change}`,
+        target: { type: "kyc_profile", id: withPrefix("kyp", profileId) },
+        customerId: kycVerifications.customerId,
+        changes: { number_count: [change === "attached" ? sql`${after} - ${count}` : sql`${after} + ${count}`, after] },
+      },
+      { from: kycVerifications, where: thisProfile },
+    ),
+    events: profileNumbersEvents(
+      db,
+      change,
+      profileId,
+      numberIds,
+      { customerId: kycVerifications.customerId, from: kycVerifications, where: thisProfile },
+      now,
+    ),
   };
 }
 
-/** Runs `attempt` again while a concurrent change fails its batch assertion. */
-async function retryingRaces<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (i >= ATTEMPTS || !isFailedBatchAssertion(error)) throw error;
-    }
-  }
+/** The assertion that a write changed exactly `count` rows: else a concurrent change got between its read and it. */
+export function wroteExactly(db: Database, count: number, what: string) {
+  return (_: SQL, rowsWritten: SQL) =>
+    db.insert(batchAssertions).select(sql`SELECT ${`${what} raced`} WHERE ${rowsWritten} <> ${count}`);
+}
+
+/**
+ * What stands after the write of an attach or detach of `numberIds` (writeInPhases' record and after): the assertion
+ * that it wrote every one of them (else a concurrent change got between the read and the write, and the batch is
+ * refused), then the audit event and the events.
+ */
+function recordedChange(
+  db: Database,
+  audit: AuditContext,
+  change: ProfileNumbersChange,
+  profileId: string,
+  numberIds: string[],
+  now: number,
+) {
+  return {
+    record: wroteExactly(db, numberIds.length, change),
+    after: profileNumbersRecorded(db, audit, change, profileId, numberIds, now),
+  };
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   e164Schema,
   multiLineText,
   numberTypeSchema,
+  oneSelection,
   prefixedId,
   singleLineText,
   timestampSchema,
@@ -524,16 +525,7 @@ export const profileNumbersBody = z
       .meta({ description: `1 to ${MAX_ATTACH.toLocaleString("en-US")} ids, num_<uuid> or bare; a repeated id counts once.` }),
     order_id: z.uuid().optional().meta({ description: "Instead: every number of this order of the account." }),
   })
-  .superRefine((body, ctx) => {
-    const given = [body.number_ids, body.order_id].filter((part) => part !== undefined).length;
-    if (given !== 1) {
-      ctx.addIssue({
-        code: "custom",
-        path: given === 0 ? [] : ["order_id"],
-        message: given === 0 ? "must have number_ids or order_id" : "must not be given beside number_ids",
-      });
-    }
-  })
+  .superRefine(oneSelection)
   .openapi("KycProfileNumbers");
 
 export function toNumberSelection(body: z.output<typeof profileNumbersBody>): NumberSelection {

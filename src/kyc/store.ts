@@ -455,6 +455,11 @@ export async function deleteVerificationRows(
           subject.kind === "profile"
             ? db.update(orders).set({ kycProfileId: null }).where(sql`${orders.kycProfileId} = ${kycIdOf}`)
             : undefined,
+        // Released numbers forget it (their restore then joins no profile): released_profile_id references it.
+        releasedFrom:
+          subject.kind === "profile"
+            ? db.update(numbers).set({ releasedProfileId: null }).where(sql`${numbers.releasedProfileId} = ${kycIdOf}`)
+            : undefined,
         documents: db
           .delete(kycDocuments)
           .where(sql`${kycDocuments.kycId} = ${kycIdOf}`)
