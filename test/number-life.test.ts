@@ -200,7 +200,7 @@ describe("the account's release and restore", () => {
     expect((await auditsOf(a!.number_id)).map((e) => e.action)).toEqual(["number.released", "number.restored"]);
   });
 
-  it("detaches a released number from its profile and attaches it again on restore; none once the profile is deleted", async () => {
+  it("detaches a released number from its profile and attaches it again on restore; profile_gone once it is deleted", async () => {
     const customer = await createCustomer("life-profile");
     const [kept, gone] = await allocateNumbers(customer, 2);
     const profileId = await createProfile(customer);
@@ -230,10 +230,17 @@ describe("the account's release and restore", () => {
       }),
     );
     await bodyOf(await customer.call(`/api/customers/${customer.slug}/kyc-profiles/${profileId}`, { method: "DELETE" }));
-    // The deletion clears released_profile_id (a foreign key), so the restore joins no profile.
+    // The deletion clears released_profile_id (a foreign key) and marks the profile gone for the restore.
     const afterDelete = await restore(customer, [gone!.number_id]);
-    expect(afterDelete.results[0]).toMatchObject({ outcome: "restored", effects: [] });
-    expect(await numberRow(gone!.number_id)).toMatchObject({ status: "active", kyc_profile_id: null });
+    expect(afterDelete.results[0]).toMatchObject({ outcome: "restored", effects: [{ code: "profile_gone" }] });
+    expect(await numberRow(gone!.number_id)).toMatchObject({
+      status: "active",
+      kyc_profile_id: null,
+      released_profile_gone: 0,
+    });
+    // A number released without a profile reports no effect on restore.
+    await release(customer, { number_ids: [gone!.number_id] });
+    expect((await restore(customer, [gone!.number_id])).results[0]).toMatchObject({ outcome: "restored", effects: [] });
   });
 
   it("names the order still open and the number's own verification kept; releases a whole order by phone number", async () => {

@@ -455,10 +455,13 @@ export async function deleteVerificationRows(
           subject.kind === "profile"
             ? db.update(orders).set({ kycProfileId: null }).where(sql`${orders.kycProfileId} = ${kycIdOf}`)
             : undefined,
-        // Released numbers forget it (their restore then joins no profile): released_profile_id references it.
+        // Released numbers forget it (released_profile_id references it) and remember that it is gone, for their restore.
         releasedFrom:
           subject.kind === "profile"
-            ? db.update(numbers).set({ releasedProfileId: null }).where(sql`${numbers.releasedProfileId} = ${kycIdOf}`)
+            ? db
+                .update(numbers)
+                .set({ releasedProfileId: null, releasedProfileGone: true })
+                .where(sql`${numbers.releasedProfileId} = ${kycIdOf}`)
             : undefined,
         documents: db
           .delete(kycDocuments)

@@ -226,6 +226,7 @@ async function allocateInBatch(
                 tags: sql`'[]'`,
                 customerReference: null,
                 releasedProfileId: null,
+                releasedProfileGone: sql`0`,
                 closedAt: null,
               }),
             )

@@ -100,6 +100,7 @@ type Tenure = Pick<
   | "suspendedAt"
   | "kycProfileId"
   | "releasedProfileId"
+  | "releasedProfileGone"
 > & { requested: string; ownKycId: string | null; orderStatus: OrderStatus | null; releasedProfileExists: number };
 
 /** The selected numbers as they stand, each with what the report's effects name, in the selection's order. */
@@ -118,6 +119,7 @@ function readTenures(db: Database, customerId: string | undefined, selection: Te
     suspendedAt: numbers.suspendedAt,
     kycProfileId: numbers.kycProfileId,
     releasedProfileId: numbers.releasedProfileId,
+    releasedProfileGone: numbers.releasedProfileGone,
     ownKycId: sql<
       string | null
     >`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${kycVerifications.numberId} = ${numbers.id})`.as(
@@ -161,12 +163,11 @@ function effectsOf(move: NumberMove, tenure: Tenure): MoveEffect[] {
     }
     return effects;
   }
-  if (move === "restore" && tenure.releasedProfileId !== null) {
-    return [
-      tenure.releasedProfileExists
-        ? { code: "reattached_to_profile", profileId: tenure.releasedProfileId }
-        : { code: "profile_gone" },
-    ];
+  if (move === "restore") {
+    if (tenure.releasedProfileId !== null && tenure.releasedProfileExists) {
+      return [{ code: "reattached_to_profile", profileId: tenure.releasedProfileId }];
+    }
+    if (tenure.releasedProfileGone || tenure.releasedProfileId !== null) return [{ code: "profile_gone" }];
   }
   return [];
 }
@@ -230,6 +231,7 @@ function movedValues(request: MoveRequest, now: number): SQLiteUpdateSetSource<t
         releaseReason: request.mover satisfies ReleaseReason,
         // Kept for a restore, which joins the number to it again while it exists.
         releasedProfileId: sql`${numbers.kycProfileId}`,
+        releasedProfileGone: false,
         updatedAt: now,
       };
     case "restore":
@@ -239,6 +241,7 @@ function movedValues(request: MoveRequest, now: number): SQLiteUpdateSetSource<t
         restorableUntil: null,
         releaseReason: null,
         releasedProfileId: null,
+        releasedProfileGone: false,
         updatedAt: now,
       };
     case "suspend":

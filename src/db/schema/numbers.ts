@@ -267,6 +267,8 @@ export const numbers = sqliteTable(
     customerReference: text("customer_reference"),
     /** The profile a release detached the number from, for a restore to attach it again (internal). */
     releasedProfileId: text("released_profile_id").references((): AnySQLiteColumn => kycVerifications.id),
+    /** The profile a release detached the number from has been deleted since: a restore reports profile_gone (internal). */
+    releasedProfileGone: integer("released_profile_gone", { mode: "boolean" }).notNull().default(false),
     /** When the return-to-stock job ended the tenure (internal). */
     closedAt: integer("closed_at"),
   },

@@ -1,0 +1,1 @@
+ALTER TABLE `numbers` ADD `released_profile_gone` integer DEFAULT false NOT NULL;
