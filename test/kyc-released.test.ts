@@ -17,21 +17,12 @@ type Wire = Record<string, unknown> & { id: string };
 const bare = (id: string) => id.replace(/^[a-z]+_/, "");
 const prefixed = (numberId: string) => `num_${bare(numberId)}`;
 
-/**
- * Releases the numbers as the release does to their rows (status, times, reason; detached from a profile, which is
- * kept to restore to); migrations/0016's trigger flags their own verification. Until the release endpoint is on main.
- */
-async function releaseForTest(numberIds: string[]): Promise<void> {
-  const ids = JSON.stringify(numberIds.map(bare));
-  const now = Date.now();
-  await env.DB.batch([
-    env.DB.prepare(
-      `UPDATE numbers SET status = 'released', released_at = ?1, restorable_until = ?1 + ${10 * DAY_MS},
-         release_reason = 'customer', released_profile_id = kyc_profile_id, updated_at = ?1
-       WHERE id IN (SELECT value FROM json_each(?2))`,
-    ).bind(now, ids),
-    env.DB.prepare("DELETE FROM kyc_profile_numbers WHERE number_id IN (SELECT value FROM json_each(?1))").bind(ids),
-  ]);
+/** Releases the account's numbers through the API. */
+async function release(customer: TestCustomer, numberIds: string[]): Promise<void> {
+  const report = await bodyOf<{ released: number }>(
+    await customer.callJson("POST", `/api/customers/${customer.slug}/numbers/release`, { number_ids: numberIds }),
+  );
+  expect(report.released).toBe(numberIds.length);
 }
 
 /** What a refused request must leave as it was: the account's numbers, verifications, documents, events and audit. */
@@ -78,7 +69,7 @@ describe("a released number's own verification", () => {
     // Rejected naming the document: the state in which amend, upload, resubmit and deleting it are all allowed.
     const reasons = [{ code: "document_illegible", document_id: document.id }];
     await bodyOf(await review(kyc.id, { status: "rejected", rejection_reason: "Unreadable", reasons }));
-    await releaseForTest([numberId, fresh!.number_id]);
+    await release(customer, [numberId, fresh!.number_id]);
 
     const before = await snapshot(customer);
     const refusals = [
@@ -102,7 +93,7 @@ describe("a released number's own verification", () => {
     const numberId = number!.number_id;
     const kyc = await submit(customer, numberId);
     const document = await createdDocument(await uploadFile(customer, numberId, pdf(), "a.pdf"));
-    await releaseForTest([numberId]);
+    await release(customer, [numberId]);
 
     expect(await bodyOf<Wire>(await customer.call(kycPath(numberId)))).toMatchObject({ id: kyc.id, status: "pending" });
     const download = await customer.call(`/v1/kyc/documents/${document.id}/download`);
@@ -118,7 +109,7 @@ describe("a released number's own verification", () => {
     const [held, released] = await allocateNumbers(customer, 2);
     const heldKyc = await submit(customer, held!.number_id);
     const releasedKyc = await submit(customer, released!.number_id);
-    await releaseForTest([released!.number_id]);
+    await release(customer, [released!.number_id]);
 
     for (const filter of ["", "&subject_type=number"]) {
       const queue = await bodyOf<{ data: Wire[]; meta: { status_counts: Record<string, number> } }>(
@@ -139,7 +130,7 @@ describe("a released number's own verification", () => {
     const [held, released] = await allocateNumbers(customer, 2);
     const heldKyc = await approve((await submit(customer, held!.number_id)).id);
     const releasedKyc = await approve((await submit(customer, released!.number_id)).id);
-    await releaseForTest([released!.number_id]);
+    await release(customer, [released!.number_id]);
 
     const db = createDatabase(env.DB);
     for (const at of [Date.parse(String(heldKyc.expires_at)) - 6 * DAY_MS, Date.parse(String(releasedKyc.expires_at)) + 1]) {
@@ -164,7 +155,7 @@ describe("a released number and profiles", () => {
       await customer.callJson("POST", `/api/customers/${customer.slug}/kyc-profiles`, { name: "Office", ...INDIVIDUAL_ADDRESS }),
       201,
     );
-    await releaseForTest([released!.number_id]);
+    await release(customer, [released!.number_id]);
     const attachPath = `/api/customers/${customer.slug}/kyc-profiles/${profile.id}/numbers`;
     const refusal = {
       number_id: prefixed(released!.number_id),
@@ -195,7 +186,7 @@ describe("a released number and profiles", () => {
     );
     const attachPath = `/api/customers/${customer.slug}/kyc-profiles/${profile.id}/numbers`;
     await bodyOf(await customer.callJson("POST", attachPath, { number_ids: [attached!.number_id] }));
-    await releaseForTest([own!.number_id, attached!.number_id]);
+    await release(customer, [own!.number_id, attached!.number_id]);
 
     const items = new Map((await listed(customer, "")).map((n) => [n.number_id, n]));
     expect(items.get(own!.number_id)).toMatchObject({ status: "released", kyc_status: "approved", kyc_profile_id: null });
@@ -210,7 +201,7 @@ describe("the portal", () => {
   it("answers a released number's address form with the API's words", async () => {
     const customer = await createCustomer("rel");
     const [number] = await allocateNumbers(customer, 1);
-    await releaseForTest([number!.number_id]);
+    await release(customer, [number!.number_id]);
     const member = await signedIn(customer, "member");
     const page = await pageText(
       await member.post(`/portal/numbers/${number!.number_id}/address`, { ...INDIVIDUAL_ADDRESS, tax_id: "" }),
