@@ -7,9 +7,9 @@ import { evaluate } from "../compliance/evaluation.ts";
 import { type AuditContext, auditStatement } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
-import { isFailedBatchAssertion } from "../db/errors.ts";
 import { type EventSpec, eventStatements, inEventChunks, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
+import { retryingRaces } from "../db/races.ts";
 import { batchAssertions, catalog, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import { withPrefix } from "../lib/ids.ts";
@@ -18,8 +18,6 @@ import { documentsOf, subjectVerification } from "./store.ts";
 
 /** At most this many numbers in one attach or detach. */
 export const MAX_ATTACH = 10_000;
-/** How often an attach or detach is done again when a concurrent change got between its read and its write. */
-const ATTEMPTS = 10;
 
 export const ATTACH_REFUSALS = [
   "not_found",
@@ -170,17 +168,6 @@ function recordedChange(
       ),
     },
   };
-}
-
-/** Runs `attempt` again while a concurrent change fails its batch assertion. */
-async function retryingRaces<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (i >= ATTEMPTS || !isFailedBatchAssertion(error)) throw error;
-    }
-  }
 }
 
 /**
