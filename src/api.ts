@@ -21,7 +21,10 @@ import { htmlPageHeaders, noStore, securityHeaders } from "./http/security-heade
 import { kycAdminRoutes } from "./kyc/admin-routes.ts";
 import { profileRoutes } from "./kyc/profile-routes.ts";
 import { kycRoutes } from "./kyc/routes.ts";
+import { numberAdminListRoutes } from "./numbers/admin-list-routes.ts";
 import { numberAdminRoutes } from "./numbers/admin-routes.ts";
+import { numberDetailRoutes } from "./numbers/details-routes.ts";
+import { numberExportRoutes } from "./numbers/export-routes.ts";
 import { numberRoutes } from "./numbers/routes.ts";
 import { orderAdminRoutes } from "./orders/admin-routes.ts";
 import { orderRoutes } from "./orders/routes.ts";
@@ -54,6 +57,8 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
         customerAudience()
           .route("/", orderRoutes)
           .route("/", numberRoutes)
+          .route("/", numberExportRoutes)
+          .route("/", numberDetailRoutes)
           .route("/", userRoutes)
           .route("/", eventRoutes)
           .route("/", webhookEndpointRoutes)
@@ -69,6 +74,7 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
           .route("/", catalogAdminRoutes)
           .route("/", orderAdminRoutes)
           .route("/", numberAdminRoutes)
+          .route("/", numberAdminListRoutes)
           .route("/", userAdminRoutes)
           .route("/", kycAdminRoutes)
           .route("/", staffAdminRoutes)

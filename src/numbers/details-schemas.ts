@@ -1,8 +1,8 @@
 // Wire format of a number's details: its PATCH and the bulk change of tags.
 import { z } from "@hono/zod-openapi";
 import { prefixedId } from "../http/fields.ts";
-import { TAG_OUTCOMES } from "./tags-store.ts";
 import { customerReferenceSchema, tagKey, tagListSchema, tagSchema } from "./schemas.ts";
+import { TAG_OUTCOMES } from "./tags-store.ts";
 
 /** The most numbers one bulk change of tags names. */
 export const MAX_TAGGED = 1000;

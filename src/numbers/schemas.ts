@@ -112,10 +112,12 @@ const numberFilters = {
   status: commaList(z.enum(NUMBER_STATUSES), "status", "Number statuses."),
   country_code: commaList(countryCodeSchema, "country_code", "Country codes."),
   number_type: commaList(numberTypeSchema, "number_type", "Number types."),
-  kyc_profile_id: prefixedId("kyp").optional().openapi({
-    param: { name: "kyc_profile_id", in: "query" },
-    description: "Only the numbers attached to this profile (a released number is attached to none).",
-  }),
+  kyc_profile_id: prefixedId("kyp")
+    .optional()
+    .openapi({
+      param: { name: "kyc_profile_id", in: "query" },
+      description: "Only the numbers attached to this profile (a released number is attached to none).",
+    }),
   order_id: orderIdParam
     .optional()
     .openapi({ param: { name: "order_id", in: "query" }, description: "Only the numbers allocated to this order." }),
@@ -128,7 +130,10 @@ const numberFilters = {
   tag: commaList(tagSchema, "tag", "Only the numbers that have every one of these tags (ignoring case)."),
   customer_reference: customerReferenceSchema
     .optional()
-    .openapi({ param: { name: "customer_reference", in: "query" }, description: "Only the numbers with this reference (exact)." }),
+    .openapi({
+      param: { name: "customer_reference", in: "query" },
+      description: "Only the numbers with this reference (exact).",
+    }),
   released_from: dateQuery("released_from", "Released on or after this UTC day (inclusive)."),
   released_to: dateQuery("released_to", "Released on or before this UTC day (inclusive)."),
   sort_by: sortByQuery(NUMBER_SORT_KEYS, "created_at"),

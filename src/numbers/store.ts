@@ -87,9 +87,16 @@ function listConditions(customerId: string, q: NumberListQuery): SQL | undefined
 
 /** Filters the counts by enumeration cannot answer. */
 function countedOverNumbers(q: NumberListQuery): boolean {
-  return [q.search, q.kycProfileId, q.orderId, q.kycExpiresBefore, q.tagKeys, q.customerReference, q.releasedFrom, q.releasedTo].some(
-    (filter) => filter !== undefined,
-  );
+  return [
+    q.search,
+    q.kycProfileId,
+    q.orderId,
+    q.kycExpiresBefore,
+    q.tagKeys,
+    q.customerReference,
+    q.releasedFrom,
+    q.releasedTo,
+  ].some((filter) => filter !== undefined);
 }
 
 /** The list's total: from number_counts when only enumerations filter it, else counted over the matching numbers. */
@@ -142,14 +149,15 @@ export async function findOwnedNumbersByPhone(
 /** A number as the list shows it: its verification's status (its own, or its profile's) and its profile, if any. */
 export type NumberWithKyc = { number: NumberRow; kycStatus: KycStatus | null };
 
-/** Numbers with their verification's status, as the list shows them. */
-function numbersWithKyc(db: Database) {
+/** Numbers with their verification's status, as the list shows them (and `extra` fields, the operator's list). */
+export function numbersWithKyc<E extends Record<string, SQL.Aliased>>(db: Database, extra: E = {} as E) {
   return (
     db
       // Aliased: the joined status column would otherwise collide with numbers.status in D1's row objects.
       .select({
         number: numbers,
         kycStatus: sql<KycStatus | null>`coalesce(${kycVerifications.status}, ${profileKyc.status})`.as("kyc_status"),
+        ...extra,
       })
       .from(numbers)
       .leftJoin(kycVerifications, eq(kycVerifications.numberId, numbers.id))
@@ -189,7 +197,11 @@ export async function findOwnedNumberWithKyc(
 
 /** How many numbers the list's filters match, counting no further than `cap` + 1 (enough to say "more than cap"). */
 export async function countNumbersUpTo(db: Database, customerId: string, q: NumberListQuery, cap: number): Promise<number> {
-  const matching = db.select({ one: sql`1` }).from(numbers).where(listConditions(customerId, q)).limit(cap + 1);
+  const matching = db
+    .select({ one: sql`1` })
+    .from(numbers)
+    .where(listConditions(customerId, q))
+    .limit(cap + 1);
   const [row] = await db.select({ count: count() }).from(matching.as("matching"));
   return row?.count ?? 0;
 }
@@ -202,7 +214,13 @@ export interface NumberKey {
 
 /** A number's place in the list's order (its sort key, then its id): where the next keyset page starts. */
 export function keyOf(row: NumberRow, sortBy: NumberSortKey): NumberKey {
-  const key = { phone_number: row.phoneNumber, country_code: row.countryCode, number_type: row.numberType, status: row.status, created_at: row.createdAt }[sortBy];
+  const key = {
+    phone_number: row.phoneNumber,
+    country_code: row.countryCode,
+    number_type: row.numberType,
+    status: row.status,
+    created_at: row.createdAt,
+  }[sortBy];
   return { key, id: row.id };
 }
 

@@ -68,7 +68,10 @@ export async function updateNumberDetails(
                   target: { type: "number", id: sql`'num_' || ${numbers.id}` },
                   customerId: numbers.customerId,
                   changes: {
-                    release_protected: [jsonBoolean(sql`${numbers.releaseProtected}`), jsonBoolean(sql`${details.releaseProtected}`)],
+                    release_protected: [
+                      jsonBoolean(sql`${numbers.releaseProtected}`),
+                      jsonBoolean(sql`${details.releaseProtected}`),
+                    ],
                   },
                 },
                 { from: numbers, guard },
@@ -228,4 +231,3 @@ export async function tagNumbers(
     return results;
   });
 }
-
