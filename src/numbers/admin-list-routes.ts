@@ -31,7 +31,8 @@ const operatorNumbersQuery = z.object({
   number_type: commaList(numberTypeSchema, "number_type", "Number types."),
   search: z
     .string()
-    .regex(/^\+?\d{1,15}$/, { error: "must be the start of an E.164 number: 1 to 15 digits, with or without +" })
+    // A + left unencoded in a query string reads as a space.
+    .regex(/^[+ ]?\d{1,15}$/, { error: "must be the start of an E.164 number: 1 to 15 digits, with or without +" })
     .optional()
     .openapi({
       param: { name: "search", in: "query" },
@@ -75,7 +76,7 @@ export const numberAdminListRoutes = createRouter<OperatorEnv>()
           statuses: q.status,
           countryCodes: q.country_code,
           numberTypes: q.number_type,
-          phonePrefix: q.search === undefined ? undefined : `+${q.search.replace(/^\+/, "")}`,
+          phonePrefix: q.search === undefined ? undefined : `+${q.search.replace(/^[+ ]/, "")}`,
         },
         window,
       );

@@ -128,12 +128,10 @@ const numberFilters = {
       "a released number.",
   }),
   tag: commaList(tagSchema, "tag", "Only the numbers that have every one of these tags (ignoring case)."),
-  customer_reference: customerReferenceSchema
-    .optional()
-    .openapi({
-      param: { name: "customer_reference", in: "query" },
-      description: "Only the numbers with this reference (exact).",
-    }),
+  customer_reference: customerReferenceSchema.optional().openapi({
+    param: { name: "customer_reference", in: "query" },
+    description: "Only the numbers with this reference (exact).",
+  }),
   released_from: dateQuery("released_from", "Released on or after this UTC day (inclusive)."),
   released_to: dateQuery("released_to", "Released on or before this UTC day (inclusive)."),
   sort_by: sortByQuery(NUMBER_SORT_KEYS, "created_at"),
