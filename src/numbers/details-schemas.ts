@@ -5,7 +5,7 @@ import { customerReferenceSchema, tagKey, tagListSchema, tagSchema } from "./sch
 import { TAG_OUTCOMES } from "./tags-store.ts";
 
 /** The most numbers one bulk change of tags names. */
-export const MAX_TAGGED = 1000;
+const MAX_TAGGED = 1000;
 
 export const updateNumberBody = z
   .strictObject({

@@ -7,7 +7,7 @@ import type { NumberWithKyc } from "./store.ts";
 import { type NumberDetails, type TagChange, type TagResult, tagNumbers, updateNumberDetails } from "./tags-store.ts";
 
 /** A released number keeps its details as they were until it is restored. */
-export const numberReleased = () =>
+const numberReleased = () =>
   new Problem("number_released", "This number is released: restore it before changing its tags, reference or protection");
 
 const UPDATE_NUMBER_REFUSALS = refusals("validation_error", "not_found", "number_released");
@@ -30,7 +30,7 @@ export const updateNumberAction = action({
   run: updateNumber,
 });
 
-export interface TagReport {
+interface TagReport {
   /** How many numbers the request changed. */
   updated: number;
   results: TagResult[];

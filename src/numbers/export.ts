@@ -10,7 +10,7 @@ import { countNumbersUpTo, keyOf, type NumberKey, type NumberListQuery, numbersA
 /** The most rows one export writes; a filter matching more is refused. */
 export const MAX_EXPORT_ROWS = 500_000;
 /** Rows read by one query of the export. */
-export const EXPORT_PAGE_ROWS = 1000;
+const EXPORT_PAGE_ROWS = 1000;
 
 type NumberItem = z.infer<typeof numberSchema>;
 
@@ -45,7 +45,7 @@ const NEEDS_QUOTES = /[",\r\n]/;
  * One CSV field: null empty, booleans true/false, a list joined by `;`; a text a spreadsheet would run as a formula
  * gets a leading `'` unless `verbatim` (the phone number, which starts with + and is no formula); quoted per RFC 4180.
  */
-export function csvCell(value: string | boolean | null | readonly string[], verbatim = false): string {
+function csvCell(value: string | boolean | null | readonly string[], verbatim = false): string {
   let text =
     value === null ? "" : typeof value === "boolean" ? String(value) : typeof value === "string" ? value : value.join(";");
   if (!verbatim && FORMULA_START.test(text)) text = `'${text}`;

@@ -109,7 +109,7 @@ export async function updateNumberDetails(
 }
 
 export const TAG_OUTCOMES = ["updated", "unchanged", "not_found", "number_released", "too_many_tags"] as const;
-export type TagOutcome = (typeof TAG_OUTCOMES)[number];
+type TagOutcome = (typeof TAG_OUTCOMES)[number];
 
 export interface TagChange {
   add: readonly string[];
@@ -127,7 +127,7 @@ export interface TagResult {
  * A number's tags after the change: those kept (not removed, in any case), then each added tag not already there (in
  * any case), in the order given.
  */
-export function changedTags(tags: readonly string[], change: TagChange): string[] {
+function changedTags(tags: readonly string[], change: TagChange): string[] {
   const removed = new Set(change.remove.map(tagKey));
   const kept = tags.filter((tag) => !removed.has(tagKey(tag)));
   const present = new Set(kept.map(tagKey));
