@@ -3,6 +3,7 @@
 
 import { customerAudience, operatorAudience, publicAudience } from "./audiences.ts";
 import { auditAdminRoutes } from "./audit/admin-routes.ts";
+import { numberHistoryRoutes } from "./audit/number-routes.ts";
 import { auditRoutes } from "./audit/routes.ts";
 import { catalogAdminRoutes } from "./catalog/admin-routes.ts";
 import { catalogRoutes } from "./catalog/routes.ts";
@@ -75,6 +76,7 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
           .route("/", orderAdminRoutes)
           .route("/", numberAdminRoutes)
           .route("/", numberAdminListRoutes)
+          .route("/", numberHistoryRoutes)
           .route("/", userAdminRoutes)
           .route("/", kycAdminRoutes)
           .route("/", staffAdminRoutes)

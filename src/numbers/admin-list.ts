@@ -1,14 +1,12 @@
 // The operator's reads of numbers across accounts: the list (newest first) and one number with its account, order,
 // verification and history.
 import { and, count, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
-import { listAuditEvents } from "../audit/store.ts";
 import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
-import { type PageWindow, pageWindow } from "../db/paging.ts";
-import { customers, type NumberStatus, numberCounts, numbers, orders } from "../db/schema.ts";
+import type { PageWindow } from "../db/paging.ts";
+import { customers, type NumberStatus, numbers, orders } from "../db/schema.ts";
 import { findVerificationWithDocuments } from "../kyc/store.ts";
-import { withPrefix } from "../lib/ids.ts";
-import { type NumberWithKyc, numbersWithKyc } from "./store.ts";
+import { countedNumbersTotal, type NumberWithKyc, numbersWithKyc } from "./store.ts";
 
 export interface OperatorNumberQuery {
   customerSlug?: string | undefined;
@@ -18,9 +16,6 @@ export interface OperatorNumberQuery {
   /** The start of the E.164 number, with its +. */
   phonePrefix?: string | undefined;
 }
-
-/** A number's page shows its newest audit events, this many. */
-const HISTORY = pageWindow(1, 50);
 
 /** A number with its account's slug. */
 export type NumberOfAccount = NumberWithKyc & { customerSlug: string };
@@ -48,17 +43,7 @@ function listConditions(q: OperatorNumberQuery): SQL | undefined {
 /** The total: from number_counts unless the search filters, else counted over the matching numbers. */
 function totalQuery(db: Database, q: OperatorNumberQuery) {
   if (q.phonePrefix !== undefined) return db.select({ total: count() }).from(numbers).where(listConditions(q));
-  return db
-    .select({ total: sql<number>`total(${numberCounts.count})`.mapWith(Number) })
-    .from(numberCounts)
-    .where(
-      and(
-        q.customerSlug === undefined ? undefined : eq(numberCounts.customerId, accountOf(q.customerSlug)),
-        q.statuses && inArray(numberCounts.status, q.statuses),
-        q.countryCodes && inArray(numberCounts.countryCode, q.countryCodes),
-        q.numberTypes && inArray(numberCounts.numberType, q.numberTypes),
-      ),
-    );
+  return countedNumbersTotal(db, q.customerSlug === undefined ? undefined : accountOf(q.customerSlug), q);
 }
 
 /** A page of every account's numbers, newest first, and how many match. */
@@ -79,8 +64,8 @@ export async function listNumbersOfAllAccounts(
 }
 
 /**
- * Any account's number with its account's slug, its order, its verification (its own, or its profile's) and its
- * newest audit events; undefined when there is no such number.
+ * Any account's number with its account's slug, its order and its verification (its own, or its profile's); undefined
+ * when there is no such number.
  */
 export async function findNumberForOperator(db: Database, numberId: string) {
   const { found, order } = await batchByName(db, {
@@ -93,6 +78,5 @@ export async function findNumberForOperator(db: Database, numberId: string) {
   const [row] = found;
   if (!row || !order[0]) return undefined;
   const verification = await findVerificationWithDocuments(db, row.number.customerId, numberId);
-  const history = await listAuditEvents(db, { targetType: "number", targetId: withPrefix("num", numberId) }, HISTORY);
-  return { row, order: order[0], verification, history: history.rows };
+  return { row, order: order[0], verification };
 }

@@ -1,7 +1,7 @@
 // Wire format of a number's details: its PATCH and the bulk change of tags.
 import { z } from "@hono/zod-openapi";
 import { prefixedId } from "../http/fields.ts";
-import { customerReferenceSchema, tagKey, tagListSchema, tagSchema } from "./schemas.ts";
+import { customerReferenceSchema, MAX_TAGS, tagKey, tagListSchema, tagSchema } from "./schemas.ts";
 import { TAG_OUTCOMES } from "./tags-store.ts";
 
 /** The most numbers one bulk change of tags names. */
@@ -21,7 +21,7 @@ const tagChangeList = (description: string) =>
   z
     .array(tagSchema)
     .min(1)
-    .max(20)
+    .max(MAX_TAGS)
     .refine((tags) => new Set(tags.map(tagKey)).size === tags.length, { error: "must not repeat a tag (ignoring case)" })
     .optional()
     .openapi({ description });

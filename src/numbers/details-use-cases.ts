@@ -3,8 +3,9 @@ import type { NumberRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { action } from "../lib/action.ts";
 import { done, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
+import { MAX_TAGS, tagKey } from "./schemas.ts";
 import type { NumberWithKyc } from "./store.ts";
-import { type NumberDetails, type TagChange, type TagResult, tagNumbers, updateNumberDetails } from "./tags-store.ts";
+import { type NumberDetails, type TagJudgement, type TagResult, tagNumbers, updateNumberDetails } from "./tags-store.ts";
 
 /** A released number keeps its details as they were until it is restored. */
 const numberReleased = () =>
@@ -30,6 +31,24 @@ export const updateNumberAction = action({
   run: updateNumber,
 });
 
+export interface TagChange {
+  add: readonly string[];
+  remove: readonly string[];
+}
+
+/**
+ * A number's tags after the change (LIFECYCLE.md): those kept (not removed, in any case), then each added tag not
+ * already there (in any case), in the order given; more than MAX_TAGS leaves them as they were.
+ */
+function retagged(tags: readonly string[], change: TagChange): TagJudgement {
+  const removed = new Set(change.remove.map(tagKey));
+  const kept = tags.filter((tag) => !removed.has(tagKey(tag)));
+  const present = new Set(kept.map(tagKey));
+  const after = [...kept, ...change.add.filter((tag) => !present.has(tagKey(tag)))];
+  if (after.length === tags.length && after.every((tag, i) => tag === tags[i])) return { outcome: "unchanged" };
+  return after.length > MAX_TAGS ? { outcome: "too_many_tags" } : { outcome: "updated", tags: after };
+}
+
 interface TagReport {
   /** How many numbers the request changed. */
   updated: number;
@@ -42,7 +61,7 @@ async function tagAccountNumbers(
   numberIds: readonly string[],
   change: TagChange,
 ): Promise<Result<TagReport, typeof TAG_NUMBERS_REFUSALS>> {
-  const results = await tagNumbers(work.db, work.outbox, customerId, numberIds, change, work.now);
+  const results = await tagNumbers(work.db, work.outbox, customerId, numberIds, (tags) => retagged(tags, change), work.now);
   return done({ updated: results.filter((result) => result.outcome === "updated").length, results });
 }
 

@@ -20,7 +20,7 @@ import { NUMBER_SORT_KEYS, type NumberListQuery, type NumberWithKyc } from "./st
 
 /** A tag: 1–64 of letters, digits, space and `_ . : -`, neither starting nor ending with a space. */
 const TAG_PATTERN = /^[A-Za-z0-9_.:-]([A-Za-z0-9 _.:-]{0,62}[A-Za-z0-9_.:-])?$/;
-const MAX_TAGS = 20;
+export const MAX_TAGS = 20;
 const MAX_CUSTOMER_REFERENCE_LENGTH = 100;
 
 export const tagSchema = z

@@ -99,20 +99,29 @@ function countedOverNumbers(q: NumberListQuery): boolean {
   ].some((filter) => filter !== undefined);
 }
 
-/** The list's total: from number_counts when only enumerations filter it, else counted over the matching numbers. */
-function totalQuery(db: Database, customerId: string, q: NumberListQuery) {
-  if (countedOverNumbers(q)) return db.select({ total: count() }).from(numbers).where(listConditions(customerId, q));
+/** How many numbers the counts by enumeration hold: of one account (or of every account when undefined). */
+export function countedNumbersTotal(
+  db: Database,
+  customerId: string | SQL | undefined,
+  q: Pick<NumberListQuery, "statuses" | "countryCodes" | "numberTypes">,
+) {
   return db
     .select({ total: sql<number>`total(${numberCounts.count})`.mapWith(Number) })
     .from(numberCounts)
     .where(
       and(
-        eq(numberCounts.customerId, customerId),
+        customerId === undefined ? undefined : eq(numberCounts.customerId, customerId),
         q.statuses && inArray(numberCounts.status, q.statuses),
         q.countryCodes && inArray(numberCounts.countryCode, q.countryCodes),
         q.numberTypes && inArray(numberCounts.numberType, q.numberTypes),
       ),
     );
+}
+
+/** The list's total: from number_counts when only enumerations filter it, else counted over the matching numbers. */
+function totalQuery(db: Database, customerId: string, q: NumberListQuery) {
+  if (countedOverNumbers(q)) return db.select({ total: count() }).from(numbers).where(listConditions(customerId, q));
+  return countedNumbersTotal(db, customerId, q);
 }
 
 /** One of the account's numbers; another account's number is none. */

@@ -10,11 +10,7 @@ import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { retryingRaces } from "../db/races.ts";
 import { batchAssertions, customers, type NumberStatus, numbers } from "../db/schema.ts";
 import { numbersData } from "../webhooks/payloads.ts";
-import { tagKey } from "./schemas.ts";
 import { type NumberWithKyc, ownedNumberWithKyc } from "./store.ts";
-
-/** The most tags a number has (LIFECYCLE.md). */
-const MAX_TAGS = 20;
 
 const RELEASED: NumberStatus = "released";
 
@@ -111,11 +107,6 @@ export async function updateNumberDetails(
 export const TAG_OUTCOMES = ["updated", "unchanged", "not_found", "number_released", "too_many_tags"] as const;
 type TagOutcome = (typeof TAG_OUTCOMES)[number];
 
-export interface TagChange {
-  add: readonly string[];
-  remove: readonly string[];
-}
-
 /** One number's result in a bulk change of tags, in request order. */
 export interface TagResult {
   numberId: string;
@@ -123,16 +114,8 @@ export interface TagResult {
   outcome: TagOutcome;
 }
 
-/**
- * A number's tags after the change: those kept (not removed, in any case), then each added tag not already there (in
- * any case), in the order given.
- */
-function changedTags(tags: readonly string[], change: TagChange): string[] {
-  const removed = new Set(change.remove.map(tagKey));
-  const kept = tags.filter((tag) => !removed.has(tagKey(tag)));
-  const present = new Set(kept.map(tagKey));
-  return [...kept, ...change.add.filter((tag) => !present.has(tagKey(tag)))];
-}
+/** What a bulk change makes of a number's tags: new tags, or why it leaves them. */
+export type TagJudgement = { outcome: "updated"; tags: string[] } | { outcome: "unchanged" | "too_many_tags" };
 
 interface TagCandidate {
   requested: string;
@@ -159,24 +142,21 @@ function tagCandidates(db: Database, customerId: string, numberIds: readonly str
 }
 
 /** Each candidate's outcome, and for the ones to update: [id, new tags, stored tags] (JSON texts). */
-function classify(candidates: TagCandidate[], change: TagChange) {
+function classify(candidates: TagCandidate[], judge: (tags: readonly string[]) => TagJudgement) {
   const updates: [id: string, tags: string, stored: string][] = [];
   const results = candidates.map(({ requested, id, phoneNumber, status, storedTags }): TagResult => {
     const result = (outcome: TagOutcome): TagResult => ({ numberId: requested, phoneNumber, outcome });
     if (id === null || storedTags === null) return result("not_found");
     if (status === RELEASED) return result("number_released");
-    const before = JSON.parse(storedTags) as string[];
-    const after = changedTags(before, change);
-    if (after.length === before.length && after.every((tag, i) => tag === before[i])) return result("unchanged");
-    if (after.length > MAX_TAGS) return result("too_many_tags");
-    updates.push([id, JSON.stringify(after), storedTags]);
-    return result("updated");
+    const judged = judge(JSON.parse(storedTags) as string[]);
+    if (judged.outcome === "updated") updates.push([id, JSON.stringify(judged.tags), storedTags]);
+    return result(judged.outcome);
   });
   return { results, updates };
 }
 
 /**
- * Adds and removes tags on many of the account's numbers: read, judged per number, then written in one batch whose
+ * Changes the tags of many of the account's numbers as `judge` says: read, judged per number, then written in one batch whose
  * UPDATE holds only where each number's tags are still as read and it is not released; an assertion that every one
  * was written refuses the batch otherwise, and the whole is done again from a fresh read. number.updated events name
  * the numbers changed, at most NUMBERS_PER_NUMBER_EVENT each.
@@ -186,12 +166,12 @@ export async function tagNumbers(
   outbox: Outbox,
   customerId: string,
   numberIds: readonly string[],
-  change: TagChange,
+  judge: (tags: readonly string[]) => TagJudgement,
   now: number,
 ): Promise<TagResult[]> {
   return retryingRaces(async () => {
     const candidates = (await tagCandidates(db, customerId, numberIds)) as TagCandidate[];
-    const { results, updates } = classify(candidates, change);
+    const { results, updates } = classify(candidates, judge);
     if (updates.length === 0) return results;
     const changed = updates.map(([id]) => id);
     const account = eq(customers.id, customerId);
