@@ -31,7 +31,7 @@ export const updateNumberAction = action({
   run: updateNumber,
 });
 
-export interface TagChange {
+interface TagChange {
   add: readonly string[];
   remove: readonly string[];
 }
