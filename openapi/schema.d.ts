@@ -628,7 +628,7 @@ export interface paths {
         put?: never;
         /**
          * Attach numbers to a profile
-         * @description By ids (1 to 10,000, repeats counted once) or every number of an order; each all or nothing. A number is refused when unknown (not_found), when it has a verification of its own (has_own_verification: delete it first), when attached to another profile, or when the profile does not meet its pair's requirements (requirements_not_met). Attached numbers' verification is the profile's, under an id of their own. One kyc_profile.numbers_attached event per 1,000 numbers. Body up to 512 KiB.
+         * @description By ids (1 to 10,000, repeats counted once) or every number of an order; each all or nothing. A number is refused when unknown (not_found), when released (number_released: restore it first), when it has a verification of its own (has_own_verification: delete it first), when attached to another profile, or when the profile does not meet its pair's requirements (requirements_not_met). Attached numbers' verification is the profile's, under an id of their own. One kyc_profile.numbers_attached event per 1,000 numbers. Body up to 512 KiB.
          */
         post: operations["attachKycProfileNumbers"];
         delete?: never;
@@ -3257,7 +3257,7 @@ export interface components {
             refused: {
                 number_id: string;
                 /** @enum {string} */
-                code: "not_found" | "has_own_verification" | "attached_to_other_profile" | "requirements_not_met";
+                code: "not_found" | "number_released" | "has_own_verification" | "attached_to_other_profile" | "requirements_not_met";
                 detail: string;
             }[];
         };
@@ -3278,7 +3278,7 @@ export interface components {
             refused: {
                 number_id: string;
                 /** @enum {string} */
-                code: "not_found" | "has_own_verification" | "attached_to_other_profile" | "requirements_not_met";
+                code: "not_found" | "number_released" | "has_own_verification" | "attached_to_other_profile" | "requirements_not_met";
                 detail: string;
             }[];
         };
@@ -4273,8 +4273,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem details; code: kyc_managed_by_profile, conflict, idempotency_key_in_use. */
-        "Problem409Idempotent.kyc_managed_by_profile.conflict.idempotency_key_in_use": {
+        /** @description Problem details; code: kyc_managed_by_profile, number_released, conflict, idempotency_key_in_use. */
+        "Problem409Idempotent.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use": {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterInUse"];
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4298,8 +4298,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem details; code: kyc_not_submitted, verification_locked, kyc_managed_by_profile, conflict, idempotency_key_in_use. */
-        "Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.conflict.idempotency_key_in_use": {
+        /** @description Problem details; code: kyc_not_submitted, verification_locked, kyc_managed_by_profile, number_released, conflict, idempotency_key_in_use. */
+        "Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use": {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterInUse"];
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4323,8 +4323,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem details; code: verification_locked, kyc_managed_by_profile, idempotency_key_in_use. */
-        "Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use": {
+        /** @description Problem details; code: verification_locked, kyc_managed_by_profile, number_released, idempotency_key_in_use. */
+        "Problem409Idempotent.verification_locked.kyc_managed_by_profile.number_released.idempotency_key_in_use": {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterInUse"];
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4708,7 +4708,7 @@ export interface components {
         "listNumbers.query.kyc_profile_id": string;
         /** @description Only the numbers allocated to this order. */
         "listNumbers.query.order_id": string;
-        /** @description Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC); never a released number. */
+        /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
         "listNumbers.query.kyc_expires_before": string;
         /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
         "listNumbers.query.tag": string;
@@ -4736,7 +4736,7 @@ export interface components {
         "exportNumbers.query.kyc_profile_id": string;
         /** @description Only the numbers allocated to this order. */
         "exportNumbers.query.order_id": string;
-        /** @description Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC); never a released number. */
+        /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
         "exportNumbers.query.kyc_expires_before": string;
         /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
         "exportNumbers.query.tag": string;
@@ -5685,7 +5685,7 @@ export interface operations {
                 kyc_profile_id?: components["parameters"]["listNumbers.query.kyc_profile_id"];
                 /** @description Only the numbers allocated to this order. */
                 order_id?: components["parameters"]["listNumbers.query.order_id"];
-                /** @description Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC); never a released number. */
+                /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
                 kyc_expires_before?: components["parameters"]["listNumbers.query.kyc_expires_before"];
                 /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
                 tag?: components["parameters"]["listNumbers.query.tag"];
@@ -5763,7 +5763,7 @@ export interface operations {
                 kyc_profile_id?: components["parameters"]["listNumbers.query.kyc_profile_id"];
                 /** @description Only the numbers allocated to this order. */
                 order_id?: components["parameters"]["listNumbers.query.order_id"];
-                /** @description Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC); never a released number. */
+                /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
                 kyc_expires_before?: components["parameters"]["listNumbers.query.kyc_expires_before"];
                 /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
                 tag?: components["parameters"]["listNumbers.query.tag"];
@@ -5835,7 +5835,7 @@ export interface operations {
                 kyc_profile_id?: components["parameters"]["exportNumbers.query.kyc_profile_id"];
                 /** @description Only the numbers allocated to this order. */
                 order_id?: components["parameters"]["exportNumbers.query.order_id"];
-                /** @description Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC); never a released number. */
+                /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
                 kyc_expires_before?: components["parameters"]["exportNumbers.query.kyc_expires_before"];
                 /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
                 tag?: components["parameters"]["exportNumbers.query.tag"];
@@ -5911,7 +5911,7 @@ export interface operations {
                 kyc_profile_id?: components["parameters"]["exportNumbers.query.kyc_profile_id"];
                 /** @description Only the numbers allocated to this order. */
                 order_id?: components["parameters"]["exportNumbers.query.order_id"];
-                /** @description Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC); never a released number. */
+                /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
                 kyc_expires_before?: components["parameters"]["exportNumbers.query.kyc_expires_before"];
                 /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
                 tag?: components["parameters"]["exportNumbers.query.tag"];
@@ -7883,7 +7883,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.number_released.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -7959,7 +7959,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent.validation_error.resolution_too_low"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -8015,7 +8015,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent.validation_error"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.number_released.idempotency_key_in_use"];
             422: components["responses"]["Problem422Idempotent"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -8350,7 +8350,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            /** @description Problem details; code: kyc_exists, kyc_managed_by_profile, idempotency_key_in_use. */
+            /** @description Problem details; code: kyc_exists, kyc_managed_by_profile, number_released, idempotency_key_in_use. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -8432,7 +8432,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.number_released.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -8646,7 +8646,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent.validation_error.resolution_too_low"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.kyc_not_submitted.verification_locked.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -8926,7 +8926,7 @@ export interface operations {
             400: components["responses"]["Problem400Idempotent.validation_error"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.verification_locked.kyc_managed_by_profile.number_released.idempotency_key_in_use"];
             422: components["responses"]["Problem422Idempotent"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -11187,7 +11187,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -11343,7 +11343,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent.kyc_managed_by_profile.conflict.idempotency_key_in_use"];
+            409: components["responses"]["Problem409Idempotent.kyc_managed_by_profile.number_released.conflict.idempotency_key_in_use"];
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];

@@ -224,7 +224,14 @@ describe("service endpoints", () => {
     });
     expect(codesOf("/v1/numbers/{number_id}/KYC/files", "post")).toMatchObject({
       400: ["validation_error", "resolution_too_low"],
-      409: ["kyc_not_submitted", "verification_locked", "kyc_managed_by_profile", "conflict", "idempotency_key_in_use"],
+      409: [
+        "kyc_not_submitted",
+        "verification_locked",
+        "kyc_managed_by_profile",
+        "number_released",
+        "conflict",
+        "idempotency_key_in_use",
+      ],
     });
     expect(codesOf("/healthz", "get")).toEqual({ 500: ["internal_error"] });
   });

@@ -13,13 +13,20 @@ import {
   type KycRow,
   kycDocuments,
   kycVerifications,
+  NUMBER_STATUSES,
+  type NumberRow,
+  numbers,
   type RejectionReason,
 } from "../src/db/schema.ts";
 import {
   documentDeletable,
   documentDeletableGuard,
+  isReleased,
   type KycAction,
+  NUMBER_NOT_RELEASED,
   RENEWAL_WINDOW_MS,
+  REVIEWABLE,
+  reviewable,
   verificationAllows,
   verificationGuard,
 } from "../src/kyc/lifecycle.ts";
@@ -29,13 +36,15 @@ import { submittedVerification } from "./helpers.ts";
 const db = createDatabase(env.DB);
 const bare = (id: string) => id.replace(/^[a-z]+_/, "");
 
-/** One verification and one of its documents, rewritten by every run. */
+/** One number, its verification and one of its documents, rewritten by every run. */
+let numberId = "";
 let kycId = "";
 let documentId = "";
 
 beforeAll(async () => {
   const setup = await submittedVerification("lifecycle");
   kycId = bare(setup.kycId);
+  numberId = bare(setup.numberId);
   const kyc = await db.select().from(kycVerifications).where(eq(kycVerifications.id, kycId)).get();
   if (!kyc) expect.fail("the verification was not stored");
   documentId = crypto.randomUUID();
@@ -55,6 +64,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Back to pending without an expiry, so the expiry job other files run finds nothing of it.
+  await db.update(numbers).set({ status: "active" }).where(eq(numbers.id, numberId));
   await db.update(kycVerifications).set({ status: "pending", expiresAt: null }).where(eq(kycVerifications.id, kycId));
 });
 
@@ -70,16 +80,20 @@ const state = fc.record({
     fc.integer({ min: -365 * DAY_MS, max: 365 * DAY_MS }),
   ),
   document: fc.record({ status: fc.constantFrom(...DOCUMENT_STATUSES), named: fc.boolean() }),
+  // Released sets the verification's number_released (migrations/0016's trigger).
+  numberStatus: fc.constantFrom(...NUMBER_STATUSES),
 });
 type State = typeof state extends fc.Arbitrary<infer S> ? S : never;
 
 /** Writes the state, then reads the row back and which of the guards select it, in one D1 call. */
-async function guardsOn({ now, status, expiresIn, document }: State) {
+async function guardsOn({ now, status, expiresIn, document, numberStatus }: State) {
   const reasons: RejectionReason[] = document.named ? [{ code: "document_illegible", document_id: `doc_${documentId}` }] : [];
   const thisKyc = eq(kycVerifications.id, kycId);
   const selects = (guard: ReturnType<typeof verificationGuard>) =>
     db.select({ id: kycVerifications.id }).from(kycVerifications).where(and(thisKyc, guard));
-  const [, , [kyc], [doc], amend, upload, remove, resubmit, deleteDocument] = await db.batch([
+  const thisNumber = eq(numbers.id, numberId);
+  const [, , , [kyc], [doc], [number], amend, upload, remove, resubmit, deleteDocument, review, held] = await db.batch([
+    db.update(numbers).set({ status: numberStatus }).where(thisNumber),
     db
       .update(kycVerifications)
       .set({ status, expiresAt: expiresIn === null ? null : now + expiresIn })
@@ -87,6 +101,7 @@ async function guardsOn({ now, status, expiresIn, document }: State) {
     db.update(kycDocuments).set({ status: document.status, rejectionReasons: reasons }).where(eq(kycDocuments.id, documentId)),
     db.select().from(kycVerifications).where(thisKyc),
     db.select().from(kycDocuments).where(eq(kycDocuments.id, documentId)),
+    db.select().from(numbers).where(thisNumber),
     selects(verificationGuard("amend", now)),
     selects(verificationGuard("upload")),
     selects(verificationGuard("delete")),
@@ -95,26 +110,35 @@ async function guardsOn({ now, status, expiresIn, document }: State) {
       .select({ id: kycDocuments.id })
       .from(kycDocuments)
       .where(and(eq(kycDocuments.id, documentId), documentDeletableGuard())),
+    selects(REVIEWABLE),
+    db.select({ id: numbers.id }).from(numbers).where(and(thisNumber, NUMBER_NOT_RELEASED)),
   ]);
-  if (!kyc || !doc) expect.fail("the rows were not read back");
-  const selected: Record<KycAction, boolean> = {
+  if (!kyc || !doc || !number) expect.fail("the rows were not read back");
+  const selected: Record<Checked, boolean> = {
     amend: amend.length === 1,
     upload: upload.length === 1,
     delete: remove.length === 1,
     resubmit: resubmit.length === 1,
     deleteDocument: deleteDocument.length === 1,
+    review: review.length === 1,
+    numberHeld: held.length === 1,
   };
-  return { kyc, doc, selected };
+  return { kyc, doc, number, selected };
 }
 
+/** The verification's actions, the review as far as the number goes, and whether the number is held (not released). */
+type Checked = KycAction | "review" | "numberHeld";
+
 /** What the JS predicates say of the rows as read. */
-function allowedBy(kyc: KycRow, doc: DocumentRow, now: number): Record<KycAction, boolean> {
+function allowedBy(kyc: KycRow, doc: DocumentRow, number: NumberRow, now: number): Record<Checked, boolean> {
   return {
     amend: verificationAllows(kyc, "amend", now),
     upload: verificationAllows(kyc, "upload"),
     delete: verificationAllows(kyc, "delete"),
     resubmit: verificationAllows(kyc, "resubmit"),
     deleteDocument: documentDeletable(kyc, doc),
+    review: reviewable(kyc),
+    numberHeld: !isReleased(number),
   };
 }
 
@@ -124,14 +148,15 @@ describe("what a verification allows in each state", () => {
     const seen = new Set<string>();
     await fc.assert(
       fc.asyncProperty(state, async (generated) => {
-        const { kyc, doc, selected } = await guardsOn(generated);
-        const allowed = allowedBy(kyc, doc, generated.now);
-        expect(selected, JSON.stringify({ status: kyc.status, expiresAt: kyc.expiresAt, document: doc.status })).toEqual(allowed);
+        const { kyc, doc, number, selected } = await guardsOn(generated);
+        const allowed = allowedBy(kyc, doc, number, generated.now);
+        const seenAs = { status: kyc.status, expiresAt: kyc.expiresAt, document: doc.status, number: number.status };
+        expect(selected, JSON.stringify(seenAs)).toEqual(allowed);
         for (const [action, yes] of Object.entries(allowed)) seen.add(`${action} ${yes}`);
       }),
       { numRuns: 100 },
     );
-    const actions: KycAction[] = ["amend", "upload", "deleteDocument", "delete", "resubmit"];
+    const actions: Checked[] = ["amend", "upload", "deleteDocument", "delete", "resubmit", "review", "numberHeld"];
     expect([...seen].sort()).toEqual(actions.flatMap((action) => [`${action} false`, `${action} true`]).sort());
   });
 
@@ -139,8 +164,9 @@ describe("what a verification allows in each state", () => {
     const now = NOW_MIN;
     const edge = [-1, 0, 1].map((ms) => ({ now, status: "approved" as const, expiresIn: RENEWAL_WINDOW_MS + ms }));
     const document = { status: "verified" as const, named: false };
+    const numberStatus = "active" as const;
     const amendable = [];
-    for (const state of edge) amendable.push((await guardsOn({ ...state, document })).selected.amend);
+    for (const state of edge) amendable.push((await guardsOn({ ...state, document, numberStatus })).selected.amend);
     expect(amendable).toEqual([true, true, false]);
   });
 });

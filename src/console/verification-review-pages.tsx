@@ -105,7 +105,7 @@ function doings(rules: readonly (readonly [verb: string, object: string, allowed
  * What the customer can and cannot do once a review starts, as text derived from src/kyc/lifecycle.ts.
  */
 function whileReviewed(now: number): string {
-  const reviewed = { status: "under_review", expiresAt: null } as const;
+  const reviewed = { status: "under_review", expiresAt: null, numberReleased: false } as const;
   const rules = [
     ["change", "the address", verificationAllows(reviewed, "amend", now)],
     ["add", "documents", verificationAllows(reviewed, "upload")],

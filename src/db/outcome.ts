@@ -18,6 +18,8 @@ interface Reasons {
   unknown_profile: Record<never, never>;
   /** Something still uses the thing (numbers attached, open orders naming it). */
   in_use: { detail: string };
+  /** The number was released: its verification is kept as a record, not changed or reviewed. */
+  number_released: Record<never, never>;
   /** The thing's current state does not allow the change. */
   wrong_state: { state: string };
   /** The thing changed between the read that judged the request and the write (a pending order's profile). */

@@ -18,7 +18,7 @@ import {
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { documentEventData, profileDocumentEventData } from "../webhooks/payloads.ts";
-import { documentDeletableGuard, verificationGuard } from "./lifecycle.ts";
+import { documentDeletableGuard, isReleased, verificationGuard } from "./lifecycle.ts";
 import {
   DOCUMENT_STATUS_OF,
   type DocumentAction,
@@ -47,13 +47,13 @@ export async function findUploadTarget(
   db: Database,
   customerId: string,
   subject: Subject,
-): Promise<Outcome<KycRow, "not_found" | "not_submitted" | "wrong_state" | "full" | "managed_by_profile">> {
+): Promise<Outcome<KycRow, "not_found" | "not_submitted" | "wrong_state" | "full" | "managed_by_profile" | "number_released">> {
   const which = subjectVerification(customerId, subject);
   const found = await batchByName(db, {
     numbers:
       subject.kind === "number"
         ? db
-            .select({ id: numbers.id, profileId: kycProfileNumbers.profileId })
+            .select({ id: numbers.id, status: numbers.status, profileId: kycProfileNumbers.profileId })
             .from(numbers)
             .leftJoin(kycProfileNumbers, eq(kycProfileNumbers.numberId, numbers.id))
             .where(and(eq(numbers.id, subject.numberId), eq(numbers.customerId, customerId)))
@@ -71,10 +71,11 @@ export async function findUploadTarget(
     const [number] = found.numbers;
     if (!number) return refuse("not_found");
     if (number.profileId !== null) return refuse("managed_by_profile", { profileId: number.profileId });
-    if (!verification) return refuse("not_submitted");
+    // A released number starts no verification, so "submit the address first" would not help.
+    if (!verification) return refuse(isReleased(number) ? "number_released" : "not_submitted");
   }
   if (!verification) return refuse("not_found");
-  return uploadRefusal(verification.status, documents!.count) ?? ok(verification);
+  return uploadRefusal(verification, documents!.count) ?? ok(verification);
 }
 
 /**
@@ -107,7 +108,7 @@ export async function insertDocument(
   kycId: string,
   doc: NewDocument,
   now: number,
-): Promise<Outcome<DocumentRow, "wrong_state" | "full">> {
+): Promise<Outcome<DocumentRow, "wrong_state" | "full" | "number_released">> {
   const documentCount = sql`(SELECT count(*) FROM ${kycDocuments} WHERE ${kycDocuments.kycId} = ${kycVerifications.id})`;
   const thisDocument = eq(kycDocuments.id, doc.id);
   const { stored } = await batchByName(db, {
@@ -144,14 +145,14 @@ export async function insertDocument(
   const [row] = stored.write;
   if (row) return ok(row);
   const current = await db
-    .select({ status: kycVerifications.status })
+    .select({ status: kycVerifications.status, numberReleased: kycVerifications.numberReleased })
     .from(kycVerifications)
     .where(eq(kycVerifications.id, kycId))
     .get();
   // Deleted meanwhile (a pending verification may be): it no longer takes files.
   if (!current) return refuse("wrong_state", { state: "deleted" });
   // It took no file although it was found taking one: it changed state meanwhile, or another upload filled it.
-  return uploadRefusal(current.status, 0) ?? refuse("full", { limit: MAX_DOCUMENTS });
+  return uploadRefusal(current, 0) ?? refuse("full", { limit: MAX_DOCUMENTS });
 }
 
 /**

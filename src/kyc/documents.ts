@@ -34,7 +34,7 @@ export async function storeDocument(
   verification: KycRow,
   file: CheckedFile,
   now: number,
-): Promise<Outcome<DocumentRow, "wrong_state" | "full">> {
+): Promise<Outcome<DocumentRow, "wrong_state" | "full" | "number_released">> {
   const id = crypto.randomUUID();
   // A key of ours, never the client's file name.
   const objectKey = `${OBJECT_PREFIX}${verification.customerId}/${verification.id}/${id}`;
@@ -42,7 +42,7 @@ export async function storeDocument(
     httpMetadata: { contentType: file.mimeType },
     customMetadata: { documentId: id },
   });
-  let outcome: Outcome<DocumentRow, "wrong_state" | "full">;
+  let outcome: Outcome<DocumentRow, "wrong_state" | "full" | "number_released">;
   try {
     outcome = await insertDocument(
       db,

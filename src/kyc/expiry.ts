@@ -8,6 +8,7 @@ import { kycVerifications } from "../db/schema.ts";
 import { DAY_MS } from "../lib/time.ts";
 import { profileData, verificationData } from "../webhooks/payloads.ts";
 import { enqueueDeliveries } from "../webhooks/queue.ts";
+import { numberNotReleasedIn } from "./lifecycle.ts";
 import { eventTypeOf } from "./store.ts";
 
 /** The values of expiry_notice: none sent yet for this approval, the 30-day one, the 7-day one, the expiry. */
@@ -63,11 +64,13 @@ export async function sendExpiryNotices(
 ): Promise<{ expiring: number; expired: number }> {
   const sent = { expiring: 0, expired: 0 };
   for (const { notice, due } of NOTICES) {
+    // A released number's verification is a record: no notices (restored, it gets those still due).
+    const noticed = and(isNotNull(kycVerifications.expiresAt), numberNotReleasedIn(kycVerifications), due(now))!;
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const candidates = await db
         .select({ id: kycVerifications.id, numberId: kycVerifications.numberId })
         .from(kycVerifications)
-        .where(and(isNotNull(kycVerifications.expiresAt), due(now)))
+        .where(noticed)
         .orderBy(asc(kycVerifications.expiresAt))
         .limit(PER_BATCH);
       if (candidates.length === 0) break;
@@ -75,7 +78,7 @@ export async function sendExpiryNotices(
         candidates.map(({ id, numberId }, i) => {
           const profile = numberId === null;
           const kind = profile ? "profile" : "number";
-          const which = and(eq(kycVerifications.id, id), isNotNull(kycVerifications.expiresAt), due(now))!;
+          const which = and(eq(kycVerifications.id, id), noticed)!;
           const event = eventStatements(
             db,
             {

@@ -1,6 +1,8 @@
 // What a verification or profile allows its account to do in each state. The stores' SQL guards and the JS availability
 // checks are both built from this table, so they cannot disagree.
 import { and, eq, inArray, lte, ne, or, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { type Refusal, refusalByState, refuse } from "../db/outcome.ts";
 import {
   type DocumentRow,
   type DocumentStatus,
@@ -9,7 +11,11 @@ import {
   type KycStatus,
   kycDocuments,
   kycVerifications,
+  type NumberRow,
+  type NumberStatus,
+  numbers,
 } from "../db/schema.ts";
+import { literal } from "../db/sql.ts";
 import { DAY_MS } from "../lib/time.ts";
 
 /** An approved verification may be renewed (amended, and so re-opened) from this long before it expires. */
@@ -40,6 +46,52 @@ const ALLOWS: Readonly<Record<KycStatus, Readonly<Allows>>> = {
   rejected: { amend: true, upload: true, deleteDocument: "named", delete: true, resubmit: true },
 };
 
+/**
+ * What a released number's own verification refuses (409 number_released): it stays with the tenure as a record, read,
+ * downloaded and deleted as before, but neither changed nor reviewed. A number released has no verification started.
+ */
+const REFUSED_WHILE_RELEASED: ReadonlySet<KycAction | "review"> = new Set(["amend", "upload", "resubmit", "review"]);
+
+const RELEASED: NumberStatus = "released";
+
+/** Whether the number is released: it takes no new verification and joins no profile. */
+export function isReleased(number: Pick<NumberRow, "status">): boolean {
+  return number.status === RELEASED;
+}
+
+/** isReleased as the guard of a statement over numbers: the numbers that are not released. */
+export const NUMBER_NOT_RELEASED: SQL = sql`${numbers.status} <> ${literal(RELEASED)}`;
+
+/** Whether the verification refuses `action` because its number was released (a profile's never does). */
+function refusedAsReleased(kyc: Pick<KycRow, "numberReleased">, action: KycAction | "review"): boolean {
+  return kyc.numberReleased && REFUSED_WHILE_RELEASED.has(action);
+}
+
+/** The rows of kyc_verifications (or an alias of it) whose number is not released; a profile's never is. */
+export function numberNotReleasedIn(table: { numberReleased: SQLiteColumn }): SQL {
+  return eq(table.numberReleased, false);
+}
+
+/** refusedAsReleased as a guard over kyc_verifications: the rows that do not refuse `action` for it. */
+function notRefusedAsReleased(action: KycAction | "review"): SQL | undefined {
+  return REFUSED_WHILE_RELEASED.has(action) ? numberNotReleasedIn(kycVerifications) : undefined;
+}
+
+/** Why a guarded `action` on the verification wrote nothing, from a read of it afterwards. */
+export function verificationRefusal(
+  current: Pick<KycRow, "status" | "numberReleased"> | undefined,
+  action: KycAction | "review",
+): Refusal<"not_found" | "wrong_state" | "number_released"> {
+  return current && refusedAsReleased(current, action) ? refuse("number_released") : refusalByState(current);
+}
+
+/**
+ * The operator's review as far as the number goes (the moves by status are review-store.ts's): SQL and JS. The review
+ * queue shows only these (numberNotReleasedIn).
+ */
+export const REVIEWABLE: SQL = notRefusedAsReleased("review")!;
+export const reviewable = (kyc: Pick<KycRow, "numberReleased">): boolean => !refusedAsReleased(kyc, "review");
+
 /** The statuses in which `action` is allowed as `allowance` (always, or under its condition). */
 function statusesWhere<A extends KycAction>(action: A, allowance: Allows[A]): KycStatus[] {
   return KYC_STATUSES.filter((status) => ALLOWS[status][action] === allowance);
@@ -66,13 +118,18 @@ function inRenewalWindow(expiresAt: number | null, now: number): boolean {
 }
 
 /** Whether the verification allows `action` now (the pages' forms and links ask). */
-export function verificationAllows(kyc: Pick<KycRow, "status">, action: StateAction): boolean;
-export function verificationAllows(kyc: Pick<KycRow, "status" | "expiresAt">, action: "amend", now: number): boolean;
+export function verificationAllows(kyc: Pick<KycRow, "status" | "numberReleased">, action: StateAction): boolean;
 export function verificationAllows(
-  kyc: Pick<KycRow, "status"> & Partial<Pick<KycRow, "expiresAt">>,
+  kyc: Pick<KycRow, "status" | "numberReleased" | "expiresAt">,
+  action: "amend",
+  now: number,
+): boolean;
+export function verificationAllows(
+  kyc: Pick<KycRow, "status" | "numberReleased"> & Partial<Pick<KycRow, "expiresAt">>,
   action: StateAction | "amend",
   now?: number,
 ): boolean {
+  if (refusedAsReleased(kyc, action)) return false;
   const allowed = ALLOWS[kyc.status][action];
   if (allowed === "renewal") return now !== undefined && inRenewalWindow(kyc.expiresAt ?? null, now);
   return allowed;
@@ -83,14 +140,18 @@ export function verificationGuard(action: StateAction): SQL;
 export function verificationGuard(action: "amend", now: number): SQL;
 export function verificationGuard(action: StateAction | "amend", now?: number): SQL {
   const always = inArray(kycVerifications.status, statusesWhere(action, true));
-  if (action !== "amend" || now === undefined) return always;
-  return or(
-    always,
-    and(
-      inArray(kycVerifications.status, statusesWhere("amend", "renewal")),
-      lte(kycVerifications.expiresAt, now + RENEWAL_WINDOW_MS),
-    ),
-  )!;
+  const byState =
+    action !== "amend" || now === undefined
+      ? always
+      : or(
+          always,
+          and(
+            inArray(kycVerifications.status, statusesWhere("amend", "renewal")),
+            lte(kycVerifications.expiresAt, now + RENEWAL_WINDOW_MS),
+          ),
+        )!;
+  const held = notRefusedAsReleased(action);
+  return held ? and(held, byState)! : byState;
 }
 
 /** Whether the document may be deleted while its verification is as `kyc` is. */

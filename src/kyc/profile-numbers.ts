@@ -10,10 +10,19 @@ import type { Database } from "../db/client.ts";
 import { type EventSpec, eventStatements, inEventChunks, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { retryingRaces } from "../db/races.ts";
-import { batchAssertions, catalog, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
+import {
+  batchAssertions,
+  catalog,
+  kycProfileNumbers,
+  kycVerifications,
+  type NumberStatus,
+  numbers,
+  orders,
+} from "../db/schema.ts";
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { attachedNumbersData } from "../webhooks/payloads.ts";
+import { isReleased, NUMBER_NOT_RELEASED } from "./lifecycle.ts";
 import { documentsOf, subjectVerification } from "./store.ts";
 
 /** At most this many numbers in one attach or detach. */
@@ -21,6 +30,7 @@ export const MAX_ATTACH = 10_000;
 
 export const ATTACH_REFUSALS = [
   "not_found",
+  "number_released",
   "has_own_verification",
   "attached_to_other_profile",
   "requirements_not_met",
@@ -41,6 +51,7 @@ export interface NumbersReport {
 interface Candidate {
   requested: string;
   id: string | null;
+  status: NumberStatus | null;
   countryCode: string | null;
   numberType: string | null;
   profileId: string | null;
@@ -51,6 +62,7 @@ interface Candidate {
 function candidates(db: Database, customerId: string, selection: NumberSelection) {
   const columns = {
     id: numbers.id,
+    status: numbers.status,
     countryCode: numbers.countryCode,
     numberType: numbers.numberType,
     profileId: kycProfileNumbers.profileId,
@@ -88,6 +100,7 @@ function orderOfAccount(db: Database, customerId: string, selection: NumberSelec
 
 const REFUSAL_WORDS: Record<AttachRefusalCode, string> = {
   not_found: "No number of this account has this id",
+  number_released: "The number was released; restore it first",
   has_own_verification: "The number has a verification of its own; delete it (DELETE /v1/numbers/{number_id}/KYC) first",
   attached_to_other_profile: "The number is attached to another profile; detach it there first",
   requirements_not_met: "The profile does not meet the requirements of this number's country and type",
@@ -200,8 +213,8 @@ async function readSelection(
 }
 
 /**
- * Attaches numbers to the account's profile, all or nothing per number: a number of the account that has no
- * verification of its own, is attached to no other profile, and whose pair the profile meets (as it stood when read:
+ * Attaches numbers to the account's profile, all or nothing per number: a number of the account, not released, that has
+ * no verification of its own, is attached to no other profile, and whose pair the profile meets (as it stood when read:
  * the write re-checks the numbers, not the profile's compliance, as an allocation does not either). Each attached
  * number gets a verification id of its own.
  */
@@ -233,6 +246,7 @@ export async function attachNumbers(
     for (const c of candidates) {
       const shown = withPrefix("num", c.requested);
       if (c.id === null) report.refused.push(refusal(shown, "not_found"));
+      else if (isReleased({ status: c.status! })) report.refused.push(refusal(shown, "number_released"));
       else if (c.profileId === profileId) report.unchanged.push(c.id);
       else if (c.profileId !== null) report.refused.push(refusal(shown, "attached_to_other_profile"));
       else if (c.ownId !== null) report.refused.push(refusal(shown, "has_own_verification"));
@@ -271,6 +285,7 @@ export async function attachNumbers(
               and(
                 sql`${numbers.id} = json_extract(attachment.value, '$[0]')`,
                 eq(numbers.customerId, customerId),
+                NUMBER_NOT_RELEASED,
                 sql`NOT EXISTS (SELECT 1 FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.numberId} = ${numbers.id})`,
                 sql`NOT EXISTS (SELECT 1 FROM ${kycVerifications} own WHERE own.number_id = ${numbers.id})`,
               ),

@@ -265,7 +265,8 @@ export const profileRoutes = createRouter<CustomerEnv>()
       summary: "Attach numbers to a profile",
       description:
         `By ids (1 to ${MAX_ATTACH.toLocaleString("en-US")}, repeats counted once) or every number of an order; ` +
-        "each all or nothing. A number is refused when unknown (not_found), when it has a verification of its own " +
+        "each all or nothing. A number is refused when unknown (not_found), when released (number_released: restore it " +
+        "first), when it has a verification of its own " +
         "(has_own_verification: delete it first), when attached to another profile, or when the profile does not " +
         "meet its pair's requirements (requirements_not_met). Attached numbers' verification is the profile's, " +
         `under an id of their own. One kyc_profile.numbers_attached event per 1,000 numbers. Body up to ${ATTACH_BODY_BYTES / 1024} KiB.`,

@@ -1,4 +1,4 @@
-// The operator's review queue across accounts. Like the orders' queue (src/orders/queue.ts), each status reads its
+// The operator's review queue across accounts; a released number's verification is not in it. Like the orders' queue (src/orders/queue.ts), each status reads its
 // first rows from an index and the page is taken from their union, with counts from the triggers' tables.
 import { and, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
@@ -19,6 +19,7 @@ import {
   numbers,
 } from "../db/schema.ts";
 import { inJsonList } from "../db/sql.ts";
+import { numberNotReleasedIn } from "./lifecycle.ts";
 import { DOCUMENT_ORDER, numberCountOf } from "./store.ts";
 
 /** The statuses the queue shows unless asked for others: the verifications waiting for staff. */
@@ -71,6 +72,7 @@ function pageRowids(q: ReviewQueueQuery, window: PageWindow): SQL {
   const account = accountId(q);
   const byPair = q.countryCodes !== undefined || q.numberTypes !== undefined;
   const conditions = and(
+    numberNotReleasedIn(branchKyc),
     account === undefined ? undefined : eq(branchKyc.customerId, account),
     ofSubjectType(branchKyc, q),
     q.countryCodes && inJsonList(branchNumbers.countryCode, q.countryCodes),
@@ -90,7 +92,10 @@ function pageRowids(q: ReviewQueueQuery, window: PageWindow): SQL {
   )`;
 }
 
-/** Counts by status over every filter but status: the triggers' counts, or with a pair or subject filter, counted. */
+/**
+ * Counts by status over every filter but status: the triggers' counts (which, like the queue, leave out released
+ * numbers' verifications), or with a pair or subject filter, counted.
+ */
 function statusCountsQuery(db: Database, q: ReviewQueueQuery) {
   const byPair = q.countryCodes !== undefined || q.numberTypes !== undefined;
   if (byPair || q.subjectType !== undefined) {
@@ -101,6 +106,7 @@ function statusCountsQuery(db: Database, q: ReviewQueueQuery) {
     return (byPair ? counted.innerJoin(numbers, eq(numbers.id, kycVerifications.numberId)) : counted)
       .where(
         and(
+          numberNotReleasedIn(kycVerifications),
           account === undefined ? undefined : eq(kycVerifications.customerId, account),
           ofSubjectType(kycVerifications, q),
           q.countryCodes && inJsonList(numbers.countryCode, q.countryCodes),
@@ -208,7 +214,7 @@ export async function reviewQueueGlance(db: Database): Promise<{
     oldest: db
       .select({ submittedAt: kycVerifications.submittedAt })
       .from(kycVerifications)
-      .where(eq(kycVerifications.status, "pending"))
+      .where(and(eq(kycVerifications.status, "pending"), numberNotReleasedIn(kycVerifications)))
       .orderBy(kycVerifications.submittedAt, kycVerifications.id)
       .limit(1),
   });

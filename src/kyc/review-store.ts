@@ -4,11 +4,12 @@ import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import type { Outbox } from "../db/outbox.ts";
-import { type Outcome, ok, refusalByState } from "../db/outcome.ts";
+import { type Outcome, ok } from "../db/outcome.ts";
 import { type KycStatus, kycDocuments, kycVerifications, type RejectionReason } from "../db/schema.ts";
 import { inJsonList } from "../db/sql.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { DAY_MS } from "../lib/time.ts";
+import { REVIEWABLE, verificationRefusal } from "./lifecycle.ts";
 import {
   countRead,
   DOCUMENT_ORDER,
@@ -55,8 +56,8 @@ export async function reviewVerification(
   to: ReviewTarget,
   rejection: Rejection | undefined,
   now: number,
-): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state">> {
-  const movable = and(eq(kycVerifications.id, kycId), ofKind(kind), eq(kycVerifications.status, REVIEW_FROM[to]))!;
+): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state" | "number_released">> {
+  const movable = and(eq(kycVerifications.id, kycId), ofKind(kind), eq(kycVerifications.status, REVIEW_FROM[to]), REVIEWABLE)!;
   const reasons = rejection?.reasons ?? [];
   const named = reasons.flatMap((r) => (r.document_id === undefined ? [] : [r.document_id]));
   const namedReasons = sql`(SELECT json_group_array(json(value)) FROM json_each(${JSON.stringify(reasons)}) WHERE value ->> 'document_id' = ${"doc_"} || ${kycDocuments.id})`;
@@ -125,11 +126,12 @@ export async function reviewVerification(
   outbox.add(deliveries);
   const [moved] = reviewed.write;
   if (moved) return ok({ verification: moved, documents, numberCount: countRead(counted) });
-  return refusalByState(
+  return verificationRefusal(
     await db
       .select()
       .from(kycVerifications)
       .where(and(eq(kycVerifications.id, kycId), ofKind(kind)))
       .get(),
+    "review",
   );
 }

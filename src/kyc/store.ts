@@ -14,13 +14,21 @@ import {
   kycDocuments,
   kycProfileNumbers,
   kycVerifications,
+  type NumberStatus,
   numbers,
   OPEN_ORDER_STATUSES,
   orders,
 } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
 import { profileData, verificationData } from "../webhooks/payloads.ts";
-import { REJECTED_BY_NAME, verificationAllows, verificationGuard } from "./lifecycle.ts";
+import {
+  isReleased,
+  NUMBER_NOT_RELEASED,
+  REJECTED_BY_NAME,
+  verificationAllows,
+  verificationGuard,
+  verificationRefusal,
+} from "./lifecycle.ts";
 
 /** A verification holds at most this many documents. */
 export const MAX_DOCUMENTS = 20;
@@ -55,9 +63,12 @@ export function eventTypeOf(
 ): EventSpec["type"] {
   return `${kind === "number" ? "kyc" : "kyc_profile"}.${action}`;
 }
-/** Why a verification in `status` holding `documentCount` files takes no other, or undefined when it takes one. */
-export function uploadRefusal(status: KycStatus, documentCount: number): Refusal<"wrong_state" | "full"> | undefined {
-  if (!verificationAllows({ status }, "upload")) return refuse("wrong_state", { state: status });
+/** Why a verification holding `documentCount` files takes no other, or undefined when it takes one. */
+export function uploadRefusal(
+  kyc: Pick<KycRow, "status" | "numberReleased">,
+  documentCount: number,
+): Refusal<"wrong_state" | "full" | "number_released"> | undefined {
+  if (!verificationAllows(kyc, "upload")) return verificationRefusal(kyc, "upload") as Refusal<"wrong_state" | "number_released">;
   if (documentCount >= MAX_DOCUMENTS) return refuse("full", { limit: MAX_DOCUMENTS });
   return undefined;
 }
@@ -137,14 +148,14 @@ export function verificationValues(input: NewVerification, now: number) {
   };
 }
 
-/** The account's number's profile (null: it joined none), or undefined when the account has no such number. */
+/** The account's number's status and profile (null: it joined none), or undefined when the account has no such number. */
 async function ownedNumberProfile(
   db: Database,
   customerId: string,
   numberId: string,
-): Promise<{ profileId: string | null } | undefined> {
+): Promise<{ status: NumberStatus; profileId: string | null } | undefined> {
   return db
-    .select({ profileId: numbers.kycProfileId })
+    .select({ status: numbers.status, profileId: numbers.kycProfileId })
     .from(numbers)
     .where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId)))
     .get();
@@ -162,7 +173,8 @@ async function managedOrNotFound(
 
 /**
  * Starts the verification of a number the account owns: one INSERT … SELECT from the account's numbers, so another
- * account's number (or none, or one that joined a profile) writes nothing, and the unique number_id refuses a second.
+ * account's number (or none, or one released or joined to a profile) writes nothing, and the unique number_id refuses
+ * a second.
  */
 export async function submitVerification(
   db: Database,
@@ -171,7 +183,7 @@ export async function submitVerification(
   numberId: string,
   input: NewVerification,
   now: number,
-): Promise<Outcome<KycRow, "not_found" | "duplicate" | "managed_by_profile">> {
+): Promise<Outcome<KycRow, "not_found" | "duplicate" | "managed_by_profile" | "number_released">> {
   const id = crypto.randomUUID();
   try {
     const { submitted } = await batchByName(db, {
@@ -194,6 +206,7 @@ export async function submitVerification(
                 and(
                   eq(numbers.id, numberId),
                   eq(numbers.customerId, customerId),
+                  NUMBER_NOT_RELEASED,
                   sql`NOT EXISTS (SELECT 1 FROM ${kycProfileNumbers} WHERE ${kycProfileNumbers.numberId} = ${numbers.id})`,
                 ),
               ),
@@ -207,8 +220,9 @@ export async function submitVerification(
     if (row) return ok(row);
     const number = await ownedNumberProfile(db, customerId, numberId);
     if (!number) return refuse("not_found");
+    if (isReleased(number)) return refuse("number_released");
     if (number.profileId) return refuse("managed_by_profile", { profileId: number.profileId });
-    // The account's and attached to none now: a detach came between the insert and the read; the submit may run after it.
+    // The account's, held and attached to none now: a detach came between the insert and the read; the submit may run after it.
     return submitVerification(db, outbox, customerId, numberId, input, now);
   } catch (error) {
     if (isUniqueViolation(error)) return refuse("duplicate");
@@ -312,9 +326,9 @@ async function changeVerification(
   outbox: Outbox,
   customerId: string,
   subject: Subject,
-  change: { set: Partial<typeof kycVerifications.$inferInsert>; movable: SQL; reopens: boolean },
+  change: { action: "amend" | "resubmit"; set: Partial<typeof kycVerifications.$inferInsert>; movable: SQL; reopens: boolean },
   now: number,
-): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state" | "managed_by_profile">> {
+): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state" | "managed_by_profile" | "number_released">> {
   const which = subjectVerification(customerId, subject);
   const kycIdOf = sql`(SELECT ${kycVerifications.id} FROM ${kycVerifications} WHERE ${which})`;
   const event = verificationEventIfWritten(db, subject.kind, "updated", which, now);
@@ -336,7 +350,7 @@ async function changeVerification(
   if (updated) return ok({ verification: updated, documents: documents.map((d) => d.document), numberCount: countRead(counted) });
   const current = await db.select().from(kycVerifications).where(which).get();
   if (!current && subject.kind === "number") return managedOrNotFound(db, customerId, subject.numberId);
-  return refusalByState(current);
+  return verificationRefusal(current, change.action);
 }
 
 /**
@@ -350,12 +364,13 @@ export async function updateAddress(
   subject: Subject,
   changes: AddressChanges & { name?: string },
   now: number,
-): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state" | "managed_by_profile">> {
+): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state" | "managed_by_profile" | "number_released">> {
   // Fields absent from the request are undefined here, and change nothing.
   const renaming = Object.entries(changes).every(([key, value]) => key === "name" || value === undefined);
   const change = renaming
-    ? { set: { name: changes.name }, movable: sql`1`, reopens: false }
+    ? { action: "amend" as const, set: { name: changes.name }, movable: sql`1`, reopens: false }
     : {
+        action: "amend" as const,
         set: {
           ...changes,
           status: "pending" as const,
@@ -380,13 +395,14 @@ export async function resubmitVerification(
   customerId: string,
   subject: Subject,
   now: number,
-): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state" | "managed_by_profile">> {
+): Promise<Outcome<ProfileWithDocuments, "not_found" | "wrong_state" | "managed_by_profile" | "number_released">> {
   return changeVerification(
     db,
     outbox,
     customerId,
     subject,
     {
+      action: "resubmit",
       set: { status: "pending", reviewedAt: null, rejectionReason: null, rejectionReasons: [] },
       movable: verificationGuard("resubmit"),
       reopens: true,

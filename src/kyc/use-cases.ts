@@ -21,7 +21,7 @@ import { COMPLIANCE, operatorAction } from "../staff/roles.ts";
 import { type CheckedFile, deleteObjectsOrLeaveToSweep, removeDocument, storeDocument } from "./documents.ts";
 import { findUploadTarget } from "./documents-store.ts";
 import { staffDownload } from "./download.ts";
-import { RENEWAL_WINDOW_MS } from "./lifecycle.ts";
+import { RENEWAL_WINDOW_MS, reviewable } from "./lifecycle.ts";
 import { attachNumbers, detachNumbers, type NumberSelection, type NumbersReport } from "./profile-numbers.ts";
 import { insertProfile, profileOfAttachment } from "./profiles-store.ts";
 import { type Rejection, type ReviewTarget, reviewMovesFrom, reviewVerification } from "./review-store.ts";
@@ -59,6 +59,14 @@ export function managedByProfile(profileId: string): Problem<"kyc_managed_by_pro
   );
 }
 
+/** The number was released: its verification is kept as a record (read, downloaded, deleted), not changed or reviewed. */
+function numberReleased(action: string): Problem<"number_released"> {
+  return new Problem(
+    "number_released",
+    `The number was released; its verification is kept as a record and ${action} is not possible (restore the number first)`,
+  );
+}
+
 /** What a subject is called when it is not found. */
 function subjectNotFound(subject: Subject | SubjectKind): Problem<"not_found"> {
   const kind = typeof subject === "string" ? subject : subject.kind;
@@ -70,13 +78,14 @@ export const UPLOAD_REFUSALS = refusals(
   "kyc_not_submitted",
   "kyc_managed_by_profile",
   "verification_locked",
+  "number_released",
   "conflict",
 );
 
 /** Why an upload is refused, whether found before the body is read or when the row is written. */
 function uploadRefused(
   subject: Subject,
-  refusal: Refusal<"not_found" | "not_submitted" | "wrong_state" | "full" | "managed_by_profile">,
+  refusal: Refusal<"not_found" | "not_submitted" | "wrong_state" | "full" | "managed_by_profile" | "number_released">,
 ): Problem<(typeof UPLOAD_REFUSALS)[number]> {
   switch (refusal.reason) {
     case "not_found":
@@ -87,12 +96,14 @@ function uploadRefused(
       return managedByProfile(refusal.profileId);
     case "wrong_state":
       return verificationLocked(refusal.state, "uploading files");
+    case "number_released":
+      return numberReleased("uploading files");
     case "full":
       return new Problem("conflict", `A verification holds at most ${refusal.limit} documents; delete one first`);
   }
 }
 
-export const SUBMIT_ADDRESS_REFUSALS = refusals("not_found", "kyc_managed_by_profile", "kyc_exists");
+export const SUBMIT_ADDRESS_REFUSALS = refusals("not_found", "kyc_managed_by_profile", "number_released", "kyc_exists");
 
 /** Starts the number's verification with its address (one per number), with its kyc.submitted event. */
 export async function submitAddress(
@@ -105,6 +116,7 @@ export async function submitAddress(
   if (submitted.ok) return done(submitted.value);
   if (submitted.reason === "not_found") return refused(notFound("Number"));
   if (submitted.reason === "managed_by_profile") return refused(managedByProfile(submitted.profileId));
+  if (submitted.reason === "number_released") return refused(numberReleased("starting a verification"));
   return refused(new Problem("kyc_exists", "This number already has a verification; amend its address instead"));
 }
 
@@ -118,7 +130,7 @@ export async function createProfile(
   return insertProfile(work.db, work.outbox, customerId, name, verification, work.now);
 }
 
-export const AMEND_ADDRESS_REFUSALS = refusals("not_found", "kyc_managed_by_profile", "verification_locked");
+export const AMEND_ADDRESS_REFUSALS = refusals("not_found", "kyc_managed_by_profile", "number_released", "verification_locked");
 
 /**
  * Amends the address while pending, rejected, or approved within its renewal window (all re-open), with its
@@ -134,10 +146,11 @@ export async function amendAddress(
   if (updated.ok) return done(updated.value);
   if (updated.reason === "not_found") return refused(subjectNotFound(subject));
   if (updated.reason === "managed_by_profile") return refused(managedByProfile(updated.profileId));
+  if (updated.reason === "number_released") return refused(numberReleased("changing the address"));
   return refused(addressLocked(updated.state));
 }
 
-export const RESUBMIT_REFUSALS = refusals("not_found", "kyc_managed_by_profile", "verification_locked");
+export const RESUBMIT_REFUSALS = refusals("not_found", "kyc_managed_by_profile", "number_released", "verification_locked");
 
 /** Re-opens a rejected verification unchanged (pending, reasons cleared), with its *.updated event. */
 export async function resubmit(
@@ -149,6 +162,7 @@ export async function resubmit(
   if (reopened.ok) return done(reopened.value);
   if (reopened.reason === "not_found") return refused(subjectNotFound(subject));
   if (reopened.reason === "managed_by_profile") return refused(managedByProfile(reopened.profileId));
+  if (reopened.reason === "number_released") return refused(numberReleased("resubmitting"));
   return refused(verificationLocked(reopened.state, "resubmitting (only a rejected verification is)"));
 }
 
@@ -251,7 +265,7 @@ function reasonErrors(found: VerificationWithDocuments, rejection: Rejection): F
   ]);
 }
 
-const REVIEW_KYC_REFUSALS = refusals("validation_error", "not_found", "kyc_managed_by_profile", "conflict");
+const REVIEW_KYC_REFUSALS = refusals("validation_error", "not_found", "kyc_managed_by_profile", "number_released", "conflict");
 
 /**
  * The operator's review of a number's verification or a profile: pending → under_review → approved or rejected (with
@@ -273,6 +287,7 @@ async function reviewKyc(
   const reviewed = await reviewVerification(work.db, work.outbox, work, kind, kycId, status, rejection, work.now);
   if (reviewed.ok) return done(reviewed.value);
   if (reviewed.reason === "not_found") return refused(await reviewNotFound(work, kind, kycId));
+  if (reviewed.reason === "number_released") return refused(numberReleased("reviewing it"));
   return refused(new Problem("conflict", `A verification cannot move from ${reviewed.state} to ${status}`));
 }
 
@@ -316,7 +331,8 @@ export async function detachFromProfile(
 }
 
 /** The review of a verification: offered while its status has a move (pending → under_review → a decision). */
-const reviewAvailable = (kyc: Pick<KycRow, "status">) => reviewMovesFrom(kyc.status).length > 0;
+const reviewAvailable = (kyc: Pick<KycRow, "status" | "numberReleased">) =>
+  reviewable(kyc) && reviewMovesFrom(kyc.status).length > 0;
 
 /** The operator's review of a number's verification or of a profile. */
 function reviewActionOf(kind: SubjectKind, operationId: string) {

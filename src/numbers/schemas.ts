@@ -124,8 +124,7 @@ const numberFilters = {
   kyc_expires_before: calendarDateSchema.optional().openapi({
     param: { name: "kyc_expires_before", in: "query" },
     description:
-      "Only the numbers whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC); never " +
-      "a released number.",
+      "Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC).",
   }),
   tag: commaList(tagSchema, "tag", "Only the numbers that have every one of these tags (ignoring case)."),
   customer_reference: customerReferenceSchema.optional().openapi({

@@ -1,6 +1,6 @@
 // Queries for numbers: the account's list, its numbers by id or phone number, an order's numbers (allocation is in
 // allocation-store.ts).
-import { and, count, eq, gt, gte, inArray, lt, lte, ne, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, gt, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -18,6 +18,7 @@ import {
   stockCounts,
 } from "../db/schema.ts";
 import { inJsonList } from "../db/sql.ts";
+import { NUMBER_NOT_RELEASED } from "../kyc/lifecycle.ts";
 import { profileNamesOf } from "../kyc/profiles-store.ts";
 
 export const NUMBER_SORT_KEYS = ["phone_number", "country_code", "number_type", "status", "created_at"] as const;
@@ -41,7 +42,7 @@ export interface NumberListQuery {
   kycProfileId?: string | undefined;
   /** Numbers allocated to this order. */
   orderId?: string | undefined;
-  /** Numbers whose verification (own or their profile's) expires before this instant (ms). */
+  /** Numbers, not released, whose verification (own or their profile's) expires before this instant (ms). */
   kycExpiresBefore?: number | undefined;
   /** Numbers that have every one of these tags (tag keys: lower case). */
   tagKeys?: readonly string[] | undefined;
@@ -55,9 +56,6 @@ export interface NumberListQuery {
 
 /** A number's profile's verification, beside its own (the list joins both; webhooks/payloads.ts: numberKycData). */
 const profileKyc = alias(kycVerifications, "profile_kyc");
-
-/** A released number is in no profile and its verification's expiry is no longer the account's concern (LIFECYCLE.md). */
-const notReleased = ne(numbers.status, "released" satisfies NumberStatus);
 
 /** The numbers of the account that have every one of these tags: one index range of number_tags per tag. */
 function withEveryTag(customerId: string, tagKeys: readonly string[]): SQL {
@@ -75,9 +73,10 @@ function listConditions(customerId: string, q: NumberListQuery): SQL | undefined
     q.statuses && inArray(numbers.status, q.statuses),
     q.countryCodes && inArray(numbers.countryCode, q.countryCodes),
     q.numberTypes && inArray(numbers.numberType, q.numberTypes),
-    q.kycProfileId === undefined ? undefined : and(eq(numbers.kycProfileId, q.kycProfileId), notReleased),
+    q.kycProfileId === undefined ? undefined : and(eq(numbers.kycProfileId, q.kycProfileId), NUMBER_NOT_RELEASED),
     q.orderId === undefined ? undefined : eq(numbers.orderId, q.orderId),
-    q.kycExpiresBefore === undefined ? undefined : and(lt(numbers.kycExpiresAt, q.kycExpiresBefore), notReleased),
+    // A released number keeps its own verification's expires_at, but that verification no longer counts for it.
+    q.kycExpiresBefore === undefined ? undefined : and(lt(numbers.kycExpiresAt, q.kycExpiresBefore), NUMBER_NOT_RELEASED),
     q.tagKeys === undefined ? undefined : withEveryTag(customerId, q.tagKeys),
     q.customerReference === undefined ? undefined : eq(numbers.customerReference, q.customerReference),
     q.releasedFrom === undefined ? undefined : gte(numbers.releasedAt, q.releasedFrom),

@@ -1,7 +1,7 @@
 // The customer's own details of its numbers: one number's tags, reference and protection (PATCH), and tags added to or
 // removed from many numbers at once. Neither touches a released number; tag and reference changes are not audited, a
 // change of protection is (LIFECYCLE.md).
-import { and, eq, ne, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -9,6 +9,7 @@ import { eventIfWritten, eventStatements, inEventChunks, NUMBERS_PER_NUMBER_EVEN
 import { type Outcome, ok, refuse } from "../db/outcome.ts";
 import { retryingRaces } from "../db/races.ts";
 import { batchAssertions, customers, type NumberStatus, numbers } from "../db/schema.ts";
+import { NUMBER_NOT_RELEASED } from "../kyc/lifecycle.ts";
 import { numbersData } from "../webhooks/payloads.ts";
 import { type NumberWithKyc, ownedNumberWithKyc } from "./store.ts";
 
@@ -49,7 +50,7 @@ export async function updateNumberDetails(
   details: NumberDetails,
   now: number,
 ): Promise<Outcome<NumberWithKyc, "not_found" | "wrong_state">> {
-  const guard = and(eq(numbers.id, numberId), eq(numbers.customerId, customerId), ne(numbers.status, RELEASED), differs(details));
+  const guard = and(eq(numbers.id, numberId), eq(numbers.customerId, customerId), NUMBER_NOT_RELEASED, differs(details));
   const { written, current } = await batchByName(db, {
     written: writeInPhases({
       before: {
@@ -186,7 +187,7 @@ export async function tagNumbers(
               sql`${numbers.id} = json_extract(change.value, '$[0]')`,
               // Unary plus: not an index for SQLite to start from, so it walks the changes and finds each number by id.
               sql`+${numbers.customerId} = ${customerId}`,
-              ne(numbers.status, RELEASED),
+              NUMBER_NOT_RELEASED,
               sql`${numbers.tags} = json_extract(change.value, '$[2]')`,
             ),
           ),

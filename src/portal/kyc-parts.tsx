@@ -277,7 +277,7 @@ export function DocumentsSection({
         documents={documents}
         deleteHref={(doc) => (documentDeletable(kyc, doc) ? `${href}/documents/${doc.id}/delete` : undefined)}
       />
-      {uploadRefusal(kyc.status, documents.length) === undefined ? (
+      {uploadRefusal(kyc, documents.length) === undefined ? (
         <>
           <h2 id="upload">Upload a document</h2>
           <p class="muted">An identity document, a company registration or a proof of address.</p>
@@ -334,7 +334,7 @@ export function RejectionFixes({
   // A file added since the rejection waits for the resubmit (src/kyc/documents-store.ts: NEW_DOCUMENT_STATUS_OF).
   const replaced = documents.some((document) => document.status === "uploaded");
   const aboutDocuments = documents.some((document) => reasonsOfDocument(kyc, document).length > 0);
-  const upload = uploadRefusal(kyc.status, documents.length) === undefined;
+  const upload = uploadRefusal(kyc, documents.length) === undefined;
   const resubmittable = verificationAllows(kyc, "resubmit");
   const fixes = [
     upload

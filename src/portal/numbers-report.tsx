@@ -129,6 +129,11 @@ export async function takeReport(c: Context<PortalEnv>, profileId: string): Prom
 function refusalWords(group: ReportNote["refused"][number], href: string, profileHref: (id: string) => string) {
   const { code, pair, profile } = group;
   switch (code) {
+    case "number_released":
+      return {
+        title: "Each was released",
+        remedy: <>Restore the numbers in Numbers first (within their restore window), then attach them here again.</>,
+      };
     case "has_own_verification":
       return {
         title: "Each has a verification of its own",
