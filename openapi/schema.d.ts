@@ -1114,7 +1114,7 @@ export interface paths {
         };
         /**
          * Get any account's number
-         * @description The number with its account's slug, its order, its verification and its 50 newest audit events.
+         * @description The number with its account's slug, its order, its verification (its own, or its profile's; null when none) and its 50 newest audit events.
          */
         get: operations["getAnyNumber"];
         put?: never;
@@ -1123,7 +1123,7 @@ export interface paths {
         options?: never;
         /**
          * Get any account's number: headers only
-         * @description The number with its account's slug, its order, its verification and its 50 newest audit events. HEAD answers as GET does, without the body.
+         * @description The number with its account's slug, its order, its verification (its own, or its profile's; null when none) and its 50 newest audit events. HEAD answers as GET does, without the body.
          */
         head: operations["headGetAnyNumber"];
         patch?: never;
@@ -3559,7 +3559,7 @@ export interface components {
             number: components["schemas"]["Number"];
             customer_slug: string;
             order: components["schemas"]["Order"];
-            verification: components["schemas"]["KycVerification"] & (Record<string, never> | null);
+            verification: components["schemas"]["KycVerification"] | null;
             /** @description Its 50 newest audit events, newest first. */
             history: components["schemas"]["AuditEvent"][];
         };

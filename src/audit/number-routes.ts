@@ -24,9 +24,7 @@ const operatorNumberSchema = z
     number: numberSchema,
     customer_slug: z.string(),
     order: orderSchema,
-    verification: verificationSchema
-      .nullable()
-      .openapi({ description: "Its own verification, or its profile's; null when none." }),
+    verification: z.union([verificationSchema, z.null()]),
     history: z.array(auditEventSchema).openapi({ description: `Its ${HISTORY.limit} newest audit events, newest first.` }),
   })
   .openapi("OperatorNumber");
@@ -37,7 +35,7 @@ export const numberHistoryRoutes = createRouter<OperatorEnv>().openapi(
     method: "get",
     path: "/numbers/{number_id}",
     summary: "Get any account's number",
-    description: `The number with its account's slug, its order, its verification and its ${HISTORY.limit} newest audit events.`,
+    description: `The number with its account's slug, its order, its verification (its own, or its profile's; null when none) and its ${HISTORY.limit} newest audit events.`,
     request: { params: z.object({ number_id: prefixedIdParam("num", "number_id") }) },
     responses: {
       200: jsonResponse(operatorNumberSchema, "The number and what surrounds it."),
