@@ -182,6 +182,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers/{customer_slug}/numbers/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export numbers as CSV
+         * @description The numbers the list's filters match, in its sort, as CSV (RFC 4180, CRLF lines): a header naming the Number item's fields, then one row per number; null is an empty cell, booleans true/false, tags joined by `;`. A cell other than phone_number that begins with = + - @, tab or CR gets a leading ' (spreadsheet formulas). Streamed; at most 500,000 rows, a filter matching more is 400.
+         */
+        get: operations["exportNumbers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Export numbers as CSV: headers only
+         * @description The numbers the list's filters match, in its sort, as CSV (RFC 4180, CRLF lines): a header naming the Number item's fields, then one row per number; null is an empty cell, booleans true/false, tags joined by `;`. A cell other than phone_number that begins with = + - @, tab or CR gets a leading ' (spreadsheet formulas). Streamed; at most 500,000 rows, a filter matching more is 400. HEAD answers as GET does, without the body.
+         */
+        head: operations["headExportNumbers"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/numbers/{number_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a number
+         * @description One of the account's numbers, in any status (another account's number is 404).
+         */
+        get: operations["getNumber"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Get a number: headers only
+         * @description One of the account's numbers, in any status (another account's number is 404). HEAD answers as GET does, without the body.
+         */
+        head: operations["headGetNumber"];
+        /**
+         * Change a number's tags, reference or protection
+         * @description Sets only the fields given: tags (replaces the list), customer_reference (null clears it), release_protected. Emits number.updated when something changed; a change of release_protected is audited (number.protection_changed). A released number is 409 number_released.
+         */
+        patch: operations["updateNumber"];
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/numbers/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add or remove tags on many numbers
+         * @description Tags compare ignoring case: adding one already there changes nothing, removing one takes it away whatever its case, added tags go after the kept ones in the order given. Each number's outcome is in results; a released number, or one that would have more than 20 tags, is left as it is. One D1 batch; number.updated names the changed numbers, at most 250 an event.
+         */
+        post: operations["tagNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/customers/{customer_slug}/users": {
         parameters: {
             query?: never;
@@ -1126,6 +1198,54 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List numbers across accounts
+         * @description Every account's numbers (every tenure, closed ones too), each with its account's slug; newest first.
+         */
+        get: operations["listAllNumbers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List numbers across accounts: headers only
+         * @description Every account's numbers (every tenure, closed ones too), each with its account's slug; newest first. HEAD answers as GET does, without the body.
+         */
+        head: operations["headListAllNumbers"];
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/numbers/{number_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get any account's number
+         * @description The number with its account's slug, its order, its verification (its own, or its profile's; null when none) and its 50 newest audit events.
+         */
+        get: operations["getAnyNumber"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Get any account's number: headers only
+         * @description The number with its account's slug, its order, its verification (its own, or its profile's; null when none) and its 50 newest audit events. HEAD answers as GET does, without the body.
+         */
+        head: operations["headGetAnyNumber"];
         patch?: never;
         trace?: never;
     };
@@ -2826,6 +2946,46 @@ export interface components {
             /** @description 1 to 1,000 ids, num_<uuid> or bare; a repeated id counts once. */
             number_ids: string[];
         };
+        UpdateNumber: {
+            /**
+             * @description Replaces the number's tags.
+             * @example [
+             *       "team:support"
+             *     ]
+             */
+            tags?: string[];
+            /**
+             * @description null clears it.
+             * @example CRM-4411
+             */
+            customer_reference?: string | null;
+            /** @description A protected number is never released by the customer. */
+            release_protected?: boolean;
+        };
+        TagReport: {
+            /** @description How many numbers this request changed. */
+            updated: number;
+            /** @description One entry per distinct number, in request order. */
+            results: {
+                /** @example num_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e */
+                number_id: string;
+                /** @description null for not_found. */
+                phone_number: string | null;
+                /**
+                 * @description updated; unchanged (its tags were already as asked); not_found; number_released; too_many_tags (it would have more than 20).
+                 * @enum {string}
+                 */
+                outcome: "updated" | "unchanged" | "not_found" | "number_released" | "too_many_tags";
+            }[];
+        };
+        TagNumbers: {
+            /** @description 1 to 1,000 ids, num_<uuid> or bare; a repeated id counts once. */
+            number_ids: string[];
+            /** @description Tags to add (one already there, in any case, changes nothing); appended in this order. */
+            add?: string[];
+            /** @description Tags to take away, whatever their case. */
+            remove?: string[];
+        };
         UserPage: {
             data: components["schemas"]["User"][];
             meta: components["schemas"]["UserPageMeta"];
@@ -3659,6 +3819,30 @@ export interface components {
             number_ids: string[];
             /** @description Why, in at most 500 characters: kept in the audit log only. */
             note?: string;
+        };
+        NumberOfAccountPage: {
+            data: components["schemas"]["NumberOfAccount"][];
+            meta: components["schemas"]["NumberOfAccountPageMeta"];
+        };
+        NumberOfAccount: components["schemas"]["Number"] & {
+            customer_slug: string;
+        };
+        NumberOfAccountPageMeta: {
+            /** @description Items matching the query across all pages. */
+            total: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            hasNextPage: boolean;
+            hasPreviousPage: boolean;
+        };
+        OperatorNumber: {
+            number: components["schemas"]["Number"];
+            customer_slug: string;
+            order: components["schemas"]["Order"];
+            verification: components["schemas"]["KycVerification"] | null;
+            /** @description Its 50 newest audit events, newest first. */
+            history: components["schemas"]["AuditEvent"][];
         };
         InvitedUser: components["schemas"]["User"] & {
             /**
@@ -4793,8 +4977,6 @@ export interface components {
         "listNumbers.query.page": number;
         /** @description Items per page, 1 to 100. */
         "listNumbers.query.limit": number;
-        /** @description Sort direction; default desc. */
-        "listNumbers.query.sort_order": "asc" | "desc";
         /** @description Substring of the phone number (digits, with or without +). */
         "listNumbers.query.search": string;
         /** @description Number statuses. Comma-separated, at most 20 distinct items. */
@@ -4803,14 +4985,56 @@ export interface components {
         "listNumbers.query.country_code": string;
         /** @description Number types. Comma-separated, at most 20 distinct items. */
         "listNumbers.query.number_type": string;
-        /** @description Only the numbers attached to this profile. */
+        /** @description Only the numbers attached to this profile (a released number is attached to none). */
         "listNumbers.query.kyc_profile_id": string;
         /** @description Only the numbers allocated to this order. */
         "listNumbers.query.order_id": string;
         /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
         "listNumbers.query.kyc_expires_before": string;
+        /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
+        "listNumbers.query.tag": string;
+        /** @description Only the numbers with this reference (exact). */
+        "listNumbers.query.customer_reference": string;
+        /** @description Released on or after this UTC day (inclusive). */
+        "listNumbers.query.released_from": string;
+        /** @description Released on or before this UTC day (inclusive). */
+        "listNumbers.query.released_to": string;
         /** @description Sort key; default created_at. */
         "listNumbers.query.sort_by": "phone_number" | "country_code" | "number_type" | "status" | "created_at";
+        /** @description Sort direction; default desc. */
+        "listNumbers.query.sort_order": "asc" | "desc";
+        /** @description Your account's slug. */
+        "exportNumbers.path.customer_slug": string;
+        /** @description Substring of the phone number (digits, with or without +). */
+        "exportNumbers.query.search": string;
+        /** @description Number statuses. Comma-separated, at most 20 distinct items. */
+        "exportNumbers.query.status": string;
+        /** @description Country codes. Comma-separated, at most 20 distinct items. */
+        "exportNumbers.query.country_code": string;
+        /** @description Number types. Comma-separated, at most 20 distinct items. */
+        "exportNumbers.query.number_type": string;
+        /** @description Only the numbers attached to this profile (a released number is attached to none). */
+        "exportNumbers.query.kyc_profile_id": string;
+        /** @description Only the numbers allocated to this order. */
+        "exportNumbers.query.order_id": string;
+        /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
+        "exportNumbers.query.kyc_expires_before": string;
+        /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
+        "exportNumbers.query.tag": string;
+        /** @description Only the numbers with this reference (exact). */
+        "exportNumbers.query.customer_reference": string;
+        /** @description Released on or after this UTC day (inclusive). */
+        "exportNumbers.query.released_from": string;
+        /** @description Released on or before this UTC day (inclusive). */
+        "exportNumbers.query.released_to": string;
+        /** @description Sort key; default created_at. */
+        "exportNumbers.query.sort_by": "phone_number" | "country_code" | "number_type" | "status" | "created_at";
+        /** @description Sort direction; default desc. */
+        "exportNumbers.query.sort_order": "asc" | "desc";
+        /** @description Your account's slug. */
+        "getNumber.path.customer_slug": string;
+        /** @description num_<uuid>, or the bare uuid. */
+        "getNumber.path.number_id": string;
         /** @description Your account's slug. */
         "listUsers.path.customer_slug": string;
         /** @description Page number, from 1. */
@@ -4960,6 +5184,22 @@ export interface components {
         /** @description Sort direction; default asc. */
         "listOrderQueue.query.sort_order": "asc" | "desc";
         "getAnyOrder.path.order_id": string;
+        /** @description Page number, from 1. */
+        "listAllNumbers.query.page": number;
+        /** @description Items per page, 1 to 100. */
+        "listAllNumbers.query.limit": number;
+        /** @description Only this account's. */
+        "listAllNumbers.query.customer_slug": string;
+        /** @description Number statuses. Comma-separated, at most 20 distinct items. */
+        "listAllNumbers.query.status": string;
+        /** @description Country codes. Comma-separated, at most 20 distinct items. */
+        "listAllNumbers.query.country_code": string;
+        /** @description Number types. Comma-separated, at most 20 distinct items. */
+        "listAllNumbers.query.number_type": string;
+        /** @description The start of the E.164 number, with or without its +. */
+        "listAllNumbers.query.search": string;
+        /** @description num_<uuid>, or the bare uuid. */
+        "getAnyNumber.path.number_id": string;
         "getUser.path.user_id": string;
         /** @description Page number, from 1. */
         "listReviewQueue.query.page": number;
@@ -5714,8 +5954,6 @@ export interface operations {
                 page?: components["parameters"]["listNumbers.query.page"];
                 /** @description Items per page, 1 to 100. */
                 limit?: components["parameters"]["listNumbers.query.limit"];
-                /** @description Sort direction; default desc. */
-                sort_order?: components["parameters"]["listNumbers.query.sort_order"];
                 /** @description Substring of the phone number (digits, with or without +). */
                 search?: components["parameters"]["listNumbers.query.search"];
                 /** @description Number statuses. Comma-separated, at most 20 distinct items. */
@@ -5724,14 +5962,24 @@ export interface operations {
                 country_code?: components["parameters"]["listNumbers.query.country_code"];
                 /** @description Number types. Comma-separated, at most 20 distinct items. */
                 number_type?: components["parameters"]["listNumbers.query.number_type"];
-                /** @description Only the numbers attached to this profile. */
+                /** @description Only the numbers attached to this profile (a released number is attached to none). */
                 kyc_profile_id?: components["parameters"]["listNumbers.query.kyc_profile_id"];
                 /** @description Only the numbers allocated to this order. */
                 order_id?: components["parameters"]["listNumbers.query.order_id"];
                 /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
                 kyc_expires_before?: components["parameters"]["listNumbers.query.kyc_expires_before"];
+                /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
+                tag?: components["parameters"]["listNumbers.query.tag"];
+                /** @description Only the numbers with this reference (exact). */
+                customer_reference?: components["parameters"]["listNumbers.query.customer_reference"];
+                /** @description Released on or after this UTC day (inclusive). */
+                released_from?: components["parameters"]["listNumbers.query.released_from"];
+                /** @description Released on or before this UTC day (inclusive). */
+                released_to?: components["parameters"]["listNumbers.query.released_to"];
                 /** @description Sort key; default created_at. */
                 sort_by?: components["parameters"]["listNumbers.query.sort_by"];
+                /** @description Sort direction; default desc. */
+                sort_order?: components["parameters"]["listNumbers.query.sort_order"];
             };
             header?: {
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
@@ -5784,8 +6032,6 @@ export interface operations {
                 page?: components["parameters"]["listNumbers.query.page"];
                 /** @description Items per page, 1 to 100. */
                 limit?: components["parameters"]["listNumbers.query.limit"];
-                /** @description Sort direction; default desc. */
-                sort_order?: components["parameters"]["listNumbers.query.sort_order"];
                 /** @description Substring of the phone number (digits, with or without +). */
                 search?: components["parameters"]["listNumbers.query.search"];
                 /** @description Number statuses. Comma-separated, at most 20 distinct items. */
@@ -5794,14 +6040,24 @@ export interface operations {
                 country_code?: components["parameters"]["listNumbers.query.country_code"];
                 /** @description Number types. Comma-separated, at most 20 distinct items. */
                 number_type?: components["parameters"]["listNumbers.query.number_type"];
-                /** @description Only the numbers attached to this profile. */
+                /** @description Only the numbers attached to this profile (a released number is attached to none). */
                 kyc_profile_id?: components["parameters"]["listNumbers.query.kyc_profile_id"];
                 /** @description Only the numbers allocated to this order. */
                 order_id?: components["parameters"]["listNumbers.query.order_id"];
                 /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
                 kyc_expires_before?: components["parameters"]["listNumbers.query.kyc_expires_before"];
+                /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
+                tag?: components["parameters"]["listNumbers.query.tag"];
+                /** @description Only the numbers with this reference (exact). */
+                customer_reference?: components["parameters"]["listNumbers.query.customer_reference"];
+                /** @description Released on or after this UTC day (inclusive). */
+                released_from?: components["parameters"]["listNumbers.query.released_from"];
+                /** @description Released on or before this UTC day (inclusive). */
+                released_to?: components["parameters"]["listNumbers.query.released_to"];
                 /** @description Sort key; default created_at. */
                 sort_by?: components["parameters"]["listNumbers.query.sort_by"];
+                /** @description Sort direction; default desc. */
+                sort_order?: components["parameters"]["listNumbers.query.sort_order"];
             };
             header?: {
                 /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
@@ -5948,6 +6204,394 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RestoreReport"];
+                };
+            };
+            400: components["responses"]["Problem400Idempotent"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404Idempotent"];
+            409: components["responses"]["Problem409Idempotent"];
+            413: components["responses"]["Problem413Idempotent"];
+            415: components["responses"]["Problem415Idempotent"];
+            422: components["responses"]["Problem422Idempotent"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    exportNumbers: {
+        parameters: {
+            query?: {
+                /** @description Substring of the phone number (digits, with or without +). */
+                search?: components["parameters"]["exportNumbers.query.search"];
+                /** @description Number statuses. Comma-separated, at most 20 distinct items. */
+                status?: components["parameters"]["exportNumbers.query.status"];
+                /** @description Country codes. Comma-separated, at most 20 distinct items. */
+                country_code?: components["parameters"]["exportNumbers.query.country_code"];
+                /** @description Number types. Comma-separated, at most 20 distinct items. */
+                number_type?: components["parameters"]["exportNumbers.query.number_type"];
+                /** @description Only the numbers attached to this profile (a released number is attached to none). */
+                kyc_profile_id?: components["parameters"]["exportNumbers.query.kyc_profile_id"];
+                /** @description Only the numbers allocated to this order. */
+                order_id?: components["parameters"]["exportNumbers.query.order_id"];
+                /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
+                kyc_expires_before?: components["parameters"]["exportNumbers.query.kyc_expires_before"];
+                /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
+                tag?: components["parameters"]["exportNumbers.query.tag"];
+                /** @description Only the numbers with this reference (exact). */
+                customer_reference?: components["parameters"]["exportNumbers.query.customer_reference"];
+                /** @description Released on or after this UTC day (inclusive). */
+                released_from?: components["parameters"]["exportNumbers.query.released_from"];
+                /** @description Released on or before this UTC day (inclusive). */
+                released_to?: components["parameters"]["exportNumbers.query.released_to"];
+                /** @description Sort key; default created_at. */
+                sort_by?: components["parameters"]["exportNumbers.query.sort_by"];
+                /** @description Sort direction; default desc. */
+                sort_order?: components["parameters"]["exportNumbers.query.sort_order"];
+            };
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: components["parameters"]["exportNumbers.path.customer_slug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV. */
+            200: {
+                headers: {
+                    /** @description attachment; filename="numbers-<slug>-<YYYY-MM-DD>.csv" (the day of the export, UTC). */
+                    "Content-Disposition": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    headExportNumbers: {
+        parameters: {
+            query?: {
+                /** @description Substring of the phone number (digits, with or without +). */
+                search?: components["parameters"]["exportNumbers.query.search"];
+                /** @description Number statuses. Comma-separated, at most 20 distinct items. */
+                status?: components["parameters"]["exportNumbers.query.status"];
+                /** @description Country codes. Comma-separated, at most 20 distinct items. */
+                country_code?: components["parameters"]["exportNumbers.query.country_code"];
+                /** @description Number types. Comma-separated, at most 20 distinct items. */
+                number_type?: components["parameters"]["exportNumbers.query.number_type"];
+                /** @description Only the numbers attached to this profile (a released number is attached to none). */
+                kyc_profile_id?: components["parameters"]["exportNumbers.query.kyc_profile_id"];
+                /** @description Only the numbers allocated to this order. */
+                order_id?: components["parameters"]["exportNumbers.query.order_id"];
+                /** @description Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC). */
+                kyc_expires_before?: components["parameters"]["exportNumbers.query.kyc_expires_before"];
+                /** @description Only the numbers that have every one of these tags (ignoring case). Comma-separated, at most 20 distinct items. */
+                tag?: components["parameters"]["exportNumbers.query.tag"];
+                /** @description Only the numbers with this reference (exact). */
+                customer_reference?: components["parameters"]["exportNumbers.query.customer_reference"];
+                /** @description Released on or after this UTC day (inclusive). */
+                released_from?: components["parameters"]["exportNumbers.query.released_from"];
+                /** @description Released on or before this UTC day (inclusive). */
+                released_to?: components["parameters"]["exportNumbers.query.released_to"];
+                /** @description Sort key; default created_at. */
+                sort_by?: components["parameters"]["exportNumbers.query.sort_by"];
+                /** @description Sort direction; default desc. */
+                sort_order?: components["parameters"]["exportNumbers.query.sort_order"];
+            };
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: components["parameters"]["exportNumbers.path.customer_slug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV. */
+            200: {
+                headers: {
+                    /** @description attachment; filename="numbers-<slug>-<YYYY-MM-DD>.csv" (the day of the export, UTC). */
+                    "Content-Disposition": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400Head"];
+            401: components["responses"]["Problem401Head"];
+            404: components["responses"]["Problem404Head"];
+            429: components["responses"]["Problem429Head"];
+            500: components["responses"]["Problem500Head"];
+        };
+    };
+    getNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: components["parameters"]["getNumber.path.customer_slug"];
+                /** @description num_<uuid>, or the bare uuid. */
+                number_id: components["parameters"]["getNumber.path.number_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Number"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    headGetNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: components["parameters"]["getNumber.path.customer_slug"];
+                /** @description num_<uuid>, or the bare uuid. */
+                number_id: components["parameters"]["getNumber.path.number_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400Head"];
+            401: components["responses"]["Problem401Head"];
+            404: components["responses"]["Problem404Head"];
+            429: components["responses"]["Problem429Head"];
+            500: components["responses"]["Problem500Head"];
+        };
+    };
+    updateNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description num_<uuid>, or the bare uuid. */
+                number_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateNumber"];
+            };
+        };
+        responses: {
+            /** @description The number as it now stands. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Number"];
+                };
+            };
+            400: components["responses"]["Problem400Idempotent"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404Idempotent"];
+            /** @description Problem details; code: number_released, idempotency_key_in_use. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Problem413Idempotent"];
+            415: components["responses"]["Problem415Idempotent"];
+            422: components["responses"]["Problem422Idempotent"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    tagNumbers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagNumbers"];
+            };
+        };
+        responses: {
+            /** @description Each number's outcome, in request order. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagReport"];
                 };
             };
             400: components["responses"]["Problem400Idempotent"];
@@ -10252,6 +10896,220 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
+        };
+    };
+    listAllNumbers: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["listAllNumbers.query.page"];
+                /** @description Items per page, 1 to 100. */
+                limit?: components["parameters"]["listAllNumbers.query.limit"];
+                /** @description Only this account's. */
+                customer_slug?: components["parameters"]["listAllNumbers.query.customer_slug"];
+                /** @description Number statuses. Comma-separated, at most 20 distinct items. */
+                status?: components["parameters"]["listAllNumbers.query.status"];
+                /** @description Country codes. Comma-separated, at most 20 distinct items. */
+                country_code?: components["parameters"]["listAllNumbers.query.country_code"];
+                /** @description Number types. Comma-separated, at most 20 distinct items. */
+                number_type?: components["parameters"]["listAllNumbers.query.number_type"];
+                /** @description The start of the E.164 number, with or without its +. */
+                search?: components["parameters"]["listAllNumbers.query.search"];
+            };
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of numbers, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NumberOfAccountPage"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    headListAllNumbers: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["listAllNumbers.query.page"];
+                /** @description Items per page, 1 to 100. */
+                limit?: components["parameters"]["listAllNumbers.query.limit"];
+                /** @description Only this account's. */
+                customer_slug?: components["parameters"]["listAllNumbers.query.customer_slug"];
+                /** @description Number statuses. Comma-separated, at most 20 distinct items. */
+                status?: components["parameters"]["listAllNumbers.query.status"];
+                /** @description Country codes. Comma-separated, at most 20 distinct items. */
+                country_code?: components["parameters"]["listAllNumbers.query.country_code"];
+                /** @description Number types. Comma-separated, at most 20 distinct items. */
+                number_type?: components["parameters"]["listAllNumbers.query.number_type"];
+                /** @description The start of the E.164 number, with or without its +. */
+                search?: components["parameters"]["listAllNumbers.query.search"];
+            };
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of numbers, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400Head"];
+            401: components["responses"]["Problem401Head"];
+            403: components["responses"]["Problem403Head"];
+            429: components["responses"]["Problem429Head"];
+            500: components["responses"]["Problem500Head"];
+            503: components["responses"]["Problem503Head"];
+        };
+    };
+    getAnyNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description num_<uuid>, or the bare uuid. */
+                number_id: components["parameters"]["getAnyNumber.path.number_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number and what surrounds it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorNumber"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    headGetAnyNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description num_<uuid>, or the bare uuid. */
+                number_id: components["parameters"]["getAnyNumber.path.number_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number and what surrounds it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400Head"];
+            401: components["responses"]["Problem401Head"];
+            403: components["responses"]["Problem403Head"];
+            404: components["responses"]["Problem404Head"];
+            429: components["responses"]["Problem429Head"];
+            500: components["responses"]["Problem500Head"];
+            503: components["responses"]["Problem503Head"];
         };
     };
     createUser: {

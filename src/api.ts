@@ -3,6 +3,7 @@
 
 import { customerAudience, operatorAudience, publicAudience } from "./audiences.ts";
 import { auditAdminRoutes } from "./audit/admin-routes.ts";
+import { numberHistoryRoutes } from "./audit/number-routes.ts";
 import { auditRoutes } from "./audit/routes.ts";
 import { catalogAdminRoutes } from "./catalog/admin-routes.ts";
 import { catalogRoutes } from "./catalog/routes.ts";
@@ -21,7 +22,10 @@ import { htmlPageHeaders, noStore, securityHeaders } from "./http/security-heade
 import { kycAdminRoutes } from "./kyc/admin-routes.ts";
 import { profileRoutes } from "./kyc/profile-routes.ts";
 import { kycRoutes } from "./kyc/routes.ts";
+import { numberAdminListRoutes } from "./numbers/admin-list-routes.ts";
 import { numberAdminRoutes } from "./numbers/admin-routes.ts";
+import { numberDetailRoutes } from "./numbers/details-routes.ts";
+import { numberExportRoutes } from "./numbers/export-routes.ts";
 import { numberLifeAdminRoutes } from "./numbers/life-admin-routes.ts";
 import { numberLifeRoutes } from "./numbers/life-routes.ts";
 import { numberRoutes } from "./numbers/routes.ts";
@@ -57,6 +61,8 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
           .route("/", orderRoutes)
           .route("/", numberRoutes)
           .route("/", numberLifeRoutes)
+          .route("/", numberExportRoutes)
+          .route("/", numberDetailRoutes)
           .route("/", userRoutes)
           .route("/", eventRoutes)
           .route("/", webhookEndpointRoutes)
@@ -73,6 +79,8 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
           .route("/", orderAdminRoutes)
           .route("/", numberAdminRoutes)
           .route("/", numberLifeAdminRoutes)
+          .route("/", numberAdminListRoutes)
+          .route("/", numberHistoryRoutes)
           .route("/", userAdminRoutes)
           .route("/", kycAdminRoutes)
           .route("/", staffAdminRoutes)

@@ -23,6 +23,8 @@ export const ROLE_MATRIX: Readonly<Record<string, readonly StaffRole[]>> = {
   listCatalog: EVERY_ROLE,
   listOrderQueue: EVERY_ROLE,
   getAnyOrder: EVERY_ROLE,
+  listAllNumbers: EVERY_ROLE,
+  getAnyNumber: EVERY_ROLE,
   getUser: EVERY_ROLE,
   listReviewQueue: EVERY_ROLE,
   getAnyKycVerification: EVERY_ROLE,

@@ -92,6 +92,11 @@ export function validationHook(result: Parameters<Hook<unknown, Env, string, unk
   throw validationError(issuesToFieldErrors(result.error.issues, location));
 }
 
+/** Whether a pair of bounds (a range filter's) is in order; a missing bound never conflicts. */
+export function inOrder(low: string | number | undefined, high: string | number | undefined): boolean {
+  return low === undefined || high === undefined || low <= high;
+}
+
 /**
  * The `when` of a cross-field refinement: run it whenever the fields it reads parsed cleanly, even if other
  * fields failed, so `errors` lists every invalid field at once.

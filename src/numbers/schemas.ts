@@ -10,16 +10,17 @@ import {
   singleLineText,
   timestampSchema,
 } from "../http/fields.ts";
-import { commaList, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
+import { commaList, dateQuery, pageQuery, pageSchema, searchQuery, sortByQuery } from "../http/pagination.ts";
+import { inOrder, whenFieldsValid } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
-import { startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
+import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
 import { orderIdParam, orderSchema } from "../orders/schemas.ts";
 import type { Allocation } from "./allocation-store.ts";
 import { NUMBER_SORT_KEYS, type NumberListQuery, type NumberWithKyc } from "./store.ts";
 
 /** A tag: 1–64 of letters, digits, space and `_ . : -`, neither starting nor ending with a space. */
 const TAG_PATTERN = /^[A-Za-z0-9_.:-]([A-Za-z0-9 _.:-]{0,62}[A-Za-z0-9_.:-])?$/;
-const MAX_TAGS = 20;
+export const MAX_TAGS = 20;
 const MAX_CUSTOMER_REFERENCE_LENGTH = 100;
 
 export const tagSchema = z
@@ -103,8 +104,8 @@ export function toNumber({ number: row, kycStatus }: NumberWithKyc): z.infer<typ
   };
 }
 
-export const listNumbersQuery = z.object({
-  ...pageQuery,
+/** The list's filters and sort, which the export takes too. */
+const numberFilters = {
   search: searchQuery.openapi({
     description: "Substring of the phone number (digits, with or without +).",
   }),
@@ -113,7 +114,10 @@ export const listNumbersQuery = z.object({
   number_type: commaList(numberTypeSchema, "number_type", "Number types."),
   kyc_profile_id: prefixedId("kyp")
     .optional()
-    .openapi({ param: { name: "kyc_profile_id", in: "query" }, description: "Only the numbers attached to this profile." }),
+    .openapi({
+      param: { name: "kyc_profile_id", in: "query" },
+      description: "Only the numbers attached to this profile (a released number is attached to none).",
+    }),
   order_id: orderIdParam
     .optional()
     .openapi({ param: { name: "order_id", in: "query" }, description: "Only the numbers allocated to this order." }),
@@ -122,10 +126,35 @@ export const listNumbersQuery = z.object({
     description:
       "Only the numbers, not released, whose verification (own or their profile's) expires before this date (YYYY-MM-DD, UTC).",
   }),
+  tag: commaList(tagSchema, "tag", "Only the numbers that have every one of these tags (ignoring case)."),
+  customer_reference: customerReferenceSchema.optional().openapi({
+    param: { name: "customer_reference", in: "query" },
+    description: "Only the numbers with this reference (exact).",
+  }),
+  released_from: dateQuery("released_from", "Released on or after this UTC day (inclusive)."),
+  released_to: dateQuery("released_to", "Released on or before this UTC day (inclusive)."),
   sort_by: sortByQuery(NUMBER_SORT_KEYS, "created_at"),
-});
+  sort_order: pageQuery.sort_order,
+};
 
-export function toNumberListQuery(q: z.infer<typeof listNumbersQuery>): NumberListQuery {
+/** released_from after released_to matches nothing, and is refused rather than answered empty. */
+const releasedDaysInOrder: [(q: { released_from?: string; released_to?: string }) => boolean, z.core.$ZodCustomParams] = [
+  (q) => inOrder(q.released_from, q.released_to),
+  {
+    path: ["released_from"],
+    error: "must not be after the last day released",
+    when: whenFieldsValid("released_from", "released_to"),
+  },
+];
+
+export const listNumbersQuery = z
+  .object({ page: pageQuery.page, limit: pageQuery.limit, ...numberFilters })
+  .refine(...releasedDaysInOrder);
+
+/** The export's query: the list's filters and sort, without paging. */
+export const exportNumbersQuery = z.object(numberFilters).refine(...releasedDaysInOrder);
+
+export function toNumberListQuery(q: z.infer<typeof exportNumbersQuery>): NumberListQuery {
   return {
     search: q.search,
     statuses: q.status,
@@ -134,6 +163,10 @@ export function toNumberListQuery(q: z.infer<typeof listNumbersQuery>): NumberLi
     kycProfileId: q.kyc_profile_id,
     orderId: q.order_id,
     kycExpiresBefore: q.kyc_expires_before === undefined ? undefined : startOfDay(q.kyc_expires_before),
+    tagKeys: q.tag?.map(tagKey),
+    customerReference: q.customer_reference,
+    releasedFrom: q.released_from === undefined ? undefined : startOfDay(q.released_from),
+    releasedTo: q.released_to === undefined ? undefined : endOfDay(q.released_to),
     sortBy: q.sort_by,
     sortOrder: q.sort_order,
   };

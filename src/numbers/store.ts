@@ -1,6 +1,6 @@
 // Queries for numbers: the account's list, its numbers by id or phone number, an order's numbers (allocation is in
 // allocation-store.ts).
-import { and, count, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, gt, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { batchByName } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -13,6 +13,7 @@ import {
   type NumberStatus,
   numberCounts,
   numbers,
+  numberTags,
   type OrderRow,
   stockCounts,
 } from "../db/schema.ts";
@@ -21,7 +22,7 @@ import { NUMBER_NOT_RELEASED } from "../kyc/lifecycle.ts";
 import { profileNamesOf } from "../kyc/profiles-store.ts";
 
 export const NUMBER_SORT_KEYS = ["phone_number", "country_code", "number_type", "status", "created_at"] as const;
-type NumberSortKey = (typeof NUMBER_SORT_KEYS)[number];
+export type NumberSortKey = (typeof NUMBER_SORT_KEYS)[number];
 
 const SORT_COLUMNS: Record<NumberSortKey, { key: SQLiteColumn; nullable: boolean }> = {
   phone_number: { key: numbers.phoneNumber, nullable: false },
@@ -43,6 +44,12 @@ export interface NumberListQuery {
   orderId?: string | undefined;
   /** Numbers, not released, whose verification (own or their profile's) expires before this instant (ms). */
   kycExpiresBefore?: number | undefined;
+  /** Numbers that have every one of these tags (tag keys: lower case). */
+  tagKeys?: readonly string[] | undefined;
+  customerReference?: string | undefined;
+  /** Inclusive millisecond bounds of released_at. */
+  releasedFrom?: number | undefined;
+  releasedTo?: number | undefined;
   sortBy: NumberSortKey;
   sortOrder: SortDirection;
 }
@@ -50,6 +57,15 @@ export interface NumberListQuery {
 /** A number's profile's verification, beside its own (the list joins both; webhooks/payloads.ts: numberKycData). */
 const profileKyc = alias(kycVerifications, "profile_kyc");
 
+/** The numbers of the account that have every one of these tags: one index range of number_tags per tag. */
+function withEveryTag(customerId: string, tagKeys: readonly string[]): SQL {
+  return inArray(
+    numbers.id,
+    sql`(SELECT ${numberTags.numberId} FROM ${numberTags} WHERE ${and(eq(numberTags.customerId, customerId), inArray(numberTags.tagKey, tagKeys))} GROUP BY ${numberTags.numberId} HAVING count(*) = ${tagKeys.length})`,
+  );
+}
+
+/** The list's filters, which the export's pages share. */
 function listConditions(customerId: string, q: NumberListQuery): SQL | undefined {
   return and(
     eq(numbers.customerId, customerId),
@@ -57,32 +73,54 @@ function listConditions(customerId: string, q: NumberListQuery): SQL | undefined
     q.statuses && inArray(numbers.status, q.statuses),
     q.countryCodes && inArray(numbers.countryCode, q.countryCodes),
     q.numberTypes && inArray(numbers.numberType, q.numberTypes),
-    q.kycProfileId === undefined ? undefined : eq(numbers.kycProfileId, q.kycProfileId),
+    q.kycProfileId === undefined ? undefined : and(eq(numbers.kycProfileId, q.kycProfileId), NUMBER_NOT_RELEASED),
     q.orderId === undefined ? undefined : eq(numbers.orderId, q.orderId),
     // A released number keeps its own verification's expires_at, but that verification no longer counts for it.
     q.kycExpiresBefore === undefined ? undefined : and(lt(numbers.kycExpiresAt, q.kycExpiresBefore), NUMBER_NOT_RELEASED),
+    q.tagKeys === undefined ? undefined : withEveryTag(customerId, q.tagKeys),
+    q.customerReference === undefined ? undefined : eq(numbers.customerReference, q.customerReference),
+    q.releasedFrom === undefined ? undefined : gte(numbers.releasedAt, q.releasedFrom),
+    q.releasedTo === undefined ? undefined : lte(numbers.releasedAt, q.releasedTo),
   );
 }
 
 /** Filters the counts by enumeration cannot answer. */
 function countedOverNumbers(q: NumberListQuery): boolean {
-  return q.search !== undefined || q.kycProfileId !== undefined || q.orderId !== undefined || q.kycExpiresBefore !== undefined;
+  return [
+    q.search,
+    q.kycProfileId,
+    q.orderId,
+    q.kycExpiresBefore,
+    q.tagKeys,
+    q.customerReference,
+    q.releasedFrom,
+    q.releasedTo,
+  ].some((filter) => filter !== undefined);
 }
 
-/** The list's total: from number_counts when only enumerations filter it, else counted over the matching numbers. */
-function totalQuery(db: Database, customerId: string, q: NumberListQuery) {
-  if (countedOverNumbers(q)) return db.select({ total: count() }).from(numbers).where(listConditions(customerId, q));
+/** How many numbers the counts by enumeration hold: of one account (or of every account when undefined). */
+export function countedNumbersTotal(
+  db: Database,
+  customerId: string | SQL | undefined,
+  q: Pick<NumberListQuery, "statuses" | "countryCodes" | "numberTypes">,
+) {
   return db
     .select({ total: sql<number>`total(${numberCounts.count})`.mapWith(Number) })
     .from(numberCounts)
     .where(
       and(
-        eq(numberCounts.customerId, customerId),
+        customerId === undefined ? undefined : eq(numberCounts.customerId, customerId),
         q.statuses && inArray(numberCounts.status, q.statuses),
         q.countryCodes && inArray(numberCounts.countryCode, q.countryCodes),
         q.numberTypes && inArray(numberCounts.numberType, q.numberTypes),
       ),
     );
+}
+
+/** The list's total: from number_counts when only enumerations filter it, else counted over the matching numbers. */
+function totalQuery(db: Database, customerId: string, q: NumberListQuery) {
+  if (countedOverNumbers(q)) return db.select({ total: count() }).from(numbers).where(listConditions(customerId, q));
+  return countedNumbersTotal(db, customerId, q);
 }
 
 /** One of the account's numbers; another account's number is none. */
@@ -119,6 +157,22 @@ export async function findOwnedNumbersByPhone(
 /** A number as the list shows it: its verification's status (its own, or its profile's) and its profile, if any. */
 export type NumberWithKyc = { number: NumberRow; kycStatus: KycStatus | null };
 
+/** Numbers with their verification's status, as the list shows them (and `extra` fields, the operator's list). */
+export function numbersWithKyc<E extends Record<string, SQL.Aliased>>(db: Database, extra: E = {} as E) {
+  return (
+    db
+      // Aliased: the joined status column would otherwise collide with numbers.status in D1's row objects.
+      .select({
+        number: numbers,
+        kycStatus: sql<KycStatus | null>`coalesce(${kycVerifications.status}, ${profileKyc.status})`.as("kyc_status"),
+        ...extra,
+      })
+      .from(numbers)
+      .leftJoin(kycVerifications, eq(kycVerifications.numberId, numbers.id))
+      .leftJoin(profileKyc, eq(profileKyc.id, numbers.kycProfileId))
+  );
+}
+
 export async function listNumbers(
   db: Database,
   customerId: string,
@@ -126,15 +180,7 @@ export async function listNumbers(
   window: PageWindow,
 ): Promise<{ rows: NumberWithKyc[]; total: number }> {
   const { rows, totals } = await batchByName(db, {
-    rows: db
-      // Aliased: the joined status column would otherwise collide with numbers.status in D1's row objects.
-      .select({
-        number: numbers,
-        kycStatus: sql<KycStatus | null>`coalesce(${kycVerifications.status}, ${profileKyc.status})`.as("kyc_status"),
-      })
-      .from(numbers)
-      .leftJoin(kycVerifications, eq(kycVerifications.numberId, numbers.id))
-      .leftJoin(profileKyc, eq(profileKyc.id, numbers.kycProfileId))
+    rows: numbersWithKyc(db)
       .where(listConditions(customerId, q))
       .orderBy(...stableOrder(SORT_COLUMNS[q.sortBy], numbers.id, q.sortOrder))
       .limit(window.limit)
@@ -142,6 +188,72 @@ export async function listNumbers(
     totals: totalQuery(db, customerId, q),
   });
   return { rows, total: totals[0]!.total };
+}
+
+/** The query of one of the account's numbers as the list shows it (for a batch); another account's number is none. */
+export function ownedNumberWithKyc(db: Database, customerId: string, numberId: string) {
+  return numbersWithKyc(db).where(and(eq(numbers.id, numberId), eq(numbers.customerId, customerId)));
+}
+
+export async function findOwnedNumberWithKyc(
+  db: Database,
+  customerId: string,
+  numberId: string,
+): Promise<NumberWithKyc | undefined> {
+  return ownedNumberWithKyc(db, customerId, numberId).get();
+}
+
+/** How many numbers the list's filters match, counting no further than `cap` + 1 (enough to say "more than cap"). */
+export async function countNumbersUpTo(db: Database, customerId: string, q: NumberListQuery, cap: number): Promise<number> {
+  const matching = db
+    .select({ one: sql`1` })
+    .from(numbers)
+    .where(listConditions(customerId, q))
+    .limit(cap + 1);
+  const [row] = await db.select({ count: count() }).from(matching.as("matching"));
+  return row?.count ?? 0;
+}
+
+/** Where a keyset page starts: after the row with this sort key and id. */
+export interface NumberKey {
+  key: string | number;
+  id: string;
+}
+
+/** A number's place in the list's order (its sort key, then its id): where the next keyset page starts. */
+export function keyOf(row: NumberRow, sortBy: NumberSortKey): NumberKey {
+  const key = {
+    phone_number: row.phoneNumber,
+    country_code: row.countryCode,
+    number_type: row.numberType,
+    status: row.status,
+    created_at: row.createdAt,
+  }[sortBy];
+  return { key, id: row.id };
+}
+
+/**
+ * The numbers after `after` in the list's order, at most `limit`: a keyset page, whose cost does not grow with how far
+ * into the list it is (every sort key is non-null, so (key, id) compares as a row value).
+ */
+export async function numbersAfter(
+  db: Database,
+  customerId: string,
+  q: NumberListQuery,
+  after: NumberKey | undefined,
+  limit: number,
+): Promise<NumberWithKyc[]> {
+  const column = SORT_COLUMNS[q.sortBy].key;
+  const beyond = q.sortOrder === "asc" ? gt : lt;
+  return numbersWithKyc(db)
+    .where(
+      and(
+        listConditions(customerId, q),
+        after === undefined ? undefined : beyond(sql`(${column}, ${numbers.id})`, sql`(${after.key}, ${after.id})`),
+      ),
+    )
+    .orderBy(...stableOrder(SORT_COLUMNS[q.sortBy], numbers.id, q.sortOrder))
+    .limit(limit);
 }
 
 /**

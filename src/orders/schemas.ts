@@ -21,7 +21,7 @@ import {
   sortOrderQuery,
   statusCountsSchema,
 } from "../http/pagination.ts";
-import { whenFieldsValid } from "../http/validation.ts";
+import { inOrder, whenFieldsValid } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
 import { ORDER_SORT_KEYS, type OrderListQuery } from "./list.ts";
@@ -138,11 +138,6 @@ const quantityBoundQuery = (name: string, description: string) =>
     .optional()
     .openapi({ param: { name, in: "query" }, description });
 
-/** Whether a pair of bounds is in order; a missing bound never conflicts. */
-function ordered(low: string | number | undefined, high: string | number | undefined): boolean {
-  return low === undefined || high === undefined || low <= high;
-}
-
 export const listOrdersQuery = z
   .object({
     ...pageQuery,
@@ -158,17 +153,17 @@ export const listOrdersQuery = z
     fulfilled_to: dateQuery("fulfilled_to", "Fulfilled on or before this UTC day (inclusive)."),
     sort_by: sortByQuery(ORDER_SORT_KEYS, "created_at"),
   })
-  .refine((q) => ordered(q.quantity_min, q.quantity_max), {
+  .refine((q) => inOrder(q.quantity_min, q.quantity_max), {
     path: ["quantity_min"],
     error: "must not be greater than the maximum quantity",
     when: whenFieldsValid("quantity_min", "quantity_max"),
   })
-  .refine((q) => ordered(q.requested_from, q.requested_to), {
+  .refine((q) => inOrder(q.requested_from, q.requested_to), {
     path: ["requested_from"],
     error: "must not be after the last day requested",
     when: whenFieldsValid("requested_from", "requested_to"),
   })
-  .refine((q) => ordered(q.fulfilled_from, q.fulfilled_to), {
+  .refine((q) => inOrder(q.fulfilled_from, q.fulfilled_to), {
     path: ["fulfilled_from"],
     error: "must not be after the last day fulfilled",
     when: whenFieldsValid("fulfilled_from", "fulfilled_to"),
@@ -211,7 +206,7 @@ export const orderQueueQuery = z
     sort_by: sortByQuery(QUEUE_SORT_KEYS, "requested_at"),
     sort_order: sortOrderQuery("asc"),
   })
-  .refine((q) => ordered(q.requested_from, q.requested_to), {
+  .refine((q) => inOrder(q.requested_from, q.requested_to), {
     path: ["requested_from"],
     error: "must not be after the last day requested",
     when: whenFieldsValid("requested_from", "requested_to"),
