@@ -45,7 +45,9 @@ export default {
         logged("purge-expired-credentials", () => purgeExpiredCredentials(db, now)),
         logged("kyc-expiry-notices", () => sendExpiryNotices(db, env.WEBHOOK_DELIVERIES, now)),
         // A session of its own, so its log line has the job's SQL time (per batch too, for the benchmark).
-        logged("return-numbers-to-stock", async () => ({ ...(await returnNumbersToStock(openRequestSession(env.DB, "POST"), now)) })),
+        logged("return-numbers-to-stock", async () => ({
+          ...(await returnNumbersToStock(openRequestSession(env.DB, "POST"), now)),
+        })),
       ]),
     );
   },
