@@ -1,7 +1,7 @@
 // Allocation of numbers to an order, of given numbers or from the stock. A phone number is taken while an unclosed
 // tenure (a numbers row without closed_at) holds it.
 import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
-import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";
+import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
@@ -27,8 +27,11 @@ import { findOrderById } from "../orders/store.ts";
 import { allocationData, orderData } from "../webhooks/payloads.ts";
 import type { NumberWithKyc } from "./store.ts";
 
-/** The numbers an allocation gives the order: these, or the N oldest of the stock of the order's pair. */
-export type Allocation = { phoneNumbers: string[] } | { fromStock: number };
+/**
+ * The numbers an allocation gives the order: these (quarantined ones only when `ignoreQuarantine`), or the N oldest
+ * available ones of the stock of the order's pair.
+ */
+export type Allocation = { phoneNumbers: string[]; ignoreQuarantine?: boolean } | { fromStock: number };
 
 type AllocationRefusal =
   | "not_found"
@@ -37,6 +40,7 @@ type AllocationRefusal =
   | "over_quantity"
   | "numbers_taken"
   | "stocked_elsewhere"
+  | "quarantined"
   | "insufficient_stock";
 
 /**
@@ -77,6 +81,10 @@ async function readAndAllocate(
     if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
     const elsewhere = await findStockedElsewhere(db, order, allocation.phoneNumbers);
     if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
+    if (!allocation.ignoreQuarantine) {
+      const quarantined = await findQuarantined(db, allocation.phoneNumbers);
+      if (quarantined.length > 0) return refuse("quarantined", { phoneNumbers: quarantined });
+    }
   }
   return allocateInBatch(db, outbox, audit, order, allocation, now);
 }
@@ -97,6 +105,23 @@ async function stockOfOrderPair(db: Database, orderId: string): Promise<number> 
     .innerJoin(orders, and(eq(orders.countryCode, stockCounts.countryCode), eq(orders.numberType, stockCounts.numberType)))
     .where(eq(orders.id, orderId));
   return row?.count ?? 0;
+}
+
+/** The listed numbers among these stock rows: quarantined ones, as the stock holds them. */
+function quarantinedAmong(phoneNumbers: string[]): SQL {
+  return and(
+    inJsonList(stockNumbers.phoneNumber, phoneNumbers),
+    sql`${stockNumbers.status} = ${literal("quarantined" satisfies StockStatus)}`,
+  )!;
+}
+
+/** Listed numbers the stock holds in quarantine. */
+async function findQuarantined(db: Database, phoneNumbers: string[]): Promise<string[]> {
+  const rows = await db
+    .select({ phoneNumber: stockNumbers.phoneNumber })
+    .from(stockNumbers)
+    .where(quarantinedAmong(phoneNumbers));
+  return rows.map((r) => r.phoneNumber).sort();
 }
 
 /** Listed numbers the stock holds for another pair than the order's. */
@@ -140,6 +165,7 @@ async function allocateInBatch(
 ): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
   const orderId = order.id;
   const listedNumbers = "phoneNumbers" in allocation ? allocation.phoneNumbers : undefined;
+  const ignoreQuarantine = "phoneNumbers" in allocation && allocation.ignoreQuarantine === true;
   const added = "fromStock" in allocation ? allocation.fromStock : allocation.phoneNumbers.length;
   const ids = Array.from({ length: added }, () => crypto.randomUUID());
   // The profile the order names, as read: the batch applies only while it still names that one (a pending order's
@@ -199,6 +225,15 @@ async function allocateInBatch(
               sql`SELECT 'stocked for another pair' WHERE EXISTS (SELECT 1 FROM ${stockNumbers} WHERE ${inJsonList(stockNumbers.phoneNumber, listedNumbers)} AND NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType}))`,
             )
         : undefined,
+      // A listed number quarantined since the read above refuses the batch, unless the admin overrides quarantine.
+      notQuarantined:
+        listedNumbers && !ignoreQuarantine
+          ? db
+              .insert(batchAssertions)
+              .select(
+                sql`SELECT 'quarantined' WHERE EXISTS (SELECT 1 FROM ${stockNumbers} WHERE ${quarantinedAmong(listedNumbers)})`,
+              )
+          : undefined,
       numbers: db
         .insert(numbers)
         .select(
@@ -260,6 +295,24 @@ async function allocateInBatch(
               .select({ id: kycVerifications.id, status: kycVerifications.status })
               .from(kycVerifications)
               .where(eq(kycVerifications.id, profileId)),
+      // The override, once per allocation that took quarantined numbers: read before they leave the stock.
+      quarantineOverridden:
+        listedNumbers && ignoreQuarantine
+          ? auditStatement(
+              db,
+              { ...audit, now },
+              {
+                action: "stock.quarantine_overridden",
+                target: { type: "order", id: orderId },
+                customerId: sql`(SELECT ${orders.customerId} FROM ${orders} WHERE ${thisOrder})`,
+                changes: { quarantined_numbers: [null, sql`overridden.count`] },
+              },
+              {
+                from: sql`(SELECT count(*) AS count FROM ${stockNumbers} WHERE ${quarantinedAmong(listedNumbers)}) AS overridden`,
+                where: and(applied, sql`overridden.count > 0`),
+              },
+            )
+          : undefined,
       // An allocated number is in stock no longer; from stock, an order still allocatable must have had all N.
       unstocked: writeInPhases({
         write: db.delete(stockNumbers).where(inArray(stockNumbers.phoneNumber, inserted)),
@@ -343,6 +396,8 @@ async function allocateInBatch(
       if (retaken.length > 0) return refuse("numbers_taken", { phoneNumbers: retaken });
       const elsewhere = await findStockedElsewhere(db, order, listedNumbers);
       if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
+      const quarantined = ignoreQuarantine ? [] : await findQuarantined(db, listedNumbers);
+      if (quarantined.length > 0) return refuse("quarantined", { phoneNumbers: quarantined });
     }
     const current = await findOrderById(db, orderId);
     const again = orderRefusal(current, added);

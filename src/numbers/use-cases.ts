@@ -16,7 +16,7 @@ function listed(phoneNumbers: string[]): string {
   return `${phoneNumbers.slice(0, TAKEN_SHOWN).join(", ")}${more}`;
 }
 
-const ALLOCATE_REFUSALS = refusals("validation_error", "not_found", "conflict", "insufficient_stock");
+const ALLOCATE_REFUSALS = refusals("validation_error", "not_found", "conflict", "number_quarantined", "insufficient_stock");
 
 /**
  * Allocates numbers to the order, all or nothing, with the order's events: those listed, or the oldest of the stock
@@ -58,9 +58,21 @@ async function allocateToOrder(
         ]),
       );
     case "numbers_taken":
-      return refused(new Problem("conflict", `Already allocated: ${listed(allocated.phoneNumbers)}`));
+      return refused(
+        new Problem(
+          "conflict",
+          `Already allocated (a released number stays its account's until its restore window ends): ${listed(allocated.phoneNumbers)}`,
+        ),
+      );
     case "stocked_elsewhere":
       return refused(new Problem("conflict", `In stock for another country or number type: ${listed(allocated.phoneNumbers)}`));
+    case "quarantined":
+      return refused(
+        new Problem(
+          "number_quarantined",
+          `Quarantined in stock, not to be allocated before its quarantine ends: ${listed(allocated.phoneNumbers)}`,
+        ),
+      );
     case "insufficient_stock":
       return refused(
         new Problem(
