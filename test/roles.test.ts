@@ -11,15 +11,21 @@ import type { StaffRole } from "../src/db/schema.ts";
 import { markedRoles, roleMark } from "../src/staff/guard.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { addressed, bodyOf, call, clientAddress, json, ORIGIN, operator, problem } from "./helpers.ts";
-import { EVERY_ROLE, ROLE_MATRIX } from "./role-matrix.ts";
+import { ELEVATED_MATRIX, EVERY_ROLE, ROLE_MATRIX } from "./role-matrix.ts";
 import { type StaffMember, staffMember } from "./staff.ts";
 import { installWriteCounter, removeWriteCounter, storageFingerprint } from "./write-counter.ts";
+
+interface ElevatedFlag {
+  flag: string;
+  roles: StaffRole[];
+}
 
 interface AdminOperation {
   operationId: string;
   method: string;
   path: string;
   roles: StaffRole[];
+  elevated: ElevatedFlag | undefined;
 }
 
 let operations: AdminOperation[] = [];
@@ -27,7 +33,7 @@ let staff: Record<StaffRole, StaffMember>;
 
 beforeAll(async () => {
   const { paths } = (await (await call("/openapi.json")).json()) as {
-    paths: Record<string, Record<string, { operationId: string; "x-roles"?: StaffRole[] }>>;
+    paths: Record<string, Record<string, { operationId: string; "x-roles"?: StaffRole[]; "x-elevated"?: ElevatedFlag }>>;
   };
   operations = Object.entries(paths)
     .filter(([path]) => path.startsWith("/admin"))
@@ -37,6 +43,7 @@ beforeAll(async () => {
         method: method.toUpperCase(),
         path,
         roles: operation["x-roles"] ?? [],
+        elevated: operation["x-elevated"],
       })),
     );
   staff = {
@@ -54,7 +61,8 @@ function malformed(path: string): string {
   return path.replace(/\{(\w+)\}/g, "%20not%20valid%20");
 }
 
-function send(operation: AdminOperation, headers: Record<string, string>): Promise<Response> {
+/** The operation called with malformed input (a body that is not JSON, or `body`), so only the guard lets it run. */
+function send(operation: AdminOperation, headers: Record<string, string>, body = '{"unexpected": ['): Promise<Response> {
   const hasBody = !["GET", "DELETE"].includes(operation.method);
   return call(malformed(operation.path), {
     method: operation.method,
@@ -63,9 +71,12 @@ function send(operation: AdminOperation, headers: Record<string, string>): Promi
       "CF-Connecting-IP": clientAddress(),
       ...(hasBody ? { "Content-Type": "application/json" } : {}),
     },
-    body: hasBody ? '{"unexpected": [' : undefined,
+    body: hasBody ? body : undefined,
   });
 }
+
+/** A JSON body that sets the flag and is otherwise invalid for every operation (an unknown field). */
+const raising = (flag: string) => JSON.stringify({ [flag]: true, unexpected: true });
 
 /** A route pattern's segment as the regular expression its parameter takes, or undefined for a literal. */
 function parameterPattern(segment: string): RegExp | undefined {
@@ -164,6 +175,74 @@ describe("the staff's roles", () => {
       expect(answer.headers.get("Idempotent-Replayed"), operation.operationId).toBeNull();
       await problem(answer, 403, "forbidden");
     }
+  });
+
+  it("declare each admin-only flag as the hand-written matrix says (x-elevated)", () => {
+    const declared = Object.fromEntries(
+      operations.filter((o) => o.elevated && o.method !== "HEAD").map((o) => [o.operationId, o.elevated]),
+    );
+    expect(declared).toEqual(ELEVATED_MATRIX);
+  });
+
+  it("refuse an admin-only flag to every other role before validation, changing nothing, even in a stored answer's replay", {
+    timeout: 30_000,
+  }, async () => {
+    const elevated = operations.filter((o) => o.elevated && o.method !== "HEAD");
+    expect(elevated.map((o) => o.operationId).toSorted()).toEqual(Object.keys(ELEVATED_MATRIX).toSorted());
+    // An admin demoted to fulfilment after storing answers under their keys.
+    await staffMember("admin");
+    const demoted = await staffMember("admin");
+    const withKey = (operation: AdminOperation) => ({ ...demoted.headers, "Idempotency-Key": `flag-${operation.operationId}` });
+    for (const operation of elevated) {
+      const { flag, roles } = operation.elevated!;
+      const stored = await send(operation, withKey(operation), raising(flag));
+      expect(stored.status, operation.operationId).toBe(400);
+      await stored.arrayBuffer();
+      for (const role of EVERY_ROLE.filter((r) => operation.roles.includes(r) && !roles.includes(r))) {
+        const before = await storageFingerprint();
+        const body = await problem(await send(operation, staff[role].headers, raising(flag)), 403, "forbidden");
+        expect(body.detail).toBe(`Setting ${flag} needs the role ${roles.join(" or ")}; yours is ${role}`);
+        expect(await storageFingerprint()).toEqual(before);
+        // Without the flag the same role reaches validation.
+        await problem(await send(operation, staff[role].headers, JSON.stringify({ unexpected: true })), 400, "validation_error");
+      }
+    }
+    await json(
+      await operator.admin.staff[":email"].$put({
+        param: { email: demoted.email },
+        json: { name: "Demoted", role: "fulfilment" },
+      }),
+      200,
+    );
+    for (const operation of elevated) {
+      const answer = await send(operation, withKey(operation), raising(operation.elevated!.flag));
+      expect(answer.headers.get("Idempotent-Replayed"), operation.operationId).toBeNull();
+      await problem(answer, 403, "forbidden");
+    }
+  });
+
+  it('judge an admin-only flag on the route that declares it: true in JSON or "true" in a form, from the request', async () => {
+    const app = createApp();
+    app.post("/admin/flag-check", roleMark(["fulfilment", "admin"], { flag: "force", roles: ["admin"] }), (c) => c.text("ran"));
+    const send = async (who: StaffMember, type: string, body: string) => {
+      const ctx = createExecutionContext();
+      const request = addressed(`${ORIGIN}/admin/flag-check`, {
+        method: "POST",
+        headers: { ...who.headers, "Content-Type": type },
+        body,
+      });
+      const answer = await app.fetch(request, env, ctx);
+      await waitOnExecutionContext(ctx);
+      return answer;
+    };
+    const forced = '{"force": true}';
+    expect(await (await send(staff.fulfilment, "application/json", '{"force": false}')).text()).toBe("ran");
+    expect(await (await send(staff.fulfilment, "application/json", '{"force": "true"}')).text()).toBe("ran");
+    expect(await (await send(staff.admin, "application/json", forced)).text()).toBe("ran");
+    await problem(await send(staff.fulfilment, "application/json", forced), 403, "forbidden");
+    await problem(await send(staff.fulfilment, "application/json; charset=utf-8", forced), 403, "forbidden");
+    await problem(await send(staff.fulfilment, "application/x-www-form-urlencoded", "force=true"), 403, "forbidden");
+    expect(await (await send(staff.fulfilment, "application/x-www-form-urlencoded", "force=on")).text()).toBe("ran");
   });
 
   it("are the route's that runs: a later route matching the same path neither tightens nor loosens it", async () => {

@@ -37,8 +37,15 @@ function notEnabled(email: string): Problem {
   return forbidden(`${email} is not an enabled member of the operator's staff`);
 }
 
-function roleRefusal(roles: readonly StaffRole[], role: StaffRole): Problem {
-  return forbidden(`This needs the role ${roles.join(" or ")}; yours is ${role}`);
+/** The roles a request needs, and the admin-only flag it sets that narrowed them, if it did. */
+interface Needed {
+  roles: readonly StaffRole[];
+  flag?: string | undefined;
+}
+
+function roleRefusal({ roles, flag }: Needed, role: StaffRole): Problem {
+  const what = flag === undefined ? "This" : `Setting ${flag}`;
+  return forbidden(`${what} needs the role ${roles.join(" or ")}; yours is ${role}`);
 }
 
 /**
@@ -57,20 +64,55 @@ function accessToken(c: Context): string | undefined {
   return header !== undefined ? header.trim() : getCookie(c, ACCESS_COOKIE);
 }
 
+/**
+ * A boolean of an operation's body that only some of its roles may set (`force`, `ignore_quarantine`: admin only). The
+ * guard reads it before idempotency and refuses anyone else who sets it (403), as it refuses a role.
+ */
+export interface ElevatedFlag {
+  readonly flag: string;
+  readonly roles: readonly StaffRole[];
+}
+
 /** A route's role mark: the roles its operation allows, for the guard to read before anything runs. */
-type RoleMark = MiddlewareHandler<OperatorEnv> & { allowedRoles: readonly StaffRole[] };
+type RoleMark = MiddlewareHandler<OperatorEnv> & {
+  allowedRoles: readonly StaffRole[];
+  elevated: ElevatedFlag | undefined;
+};
 
 /**
- * The roles of the route that runs: Hono runs the first route that matches, so its mark is the first one matched
- * (test/roles.test.ts holds that no other route of its method can match a role-marked route's path). Every role where
- * none is declared: what every member may read.
+ * Whether the request sets the flag: `true` in a JSON body (read and checked by strictJsonBody before this guard), or
+ * "true" in a console form (read in bounded work by boundedFormBody). A body that cannot be parsed sets nothing: the
+ * route's validator refuses it.
  */
-function operationRoles(c: Context): readonly StaffRole[] {
-  for (const { handler } of matchedRoutes(c)) {
-    const marked = markedRoles(handler);
-    if (marked) return marked;
+async function raisesFlag(c: Context, flag: string): Promise<boolean> {
+  if (READ_METHODS.has(c.req.method)) return false;
+  const type = c.req.header("Content-Type")?.split(";")[0]?.trim().toLowerCase();
+  if (type === "application/x-www-form-urlencoded") return (await c.req.parseBody())[flag] === "true";
+  if (c.req.bodyCache.text === undefined) return false;
+  try {
+    const body: unknown = await c.req.json();
+    return typeof body === "object" && body !== null && (body as Record<string, unknown>)[flag] === true;
+  } catch {
+    return false;
   }
-  return STAFF_ROLES;
+}
+
+/**
+ * The roles the running route allows this request: its operation's, or its admin-only flag's when the request sets
+ * it. Hono runs the first route that matches, so its mark is the first one matched (test/roles.test.ts holds that no
+ * other route of its method can match a role-marked route's path). Every role where none is declared: what every
+ * member may read.
+ */
+async function operationRoles(c: Context): Promise<Needed> {
+  for (const { handler } of matchedRoutes(c)) {
+    const { allowedRoles, elevated } = handler as Partial<RoleMark>;
+    if (!allowedRoles) continue;
+    if (elevated && (await raisesFlag(c, elevated.flag))) {
+      return { roles: allowedRoles.filter((role) => elevated.roles.includes(role)), flag: elevated.flag };
+    }
+    return { roles: allowedRoles };
+  }
+  return { roles: STAFF_ROLES };
 }
 
 function identify(c: Context<OperatorEnv>, operator: Operator): void {
@@ -89,11 +131,12 @@ function identify(c: Context<OperatorEnv>, operator: Operator): void {
 function operatorGuard(remembers: boolean): MiddlewareHandler<OperatorEnv> {
   return async (c, next) => {
     refuseSpentAddress(c);
-    const roles = operationRoles(c);
+    const needed = await operationRoles(c);
+    const { roles } = needed;
     if (c.req.header("Authorization") !== undefined || c.req.header("X-API-Key") !== undefined) {
       if (!(await isAdminToken(c))) throw await authenticationFailure(c);
       identify(c, TOKEN_OPERATOR);
-      if (!roles.includes(TOKEN_OPERATOR.role)) throw roleRefusal(roles, TOKEN_OPERATOR.role);
+      if (!roles.includes(TOKEN_OPERATOR.role)) throw roleRefusal(needed, TOKEN_OPERATOR.role);
       return next();
     }
     const token = accessToken(c);
@@ -115,7 +158,7 @@ function operatorGuard(remembers: boolean): MiddlewareHandler<OperatorEnv> {
       }
       if (remembers) rememberStaff(email, { role: member.role, name: member.name });
       identify(c, { actor: { type: "staff", email }, role: member.role, name: member.name, accessToken: token });
-      if (!roles.includes(member.role)) throw roleRefusal(roles, member.role);
+      if (!roles.includes(member.role)) throw roleRefusal(needed, member.role);
       return next();
     }
     rememberStaff(email, known);
@@ -132,7 +175,7 @@ function operatorGuard(remembers: boolean): MiddlewareHandler<OperatorEnv> {
         })
       : carriedAssertion(c, enabledStaffAssertion(c.var.db, email, roles));
     return confirmedRequest(c, check, next, async () => {
-      if (seen?.status === "enabled") return roleRefusal(roles, seen.role);
+      if (seen?.status === "enabled") return roleRefusal(needed, seen.role);
       knownStaff.delete(email);
       if (seen) return notEnabled(email);
       return forbidden(`${email} is no longer an enabled member of the operator's staff with the role ${roles.join(" or ")}`);
@@ -150,9 +193,9 @@ export const requireConsoleOperator = operatorGuard(false);
  * Marks a route with the roles its operation allows. The operator's guard reads the mark and refuses every other role
  * before anything else runs; the mark itself lets every request through, so the rule is checked in one place.
  */
-export function roleMark(roles: readonly StaffRole[]): RoleMark {
+export function roleMark(roles: readonly StaffRole[], elevated?: ElevatedFlag): RoleMark {
   const mark: MiddlewareHandler<OperatorEnv> = (_c, next) => next();
-  return Object.assign(mark, { allowedRoles: roles });
+  return Object.assign(mark, { allowedRoles: roles, elevated });
 }
 
 /** The roles a route's handler marks, if it is a role mark. */

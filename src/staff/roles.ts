@@ -5,7 +5,7 @@ import { STAFF_ROLES, type StaffRole } from "../db/schema.ts";
 import type { Operator } from "../env.ts";
 import { OPERATOR_SECURITY } from "../http/openapi.ts";
 import { type Action, availableOn } from "../lib/action.ts";
-import { roleMark } from "./guard.ts";
+import { type ElevatedFlag, roleMark } from "./guard.ts";
 
 const EVERY_ROLE: readonly StaffRole[] = STAFF_ROLES;
 export const FULFILMENT: readonly StaffRole[] = ["fulfilment", "admin"];
@@ -16,6 +16,7 @@ export const ADMIN: readonly StaffRole[] = ["admin"];
 export interface OperatorPermission {
   readonly operationId: string;
   readonly roles: readonly StaffRole[];
+  readonly elevated?: ElevatedFlag | undefined;
 }
 
 /**
@@ -44,8 +45,11 @@ export function operatorOperation(permission: OperatorPermission, ...middleware:
     tags: ["Admin"],
     security: OPERATOR_SECURITY,
     "x-roles": [...permission.roles],
+    ...(permission.elevated && {
+      "x-elevated": { flag: permission.elevated.flag, roles: [...permission.elevated.roles] },
+    }),
     operationId: permission.operationId,
-    middleware: [roleMark(permission.roles), ...middleware],
+    middleware: [roleMark(permission.roles, permission.elevated), ...middleware],
   };
 }
 
@@ -69,7 +73,10 @@ export function offered<Run extends (...args: never[]) => unknown, Target>(
   return mayChange(operator, action) && availableOn(action, target, now);
 }
 
-/** A console route that runs the action: the guard refuses every other role (403) before the form is read. */
+/**
+ * A console route that runs the action: the guard refuses every other role (403), and anyone but the flag's roles
+ * who ticks its admin-only flag (a checkbox posting "true"), before the form is used.
+ */
 export function changeGuard(action: OperatorPermission) {
-  return roleMark(action.roles);
+  return roleMark(action.roles, action.elevated);
 }
