@@ -55,4 +55,6 @@ export const ROLE_MATRIX: Readonly<Record<string, readonly StaffRole[]>> = {
  * LIFECYCLE.md's admin-only flags: `force` on the operator's release, `ignore_quarantine` on an allocation. By
  * operationId; each operation is also in ROLE_MATRIX.
  */
-export const ELEVATED_MATRIX: Readonly<Record<string, { flag: string; roles: readonly StaffRole[] }>> = {};
+export const ELEVATED_MATRIX: Readonly<Record<string, { flag: string; roles: readonly StaffRole[] }>> = {
+  allocateNumbers: { flag: "ignore_quarantine", roles: ADMIN },
+};

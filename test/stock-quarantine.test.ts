@@ -266,6 +266,24 @@ describe("allocation and quarantine", () => {
     expect((await tenures([quarantined])).map((t) => t.closed_at === null)).toEqual([false, true]);
   });
 
+  it("refuses ignore_quarantine to fulfilment (403) before anything else, changing nothing", async () => {
+    const { type, quarantined, customer } = await quarantinedStock();
+    const orderId = await placeOrder(customer, type, 1);
+    const refused = await problem(
+      await sendJson(
+        "POST",
+        `/admin/orders/${orderId}/numbers`,
+        { phone_numbers: [quarantined], ignore_quarantine: true },
+        fulfilment.headers,
+      ),
+      403,
+      "forbidden",
+    );
+    expect(refused.detail).toContain("ignore_quarantine");
+    expect(await stockRows([quarantined])).toMatchObject([{ status: "quarantined" }]);
+    expect(await overrideEvents(orderId)).toEqual([]);
+  });
+
   it("writes no override event when no listed number was quarantined", async () => {
     const { type, imported, customer } = await quarantinedStock();
     const orderId = await placeOrder(customer, type, 1);

@@ -284,7 +284,14 @@ describe("an import", () => {
     const answer = await createdReport(await importCsv(`phone_number,country_code,number_type\r\n${lines.join("\r\n")}\r\n\r\n`));
     expect(answer).toMatchObject({ imported: 100_000, duplicate_count: 0, invalid_count: 0 });
     const summary = await json(await fulfilment.api.admin.stock.summary.$get(), 200);
-    expect(summary.data).toContainEqual({ country_code: "GB", number_type: type, count: 100_000 });
+    expect(summary.data).toContainEqual({
+      country_code: "GB",
+      number_type: type,
+      count: 100_000,
+      available: 100_000,
+      quarantined: 0,
+      reserved: 0,
+    });
   });
 });
 

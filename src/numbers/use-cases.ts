@@ -3,7 +3,7 @@ import type { OrderRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refusals, refused, validationError } from "../lib/problem.ts";
 import { ALLOCATABLE } from "../orders/lifecycle.ts";
-import { FULFILMENT, operatorAction } from "../staff/roles.ts";
+import { ADMIN, FULFILMENT, operatorAction } from "../staff/roles.ts";
 import { type Allocation, allocateNumbers } from "./allocation-store.ts";
 import type { NumberWithKyc } from "./store.ts";
 
@@ -87,6 +87,8 @@ async function allocateToOrder(
 export const allocateAction = operatorAction({
   operationId: "allocateNumbers",
   roles: FULFILMENT,
+  // Allocating quarantined numbers is the admin's call.
+  elevated: { flag: "ignore_quarantine", roles: ADMIN },
   refusals: ALLOCATE_REFUSALS,
   available: (order: Pick<OrderRow, "status">) => ALLOCATABLE.includes(order.status),
   run: allocateToOrder,
