@@ -153,11 +153,11 @@ export function toPairRequirements(
 
 /** Available numbers in stock from which a pair's availability is plenty; fewer (but some) is limited. */
 const PLENTY_AVAILABLE = 100;
-export const AVAILABILITIES = ["plenty", "limited", "none"] as const;
-export type Availability = (typeof AVAILABILITIES)[number];
+const AVAILABILITIES = ["plenty", "limited", "none"] as const;
+type Availability = (typeof AVAILABILITIES)[number];
 
 /** How many numbers of a pair an order may expect at once, from its available stock (not the count itself). */
-export function availabilityOf(available: number): Availability {
+function availabilityOf(available: number): Availability {
   if (available >= PLENTY_AVAILABLE) return "plenty";
   return available > 0 ? "limited" : "none";
 }

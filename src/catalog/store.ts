@@ -21,7 +21,7 @@ export function pairIs(pair: CatalogPair): SQL {
 }
 
 /** A pair's settings (LIFECYCLE.md, Back to stock); a pair without stored ones has the defaults. */
-export interface CatalogSettings {
+interface CatalogSettings {
   quarantineDays: number;
   autoFulfil: boolean;
 }
@@ -115,8 +115,8 @@ export async function addCatalogPair(
   db: Database,
   audit: AuditContext,
   pair: CatalogPair,
-  change: SettingsChange,
   now: number,
+  change: SettingsChange = {},
 ): Promise<{ row: CatalogItem; created: boolean }> {
   const target = { type: "catalog_pair", id: pairId(pair) } as const;
   const settingsOfPair = and(eq(catalogSettings.countryCode, pair.countryCode), eq(catalogSettings.numberType, pair.numberType));

@@ -23,7 +23,7 @@ async function makeOrderable(
   pair: CatalogPair,
   change: SettingsChange = {},
 ): Promise<Result<{ row: CatalogItem; created: boolean }, typeof MAKE_ORDERABLE_REFUSALS>> {
-  return done(await addCatalogPair(work.db, work, pair, change, work.now));
+  return done(await addCatalogPair(work.db, work, pair, work.now, change));
 }
 
 /** The pair is not orderable: each action on a catalog pair but adding it. */

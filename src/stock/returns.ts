@@ -17,7 +17,7 @@ import { inJsonList, literal } from "../db/sql.ts";
 import { DAY_MS } from "../lib/time.ts";
 
 /** Tenures closed per D1 batch. */
-export const RETURNS_PER_BATCH = 1000;
+const RETURNS_PER_BATCH = 1000;
 /** Batches per run at most (of each phase); what is left waits for the next run. */
 const MAX_BATCHES = 200;
 /** Quarantined numbers made available per statement. */
