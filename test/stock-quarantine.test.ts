@@ -214,9 +214,13 @@ async function overrideEvents(orderId: string) {
 }
 
 describe("allocation and quarantine", () => {
-  it("from_stock takes available numbers only", async () => {
+  it("from_stock takes available numbers only, and the queue's stock figure counts only them", async () => {
     const { type, quarantined, imported, customer } = await quarantinedStock();
     const orderId = await placeOrder(customer, type, 2);
+    const queue = await bodyOf<{ data: { order_id: string; stock_available: number }[] }>(
+      await call(`/admin/orders?number_type=${type}`, { headers: ADMIN }),
+    );
+    expect(queue.data).toEqual([expect.objectContaining({ order_id: orderId, stock_available: 1 })]);
     const first = await bodyOf<{ numbers: { phone_number: string }[] }>(
       await sendJson("POST", `/admin/orders/${orderId}/numbers`, { from_stock: 1 }, fulfilment.headers),
       201,
