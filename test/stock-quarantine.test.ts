@@ -189,11 +189,14 @@ describe("the return-to-stock job", () => {
   });
 });
 
-/** Numbers of a pair in stock: one quarantined (back from a closed tenure), one imported and available. */
+/**
+ * Numbers of a pair in stock: one imported and available, one quarantined (back from a closed tenure) whose
+ * available_at has passed but that no run has made available yet, so it is the older by available_at.
+ */
 async function quarantinedStock() {
   const { type, phones } = await heldNumbers(1);
   const [quarantined] = phones as [string];
-  const releasedAt = Date.now();
+  const releasedAt = Date.now() - 95 * DAY_MS;
   await releaseForTest([quarantined], releasedAt);
   await runJob(releasedAt + RESTORE_WINDOW + 1);
   const imported = uniquePhoneNumber();
