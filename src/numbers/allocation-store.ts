@@ -1,6 +1,6 @@
 // Allocation of numbers to an order, of given numbers or from the stock. A phone number is taken while an unclosed
 // tenure (a numbers row without closed_at) holds it.
-import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -79,12 +79,8 @@ async function readAndAllocate(
   } else {
     const taken = await findTakenPhoneNumbers(db, allocation.phoneNumbers);
     if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
-    const elsewhere = await findStockedElsewhere(db, order, allocation.phoneNumbers);
-    if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
-    if (!allocation.ignoreQuarantine) {
-      const quarantined = await findQuarantined(db, allocation.phoneNumbers);
-      if (quarantined.length > 0) return refuse("quarantined", { phoneNumbers: quarantined });
-    }
+    const unfit = await unfitStockRefusal(db, order, allocation.phoneNumbers, allocation.ignoreQuarantine === true);
+    if (unfit) return unfit;
   }
   return allocateInBatch(db, outbox, audit, order, allocation, now);
 }
@@ -107,35 +103,31 @@ async function stockOfOrderPair(db: Database, orderId: string): Promise<number> 
   return row?.count ?? 0;
 }
 
-/** The listed numbers among these stock rows: quarantined ones, as the stock holds them. */
-function quarantinedAmong(phoneNumbers: string[]): SQL {
-  return and(
-    inJsonList(stockNumbers.phoneNumber, phoneNumbers),
-    sql`${stockNumbers.status} = ${literal("quarantined" satisfies StockStatus)}`,
-  )!;
+/** The stock rows of these numbers that an allocation to `order` may not take: another pair's, or quarantined ones. */
+function unfitStock(order: OrderRow, phoneNumbers: string[], ignoreQuarantine: boolean): SQL {
+  const elsewhere = sql`NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType})`;
+  const quarantined = sql`${stockNumbers.status} = ${literal("quarantined" satisfies StockStatus)}`;
+  return and(inJsonList(stockNumbers.phoneNumber, phoneNumbers), ignoreQuarantine ? elsewhere : or(elsewhere, quarantined))!;
 }
 
-/** Listed numbers the stock holds in quarantine. */
-async function findQuarantined(db: Database, phoneNumbers: string[]): Promise<string[]> {
+/**
+ * Why the stock keeps listed numbers from the order, in one read: some are stocked for another pair, or (unless
+ * ignored) quarantined; undefined when neither.
+ */
+async function unfitStockRefusal(
+  db: Database,
+  order: OrderRow,
+  phoneNumbers: string[],
+  ignoreQuarantine: boolean,
+): Promise<Refusal<"stocked_elsewhere" | "quarantined"> | undefined> {
   const rows = await db
-    .select({ phoneNumber: stockNumbers.phoneNumber })
+    .select({ phoneNumber: stockNumbers.phoneNumber, countryCode: stockNumbers.countryCode, numberType: stockNumbers.numberType })
     .from(stockNumbers)
-    .where(quarantinedAmong(phoneNumbers));
-  return rows.map((r) => r.phoneNumber).sort();
-}
-
-/** Listed numbers the stock holds for another pair than the order's. */
-async function findStockedElsewhere(db: Database, order: OrderRow, phoneNumbers: string[]): Promise<string[]> {
-  const rows = await db
-    .select({ phoneNumber: stockNumbers.phoneNumber })
-    .from(stockNumbers)
-    .where(
-      and(
-        inJsonList(stockNumbers.phoneNumber, phoneNumbers),
-        sql`NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType})`,
-      ),
-    );
-  return rows.map((r) => r.phoneNumber).sort();
+    .where(unfitStock(order, phoneNumbers, ignoreQuarantine))
+    .orderBy(asc(stockNumbers.phoneNumber));
+  const elsewhere = rows.filter((row) => row.countryCode !== order.countryCode || row.numberType !== order.numberType);
+  if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere.map((row) => row.phoneNumber) });
+  return rows.length > 0 ? refuse("quarantined", { phoneNumbers: rows.map((row) => row.phoneNumber) }) : undefined;
 }
 
 /**
@@ -217,23 +209,15 @@ async function allocateInBatch(
   );
   try {
     const written = await batchByName(db, {
-      // A listed number the stock holds for another pair (imported since the read above) refuses the batch.
-      notStockedElsewhere: listedNumbers
+      // A listed number the stock holds for another pair, or quarantined unless the admin overrides it (either since
+      // the read above), refuses the batch.
+      fitStock: listedNumbers
         ? db
             .insert(batchAssertions)
             .select(
-              sql`SELECT 'stocked for another pair' WHERE EXISTS (SELECT 1 FROM ${stockNumbers} WHERE ${inJsonList(stockNumbers.phoneNumber, listedNumbers)} AND NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType}))`,
+              sql`SELECT 'stocked for another pair, or quarantined' WHERE EXISTS (SELECT 1 FROM ${stockNumbers} WHERE ${unfitStock(order, listedNumbers, ignoreQuarantine)})`,
             )
         : undefined,
-      // A listed number quarantined since the read above refuses the batch, unless the admin overrides quarantine.
-      notQuarantined:
-        listedNumbers && !ignoreQuarantine
-          ? db
-              .insert(batchAssertions)
-              .select(
-                sql`SELECT 'quarantined' WHERE EXISTS (SELECT 1 FROM ${stockNumbers} WHERE ${quarantinedAmong(listedNumbers)})`,
-              )
-          : undefined,
       numbers: db
         .insert(numbers)
         .select(
@@ -308,7 +292,7 @@ async function allocateInBatch(
                 changes: { quarantined_numbers: [null, sql`overridden.count`] },
               },
               {
-                from: sql`(SELECT count(*) AS count FROM ${stockNumbers} WHERE ${quarantinedAmong(listedNumbers)}) AS overridden`,
+                from: sql`(SELECT count(*) AS count FROM ${stockNumbers} WHERE ${inJsonList(stockNumbers.phoneNumber, listedNumbers)} AND ${stockNumbers.status} = ${literal("quarantined" satisfies StockStatus)}) AS overridden`,
                 where: and(applied, sql`overridden.count > 0`),
               },
             )
@@ -394,10 +378,8 @@ async function allocateInBatch(
     if (listedNumbers) {
       const retaken = await findTakenPhoneNumbers(db, listedNumbers);
       if (retaken.length > 0) return refuse("numbers_taken", { phoneNumbers: retaken });
-      const elsewhere = await findStockedElsewhere(db, order, listedNumbers);
-      if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
-      const quarantined = ignoreQuarantine ? [] : await findQuarantined(db, listedNumbers);
-      if (quarantined.length > 0) return refuse("quarantined", { phoneNumbers: quarantined });
+      const unfit = await unfitStockRefusal(db, order, listedNumbers, ignoreQuarantine);
+      if (unfit) return unfit;
     }
     const current = await findOrderById(db, orderId);
     const again = orderRefusal(current, added);
