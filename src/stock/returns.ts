@@ -9,6 +9,7 @@ import {
   DEFAULT_QUARANTINE_DAYS,
   type NumberStatus,
   numbers,
+  RELEASE_DUE_INDEX,
   type StockSource,
   type StockStatus,
   stockNumbers,
@@ -88,14 +89,21 @@ export async function returnNumbersToStock(session: MeteredDatabase, now: number
  */
 async function closeDueTenures(db: Database, now: number): Promise<{ closed: number; quarantined: number } | undefined> {
   const due = await db
-    .select({ id: numbers.id })
-    .from(numbers)
+    // A column of a table named in SQL text, not by drizzle's from(): selected as an expression.
+    .select({ id: sql<string>`${numbers.id}`.as("id") })
+    .from(sql`${numbers} INDEXED BY ${sql.identifier(RELEASE_DUE_INDEX)}`)
     .where(dueForStock(now))
     .orderBy(asc(numbers.restorableUntil))
     .limit(RETURNS_PER_BATCH);
   if (due.length === 0) return undefined;
   const ids = due.map((row) => row.id);
-  const these = and(inJsonList(numbers.id, ids), dueForStock(now))!;
+  // By id (the primary key), still due: the unary + keeps SQLite from scanning every released number by status.
+  const these = and(
+    inJsonList(numbers.id, ids),
+    sql`+${numbers.status} = ${"released" satisfies NumberStatus}`,
+    isNull(numbers.closedAt),
+    lt(numbers.restorableUntil, now),
+  )!;
   // The later of the restore deadline and the pair's quarantine (its settings as they are now) from the release.
   const quarantineDays = sql`coalesce(${catalogSettings.quarantineDays}, ${DEFAULT_QUARANTINE_DAYS})`;
   const availableAt = sql`max(${numbers.restorableUntil}, ${numbers.releasedAt} + ${quarantineDays} * ${DAY_MS})`;
