@@ -997,8 +997,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * Make a pair orderable
-         * @description Idempotent: 201 when the pair is new, 200 when it was already orderable. The country must be one ISO 3166-1 assigns (not XX or ZZ), as for the stock.
+         * Make a pair orderable, and set its settings
+         * @description Idempotent: 201 when the pair is new, 200 when it was already orderable. The country must be one ISO 3166-1 assigns (not XX or ZZ), as for the stock. Without a body the pair's settings stay as they are; a body sets only the settings it names (an empty object is a 400). Settings outlive the pair's removal; a pair never given any has quarantine_days 90 and auto_fulfil false.
          */
         put: operations["addCatalogPair"];
         post?: never;
@@ -3257,14 +3257,14 @@ export interface components {
             data: components["schemas"]["CatalogEntry"][];
             meta: components["schemas"]["CatalogEntryPageMeta"];
         };
-        CatalogEntry: {
-            /** @example DE */
-            country_code: string;
-            /** @example mobile */
-            number_type: string;
-            /** @description Whether a number of the pair needs a verification: it has requirements. */
-            kyc_required: boolean;
-            requirements: components["schemas"]["Requirements"];
+        CatalogEntry: components["schemas"]["CatalogPairRequirements"] & {
+            /** @description Whether the operator means orders of the pair to be fulfilled from stock at once. */
+            auto_fulfil: boolean;
+            /**
+             * @description Numbers available in stock for the pair: plenty (100 or more), limited (1 to 99) or none.
+             * @enum {string}
+             */
+            availability: "plenty" | "limited" | "none";
         };
         /** @description What a verification must hold; null: none. */
         Requirements: {
@@ -3282,6 +3282,15 @@ export interface components {
                 description: string;
             }[];
         } | null;
+        CatalogPairRequirements: {
+            /** @example DE */
+            country_code: string;
+            /** @example mobile */
+            number_type: string;
+            /** @description Whether a number of the pair needs a verification: it has requirements. */
+            kyc_required: boolean;
+            requirements: components["schemas"]["Requirements"];
+        };
         CatalogEntryPageMeta: {
             /** @description Items matching the query across all pages. */
             total: number;
@@ -3638,6 +3647,13 @@ export interface components {
             country_code: string;
             number_type: string;
             /**
+             * @description Days a released number waits in stock, counted from its release (at least until its restore window ends), before an allocation may take it again.
+             * @example 90
+             */
+            quarantine_days: number;
+            /** @description Whether the operator means orders of the pair to be fulfilled from stock at once. */
+            auto_fulfil: boolean;
+            /**
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
@@ -3699,7 +3715,7 @@ export interface components {
             customer_slug: string;
             /** @description Whole hours since requested_at. */
             age_hours: number;
-            /** @description Numbers in stock for the order's country and type. */
+            /** @description Numbers available in stock for the order's country and type (not quarantined or reserved). */
             stock_available: number;
         };
         OrderQueuePageMeta: {
@@ -3727,6 +3743,8 @@ export interface components {
              * @example 100
              */
             from_stock?: number;
+            /** @description Admin only: with phone_numbers, allocate listed numbers that are quarantined in stock too (audited as stock.quarantine_overridden). Without it such a number is a 409 number_quarantined. */
+            ignore_quarantine?: boolean;
         };
         SuspendReport: {
             /** @description How many numbers were suspended. */
@@ -4084,13 +4102,32 @@ export interface components {
             phone_number: string;
             country_code: string;
             number_type: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The import that brought it; for a released number, its closed tenure's id.
+             */
             import_id: string;
             /**
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
             imported_at: string;
+            /**
+             * @description available: an allocation may take it; quarantined: back from a released tenure, not before available_at.
+             * @enum {string}
+             */
+            status: "available" | "quarantined" | "reserved";
+            /**
+             * Format: date-time
+             * @description From when it may be allocated: its import, or its quarantine's end.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            available_at: string;
+            /**
+             * @description import: the operator's import; released: a closed tenure's number.
+             * @enum {string}
+             */
+            source: "import" | "released";
         };
         StockPageMeta: {
             /** @description Items matching the query across all pages. */
@@ -4105,7 +4142,11 @@ export interface components {
             data: {
                 country_code: string;
                 number_type: string;
+                /** @description Every number in stock, whatever its status. */
                 count: number;
+                available: number;
+                quarantined: number;
+                reserved: number;
             }[];
             total: number;
         };
@@ -5238,6 +5279,8 @@ export interface components {
         "listStock.query.number_type": string;
         /** @description Substring of the phone number (digits, with or without +). */
         "listStock.query.search": string;
+        /** @description Statuses. Comma-separated, at most 20 distinct items. */
+        "listStock.query.status": string;
         /** @description The numbers of one import. */
         "listStock.query.import_id": string;
         /** @description Page number, from 1. */
@@ -10092,7 +10135,15 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The settings to set; no body sets none. */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    quarantine_days?: number;
+                    auto_fulfil?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description The pair was already orderable. */
             200: {
@@ -10142,9 +10193,11 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogPair"];
                 };
             };
-            400: components["responses"]["Problem400"];
+            400: components["responses"]["Problem400.validation_error.malformed_json"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -10242,7 +10295,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CatalogEntry"];
+                    "application/json": components["schemas"]["CatalogPairRequirements"];
                 };
             };
             400: components["responses"]["Problem400.validation_error.malformed_json"];
@@ -10294,7 +10347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CatalogEntry"];
+                    "application/json": components["schemas"]["CatalogPairRequirements"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -10641,7 +10694,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403Idempotent"];
             404: components["responses"]["Problem404Idempotent"];
-            /** @description Problem details; code: conflict, idempotency_key_in_use, insufficient_stock. */
+            /** @description Problem details; code: number_quarantined, conflict, idempotency_key_in_use, insufficient_stock. */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfterInUse"];
@@ -12279,6 +12332,8 @@ export interface operations {
                 number_type?: components["parameters"]["listStock.query.number_type"];
                 /** @description Substring of the phone number (digits, with or without +). */
                 search?: components["parameters"]["listStock.query.search"];
+                /** @description Statuses. Comma-separated, at most 20 distinct items. */
+                status?: components["parameters"]["listStock.query.status"];
                 /** @description The numbers of one import. */
                 import_id?: components["parameters"]["listStock.query.import_id"];
             };
@@ -12400,6 +12455,8 @@ export interface operations {
                 number_type?: components["parameters"]["listStock.query.number_type"];
                 /** @description Substring of the phone number (digits, with or without +). */
                 search?: components["parameters"]["listStock.query.search"];
+                /** @description Statuses. Comma-separated, at most 20 distinct items. */
+                status?: components["parameters"]["listStock.query.status"];
                 /** @description The numbers of one import. */
                 import_id?: components["parameters"]["listStock.query.import_id"];
             };
@@ -12457,7 +12514,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The numbers in stock per (country_code, number_type), and in all. */
+            /** @description The numbers in stock per (country_code, number_type), in all and per status, and the total of every pair. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12502,7 +12559,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The numbers in stock per (country_code, number_type), and in all. */
+            /** @description The numbers in stock per (country_code, number_type), in all and per status, and the total of every pair. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -145,6 +145,9 @@ async function adminListItem(pair: Pair): Promise<Record<string, unknown> | unde
   }
 }
 
+/** What a customer's entry shows of a pair never given settings, with no stock. */
+const UNSTOCKED_DEFAULTS = { auto_fulfil: false, availability: "none" };
+
 describe("setting requirements", () => {
   it("round-trips: the PUT's answer, the customer's pair and list, and the admin's list all show the set", async () => {
     const pair = await orderablePair();
@@ -157,17 +160,30 @@ describe("setting requirements", () => {
     expect(await bodyOf(await putRequirements(pair, FULL))).toEqual(expected);
     expect(JSON.parse((await storedRequirements(pair))!)).toEqual(FULL_SHOWN);
 
-    expect(await bodyOf(await customer.call(customerPair(pair)))).toEqual(expected);
+    // The customer's entry adds the pair's settings and stock (none here); the admin's its settings.
+    const customerEntry = { ...expected, ...UNSTOCKED_DEFAULTS };
+    expect(await bodyOf(await customer.call(customerPair(pair)))).toEqual(customerEntry);
     const list = await customerList({ number_type: pair.numberType });
-    expect(list.data).toEqual([expected]);
+    expect(list.data).toEqual([customerEntry]);
     expect(list.meta.total).toBe(1);
 
-    expect(await adminListItem(pair)).toEqual({ ...expected, created_at: expect.any(String) });
+    expect(await adminListItem(pair)).toEqual({
+      ...expected,
+      quarantine_days: 90,
+      auto_fulfil: false,
+      created_at: expect.any(String),
+    });
   });
 
   it("shows a pair without requirements as kyc_required false, requirements null", async () => {
     const pair = await orderablePair();
-    const expected = { country_code: pair.countryCode, number_type: pair.numberType, kyc_required: false, requirements: null };
+    const expected = {
+      country_code: pair.countryCode,
+      number_type: pair.numberType,
+      kyc_required: false,
+      requirements: null,
+      ...UNSTOCKED_DEFAULTS,
+    };
     expect(await bodyOf(await customer.call(customerPair(pair)))).toEqual(expected);
     expect((await customerList({ number_type: pair.numberType })).data).toEqual([expected]);
     expect(await adminListItem(pair)).toMatchObject({ kyc_required: false, requirements: null });
@@ -201,7 +217,7 @@ describe("setting requirements", () => {
     const removed = { country_code: pair.countryCode, number_type: pair.numberType, kyc_required: false, requirements: null };
     expect(await bodyOf(await deleteRequirements(pair))).toEqual(removed);
     expect(await storedRequirements(pair)).toBeNull();
-    expect(await bodyOf(await customer.call(customerPair(pair)))).toEqual(removed);
+    expect(await bodyOf(await customer.call(customerPair(pair)))).toEqual({ ...removed, ...UNSTOCKED_DEFAULTS });
 
     const events = await auditCount(pair);
     expect(await bodyOf(await deleteRequirements(pair))).toEqual(removed);

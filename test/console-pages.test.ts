@@ -438,7 +438,8 @@ interface ShortPair {
 async function recountShortPairs(): Promise<ShortPair[]> {
   const { results } = await env.DB.prepare(
     `SELECT o.country_code, o.number_type, count(*) AS open_orders,
-       (SELECT count(*) FROM stock_numbers s WHERE s.country_code = o.country_code AND s.number_type = o.number_type) AS stock
+       (SELECT count(*) FROM stock_numbers s WHERE s.country_code = o.country_code AND s.number_type = o.number_type
+          AND s.status = 'available') AS stock
      FROM orders o WHERE o.status IN ('pending', 'processing')
      GROUP BY o.country_code, o.number_type HAVING stock < open_orders
      ORDER BY stock - open_orders, o.country_code, o.number_type`,

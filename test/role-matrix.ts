@@ -63,5 +63,6 @@ export const ROLE_MATRIX: Readonly<Record<string, readonly StaffRole[]>> = {
  * operationId; each operation is also in ROLE_MATRIX.
  */
 export const ELEVATED_MATRIX: Readonly<Record<string, { flag: string; roles: readonly StaffRole[] }>> = {
+  allocateNumbers: { flag: "ignore_quarantine", roles: ADMIN },
   releaseNumbersByOperator: { flag: "force", roles: ADMIN },
 };

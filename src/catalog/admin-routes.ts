@@ -1,27 +1,46 @@
 // The operator's routes for the orderable catalog.
 import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
+import { DEFAULT_QUARANTINE_DAYS } from "../db/schema.ts";
 import type { OperatorEnv } from "../env.ts";
 import { errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { valueOrProblem } from "../lib/problem.ts";
+import { describedOnly, validJsonBody } from "../http/validation.ts";
+import { mediaTypeOf } from "../lib/content.ts";
+import { Problem, valueOrProblem } from "../lib/problem.ts";
 import { operatorOperation, operatorRead } from "../staff/roles.ts";
 import {
-  catalogEntrySchema,
   catalogPageSchema,
   catalogPairParams,
   catalogPairSchema,
+  catalogSettingsBody,
   newCatalogPairParams,
+  pairRequirementsSchema,
   removedCatalogPairSchema,
   requirementsBody,
-  toCatalogEntry,
   toCatalogPair,
+  toPairRequirements,
   toRequirements,
+  toSettingsChange,
 } from "./schemas.ts";
-import { listCatalog } from "./store.ts";
+import { listCatalog, type SettingsChange } from "./store.ts";
 import { addCatalogPairAction, removeCatalogPairAction, removeRequirementsAction, setRequirementsAction } from "./use-cases.ts";
+
+/**
+ * The settings a PUT names: none without a body, else its JSON judged (a body of {} names none and is a 400). Read
+ * here rather than by a validator, which would take a request without a Content-Type for a body of {}.
+ */
+async function settingsOf(c: Context<OperatorEnv>): Promise<SettingsChange> {
+  const contentType = c.req.header("Content-Type");
+  if (contentType === undefined && c.req.raw.body === null) return {};
+  if (contentType === undefined || mediaTypeOf(contentType) !== "application/json") {
+    throw new Problem("unsupported_media_type", "Content-Type must be application/json, or the request have no body");
+  }
+  return toSettingsChange(await validJsonBody(c, catalogSettingsBody));
+}
 
 export const catalogAdminRoutes = createRouter<OperatorEnv>()
   .openapi(
@@ -47,11 +66,20 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       ...operatorOperation(addCatalogPairAction),
       method: "put",
       path: "/catalog/{country_code}/{number_type}",
-      summary: "Make a pair orderable",
+      summary: "Make a pair orderable, and set its settings",
       description:
         "Idempotent: 201 when the pair is new, 200 when it was already orderable. The country must be one ISO 3166-1 " +
-        "assigns (not XX or ZZ), as for the stock.",
-      request: { params: newCatalogPairParams },
+        "assigns (not XX or ZZ), as for the stock. Without a body the pair's settings stay as they are; a body sets " +
+        "only the settings it names (an empty object is a 400). Settings outlive the pair's removal; a pair never " +
+        `given any has quarantine_days ${DEFAULT_QUARANTINE_DAYS} and auto_fulfil false.`,
+      request: {
+        params: newCatalogPairParams,
+        body: {
+          required: false,
+          description: "The settings to set; no body sets none.",
+          content: { "application/json": { schema: describedOnly(catalogSettingsBody) } },
+        },
+      },
       responses: {
         200: jsonResponse(catalogPairSchema, "The pair was already orderable."),
         201: {
@@ -64,7 +92,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
     async (c) => {
       const { country_code, number_type } = c.req.valid("param");
       const { row, created } = valueOrProblem(
-        await addCatalogPairAction.run(workOf(c), { countryCode: country_code, numberType: number_type }),
+        await addCatalogPairAction.run(workOf(c), { countryCode: country_code, numberType: number_type }, await settingsOf(c)),
       );
       if (!created) return c.json(toCatalogPair(row), 200);
       c.header("Location", `/admin/catalog/${country_code}/${number_type}`);
@@ -101,7 +129,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
         "nothing. 404 when the pair is not orderable.",
       request: { params: catalogPairParams, body: jsonBody(requirementsBody) },
       responses: {
-        200: jsonResponse(catalogEntrySchema, "The pair with its requirements."),
+        200: jsonResponse(pairRequirementsSchema, "The pair with its requirements."),
         ...errorResponses(setRequirementsAction.refusals),
       },
     }),
@@ -114,7 +142,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
           toRequirements(c.req.valid("json")),
         ),
       );
-      return c.json(toCatalogEntry(row), 200);
+      return c.json(toPairRequirements(row), 200);
     },
   )
   .openapi(
@@ -127,7 +155,7 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
         "Numbers of the pair then need no verification. Removing none changes nothing. 404 when the pair is not orderable.",
       request: { params: catalogPairParams },
       responses: {
-        200: jsonResponse(catalogEntrySchema, "The pair, its requirements null."),
+        200: jsonResponse(pairRequirementsSchema, "The pair, its requirements null."),
         ...errorResponses(removeRequirementsAction.refusals),
       },
     }),
@@ -136,6 +164,6 @@ export const catalogAdminRoutes = createRouter<OperatorEnv>()
       const row = valueOrProblem(
         await removeRequirementsAction.run(workOf(c), { countryCode: country_code, numberType: number_type }),
       );
-      return c.json(toCatalogEntry(row), 200);
+      return c.json(toPairRequirements(row), 200);
     },
   );

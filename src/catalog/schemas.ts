@@ -2,7 +2,14 @@
 import { z } from "@hono/zod-openapi";
 import { REQUIREMENT_KEY_PATTERN } from "../compliance/types.ts";
 import { customerSlugParam } from "../customers/schemas.ts";
-import { type CatalogRow, DOCUMENT_TYPES, KYC_TYPES, REQUIREMENT_FIELDS, type Requirements } from "../db/schema.ts";
+import {
+  type CatalogRow,
+  DOCUMENT_TYPES,
+  KYC_TYPES,
+  MAX_QUARANTINE_DAYS,
+  REQUIREMENT_FIELDS,
+  type Requirements,
+} from "../db/schema.ts";
 import {
   assignedCountryCodeSchema,
   countryCodeSchema,
@@ -13,6 +20,7 @@ import {
 } from "../http/fields.ts";
 import { commaList, pageQuery, pageSchema } from "../http/pagination.ts";
 import { toIso } from "../lib/time.ts";
+import type { CatalogItem, SettingsChange } from "./store.ts";
 
 /** Most document requirements one pair may have. */
 const MAX_DOCUMENT_REQUIREMENTS = 20;
@@ -120,19 +128,19 @@ const kycRequiredField = z
   .openapi({ description: "Whether a number of the pair needs a verification: it has requirements." });
 const requirementsField = requirementsSchema.nullable().openapi({ description: "What a verification must hold; null: none." });
 
-/** An orderable pair with what a verification for it must hold. */
-export const catalogEntrySchema = z
+/** A pair with what a verification for a number of it must hold: the answer to a change of its requirements. */
+export const pairRequirementsSchema = z
   .object({
     country_code: z.string().openapi({ example: "DE" }),
     number_type: z.string().openapi({ example: "mobile" }),
     kyc_required: kycRequiredField,
     requirements: requirementsField,
   })
-  .openapi("CatalogEntry");
+  .openapi("CatalogPairRequirements");
 
-export function toCatalogEntry(
+export function toPairRequirements(
   row: Pick<CatalogRow, "countryCode" | "numberType" | "requirements">,
-): z.infer<typeof catalogEntrySchema> {
+): z.infer<typeof pairRequirementsSchema> {
   // Stored as the API shows them (toRequirements writes both field lists).
   const requirements = row.requirements ?? null;
   return {
@@ -143,18 +151,77 @@ export function toCatalogEntry(
   };
 }
 
+/** Available numbers in stock from which a pair's availability is plenty; fewer (but some) is limited. */
+const PLENTY_AVAILABLE = 100;
+const AVAILABILITIES = ["plenty", "limited", "none"] as const;
+type Availability = (typeof AVAILABILITIES)[number];
+
+/** How many numbers of a pair an order may expect at once, from its available stock (not the count itself). */
+function availabilityOf(available: number): Availability {
+  if (available >= PLENTY_AVAILABLE) return "plenty";
+  return available > 0 ? "limited" : "none";
+}
+
+const autoFulfilField = z
+  .boolean()
+  .openapi({ description: "Whether the operator means orders of the pair to be fulfilled from stock at once." });
+
+/** An orderable pair as a customer sees it: its requirements, and how well stocked it is. */
+export const catalogEntrySchema = pairRequirementsSchema
+  .extend({
+    auto_fulfil: autoFulfilField,
+    availability: z.enum(AVAILABILITIES).openapi({
+      description: `Numbers available in stock for the pair: plenty (${PLENTY_AVAILABLE} or more), limited (1 to ${PLENTY_AVAILABLE - 1}) or none.`,
+    }),
+  })
+  .openapi("CatalogEntry");
+
+export function toCatalogEntry(row: CatalogItem): z.infer<typeof catalogEntrySchema> {
+  return { ...toPairRequirements(row), auto_fulfil: row.autoFulfil, availability: availabilityOf(row.available) };
+}
+
+const quarantineDaysField = z
+  .int()
+  .min(0)
+  .max(MAX_QUARANTINE_DAYS)
+  .openapi({
+    description:
+      "Days a released number waits in stock, counted from its release (at least until its restore window ends), " +
+      "before an allocation may take it again.",
+    example: 90,
+  });
+
+/** The settings a PUT of a pair names: only those are set. */
+export const catalogSettingsBody = z
+  .strictObject({ quarantine_days: quarantineDaysField.optional(), auto_fulfil: autoFulfilField.optional() })
+  .refine((body) => body.quarantine_days !== undefined || body.auto_fulfil !== undefined, {
+    error: "must name quarantine_days or auto_fulfil",
+  })
+  .openapi("CatalogPairSettings");
+
+export function toSettingsChange(body: Partial<z.output<typeof catalogSettingsBody>>): SettingsChange {
+  return { quarantineDays: body.quarantine_days, autoFulfil: body.auto_fulfil };
+}
+
 export const catalogPairSchema = z
   .object({
     country_code: z.string(),
     number_type: z.string(),
+    quarantine_days: quarantineDaysField,
+    auto_fulfil: autoFulfilField,
     created_at: timestampSchema,
     kyc_required: kycRequiredField,
     requirements: requirementsField,
   })
   .openapi("CatalogPair");
 
-export function toCatalogPair(row: CatalogRow): z.infer<typeof catalogPairSchema> {
-  return { ...toCatalogEntry(row), created_at: toIso(row.createdAt) };
+export function toCatalogPair(row: CatalogItem): z.infer<typeof catalogPairSchema> {
+  return {
+    ...toPairRequirements(row),
+    quarantine_days: row.quarantineDays,
+    auto_fulfil: row.autoFulfil,
+    created_at: toIso(row.createdAt),
+  };
 }
 
 export const catalogPairParams = z.object({

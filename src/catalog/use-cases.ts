@@ -3,16 +3,27 @@ import type { CatalogRow, Requirements } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, type Result, refusals, refused } from "../lib/problem.ts";
 import { ADMIN, COMPLIANCE, operatorAction } from "../staff/roles.ts";
-import { addCatalogPair, type CatalogPair, removeCatalogPair, writeRequirements } from "./store.ts";
+import {
+  addCatalogPair,
+  type CatalogItem,
+  type CatalogPair,
+  removeCatalogPair,
+  type SettingsChange,
+  writeRequirements,
+} from "./store.ts";
 
 const MAKE_ORDERABLE_REFUSALS = refusals();
 
-/** Makes a pair orderable; idempotent: `created` tells whether it was new. */
+/**
+ * Makes a pair orderable and sets the settings `change` names, keeping the others (a pair never given settings has
+ * the defaults, which its settings keep through removal and re-adding); idempotent: `created` tells whether it was new.
+ */
 async function makeOrderable(
   work: Work,
   pair: CatalogPair,
-): Promise<Result<{ row: CatalogRow; created: boolean }, typeof MAKE_ORDERABLE_REFUSALS>> {
-  return done(await addCatalogPair(work.db, work, pair, work.now));
+  change: SettingsChange = {},
+): Promise<Result<{ row: CatalogItem; created: boolean }, typeof MAKE_ORDERABLE_REFUSALS>> {
+  return done(await addCatalogPair(work.db, work, pair, work.now, change));
 }
 
 /** The pair is not orderable: each action on a catalog pair but adding it. */

@@ -32,6 +32,8 @@ interface Reasons {
   numbers_taken: { phoneNumbers: string[] };
   /** Phone numbers the stock holds for another (country_code, number_type) pair. */
   stocked_elsewhere: { phoneNumbers: string[] };
+  /** Phone numbers the stock holds in quarantine (back from a released tenure, not yet available). */
+  quarantined: { phoneNumbers: string[] };
   /** The stock of a pair holds fewer numbers than asked for. */
   insufficient_stock: { available: number };
 }

@@ -1,7 +1,7 @@
 // Allocation of numbers to an order, of given numbers or from the stock. A phone number is taken while an unclosed
 // tenure (a numbers row without closed_at) holds it.
-import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
-import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";
+import { and, asc, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
@@ -27,8 +27,11 @@ import { findOrderById } from "../orders/store.ts";
 import { allocationData, orderData } from "../webhooks/payloads.ts";
 import type { NumberWithKyc } from "./store.ts";
 
-/** The numbers an allocation gives the order: these, or the N oldest of the stock of the order's pair. */
-export type Allocation = { phoneNumbers: string[] } | { fromStock: number };
+/**
+ * The numbers an allocation gives the order: these (quarantined ones only when `ignoreQuarantine`), or the N oldest
+ * available ones of the stock of the order's pair.
+ */
+export type Allocation = { phoneNumbers: string[]; ignoreQuarantine?: boolean } | { fromStock: number };
 
 type AllocationRefusal =
   | "not_found"
@@ -37,6 +40,7 @@ type AllocationRefusal =
   | "over_quantity"
   | "numbers_taken"
   | "stocked_elsewhere"
+  | "quarantined"
   | "insufficient_stock";
 
 /**
@@ -75,8 +79,8 @@ async function readAndAllocate(
   } else {
     const taken = await findTakenPhoneNumbers(db, allocation.phoneNumbers);
     if (taken.length > 0) return refuse("numbers_taken", { phoneNumbers: taken });
-    const elsewhere = await findStockedElsewhere(db, order, allocation.phoneNumbers);
-    if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
+    const unfit = await unfitStockRefusal(db, order, allocation.phoneNumbers, allocation.ignoreQuarantine === true);
+    if (unfit) return unfit;
   }
   return allocateInBatch(db, outbox, audit, order, allocation, now);
 }
@@ -99,18 +103,31 @@ async function stockOfOrderPair(db: Database, orderId: string): Promise<number> 
   return row?.count ?? 0;
 }
 
-/** Listed numbers the stock holds for another pair than the order's. */
-async function findStockedElsewhere(db: Database, order: OrderRow, phoneNumbers: string[]): Promise<string[]> {
+/** The stock rows of these numbers that an allocation to `order` may not take: another pair's, or quarantined ones. */
+function unfitStock(order: OrderRow, phoneNumbers: string[], ignoreQuarantine: boolean): SQL {
+  const elsewhere = sql`NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType})`;
+  const quarantined = sql`${stockNumbers.status} = ${literal("quarantined" satisfies StockStatus)}`;
+  return and(inJsonList(stockNumbers.phoneNumber, phoneNumbers), ignoreQuarantine ? elsewhere : or(elsewhere, quarantined))!;
+}
+
+/**
+ * Why the stock keeps listed numbers from the order, in one read: some are stocked for another pair, or (unless
+ * ignored) quarantined; undefined when neither.
+ */
+async function unfitStockRefusal(
+  db: Database,
+  order: OrderRow,
+  phoneNumbers: string[],
+  ignoreQuarantine: boolean,
+): Promise<Refusal<"stocked_elsewhere" | "quarantined"> | undefined> {
   const rows = await db
-    .select({ phoneNumber: stockNumbers.phoneNumber })
+    .select({ phoneNumber: stockNumbers.phoneNumber, countryCode: stockNumbers.countryCode, numberType: stockNumbers.numberType })
     .from(stockNumbers)
-    .where(
-      and(
-        inJsonList(stockNumbers.phoneNumber, phoneNumbers),
-        sql`NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType})`,
-      ),
-    );
-  return rows.map((r) => r.phoneNumber).sort();
+    .where(unfitStock(order, phoneNumbers, ignoreQuarantine))
+    .orderBy(asc(stockNumbers.phoneNumber));
+  const elsewhere = rows.filter((row) => row.countryCode !== order.countryCode || row.numberType !== order.numberType);
+  if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere.map((row) => row.phoneNumber) });
+  return rows.length > 0 ? refuse("quarantined", { phoneNumbers: rows.map((row) => row.phoneNumber) }) : undefined;
 }
 
 /**
@@ -140,6 +157,7 @@ async function allocateInBatch(
 ): Promise<Outcome<{ order: OrderRow; numbers: NumberWithKyc[] }, AllocationRefusal>> {
   const orderId = order.id;
   const listedNumbers = "phoneNumbers" in allocation ? allocation.phoneNumbers : undefined;
+  const ignoreQuarantine = "phoneNumbers" in allocation && allocation.ignoreQuarantine === true;
   const added = "fromStock" in allocation ? allocation.fromStock : allocation.phoneNumbers.length;
   const ids = Array.from({ length: added }, () => crypto.randomUUID());
   // The profile the order names, as read: the batch applies only while it still names that one (a pending order's
@@ -191,12 +209,13 @@ async function allocateInBatch(
   );
   try {
     const written = await batchByName(db, {
-      // A listed number the stock holds for another pair (imported since the read above) refuses the batch.
-      notStockedElsewhere: listedNumbers
+      // A listed number the stock holds for another pair, or quarantined unless the admin overrides it (either since
+      // the read above), refuses the batch.
+      fitStock: listedNumbers
         ? db
             .insert(batchAssertions)
             .select(
-              sql`SELECT 'stocked for another pair' WHERE EXISTS (SELECT 1 FROM ${stockNumbers} WHERE ${inJsonList(stockNumbers.phoneNumber, listedNumbers)} AND NOT (${stockNumbers.countryCode} = ${order.countryCode} AND ${stockNumbers.numberType} = ${order.numberType}))`,
+              sql`SELECT 'stocked for another pair, or quarantined' WHERE EXISTS (SELECT 1 FROM ${stockNumbers} WHERE ${unfitStock(order, listedNumbers, ignoreQuarantine)})`,
             )
         : undefined,
       numbers: db
@@ -261,6 +280,24 @@ async function allocateInBatch(
               .select({ id: kycVerifications.id, status: kycVerifications.status })
               .from(kycVerifications)
               .where(eq(kycVerifications.id, profileId)),
+      // The override, once per allocation that took quarantined numbers: read before they leave the stock.
+      quarantineOverridden:
+        listedNumbers && ignoreQuarantine
+          ? auditStatement(
+              db,
+              { ...audit, now },
+              {
+                action: "stock.quarantine_overridden",
+                target: { type: "order", id: orderId },
+                customerId: sql`(SELECT ${orders.customerId} FROM ${orders} WHERE ${thisOrder})`,
+                changes: { quarantined_numbers: [null, sql`overridden.count`] },
+              },
+              {
+                from: sql`(SELECT count(*) AS count FROM ${stockNumbers} WHERE ${inJsonList(stockNumbers.phoneNumber, listedNumbers)} AND ${stockNumbers.status} = ${literal("quarantined" satisfies StockStatus)}) AS overridden`,
+                where: and(applied, sql`overridden.count > 0`),
+              },
+            )
+          : undefined,
       // An allocated number is in stock no longer; from stock, an order still allocatable must have had all N.
       unstocked: writeInPhases({
         write: db.delete(stockNumbers).where(inArray(stockNumbers.phoneNumber, inserted)),
@@ -342,8 +379,8 @@ async function allocateInBatch(
     if (listedNumbers) {
       const retaken = await findTakenPhoneNumbers(db, listedNumbers);
       if (retaken.length > 0) return refuse("numbers_taken", { phoneNumbers: retaken });
-      const elsewhere = await findStockedElsewhere(db, order, listedNumbers);
-      if (elsewhere.length > 0) return refuse("stocked_elsewhere", { phoneNumbers: elsewhere });
+      const unfit = await unfitStockRefusal(db, order, listedNumbers, ignoreQuarantine);
+      if (unfit) return unfit;
     }
     const current = await findOrderById(db, orderId);
     const again = orderRefusal(current, added);

@@ -197,8 +197,19 @@ export const allocationBody = z
         "Instead: this many available numbers in stock for the order's country and type (oldest available_at, then import time, then number).",
       example: 100,
     }),
+    ignore_quarantine: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          "Admin only: with phone_numbers, allocate listed numbers that are quarantined in stock too (audited as " +
+          "stock.quarantine_overridden). Without it such a number is a 409 number_quarantined.",
+      }),
   })
   .superRefine((body, ctx) => {
+    if (body.ignore_quarantine !== undefined && body.phone_numbers === undefined) {
+      ctx.addIssue({ code: "custom", path: ["ignore_quarantine"], message: "must be given with phone_numbers only" });
+    }
     const given = [body.phone_numbers, body.from_stock].filter((part) => part !== undefined).length;
     if (given !== 1) {
       ctx.addIssue({
@@ -212,5 +223,7 @@ export const allocationBody = z
 
 /** The store's allocation of a valid body: the listed numbers, or a count from stock. */
 export function toAllocation(body: z.infer<typeof allocationBody>): Allocation {
-  return body.from_stock !== undefined ? { fromStock: body.from_stock } : { phoneNumbers: body.phone_numbers ?? [] };
+  return body.from_stock !== undefined
+    ? { fromStock: body.from_stock }
+    : { phoneNumbers: body.phone_numbers ?? [], ignoreQuarantine: body.ignore_quarantine === true };
 }

@@ -3,7 +3,7 @@ import type { OrderRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refusals, refused, validationError } from "../lib/problem.ts";
 import { ALLOCATABLE } from "../orders/lifecycle.ts";
-import { FULFILMENT, operatorAction } from "../staff/roles.ts";
+import { ADMIN, FULFILMENT, operatorAction } from "../staff/roles.ts";
 import { type Allocation, allocateNumbers } from "./allocation-store.ts";
 import type { NumberWithKyc } from "./store.ts";
 
@@ -16,7 +16,7 @@ function listed(phoneNumbers: string[]): string {
   return `${phoneNumbers.slice(0, TAKEN_SHOWN).join(", ")}${more}`;
 }
 
-const ALLOCATE_REFUSALS = refusals("validation_error", "not_found", "conflict", "insufficient_stock");
+const ALLOCATE_REFUSALS = refusals("validation_error", "not_found", "conflict", "number_quarantined", "insufficient_stock");
 
 /**
  * Allocates numbers to the order, all or nothing, with the order's events: those listed, or the oldest of the stock
@@ -58,9 +58,21 @@ async function allocateToOrder(
         ]),
       );
     case "numbers_taken":
-      return refused(new Problem("conflict", `Already allocated: ${listed(allocated.phoneNumbers)}`));
+      return refused(
+        new Problem(
+          "conflict",
+          `Already allocated (a released number stays its account's until its restore window ends): ${listed(allocated.phoneNumbers)}`,
+        ),
+      );
     case "stocked_elsewhere":
       return refused(new Problem("conflict", `In stock for another country or number type: ${listed(allocated.phoneNumbers)}`));
+    case "quarantined":
+      return refused(
+        new Problem(
+          "number_quarantined",
+          `Quarantined in stock, not to be allocated before its quarantine ends: ${listed(allocated.phoneNumbers)}`,
+        ),
+      );
     case "insufficient_stock":
       return refused(
         new Problem(
@@ -75,6 +87,8 @@ async function allocateToOrder(
 export const allocateAction = operatorAction({
   operationId: "allocateNumbers",
   roles: FULFILMENT,
+  // Allocating quarantined numbers is the admin's call.
+  elevated: { flag: "ignore_quarantine", roles: ADMIN },
   refusals: ALLOCATE_REFUSALS,
   available: (order: Pick<OrderRow, "status">) => ALLOCATABLE.includes(order.status),
   run: allocateToOrder,

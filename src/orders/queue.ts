@@ -37,7 +37,7 @@ export interface OrderQueueQuery {
 export interface QueuedOrder {
   order: OrderRow;
   customerSlug: string;
-  /** Numbers in stock for the order's (country_code, number_type). */
+  /** Numbers available in stock for the order's (country_code, number_type): quarantined and reserved ones are not. */
   stockAvailable: number;
 }
 
@@ -168,7 +168,7 @@ export async function listOrderQueue(
       .select({
         order: orders,
         customerSlug: customers.slug,
-        stockAvailable: sql<number>`coalesce(${stockCounts.count}, 0)`.mapWith(Number).as("stock_available"),
+        stockAvailable: sql<number>`coalesce(${stockCounts.available}, 0)`.mapWith(Number).as("stock_available"),
       })
       .from(orders)
       .innerJoin(customers, eq(customers.id, orders.customerId))
@@ -180,7 +180,7 @@ export async function listOrderQueue(
   return { rows: page, ...countByStatus(ORDER_STATUSES, counted, q.statuses) };
 }
 
-/** A pair whose stock is fewer than its open orders: even at one number each, stock cannot fulfil them all. */
+/** A pair whose available stock is fewer than its open orders: even at one number each, stock cannot fulfil them all. */
 export interface ShortPair {
   countryCode: string;
   numberType: string;
@@ -194,7 +194,7 @@ const SHORT_PAIRS_SHOWN = 20;
 /**
  * The queue at a glance, in one D1 call whose cost is the catalog's size, not the accounts': open orders by status
  * (order_totals), the oldest pending order's request time (the first entry of the status index), and the pairs whose
- * stock (stock_counts) is fewer than their open orders, the shortest first. How many numbers the orders still need
+ * available stock (stock_counts) is fewer than their open orders, the shortest first. How many numbers the orders still need
  * would take reading them, so "short" is the certain part: an open order needs at least one.
  */
 export async function orderQueueGlance(db: Database): Promise<{
@@ -204,7 +204,7 @@ export async function orderQueueGlance(db: Database): Promise<{
 }> {
   const open = inJsonList(orderTotals.status, OPEN_ORDER_STATUSES);
   const openOrders = sql<number>`sum(${orderTotals.count})`.mapWith(Number);
-  const stock = sql<number>`coalesce(max(${stockCounts.count}), 0)`.mapWith(Number);
+  const stock = sql<number>`coalesce(max(${stockCounts.available}), 0)`.mapWith(Number);
   const { counted, oldest, short } = await batchByName(db, {
     counted: db
       .select({ status: orderTotals.status, count: openOrders })

@@ -229,7 +229,9 @@ export const queuedOrderSchema = orderSchema
   .extend({
     customer_slug: z.string(),
     age_hours: z.int().openapi({ description: "Whole hours since requested_at." }),
-    stock_available: z.int().openapi({ description: "Numbers in stock for the order's country and type." }),
+    stock_available: z
+      .int()
+      .openapi({ description: "Numbers available in stock for the order's country and type (not quarantined or reserved)." }),
   })
   .openapi("QueuedOrder");
 

@@ -111,14 +111,24 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
       path: "/stock/summary",
       summary: "Count the stock per country and type",
       responses: {
-        200: jsonResponse(stockSummarySchema, "The numbers in stock per (country_code, number_type), and in all."),
+        200: jsonResponse(
+          stockSummarySchema,
+          "The numbers in stock per (country_code, number_type), in all and per status, and the total of every pair.",
+        ),
       },
     }),
     async (c) => {
       const pairs = await stockSummary(c.var.db);
       return c.json(
         {
-          data: pairs.map((pair) => ({ country_code: pair.countryCode, number_type: pair.numberType, count: pair.count })),
+          data: pairs.map((pair) => ({
+            country_code: pair.countryCode,
+            number_type: pair.numberType,
+            count: pair.count,
+            available: pair.available,
+            quarantined: pair.quarantined,
+            reserved: pair.reserved,
+          })),
           total: pairs.reduce((sum, pair) => sum + pair.count, 0),
         },
         200,

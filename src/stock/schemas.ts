@@ -1,6 +1,6 @@
 // Wire format of the number stock and its import.
 import { z } from "@hono/zod-openapi";
-import type { StockNumberRow } from "../db/schema.ts";
+import { STOCK_SOURCES, STOCK_STATUSES, type StockNumberRow } from "../db/schema.ts";
 import {
   assignedCountryCodeSchema,
   countryCodeSchema,
@@ -102,8 +102,13 @@ export const stockNumberSchema = z
     phone_number: z.string().openapi({ example: "+14155550100" }),
     country_code: z.string(),
     number_type: z.string(),
-    import_id: z.uuid(),
+    import_id: z.uuid().openapi({ description: "The import that brought it; for a released number, its closed tenure's id." }),
     imported_at: timestampSchema,
+    status: z.enum(STOCK_STATUSES).openapi({
+      description: "available: an allocation may take it; quarantined: back from a released tenure, not before available_at.",
+    }),
+    available_at: timestampSchema.openapi({ description: "From when it may be allocated: its import, or its quarantine's end." }),
+    source: z.enum(STOCK_SOURCES).openapi({ description: "import: the operator's import; released: a closed tenure's number." }),
   })
   .openapi("StockNumber");
 
@@ -113,7 +118,16 @@ export const removedStockNumberSchema = stockNumberSchema.extend({ removed_at: t
 
 export const stockSummarySchema = z
   .object({
-    data: z.array(z.object({ country_code: z.string(), number_type: z.string(), count: z.int() })),
+    data: z.array(
+      z.object({
+        country_code: z.string(),
+        number_type: z.string(),
+        count: z.int().openapi({ description: "Every number in stock, whatever its status." }),
+        available: z.int(),
+        quarantined: z.int(),
+        reserved: z.int(),
+      }),
+    ),
     total: z.int(),
   })
   .openapi("StockSummary");
@@ -124,6 +138,7 @@ export const listStockQuery = z.object({
   country_code: commaList(countryCodeSchema, "country_code", "Country codes."),
   number_type: commaList(numberTypeSchema, "number_type", "Number types."),
   search: searchQuery.openapi({ description: "Substring of the phone number (digits, with or without +)." }),
+  status: commaList(z.enum(STOCK_STATUSES), "status", "Statuses."),
   import_id: z
     .uuid({ error: "must be a valid UUID" })
     .optional()
@@ -131,7 +146,13 @@ export const listStockQuery = z.object({
 });
 
 export function toStockListQuery(q: z.infer<typeof listStockQuery>): StockListQuery {
-  return { countryCodes: q.country_code, numberTypes: q.number_type, search: q.search, importId: q.import_id };
+  return {
+    countryCodes: q.country_code,
+    numberTypes: q.number_type,
+    statuses: q.status,
+    search: q.search,
+    importId: q.import_id,
+  };
 }
 
 export const stockPhoneParams = z.object({
@@ -148,6 +169,9 @@ export function toStockNumber(row: StockNumberRow): z.infer<typeof stockNumberSc
     number_type: row.numberType,
     import_id: row.importId,
     imported_at: toIso(row.importedAt),
+    status: row.status,
+    available_at: toIso(row.availableAt),
+    source: row.source,
   };
 }
 

@@ -118,6 +118,7 @@ export async function importStock(
 export interface StockListQuery {
   countryCodes?: readonly string[] | undefined;
   numberTypes?: readonly string[] | undefined;
+  statuses?: readonly StockStatus[] | undefined;
   /** A substring of the phone number. */
   search?: string | undefined;
   importId?: string | undefined;
@@ -135,14 +136,21 @@ export async function listStock(
   );
   const where = and(
     pairs,
+    q.statuses && inJsonList(stockNumbers.status, q.statuses),
     q.search === undefined ? undefined : containsText(stockNumbers.phoneNumber, q.search),
     q.importId === undefined ? undefined : eq(stockNumbers.importId, q.importId),
   );
-  // Filtered by pairs alone, the total is the pairs' counts (a few rows), not a count of the numbers.
+  // Filtered by pairs and statuses alone, the total is the pairs' counts (a few rows), not a count of the numbers.
+  const counted = q.statuses
+    ? sql.join(
+        q.statuses.map((status) => stockCounts[status]),
+        sql` + `,
+      )
+    : stockCounts.count;
   const total =
     q.search === undefined && q.importId === undefined
       ? db
-          .select({ total: sql<number>`total(${stockCounts.count})`.mapWith(Number) })
+          .select({ total: sql<number>`total(${counted})`.mapWith(Number) })
           .from(stockCounts)
           .where(
             and(
@@ -164,8 +172,8 @@ export async function listStock(
   );
 }
 
-/** The stock's count per (country_code, number_type), by country then type. */
-export async function stockSummary(db: Database): Promise<{ countryCode: string; numberType: string; count: number }[]> {
+/** The stock's counts per (country_code, number_type), in all and per status, by country then type. */
+export async function stockSummary(db: Database): Promise<(typeof stockCounts.$inferSelect)[]> {
   return db.select().from(stockCounts).orderBy(asc(stockCounts.countryCode), asc(stockCounts.numberType));
 }
 

@@ -70,6 +70,9 @@ export const catalogSettings = sqliteTable(
   ],
 );
 
+/** Named where the return-to-stock job tells SQLite to use it: without statistics it would take the status index. */
+export const RELEASE_DUE_INDEX = "numbers_release_due_idx";
+
 /** Named where a query tells SQLite to use it (the search, which looks orders up by their sequence number). */
 export const ORDERS_BY_SEQUENCE_INDEX = "orders_customer_order_seq_idx";
 
@@ -284,7 +287,7 @@ export const numbers = sqliteTable(
     index("numbers_customer_reference_idx").on(t.customerId, t.customerReference).where(sql`${t.customerReference} IS NOT NULL`),
     index("numbers_customer_released_idx").on(t.customerId, t.releasedAt, t.id).where(sql`${t.releasedAt} IS NOT NULL`),
     // The return-to-stock job's released tenures, earliest deadline first (a query states this WHERE literally).
-    index("numbers_release_due_idx")
+    index(RELEASE_DUE_INDEX)
       .on(t.restorableUntil)
       .where(sql`${t.status} = ${literal("released" satisfies NumberStatus)} AND ${t.closedAt} IS NULL`),
     // The numbers of one profile, newest first: the list filtered by kyc_profile_id.
