@@ -5,6 +5,9 @@ import { env, exports } from "cloudflare:workers";
 import { type ClientResponse, hc, type InferRequestType } from "hono/client";
 import { expect } from "vitest";
 import { type AppType, createApp } from "../src/app.ts";
+import { createDatabase } from "../src/db/client.ts";
+import { Outbox } from "../src/db/outbox.ts";
+import type { Work } from "../src/env.ts";
 import type { ProblemCode } from "../src/lib/problem.ts";
 import { TEST_ADMIN_TOKEN, TEST_RATE_LIMIT } from "./constants.ts";
 
@@ -368,4 +371,18 @@ export async function allPages<T>(
     items.push(...body.data);
     if (!body.meta.hasNextPage) return { items, pages: page };
   }
+}
+
+/** A use case's Work as a request of the operator's token would give it, for tests that call a use case directly. */
+export function testWork(overrides: Partial<Work> = {}): Work {
+  return {
+    db: createDatabase(env.DB),
+    outbox: new Outbox(),
+    documents: env.DOCUMENTS,
+    now: Date.now(),
+    actor: { type: "token" },
+    requestId: crypto.randomUUID(),
+    deployment: { allowsInsecureWebhookUrls: false },
+    ...overrides,
+  };
 }

@@ -2,14 +2,11 @@
 // spreadsheet formulas neutralised, keyset pages in the list's order for every sort, and the cap on rows.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createDatabase } from "../src/db/client.ts";
-import { Outbox } from "../src/db/outbox.ts";
-import type { Work } from "../src/env.ts";
 import { DAY_MS } from "../src/lib/time.ts";
 import { EXPORT_COLUMNS, exportNumbers } from "../src/numbers/export.ts";
 import { toNumberListQuery } from "../src/numbers/schemas.ts";
 import { NUMBER_SORT_KEYS } from "../src/numbers/store.ts";
-import { allocateNumbers, bodyOf, createCustomer, problem, type TestCustomer } from "./helpers.ts";
+import { allocateNumbers, bodyOf, createCustomer, problem, type TestCustomer, testWork } from "./helpers.ts";
 
 type NumberItem = Record<(typeof EXPORT_COLUMNS)[number], unknown>;
 
@@ -59,18 +56,6 @@ const exportPath = (customer: TestCustomer, query = "") => `/api/customers/${cus
 async function listed(customer: TestCustomer, query: string): Promise<NumberItem[]> {
   return (await bodyOf<{ data: NumberItem[] }>(await customer.call(`/api/customers/${customer.slug}/numbers?limit=100&${query}`)))
     .data;
-}
-
-function workOf(): Work {
-  return {
-    db: createDatabase(env.DB),
-    outbox: new Outbox(),
-    documents: env.DOCUMENTS,
-    now: Date.now(),
-    actor: { type: "token" },
-    requestId: crypto.randomUUID(),
-    deployment: { allowsInsecureWebhookUrls: false },
-  };
 }
 
 async function released(id: string) {
@@ -149,7 +134,7 @@ describe("numbers export", () => {
         const query = `sort_by=${sortBy}&sort_order=${sortOrder}`;
         const expected = (await listed(customer, query)).map((item) => item.number_id);
         const q = toNumberListQuery({ sort_by: sortBy, sort_order: sortOrder });
-        const exported = await exportNumbers(workOf(), customer.customerId, q, { pageRows: 2 });
+        const exported = await exportNumbers(testWork(), customer.customerId, q, { pageRows: 2 });
         if (!exported.ok) throw exported.problem;
         const rows = parseCsv(await new Response(exported.value).text()).slice(1);
         expect(
@@ -159,11 +144,11 @@ describe("numbers export", () => {
       }
     }
     const q = toNumberListQuery({ sort_by: "created_at", sort_order: "desc" });
-    const refused = await exportNumbers(workOf(), customer.customerId, q, { maxRows: 4, pageRows: 2 });
+    const refused = await exportNumbers(testWork(), customer.customerId, q, { maxRows: 4, pageRows: 2 });
     expect(refused.ok ? "exported" : refused.problem).toMatchObject({ code: "validation_error" });
     expect(refused.ok ? "" : refused.problem.message).toContain("narrow");
     const capped = await exportNumbers(
-      workOf(),
+      testWork(),
       customer.customerId,
       { ...q, statuses: ["active"] },
       { maxRows: 3, pageRows: 2 },

@@ -4,10 +4,7 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { createDatabase } from "../src/db/client.ts";
-import { Outbox } from "../src/db/outbox.ts";
 import { EVENT_TYPES } from "../src/db/schema.ts";
-import type { Work } from "../src/env.ts";
 import { addEndpoint, changeEndpoint } from "../src/webhooks/use-cases.ts";
 import {
   bodyOf,
@@ -19,6 +16,7 @@ import {
   makeOrderable,
   problem,
   type TestCustomer,
+  testWork,
 } from "./helpers.ts";
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
@@ -353,15 +351,7 @@ describe("URL rules", () => {
 
   it("is judged by the endpoint's actions themselves, so a front end that validates nothing cannot skip it", async () => {
     const customer = await createCustomer();
-    const workIn = (allowsInsecureWebhookUrls: boolean): Work => ({
-      db: createDatabase(env.DB),
-      outbox: new Outbox(),
-      documents: env.DOCUMENTS,
-      now: Date.now(),
-      actor: { type: "token" },
-      requestId: crypto.randomUUID(),
-      deployment: { allowsInsecureWebhookUrls },
-    });
+    const workIn = (allowsInsecureWebhookUrls: boolean) => testWork({ deployment: { allowsInsecureWebhookUrls } });
     const endpoint = { url: "http://127.0.0.1:8788/", eventTypes: [...EVENT_TYPES] };
     const refused = await addEndpoint(workIn(false), customer.customerId, endpoint);
     expect(refused.ok ? refused.value : refused.problem).toMatchObject({
