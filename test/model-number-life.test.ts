@@ -265,10 +265,15 @@ function protect(owner: number, to: Target, value: boolean): Command {
   return command(`protect(customer ${owner} ${to} ${value})`, async (model, real) => {
     const { tenure, id } = resolve(model, to);
     const account = real.accounts[owner] as Account;
-    const answer = await send(await account.keys.next(), "updateNumber", `/api/customers/${account.customer.slug}/numbers/${id}`, {
-      method: "PATCH",
-      json: { release_protected: value },
-    });
+    const answer = await send(
+      await account.keys.next(),
+      "updateNumber",
+      `/api/customers/${account.customer.slug}/numbers/${id}`,
+      {
+        method: "PATCH",
+        json: { release_protected: value },
+      },
+    );
     if (!tenure || tenure.owner !== owner) return expectRefusal(answer, [404, "not_found"]);
     if (tenure.status === "released") return expectRefusal(answer, [409, "number_released"]);
     expect(answer.status, answer.label).toBe(200);
@@ -447,7 +452,9 @@ const byId = (a: Wire, b: Wire) => (String(a.number_id) < String(b.number_id) ? 
 /** The operator's list, the pair's stock and summary, and D1's invariants, against the model. */
 async function expectAgreement(model: Model, real: Real, label: string): Promise<void> {
   const expectedNumbers = model.tenures.map((t) => wireTenure(t, real)).sort(byId);
-  const listed = await bodyOf<{ data: Wire[] }>(await call(`/admin/numbers?number_type=${real.type}&limit=100`, { headers: ADMIN }));
+  const listed = await bodyOf<{ data: Wire[] }>(
+    await call(`/admin/numbers?number_type=${real.type}&limit=100`, { headers: ADMIN }),
+  );
   expect(listed.data.map((n) => pick(n, NUMBER_KEYS)).sort(byId), `numbers after ${label}`).toEqual(expectedNumbers);
 
   const stock = await bodyOf<{ data: Wire[]; meta: { total: number } }>(
@@ -470,7 +477,14 @@ async function expectAgreement(model: Model, real: Real, label: string): Promise
   const expectedSummary =
     model.stock.size === 0
       ? undefined
-      : { country_code: "US", number_type: real.type, count: model.stock.size, available: counts("available"), quarantined: counts("quarantined"), reserved: 0 };
+      : {
+          country_code: "US",
+          number_type: real.type,
+          count: model.stock.size,
+          available: counts("available"),
+          quarantined: counts("quarantined"),
+          reserved: 0,
+        };
   expect(pair, `summary after ${label}`).toEqual(expectedSummary);
 
   // D1 itself: which tenures are closed and when, one unclosed tenure per phone number, none of them in stock.
@@ -482,10 +496,9 @@ async function expectAgreement(model: Model, real: Real, label: string): Promise
   )
     .bind(real.type)
     .all<{ id: string; closed_at: number | null; unclosed: number; stocked: number }>();
-  expect(
-    Object.fromEntries(results.map((r) => [r.id, r.closed_at])),
-    `closed tenures after ${label}`,
-  ).toEqual(Object.fromEntries(model.tenures.map((t) => [t.id, t.closedAt])));
+  expect(Object.fromEntries(results.map((r) => [r.id, r.closed_at])), `closed tenures after ${label}`).toEqual(
+    Object.fromEntries(model.tenures.map((t) => [t.id, t.closedAt])),
+  );
   for (const row of results) {
     expect(row.unclosed, `unclosed tenures of one phone number after ${label}`).toBeLessThanOrEqual(1);
     if (row.closed_at === null) expect(row.stocked, `in stock and held after ${label}`).toBe(0);
@@ -495,15 +508,16 @@ async function expectAgreement(model: Model, real: Real, label: string): Promise
 /** Each account's own list: its tenures, closed ones among them, as the model has them. */
 async function expectAccountsAgree(model: Model, real: Real): Promise<void> {
   for (const [owner, account] of real.accounts.entries()) {
-    const answer = await send(await account.keys.next(), "listNumbers", `/api/customers/${account.customer.slug}/numbers?limit=100`);
+    const answer = await send(
+      await account.keys.next(),
+      "listNumbers",
+      `/api/customers/${account.customer.slug}/numbers?limit=100`,
+    );
     expect(answer.status, answer.label).toBe(200);
     const { data } = answer.body as { data: Wire[] };
     const expected = model.tenures.filter((t) => t.owner === owner).map((t) => wireTenure(t, real));
     const keys = NUMBER_KEYS.filter((k) => k !== "customer_slug");
-    expect(
-      data.map((n) => pick(n, keys)).sort(byId),
-      answer.label,
-    ).toEqual(expected.map((t) => pick(t, keys)).sort(byId));
+    expect(data.map((n) => pick(n, keys)).sort(byId), answer.label).toEqual(expected.map((t) => pick(t, keys)).sort(byId));
   }
 }
 
@@ -511,23 +525,28 @@ const owner = fc.integer({ min: 0, max: 1 });
 const phonePicks = (max: number) => fc.uniqueArray(fc.nat(PHONES - 1), { minLength: 1, maxLength: max });
 const REASONS = ["kyc_expired", "non_payment", "abuse", "customer_request", "other"] as const;
 
+/** Each kind of command with its weight: moves and days most, so numbers get released, restored and returned. */
 const commands = [
-  fc.tuple(owner, phonePicks(2), fc.nat(4)).map(([o, p, q]) => allocateListed(o, p, q === 0)),
-  fc.tuple(owner, fc.integer({ min: 1, max: 2 })).map(([o, n]) => allocateFromStock(o, n)),
-  phonePicks(3).map(importStock),
-  fc.tuple(owner, targets, fc.nat(4)).map(([o, t, d]) => moveCommand("release", { mover: "customer", owner: o, dryRun: d === 0 }, t)),
-  fc.tuple(owner, targets).map(([o, t]) => moveCommand("restore", { mover: "customer", owner: o }, t)),
-  fc.tuple(targets, fc.boolean()).map(([t, f]) => moveCommand("release", { mover: "operator", force: f }, t)),
-  targets.map((t) => moveCommand("restore", { mover: "operator" }, t)),
-  fc.tuple(targets, fc.constantFrom(...REASONS)).map(([t, r]) => moveCommand("suspend", { mover: "operator" }, t, r)),
-  targets.map((t) => moveCommand("resume", { mover: "operator" }, t)),
-  fc.tuple(owner, target, fc.nat(2)).map(([o, t, v]) => protect(o, t, v > 0)),
-  fc
-    .tuple(fc.constantFrom(1, 2, 5, 9, 10, 10, 11, 30, 90, 100), fc.constantFrom(0, 0, 1))
-    .map(([d, ms]) => advance(d, ms)),
-  fc.constant(null).map(runJob),
-  fc.constantFrom(0, 5, 30, 90, 365).map(setQuarantine),
-];
+  [3, fc.tuple(owner, phonePicks(2), fc.nat(3)).map(([o, p, q]) => allocateListed(o, p, q === 0))],
+  [1, fc.tuple(owner, fc.integer({ min: 1, max: 2 })).map(([o, n]) => allocateFromStock(o, n))],
+  [1, phonePicks(3).map(importStock)],
+  [
+    4,
+    fc
+      .tuple(owner, targets, fc.nat(3))
+      .map(([o, t, d]) => moveCommand("release", { mover: "customer", owner: o, dryRun: d === 0 }, t)),
+  ],
+  [3, fc.tuple(owner, targets).map(([o, t]) => moveCommand("restore", { mover: "customer", owner: o }, t))],
+  [2, fc.tuple(targets, fc.boolean()).map(([t, f]) => moveCommand("release", { mover: "operator", force: f }, t))],
+  [1, targets.map((t) => moveCommand("restore", { mover: "operator" }, t))],
+  [2, fc.tuple(targets, fc.constantFrom(...REASONS)).map(([t, r]) => moveCommand("suspend", { mover: "operator" }, t, r))],
+  [1, targets.map((t) => moveCommand("resume", { mover: "operator" }, t))],
+  [2, fc.tuple(owner, target, fc.nat(2)).map(([o, t, v]) => protect(o, t, v > 0))],
+  [3, fc.tuple(fc.constantFrom(1, 2, 5, 9, 10, 10, 11, 30, 90, 100), fc.constantFrom(0, 0, 1)).map(([d, ms]) => advance(d, ms))],
+  [3, fc.constant(null).map(runJob)],
+  [1, fc.constantFrom(0, 5, 30, 90, 365).map(setQuarantine)],
+] as const;
+const weighted = commands.flatMap(([weight, arbitrary]) => Array.from({ length: weight }, () => arbitrary));
 
 async function setUp(): Promise<{ model: Model; real: Real }> {
   const type = uniqueNumberType();
@@ -546,13 +565,19 @@ async function setUp(): Promise<{ model: Model; real: Real }> {
     accounts.push({ customer, keys: keyRing(customer.slug, customer.key), orderId: order.order_id });
   }
   const real: Real = { type, phones: Array.from({ length: PHONES }, uniquePhoneNumber), accounts };
-  return { model: { now: Date.now(), quarantineDays: DEFAULT_QUARANTINE_DAYS, tenures: [], stock: new Map() }, real };
+  const model: Model = { now: Date.now(), quarantineDays: DEFAULT_QUARANTINE_DAYS, tenures: [], stock: new Map() };
+  // A start with something to move: three numbers held by one account, one by the other, one in stock, one free.
+  for (const step of [allocateListed(0, [0, 1, 2], false), allocateListed(1, [3], false), importStock([4])]) {
+    await step.run(model, real);
+  }
+  return { model, real };
 }
 
 async function runAgainstModel(cmds: Iterable<Command>): Promise<void> {
-  const setup = await setUp();
-  vi.useFakeTimers({ now: setup.model.now, toFake: ["Date"] });
+  // The use cases' clock stands still but for the model's days: every answer's time is the model's.
+  vi.useFakeTimers({ now: Date.now(), toFake: ["Date"] });
   try {
+    const setup = await setUp();
     await fc.asyncModelRun(() => setup, cmds);
     await expectAccountsAgree(setup.model, setup.real);
   } finally {
@@ -568,10 +593,84 @@ describe("a number's life against a model", () => {
   it("keeps tenures, windows and stock as the model has them through every move, day and run of the job", async () => {
     requests = 0;
     const started = Date.now();
-    await fc.assert(fc.asyncProperty(fc.commands(commands, { maxCommands: 25, size: "max" }), runAgainstModel), {
+    await fc.assert(fc.asyncProperty(fc.commands(weighted, { maxCommands: 25, size: "max" }), runAgainstModel), {
       numRuns: 15,
       seed: 20_261_201,
     });
     console.info(`model-number-life: ${requests} requests in ${Date.now() - started} ms`);
   }, 120_000);
+
+  it("refuses a protected number to the customer and to the unforced operator, and holds an operator's release, its window and its quarantine", async () => {
+    const customerRelease = (t: Target[]) => moveCommand("release", { mover: "customer", owner: 0 }, t);
+    const customerRestore = (t: Target[]) => moveCommand("restore", { mover: "customer", owner: 0 }, t);
+    await runAgainstModel([
+      protect(0, 0, true),
+      customerRelease([0]),
+      moveCommand("release", { mover: "operator" }, [0]),
+      moveCommand("release", { mover: "operator", force: true }, [0, 3]),
+      customerRestore([0]),
+      customerRelease([1, 2]),
+      advance(10, 0),
+      customerRestore([2]),
+      advance(0, 1),
+      customerRestore([1]),
+      moveCommand("restore", { mover: "operator" }, [0, 1]),
+      allocateListed(1, [1], false),
+      // Read when the job closes the tenures: 30 days from their release.
+      setQuarantine(30),
+      runJob(),
+      allocateListed(1, [1, 5], false),
+      advance(19, 0),
+      runJob(),
+      allocateFromStock(1, 2),
+      advance(1, 0),
+      runJob(),
+      allocateFromStock(1, 3),
+      allocateFromStock(1, 2),
+      allocateListed(0, [0], true),
+    ]);
+  });
+
+  // Last: the random runs (this seed) reach every outcome of the moves they make, refusals as much as moves.
+  it("reaches every outcome of the life cycle", () => {
+    const outcomes = [
+      "releaseNumbers released",
+      "releaseNumbers would_release",
+      "releaseNumbers already_released",
+      "releaseNumbers release_protected",
+      "releaseNumbers not_found",
+      "restoreNumbers restored",
+      "restoreNumbers not_released",
+      "restoreNumbers released_by_operator",
+      "restoreNumbers restore_window_passed",
+      "restoreNumbers not_found",
+      "releaseNumbersByOperator released",
+      "releaseNumbersByOperator release_protected",
+      "releaseNumbersByOperator already_released",
+      "restoreNumbersByOperator restored",
+      "restoreNumbersByOperator restore_window_passed",
+      "restoreNumbersByOperator not_released",
+      "suspendNumbers suspended",
+      "suspendNumbers already_suspended",
+      "suspendNumbers number_released",
+      "resumeNumbers resumed",
+      "resumeNumbers not_suspended",
+      "resumeNumbers number_released",
+      "updateNumber 200",
+      "updateNumber 404 not_found",
+      "updateNumber 409 number_released",
+      "allocateNumbers 201",
+      "allocateNumbers 409 conflict",
+      "allocateNumbers 409 number_quarantined",
+      "allocateNumbers 409 insufficient_stock",
+      "importStock 201",
+      "job: closed to quarantine",
+      "job: closed to available",
+      "job: quarantine ended",
+    ];
+    expect(
+      outcomes.filter((outcome) => !seen.has(outcome)),
+      `outcomes met: ${[...seen].sort().join(", ")}`,
+    ).toEqual([]);
+  });
 });
