@@ -609,9 +609,12 @@ describe("a number's life against a model", () => {
       moveCommand("release", { mover: "operator" }, [0]),
       moveCommand("release", { mover: "operator", force: true }, [0, 3]),
       customerRestore([0]),
+      moveCommand("suspend", { mover: "operator" }, [0, 2], "non_payment"),
       customerRelease([1, 2]),
       advance(10, 0),
+      // At restorable_until itself the window is open; the suspended number comes back suspended.
       customerRestore([2]),
+      moveCommand("resume", { mover: "operator" }, [2]),
       advance(0, 1),
       customerRestore([1]),
       moveCommand("restore", { mover: "operator" }, [0, 1]),
