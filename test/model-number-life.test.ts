@@ -609,6 +609,7 @@ describe("a number's life against a model", () => {
       moveCommand("release", { mover: "operator" }, [0]),
       moveCommand("release", { mover: "operator", force: true }, [0, 3]),
       customerRestore([0]),
+      moveCommand("restore", { mover: "operator" }, [3]),
       moveCommand("suspend", { mover: "operator" }, [0, 2], "non_payment"),
       customerRelease([1, 2]),
       advance(10, 0),
