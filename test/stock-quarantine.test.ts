@@ -406,8 +406,15 @@ describe("catalog settings", () => {
       { action: "catalog.pair_updated", changes: { quarantine_days: [90, 30] } },
       { action: "catalog.pair_updated", changes: { auto_fulfil: [false, true] } },
     ]);
-    // Without a body: as before, the settings kept; through removal and re-adding too.
+    // Without a body: as before, the settings kept; through removal and re-adding too. An empty body with
+    // Content-Length: 0 (what an HTTP client sends for a PUT without one) is no body.
     expect(await bodyOf<CatalogPair>(await putPair(type))).toMatchObject({ quarantine_days: 30, auto_fulfil: true });
+    const empty = await call(`/admin/catalog/US/${type}`, {
+      method: "PUT",
+      headers: { ...ADMIN, "Content-Length": "0" },
+      body: new Uint8Array(0),
+    });
+    expect(await bodyOf<CatalogPair>(empty)).toMatchObject({ quarantine_days: 30, auto_fulfil: true });
     await bodyOf(await call(`/admin/catalog/US/${type}`, { method: "DELETE", headers: ADMIN }));
     expect(await bodyOf<CatalogPair>(await putPair(type), 201)).toMatchObject({ quarantine_days: 30, auto_fulfil: true });
 

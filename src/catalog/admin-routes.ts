@@ -30,12 +30,14 @@ import { listCatalog, type SettingsChange } from "./store.ts";
 import { addCatalogPairAction, removeCatalogPairAction, removeRequirementsAction, setRequirementsAction } from "./use-cases.ts";
 
 /**
- * The settings a PUT names: none without a body, else its JSON judged (a body of {} names none and is a 400). Read
- * here rather than by a validator, which would take a request without a Content-Type for a body of {}.
+ * The settings a PUT names: none without a body (none at all, or an empty one as an HTTP client sends with
+ * Content-Length: 0), else its JSON judged (a body of {} names none and is a 400). Read here rather than by a
+ * validator, which would take a request without a Content-Type for a body of {}.
  */
 async function settingsOf(c: Context<OperatorEnv>): Promise<SettingsChange> {
   const contentType = c.req.header("Content-Type");
-  if (contentType === undefined && c.req.raw.body === null) return {};
+  const empty = c.req.raw.body === null || c.req.header("Content-Length") === "0";
+  if (contentType === undefined && empty) return {};
   if (contentType === undefined || mediaTypeOf(contentType) !== "application/json") {
     throw new Problem("unsupported_media_type", "Content-Type must be application/json, or the request have no body");
   }
