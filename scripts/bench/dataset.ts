@@ -78,7 +78,7 @@ const END = Date.parse("2026-11-01T00:00:00.000Z");
 const SPAN = 730 * DAY;
 
 /** Ten country/type pairs with the weights a real account shows: most orders in a few pairs. */
-const PAIRS: [country: string, type: string, weight: number][] = [
+export const PAIRS: [country: string, type: string, weight: number][] = [
   ["US", "mobile", 25],
   ["US", "landline", 12],
   ["US", "toll_free", 8],
@@ -182,7 +182,12 @@ function generateOrders(count: number, firstSeq: number, seed: number): OrderSee
 }
 
 /** Rows into a table, a thousand per statement: one JSON parameter carries them (D1 binds at most 100 a statement). */
-async function insertRows(d1: D1Database, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void> {
+export async function insertRows(
+  d1: D1Database,
+  table: string,
+  columns: readonly string[],
+  rows: readonly unknown[][],
+): Promise<void> {
   const values = columns.map((_, i) => `value ->> ${i}`).join(", ");
   for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
     await d1
@@ -193,7 +198,7 @@ async function insertRows(d1: D1Database, table: string, columns: readonly strin
 }
 
 /** The columns of an order row as the seeds write them. */
-const ORDER_COLUMNS = [
+export const ORDER_COLUMNS = [
   "id",
   "customer_id",
   "order_seq",
@@ -210,7 +215,7 @@ const ORDER_COLUMNS = [
 ];
 
 /** The columns of a number row as the seeds write them. */
-const NUMBER_COLUMNS = [
+export const NUMBER_COLUMNS = [
   "id",
   "customer_id",
   "order_id",
@@ -223,7 +228,7 @@ const NUMBER_COLUMNS = [
 ];
 
 /** An order's row in ORDER_COLUMNS' order (created when requested). */
-function orderRow(customerId: string, o: OrderSeed): unknown[] {
+export function orderRow(customerId: string, o: OrderSeed): unknown[] {
   return [
     o.id,
     customerId,
