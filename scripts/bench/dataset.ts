@@ -259,6 +259,7 @@ interface NumberSeed {
   id: string;
   countryCode: string;
   numberType: string;
+  status: string;
 }
 
 /** Numbers of the large account, allocated from its fulfilled orders in order (so oldest first). */
@@ -285,7 +286,12 @@ async function insertNumbers(d1: D1Database, customerId: string, orders: OrderSe
     if (rows.length >= LARGE_NUMBERS) break;
   }
   await insertRows(d1, "numbers", NUMBER_COLUMNS, rows);
-  return rows.map((row) => ({ id: row[0] as string, countryCode: row[4] as string, numberType: row[5] as string }));
+  return rows.map((row) => ({
+    id: row[0] as string,
+    countryCode: row[4] as string,
+    numberType: row[5] as string,
+    status: row[6] as string,
+  }));
 }
 
 const FIRST_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Radia", "Tim"];
@@ -367,7 +373,9 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
   await insertUsers(d1, large.id);
   log(`large account: ${numberIds.length} numbers, ${LARGE_USERS} users`);
 
-  const verifiedNumberIds = numberIds.slice(0, VERIFIED_NUMBERS);
+  // A released number takes no new verification (src/kyc/lifecycle.ts).
+  const verified = largeNumbers.filter((n) => n.status !== "released").slice(0, VERIFIED_NUMBERS);
+  const verifiedNumberIds = verified.map((n) => n.id);
   for (const numberId of verifiedNumberIds) {
     valueOrThrow(
       await submitVerification(
@@ -391,7 +399,7 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
   }
   const pendingOrderId = largeOrders.findLast((o) => o.status === "pending")!.id;
   // The numbers with a pending verification of their own take no part in the compliance data.
-  const compliance = await seedCompliance(d1, large.id, largeNumbers.slice(VERIFIED_NUMBERS), now, log);
+  const compliance = await seedCompliance(d1, large.id, largeNumbers.filter((n) => !verified.includes(n)), now, log);
   const operator = await seedOperatorData(d1, seq, log);
   return { slug: "large", customerId: large.id, keys, pendingOrderId, verifiedNumberIds, ...compliance, ...operator };
 }

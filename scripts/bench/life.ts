@@ -113,7 +113,7 @@ export async function seedLife(
 }
 
 /** What the life operations read from the running Worker: its log lines and the workerd that runs it. */
-export interface LifeContext {
+interface LifeContext {
   base: string;
   /** A key of the large account, and a staff member's Access token (fulfilment). */
   customerKey: string;
@@ -125,7 +125,7 @@ export interface LifeContext {
   workerdPid: number;
 }
 
-export interface LifeOperation {
+interface LifeOperation {
   name: string;
   status: number;
   wallMs: number;
@@ -137,7 +137,7 @@ export interface LifeOperation {
   met: boolean;
 }
 
-export interface ExportMemory {
+interface ExportMemory {
   numbers: number;
   status: number;
   rows: number;
@@ -245,9 +245,12 @@ async function returnJob(context: LifeContext): Promise<LifeOperation> {
   const started = performance.now();
   const answer = await fetch(`${context.base}/__scheduled?cron=${encodeURIComponent("*/15 * * * *")}`);
   await answer.arrayBuffer();
-  let line: Record<string, unknown> | undefined;
   // The jobs run in waitUntil, after the answer: wait for the line (three minutes at most).
-  for (let i = 0; i < 1800 && !(line = context.jobLine(RETURN_JOB)); i++) await sleep(100);
+  let line = context.jobLine(RETURN_JOB);
+  for (let i = 0; i < 1800 && !line; i++) {
+    await sleep(100);
+    line = context.jobLine(RETURN_JOB);
+  }
   const wallMs = performance.now() - started;
   const closed = Number(line?.closed ?? 0);
   const slowest = Number(line?.slowestBatchMs ?? Infinity);
