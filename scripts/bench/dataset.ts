@@ -399,7 +399,13 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
   }
   const pendingOrderId = largeOrders.findLast((o) => o.status === "pending")!.id;
   // The numbers with a pending verification of their own take no part in the compliance data.
-  const compliance = await seedCompliance(d1, large.id, largeNumbers.filter((n) => !verified.includes(n)), now, log);
+  const compliance = await seedCompliance(
+    d1,
+    large.id,
+    largeNumbers.filter((n) => !verified.includes(n)),
+    now,
+    log,
+  );
   const operator = await seedOperatorData(d1, seq, log);
   return { slug: "large", customerId: large.id, keys, pendingOrderId, verifiedNumberIds, ...compliance, ...operator };
 }
