@@ -29,28 +29,38 @@ export interface LifeFixtures {
   exports: { slug: string; key: string; numbers: number }[];
 }
 
-/** An account with one fulfilled order of `quantity` numbers (its numbers written by the caller). */
-async function accountWithOrder(db: Database, d1: D1Database, slug: string, quantity: number, seq: number, now: number) {
+/** Numbers per order at most (orders_quantity_range). */
+const ORDER_QUANTITY = 10_000;
+/** Order sequences far above the data set's (they are unique across accounts). */
+let nextSeq = 50_000_000;
+
+/**
+ * An account with its key and fulfilled orders of `quantity` numbers in all (their numbers written by the caller):
+ * `orderOf(i)` is the i-th number's order.
+ */
+async function accountWithOrders(db: Database, d1: D1Database, slug: string, quantity: number, now: number) {
   const account = valueOrThrow(await createCustomer(db, SEEDING, { slug, name: `Life ${slug}` }, now), NOT_FRESH);
   const key = valueOrThrow(await createApiKey(db, SEEDING, slug, "bench", now), NOT_FRESH).key;
-  const orderId = crypto.randomUUID();
   const at = now - 60 * DAY;
-  await insertRows(d1, "orders", ORDER_COLUMNS, [
-    orderRow(account.id, {
-      id: orderId,
-      seq,
+  const orders = Array.from({ length: Math.ceil(quantity / ORDER_QUANTITY) }, (_, i) => {
+    const size = Math.min(ORDER_QUANTITY, quantity - i * ORDER_QUANTITY);
+    return orderRow(account.id, {
+      id: crypto.randomUUID(),
+      seq: nextSeq++,
       countryCode: "US",
       numberType: "mobile",
-      quantity,
+      quantity: size,
       status: "fulfilled",
-      fulfilledQuantity: quantity,
+      fulfilledQuantity: size,
       notes: null,
       requestedAt: at,
       fulfilledAt: at,
       updatedAt: at,
-    }),
-  ]);
-  return { id: account.id, key, orderId, at };
+    });
+  });
+  await insertRows(d1, "orders", ORDER_COLUMNS, orders);
+  const orderOf = (i: number) => orders[Math.floor(i / ORDER_QUANTITY)]![0] as string;
+  return { id: account.id, key, orderOf, at };
 }
 
 /**
@@ -75,16 +85,14 @@ export async function seedLife(
   const movedNumberIds = moved.results.map((row) => row.id);
   if (movedNumberIds.length !== MOVED_NUMBERS) throw new Error("too few active numbers in the main profile");
 
-  // Order sequences far above the data set's (they are unique across accounts).
-  let seq = 50_000_000;
-  const churn = await accountWithOrder(db, d1, "churn", DUE_RELEASES, seq++, now);
+  const churn = await accountWithOrders(db, d1, "churn", DUE_RELEASES, now);
   const releasedAt = now - 11 * DAY;
   const released = Array.from({ length: DUE_RELEASES }, (_, i) => {
     const [countryCode, numberType] = PAIRS[i % PAIRS.length]!;
     // A second apart: the job takes the oldest deadlines first.
     const at = releasedAt + i * 1000;
     const phone = `+1999${String(i).padStart(7, "0")}`;
-    const number = [crypto.randomUUID(), churn.id, churn.orderId, phone, countryCode, numberType, "released", churn.at, at];
+    const number = [crypto.randomUUID(), churn.id, churn.orderOf(i), phone, countryCode, numberType, "released", churn.at, at];
     return [...number, at, at + RESTORE_WINDOW_MS, "customer"];
   });
   await insertRows(d1, "numbers", [...NUMBER_COLUMNS, "released_at", "restorable_until", "release_reason"], released);
@@ -93,11 +101,11 @@ export async function seedLife(
   const exports: LifeFixtures["exports"] = [];
   for (const [i, size] of EXPORT_SIZES.entries()) {
     const slug = `export-${size}`;
-    const account = await accountWithOrder(db, d1, slug, size, seq++, now);
+    const account = await accountWithOrders(db, d1, slug, size, now);
     const rows = Array.from({ length: size }, (_, n) => [
       crypto.randomUUID(),
       account.id,
-      account.orderId,
+      account.orderOf(n),
       `+144${4 + i}${String(n).padStart(7, "0")}`,
       "US",
       "mobile",
