@@ -89,8 +89,8 @@ export async function seedLife(
   const releasedAt = now - 11 * DAY;
   const released = Array.from({ length: DUE_RELEASES }, (_, i) => {
     const [countryCode, numberType] = PAIRS[i % PAIRS.length]!;
-    // A second apart: the job takes the oldest deadlines first.
-    const at = releasedAt + i * 1000;
+    // 100 ms apart (under 3 hours in all, so every one is past its window): the job takes the oldest deadlines first.
+    const at = releasedAt + i * 100;
     const phone = `+1999${String(i).padStart(7, "0")}`;
     const number = [crypto.randomUUID(), churn.id, churn.orderOf(i), phone, countryCode, numberType, "released", churn.at, at];
     return [...number, at, at + RESTORE_WINDOW_MS, "customer"];
