@@ -3,7 +3,9 @@
 // autocannon from this process, and prints for each: requests per second and their share of /healthz's (measured
 // right before it), p50 and p99 latency, errors, D1 calls, rows read and D1 time per request (from the Worker's own log lines,
 // which carry D1's result meta), and for order lists the same SQL timed on the SQLite file (the storage floor); then a
-// few operations once each (an import, an allocation from stock, an attach of 10,000 numbers to a profile).
+// few operations once each (an import, an allocation from stock, an attach of 10,000 numbers to a profile) and a
+// number's life (bulk moves of 1,000 numbers, the return-to-stock job, exports and their memory: scripts/bench/life.ts).
+// `--only life` runs only the latter.
 // Usage: npm run bench -- [--duration 6] [--connections 10] [--only <text>] [--json bench-results.json] [--keep]
 //   [--state-in <folder>]  (default /dev/shm when writable, else the system's temporary folder)
 
@@ -22,6 +24,8 @@ import { accessClaims } from "./access-claims.ts";
 import { accessKeyPair } from "./access-keys.ts";
 import { ALLOCATION_FROM_STOCK, ATTACH_NUMBERS, type Fixtures, IMPORTED_NUMBERS, seedDataset } from "./bench/dataset.ts";
 import { startWranglerDev, waitForHealth } from "./bench/dev-server.ts";
+import { type LifeFixtures, lifeOperations, printLife, seedLife } from "./bench/life.ts";
+import { runtimeWorkerd } from "./bench/process-memory.ts";
 import { type Goal, oneUpload, type Scenario, scenarios } from "./bench/scenarios.ts";
 import { d1File, readSegments, timeStatements } from "./bench/storage-floor.ts";
 import { freePort } from "./ports.ts";
@@ -76,16 +80,19 @@ interface D1Totals {
   ms: number;
 }
 const d1ByRequestId = new Map<string, D1Totals>();
+/** The last log line of each scheduled job, by its name. */
+const jobLines = new Map<string, Record<string, unknown>>();
 
 function collectLogLines(child: ChildProcess): void {
   createInterface({ input: child.stdout! }).on("line", (line) => {
     if (!line.startsWith("{")) return;
-    let entry: { request_id?: string; d1_calls?: number; d1_rows_read?: number; d1_ms?: number };
+    let entry: { request_id?: string; job?: string; d1_calls?: number; d1_rows_read?: number; d1_ms?: number };
     try {
       entry = JSON.parse(line);
     } catch {
       return;
     }
+    if (entry.job) jobLines.set(entry.job, entry);
     if (!entry.request_id?.startsWith("bench.")) return;
     const totals = d1ByRequestId.get(entry.request_id) ?? { requests: 0, calls: 0, rowsRead: 0, ms: 0 };
     totals.requests++;
@@ -312,9 +319,11 @@ try {
     persist: { path: path.join(state, "v3") },
   });
   let fixtures: Fixtures;
+  let lifeFixtures: LifeFixtures;
   try {
     const db = createDatabase(proxy.env.DB);
     fixtures = await seedDataset(db, proxy.env.DB, log);
+    lifeFixtures = await seedLife(db, proxy.env.DB, fixtures, log);
     await putStaff(db, SEEDING, BENCH_STAFF, { name: "Bench Fulfilment", role: "fulfilment", status: "enabled" }, Date.now());
   } finally {
     await proxy.dispose();
@@ -338,6 +347,7 @@ try {
       ACCESS_JWKS: JSON.stringify({ keys: [access.publicJwk] }),
     },
     "pipe",
+    { testScheduled: true },
   );
   const credentials: Credentials = {
     keys: fixtures.keys,
@@ -424,9 +434,21 @@ try {
         (operation.goal ? ` (goal: ${operation.goal}; ${operation.met ? "met" : "MISSED"})` : ""),
     );
   }
+  const life =
+    !args.only || args.only === "life"
+      ? await lifeOperations(lifeFixtures, {
+          base,
+          customerKey: fixtures.keys[0]!,
+          staffToken: credentials.staffToken,
+          d1Of: (requestId) => d1ByRequestId.get(requestId),
+          jobLine: (job) => jobLines.get(job),
+          workerdPid: runtimeWorkerd(dev.pid!, state),
+        })
+      : undefined;
+  if (life) printLife(life);
   writeFileSync(
     path.resolve(args.json),
-    `${JSON.stringify({ machine, connections, duration, at: new Date().toISOString(), scenarios: measured, operations }, null, 2)}\n`,
+    `${JSON.stringify({ machine, connections, duration, at: new Date().toISOString(), scenarios: measured, operations, life }, null, 2)}\n`,
   );
   log(`figures written to ${args.json}`);
 } finally {

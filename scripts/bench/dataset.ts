@@ -78,7 +78,7 @@ const END = Date.parse("2026-11-01T00:00:00.000Z");
 const SPAN = 730 * DAY;
 
 /** Ten country/type pairs with the weights a real account shows: most orders in a few pairs. */
-const PAIRS: [country: string, type: string, weight: number][] = [
+export const PAIRS: [country: string, type: string, weight: number][] = [
   ["US", "mobile", 25],
   ["US", "landline", 12],
   ["US", "toll_free", 8],
@@ -182,7 +182,12 @@ function generateOrders(count: number, firstSeq: number, seed: number): OrderSee
 }
 
 /** Rows into a table, a thousand per statement: one JSON parameter carries them (D1 binds at most 100 a statement). */
-async function insertRows(d1: D1Database, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void> {
+export async function insertRows(
+  d1: D1Database,
+  table: string,
+  columns: readonly string[],
+  rows: readonly unknown[][],
+): Promise<void> {
   const values = columns.map((_, i) => `value ->> ${i}`).join(", ");
   for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
     await d1
@@ -193,7 +198,7 @@ async function insertRows(d1: D1Database, table: string, columns: readonly strin
 }
 
 /** The columns of an order row as the seeds write them. */
-const ORDER_COLUMNS = [
+export const ORDER_COLUMNS = [
   "id",
   "customer_id",
   "order_seq",
@@ -210,7 +215,7 @@ const ORDER_COLUMNS = [
 ];
 
 /** The columns of a number row as the seeds write them. */
-const NUMBER_COLUMNS = [
+export const NUMBER_COLUMNS = [
   "id",
   "customer_id",
   "order_id",
@@ -223,7 +228,7 @@ const NUMBER_COLUMNS = [
 ];
 
 /** An order's row in ORDER_COLUMNS' order (created when requested). */
-function orderRow(customerId: string, o: OrderSeed): unknown[] {
+export function orderRow(customerId: string, o: OrderSeed): unknown[] {
   return [
     o.id,
     customerId,
@@ -254,6 +259,7 @@ interface NumberSeed {
   id: string;
   countryCode: string;
   numberType: string;
+  status: string;
 }
 
 /** Numbers of the large account, allocated from its fulfilled orders in order (so oldest first). */
@@ -280,7 +286,12 @@ async function insertNumbers(d1: D1Database, customerId: string, orders: OrderSe
     if (rows.length >= LARGE_NUMBERS) break;
   }
   await insertRows(d1, "numbers", NUMBER_COLUMNS, rows);
-  return rows.map((row) => ({ id: row[0] as string, countryCode: row[4] as string, numberType: row[5] as string }));
+  return rows.map((row) => ({
+    id: row[0] as string,
+    countryCode: row[4] as string,
+    numberType: row[5] as string,
+    status: row[6] as string,
+  }));
 }
 
 const FIRST_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Radia", "Tim"];
@@ -362,7 +373,9 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
   await insertUsers(d1, large.id);
   log(`large account: ${numberIds.length} numbers, ${LARGE_USERS} users`);
 
-  const verifiedNumberIds = numberIds.slice(0, VERIFIED_NUMBERS);
+  // A released number takes no new verification (src/kyc/lifecycle.ts).
+  const verified = largeNumbers.filter((n) => n.status !== "released").slice(0, VERIFIED_NUMBERS);
+  const verifiedNumberIds = verified.map((n) => n.id);
   for (const numberId of verifiedNumberIds) {
     valueOrThrow(
       await submitVerification(
@@ -386,7 +399,13 @@ export async function seedDataset(db: Database, d1: D1Database, log: (line: stri
   }
   const pendingOrderId = largeOrders.findLast((o) => o.status === "pending")!.id;
   // The numbers with a pending verification of their own take no part in the compliance data.
-  const compliance = await seedCompliance(d1, large.id, largeNumbers.slice(VERIFIED_NUMBERS), now, log);
+  const compliance = await seedCompliance(
+    d1,
+    large.id,
+    largeNumbers.filter((n) => !verified.includes(n)),
+    now,
+    log,
+  );
   const operator = await seedOperatorData(d1, seq, log);
   return { slug: "large", customerId: large.id, keys, pendingOrderId, verifiedNumberIds, ...compliance, ...operator };
 }

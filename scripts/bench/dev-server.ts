@@ -6,7 +6,7 @@ import { isHealthy } from "../local-dev.ts";
 /**
  * `wrangler dev` of the Worker in `workerRoot`, on 127.0.0.1:`port`, keeping its state in `state`, with these
  * variables (ADMIN_TOKEN among them), in a process group of its own (so stopping it stops workerd too). Its stdout is
- * piped when asked for.
+ * piped when asked for. With `testScheduled`, GET /__scheduled runs the Worker's scheduled handler.
  */
 export function startWranglerDev(
   workerRoot: string,
@@ -14,10 +14,12 @@ export function startWranglerDev(
   port: number,
   vars: Record<string, string>,
   stdout: "pipe" | "ignore",
+  { testScheduled = false }: { testScheduled?: boolean } = {},
 ): ChildProcess {
   const wranglerBin = path.join(workerRoot, "node_modules", "wrangler", "bin", "wrangler.js");
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  if (testScheduled) args.push("--test-scheduled");
   return spawn(process.execPath, [wranglerBin, ...args], { cwd: workerRoot, detached: true, stdio: ["ignore", stdout, "pipe"] });
 }
 
