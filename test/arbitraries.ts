@@ -552,15 +552,3 @@ export function requestInit(spec: RequestSpec, credential: Record<string, string
       return { method: spec.method, headers, body: JSON.stringify({ notes: "n".repeat(70_000) }) };
   }
 }
-
-/** mulberry32: the same sequence for the same seed, so a failure comes back on every run (the concurrency tests). */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}

@@ -6,7 +6,7 @@
 // name.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { seeded } from "./arbitraries.ts";
+import { seededRandom } from "../src/lib/seeded-random.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { allocateNumbers, bodyOf, callJson, createCustomer, INDIVIDUAL_ADDRESS, makeOrderable } from "./helpers.ts";
 
@@ -40,7 +40,7 @@ type Counted = keyof typeof MOVES;
 
 describe("a number's moves at once", () => {
   it("keep every invariant, and reports match rows changed, audit events and events", async () => {
-    const random = seeded(SEED);
+    const random = seededRandom(SEED);
     const customer = await createCustomer("life-race");
     const numbers = await allocateNumbers(customer, NUMBERS);
     const ids = numbers.map((n) => n.number_id);

@@ -6,7 +6,7 @@
 // number's KYC and each profile's count say the same as the database.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { seeded } from "./arbitraries.ts";
+import { seededRandom } from "../src/lib/seeded-random.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   allocateNumbers,
@@ -91,7 +91,7 @@ interface Outcome {
 
 describe("profiles under concurrent attach, detach, own verifications and allocation", () => {
   it("never attaches a number twice or beside its own verification, and every report, count and event agrees", async () => {
-    const random = seeded(SEED);
+    const random = seededRandom(SEED);
     const customer: TestCustomer = await createCustomer("pconc");
     const ring = keyRing(customer.slug);
     const as = (key: string) => ({ Authorization: `Bearer ${key}` });

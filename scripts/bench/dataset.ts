@@ -12,6 +12,7 @@ import { Outbox } from "../../src/db/outbox.ts";
 import { valueOrThrow } from "../../src/db/outcome.ts";
 import type { OrderStatus, Requirements } from "../../src/db/schema.ts";
 import { submitVerification } from "../../src/kyc/store.ts";
+import { seededRandom } from "../../src/lib/seeded-random.ts";
 import { SEEDING } from "../seed.ts";
 
 const LARGE_ORDERS = 100_000;
@@ -107,18 +108,6 @@ const TEAMS: [string, number][] = [
 ];
 const PURPOSES = ["support line", "sales outreach", "field team", "call centre", "SMS verification", "store hotline"];
 
-/** mulberry32: a small seeded generator, so every run benchmarks the same data. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 function weighted<T>(
   next: () => number,
   choices: readonly (readonly [...unknown[], number])[],
@@ -154,7 +143,7 @@ function pickPair(next: () => number): [string, string] {
 
 /** An account's orders, oldest first, numbered from `firstSeq` (the sequence grows with time, as in the API). */
 function generateOrders(count: number, firstSeq: number, seed: number): OrderSeed[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const times = Array.from({ length: count }, () => END - Math.floor(next() * SPAN)).sort((a, b) => a - b);
   return times.map((requestedAt, i) => {
     const [countryCode, numberType] = pickPair(next);
@@ -264,7 +253,7 @@ interface NumberSeed {
 
 /** Numbers of the large account, allocated from its fulfilled orders in order (so oldest first). */
 async function insertNumbers(d1: D1Database, customerId: string, orders: OrderSeed[]): Promise<NumberSeed[]> {
-  const next = random(7);
+  const next = seededRandom(7);
   const rows: unknown[][] = [];
   for (const order of orders) {
     if (order.status !== "fulfilled") continue;
@@ -298,7 +287,7 @@ const FIRST_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Fra
 const LAST_NAMES = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson", "Perlman", "Berners-Lee"];
 
 async function insertUsers(d1: D1Database, customerId: string): Promise<void> {
-  const next = random(11);
+  const next = seededRandom(11);
   const rows = Array.from({ length: LARGE_USERS }, (_, i) => {
     const name = `${FIRST_NAMES[i % 10]} ${LAST_NAMES[Math.floor(i / 10) % 10]} ${i}`;
     const role = i === 0 ? "owner" : next() < 0.05 ? "admin" : "member";
@@ -505,7 +494,7 @@ async function seedCompliance(
 > {
   const spreadCount = OWN_APPROVALS + SMALL_PROFILES.reduce((sum, p) => sum + p.numbers, 0);
   if (spreadCount + MAIN_PROFILE_NUMBERS + ATTACH_NUMBERS > numbers.length) throw new Error("too few numbers to seed");
-  const next = random(29);
+  const next = seededRandom(29);
   // A seeded shuffle of the positions: the first `spreadCount` are spread over the account's whole history.
   const positions = numbers.map((_, i) => i);
   for (let i = positions.length - 1; i > 0; i--) {
@@ -594,7 +583,7 @@ async function seedOperatorData(
   firstSeq: number,
   log: (line: string) => void,
 ): Promise<Pick<Fixtures, "queueSlug" | "allocationOrderId" | "importCsv">> {
-  const next = random(23);
+  const next = seededRandom(23);
   const now = Date.now();
   const accounts = Array.from({ length: QUEUE_ACCOUNTS }, (_, i) => ({ id: crypto.randomUUID(), slug: `queue-${i}` }));
   await insertRows(
