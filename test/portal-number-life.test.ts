@@ -133,7 +133,10 @@ describe("the portal's number life forms", () => {
 
     const none = await pageText(await member.post("/portal/numbers/release/preview", {}), 400);
     expect(fieldError(none, "act-number_ids")).toMatch(/^Numbers /);
-    const noTags = await pageText(await member.post("/portal/numbers/tags", { number_ids: [a], tags: " ", tag_change: "add" }), 400);
+    const noTags = await pageText(
+      await member.post("/portal/numbers/tags", { number_ids: [a], tags: " ", tag_change: "add" }),
+      400,
+    );
     expect(fieldError(noTags, "tags")).toBeDefined();
     expect(fieldError(noTags, "act-number_ids")).toBeUndefined();
 
@@ -170,7 +173,10 @@ describe("the portal's number life forms", () => {
       );
     }
     const member = await signedIn(customer, "member");
-    const many = await pageText(await member.post("/portal/numbers/tags", { scope: "matching", tags: "x", tag_change: "add" }), 400);
+    const many = await pageText(
+      await member.post("/portal/numbers/tags", { scope: "matching", tags: "x", tag_change: "add" }),
+      400,
+    );
     expect(fieldError(many, "act-number_ids")).toContain("more than 1,000 numbers");
     const tagged = await bodyOf<{ data: NumberItem[] }>(
       await customer.call(`/api/customers/${customer.slug}/numbers?tag=x&limit=1`),
@@ -180,15 +186,16 @@ describe("the portal's number life forms", () => {
 
   it("exports the list's numbers for its filters as the API's CSV", async () => {
     const customer = await createCustomer("pexport");
-    const [a, b] = (await allocateNumbers(customer, 2)) as [NumberItem, NumberItem];
-    await bodyOf(
-      await customer.callJson("PATCH", `/api/customers/${customer.slug}/numbers/${a.number_id}`, { tags: ["keep"] }),
-    );
+    const numbers = await allocateNumbers(customer, 2);
+    const [a, b] = [numbers[0]!, numbers[1]!];
+    await bodyOf(await customer.callJson("PATCH", `/api/customers/${customer.slug}/numbers/${a.number_id}`, { tags: ["keep"] }));
     const member = await signedIn(customer, "member");
     const csv = await member.get("/portal/numbers/export?tag=keep");
     expect(csv.status).toBe(200);
     expect(csv.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
-    expect(csv.headers.get("Content-Disposition")).toMatch(new RegExp(`^attachment; filename="numbers-${customer.slug}-\\d{4}-\\d{2}-\\d{2}\\.csv"$`));
+    expect(csv.headers.get("Content-Disposition")).toMatch(
+      new RegExp(`^attachment; filename="numbers-${customer.slug}-\\d{4}-\\d{2}-\\d{2}\\.csv"$`),
+    );
     const text = await csv.text();
     expect(text).toContain(a.phone_number);
     expect(text).not.toContain(b.phone_number);

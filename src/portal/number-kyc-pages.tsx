@@ -23,7 +23,6 @@ import { notFoundPage as notFoundInSection } from "../ui/error-page.tsx";
 import { plural } from "../ui/format.ts";
 import { fieldMessages, readForm } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { MoveReportCard, NumberLifeCard, type SettingsForm, takeMoveReport } from "./number-life-parts.tsx";
 import {
   AddressFields,
   AmendForm,
@@ -37,6 +36,7 @@ import {
   receiveUpload,
   submittedAddress,
 } from "./kyc-parts.tsx";
+import { MoveReportCard, NumberLifeCard, type SettingsForm, takeMoveReport } from "./number-life-parts.tsx";
 
 const numberIdParam = prefixedIdParam("num", "number_id");
 const documentIdParam = prefixedIdParam("doc", "document_id");

@@ -7,7 +7,7 @@ import type { PortalEnv } from "../env.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { valueOrProblem } from "../lib/problem.ts";
-import { updateNumberBody, tagNumbersBody } from "../numbers/details-schemas.ts";
+import { tagNumbersBody, updateNumberBody } from "../numbers/details-schemas.ts";
 import { tagNumbersAction, updateNumberAction } from "../numbers/details-use-cases.ts";
 import { exportFilename, exportNumbers } from "../numbers/export.ts";
 import { releaseNumbersBody, restoreNumbersBody, toMoveReport } from "../numbers/life-schemas.ts";
@@ -37,7 +37,13 @@ async function selectedNumbers(c: Context<PortalEnv>, scope: string | undefined,
   if (scope !== "matching") return { ids: checked };
   const query = exportNumbersQuery.safeParse(Object.fromEntries(new URL(c.req.url).searchParams));
   if (!query.success) return { error: "cannot be chosen by filters that cannot be used: correct the filters first" };
-  const rows = await numbersAfter(c.var.db, c.var.visitor.customer.id, toNumberListQuery(query.data), undefined, MAX_SELECTED + 1);
+  const rows = await numbersAfter(
+    c.var.db,
+    c.var.visitor.customer.id,
+    toNumberListQuery(query.data),
+    undefined,
+    MAX_SELECTED + 1,
+  );
   if (rows.length > MAX_SELECTED) {
     return {
       error: `are too many: the filter matches more than ${MAX_SELECTED.toLocaleString("en-US")} numbers; narrow it, or check the numbers one by one`,
@@ -64,7 +70,8 @@ async function listSelection<T>(
   const checked = form.list("number_ids");
   const selected = await selectedNumbers(c, form.fields.scope, checked);
   const parsed = "error" in selected ? { errors: { number_ids: selected.error } } : body(selected.ids, form.fields);
-  if ("errors" in parsed) return { answer: await numbersPage(c, { form: action, values: form.fields, checked, errors: parsed.errors }) };
+  if ("errors" in parsed)
+    return { answer: await numbersPage(c, { form: action, values: form.fields, checked, errors: parsed.errors }) };
   return { body: parsed.data };
 }
 
@@ -87,8 +94,8 @@ async function releasePreview(c: Context<PortalEnv>, numberIds: string[], confir
       </p>
       <h1>Release {plural(report.results.length, "number")}?</h1>
       <p>
-        A released number stays yours to restore for 10 days (its restore deadline); after that it goes back to stock
-        and cannot be restored. Nothing has changed yet.
+        A released number stays yours to restore for 10 days (its restore deadline); after that it goes back to stock and cannot
+        be restored. Nothing has changed yet.
       </p>
       <Table
         label="What the release does"
@@ -96,7 +103,8 @@ async function releasePreview(c: Context<PortalEnv>, numberIds: string[], confir
         columns={[
           {
             label: "Number",
-            cell: (r) => (r.phone_number ? <a href={`/portal/numbers/${r.number_id}`}>{r.phone_number}</a> : <code>{r.number_id}</code>),
+            cell: (r) =>
+              r.phone_number ? <a href={`/portal/numbers/${r.number_id}`}>{r.phone_number}</a> : <code>{r.number_id}</code>,
           },
           { label: "Outcome", cell: (r) => outcomeWords(r.outcome) },
           {
@@ -160,7 +168,9 @@ const restoreBody = (ids: string[]) => parsedBody(restoreNumbersBody.safeParse({
 /** The tag form's body: its one field of tags added or removed, by the button that sent it. */
 function tagBody(ids: string[], form: Record<string, string>) {
   const tags = typedTags(form.tags);
-  const parsed = parsedBody(tagNumbersBody.safeParse({ number_ids: ids, [form.tag_change === "remove" ? "remove" : "add"]: tags }));
+  const parsed = parsedBody(
+    tagNumbersBody.safeParse({ number_ids: ids, [form.tag_change === "remove" ? "remove" : "add"]: tags }),
+  );
   if ("data" in parsed) return parsed;
   const { number_ids, add, remove, "": whole } = parsed.errors;
   const tagError = add ?? remove ?? whole;
@@ -211,9 +221,7 @@ export const numberLifePages = createRouter<PortalEnv>()
     const selection = await listSelection(c, "tags", tagBody);
     if ("answer" in selection) return selection.answer;
     const { number_ids, add = [], remove = [] } = selection.body;
-    const report = valueOrProblem(
-      await tagNumbersAction.run(workOf(c), c.var.visitor.customer.id, number_ids, { add, remove }),
-    );
+    const report = valueOrProblem(await tagNumbersAction.run(workOf(c), c.var.visitor.customer.id, number_ids, { add, remove }));
     const results = report.results.map((r) => ({ number_id: r.numberId, phone_number: r.phoneNumber, outcome: r.outcome }));
     return redirectWithMoveReport(c, numbersHref(c), "Tags report", results);
   })
@@ -227,7 +235,8 @@ export const numberLifePages = createRouter<PortalEnv>()
     if (!number) return numberPage.notFound(c);
     const form = (await readForm(c)).fields;
     const parsed = settingsBody(form);
-    if (!parsed.success) return numberPage.render(c, number, { settings: { values: form, errors: fieldMessages(parsed.error.issues) } }, 400);
+    if (!parsed.success)
+      return numberPage.render(c, number, { settings: { values: form, errors: fieldMessages(parsed.error.issues) } }, 400);
     const { tags, customer_reference, release_protected } = parsed.data;
     const updated = await updateNumberAction.run(workOf(c), c.var.visitor.customer.id, number.id, {
       tags,

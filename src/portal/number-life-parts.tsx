@@ -104,7 +104,10 @@ function noteOf(title: string, results: readonly { number_id: string; phone_numb
 /** The same note naming half as many numbers in each group (the counts kept); undefined when it names none. */
 function shorter(note: MoveNote): MoveNote | undefined {
   if (note.groups.every((group) => group.numbers.length === 0)) return undefined;
-  const groups = note.groups.map((group) => ({ ...group, numbers: group.numbers.slice(0, Math.floor(group.numbers.length / 2)) }));
+  const groups = note.groups.map((group) => ({
+    ...group,
+    numbers: group.numbers.slice(0, Math.floor(group.numbers.length / 2)),
+  }));
   return { ...note, groups };
 }
 
@@ -135,9 +138,7 @@ export function MoveReportCard({ note }: { note: MoveNote }) {
           </h3>
           <ul class="numbers">
             {group.numbers.map((number) => (
-              <li>
-                {number.phone ? <a href={`/portal/numbers/${number.id}`}>{number.phone}</a> : <code>{number.id}</code>}
-              </li>
+              <li>{number.phone ? <a href={`/portal/numbers/${number.id}`}>{number.phone}</a> : <code>{number.id}</code>}</li>
             ))}
             {group.count > group.numbers.length ? (
               <li class="muted">and {plural(group.count - group.numbers.length, "more number", "more numbers")}</li>
@@ -150,7 +151,7 @@ export function MoveReportCard({ note }: { note: MoveNote }) {
 }
 
 /** A number's tags as the settings form takes them: comma separated (a tag holds no comma). */
-export const tagsText = (tags: readonly string[]) => tags.join(", ");
+const tagsText = (tags: readonly string[]) => tags.join(", ");
 
 /** The tags typed in a form, as the API's list: split at commas, trimmed, blanks dropped. */
 export function typedTags(text: string | undefined): string[] {
