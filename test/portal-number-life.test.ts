@@ -2,16 +2,7 @@
 // inside the workers pool: what each form changes, checked through the API, and what it refuses without changing
 // anything.
 import { describe, expect, it } from "vitest";
-import {
-  allocateNumbers,
-  bodyOf,
-  createCustomer,
-  json,
-  makeOrderable,
-  operator,
-  type TestCustomer,
-  uniquePhoneNumber,
-} from "./helpers.ts";
+import { allocateNumbers, bodyOf, createCustomer, type TestCustomer } from "./helpers.ts";
 import { pageText, signedIn } from "./portal.ts";
 
 interface NumberItem {
@@ -155,23 +146,7 @@ describe("the portal's number life forms", () => {
 
   it("every number the filters match is at most 1,000: more is the form's error", async () => {
     const customer = await createCustomer("pmany");
-    await makeOrderable("US", "mobile");
-    const order = await json(
-      await customer.account.orders.$post({
-        param: { customer_slug: customer.slug },
-        json: { number_type: "mobile", country_code: "US", quantity: 1001 },
-      }),
-      201,
-    );
-    for (const count of [1000, 1]) {
-      await json(
-        await operator.admin.orders[":order_id"].numbers.$post({
-          param: { order_id: order.order_id },
-          json: { phone_numbers: Array.from({ length: count }, uniquePhoneNumber) },
-        }),
-        201,
-      );
-    }
+    await allocateNumbers(customer, 1001);
     const member = await signedIn(customer, "member");
     const many = await pageText(
       await member.post("/portal/numbers/tags", { scope: "matching", tags: "x", tag_change: "add" }),

@@ -7,11 +7,13 @@ import type { PortalEnv } from "../env.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { valueOrProblem } from "../lib/problem.ts";
+import { DAY_MS } from "../lib/time.ts";
 import { tagNumbersBody, updateNumberBody } from "../numbers/details-schemas.ts";
 import { tagNumbersAction, updateNumberAction } from "../numbers/details-use-cases.ts";
 import { exportFilename, exportNumbers } from "../numbers/export.ts";
 import { releaseNumbersBody, restoreNumbersBody, toMoveReport } from "../numbers/life-schemas.ts";
 import { releaseNumbersAction, restoreNumbersAction } from "../numbers/life-use-cases.ts";
+import { RESTORE_WINDOW_MS } from "../numbers/lifecycle.ts";
 import { exportNumbersQuery, toNumberListQuery } from "../numbers/schemas.ts";
 import { numbersAfter } from "../numbers/store.ts";
 import { CsrfField, Notice, Table } from "../ui/components.tsx";
@@ -94,8 +96,8 @@ async function releasePreview(c: Context<PortalEnv>, numberIds: string[], confir
       </p>
       <h1>Release {plural(report.results.length, "number")}?</h1>
       <p>
-        A released number stays yours to restore for 10 days (its restore deadline); after that it goes back to stock and cannot
-        be restored. Nothing has changed yet.
+        A released number stays yours to restore for {plural(RESTORE_WINDOW_MS / DAY_MS, "day")} (its restore deadline); after
+        that it goes back to stock and cannot be restored. Nothing has changed yet.
       </p>
       <Table
         label="What the release does"
