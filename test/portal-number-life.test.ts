@@ -3,7 +3,7 @@
 // anything.
 import { describe, expect, it } from "vitest";
 import { allocateNumbers, bodyOf, createCustomer, type TestCustomer } from "./helpers.ts";
-import { pageText, signedIn } from "./portal.ts";
+import { pageText, postForm, signedIn } from "./portal.ts";
 
 interface NumberItem {
   number_id: string;
@@ -121,6 +121,11 @@ describe("the portal's number life forms", () => {
     const [a] = (await allocateNumbers(customer, 1)).map((n) => n.number_id) as [string];
     const [theirs] = (await allocateNumbers(other, 1)).map((n) => n.number_id) as [string];
     const member = await signedIn(customer, "member");
+
+    // A form without the session's CSRF token (forged elsewhere) is refused before anything runs.
+    const forged = await postForm("/portal/numbers/release", { number_ids: [a] }, { Cookie: member.cookie });
+    expect(forged.status).toBe(403);
+    expect((await numberOf(customer, a)).status).toBe("active");
 
     const none = await pageText(await member.post("/portal/numbers/release/preview", {}), 400);
     expect(fieldError(none, "act-number_ids")).toMatch(/^Numbers /);
