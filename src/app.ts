@@ -21,6 +21,7 @@ import { apiKeyPages } from "./portal/api-key-pages.tsx";
 import { portalAudience } from "./portal/audience.ts";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
 import { numberKycPages } from "./portal/number-kyc-pages.tsx";
+import { numberLifePages } from "./portal/number-life-pages.tsx";
 import { numberPages } from "./portal/numbers-pages.tsx";
 import { orderPages } from "./portal/orders-pages.tsx";
 import { profileDetailPages } from "./portal/profile-detail-pages.tsx";
@@ -62,6 +63,7 @@ function mountPages(app: AppRouter): void {
         .route("/", signOut)
         .route("/", orderPages)
         .route("/", numberPages)
+        .route("/", numberLifePages)
         .route("/", numberKycPages)
         .route("/", profilePages)
         .route("/", profileDetailPages)

@@ -267,15 +267,20 @@ export async function allocateNumbers(customer: TestCustomer, count = 1) {
     }),
     201,
   );
-  const phoneNumbers = Array.from({ length: count }, uniquePhoneNumber);
-  const allocated = await json(
-    await operator.admin.orders[":order_id"].numbers.$post({
-      param: { order_id: order.order_id },
-      json: { phone_numbers: phoneNumbers },
-    }),
-    201,
-  );
-  return allocated.numbers;
+  const numbers = [];
+  // An allocation lists at most 1,000 numbers.
+  for (let done = 0; done < count; done += 1000) {
+    const phoneNumbers = Array.from({ length: Math.min(1000, count - done) }, uniquePhoneNumber);
+    const allocated = await json(
+      await operator.admin.orders[":order_id"].numbers.$post({
+        param: { order_id: order.order_id },
+        json: { phone_numbers: phoneNumbers },
+      }),
+      201,
+    );
+    numbers.push(...allocated.numbers);
+  }
+  return numbers;
 }
 
 /** A webhook endpoint of the customer's (every event type, on a `.test` host the test setup's receiver answers). */

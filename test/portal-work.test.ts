@@ -469,8 +469,13 @@ describe("numbers and verifications in the portal", () => {
       "The verification is under review; changing the address is not possible now",
     );
     await json(await review({ status: "rejected", rejection_reason: "The address is unreadable" }), 200);
-    const rejected = await pageText(await member.get(path), 200);
-    // The page leads with what to fix, said once; the way forward is the primary button, resubmitting unchanged is not.
+    const page = await pageText(await member.get(path), 200);
+    // Below the number's card (its state and details, number-life-parts.tsx), the verification leads with what to fix,
+    // said once; the way forward is the primary button, resubmitting unchanged is not.
+    const cardEnd = page.indexOf("</section>", page.indexOf('aria-label="The number"')) + "</section>".length;
+    const [top, rejected] = [page.slice(0, cardEnd), page.slice(cardEnd)];
+    expect(top).toContain('<section class="card stack" aria-label="The number">');
+    expect(top).toContain('<button type="submit">Release…</button>');
     const fixes = /<section class="card fixes" aria-label="What to fix">([\s\S]*?)<\/section>/.exec(rejected)?.[1] ?? "";
     expect(rejected.indexOf('aria-label="What to fix"')).toBeLessThan(rejected.indexOf('<dl class="facts">'));
     expect(fixes).toContain("The reviewer rejected this verification: The address is unreadable");
@@ -480,7 +485,6 @@ describe("numbers and verifications in the portal", () => {
     expect(fixes).not.toMatch(/<p[ >](?:(?!<\/p>).)*<form/s);
     expect(rejected).not.toContain("<dt>Rejection reason</dt>");
     expect(rejected.match(/<button type="submit">/g) ?? []).toEqual([
-      '<button type="submit">', // sign-out
       '<button type="submit">', // the upload's
     ]);
 

@@ -9,7 +9,7 @@ import { createRouter } from "../http/router.ts";
 import { findOwnedDocument } from "../kyc/documents-store.ts";
 import { downloadResponse } from "../kyc/download.ts";
 import { evaluatedNumber } from "../kyc/evaluations.ts";
-import { verificationAllows } from "../kyc/lifecycle.ts";
+import { isReleased, verificationAllows } from "../kyc/lifecycle.ts";
 import { submitAddressBody, toAddressChanges, toNewVerification, updateAddressBody } from "../kyc/schemas.ts";
 import { type Attachment, findVerificationWithDocuments } from "../kyc/store.ts";
 import { addressLocked, amendAddress, deleteVerification, managedByProfile, resubmit, submitAddress } from "../kyc/use-cases.ts";
@@ -36,6 +36,7 @@ import {
   receiveUpload,
   submittedAddress,
 } from "./kyc-parts.tsx";
+import { MoveReportCard, NumberLifeCard, type SettingsForm, takeMoveReport } from "./number-life-parts.tsx";
 
 const numberIdParam = prefixedIdParam("num", "number_id");
 const documentIdParam = prefixedIdParam("doc", "document_id");
@@ -48,9 +49,11 @@ const DONE: Record<string, string> = {
   deleted: "The document is deleted.",
   resubmitted: "The verification is resubmitted unchanged: it waits for review again.",
   removed: "The verification is deleted. Submit a new address, or attach the number to a profile.",
+  details: "The tags, reference and protection are saved.",
 };
 
 interface PageState {
+  settings?: SettingsForm;
   address?: FormState;
   upload?: FormState;
   notice?: { kind: "error" | "success"; text: string };
@@ -65,6 +68,7 @@ async function verificationPage(
   const visitor = c.var.visitor;
   const { found, evaluation } = (await evaluatedNumber(c.var.db, visitor.customer.id, number.id, c.var.now)) ?? {};
   const notice = pageNotice(c, DONE, state.notice, status);
+  const report = status === 200 ? await takeMoveReport(c) : undefined;
   return renderPage(
     c,
     { title: `Verification of ${number.phoneNumber}`, section: "numbers" },
@@ -76,6 +80,8 @@ async function verificationPage(
         {number.phoneNumber} <Badge status={number.status} />
       </h1>
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
+      {report ? <MoveReportCard note={report} /> : null}
+      <NumberLifeCard number={number} now={c.var.now} csrf={visitor.csrfToken} form={state.settings} />
       {/* Whether its numbers need a verification is stated here only: the checklist below is only for those that do. */}
       {evaluation && !evaluation.kyc_required ? (
         <p class="muted">
@@ -87,6 +93,8 @@ async function verificationPage(
         <ProfileVerification number={number} kyc={found.verification} documents={found.documents} attachment={found.attachment} />
       ) : found ? (
         <Verification c={c} number={number} kyc={found.verification} documents={found.documents} upload={state.upload} />
+      ) : isReleased(number) ? (
+        <p class="muted">This number is released: restore it to submit its address.</p>
       ) : (
         <>
           {evaluation?.kyc_required ? (
@@ -258,7 +266,7 @@ function problemPage(c: Context<PortalEnv>, number: NumberRow, problem: Problem)
 }
 
 /** The visitor's number by the path's id (num_<uuid> or the bare uuid); another account's number is none. */
-async function visitorsNumber(c: Context<PortalEnv>): Promise<NumberRow | undefined> {
+export async function visitorsNumber(c: Context<PortalEnv>): Promise<NumberRow | undefined> {
   const id = numberIdParam.safeParse(c.req.param("number_id"));
   return id.success ? findOwnedNumber(c.var.db, c.var.visitor.customer.id, id.data) : undefined;
 }
@@ -277,6 +285,13 @@ async function visitorsNumberAndVerification(c: Context<PortalEnv>) {
   ]);
   return number ? { number, found } : undefined;
 }
+/** The number's page as other forms of a number answer with it: again with a form's errors, refused, not found. */
+export const numberPage = {
+  render: verificationPage,
+  problem: problemPage,
+  notFound: (c: Context<PortalEnv>) => notFoundPage(c, "Number"),
+};
+
 /** A number's verification pages and the download of a document, mounted under /portal. */
 export const numberKycPages = createRouter<PortalEnv>()
   .get("/numbers/:number_id", async (c) => {

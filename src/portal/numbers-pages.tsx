@@ -14,9 +14,10 @@ import type { Problem } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { listNumbers } from "../numbers/store.ts";
-import { Badge, type Column, CsrfField, FieldError, Notice, Pager, Table } from "../ui/components.tsx";
+import { Badge, type Column, CsrfField, FieldError, Notice, Pager, Table, Time } from "../ui/components.tsx";
 import { date, withQuery } from "../ui/format.ts";
 import {
+  DayRangeFields,
   FilterForm,
   type FilterPair,
   fieldMessages,
@@ -31,6 +32,7 @@ import {
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
+import { MAX_SELECTED, MoveReportCard, takeMoveReport } from "./number-life-parts.tsx";
 import { redirectWithReport } from "./numbers-report.tsx";
 import { OrderSelect, orderChoices } from "./order-choices.tsx";
 import { profileHref } from "./profiles-pages.tsx";
@@ -52,7 +54,20 @@ export function selectableNumberColumns(checked: ReadonlySet<string> = new Set()
     { label: "Number", cell: (n) => <a href={`/portal/numbers/${n.number_id}`}>{n.phone_number}</a> },
     { label: "Country", cell: (n) => n.country_code },
     { label: "Type", cell: (n) => words(n.number_type) },
-    { label: "Status", cell: (n) => <Badge status={n.status} /> },
+    {
+      label: "Status",
+      cell: (n) => (
+        <>
+          <Badge status={n.status} />
+          {n.restorable_until ? (
+            <span class="hint">
+              {" "}
+              restorable until <Time time={n.restorable_until} />
+            </span>
+          ) : null}
+        </>
+      ),
+    },
   ];
 }
 
@@ -91,6 +106,14 @@ function NumberFilters({
         choices={profiles}
       />
       <OrderSelect name="order_id" label="Order" value={values.order_id} error={errors.order_id} blank="Any" orders={orders} />
+      <TextInput name="tag" label="Tags" value={values.tag} error={errors.tag} hint="Comma separated; numbers with all of them" />
+      <TextInput
+        name="customer_reference"
+        label="Your reference"
+        value={values.customer_reference}
+        error={errors.customer_reference}
+      />
+      <DayRangeFields name="released" label="Released" values={values} errors={errors} />
       <TextInput
         name="kyc_expires_before"
         label="Verification expires before"
@@ -104,9 +127,13 @@ function NumberFilters({
   );
 }
 
-/** What the list's attach form shows again when refused: the profile chosen, the numbers checked, the error. */
+/** The list's forms that act on the numbers selected (number-life-pages.tsx). */
+export type ListAction = "release" | "restore" | "tags";
+
+/** What a list form shows again when refused: which form, what was typed, the numbers checked, the errors. */
 interface SelectionState {
-  profileId: string;
+  form: "attach" | ListAction;
+  values: Record<string, string>;
   checked: readonly string[];
   errors: Record<string, string>;
   /** A use case's refusal of the whole, in its words and with its status. */
@@ -117,7 +144,7 @@ interface SelectionState {
  * The list: filters, then the numbers in a form whose check boxes select numbers to attach to a chosen profile (the
  * attach use case, as the API's POST …/kyc-profiles/{id}/numbers).
  */
-async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
+export async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
   const { db, visitor } = c.var;
   const choices = (values: Record<string, string>) =>
     Promise.all([
@@ -141,6 +168,12 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
   const meta = pageMeta(window, list.total);
   const here = new URLSearchParams(raw).toString();
   const checked = new Set(selection?.checked ?? []);
+  const listQuery = here ? `?${here}` : "";
+  const report = selection ? undefined : await takeMoveReport(c);
+  const errorsOf = (form: SelectionState["form"]) => (selection?.form === form ? selection.errors : {});
+  const valuesOf = (form: SelectionState["form"]) => (selection?.form === form ? selection.values : {});
+  const acting = selection?.form === "attach" ? undefined : selection;
+  const selectionError = (form: SelectionState["form"]) => errorsOf(form).number_ids && `Numbers ${errorsOf(form).number_ids}`;
   return renderPage(
     c,
     page,
@@ -148,10 +181,17 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
       <h1>Numbers</h1>
       {selection ? (
         <Notice kind="error">
-          {selection.refusal?.message ?? "Nothing was attached; the problem is shown beside its field."}
+          {selection.refusal?.message ??
+            `Nothing was ${selection.form === "attach" ? "attached" : "changed"}; the problem is shown beside its field.`}
         </Notice>
       ) : null}
+      {report ? <MoveReportCard note={report} /> : null}
       <NumberFilters values={raw} errors={{}} profiles={profiles} orders={orders} pairs={pairs} />
+      <p class="actions">
+        <a href={`/portal/numbers/export${listQuery}`} download>
+          Export these numbers (CSV)
+        </a>
+      </p>
       {list.rows.length === 0 ? (
         <div class="card empty">
           <p>
@@ -159,13 +199,14 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
           </p>
         </div>
       ) : (
-        <form method="post" action={`/portal/numbers/attach${here ? `?${here}` : ""}`} novalidate>
+        <form method="post" action={`/portal/numbers/attach${listQuery}`} novalidate>
           <CsrfField token={visitor.csrfToken} />
           <Table
             label="Numbers"
             rows={list.rows.map(toNumber)}
             columns={[
               ...selectableNumberColumns(checked),
+              { label: "Tags", cell: (n) => (n.tags.length > 0 ? n.tags.join(", ") : <span class="muted">none</span>) },
               {
                 label: "Verification",
                 cell: (n) => (n.kyc_status ? <Badge status={n.kyc_status} /> : <span class="muted">not submitted</span>),
@@ -184,6 +225,45 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
               { label: "Since", cell: (n) => date(n.created_at) },
             ]}
           />
+          <div class="card stack selection" id="act">
+            <h2>Release, restore or tag numbers</h2>
+            <fieldset class="checks" aria-describedby={acting?.errors.number_ids ? "act-number_ids-error" : undefined}>
+              <legend>Which numbers</legend>
+              <label class="check">
+                <input type="radio" name="scope" value="checked" checked={acting?.values.scope !== "matching"} />
+                The numbers checked above
+              </label>
+              <label class="check">
+                <input type="radio" name="scope" value="matching" checked={acting?.values.scope === "matching"} />
+                Every number the filters match ({Math.min(list.total, MAX_SELECTED).toLocaleString("en-US")}
+                {list.total > MAX_SELECTED ? ` of ${list.total.toLocaleString("en-US")}: at most 1,000` : ""})
+              </label>
+            </fieldset>
+            <FieldError id="act-number_ids-error" message={acting ? selectionError(acting.form) : undefined} />
+            <div class="actions">
+              <button type="submit" formaction={`/portal/numbers/release/preview${listQuery}`}>
+                Release…
+              </button>
+              <button type="submit" formaction={`/portal/numbers/restore${listQuery}`}>
+                Restore
+              </button>
+            </div>
+            <TextInput
+              name="tags"
+              label="Tags to add or remove"
+              value={valuesOf("tags").tags}
+              error={errorsOf("tags").tags}
+              hint="Separated by commas"
+            />
+            <div class="actions">
+              <button type="submit" name="tag_change" value="add" formaction={`/portal/numbers/tags${listQuery}`}>
+                Add tags
+              </button>
+              <button type="submit" name="tag_change" value="remove" formaction={`/portal/numbers/tags${listQuery}`}>
+                Remove tags
+              </button>
+            </div>
+          </div>
           <div class="card stack selection">
             <h2>Attach the selected numbers to a profile</h2>
             <p class="hint muted">
@@ -193,15 +273,12 @@ async function numbersPage(c: Context<PortalEnv>, selection?: SelectionState) {
             <ProfileSelect
               name="profile_id"
               label="Attach to profile"
-              value={selection?.profileId}
-              error={selection?.errors.profile_id}
+              value={valuesOf("attach").profile_id}
+              error={errorsOf("attach").profile_id}
               blank="Choose a profile"
               choices={profiles}
             />
-            <FieldError
-              id="number_ids-error"
-              message={selection?.errors.number_ids && `Numbers ${selection.errors.number_ids}`}
-            />
+            <FieldError id="number_ids-error" message={selectionError("attach")} />
             <div class="actions">
               <button type="submit">Attach the selected numbers</button>
               {profiles.options?.length === 0 ? (
@@ -226,7 +303,13 @@ export const numberPages = createRouter<PortalEnv>()
     const profileId = form.fields.profile_id ?? "";
     const numberIds = form.list("number_ids");
     const refused = (errors: Record<string, string>, refusal?: Problem) =>
-      numbersPage(c, { profileId, checked: numberIds, errors, ...(refusal === undefined ? {} : { refusal }) });
+      numbersPage(c, {
+        form: "attach",
+        values: form.fields,
+        checked: numberIds,
+        errors,
+        ...(refusal === undefined ? {} : { refusal }),
+      });
     // Judged by the API's own schemas: the profile's id, and the numbers' ids as its attach body takes them.
     const profile = parseIdField(profileIdParam, profileId);
     const numbers = profileNumbersBody.safeParse({ number_ids: numberIds });
