@@ -62,6 +62,7 @@ const GUARDED: { method: "GET" | "POST"; path: string; change: string }[] = [
   { method: "POST", path: "/ops/catalog/pairs", change: "addCatalogPair" },
   { method: "GET", path: "/ops/catalog/:country_code/:number_type/remove", change: "removeCatalogPair" },
   { method: "POST", path: "/ops/catalog/:country_code/:number_type/remove", change: "removeCatalogPair" },
+  { method: "POST", path: "/ops/catalog/:country_code/:number_type/settings", change: "addCatalogPair" },
   { method: "POST", path: "/ops/catalog/:country_code/:number_type/requirements", change: "setCatalogRequirements" },
   { method: "POST", path: "/ops/catalog/:country_code/:number_type/requirements/remove", change: "removeCatalogRequirements" },
   { method: "POST", path: "/ops/staff", change: "putStaff" },
