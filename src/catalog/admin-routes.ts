@@ -35,7 +35,8 @@ import { addCatalogPairAction, removeCatalogPairAction, removeRequirementsAction
  */
 async function settingsOf(c: Context<OperatorEnv>): Promise<SettingsChange> {
   const contentType = c.req.header("Content-Type");
-  if (contentType === undefined && c.req.raw.body === null) return {};
+  // Clients over the network send an empty PUT with Content-Length: 0 (a body of no bytes).
+  if (contentType === undefined && (c.req.raw.body === null || c.req.header("Content-Length") === "0")) return {};
   if (contentType === undefined || mediaTypeOf(contentType) !== "application/json") {
     throw new Problem("unsupported_media_type", "Content-Type must be application/json, or the request have no body");
   }
