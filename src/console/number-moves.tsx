@@ -48,7 +48,7 @@ async function submitted<B>(parsed: z.ZodSafeParseResult<B>, run: (body: B) => P
 const optional = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value);
 
 /** Each move: its action, its button, and how a form becomes the API's body and runs. */
-export const CONSOLE_MOVES = {
+const CONSOLE_MOVES = {
   suspend: {
     action: suspendNumbersAction,
     button: "Suspend",
