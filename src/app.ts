@@ -7,6 +7,8 @@ import { consoleAudience } from "./console/audience.ts";
 import { auditPages } from "./console/audit-pages.tsx";
 import { catalogPages } from "./console/catalog-pages.tsx";
 import { consoleHome } from "./console/home-page.tsx";
+import { anyNumberPages } from "./console/number-page.tsx";
+import { numbersPages } from "./console/numbers-pages.tsx";
 import { queuePages } from "./console/queue-pages.tsx";
 import { reviewPages } from "./console/review-pages.tsx";
 import { consoleSignIn } from "./console/sign-in.tsx";
@@ -82,6 +84,8 @@ function mountPages(app: AppRouter): void {
         .route("/", queuePages)
         .route("/", reviewPages)
         .route("/", verificationReviewPages)
+        .route("/", numbersPages)
+        .route("/", anyNumberPages)
         .route("/", stockPages)
         .route("/", catalogPages)
         .route("/", staffPages)

@@ -13,6 +13,7 @@ import { pageWindow } from "../src/db/paging.ts";
 import { type StaffRole, VERIFICATION_FIELDS } from "../src/db/schema.ts";
 import { teamListQuery, toTeamListQuery } from "../src/users/schemas.ts";
 import { teamListStatements } from "../src/users/store.ts";
+import { type Console, inConsole } from "./console.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { png } from "./files.ts";
 import {
@@ -29,36 +30,10 @@ import {
 } from "./helpers.ts";
 import { invitedUser, PASSWORD, pageText, postForm, signedIn } from "./portal.ts";
 import { ROLE_MATRIX } from "./role-matrix.ts";
-import { staffMember } from "./staff.ts";
 import { installWriteCounter, removeWriteCounter, storageFingerprint } from "./write-counter.ts";
 
 const ADMIN_TOKEN = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const ROLES: StaffRole[] = ["viewer", "fulfilment", "compliance", "admin"];
-
-/** A staff member in the console: their pages (GET) and forms (POST, with the CSRF token their pages carry). */
-async function inConsole(role: StaffRole) {
-  const member = await staffMember(role);
-  const home = await pageText(await call("/ops", { headers: member.headers }), 200);
-  const csrf = /name="csrf_token" value="([^"]+)"/.exec(home)?.[1] ?? "";
-  return {
-    member,
-    home,
-    get: (path: string) => call(path, { headers: member.headers, redirect: "manual" }),
-    post: (path: string, fields: Record<string, string | string[]> = {}) =>
-      postForm(path, { csrf_token: csrf, ...fields }, member.headers),
-    /** The page a form's 303 leads to, as a browser opens it: with the cookies the answer set (what it shows once). */
-    follow: (answer: Response) => {
-      expect(answer.status).toBe(303);
-      const Cookie = answer.headers
-        .getSetCookie()
-        .map((c) => c.split(";")[0]!)
-        .join("; ");
-      return call(answer.headers.get("Location")!, { headers: { ...member.headers, Cookie }, redirect: "manual" });
-    },
-  };
-}
-
-type Console = Awaited<ReturnType<typeof inConsole>>;
 
 /** The audit events a person wrote, newest first. */
 async function auditOf(email: string): Promise<{ action: string; target: { id: string } }[]> {
@@ -87,6 +62,7 @@ const GUARDED: { method: "GET" | "POST"; path: string; change: string }[] = [
   { method: "POST", path: "/ops/catalog/pairs", change: "addCatalogPair" },
   { method: "GET", path: "/ops/catalog/:country_code/:number_type/remove", change: "removeCatalogPair" },
   { method: "POST", path: "/ops/catalog/:country_code/:number_type/remove", change: "removeCatalogPair" },
+  { method: "POST", path: "/ops/catalog/:country_code/:number_type/settings", change: "addCatalogPair" },
   { method: "POST", path: "/ops/catalog/:country_code/:number_type/requirements", change: "setCatalogRequirements" },
   { method: "POST", path: "/ops/catalog/:country_code/:number_type/requirements/remove", change: "removeCatalogRequirements" },
   { method: "POST", path: "/ops/staff", change: "putStaff" },
@@ -95,6 +71,14 @@ const GUARDED: { method: "GET" | "POST"; path: string; change: string }[] = [
   { method: "GET", path: "/ops/accounts/:slug/keys/:id/revoke", change: "revokeApiKey" },
   { method: "POST", path: "/ops/accounts/:slug/keys/:id/revoke", change: "revokeApiKey" },
   { method: "POST", path: "/ops/accounts/:slug/users", change: "createUser" },
+  { method: "POST", path: "/ops/numbers/suspend", change: "suspendNumbers" },
+  { method: "POST", path: "/ops/numbers/resume", change: "resumeNumbers" },
+  { method: "POST", path: "/ops/numbers/release", change: "releaseNumbersByOperator" },
+  { method: "POST", path: "/ops/numbers/restore", change: "restoreNumbersByOperator" },
+  { method: "POST", path: "/ops/numbers/:number_id/suspend", change: "suspendNumbers" },
+  { method: "POST", path: "/ops/numbers/:number_id/resume", change: "resumeNumbers" },
+  { method: "POST", path: "/ops/numbers/:number_id/release", change: "releaseNumbersByOperator" },
+  { method: "POST", path: "/ops/numbers/:number_id/restore", change: "restoreNumbersByOperator" },
 ];
 
 describe("the console's roles", () => {

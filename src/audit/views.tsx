@@ -96,7 +96,16 @@ const FIELD_WORDS: Record<string, string> = {
 };
 
 /** Fields holding the service's enum values, shown through words(); free text is shown verbatim. */
-const STORED_VALUE_FIELDS = new Set(["status", "role", "type", "verification_type", "number_type", "verification_types"]);
+const STORED_VALUE_FIELDS = new Set([
+  "status",
+  "role",
+  "type",
+  "verification_type",
+  "number_type",
+  "verification_types",
+  "suspension_reason",
+  "release_reason",
+]);
 
 /** Fields holding ISO timestamps. Matched by name, not by value, so a key named "2025-01-01T00:00 deploy" stays a name. */
 const TIME_FIELDS = new Set(["revoked_at", "invitation_expires_at", "previous_secret_expires_at", "imported_at"]);

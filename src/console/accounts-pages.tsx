@@ -25,6 +25,7 @@ import { createUserBody, teamListQuery, toInvitation, toTeamListQuery } from "..
 import { listTeam, TEAM_STATUSES } from "../users/store.ts";
 import { addUserAction } from "../users/use-cases.ts";
 import { listWindow, noticeOf, type PostedForm, refusal, staffNote } from "./admin-common.tsx";
+import { NUMBERS } from "./number-moves.tsx";
 
 type C = Context<ConsoleEnv>;
 type Messages = Record<string, string>;
@@ -151,6 +152,10 @@ async function accountPage(c: C, customer: CustomerRow, state: AccountState = {}
         </dd>
         <dt>Opened</dt>
         <dd>{dateTime(customer.createdAt)}</dd>
+        <dt>Numbers</dt>
+        <dd>
+          <a href={`${NUMBERS}?customer_slug=${encodeURIComponent(customer.slug)}`}>The account's numbers</a>
+        </dd>
       </dl>
 
       <section class="work">

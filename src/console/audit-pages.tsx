@@ -13,6 +13,7 @@ import { withQuery } from "../ui/format.ts";
 import { FilterForm, listFilters, PerPageField, TextInput } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { ACCOUNTS } from "./accounts-pages.tsx";
+import { numberHref } from "./number-moves.tsx";
 import { STOCK } from "./stock-pages.tsx";
 
 type C = Context<ConsoleEnv>;
@@ -47,7 +48,7 @@ function AuditFilters({ values, errors }: { values: Messages; errors: Messages }
 }
 
 /** The console's page of what a change is about, where it has one. */
-const consoleHref: TargetHref = ({ type, id }) => {
+export const consoleHref: TargetHref = ({ type, id }) => {
   switch (type) {
     case "order":
       return `/ops/orders/${id}`;
@@ -59,6 +60,8 @@ const consoleHref: TargetHref = ({ type, id }) => {
       return `/ops/reviews/profiles/${id}`;
     case "stock_import":
       return `${STOCK}?import_id=${id}`;
+    case "number":
+      return numberHref(id);
     default:
       return undefined;
   }

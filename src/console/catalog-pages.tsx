@@ -1,7 +1,14 @@
 // Console pages for the orderable catalog and each pair's requirements.
 import type { Context } from "hono";
-import { catalogPairParams, newCatalogPairParams, requirementsBody, toRequirements } from "../catalog/schemas.ts";
-import { findCatalogPair, listCatalog } from "../catalog/store.ts";
+import {
+  catalogPairParams,
+  catalogSettingsBody,
+  newCatalogPairParams,
+  requirementsBody,
+  toRequirements,
+  toSettingsChange,
+} from "../catalog/schemas.ts";
+import { type CatalogItem, findCatalogPair, listCatalog } from "../catalog/store.ts";
 import {
   addCatalogPairAction,
   removeCatalogPairAction,
@@ -18,7 +25,7 @@ import { changeGuard, mayChange } from "../staff/roles.ts";
 import { Confirmation, CsrfField, type NoticeText, Pager, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural } from "../ui/format.ts";
-import { fieldMessages, readForm, TextInput, withCountryCodesUppercased } from "../ui/forms.tsx";
+import { fieldMessages, formInteger, readForm, TextInput, withCountryCodesUppercased } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { listWindow, noticeOf, type PostedForm, refusal } from "./admin-common.tsx";
 import {
@@ -40,6 +47,7 @@ const CATALOG_DONE: Record<string, string> = {
   removed: "The pair is no longer orderable. Existing orders keep it.",
   requirements: "The requirements are saved.",
   unrequired: "The requirements are removed: numbers of the pair need no verification.",
+  settings: "The settings are saved.",
 };
 
 function pairPath(pair: Pick<CatalogRow, "countryCode" | "numberType">): string {
@@ -111,6 +119,8 @@ async function catalogPage(c: C, form: PostedForm = {}, status = 200) {
             { label: "Country", cell: (row) => row.countryCode },
             { label: "Type", cell: (row) => words(row.numberType) },
             { label: "Requirements", cell: (row) => <RequirementsSummary requirements={row.requirements ?? null} /> },
+            { label: "Quarantine", cell: (row) => plural(row.quarantineDays, "day") },
+            { label: "Auto-fulfil", cell: (row) => (row.autoFulfil ? "yes" : "no") },
             { label: "Since", cell: (row) => dateTime(row.createdAt) },
             {
               label: "Actions",
@@ -118,6 +128,9 @@ async function catalogPage(c: C, form: PostedForm = {}, status = 200) {
                 <span class="actions">
                   <a href={`${pairPath(row)}/requirements`} aria-label={`Requirements of ${row.countryCode} ${row.numberType}`}>
                     Requirements
+                  </a>
+                  <a href={`${pairPath(row)}/settings`} aria-label={`Settings of ${row.countryCode} ${row.numberType}`}>
+                    Settings
                   </a>
                   {mayRemove ? (
                     <a href={`${pairPath(row)}/remove`} aria-label={`Remove ${row.countryCode} ${row.numberType}…`}>
@@ -137,7 +150,7 @@ async function catalogPage(c: C, form: PostedForm = {}, status = 200) {
 }
 
 /** The pair a path names, judged by the API's path schema, when it is orderable. */
-async function pathPair(c: C): Promise<CatalogRow | undefined> {
+async function pathPair(c: C): Promise<CatalogItem | undefined> {
   const parsed = catalogPairParams.safeParse({
     country_code: c.req.param("country_code"),
     number_type: c.req.param("number_type"),
@@ -202,6 +215,53 @@ async function requirementsPage(c: C, pair: CatalogRow, form: RequirementsForm =
   );
 }
 
+/** A pair's settings: how long a released number waits before it is in stock again, and auto-fulfilment. */
+async function settingsPage(c: C, pair: CatalogItem, form: PostedForm = {}, status = 200) {
+  const mayEdit = mayChange(c.var.operator, addCatalogPairAction);
+  const name = `${pair.countryCode} ${words(pair.numberType)}`;
+  const values = form.values ?? { quarantine_days: String(pair.quarantineDays), auto_fulfil: String(pair.autoFulfil) };
+  const errors = form.errors ?? {};
+  return renderPage(
+    c,
+    { title: `Settings of ${name}`, section: "catalog" },
+    <>
+      <p>
+        <a href={CATALOG}>← Catalog</a>
+      </p>
+      <h1>Settings of {name}</h1>
+      {noticeOf(c, CATALOG_DONE, form.said)}
+      <dl class="facts card">
+        <dt>Quarantine</dt>
+        <dd>{plural(pair.quarantineDays, "day")} after a released number's restore window, before it is in stock again</dd>
+        <dt>Auto-fulfil</dt>
+        <dd>{pair.autoFulfil ? "yes" : "no"}</dd>
+      </dl>
+      {mayEdit ? (
+        <form method="post" action={`${pairPath(pair)}/settings`} class="card stack" aria-label="Settings" novalidate>
+          <CsrfField token={c.var.csrfToken} />
+          <TextInput
+            name="quarantine_days"
+            label="Quarantine days"
+            type="number"
+            min="0"
+            value={values.quarantine_days}
+            error={errors.quarantine_days}
+            hint="Counted from the release; applies to numbers returned to stock from now on"
+          />
+          <label class="check">
+            <input type="checkbox" name="auto_fulfil" value="true" checked={values.auto_fulfil === "true"} />
+            Fulfil orders of the pair from stock at once (auto-fulfil)
+          </label>
+          <div>
+            <button type="submit">Save settings</button>
+          </div>
+        </form>
+      ) : null}
+    </>,
+    status,
+  );
+}
+
 /** The catalog pages, mounted under /ops. */
 export const catalogPages = createRouter<ConsoleEnv>()
   .get("/catalog", (c) => catalogPage(c))
@@ -243,6 +303,24 @@ export const catalogPages = createRouter<ConsoleEnv>()
     const stopped = await removeCatalogPairAction.run(workOf(c), pair);
     if (!stopped.ok) return catalogPage(c, { said: refusal(stopped.problem) }, stopped.problem.status);
     return c.redirect(`${CATALOG}?done=removed`, 303);
+  })
+  .get("/catalog/:country_code/:number_type/settings", async (c) => {
+    const pair = await pathPair(c);
+    return pair ? settingsPage(c, pair) : noSuchPair(c);
+  })
+  .post("/catalog/:country_code/:number_type/settings", changeGuard(addCatalogPairAction), async (c) => {
+    const pair = await pathPair(c);
+    if (!pair) return noSuchPair(c);
+    const values = (await readForm(c)).fields;
+    // An unticked box sends nothing: auto-fulfil off.
+    const parsed = catalogSettingsBody.safeParse({
+      quarantine_days: formInteger(values.quarantine_days),
+      auto_fulfil: values.auto_fulfil === "true",
+    });
+    if (!parsed.success) return settingsPage(c, pair, { values, errors: fieldMessages(parsed.error.issues) }, 400);
+    const saved = await addCatalogPairAction.run(workOf(c), pair, toSettingsChange(parsed.data));
+    if (!saved.ok) return settingsPage(c, pair, { values, said: refusal(saved.problem) }, saved.problem.status);
+    return c.redirect(`${pairPath(pair)}/settings?done=settings`, 303);
   })
   .get("/catalog/:country_code/:number_type/requirements", async (c) => {
     const pair = await pathPair(c);

@@ -8,6 +8,7 @@ import { roleName } from "./role-words.ts";
 const SECTIONS = [
   { id: "queue", href: "/ops/queue", label: "Queue" },
   { id: "reviews", href: "/ops/reviews", label: "Reviews" },
+  { id: "numbers", href: "/ops/numbers", label: "Numbers" },
   { id: "stock", href: "/ops/stock", label: "Stock" },
   { id: "accounts", href: "/ops/accounts", label: "Accounts" },
   { id: "catalog", href: "/ops/catalog", label: "Catalog" },

@@ -20,7 +20,7 @@ import { orderIdParam, orderQueueQuery, toOrder, toOrderQueueQuery, toQueuedOrde
 import { findOrderById } from "../orders/store.ts";
 import { moveOrderAction } from "../orders/use-cases.ts";
 import { OrderFacts } from "../orders/views.tsx";
-import { changeGuard, offered } from "../staff/roles.ts";
+import { changeGuard, mayRaise, offered } from "../staff/roles.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
@@ -39,6 +39,7 @@ import {
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
+import { numberHref } from "./number-moves.tsx";
 
 const SECTION = "queue";
 /** How many of an order's numbers its page lists at a time. */
@@ -180,6 +181,17 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
                   hint={`One per line, in E.164 (+14155550123); at most ${remaining}`}
                   rows={4}
                 />
+                {mayRaise(c.var.operator, allocateAction) ? (
+                  <label class="check">
+                    <input
+                      type="checkbox"
+                      name="ignore_quarantine"
+                      value="true"
+                      checked={refusal?.values?.ignore_quarantine === "true"}
+                    />
+                    Allocate quarantined numbers too (ignore quarantine)
+                  </label>
+                ) : null}
                 <div class="actions">
                   <button type="submit">Allocate these numbers</button>
                 </div>
@@ -208,7 +220,7 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
           label="Numbers"
           rows={details.numbers}
           columns={[
-            { label: "Phone number", cell: (number) => number.phoneNumber },
+            { label: "Phone number", cell: (number) => <a href={numberHref(number.id)}>{number.phoneNumber}</a> },
             { label: "Status", cell: (number) => <Badge status={number.status} /> },
             { label: "Allocated", cell: (number) => dateTime(number.createdAt) },
           ]}
@@ -244,7 +256,11 @@ function allocationFrom(form: Record<string, string>) {
       .split(/\r?\n/)
       .map((line) => line.trim())
       .filter((line) => line !== "");
-    return listed.length === 0 ? undefined : allocationBody.safeParse({ phone_numbers: listed });
+    // An unticked box sends nothing; a ticked one only the roles that may set it get past the guard with.
+    const ignoreQuarantine = form.ignore_quarantine === "true" ? true : undefined;
+    return listed.length === 0
+      ? undefined
+      : allocationBody.safeParse({ phone_numbers: listed, ignore_quarantine: ignoreQuarantine });
   }
   return allocationBody.safeParse({ from_stock: Number(form.from_stock) });
 }

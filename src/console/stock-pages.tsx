@@ -1,13 +1,14 @@
 // Console pages for the number stock: list, import and removal.
 import type { Context } from "hono";
 import { pageWindow } from "../db/paging.ts";
+import { STOCK_STATUSES, type StockNumberRow, type StockStatus } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { formParts, readsOwnMultipartBody } from "../http/multipart.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { isMultipart } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
-import { words } from "../lib/words.ts";
+import { capitalised, words } from "../lib/words.ts";
 import { changeGuard, mayChange } from "../staff/roles.ts";
 import {
   CSV_IMPORT_BYTES,
@@ -20,7 +21,7 @@ import {
 import { listStock, stockSummary } from "../stock/store.ts";
 import { type ImportReport, importStockAction, removeStockNumberAction } from "../stock/use-cases.ts";
 import { leaveAfterRedirect, takeAfterRedirect } from "../ui/after-redirect.ts";
-import { Confirmation, CsrfField, type NoticeText, Pager, Table } from "../ui/components.tsx";
+import { Badge, Confirmation, CsrfField, type NoticeText, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
 import {
@@ -37,6 +38,7 @@ import { renderPage } from "../ui/renderer.tsx";
 import { noticeOf, refusal, staffNote } from "./admin-common.tsx";
 
 type C = Context<ConsoleEnv>;
+type StockCountRow = Awaited<ReturnType<typeof stockSummary>>[number];
 
 export const STOCK = "/ops/stock";
 const STOCK_DONE: Record<string, string> = {
@@ -83,6 +85,7 @@ function ofMany(shown: number, total: number, noun: string): string {
 function StockFilters({ values, errors, pairs }: PairFilterProps) {
   return (
     <FilterForm action={STOCK} values={values}>
+      {values.status ? <input type="hidden" name="status" value={values.status} /> : null}
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
       <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <TextInput name="import_id" label="Import" value={values.import_id} error={errors.import_id} hint="An import's id" />
@@ -104,6 +107,34 @@ function PairCounts({ label, pairs }: { label: string; pairs: { countryCode: str
       ]}
     />
   );
+}
+
+/** The stock per (country, type): how many are available, quarantined and reserved, and in all. */
+function StockSummaryTable({ summary }: { summary: readonly StockCountRow[] }) {
+  return (
+    <Table
+      label="Stock per country and type"
+      rows={summary}
+      columns={[
+        { label: "Country", cell: (pair) => pair.countryCode },
+        { label: "Type", cell: (pair) => words(pair.numberType) },
+        ...STOCK_STATUSES.map((status) => ({ label: capitalised(status), cell: (pair: StockCountRow) => String(pair[status]) })),
+        { label: "In all", cell: (pair) => String(pair.count) },
+      ]}
+    />
+  );
+}
+
+/** When a stocked number can be given to an order: now, from a date (quarantined), or once its reservation ends. */
+function availability(row: StockNumberRow): string {
+  switch (row.status) {
+    case "available":
+      return "now";
+    case "quarantined":
+      return `from ${dateTime(row.availableAt)}`;
+    case "reserved":
+      return "reserved";
+  }
 }
 
 /** An import's per-row report, with a warning first for pairs the catalog lacks. */
@@ -187,6 +218,9 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
   const changes = mayChange(c.var.operator, importStockAction);
   const mayRemove = mayChange(c.var.operator, removeStockNumberAction);
   const total = summary.reduce((sum, pair) => sum + pair.count, 0);
+  const totals = Object.fromEntries(
+    STOCK_STATUSES.map((status) => [status, summary.reduce((sum, pair) => sum + pair[status], 0)]),
+  ) as Record<StockStatus, number>;
   return renderPage(
     c,
     page,
@@ -200,9 +234,11 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
           <p>The stock is empty.</p>
         </div>
       ) : (
-        <PairCounts label="Stock per country and type" pairs={summary} />
+        <StockSummaryTable summary={summary} />
       )}
-      <p class="muted">{plural(total, "number")} in stock in all.</p>
+      <p class="muted">
+        {plural(total, "number")} in stock in all; {plural(totals.available, "number")} available now.
+      </p>
       {changes ? (
         <form method="post" action={`${STOCK}/import`} enctype="multipart/form-data" class="card stack">
           {/* The token first: the guard reads only this part before the route decides to read the file. */}
@@ -222,6 +258,7 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
         </form>
       ) : null}
       <h2>Numbers</h2>
+      <StatusTabs path={STOCK} query={raw} statuses={STOCK_STATUSES} counts={totals} filtered={query.status} />
       <StockFilters values={raw} errors={{}} pairs={summary} />
       {list.rows.length === 0 ? (
         <div class="card empty">
@@ -235,6 +272,9 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
             { label: "Number", cell: (row) => row.phoneNumber },
             { label: "Country", cell: (row) => row.countryCode },
             { label: "Type", cell: (row) => words(row.numberType) },
+            { label: "Status", cell: (row) => <Badge status={row.status} /> },
+            { label: "Available", cell: availability },
+            { label: "Source", cell: (row) => capitalised(row.source) },
             { label: "Imported", cell: (row) => dateTime(row.importedAt) },
             ...(mayRemove
               ? [

@@ -9,7 +9,7 @@ import { jsonResponse } from "../http/openapi.ts";
 import { commaList, pageMeta, pageQuery, pageSchema } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
 import { operatorRead } from "../staff/roles.ts";
-import { listNumbersOfAllAccounts, type NumberOfAccount } from "./admin-list.ts";
+import { listNumbersOfAllAccounts, type NumberOfAccount, type OperatorNumberQuery } from "./admin-list.ts";
 import { numberSchema, toNumber } from "./schemas.ts";
 
 const numberOfAccountSchema = numberSchema.extend({ customer_slug: z.string() }).openapi("NumberOfAccount");
@@ -18,7 +18,7 @@ function toNumberOfAccount(row: NumberOfAccount): z.infer<typeof numberOfAccount
   return { ...toNumber(row), customer_slug: row.customerSlug };
 }
 
-const operatorNumbersQuery = z.object({
+export const operatorNumbersQuery = z.object({
   page: pageQuery.page,
   limit: pageQuery.limit,
   customer_slug: customerSlugFilter,
@@ -37,6 +37,17 @@ const operatorNumbersQuery = z.object({
     }),
 });
 
+/** The list's query as the store takes it: the search as the start of the E.164 number, with its +. */
+export function toOperatorNumberQuery(q: z.output<typeof operatorNumbersQuery>): OperatorNumberQuery {
+  return {
+    customerSlug: q.customer_slug,
+    statuses: q.status,
+    countryCodes: q.country_code,
+    numberTypes: q.number_type,
+    phonePrefix: q.search === undefined ? undefined : `+${q.search.replace(/^[+ ]/, "")}`,
+  };
+}
+
 export const numberAdminListRoutes = createRouter<OperatorEnv>().openapi(
   createRoute({
     ...operatorRead("listAllNumbers"),
@@ -52,17 +63,7 @@ export const numberAdminListRoutes = createRouter<OperatorEnv>().openapi(
   async (c) => {
     const q = c.req.valid("query");
     const window = pageWindow(q.page, q.limit);
-    const { rows, total } = await listNumbersOfAllAccounts(
-      c.var.db,
-      {
-        customerSlug: q.customer_slug,
-        statuses: q.status,
-        countryCodes: q.country_code,
-        numberTypes: q.number_type,
-        phonePrefix: q.search === undefined ? undefined : `+${q.search.replace(/^[+ ]/, "")}`,
-      },
-      window,
-    );
+    const { rows, total } = await listNumbersOfAllAccounts(c.var.db, toOperatorNumberQuery(q), window);
     return c.json({ data: rows.map(toNumberOfAccount), meta: pageMeta(window, total) }, 200);
   },
 );

@@ -67,6 +67,11 @@ export const resumeNumbersAction = operatorAction({
     operatorMove(work, { move: "resume", selection: { numberIds }, note: options.note }),
 });
 
+/** Whether the operator's release with `force` takes the number now (a protected one too): the page's forced release. */
+export function forcedReleaseAvailable(number: MoveState, now: number): boolean {
+  return mayMoveNumber(number, "release", "operator", { now, force: true });
+}
+
 /** The operator's release; `force` (admin only) releases protected numbers too. */
 export const releaseNumbersByOperatorAction = operatorAction({
   operationId: "releaseNumbersByOperator",

@@ -63,6 +63,11 @@ export function mayChange(operator: Pick<Operator, "role">, action: OperatorPerm
   return action.roles.includes(operator.role);
 }
 
+/** Whether the operator may set the action's admin-only flag (force, ignore_quarantine): whether the console shows its box. */
+export function mayRaise(operator: Pick<Operator, "role">, action: OperatorPermission): boolean {
+  return mayChange(operator, action) && (action.elevated?.roles.includes(operator.role) ?? false);
+}
+
 /** Whether the console offers the action on this target now: the operator's role may, and the target allows it. */
 export function offered<Run extends (...args: never[]) => unknown, Target>(
   operator: Pick<Operator, "role">,
