@@ -218,6 +218,8 @@ describe("the list's filters", () => {
         .sort();
     expect(await list("tag=RED")).toEqual([a, b].sort());
     expect(await list("tag=red,BLUE")).toEqual([a]);
+    // A tag named twice, in two cases, is one tag.
+    expect(await list("tag=RED,red")).toEqual([a, b].sort());
     expect(await list("tag=red,green")).toEqual([]);
     expect(await list("customer_reference=CRM-1")).toEqual([a]);
     expect(await list("released_from=2026-11-01&released_to=2026-11-03")).toEqual([c, d].sort());

@@ -243,6 +243,9 @@ describe("the staff's roles", () => {
     await problem(await send(staff.fulfilment, "application/json; charset=utf-8", forced), 403, "forbidden");
     await problem(await send(staff.fulfilment, "application/x-www-form-urlencoded", "force=true"), 403, "forbidden");
     expect(await (await send(staff.fulfilment, "application/x-www-form-urlencoded", "force=on")).text()).toBe("ran");
+    // A repeated field sets the flag whichever value says "true" (a page reads the first, a parser may keep the last).
+    await problem(await send(staff.fulfilment, "application/x-www-form-urlencoded", "force=true&force=no"), 403, "forbidden");
+    await problem(await send(staff.fulfilment, "application/x-www-form-urlencoded", "force=no&force=true"), 403, "forbidden");
   });
 
   it("are the route's that runs: a later route matching the same path neither tightens nor loosens it", async () => {

@@ -163,7 +163,7 @@ export function toNumberListQuery(q: z.infer<typeof exportNumbersQuery>): Number
     kycProfileId: q.kyc_profile_id,
     orderId: q.order_id,
     kycExpiresBefore: q.kyc_expires_before === undefined ? undefined : startOfDay(q.kyc_expires_before),
-    tagKeys: q.tag?.map(tagKey),
+    tagKeys: q.tag && [...new Set(q.tag.map(tagKey))],
     customerReference: q.customer_reference,
     releasedFrom: q.released_from === undefined ? undefined : startOfDay(q.released_from),
     releasedTo: q.released_to === undefined ? undefined : endOfDay(q.released_to),

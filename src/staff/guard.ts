@@ -81,13 +81,16 @@ type RoleMark = MiddlewareHandler<OperatorEnv> & {
 
 /**
  * Whether the request sets the flag: `true` in a JSON body (read and checked by strictJsonBody before this guard), or
- * "true" in a console form (read in bounded work by boundedFormBody). A body that cannot be parsed sets nothing: the
+ * "true" as any value of the field in a console form (read in bounded work by boundedFormBody). A body that cannot be parsed sets nothing: the
  * route's validator refuses it.
  */
 async function raisesFlag(c: Context, flag: string): Promise<boolean> {
   if (READ_METHODS.has(c.req.method)) return false;
   const type = c.req.header("Content-Type")?.split(";")[0]?.trim().toLowerCase();
-  if (type === "application/x-www-form-urlencoded") return (await c.req.parseBody())[flag] === "true";
+  if (type === "application/x-www-form-urlencoded") {
+    // Every value of a repeated field: a page reads the first, so any one of them may set the flag.
+    return [(await c.req.parseBody({ all: true }))[flag]].flat().includes("true");
+  }
   if (c.req.bodyCache.text === undefined) return false;
   try {
     const body: unknown = await c.req.json();
