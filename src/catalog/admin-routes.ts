@@ -6,6 +6,7 @@ import { DEFAULT_QUARANTINE_DAYS } from "../db/schema.ts";
 import type { OperatorEnv } from "../env.ts";
 import { errorResponses, jsonBody, jsonResponse, locationHeader } from "../http/openapi.ts";
 import { pageMeta, pageOnlyQuery } from "../http/pagination.ts";
+import { declaredLengthOf } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { describedOnly, validJsonBody } from "../http/validation.ts";
@@ -36,7 +37,7 @@ import { addCatalogPairAction, removeCatalogPairAction, removeRequirementsAction
  */
 async function settingsOf(c: Context<OperatorEnv>): Promise<SettingsChange> {
   const contentType = c.req.header("Content-Type");
-  const empty = c.req.raw.body === null || c.req.header("Content-Length") === "0";
+  const empty = c.req.raw.body === null || declaredLengthOf(c.req.raw) === 0;
   if (contentType === undefined && empty) return {};
   if (contentType === undefined || mediaTypeOf(contentType) !== "application/json") {
     throw new Problem("unsupported_media_type", "Content-Type must be application/json, or the request have no body");

@@ -42,7 +42,7 @@ async function nextChunk(stream: BodyStream): Promise<Uint8Array | undefined> {
 }
 
 /** The length a request declares, when it declares a plain one. */
-function declaredLengthOf(request: Request): number | undefined {
+export function declaredLengthOf(request: Request): number | undefined {
   const declared = request.headers.get("Content-Length");
   return declared !== null && /^[0-9]{1,15}$/.test(declared) ? Number(declared) : undefined;
 }

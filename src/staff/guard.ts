@@ -81,14 +81,13 @@ type RoleMark = MiddlewareHandler<OperatorEnv> & {
 
 /**
  * Whether the request sets the flag: `true` in a JSON body (read and checked by strictJsonBody before this guard), or
- * "true" as any value of the field in a console form (read in bounded work by boundedFormBody). A body that cannot be parsed sets nothing: the
- * route's validator refuses it.
+ * "true" as any value of the field in a console form (every value: a page takes the first, so any one may set it; the
+ * API's description is built in Node, which cannot import the pages' reader, src/ui/forms.tsx). A body that cannot be parsed sets nothing: the route's validator refuses it.
  */
 async function raisesFlag(c: Context, flag: string): Promise<boolean> {
   if (READ_METHODS.has(c.req.method)) return false;
   const type = c.req.header("Content-Type")?.split(";")[0]?.trim().toLowerCase();
   if (type === "application/x-www-form-urlencoded") {
-    // Every value of a repeated field: a page reads the first, so any one of them may set the flag.
     return [(await c.req.parseBody({ all: true }))[flag]].flat().includes("true");
   }
   if (c.req.bodyCache.text === undefined) return false;
