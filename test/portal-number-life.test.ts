@@ -55,6 +55,8 @@ describe("the portal's number life forms", () => {
     expect(page).toContain(`action="/portal/numbers/${a}/restore"`);
     expect(page).not.toContain(`action="/portal/numbers/${a}/release/preview"`);
     expect(page).not.toContain(`action="/portal/numbers/${a}/address"`);
+    // A released number is offered nothing to submit: only its restore.
+    expect(page).not.toContain("you may still submit the address");
     expect(page).toContain("Restorable until");
 
     const restored = await member.post(`/portal/numbers/${a}/restore`);

@@ -86,7 +86,7 @@ async function verificationPage(
       {evaluation && !evaluation.kyc_required ? (
         <p class="muted">
           Numbers of {evaluation.country_code} {words(evaluation.number_type)} need no verification
-          {found ? "." : ": you may still submit the address it is used at, or attach it to a profile."}
+          {found || isReleased(number) ? "." : ": you may still submit the address it is used at, or attach it to a profile."}
         </p>
       ) : null}
       {found?.attachment ? (
