@@ -43,6 +43,7 @@ it("lets a fulfilment member find a number, suspend it with a reason, see it in 
   await page.goto(`${portal.base}/ops/numbers`);
   await page.getByLabel("Phone number", { exact: true }).fill(number.phone_number);
   await page.getByRole("button", { name: "Apply" }).click();
+  await page.waitForURL((url) => url.searchParams.get("search") === number.phone_number);
   const row = page.locator("tbody tr", { hasText: number.phone_number });
   expect(await page.locator("tbody tr").count()).toBe(1);
   expect(await row.textContent()).toContain(account.slug);
