@@ -2242,6 +2242,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "reservation.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The reservation.created event
+         * @description Posted to every enabled endpoint that takes `reservation.created`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_reservation_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reservation.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The reservation.expired event
+         * @description Posted to every enabled endpoint that takes `reservation.expired`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_reservation_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reservation.ordered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The reservation.ordered event
+         * @description Posted to every enabled endpoint that takes `reservation.ordered`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_reservation_ordered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reservation.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The reservation.cancelled event
+         * @description Posted to every enabled endpoint that takes `reservation.cancelled`. Any 2xx within 15 s acknowledges it. Anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 %); a redirect is not followed; 410 disables the endpoint; 429 and 503 with Retry-After delay the next attempt at least that much. At least once and unordered: order by `timestamp`.
+         */
+        post: operations["webhook_reservation_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -2742,6 +2822,67 @@ export interface components {
                 numbers: components["schemas"]["Number"][];
             };
         };
+        /** @description A reservation was created, expired, ordered or cancelled: `data` is the reservation after the change. */
+        ReservationEvent: {
+            /**
+             * @description Also the webhook-id of its deliveries.
+             * @example evt_8c5e2b1a-3f4d-4e6a-9b7c-1d2e3f4a5b6c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reservation.created" | "reservation.expired" | "reservation.ordered" | "reservation.cancelled";
+            data: components["schemas"]["Reservation"];
+        };
+        Reservation: {
+            /** @example res_6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f */
+            id: string;
+            /**
+             * @description active (its numbers held until expires_at), ordered (held for its order until that order is fulfilled or cancelled), expired or cancelled (its numbers available again). An active reservation past expires_at is expired.
+             * @enum {string}
+             */
+            status: "active" | "ordered" | "expired" | "cancelled";
+            /** @example US */
+            country_code: string;
+            /** @example mobile */
+            number_type: string;
+            /** @description The reserved numbers, in phone-number order. */
+            phone_numbers: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            expires_at: string;
+            /**
+             * @description The profile (kyp_…) whose review the numbers are held through, or null.
+             * @example null
+             */
+            hold_for_profile: string | null;
+            /**
+             * Format: uuid
+             * @description The order placed from it, once ordered.
+             * @example null
+             */
+            order_id: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string;
+        };
         /** @description Sent on request to one endpoint, to try it. */
         WebhookTestEvent: {
             /**
@@ -2773,7 +2914,7 @@ export interface components {
             /** @example https://api.example.com/problems/not_found */
             type: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "number_released" | "number_quarantined" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "number_released" | "number_quarantined" | "numbers_unavailable" | "reservation_not_active" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @example 404 */
             status: number;
             /** @example Not found */
@@ -2789,7 +2930,7 @@ export interface components {
             /** @example quantity must be at most 10000 */
             detail: string;
             /** @enum {string} */
-            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "number_released" | "number_quarantined" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "malformed_json" | "not_orderable" | "resolution_too_low" | "requirements_not_met" | "unauthorized" | "forbidden" | "order_not_pending" | "not_found" | "method_not_allowed" | "kyc_exists" | "kyc_not_submitted" | "verification_locked" | "verification_completed" | "kyc_managed_by_profile" | "number_released" | "number_quarantined" | "numbers_unavailable" | "reservation_not_active" | "conflict" | "idempotency_key_in_use" | "insufficient_stock" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
             request_id: string;
             errors?: {
                 /** @enum {string} */
@@ -3036,7 +3177,7 @@ export interface components {
             data: components["schemas"]["Event"][];
             meta: components["schemas"]["EventPageMeta"];
         };
-        Event: components["schemas"]["OrderEvent"] | components["schemas"]["NumbersAllocatedEvent"] | components["schemas"]["KycVerificationEvent"] | components["schemas"]["KycVerificationExpiringEvent"] | components["schemas"]["KycDocumentEvent"] | components["schemas"]["KycProfileEvent"] | components["schemas"]["KycProfileExpiringEvent"] | components["schemas"]["KycProfileDocumentEvent"] | components["schemas"]["KycProfileNumbersEvent"] | components["schemas"]["NumbersEvent"] | components["schemas"]["WebhookTestEvent"];
+        Event: components["schemas"]["OrderEvent"] | components["schemas"]["NumbersAllocatedEvent"] | components["schemas"]["KycVerificationEvent"] | components["schemas"]["KycVerificationExpiringEvent"] | components["schemas"]["KycDocumentEvent"] | components["schemas"]["KycProfileEvent"] | components["schemas"]["KycProfileExpiringEvent"] | components["schemas"]["KycProfileDocumentEvent"] | components["schemas"]["KycProfileNumbersEvent"] | components["schemas"]["NumbersEvent"] | components["schemas"]["ReservationEvent"] | components["schemas"]["WebhookTestEvent"];
         EventPageMeta: {
             /** @description Items matching the query across all pages. */
             total: number;
@@ -3060,7 +3201,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description The types delivered here: every current type when the endpoint takes every type, present and future. */
-            event_types: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "webhook.test")[];
+            event_types: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "reservation.created" | "reservation.expired" | "reservation.ordered" | "reservation.cancelled" | "webhook.test")[];
             /** @description Whether the endpoint takes every type, present and future (event_types ["*"], the default). */
             every_event_type: boolean;
             /**
@@ -3098,7 +3239,7 @@ export interface components {
              *       "order.fulfilled"
              *     ]
              */
-            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "webhook.test" | "*")[];
+            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "reservation.created" | "reservation.expired" | "reservation.ordered" | "reservation.cancelled" | "webhook.test" | "*")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -3132,7 +3273,7 @@ export interface components {
              *       "order.fulfilled"
              *     ]
              */
-            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "webhook.test" | "*")[];
+            event_types?: ("order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "reservation.created" | "reservation.expired" | "reservation.ordered" | "reservation.cancelled" | "webhook.test" | "*")[];
             /**
              * @description disabled stops deliveries; enabled resumes them.
              * @enum {string}
@@ -3160,7 +3301,7 @@ export interface components {
             /** @example evt_0e9d8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b */
             event_id: string;
             /** @enum {string} */
-            event_type: "order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "webhook.test";
+            event_type: "order.created" | "order.updated" | "order.processing" | "order.numbers_allocated" | "order.fulfilled" | "order.cancelled" | "kyc.submitted" | "kyc.updated" | "kyc.under_review" | "kyc.approved" | "kyc.rejected" | "kyc.document_uploaded" | "kyc.document_deleted" | "kyc.deleted" | "kyc.expiring" | "kyc.expired" | "kyc_profile.submitted" | "kyc_profile.updated" | "kyc_profile.under_review" | "kyc_profile.approved" | "kyc_profile.rejected" | "kyc_profile.deleted" | "kyc_profile.document_uploaded" | "kyc_profile.document_deleted" | "kyc_profile.numbers_attached" | "kyc_profile.numbers_detached" | "kyc_profile.expiring" | "kyc_profile.expired" | "number.released" | "number.restored" | "number.suspended" | "number.resumed" | "number.updated" | "reservation.created" | "reservation.expired" | "reservation.ordered" | "reservation.cancelled" | "webhook.test";
             /**
              * @description pending until an attempt succeeds (succeeded) or the last one fails (failed).
              * @enum {string}
@@ -13965,6 +14106,154 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NumbersEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reservation_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReservationEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reservation_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReservationEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reservation_ordered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReservationEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reservation_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id; the same on every retry. Receivers de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded endpoint secret (after `whsec_`); one entry per valid secret during a rotation (Standard Webhooks). */
+                "webhook-signature": string;
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReservationEvent"];
             };
         };
         responses: {

@@ -4,3 +4,4 @@ export * from "./schema/events.ts";
 export * from "./schema/kyc-vocabulary.ts";
 export * from "./schema/numbers.ts";
 export * from "./schema/operator.ts";
+export * from "./schema/reservations.ts";

@@ -7,6 +7,7 @@ import { commaList, pageQuery, pageSchema } from "../http/pagination.ts";
 import { documentSummarySchema, profileSchema, verificationSchema } from "../kyc/schemas.ts";
 import { allocationSchema, numberSchema } from "../numbers/schemas.ts";
 import { orderSchema } from "../orders/schemas.ts";
+import { reservationSchema } from "../reservations/schemas.ts";
 import { eventObject } from "../webhooks/payloads.ts";
 
 /** Event types by the shape of their data; together, every type of EVENT_TYPES once (a test holds them to it). */
@@ -37,6 +38,7 @@ export const EVENT_TYPES_BY_DATA = {
   profileDocument: ["kyc_profile.document_uploaded", "kyc_profile.document_deleted"],
   profileNumbers: ["kyc_profile.numbers_attached", "kyc_profile.numbers_detached"],
   numbers: ["number.released", "number.restored", "number.suspended", "number.resumed", "number.updated"],
+  reservation: ["reservation.created", "reservation.expired", "reservation.ordered", "reservation.cancelled"],
   test: ["webhook.test"],
 } as const;
 
@@ -137,6 +139,12 @@ const numbersEventSchema = z
       "Numbers were released, restored, suspended or resumed, or their tags, reference or release protection changed (number.updated).",
   });
 
+const reservationEventSchema = z
+  .object({ ...envelope, type: z.enum(EVENT_TYPES_BY_DATA.reservation), data: reservationSchema })
+  .openapi("ReservationEvent", {
+    description: "A reservation was created, expired, ordered or cancelled: `data` is the reservation after the change.",
+  });
+
 const testEventSchema = z
   .object({
     ...envelope,
@@ -157,6 +165,7 @@ export const EVENT_SCHEMAS_BY_DATA = {
   profileDocument: profileDocumentEventSchema,
   profileNumbers: profileNumbersEventSchema,
   numbers: numbersEventSchema,
+  reservation: reservationEventSchema,
   test: testEventSchema,
 } as const satisfies Record<keyof typeof EVENT_TYPES_BY_DATA, z.ZodType>;
 
@@ -172,6 +181,7 @@ export const eventSchema = z
     EVENT_SCHEMAS_BY_DATA.profileDocument,
     EVENT_SCHEMAS_BY_DATA.profileNumbers,
     EVENT_SCHEMAS_BY_DATA.numbers,
+    EVENT_SCHEMAS_BY_DATA.reservation,
     EVENT_SCHEMAS_BY_DATA.test,
   ])
   .openapi("Event");

@@ -36,5 +36,9 @@ export const EVENT_TYPE_WORDS: Record<EventType, string> = {
   "number.suspended": "Numbers are suspended",
   "number.resumed": "Suspended numbers are resumed",
   "number.updated": "A number's tags, reference or protection change",
+  "reservation.created": "Numbers are reserved",
+  "reservation.expired": "A reservation expires",
+  "reservation.ordered": "A reservation is ordered",
+  "reservation.cancelled": "A reservation is cancelled",
   "webhook.test": "A test event is sent from the portal or the API",
 };

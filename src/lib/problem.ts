@@ -20,6 +20,8 @@ export const PROBLEMS = {
   kyc_managed_by_profile: { status: 409, title: "Verification managed by a profile" },
   number_released: { status: 409, title: "Number released" },
   number_quarantined: { status: 409, title: "Number quarantined" },
+  numbers_unavailable: { status: 409, title: "Numbers unavailable" },
+  reservation_not_active: { status: 409, title: "Reservation not active" },
   conflict: { status: 409, title: "Conflict" },
   idempotency_key_in_use: { status: 409, title: "Idempotency key in use" },
   insufficient_stock: { status: 409, title: "Insufficient stock" },

@@ -97,6 +97,7 @@ export async function createOrder(
                   createdAt: now,
                   updatedAt: now,
                   kycProfileId: order.kycProfileId ?? null,
+                  reservationId: null,
                 }),
               )
               .from(catalog)

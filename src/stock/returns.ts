@@ -125,6 +125,8 @@ async function closeDueTenures(db: Database, now: number): Promise<{ closed: num
               ),
             availableAt: availableAt.as("available_at"),
             source: sql`${"released" satisfies StockSource}`.as("source"),
+            reservationId: sql`NULL`.as("reservation_id"),
+            heldUntil: sql`NULL`.as("held_until"),
           })
           .from(numbers)
           .leftJoin(

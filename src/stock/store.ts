@@ -69,6 +69,8 @@ export async function importStock(
                 status: sql`${"available" satisfies StockStatus}`.as("status"),
                 availableAt: sql`${now}`.as("available_at"),
                 source: sql`${"import" satisfies StockSource}`.as("source"),
+                reservationId: sql`NULL`.as("reservation_id"),
+                heldUntil: sql`NULL`.as("held_until"),
               })
               .from(sql`json_each(${json}) AS row`)
               // A number an unclosed tenure holds (in its restore window too) is not stock.

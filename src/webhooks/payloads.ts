@@ -1,7 +1,16 @@
 // Event data built in SQL from the rows at the event's point in the change's batch, shaped like the API's answers (a
 // test holds them equal to toOrder, toNumber, toVerification), and the event object around it.
 import { type AnyColumn, asc, eq, type SQL, sql } from "drizzle-orm";
-import { type EventRow, kycDocuments, kycProfileNumbers, kycVerifications, numbers, orders } from "../db/schema.ts";
+import {
+  type EventRow,
+  kycDocuments,
+  kycProfileNumbers,
+  kycVerifications,
+  numbers,
+  orders,
+  reservationNumbers,
+  reservations,
+} from "../db/schema.ts";
 import { inJsonList, iso } from "../db/sql.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
@@ -188,4 +197,24 @@ export function profileDocumentEventData(): SQL {
 /** `{webhook_endpoint_id}` for the test event of the `webhook_endpoints` row in scope. */
 export function testEventData(endpointId: AnyColumn): SQL {
   return jsonObject({ webhook_endpoint_id: prefixed("we", endpointId) });
+}
+
+/**
+ * The Reservation (toReservation) of the `reservations` row in scope, its status as written where the statement runs
+ * (an event's statement stands after the change it reports).
+ */
+export function reservationData(): SQL {
+  const phoneNumbers = sql`(SELECT json_group_array(${reservationNumbers.phoneNumber} ORDER BY ${reservationNumbers.phoneNumber}) FROM ${reservationNumbers} WHERE ${eq(reservationNumbers.reservationId, reservations.id)})`;
+  return jsonObject({
+    id: prefixed("res", reservations.id),
+    status: reservations.status,
+    country_code: reservations.countryCode,
+    number_type: reservations.numberType,
+    phone_numbers: sql`json(${phoneNumbers})`,
+    expires_at: iso(reservations.expiresAt),
+    hold_for_profile: prefixed("kyp", reservations.holdForProfile),
+    order_id: reservations.orderId,
+    created_at: iso(reservations.createdAt),
+    updated_at: iso(reservations.updatedAt),
+  });
 }

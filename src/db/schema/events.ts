@@ -38,6 +38,10 @@ export const EVENT_TYPES = [
   "number.suspended",
   "number.resumed",
   "number.updated",
+  "reservation.created",
+  "reservation.expired",
+  "reservation.ordered",
+  "reservation.cancelled",
   "webhook.test",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -97,9 +97,12 @@ export const orders = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     /** The account's verification profile the order's numbers join when allocated; null: none. */
     kycProfileId: text("kyc_profile_id").references((): AnySQLiteColumn => kycVerifications.id),
+    /** The reservation the order was placed from; its numbers are held for the order until it is fulfilled or cancelled. */
+    reservationId: text("reservation_id"),
   },
   (t) => [
     uniqueIndex("orders_order_seq_unique").on(t.orderSeq),
+    uniqueIndex("orders_reservation_unique").on(t.reservationId).where(sql`${t.reservationId} IS NOT NULL`),
     // Whether an open order names a profile (a profile named by one cannot be deleted).
     index("orders_kyc_profile_idx").on(t.kycProfileId, t.status).where(sql`${t.kycProfileId} IS NOT NULL`),
     // One index per sort, each led by customer_id: every list query is scoped to one account. The quantity index also

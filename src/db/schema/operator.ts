@@ -1,6 +1,6 @@
 // Tables for staff, the audit log and the number stock. Timestamps are integer milliseconds since the epoch (UTC).
 import { desc, sql } from "drizzle-orm";
-import { check, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { check, index, integer, primaryKey, sqliteTable, sqliteView, text } from "drizzle-orm/sqlite-core";
 import { literal, literalList } from "../sql.ts";
 import { customers } from "./accounts.ts";
 
@@ -94,6 +94,13 @@ export const stockNumbers = sqliteTable(
     availableAt: integer("available_at").notNull().default(0),
     /** A released number's import_id is the closed tenure's id. */
     source: text("source", { enum: STOCK_SOURCES }).notNull().default("import"),
+    /** While `reserved`: the reservation holding it (migrations/0019's triggers keep this and held_until in step). */
+    reservationId: text("reservation_id"),
+    /**
+     * While `reserved`: when the hold lapses (its reservation's expires_at), or null while held for the order placed
+     * from the reservation. A number whose hold has lapsed is available, whatever the expiry job has not yet marked.
+     */
+    heldUntil: integer("held_until"),
   },
   (t) => [
     // What an allocation from stock takes, per pair: available numbers, oldest available_at first, then import, then
@@ -101,6 +108,15 @@ export const stockNumbers = sqliteTable(
     index("stock_numbers_pair_available_idx")
       .on(t.countryCode, t.numberType, t.availableAt, t.importedAt, t.phoneNumber)
       .where(sql`${t.status} = ${literal("available" satisfies StockStatus)}`),
+    // The search: available numbers of a pair in phone-number order (starts_with is a range of it).
+    index("stock_numbers_pair_phone_available_idx")
+      .on(t.countryCode, t.numberType, t.phoneNumber)
+      .where(sql`${t.status} = ${literal("available" satisfies StockStatus)}`),
+    // Reserved numbers of a pair by when their hold lapses: the lapsed ones are available too.
+    index("stock_numbers_pair_held_until_idx")
+      .on(t.countryCode, t.numberType, t.heldUntil)
+      .where(sql`${t.status} = ${literal("reserved" satisfies StockStatus)}`),
+    index("stock_numbers_reservation_idx").on(t.reservationId).where(sql`${t.reservationId} IS NOT NULL`),
     // Quarantined numbers whose quarantine has ended: the return-to-stock job's second pass.
     index("stock_numbers_quarantine_due_idx")
       .on(t.availableAt)
@@ -129,6 +145,18 @@ export const stockCounts = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.countryCode, t.numberType] })],
 );
+
+/**
+ * Every digit suffix of every stock number (without its `+`), per pair: `contains` is a range of suffixes and
+ * `ends_with` one suffix, read from the index without a scan of the pair. A WITHOUT ROWID table kept by the triggers of
+ * migrations/0019 (drizzle-kit cannot write one), so only named here, for the queries that read it.
+ */
+export const stockNumberSuffixes = sqliteView("stock_number_suffixes", {
+  countryCode: text("country_code").notNull(),
+  numberType: text("number_type").notNull(),
+  suffix: text("suffix").notNull(),
+  phoneNumber: text("phone_number").notNull(),
+}).existing();
 
 export type StaffRow = typeof staff.$inferSelect;
 export type AuditEventRow = typeof auditEvents.$inferSelect;
