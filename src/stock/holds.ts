@@ -29,3 +29,32 @@ export function heldFor(reservationId: string, now: number): SQL {
 }
 
 export { AVAILABLE as availableStock, RESERVED as reservedStock };
+
+/** A stock pair: a (country_code, number_type). */
+export interface StockPair {
+  countryCode: string;
+  numberType: string;
+}
+
+/** The phone numbers starting with these digits (E.164 without its "+"): a range of the phone-number index. */
+function startingWith(digits: string | undefined): SQL | undefined {
+  if (digits === undefined || digits === "") return undefined;
+  // ":" sorts just after "9": every number starting with the digits lies in [+digits, +digits:).
+  return sql`${stockNumbers.phoneNumber} >= ${`+${digits}`} AND ${stockNumbers.phoneNumber} < ${`+${digits}:`}`;
+}
+
+/**
+ * The first `limit` numbers of the pair anyone may take now, in phone-number order, those starting with `digits` when
+ * given: a subquery of one column, phone_number. Two index ranges (the available numbers by phone number, and the
+ * reserved ones whose hold lapsed, few unless the expiry job is late), each stopping at `limit`.
+ */
+export function firstTakeable(pair: StockPair, digits: string | undefined, limit: number, now: number): SQL {
+  const ofPair = and(
+    eq(stockNumbers.countryCode, pair.countryCode),
+    eq(stockNumbers.numberType, pair.numberType),
+    startingWith(digits),
+  );
+  const arm = (which: SQL) =>
+    sql`SELECT * FROM (SELECT ${stockNumbers.phoneNumber} AS phone_number FROM ${stockNumbers} WHERE ${and(ofPair, which)} ORDER BY ${stockNumbers.phoneNumber} LIMIT ${limit})`;
+  return sql`SELECT phone_number FROM (${arm(AVAILABLE)} UNION ALL ${arm(holdLapsed(now))}) ORDER BY phone_number LIMIT ${limit}`;
+}
