@@ -136,8 +136,9 @@ export default defineConfig(async () => {
           test: {
             name: "browser",
             // One Node process per CPU for all its files, one after another, instead of one per file: its start and the
-            // files' imports (playwright-core, hono's client) cost each file about a second (52 s against 59 s here).
-            // The files share nothing but the modules they import; each starts and closes its own Chromium.
+            // files' imports (playwright-core, hono's client) cost each file about a second (the browser and node
+            // projects took 52 s against 59 s here, on a busy machine). The files share nothing but the modules they
+            // import; each starts and closes its own Chromium.
             isolate: false,
             include: ["test/browser/**/*.test.ts"],
             environment: "node",
