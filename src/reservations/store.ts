@@ -21,7 +21,13 @@ import {
 import { inJsonList, insertSelection } from "../db/sql.ts";
 import { firstTakeable, type StockPair, takeableNow } from "../stock/holds.ts";
 import { reservationData } from "../webhooks/payloads.ts";
-import { activeAt, MAX_ACTIVE_RESERVED_NUMBERS, PROFILE_STATUSES_HELD_THROUGH } from "./lifecycle.ts";
+import {
+  activeAt,
+  expiryAfterReviewAt,
+  MAX_ACTIVE_RESERVED_NUMBERS,
+  PROFILE_STATUSES_HELD_THROUGH,
+  statusAt,
+} from "./lifecycle.ts";
 
 /** A reservation with the numbers it was made with, in phone-number order. */
 export interface ReservationWithNumbers {
@@ -30,7 +36,7 @@ export interface ReservationWithNumbers {
 }
 
 /** The event of a reservation's write, recorded only if it wrote (writeInPhases' record and after). */
-function reservationEventIfWritten(db: Database, type: EventType, reservationId: string, now: number) {
+export function reservationEventIfWritten(db: Database, type: EventType, reservationId: string, now: number) {
   return eventIfWritten(
     db,
     {
@@ -93,7 +99,10 @@ function inStatusAt(status: ReservationStatus, now: number): SQL {
     case "active":
       return activeAt(now);
     case "expired":
-      return or(eq(reservations.status, "expired"), and(eq(reservations.status, "active"), sql`${reservations.expiresAt} <= ${now}`))!;
+      return or(
+        eq(reservations.status, "expired"),
+        and(eq(reservations.status, "active"), sql`${reservations.expiresAt} <= ${now}`),
+      )!;
     default:
       return eq(reservations.status, status);
   }
@@ -117,7 +126,10 @@ export async function listReservations(
       .orderBy(desc(reservations.createdAt), desc(reservations.id))
       .limit(window.limit)
       .offset(window.offset),
-    db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(reservations).where(matching),
+    db
+      .select({ total: sql<number>`count(*)`.mapWith(Number) })
+      .from(reservations)
+      .where(matching),
   );
   if (rows.length === 0) return { rows: [], total };
   const numbers = await numbersOf(
@@ -187,7 +199,11 @@ export async function findProfileStatus(db: Database, customerId: string, profil
 }
 
 function profileOfAccount(customerId: string, profileId: string): SQL {
-  return and(eq(kycVerifications.id, profileId), eq(kycVerifications.customerId, customerId), sql`${kycVerifications.numberId} IS NULL`)!;
+  return and(
+    eq(kycVerifications.id, profileId),
+    eq(kycVerifications.customerId, customerId),
+    sql`${kycVerifications.numberId} IS NULL`,
+  )!;
 }
 
 /**
@@ -267,7 +283,10 @@ export async function createReservation(
           and(
             inArray(
               stockNumbers.phoneNumber,
-              db.select({ phoneNumber: reservationNumbers.phoneNumber }).from(reservationNumbers).where(eq(reservationNumbers.reservationId, id)),
+              db
+                .select({ phoneNumber: reservationNumbers.phoneNumber })
+                .from(reservationNumbers)
+                .where(eq(reservationNumbers.reservationId, id)),
             ),
             takeableNow(now),
           ),
@@ -318,7 +337,7 @@ async function moveReservation(
   if (moved.after.event) outbox.add(moved.after.event.deliveries);
   const current = await findReservation(db, customerId, reservationId);
   if (!current) return refuse("not_found");
-  if (moved.write.length === 0) return refuse("wrong_state", { state: current.reservation.status });
+  if (moved.write.length === 0) return refuse("wrong_state", { state: statusAt(current.reservation, now) });
   return ok(current);
 }
 
@@ -351,4 +370,18 @@ export function cancelReservation(db: Database, outbox: Outbox, customerId: stri
     { set: { status: "cancelled" }, event: "reservation.cancelled" },
     now,
   );
+}
+
+/**
+ * The statement that ends the holds through a profile's review, for the batch where its review ends (approved or
+ * rejected) or it is deleted: each active reservation held through it expires at expiryAfterReview, never later than
+ * it did (its stock rows' hold follows, by trigger). `when` is the guard of that batch's write, so a refused review or
+ * delete lowers nothing.
+ */
+export function endProfileHoldsStatement(db: Database, profileId: string, when: SQL, now: number) {
+  const after = expiryAfterReviewAt(now);
+  return db
+    .update(reservations)
+    .set({ expiresAt: after, updatedAt: now })
+    .where(and(eq(reservations.holdForProfile, profileId), activeAt(now), sql`${reservations.expiresAt} > ${after}`, when));
 }
