@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
 import { DAY_MS } from "../src/lib/time.ts";
 import { expireReservations } from "../src/reservations/expiry.ts";
+import { expiryAfterReview, PROFILE_HOLD_AFTER_REVIEW_MS } from "../src/reservations/lifecycle.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   bodyOf,
@@ -467,11 +468,12 @@ describe("the hold through a profile's review", () => {
     await bodyOf(await review(rejected, "rejected", { rejection_reason: "Unreadable" }), 200);
     await bodyOf(await customer.call(`/api/customers/${customer.slug}/kyc-profiles/${deleted}`, { method: "DELETE" }), 200);
     const read = async (r: Wire) => bodyOf<Wire>(await customer.call(path(customer, `/${r.id}`)));
-    const afterReview = new Date(start + HOUR + DAY_MS).toISOString();
+    const afterReview = new Date(start + HOUR + PROFILE_HOLD_AFTER_REVIEW_MS).toISOString();
     expect((await read(heldApproved)).expires_at).toBe(afterReview);
     expect((await read(heldRejected)).expires_at).toBe(afterReview);
     expect((await read(heldDeleted)).expires_at).toBe(afterReview);
-    expect((await read(early)).expires_at).toBe(new Date(start - 13.5 * DAY_MS + 14 * DAY_MS).toISOString());
+    expect((await read(early)).expires_at).toBe(new Date(expiryAfterReview(start - 13.5 * DAY_MS, start + HOUR)).toISOString());
+    expect(expiryAfterReview(start - 13.5 * DAY_MS, start + HOUR)).toBe(start + 0.5 * DAY_MS);
     expect((await stockRows([phones[0]!]))[0]?.held_until).toBe(start + HOUR + DAY_MS);
     // Deleted ten hours after its rejection, the rejected profile's hold is not raised to a day from then.
     vi.setSystemTime(start + 11 * HOUR);

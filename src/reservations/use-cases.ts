@@ -38,7 +38,7 @@ type Hold = { ttlMinutes: number } | { holdForProfile: string };
 export type ReservationRequest = Hold &
   ({ phoneNumbers: string[] } | { pair: StockPair; quantity: number; startsWith: string | undefined });
 
-export const CREATE_RESERVATION_REFUSALS = refusals(
+const CREATE_RESERVATION_REFUSALS = refusals(
   "validation_error",
   "not_orderable",
   "numbers_unavailable",
