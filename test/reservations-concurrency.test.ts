@@ -98,6 +98,32 @@ describe("reservations at once", () => {
     }
   });
 
+  it("two reservations at once past the account's ceiling: one is refused, every round", async () => {
+    const customer = await createCustomer("res-race-ceiling");
+    const now = Date.now();
+    // 9,998 numbers held already (the rows only: the ceiling sums them).
+    await env.DB.batch(
+      [...Array.from({ length: 9 }, () => 1000), 998].map((quantity) =>
+        env.DB.prepare(
+          `INSERT INTO reservations (id, customer_id, country_code, number_type, status, quantity, expires_at, created_at, updated_at)
+           VALUES (?, ?, 'US', 'seeded', 'active', ?, ?, ?, ?)`,
+        ).bind(crypto.randomUUID(), customer.customerId, quantity, now + 86_400_000, now, now),
+      ),
+    );
+    for (let round = 0; round < ROUNDS; round++) {
+      const { type } = await stockedPair(4);
+      const body = { country_code: "US", number_type: type, quantity: 2 };
+      const answers = await Promise.all(
+        [0, 1].map(() => customer.callJson("POST", `/api/customers/${customer.slug}/reservations`, body)),
+      );
+      expect(answers.map((a) => a.status).sort(), `round ${round}`).toEqual(round === 0 ? [201, 409] : [409, 409]);
+      for (const answer of answers) {
+        if (answer.status === 409) expect((await bodyOf<{ code: string }>(answer, 409)).code).toBe("conflict");
+        else await answer.text();
+      }
+    }
+  });
+
   it("a reservation racing an allocation from stock never gives a number to two holders", async () => {
     const customer = await createCustomer("res-race-alloc");
     for (let round = 0; round < ROUNDS; round++) {
