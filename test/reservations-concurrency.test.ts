@@ -5,56 +5,26 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import {
-  bodyOf,
-  callJson,
-  createCustomer,
-  json,
-  makeOrderable,
-  operator,
-  uniqueNumberType,
-  uniquePhoneNumber,
-} from "./helpers.ts";
+import { bodyOf, callJson, createCustomer } from "./helpers.ts";
+import { sqlRows, stockedPair } from "./reservation-helpers.ts";
 
 const ADMIN = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const ROUNDS = 4;
 const NUMBERS = 6;
 
-async function rows<T>(query: string, ...params: unknown[]): Promise<T[]> {
-  return (
-    await env.DB.prepare(query)
-      .bind(...params)
-      .all<T>()
-  ).results;
-}
-
-/** A new orderable pair with `count` numbers in stock. */
-async function stockedPair(count: number): Promise<{ type: string; phones: string[] }> {
-  const type = uniqueNumberType();
-  await makeOrderable("US", type);
-  const phones = Array.from({ length: count }, uniquePhoneNumber).sort();
-  await json(
-    await operator.admin.stock.$post({
-      json: { numbers: phones.map((phone_number) => ({ phone_number, country_code: "US", number_type: type })) },
-    }),
-    201,
-  );
-  return { type, phones };
-}
-
 /** Each phone number of the pair and who holds it: the reservations naming it held now, and tenures. */
 async function holders(phones: string[]) {
   const list = JSON.stringify(phones);
-  const reserved = await rows<{ phone_number: string; holders: number }>(
+  const reserved = await sqlRows<{ phone_number: string; holders: number }>(
     `SELECT rn.phone_number, count(*) AS holders FROM reservation_numbers rn JOIN reservations r ON r.id = rn.reservation_id
       WHERE rn.phone_number IN (SELECT value FROM json_each(?)) AND r.status = 'active' GROUP BY rn.phone_number`,
     list,
   );
-  const allocated = await rows<{ phone_number: string }>(
+  const allocated = await sqlRows<{ phone_number: string }>(
     "SELECT phone_number FROM numbers WHERE closed_at IS NULL AND phone_number IN (SELECT value FROM json_each(?))",
     list,
   );
-  const stock = await rows<{ phone_number: string; status: string; reservation_id: string | null }>(
+  const stock = await sqlRows<{ phone_number: string; status: string; reservation_id: string | null }>(
     "SELECT phone_number, status, reservation_id FROM stock_numbers WHERE phone_number IN (SELECT value FROM json_each(?))",
     list,
   );
@@ -89,7 +59,7 @@ describe("reservations at once", () => {
       }
       // The loser's account holds nothing: no reservation row was left behind.
       const loserCustomer = winner === answerA ? b : a;
-      const [left] = await rows<{ n: number }>(
+      const [left] = await sqlRows<{ n: number }>(
         "SELECT count(*) AS n FROM reservations WHERE customer_id = ? AND number_type = ?",
         loserCustomer.customerId,
         type,

@@ -13,14 +13,11 @@ import {
   callJson,
   createCustomer,
   INDIVIDUAL_ADDRESS,
-  json,
-  makeOrderable,
-  operator,
   problem,
   type TestCustomer,
-  uniqueNumberType,
   uniquePhoneNumber,
 } from "./helpers.ts";
+import { sqlRows, stockedPair } from "./reservation-helpers.ts";
 
 const ADMIN = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const MINUTE = 60_000;
@@ -31,27 +28,6 @@ type Wire = Record<string, unknown> & { id: string; status: string; expires_at: 
 afterEach(() => {
   vi.useRealTimers();
 });
-
-async function sqlAll<T = Record<string, unknown>>(query: string, ...params: unknown[]): Promise<T[]> {
-  const { results } = await env.DB.prepare(query)
-    .bind(...params)
-    .all<T>();
-  return results;
-}
-
-/** A pair of its own (US and a new type, orderable unless asked) with `count` numbers in stock, in phone order. */
-async function stockedPair(count: number, orderable = true): Promise<{ type: string; phones: string[] }> {
-  const type = uniqueNumberType();
-  if (orderable) await makeOrderable("US", type);
-  const phones = Array.from({ length: count }, uniquePhoneNumber).sort();
-  await json(
-    await operator.admin.stock.$post({
-      json: { numbers: phones.map((phone_number) => ({ phone_number, country_code: "US", number_type: type })) },
-    }),
-    201,
-  );
-  return { type, phones };
-}
 
 const path = (customer: TestCustomer, rest = "") => `/api/customers/${customer.slug}/reservations${rest}`;
 
@@ -79,7 +55,7 @@ interface StockRow {
 }
 
 async function stockRows(phones: string[]): Promise<StockRow[]> {
-  return sqlAll<StockRow>(
+  return sqlRows<StockRow>(
     "SELECT phone_number, status, reservation_id, held_until FROM stock_numbers WHERE phone_number IN (SELECT value FROM json_each(?)) ORDER BY phone_number",
     JSON.stringify(phones),
   );
@@ -87,13 +63,13 @@ async function stockRows(phones: string[]): Promise<StockRow[]> {
 
 /** What a refused request must leave as it was: the account's reservations and the stock's rows of these numbers. */
 async function snapshot(customer: TestCustomer, phones: string[]) {
-  const reservations = await sqlAll("SELECT * FROM reservations WHERE customer_id = ? ORDER BY id", customer.customerId);
-  const events = await sqlAll("SELECT id FROM events WHERE customer_id = ? ORDER BY id", customer.customerId);
+  const reservations = await sqlRows("SELECT * FROM reservations WHERE customer_id = ? ORDER BY id", customer.customerId);
+  const events = await sqlRows("SELECT id FROM events WHERE customer_id = ? ORDER BY id", customer.customerId);
   return { reservations, events, stock: await stockRows(phones) };
 }
 
 async function eventsOf(customer: TestCustomer, type: string): Promise<Wire[]> {
-  const rows = await sqlAll<{ data: string }>(
+  const rows = await sqlRows<{ data: string }>(
     "SELECT data FROM events WHERE customer_id = ? AND type = ? ORDER BY created_at, rowid",
     customer.customerId,
     type,
@@ -133,7 +109,7 @@ describe("reserving numbers", () => {
     // Read back, by its prefixed id and by the bare uuid.
     expect(await bodyOf(await customer.call(path(customer, `/${created.id}`)))).toEqual(created);
     expect(await bodyOf(await customer.call(path(customer, `/${bare(created.id)}`)))).toEqual(created);
-    const [row] = await sqlAll("SELECT quantity FROM reservations WHERE id = ?", bare(created.id));
+    const [row] = await sqlRows("SELECT quantity FROM reservations WHERE id = ?", bare(created.id));
     expect(row).toEqual({ quantity: 2 });
   });
 
@@ -379,7 +355,7 @@ describe("the expiry job", () => {
     // Two runs at once, then one more: each reservation expires once.
     await Promise.all([job(created + 5 * MINUTE), job(created + 5 * MINUTE)]);
     await job(created + 6 * MINUTE);
-    const rows = await sqlAll<{ id: string; status: string }>(
+    const rows = await sqlRows<{ id: string; status: string }>(
       "SELECT id, status FROM reservations WHERE customer_id = ? ORDER BY created_at, id",
       customer.customerId,
     );
