@@ -365,8 +365,10 @@ describe("the expiry job", () => {
         [bare(lasting.id), "active"],
       ]),
     );
-    const expired = await eventsOf(customer, "reservation.expired");
-    expect(expired.map((e) => [e.id, e.status])).toEqual([[lapsing.id, "expired"]]);
+    // Its event carries the reservation as the API now answers it.
+    const read = await bodyOf<Wire>(await customer.call(path(customer, `/${lapsing.id}`)));
+    expect(read).toMatchObject({ status: "expired", updated_at: new Date(created + 5 * MINUTE).toISOString() });
+    expect(await eventsOf(customer, "reservation.expired")).toEqual([read]);
     expect((await stockRows(phones)).map((r) => [r.status, r.reservation_id])).toEqual([
       ["available", null],
       ["reserved", bare(lasting.id)],

@@ -1,7 +1,8 @@
 // A reservation's life (LIFECYCLE.md "Reservations"): its limits, when it is active, what each state allows, and how
 // long a hold through a profile's review lasts. The stores' SQL guards and the pages' checks are built from here.
-import { and, eq, gt, type SQL, sql } from "drizzle-orm";
+import { and, gt, type SQL, sql } from "drizzle-orm";
 import { type ReservationRow, type ReservationStatus, reservations } from "../db/schema.ts";
+import { literal } from "../db/sql.ts";
 import { DAY_MS } from "../lib/time.ts";
 
 const MINUTE_MS = 60_000;
@@ -36,9 +37,9 @@ export function isActive(row: Pick<ReservationRow, "status" | "expiresAt">, now:
   return statusAt(row, now) === "active";
 }
 
-/** The SQL twin of isActive: what the stores' guards state. */
+/** The SQL twin of isActive: what the stores' guards state (the status a literal, as the partial indexes state it). */
 export function activeAt(now: number): SQL {
-  return and(eq(reservations.status, "active"), gt(reservations.expiresAt, now))!;
+  return and(sql`${reservations.status} = ${literal("active" satisfies ReservationStatus)}`, gt(reservations.expiresAt, now))!;
 }
 
 /** Whether the reservation may be extended: active and not held through a profile (whose hold is never raised). */

@@ -123,7 +123,7 @@ export async function listReservations(
       .select()
       .from(reservations)
       .where(matching)
-      .orderBy(desc(reservations.createdAt), desc(reservations.id))
+      .orderBy(desc(reservations.createdAt), asc(reservations.id))
       .limit(window.limit)
       .offset(window.offset),
     db
