@@ -257,6 +257,10 @@ describe("a reservation's life", () => {
     ]);
     expect(await snapshot(customer, phones)).toEqual(before);
     await problem(await extend(customer, reservation.id, 4), 400, "validation_error");
+    // Three minutes before creation + 24 hours, no extension fits.
+    vi.setSystemTime(created + 24 * HOUR - 3 * MINUTE);
+    const late = await problem(await extend(customer, reservation.id, 5), 400, "validation_error");
+    expect(late.errors?.[0]?.message).toBe("cannot extend it any more: a reservation lasts at most 24 hours from its creation");
   });
 
   it("cancels an active reservation: its numbers are available again, reservation.cancelled", async () => {

@@ -16,6 +16,7 @@ import {
   PROFILE_HOLD_MS,
   PROFILE_STATUSES_HELD_THROUGH,
   statusAt,
+  TTL_MINUTES,
   ttlMs,
 } from "./lifecycle.ts";
 import {
@@ -200,7 +201,9 @@ function extendRefusal(
       "validation_error",
       `ttl_minutes would hold the numbers past 24 hours after the reservation's creation (${toIso(latest)})`,
       "/ttl_minutes",
-      `must be at most ${left}: a reservation lasts at most 24 hours from its creation`,
+      left >= TTL_MINUTES.min
+        ? `must be at most ${left}: a reservation lasts at most 24 hours from its creation`
+        : "cannot extend it any more: a reservation lasts at most 24 hours from its creation",
     );
   }
   return undefined;
