@@ -16,6 +16,8 @@ import {
   numbers,
   orderCounts,
   orders,
+  reservationNumbers,
+  reservations,
   staff,
   stockNumbers,
   webhookDeliveries,
@@ -825,5 +827,56 @@ describe("staff change (the row and its audit event in one batch)", () => {
       sendsEvents: false,
     },
     [fails("D1 select staff"), fails(`D1 insert staff${AUDIT}`)],
+  );
+});
+
+describe("reservation by quantity (the numbers picked and held inside the batch)", () => {
+  customerWriteTests(
+    "reservation create",
+    {
+      prepare: async () => {
+        const type = freshType();
+        await makeOrderable("US", type);
+        const phoneNumbers = [uniquePhoneNumber(), uniquePhoneNumber(), uniquePhoneNumber()].sort();
+        await json(
+          await operator.admin.stock.$post({
+            json: { numbers: phoneNumbers.map((phone_number) => ({ phone_number, country_code: "US", number_type: type })) },
+          }),
+          201,
+        );
+        return { customer: await createCustomer("f"), type, phoneNumbers };
+      },
+      request: (s) => ({
+        path: `/api/customers/${s.customer.slug}/reservations`,
+        init: jsonInit("POST", authorization(s.key), { country_code: "US", number_type: s.type, quantity: 2 }),
+      }),
+      // The stock rows by place: their status, and whether a reservation of the account holds them.
+      state: async (s) => {
+        const rows = await db
+          .select({ phoneNumber: stockNumbers.phoneNumber, status: stockNumbers.status, holder: stockNumbers.reservationId })
+          .from(stockNumbers)
+          .where(inArray(stockNumbers.phoneNumber, s.phoneNumbers))
+          .orderBy(asc(stockNumbers.phoneNumber));
+        const held = await db
+          .select({ quantity: reservations.quantity, phoneNumber: reservationNumbers.phoneNumber })
+          .from(reservations)
+          .leftJoin(reservationNumbers, eq(reservationNumbers.reservationId, reservations.id))
+          .where(eq(reservations.customerId, s.customer.customerId))
+          .orderBy(asc(reservationNumbers.phoneNumber));
+        return {
+          stock: rows.map((row) => [row.status, row.holder !== null]),
+          reservations: held.map((row) => [row.quantity, s.phoneNumbers.indexOf(row.phoneNumber ?? "")]),
+        };
+      },
+      status: 201,
+    },
+    [
+      fails("D1 select stock_numbers"),
+      fails("D1 select catalog"),
+      fails("D1 select reservations"),
+      fails(
+        `D1 insert reservations + insert reservation_numbers + update stock_numbers + insert batch_assertions + insert batch_assertions${EVENT}`,
+      ),
+    ],
   );
 });

@@ -1,7 +1,8 @@
 // A reservation's life (LIFECYCLE.md "Reservations"): its limits, when it is active, what each state allows, and how
 // long a hold through a profile's review lasts. The stores' SQL guards and the pages' checks are built from here.
-import { and, eq, gt, type SQL } from "drizzle-orm";
+import { and, gt, type SQL, sql } from "drizzle-orm";
 import { type ReservationRow, type ReservationStatus, reservations } from "../db/schema.ts";
+import { literal } from "../db/sql.ts";
 import { DAY_MS } from "../lib/time.ts";
 
 const MINUTE_MS = 60_000;
@@ -36,9 +37,9 @@ export function isActive(row: Pick<ReservationRow, "status" | "expiresAt">, now:
   return statusAt(row, now) === "active";
 }
 
-/** The SQL twin of isActive: what the stores' guards state. */
+/** The SQL twin of isActive: what the stores' guards state (the status a literal, as the partial indexes state it). */
 export function activeAt(now: number): SQL {
-  return and(eq(reservations.status, "active"), gt(reservations.expiresAt, now))!;
+  return and(sql`${reservations.status} = ${literal("active" satisfies ReservationStatus)}`, gt(reservations.expiresAt, now))!;
 }
 
 /** Whether the reservation may be extended: active and not held through a profile (whose hold is never raised). */
@@ -49,4 +50,9 @@ export function mayExtend(row: Pick<ReservationRow, "status" | "expiresAt" | "ho
 /** A reservation's expiry once the profile it is held through ends its review (or is deleted) at `now`. */
 export function expiryAfterReview(createdAt: number, now: number): number {
   return Math.min(createdAt + PROFILE_HOLD_MS, now + PROFILE_HOLD_AFTER_REVIEW_MS);
+}
+
+/** The SQL twin of expiryAfterReview, for the reservation in scope. */
+export function expiryAfterReviewAt(now: number): SQL {
+  return sql`min(${reservations.createdAt} + ${PROFILE_HOLD_MS}, ${now + PROFILE_HOLD_AFTER_REVIEW_MS})`;
 }
