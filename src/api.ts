@@ -31,6 +31,7 @@ import { numberLifeRoutes } from "./numbers/life-routes.ts";
 import { numberRoutes } from "./numbers/routes.ts";
 import { orderAdminRoutes } from "./orders/admin-routes.ts";
 import { orderRoutes } from "./orders/routes.ts";
+import { searchRoutes } from "./search/routes.ts";
 import { docsPage } from "./service/docs.ts";
 import { serviceRoutes } from "./service/routes.ts";
 import { staffAdminRoutes } from "./staff/admin-routes.ts";
@@ -60,6 +61,7 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
         customerAudience()
           .route("/", orderRoutes)
           .route("/", numberRoutes)
+          .route("/", searchRoutes)
           .route("/", numberLifeRoutes)
           .route("/", numberExportRoutes)
           .route("/", numberDetailRoutes)
