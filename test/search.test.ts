@@ -96,6 +96,9 @@ describe("search available numbers", () => {
     expect(await search(customer, numberType)).toEqual(sorted.slice(0, 20));
     expect(await search(customer, numberType, { limit: "5" })).toEqual(sorted.slice(0, 5));
     expect(await search(customer, numberType, { limit: "100" })).toEqual(sorted);
+    for (const query of [{ ends_with: "9999" }, { contains: "9999" }, { starts_with: `${prefix.slice(1)}9` }]) {
+      expect(await search(customer, numberType, query), JSON.stringify(query)).toEqual([]);
+    }
   });
 
   it("matches starts_with, contains and ends_with against the digits without +, each given one must match", async () => {
@@ -116,7 +119,7 @@ describe("search available numbers", () => {
       { ends_with: `${digits}75656` },
       { starts_with: `${digits}5`, contains: "12" },
       { contains: "12", ends_with: "2" },
-      { starts_with: `${digits}6`, ends_with: "8" },
+      { starts_with: `${digits}7`, ends_with: "9" },
       { starts_with: `${digits}5`, contains: "34", ends_with: "12" },
       { contains: "56", limit: "2" },
     ];
@@ -163,7 +166,9 @@ describe("search available numbers", () => {
     const base7 = (i: number) => [343, 49, 7, 1].map((unit) => "0123478"[Math.floor(i / unit) % 7]).join("");
     const many = Array.from({ length: CONTAINS_CANDIDATES / 2 }, (_, i) => `${prefix}156${base7(i)}56`);
     const first = `${prefix}0569999`;
-    const { customer, numberType } = await stockedPair([...many, first]);
+    // Before them all in phone order, without "56".
+    const other = `${prefix}0100000`;
+    const { customer, numberType } = await stockedPair([...many, first, other]);
     const [n1, n2, n3, n4, n5, n6] = [...many].sort() as [string, string, string, string, string, string];
     await hold(n1, Date.now() - 60_000);
     await quarantine(n2);
