@@ -10,7 +10,7 @@ import { catalog, stockNumberSuffixes, stockNumbers } from "../db/schema.ts";
 import { firstTakeable, type StockPair, startingWith, takeableNow } from "../stock/holds.ts";
 
 /** Digits the number (E.164 without its "+") must start with, contain, end with: each given one must match. */
-export interface DigitPatterns {
+interface DigitPatterns {
   startsWith?: string | undefined;
   contains?: string | undefined;
   endsWith?: string | undefined;
@@ -75,7 +75,8 @@ export async function searchStock(db: Database, search: StockSearch, now: number
   if (found.rare && (found.candidates?.[0]?.count ?? 0) < CONTAINS_CANDIDATES) {
     return ok(found.rare.map((row) => row.phoneNumber));
   }
-  // A common contains: its matches are dense, so reading in phone order finds them sooner than reading them all.
+  // A common contains: its matches are dense, so reading in phone order (the pair's, or only ends_with's matches when
+  // given) meets `limit` of them sooner than reading them all.
   const common = patterns.endsWith === undefined ? denseScan(db, search, now) : endsWithWalk(db, search, now);
   return ok((await common).map((row) => row.phoneNumber));
 }
