@@ -15,7 +15,7 @@ const STOCK = 1_000_000;
 /** Numbers come in ranges, as carriers assign them: 1,000 ranges of 1,000 consecutive numbers. */
 const RANGE = 1_000;
 /** Rows written by one seeding statement (each also writes its 12 suffix rows). */
-const CHUNK = 100_000;
+const CHUNK = 10_000;
 
 export interface SearchFixtures {
   /** A prefix of one range's numbers (starts_with). */
