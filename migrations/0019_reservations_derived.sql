@@ -1,32 +1,42 @@
--- Custom migration (drizzle-kit cannot express triggers or a WITHOUT ROWID table): the search's suffix index and the
--- holds of reservations on stock numbers, kept right by triggers whatever writes the rows.
+-- Custom migration (drizzle-kit cannot express triggers or a virtual table): the search's index of stock numbers and
+-- the holds of reservations on stock numbers, kept right by triggers whatever writes the rows.
 
--- Every digit suffix of every stock number (E.164 without its "+": at most 15 digits), per pair. Triggers cannot use
--- a recursive WITH, so the suffixes' start positions come from a fixed JSON list.
-CREATE TABLE stock_number_suffixes (
+-- The search's index of stock numbers by their digits (E.164 without its "+"): FTS5 with the trigram tokenizer, as the
+-- orders' search (migrations/0003), contentless. A number's rowid is its pair's number (stock_pairs) << 50 | its digits
+-- (at most 15 digits, below 2^50), so one pair's numbers form one rowid range and a search reads only its own pair's
+-- postings. At most 8,191 pairs (63 bits).
+CREATE TABLE stock_pairs (
+  number INTEGER PRIMARY KEY CHECK (number < 8192),
   country_code text NOT NULL,
   number_type text NOT NULL,
-  suffix text NOT NULL,
-  phone_number text NOT NULL,
-  PRIMARY KEY (country_code, number_type, suffix, phone_number)
-) WITHOUT ROWID;
+  UNIQUE (country_code, number_type)
+);
 --> statement-breakpoint
-CREATE TRIGGER stock_number_suffixes_insert AFTER INSERT ON stock_numbers BEGIN
-  INSERT INTO stock_number_suffixes (country_code, number_type, suffix, phone_number)
-    SELECT NEW.country_code, NEW.number_type, substr(NEW.phone_number, value), NEW.phone_number
-      FROM json_each('[2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]') WHERE value <= length(NEW.phone_number);
+CREATE VIRTUAL TABLE stock_trigrams USING fts5(
+  digits, tokenize = 'trigram', content = '', contentless_delete = 1, detail = none
+);
+--> statement-breakpoint
+CREATE TRIGGER stock_trigrams_insert AFTER INSERT ON stock_numbers BEGIN
+  INSERT OR IGNORE INTO stock_pairs (country_code, number_type) VALUES (NEW.country_code, NEW.number_type);
+  INSERT INTO stock_trigrams (rowid, digits) VALUES (
+    ((SELECT number FROM stock_pairs WHERE country_code = NEW.country_code AND number_type = NEW.number_type) << 50)
+      | CAST(substr(NEW.phone_number, 2) AS INTEGER),
+    substr(NEW.phone_number, 2)
+  );
 END;
 --> statement-breakpoint
-CREATE TRIGGER stock_number_suffixes_delete AFTER DELETE ON stock_numbers BEGIN
-  DELETE FROM stock_number_suffixes
-    WHERE country_code = OLD.country_code AND number_type = OLD.number_type AND phone_number = OLD.phone_number
-      AND suffix IN (SELECT substr(OLD.phone_number, value) FROM json_each('[2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]')
-        WHERE value <= length(OLD.phone_number));
+CREATE TRIGGER stock_trigrams_delete AFTER DELETE ON stock_numbers BEGIN
+  DELETE FROM stock_trigrams WHERE rowid =
+    ((SELECT number FROM stock_pairs WHERE country_code = OLD.country_code AND number_type = OLD.number_type) << 50)
+      | CAST(substr(OLD.phone_number, 2) AS INTEGER);
 END;
 --> statement-breakpoint
-INSERT INTO stock_number_suffixes (country_code, number_type, suffix, phone_number)
-  SELECT country_code, number_type, substr(phone_number, value), phone_number
-    FROM stock_numbers, json_each('[2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]') WHERE value <= length(phone_number);
+INSERT OR IGNORE INTO stock_pairs (country_code, number_type)
+  SELECT DISTINCT country_code, number_type FROM stock_numbers;
+--> statement-breakpoint
+INSERT INTO stock_trigrams (rowid, digits)
+  SELECT (stock_pairs.number << 50) | CAST(substr(phone_number, 2) AS INTEGER), substr(phone_number, 2)
+    FROM stock_numbers JOIN stock_pairs USING (country_code, number_type);
 --> statement-breakpoint
 
 -- A reservation's numbers follow it: a new expires_at moves their hold, ordering holds them for the order (no end),

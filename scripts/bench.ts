@@ -436,7 +436,7 @@ try {
   const storage = stockStorage(d1File_);
   console.log(
     `\nstock storage: ${storage.numbers.toLocaleString("en-US")} numbers, ${storage.bytesPerNumber.toFixed(0)} bytes each ` +
-      `(stock_numbers, its indexes and the suffix index), ${storage.suffixBytesPerNumber.toFixed(0)} of them suffix rows`,
+      `(stock_numbers, its indexes and the trigram index), ${storage.indexBytesPerNumber.toFixed(0)} of them the trigram index`,
   );
   const operations = args.only ? [] : await oneOffOperations(base, fixtures, credentials);
   for (const operation of operations) {

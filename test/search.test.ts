@@ -4,7 +4,7 @@
 // and sets a number's hold by SQL where the test is about the search, not about how a hold is made.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CONTAINS_CANDIDATES } from "../src/search/store.ts";
+import { SEARCH_CANDIDATES } from "../src/search/store.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import { bodyOf, call, createCustomer, json, makeOrderable, problem, type TestCustomer, uniqueNumberType } from "./helpers.ts";
 
@@ -158,15 +158,16 @@ describe("search available numbers", () => {
     expect(await search(customer, numberType, { ends_with: "3" })).toEqual([]);
   });
 
-  it(`finds the first matches of a contains with ${CONTAINS_CANDIDATES} or more suffix rows, beyond the first rows read`, async () => {
-    // Half as many numbers as the rows read, each containing "56" twice, all after the one number s in phone order
-    // but before it in the suffix index: if the rows read were taken as every match (too few counted, or numbers
-    // counted instead of rows), s would be missed. Digits 0-4, 7, 8 in between never make another "56" or pass "9999".
+  it(`finds the first matches of common patterns (${SEARCH_CANDIDATES} or more candidates), beyond the candidates read`, async () => {
+    // As many numbers containing "156" as the candidates read, all after the one number s in phone order but before it
+    // in the index (its rowids are the numbers' digits): if the candidates read were taken as every match, s would be
+    // missed. Digits 0-4, 7, 8 in between never make another "156" or a "9999".
     const prefix = block();
     const base7 = (i: number) => [343, 49, 7, 1].map((unit) => "0123478"[Math.floor(i / unit) % 7]).join("");
-    const many = Array.from({ length: CONTAINS_CANDIDATES / 2 }, (_, i) => `${prefix}156${base7(i)}56`);
-    const first = `${prefix}0569999`;
-    // Before them all in phone order, without "56".
+    const many = Array.from({ length: SEARCH_CANDIDATES }, (_, i) => `${prefix}9156${base7(i)}`);
+    // Longer, so after them all by its digits' value, and first in phone order.
+    const first = `${prefix}01569999`;
+    // Before them all in phone order, without "156".
     const other = `${prefix}0100000`;
     const { customer, numberType } = await stockedPair([...many, first, other]);
     const [n1, n2, n3, n4, n5, n6] = [...many].sort() as [string, string, string, string, string, string];
@@ -174,14 +175,16 @@ describe("search available numbers", () => {
     await quarantine(n2);
     await hold(n3, Date.now() + HOUR_MS);
     await hold(n4, null);
-    expect(await search(customer, numberType, { contains: "56", limit: "4" })).toEqual([first, n1, n5, n6]);
+    expect(await search(customer, numberType, { contains: "156", limit: "4" })).toEqual([first, n1, n5, n6]);
     // With the other patterns: a rare ends_with, a prefix, both.
-    expect(await search(customer, numberType, { contains: "56", ends_with: "9999" })).toEqual([first]);
-    expect(await search(customer, numberType, { contains: "56", starts_with: first.slice(1, 8) })).toEqual([first]);
-    expect(await search(customer, numberType, { contains: "569", ends_with: "99", starts_with: prefix.slice(1) })).toEqual([
+    expect(await search(customer, numberType, { contains: "156", ends_with: "9999" })).toEqual([first]);
+    expect(await search(customer, numberType, { contains: "156", starts_with: first.slice(1, 9) })).toEqual([first]);
+    expect(await search(customer, numberType, { contains: "1569", ends_with: "99", starts_with: prefix.slice(1) })).toEqual([
       first,
     ]);
-    expect(await search(customer, numberType, { contains: "56", ends_with: "56", limit: "3" })).toEqual([n1, n5, n6]);
+    expect(await search(customer, numberType, { contains: "156", ends_with: "0", limit: "3" })).toEqual(
+      expected([n1, ...[...many].sort().slice(4)], { ends_with: "0", limit: "3" }),
+    );
   });
 
   it("refuses a pair that is not orderable with 400 not_orderable, whatever its stock", async () => {

@@ -1,11 +1,12 @@
 // The stock's search at scale (LIFECYCLE.md, Scale): 1,000,000 numbers of one pair, seeded by SQL (the triggers of
-// migrations/0019 fill the suffix index), searched by pair and starts_with under load (held to half of /healthz's
+// migrations/0019 fill the trigram index), searched by pair and starts_with under load (held to half of /healthz's
 // throughput) and by contains and ends_with, common and rare (each held to 50 ms of SQLite time per request, from the
-// Worker's log lines); and the storage a stock number costs, its suffix rows included.
+// Worker's log lines); and the storage a stock number costs, its share of the trigram index included.
 import { DatabaseSync } from "node:sqlite";
 import { addCatalogPair } from "../../src/catalog/store.ts";
 import type { Database } from "../../src/db/client.ts";
-import { CONTAINS_CANDIDATES } from "../../src/search/store.ts";
+import { trigramQuery } from "../../src/db/search.ts";
+import { SEARCH_CANDIDATES } from "../../src/search/store.ts";
 import { SEEDING } from "../seed.ts";
 import type { Scenario } from "./scenarios.ts";
 
@@ -14,7 +15,7 @@ const PAIR = { countryCode: "GB", numberType: "search_bench" };
 const STOCK = 1_000_000;
 /** Numbers come in ranges, as carriers assign them: 1,000 ranges of 1,000 consecutive numbers. */
 const RANGE = 1_000;
-/** Rows written by one seeding statement (each also writes its 12 suffix rows). */
+/** Rows written by one seeding statement (each also indexed by its trigrams). */
 const CHUNK = 10_000;
 
 export interface SearchFixtures {
@@ -23,7 +24,7 @@ export interface SearchFixtures {
   /** Patterns of one number only (a rare contains, a rare ends_with). */
   rareContains: string;
   rareEndsWith: string;
-  /** Three digits with the fewest suffix rows at or above CONTAINS_CANDIDATES, and that count: the scan's worst case. */
+  /** Three digits with the fewest numbers at or above SEARCH_CANDIDATES, and that count: the scan's worst case. */
   edgeContains: string;
   edgeRows: number;
 }
@@ -34,8 +35,8 @@ function rangeDigits(range: number): string {
 }
 
 /**
- * 1,000,000 available numbers of PAIR in ten INSERT … SELECT statements over a recursive counter, then the patterns
- * the scenarios search for, chosen from the seeded suffix index.
+ * 1,000,000 available numbers of PAIR in INSERT … SELECT statements of CHUNK rows over a recursive counter, then the patterns
+ * the scenarios search for, chosen from the seeded trigram index.
  */
 export async function seedSearch(db: Database, d1: D1Database, log: (line: string) => void): Promise<SearchFixtures> {
   const now = Date.now();
@@ -53,19 +54,20 @@ export async function seedSearch(db: Database, d1: D1Database, log: (line: strin
       .run();
   }
   log(`search: ${STOCK.toLocaleString("en-US")} numbers of one pair in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  // The three digits whose suffix rows are fewest but still CONTAINS_CANDIDATES or more: the search then scans the
-  // pair in phone order, and the rarer the pattern, the longer the scan.
+  // The three digits whose numbers are fewest but still SEARCH_CANDIDATES or more: the search then scans the pair in
+  // phone order, and the rarer the pattern, the longer the scan.
   let edge = { pattern: "", rows: Number.POSITIVE_INFINITY };
   for (let p = 0; p < 1000; p++) {
     const pattern = String(p).padStart(3, "0");
     const row = await d1
       .prepare(
-        `SELECT count(*) AS rows FROM (SELECT 1 FROM stock_number_suffixes WHERE country_code = ? AND number_type = ?
-           AND suffix >= ? AND suffix < ? LIMIT ?)`,
+        `SELECT count(*) AS rows FROM (SELECT rowid FROM stock_trigrams, (SELECT number FROM stock_pairs
+           WHERE country_code = ?1 AND number_type = ?2) AS pair
+           WHERE stock_trigrams MATCH ?3 AND rowid >= pair.number << 50 AND rowid < (pair.number + 1) << 50 LIMIT ?4)`,
       )
-      .bind(PAIR.countryCode, PAIR.numberType, pattern, `${pattern}:`, 100_000)
+      .bind(PAIR.countryCode, PAIR.numberType, trigramQuery(pattern), 100_000)
       .first<{ rows: number }>();
-    if (row && row.rows >= CONTAINS_CANDIDATES && row.rows < edge.rows) edge = { pattern, rows: row.rows };
+    if (row && row.rows >= SEARCH_CANDIDATES && row.rows < edge.rows) edge = { pattern, rows: row.rows };
   }
   const range = rangeDigits(500);
   return {
@@ -94,7 +96,7 @@ export function searchScenarios(slug: string, f: SearchFixtures): Scenario[] {
     search("contains=77 (common)", "&contains=77", underFiftyMs),
     search(`contains=${f.rareContains} (one number)`, `&contains=${f.rareContains}`, underFiftyMs),
     search(
-      `contains=${f.edgeContains} (${f.edgeRows.toLocaleString("en-US")} suffix rows), limit=100`,
+      `contains=${f.edgeContains} (${f.edgeRows.toLocaleString("en-US")} numbers have it), limit=100`,
       `&contains=${f.edgeContains}&limit=100`,
       underFiftyMs,
     ),
@@ -105,10 +107,10 @@ export function searchScenarios(slug: string, f: SearchFixtures): Scenario[] {
 }
 
 /**
- * Bytes per stock number on disk: the pages of stock_numbers, its indexes and the suffix index (dbstat), over every
- * stock number; the suffix index's share of it.
+ * Bytes per stock number on disk: the pages of stock_numbers, its indexes and the trigram index's tables (dbstat), over
+ * every stock number; the trigram index's share of it.
  */
-export function stockStorage(file: string): { numbers: number; bytesPerNumber: number; suffixBytesPerNumber: number } {
+export function stockStorage(file: string): { numbers: number; bytesPerNumber: number; indexBytesPerNumber: number } {
   const db = new DatabaseSync(file, { readOnly: true });
   try {
     const numbers = (db.prepare("SELECT count(*) AS n FROM stock_numbers").get() as { n: number }).n;
@@ -118,12 +120,14 @@ export function stockStorage(file: string): { numbers: number; bytesPerNumber: n
            LEFT JOIN sqlite_schema s ON s.name = d.name GROUP BY owner`,
       )
       .all() as { owner: string; bytes: number }[];
-    const bytesOf = (owner: string) => pages.find((p) => p.owner === owner)?.bytes ?? 0;
-    const suffixes = bytesOf("stock_number_suffixes");
+    const bytesOf = (owner: (name: string) => boolean) =>
+      pages.filter((p) => owner(p.owner)).reduce((sum, p) => sum + p.bytes, 0);
+    // The FTS5 table's shadow tables (stock_trigrams_data, _idx, _config, _docsize) hold the index.
+    const index = bytesOf((name) => name.startsWith("stock_trigrams"));
     return {
       numbers,
-      bytesPerNumber: (bytesOf("stock_numbers") + suffixes) / numbers,
-      suffixBytesPerNumber: suffixes / numbers,
+      bytesPerNumber: (bytesOf((name) => name === "stock_numbers") + index) / numbers,
+      indexBytesPerNumber: index / numbers,
     };
   } finally {
     db.close();

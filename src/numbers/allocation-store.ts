@@ -299,17 +299,16 @@ async function allocateInBatch(
             )
           : undefined,
       // An allocated number is in stock no longer; from stock, an order still allocatable must have had all N.
-      unstocked: writeInPhases({
-        write: db.delete(stockNumbers).where(inArray(stockNumbers.phoneNumber, inserted)),
-        record: listedNumbers
-          ? undefined
-          : (_, rowsWritten) =>
-              db
-                .insert(batchAssertions)
-                .select(
-                  sql`SELECT 'the stock is short' WHERE ${rowsWritten} <> ${added} AND EXISTS (SELECT 1 FROM ${orders} WHERE ${and(thisOrder, allocatable)})`,
-                ),
-      }),
+      unstocked: db.delete(stockNumbers).where(inArray(stockNumbers.phoneNumber, inserted)),
+      // From stock, an order still allocatable must have had all N, counted as the numbers inserted: changes() after
+      // the DELETE above would also count the search index's writes of its trigger in D1's SQLite.
+      stockShort: listedNumbers
+        ? undefined
+        : db
+            .insert(batchAssertions)
+            .select(
+              sql`SELECT 'the stock is short' WHERE (SELECT count(*) FROM ${numbers} WHERE ${inJsonList(numbers.id, ids)}) <> ${added} AND EXISTS (SELECT 1 FROM ${orders} WHERE ${and(thisOrder, allocatable)})`,
+            ),
       order: writeInPhases({
         before: {
           processing: movedToProcessing.statements,

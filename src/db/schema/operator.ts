@@ -147,15 +147,20 @@ export const stockCounts = sqliteTable(
 );
 
 /**
- * Every digit suffix of every stock number (without its `+`), per pair: `contains` is a range of suffixes and
- * `ends_with` one suffix, read from the index without a scan of the pair. A WITHOUT ROWID table kept by the triggers of
- * migrations/0019 (drizzle-kit cannot write one), so only named here, for the queries that read it.
+ * The search's index of stock numbers by their digits: an FTS5 table with the trigram tokenizer, kept by the triggers
+ * of migrations/0019 (drizzle-kit cannot write a virtual table), so only named here. Its rowid is the number's pair
+ * (stockPairs) << 50 | its digits: one pair's numbers form one rowid range.
  */
-export const stockNumberSuffixes = sqliteView("stock_number_suffixes", {
+export const stockTrigrams = sqliteView("stock_trigrams", {
+  rowid: integer("rowid").notNull(),
+  digits: text("digits"),
+}).existing();
+
+/** A small number per stock pair, assigned by migrations/0019's trigger: the high bits of its numbers' rowids above. */
+export const stockPairs = sqliteView("stock_pairs", {
+  number: integer("number").notNull(),
   countryCode: text("country_code").notNull(),
   numberType: text("number_type").notNull(),
-  suffix: text("suffix").notNull(),
-  phoneNumber: text("phone_number").notNull(),
 }).existing();
 
 export type StaffRow = typeof staff.$inferSelect;
