@@ -8,6 +8,7 @@ import {
   eventsOf,
   numbersOfOrder,
   orderCount,
+  orderOfPair,
   pairWithStock,
   reservationRow,
   reserveBySql,
@@ -30,7 +31,7 @@ function order(customer: TestCustomer, body: Record<string, unknown>): Promise<R
 }
 
 async function placed(customer: TestCustomer, type: string, quantity: number, extra: Record<string, unknown> = {}) {
-  return bodyOf<Order>(await order(customer, { number_type: type, country_code: "US", quantity, ...extra }), 201);
+  return bodyOf<Order>(await orderOfPair(customer, type, quantity, extra), 201);
 }
 
 /** A pair with auto_fulfil and `count` numbers in stock. */
@@ -109,7 +110,7 @@ describe("instant fulfilment", () => {
       // Three instant orders of 2 and an allocation of 2 from stock race for 5 numbers: at most two of them get theirs.
       const [allocation, ...answers] = await Promise.all([
         asOperator("POST", `/admin/orders/${pending.order_id}/numbers`, { from_stock: 2 }),
-        ...[0, 1, 2].map(() => order(customer, { number_type: type, country_code: "US", quantity: 2 })),
+        ...[0, 1, 2].map(() => orderOfPair(customer, type, 2)),
       ]);
       const allocated = allocation!.status === 201;
       await allocation!.text();

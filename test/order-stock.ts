@@ -41,6 +41,21 @@ export async function pairWithStock(count: number, prefix = "ord") {
   return { type, customer, phones };
 }
 
+/** The customer's order (POST) of US/`type`, or with `body` beside it. */
+export function orderOfPair(
+  customer: TestCustomer,
+  type: string,
+  quantity: number,
+  body: Record<string, unknown> = {},
+): Promise<Response> {
+  return customer.callJson("POST", `/api/customers/${customer.slug}/orders`, {
+    number_type: type,
+    country_code: "US",
+    quantity,
+    ...body,
+  });
+}
+
 /** Sets the pair's auto_fulfil. */
 export async function setAutoFulfil(type: string, autoFulfil: boolean): Promise<void> {
   await bodyOf(await asOperator("PUT", `/admin/catalog/US/${type}`, { auto_fulfil: autoFulfil }));

@@ -10,6 +10,7 @@ import {
   eventsOf,
   numbersOfOrder,
   orderCount,
+  orderOfPair,
   pairWithStock,
   reservationRow,
   reserveBySql,
@@ -204,13 +205,7 @@ describe("allocation and holds", () => {
     const reserved = [uniquePhoneNumber(), uniquePhoneNumber()].sort();
     await stockNumbers(type, reserved);
     const order = await placedFrom(customer, await reserveBySql(customer, type, reserved));
-    const plain = await json(
-      await customer.account.orders.$post({
-        param: { customer_slug: customer.slug },
-        json: { number_type: type, country_code: "US", quantity: 3 },
-      }),
-      201,
-    );
+    const plain = await bodyOf<Order>(await orderOfPair(customer, type, 3), 201);
     await bodyOf(await allocate(order.order_id, { from_stock: 1 }), 201);
     expect(await numbersOfOrder(order.order_id)).toEqual([reserved[0]]);
     // The plain order takes the available ones, never the held one.
@@ -220,21 +215,20 @@ describe("allocation and holds", () => {
     expect(await numbersOfOrder(order.order_id)).toEqual(reserved);
   });
 
-  it("takes a lapsed hold as available, and counts for insufficient_stock what the order may take", async () => {
+  /** Four numbers in stock: phones[0] held for another account, phones[1] a lapsed hold, the rest held for `order`. */
+  async function holdsOfThree() {
     const { type, customer, phones } = await pairWithStock(4);
     const other = await createCustomer("holder");
-    // phones[0] held for another account (live), phones[1] a lapsed hold, phones[2..3] held for this order.
     await reserveBySql(other, type, [phones[0]!]);
     await reserveBySql(other, type, [phones[1]!], { expiresAt: Date.now() - 1 });
     const order = await placedFrom(customer, await reserveBySql(customer, type, phones.slice(2)));
+    return { type, customer, phones, order };
+  }
+
+  it("takes a lapsed hold as available, and counts for insufficient_stock what the order may take", async () => {
+    const { type, customer, phones, order } = await holdsOfThree();
     // The order has 2 to take; its own 2 held and the lapsed one are takeable (3), the live hold is not.
-    const plain = await json(
-      await customer.account.orders.$post({
-        param: { customer_slug: customer.slug },
-        json: { number_type: type, country_code: "US", quantity: 4 },
-      }),
-      201,
-    );
+    const plain = await bodyOf<Order>(await orderOfPair(customer, type, 4), 201);
     const short = await problem(await allocate(plain.order_id, { from_stock: 4 }), 409, "insufficient_stock");
     expect(short.detail).toContain("holds 1 numbers");
     await bodyOf(await allocate(order.order_id, { from_stock: 2 }), 201);
@@ -245,11 +239,7 @@ describe("allocation and holds", () => {
   });
 
   it("refuses an explicit allocation of numbers held for another holder with 409 conflict naming them", async () => {
-    const { type, customer, phones } = await pairWithStock(4);
-    const other = await createCustomer("holder");
-    await reserveBySql(other, type, [phones[0]!]);
-    await reserveBySql(other, type, [phones[1]!], { expiresAt: Date.now() - 1 });
-    const order = await placedFrom(customer, await reserveBySql(customer, type, phones.slice(2)));
+    const { type, customer, phones, order } = await holdsOfThree();
     const refused = await problem(await allocate(order.order_id, { phone_numbers: [phones[0], phones[2]] }), 409, "conflict");
     expect(refused.detail).toBe(`Held by a reservation for another order or account until its hold ends: ${phones[0]}`);
     expect(await numbersOfOrder(order.order_id)).toEqual([]);
@@ -257,13 +247,7 @@ describe("allocation and holds", () => {
     // Even the admin's quarantine override does not take a held number.
     await problem(await allocate(order.order_id, { phone_numbers: [phones[0]], ignore_quarantine: true }), 409, "conflict");
     // Another order of the same account may not take the order's held number.
-    const plain = await json(
-      await customer.account.orders.$post({
-        param: { customer_slug: customer.slug },
-        json: { number_type: type, country_code: "US", quantity: 1 },
-      }),
-      201,
-    );
+    const plain = await bodyOf<Order>(await orderOfPair(customer, type, 1), 201);
     await problem(await allocate(plain.order_id, { phone_numbers: [phones[3]] }), 409, "conflict");
     // Its own reserved number and a lapsed hold are fine.
     await bodyOf(await allocate(order.order_id, { phone_numbers: [phones[1], phones[2]] }), 201);
@@ -303,17 +287,7 @@ describe("concurrency", () => {
     const { type, customer, phones } = await pairWithStock(8);
     // Four held for orders from reservations; four available, fought over by plain orders' allocations.
     const reservations = await Promise.all([0, 1].map((i) => reserveBySql(customer, type, phones.slice(i * 2, i * 2 + 2))));
-    const plain = await Promise.all(
-      [0, 1, 2].map(async () =>
-        json(
-          await customer.account.orders.$post({
-            param: { customer_slug: customer.slug },
-            json: { number_type: type, country_code: "US", quantity: 2 },
-          }),
-          201,
-        ),
-      ),
-    );
+    const plain = await Promise.all([0, 1, 2].map(async () => bodyOf<Order>(await orderOfPair(customer, type, 2), 201)));
     const fromReservations = await Promise.all(reservations.map((id) => placedFrom(customer, id)));
     const orders = [...fromReservations, ...plain];
     const answers = await Promise.all(orders.map((order) => allocate(order.order_id, { from_stock: 2 })));
