@@ -9,6 +9,7 @@ import { DATA_FILLED_LATER, eventStatements, fillEventData, inEventChunks, type 
 import { type Outcome, ok, type Refusal, refusalByState, refuse } from "../db/outcome.ts";
 import {
   batchAssertions,
+  catalogSettings,
   type KycStatus,
   kycProfileNumbers,
   kycVerifications,
@@ -104,28 +105,49 @@ export type AllocationTarget = Pick<OrderRow, "id" | "countryCode" | "numberType
 
 /**
  * How many numbers of the stock an allocation from stock to the order may take now: the pair's available ones, its
- * reserved ones whose hold lapsed, and those held for the order's own reservation.
+ * reserved ones whose hold lapsed, and those held for the order's own reservation. An SQL expression.
  */
-export async function takeableForOrder(
+function takeableCount(order: Pick<AllocationTarget, "countryCode" | "numberType" | "reservationId">, now: number): SQL {
+  const ofPair = and(eq(stockNumbers.countryCode, order.countryCode), eq(stockNumbers.numberType, order.numberType));
+  const ofStockCounts = and(eq(stockCounts.countryCode, order.countryCode), eq(stockCounts.numberType, order.numberType));
+  const own =
+    order.reservationId === null
+      ? sql`0`
+      : sql`(SELECT count(*) FROM ${stockNumbers} WHERE ${heldFor(order.reservationId, now)})`;
+  return sql`(coalesce((SELECT ${stockCounts.available} FROM ${stockCounts} WHERE ${ofStockCounts}), 0)
+    + (SELECT count(*) FROM ${stockNumbers} WHERE ${and(ofPair, holdLapsed(now))}) + ${own})`;
+}
+
+async function takeableForOrder(
   db: Database,
   order: Pick<AllocationTarget, "countryCode" | "numberType" | "reservationId">,
   now: number,
 ): Promise<number> {
-  const ofPair = and(eq(stockNumbers.countryCode, order.countryCode), eq(stockNumbers.numberType, order.numberType));
-  const available = db
-    .select({ count: stockCounts.available })
-    .from(stockCounts)
-    .where(and(eq(stockCounts.countryCode, order.countryCode), eq(stockCounts.numberType, order.numberType)));
+  const [row] = await db.select({ count: takeableCount(order, now).mapWith(Number) }).from(sql`(SELECT 1)`);
+  return row?.count ?? 0;
+}
+
+/**
+ * Whether an order to be placed is fulfilled at once (LIFECYCLE.md, instant fulfilment): its pair's settings say
+ * auto_fulfil, and its reservation, or else what the stock holds takeable now, covers the quantity. One read, before
+ * the order's batch (which takes the numbers itself, all or none); the stock is counted only for such a pair.
+ */
+export async function fulfilsAtOnce(
+  db: Database,
+  order: Pick<AllocationTarget, "countryCode" | "numberType" | "reservationId"> & { quantity: number },
+  now: number,
+): Promise<boolean> {
+  const ofPair = and(eq(catalogSettings.countryCode, order.countryCode), eq(catalogSettings.numberType, order.numberType));
+  const covered = order.reservationId === null ? sql`${takeableCount(order, now)} >= ${order.quantity}` : sql`1`;
   const [row] = await db
     .select({
-      count: sql<number>`coalesce((${available}), 0)
-        + (SELECT count(*) FROM ${stockNumbers} WHERE ${and(ofPair, holdLapsed(now))})
-        + ${order.reservationId === null ? sql`0` : sql`(SELECT count(*) FROM ${stockNumbers} WHERE ${heldFor(order.reservationId, now)})`}`.mapWith(
-        Number,
-      ),
+      instant:
+        sql<boolean>`CASE WHEN coalesce((SELECT ${catalogSettings.autoFulfil} FROM ${catalogSettings} WHERE ${ofPair}), 0) THEN ${covered} ELSE 0 END`.mapWith(
+          Boolean,
+        ),
     })
     .from(sql`(SELECT 1)`);
-  return row?.count ?? 0;
+  return row?.instant === true;
 }
 
 /**

@@ -8,7 +8,6 @@ import { eventIfWritten, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
 import {
   catalog,
-  catalogSettings,
   type EventType,
   kycVerifications,
   type OrderRow,
@@ -172,16 +171,6 @@ export async function createOrder(
 /** The account's reservation, active now: an order may be placed from it. */
 function reservationOrderable(customerId: string, reservationId: string, now: number): SQL {
   return sql`EXISTS (SELECT 1 FROM ${reservations} WHERE ${and(eq(reservations.id, reservationId), eq(reservations.customerId, customerId), activeAt(now))})`;
-}
-
-/** Whether the pair's settings fulfil its orders at once from stock (auto_fulfil; a pair without settings does not). */
-export async function autoFulfils(db: Database, pair: Pick<OrderRow, "countryCode" | "numberType">): Promise<boolean> {
-  const row = await db
-    .select({ autoFulfil: catalogSettings.autoFulfil })
-    .from(catalogSettings)
-    .where(and(eq(catalogSettings.countryCode, pair.countryCode), eq(catalogSettings.numberType, pair.numberType)))
-    .get();
-  return row?.autoFulfil === true;
 }
 
 /** The profile, if one is named, is the account's (deleted meanwhile, it is not). */

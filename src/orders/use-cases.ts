@@ -10,11 +10,10 @@ import { action } from "../lib/action.ts";
 import { done, fieldProblem, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
 import { isActive, statusAt } from "../reservations/lifecycle.ts";
 import { FULFILMENT, operatorAction } from "../staff/roles.ts";
-import { takeableForOrder } from "./allocation-store.ts";
+import { fulfilsAtOnce } from "./allocation-store.ts";
 import { findReservationOfAccount } from "./from-reservation.ts";
 import { changesReservedFields, customerMayChange, mayMove, movesFrom } from "./lifecycle.ts";
 import {
-  autoFulfils,
   createOrder,
   findOrder,
   type NewOrder,
@@ -102,7 +101,7 @@ export async function placeOrder(
     const refusal = await profileRefusal(work, customerId, order.kycProfileId, order);
     if (refusal) return refused(refusal);
   }
-  const instant = await fulfilsAtOnce(work, order);
+  const instant = await fulfilsAtOnce(work.db, { ...order, reservationId: order.reservationId ?? null }, work.now);
   const created = await createOrder(work.db, work.outbox, customerId, order, work.now, instant ? work : undefined);
   if (created.ok) return done(created.value);
   switch (created.reason) {
@@ -113,16 +112,6 @@ export async function placeOrder(
     case "not_orderable":
       return refused(notOrderable(created));
   }
-}
-
-/**
- * Instant fulfilment (LIFECYCLE.md): the pair's settings say auto_fulfil, and the order's reservation, or else what
- * the stock holds takeable now, covers the quantity. Read before the batch; the batch itself re-checks the stock.
- */
-async function fulfilsAtOnce(work: Work, order: NewOrder): Promise<boolean> {
-  if (!(await autoFulfils(work.db, order))) return false;
-  if (order.reservationId) return true;
-  return (await takeableForOrder(work.db, { ...order, reservationId: null }, work.now)) >= order.quantity;
 }
 
 const CHANGE_ORDER_REFUSALS = refusals(
