@@ -471,7 +471,8 @@ customerWriteTests(
     state: (s) => orderState(s.customer.customerId),
     status: 201,
   },
-  [fails(`D1 insert orders${EVENT}`)],
+  // Whether the pair fulfils its orders at once (auto_fulfil), then the order.
+  [fails("D1 select catalog_settings"), fails(`D1 insert orders${EVENT}`)],
 );
 
 // The idempotency record around a write: claimed before it (riding with the key's check), released when the write
@@ -499,6 +500,7 @@ customerWriteTests(
   },
   [
     fails("D1 insert idempotency_keys + select idempotency_keys"),
+    fails("D1 select catalog_settings"),
     fails(`D1 insert orders${EVENT}`),
     bestEffort("D1 update idempotency_keys"),
   ],

@@ -208,7 +208,7 @@ describe("service endpoints", () => {
       400: ["validation_error", "malformed_json", "not_orderable", "requirements_not_met"],
       401: ["unauthorized"],
       404: ["not_found"],
-      409: ["idempotency_key_in_use"],
+      409: ["reservation_not_active", "idempotency_key_in_use"],
       413: ["payload_too_large"],
       415: ["unsupported_media_type"],
       422: ["idempotency_key_reused"],

@@ -109,6 +109,7 @@ function expectOrder(actual: WireOrder, order: ModelOrder, label: string): void 
     created_at: order.createdAt,
     updated_at: order.updatedAt,
     kyc_profile_id: null,
+    reservation_id: null,
   });
 }
 

@@ -11,6 +11,7 @@ import {
   catalog,
   type EventType,
   kycVerifications,
+  orders,
   type ReservationRow,
   type ReservationStatus,
   reservationNumbers,
@@ -52,15 +53,17 @@ export function reservationEventIfWritten(db: Database, type: EventType, reserva
 
 /**
  * The statements that mark an active reservation ordered by `orderId`, with its reservation.ordered event, for the
- * order's own batch: they apply only while the reservation is active at `now` (its numbers then stay held for the
- * order, held_until NULL, by trigger). `write` returns the reservation's row when it moved.
+ * order's own batch: they apply only while the reservation is active at `now` and once the order placed from it exists
+ * (earlier in the same batch), so both happen or neither (its numbers then stay held for the order, held_until NULL,
+ * by trigger). `write` returns the reservation's row when it moved.
  */
 export function orderReservationStatements(db: Database, reservationId: string, orderId: string, now: number) {
+  const orderPlaced = sql`EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.id} = ${orderId} AND ${orders.reservationId} = ${reservationId})`;
   return writeInPhases({
     write: db
       .update(reservations)
       .set({ status: "ordered" satisfies ReservationStatus, orderId, updatedAt: now })
-      .where(and(eq(reservations.id, reservationId), activeAt(now)))
+      .where(and(eq(reservations.id, reservationId), activeAt(now), orderPlaced))
       .returning(),
     ...reservationEventIfWritten(db, "reservation.ordered", reservationId, now),
   });
