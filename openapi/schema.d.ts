@@ -118,6 +118,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers/{customer_slug}/reservations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List reservations
+         * @description A page of the account's reservations, newest first. An active reservation past expires_at is expired.
+         */
+        get: operations["listReservations"];
+        put?: never;
+        /**
+         * Reserve numbers
+         * @description Holds numbers in stock for the account, all or nothing: named ones (all of one pair), or the first available ones of a pair in phone-number order. They are held for ttl_minutes, or through a profile's review.
+         */
+        post: operations["createReservation"];
+        delete?: never;
+        options?: never;
+        /**
+         * List reservations: headers only
+         * @description A page of the account's reservations, newest first. An active reservation past expires_at is expired. HEAD answers as GET does, without the body.
+         */
+        head: operations["headListReservations"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/reservations/{reservation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a reservation */
+        get: operations["getReservation"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a reservation
+         * @description Cancels an active reservation: its numbers are available again; emits reservation.cancelled.
+         */
+        delete: operations["cancelReservation"];
+        options?: never;
+        /**
+         * Retrieve a reservation: headers only
+         * @description HEAD answers as GET does, without the body.
+         */
+        head: operations["headGetReservation"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{customer_slug}/reservations/{reservation_id}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend a reservation
+         * @description Holds an active reservation's numbers for ttl_minutes from now, at most until 24 hours after its creation. A reservation held through a profile's review is not extended.
+         */
+        post: operations["extendReservation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/customers/{customer_slug}/numbers": {
         parameters: {
             query?: never;
@@ -3005,6 +3078,60 @@ export interface components {
              */
             kyc_profile_id?: string;
         };
+        ReservationPage: {
+            data: components["schemas"]["Reservation"][];
+            meta: components["schemas"]["ReservationPageMeta"];
+        };
+        ReservationPageMeta: {
+            /** @description Items matching the query across all pages. */
+            total: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            hasNextPage: boolean;
+            hasPreviousPage: boolean;
+        };
+        CreateReservation: {
+            /** @description These numbers, 1 to 1000, all of one country and type. */
+            phone_numbers?: string[];
+            /**
+             * @description ISO 3166-1 alpha-2 country code.
+             * @example US
+             */
+            country_code?: string;
+            /**
+             * @description Kind of numbers, a lowercase identifier such as mobile, landline or toll_free.
+             * @example mobile
+             */
+            number_type?: string;
+            /**
+             * @description The first this many available numbers of the pair, in phone-number order.
+             * @example 10
+             */
+            quantity?: number;
+            /**
+             * @description With quantity: only numbers starting with these digits (the country code first).
+             * @example 1415
+             */
+            starts_with?: string;
+            /**
+             * @description Default 30.
+             * @example 60
+             */
+            ttl_minutes?: number;
+            /**
+             * @description A profile of the account whose review is open (pending or under_review): the numbers are held through it, at most 14 days, and until 24 hours after its review ends. Not with ttl_minutes.
+             * @example kyp_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e
+             */
+            hold_for_profile?: string;
+        };
+        ExtendReservation: {
+            /**
+             * @description Minutes the numbers are held from now, 5 to 1440.
+             * @example 60
+             */
+            ttl_minutes: number;
+        };
         NumberPage: {
             data: components["schemas"]["Number"][];
             meta: components["schemas"]["NumberPageMeta"];
@@ -5154,6 +5281,18 @@ export interface components {
         "getOrder.path.customer_slug": string;
         "getOrder.path.order_id": string;
         /** @description Your account's slug. */
+        "listReservations.path.customer_slug": string;
+        /** @description Page number, from 1. */
+        "listReservations.query.page": number;
+        /** @description Items per page, 1 to 100. */
+        "listReservations.query.limit": number;
+        /** @description Reservation statuses (as they stand now). Comma-separated, at most 20 distinct items. */
+        "listReservations.query.status": string;
+        /** @description Your account's slug. */
+        "getReservation.path.customer_slug": string;
+        /** @description res_<uuid>, or the bare uuid. */
+        "getReservation.path.reservation_id": string;
+        /** @description Your account's slug. */
         "listNumbers.path.customer_slug": string;
         /** @description Page number, from 1. */
         "listNumbers.query.page": number;
@@ -6126,6 +6265,471 @@ export interface operations {
             };
             404: components["responses"]["Problem404Idempotent"];
             409: components["responses"]["Problem409Idempotent"];
+            422: components["responses"]["Problem422Idempotent"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listReservations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["listReservations.query.page"];
+                /** @description Items per page, 1 to 100. */
+                limit?: components["parameters"]["listReservations.query.limit"];
+                /** @description Reservation statuses (as they stand now). Comma-separated, at most 20 distinct items. */
+                status?: components["parameters"]["listReservations.query.status"];
+            };
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: components["parameters"]["listReservations.path.customer_slug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of reservations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReservationPage"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateReservation"];
+            };
+        };
+        responses: {
+            /** @description The reservation, active. */
+            201: {
+                headers: {
+                    /** @description Path of the new resource. */
+                    Location: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description Problem details; code: validation_error, malformed_json, not_orderable. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404Idempotent"];
+            /** @description Problem details; code: numbers_unavailable, conflict, idempotency_key_in_use, insufficient_stock. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Problem413Idempotent"];
+            415: components["responses"]["Problem415Idempotent"];
+            422: components["responses"]["Problem422Idempotent"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    headListReservations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["listReservations.query.page"];
+                /** @description Items per page, 1 to 100. */
+                limit?: components["parameters"]["listReservations.query.limit"];
+                /** @description Reservation statuses (as they stand now). Comma-separated, at most 20 distinct items. */
+                status?: components["parameters"]["listReservations.query.status"];
+            };
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: components["parameters"]["listReservations.path.customer_slug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of reservations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400Head"];
+            401: components["responses"]["Problem401Head"];
+            404: components["responses"]["Problem404Head"];
+            429: components["responses"]["Problem429Head"];
+            500: components["responses"]["Problem500Head"];
+        };
+    };
+    getReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: components["parameters"]["getReservation.path.customer_slug"];
+                /** @description res_<uuid>, or the bare uuid. */
+                reservation_id: components["parameters"]["getReservation.path.reservation_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reservation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    cancelReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description res_<uuid>, or the bare uuid. */
+                reservation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reservation, cancelled. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            /** @description Problem details; code: reservation_not_active. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    headGetReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: components["parameters"]["getReservation.path.customer_slug"];
+                /** @description res_<uuid>, or the bare uuid. */
+                reservation_id: components["parameters"]["getReservation.path.reservation_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reservation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400Head"];
+            401: components["responses"]["Problem401Head"];
+            404: components["responses"]["Problem404Head"];
+            429: components["responses"]["Problem429Head"];
+            500: components["responses"]["Problem500Head"];
+        };
+    };
+    extendReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request (method, path and content) gets the first answer again, with Idempotent-Replayed: true, instead of running twice. The same key with another request is a 422; while the first request still runs, a 409 with Retry-After. Keys are kept 24 hours, per account (the operator's apart). A 5xx answer releases the key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: string;
+                /** @description res_<uuid>, or the bare uuid. */
+                reservation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExtendReservation"];
+            };
+        };
+        responses: {
+            /** @description The reservation, extended. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            400: components["responses"]["Problem400Idempotent"];
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404Idempotent"];
+            /** @description Problem details; code: reservation_not_active, conflict, idempotency_key_in_use. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["Problem413Idempotent"];
+            415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];

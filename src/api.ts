@@ -31,6 +31,7 @@ import { numberLifeRoutes } from "./numbers/life-routes.ts";
 import { numberRoutes } from "./numbers/routes.ts";
 import { orderAdminRoutes } from "./orders/admin-routes.ts";
 import { orderRoutes } from "./orders/routes.ts";
+import { reservationRoutes } from "./reservations/routes.ts";
 import { docsPage } from "./service/docs.ts";
 import { serviceRoutes } from "./service/routes.ts";
 import { staffAdminRoutes } from "./staff/admin-routes.ts";
@@ -59,6 +60,7 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
         "/api",
         customerAudience()
           .route("/", orderRoutes)
+          .route("/", reservationRoutes)
           .route("/", numberRoutes)
           .route("/", numberLifeRoutes)
           .route("/", numberExportRoutes)

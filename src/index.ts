@@ -7,6 +7,7 @@ import type { Bindings } from "./env.ts";
 import { purgeExpiredAnswers } from "./http/idempotency.ts";
 import { sweepOrphanObjects } from "./kyc/documents.ts";
 import { sendExpiryNotices } from "./kyc/expiry.ts";
+import { expireReservations } from "./reservations/expiry.ts";
 import { returnNumbersToStock } from "./stock/returns.ts";
 import { purgeExpiredCredentials } from "./users/sessions.ts";
 import { consumeDeliveries } from "./webhooks/delivery.ts";
@@ -44,6 +45,7 @@ export default {
         logged("purge-expired-events", () => purgeExpiredEvents(db, now)),
         logged("purge-expired-credentials", () => purgeExpiredCredentials(db, now)),
         logged("kyc-expiry-notices", () => sendExpiryNotices(db, env.WEBHOOK_DELIVERIES, now)),
+        logged("expire-reservations", () => expireReservations(db, env.WEBHOOK_DELIVERIES, now)),
         // A session of its own, so its log line has the job's SQL time (per batch too, for the benchmark).
         logged("return-numbers-to-stock", async () => ({
           ...(await returnNumbersToStock(openRequestSession(env.DB, "POST"), now)),

@@ -497,6 +497,12 @@ const TAGS = [
     description: "Orders of virtual numbers: place, list, read, and change them while pending.",
   },
   {
+    name: "Reservations",
+    description:
+      "Numbers in stock held for the account before it orders them: for minutes, or through a profile's review; " +
+      "extended, cancelled, or expired by a scheduled job.",
+  },
+  {
     name: "Numbers",
     description: "The numbers allocated to the account, each with the status of its verification.",
   },

@@ -9,6 +9,7 @@ import { type KycStatus, kycDocuments, kycVerifications, type RejectionReason } 
 import { inJsonList } from "../db/sql.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { DAY_MS } from "../lib/time.ts";
+import { endProfileHoldsStatement } from "../reservations/store.ts";
 import { REVIEWABLE, verificationRefusal } from "./lifecycle.ts";
 import {
   countRead,
@@ -119,6 +120,16 @@ export async function reviewVerification(
           .where(eq(kycDocuments.kycId, kycId))
           .orderBy(...DOCUMENT_ORDER),
         counted: kind === "profile" ? numberCountOf(db, kycId) : undefined,
+        // The review ended: the numbers held through it are held 24 hours more at most.
+        holdsEnded:
+          kind === "profile" && to !== "under_review"
+            ? endProfileHoldsStatement(
+                db,
+                kycId,
+                sql`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${and(eq(kycVerifications.id, kycId), eq(kycVerifications.status, to), eq(kycVerifications.reviewedAt, now))})`,
+                now,
+              )
+            : undefined,
       },
     }),
   });

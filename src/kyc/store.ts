@@ -20,6 +20,7 @@ import {
   orders,
 } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
+import { endProfileHoldsStatement } from "../reservations/store.ts";
 import { profileData, verificationData } from "../webhooks/payloads.ts";
 import {
   isReleased,
@@ -462,6 +463,16 @@ export async function deleteVerificationRows(
                 .update(numbers)
                 .set({ releasedProfileId: null, releasedProfileGone: true })
                 .where(sql`${numbers.releasedProfileId} = ${kycIdOf}`)
+            : undefined,
+        // The profile's review ends with it: the numbers held through it are held 24 hours more at most.
+        holdsEnded:
+          subject.kind === "profile"
+            ? endProfileHoldsStatement(
+                db,
+                subject.profileId,
+                sql`EXISTS (SELECT 1 FROM ${kycVerifications} WHERE ${deletable})`,
+                now,
+              )
             : undefined,
         documents: db
           .delete(kycDocuments)

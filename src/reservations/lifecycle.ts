@@ -1,6 +1,6 @@
 // A reservation's life (LIFECYCLE.md "Reservations"): its limits, when it is active, what each state allows, and how
 // long a hold through a profile's review lasts. The stores' SQL guards and the pages' checks are built from here.
-import { and, eq, gt, type SQL } from "drizzle-orm";
+import { and, eq, gt, type SQL, sql } from "drizzle-orm";
 import { type ReservationRow, type ReservationStatus, reservations } from "../db/schema.ts";
 import { DAY_MS } from "../lib/time.ts";
 
@@ -49,4 +49,9 @@ export function mayExtend(row: Pick<ReservationRow, "status" | "expiresAt" | "ho
 /** A reservation's expiry once the profile it is held through ends its review (or is deleted) at `now`. */
 export function expiryAfterReview(createdAt: number, now: number): number {
   return Math.min(createdAt + PROFILE_HOLD_MS, now + PROFILE_HOLD_AFTER_REVIEW_MS);
+}
+
+/** The SQL twin of expiryAfterReview, for the reservation in scope. */
+export function expiryAfterReviewAt(now: number): SQL {
+  return sql`min(${reservations.createdAt} + ${PROFILE_HOLD_MS}, ${now + PROFILE_HOLD_AFTER_REVIEW_MS})`;
 }
