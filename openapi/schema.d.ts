@@ -215,6 +215,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers/{customer_slug}/available-numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search available numbers
+         * @description Numbers in stock of an orderable pair that may be reserved or ordered now (not quarantined, not held by a reservation), in phone-number order, at most limit. starts_with, contains and ends_with narrow them; all given must match. A search, not a list: it answers the first matches and never how many there are. A pair that is not orderable is 400 not_orderable.
+         */
+        get: operations["searchAvailableNumbers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Search available numbers: headers only
+         * @description Numbers in stock of an orderable pair that may be reserved or ordered now (not quarantined, not held by a reservation), in phone-number order, at most limit. starts_with, contains and ends_with narrow them; all given must match. A search, not a list: it answers the first matches and never how many there are. A pair that is not orderable is 400 not_orderable. HEAD answers as GET does, without the body.
+         */
+        head: operations["headSearchAvailableNumbers"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/customers/{customer_slug}/numbers/release": {
         parameters: {
             query?: never;
@@ -3145,6 +3169,26 @@ export interface components {
             hasNextPage: boolean;
             hasPreviousPage: boolean;
         };
+        AvailableNumberList: {
+            data: components["schemas"]["AvailableNumber"][];
+            meta: {
+                /** @description The limit asked for (or the default). */
+                limit: number;
+                /** @description Numbers in data: fewer than limit when no more match. */
+                returned: number;
+            };
+        };
+        AvailableNumber: {
+            /**
+             * @description E.164.
+             * @example +14155550123
+             */
+            phone_number: string;
+            /** @example US */
+            country_code: string;
+            /** @example mobile */
+            number_type: string;
+        };
         ReleaseReport: {
             /** @description How many numbers were released. */
             released: number;
@@ -5325,6 +5369,20 @@ export interface components {
         /** @description Sort direction; default desc. */
         "listNumbers.query.sort_order": "asc" | "desc";
         /** @description Your account's slug. */
+        "searchAvailableNumbers.path.customer_slug": string;
+        /** @description ISO 3166-1 alpha-2 country code. */
+        "searchAvailableNumbers.query.country_code": string;
+        /** @description Kind of numbers, a lowercase identifier such as mobile, landline or toll_free. */
+        "searchAvailableNumbers.query.number_type": string;
+        /** @description Digits the number starts with, its country calling code first (1 to 15 digits, matched against the E.164 number without "+"). */
+        "searchAvailableNumbers.query.starts_with": string;
+        /** @description Digits the number contains anywhere (1 to 15 digits, matched against the E.164 number without "+"). */
+        "searchAvailableNumbers.query.contains": string;
+        /** @description Digits the number ends with (1 to 15 digits, matched against the E.164 number without "+"). */
+        "searchAvailableNumbers.query.ends_with": string;
+        /** @description Most numbers answered, 1 to 100. */
+        "searchAvailableNumbers.query.limit": number;
+        /** @description Your account's slug. */
         "exportNumbers.path.customer_slug": string;
         /** @description Substring of the phone number (digits, with or without +). */
         "exportNumbers.query.search": string;
@@ -6883,6 +6941,166 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["Problem400Head"];
+            401: components["responses"]["Problem401Head"];
+            404: components["responses"]["Problem404Head"];
+            429: components["responses"]["Problem429Head"];
+            500: components["responses"]["Problem500Head"];
+        };
+    };
+    searchAvailableNumbers: {
+        parameters: {
+            query: {
+                /** @description ISO 3166-1 alpha-2 country code. */
+                country_code: components["parameters"]["searchAvailableNumbers.query.country_code"];
+                /** @description Kind of numbers, a lowercase identifier such as mobile, landline or toll_free. */
+                number_type: components["parameters"]["searchAvailableNumbers.query.number_type"];
+                /** @description Digits the number starts with, its country calling code first (1 to 15 digits, matched against the E.164 number without "+"). */
+                starts_with?: components["parameters"]["searchAvailableNumbers.query.starts_with"];
+                /** @description Digits the number contains anywhere (1 to 15 digits, matched against the E.164 number without "+"). */
+                contains?: components["parameters"]["searchAvailableNumbers.query.contains"];
+                /** @description Digits the number ends with (1 to 15 digits, matched against the E.164 number without "+"). */
+                ends_with?: components["parameters"]["searchAvailableNumbers.query.ends_with"];
+                /** @description Most numbers answered, 1 to 100. */
+                limit?: components["parameters"]["searchAvailableNumbers.query.limit"];
+            };
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: components["parameters"]["searchAvailableNumbers.path.customer_slug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The first matching numbers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailableNumberList"];
+                };
+            };
+            /** @description Problem details; code: validation_error, not_orderable. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Problem401"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    headSearchAvailableNumbers: {
+        parameters: {
+            query: {
+                /** @description ISO 3166-1 alpha-2 country code. */
+                country_code: components["parameters"]["searchAvailableNumbers.query.country_code"];
+                /** @description Kind of numbers, a lowercase identifier such as mobile, landline or toll_free. */
+                number_type: components["parameters"]["searchAvailableNumbers.query.number_type"];
+                /** @description Digits the number starts with, its country calling code first (1 to 15 digits, matched against the E.164 number without "+"). */
+                starts_with?: components["parameters"]["searchAvailableNumbers.query.starts_with"];
+                /** @description Digits the number contains anywhere (1 to 15 digits, matched against the E.164 number without "+"). */
+                contains?: components["parameters"]["searchAvailableNumbers.query.contains"];
+                /** @description Digits the number ends with (1 to 15 digits, matched against the E.164 number without "+"). */
+                ends_with?: components["parameters"]["searchAvailableNumbers.query.ends_with"];
+                /** @description Most numbers answered, 1 to 100. */
+                limit?: components["parameters"]["searchAvailableNumbers.query.limit"];
+            };
+            header?: {
+                /** @description The client's name for this request (1 to 128 letters, digits and -_.:), used when valid. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A D1 bookmark from an earlier response: the request reads a database at least as recent as that response's, so a client that passes back the last bookmark it got always reads its own writes, on any replica. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description Your account's slug. */
+                customer_slug: components["parameters"]["searchAvailableNumbers.path.customer_slug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The first matching numbers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; code: validation_error, not_orderable. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Problem401Head"];
             404: components["responses"]["Problem404Head"];
             429: components["responses"]["Problem429Head"];

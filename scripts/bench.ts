@@ -4,8 +4,9 @@
 // right before it), p50 and p99 latency, errors, D1 calls, rows read and D1 time per request (from the Worker's own log lines,
 // which carry D1's result meta), and for order lists the same SQL timed on the SQLite file (the storage floor); then a
 // few operations once each (an import, an allocation from stock, an attach of 10,000 numbers to a profile) and a
-// number's life (bulk moves of 1,000 numbers, the return-to-stock job, exports and their memory: scripts/bench/life.ts).
-// `--only life` runs only the latter.
+// number's life (bulk moves of 1,000 numbers, the return-to-stock job, exports and their memory: scripts/bench/life.ts);
+// the stock's search over 1,000,000 numbers of one pair and a stock number's bytes (scripts/bench/search.ts).
+// `--only life` runs only the number's life, `--only search` only the search's scenarios.
 // Usage: npm run bench -- [--duration 6] [--connections 10] [--only <text>] [--json bench-results.json] [--keep]
 //   [--state-in <folder>]  (default /dev/shm when writable, else the system's temporary folder)
 
@@ -27,6 +28,7 @@ import { startWranglerDev, waitForHealth } from "./bench/dev-server.ts";
 import { type LifeFixtures, lifeOperations, printLife, seedLife } from "./bench/life.ts";
 import { runtimeWorkerd } from "./bench/process-memory.ts";
 import { type Goal, oneUpload, type Scenario, scenarios } from "./bench/scenarios.ts";
+import { type SearchFixtures, searchScenarios, seedSearch, stockStorage } from "./bench/search.ts";
 import { d1File, readSegments, timeStatements } from "./bench/storage-floor.ts";
 import { freePort } from "./ports.ts";
 import { SEEDING } from "./seed.ts";
@@ -171,6 +173,7 @@ function goalMisses(m: Omit<Measured, "missed">): string[] {
     misses.push(`rows > ${goal.maxRowsRead}`);
   if (goal.maxSqliteMs !== undefined && (m.sqliteMs ?? Infinity) > goal.maxSqliteMs)
     misses.push(`SQLite > ${goal.maxSqliteMs} ms`);
+  if (goal.maxD1Ms !== undefined && (m.d1MsPerRequest ?? Infinity) > goal.maxD1Ms) misses.push(`D1 > ${goal.maxD1Ms} ms`);
   return misses;
 }
 
@@ -320,10 +323,12 @@ try {
   });
   let fixtures: Fixtures;
   let lifeFixtures: LifeFixtures;
+  let searchFixtures: SearchFixtures;
   try {
     const db = createDatabase(proxy.env.DB);
     fixtures = await seedDataset(db, proxy.env.DB, log);
     lifeFixtures = await seedLife(db, proxy.env.DB, fixtures, log);
+    searchFixtures = await seedSearch(db, proxy.env.DB, log);
     await putStaff(db, SEEDING, BENCH_STAFF, { name: "Bench Fulfilment", role: "fulfilment", status: "enabled" }, Date.now());
   } finally {
     await proxy.dispose();
@@ -367,7 +372,9 @@ try {
   });
   const documentId = ((await uploaded.json()) as { id: string }).id;
 
-  const all = scenarios(fixtures, documentId).filter((s) => !args.only || s.name.includes(args.only));
+  const all = [...scenarios(fixtures, documentId), ...searchScenarios(fixtures.slug, searchFixtures)].filter(
+    (s) => !args.only || s.name.includes(args.only),
+  );
   // Warm-up, not measured: the Worker's code paths compiled, and every key's first last_used_at write done.
   for (const key of fixtures.keys) {
     await (
@@ -426,6 +433,11 @@ try {
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
   console.log(`\n${machine}; wrangler dev, ${connections} connections, ${duration} s per scenario\n`);
   printTable(measured);
+  const storage = stockStorage(d1File_);
+  console.log(
+    `\nstock storage: ${storage.numbers.toLocaleString("en-US")} numbers, ${storage.bytesPerNumber.toFixed(0)} bytes each ` +
+      `(stock_numbers, its indexes and the suffix index), ${storage.suffixBytesPerNumber.toFixed(0)} of them suffix rows`,
+  );
   const operations = args.only ? [] : await oneOffOperations(base, fixtures, credentials);
   for (const operation of operations) {
     console.log(
@@ -448,7 +460,7 @@ try {
   if (life) printLife(life);
   writeFileSync(
     path.resolve(args.json),
-    `${JSON.stringify({ machine, connections, duration, at: new Date().toISOString(), scenarios: measured, operations, life }, null, 2)}\n`,
+    `${JSON.stringify({ machine, connections, duration, at: new Date().toISOString(), scenarios: measured, storage, operations, life }, null, 2)}\n`,
   );
   log(`figures written to ${args.json}`);
 } finally {

@@ -32,6 +32,7 @@ import { numberRoutes } from "./numbers/routes.ts";
 import { orderAdminRoutes } from "./orders/admin-routes.ts";
 import { orderRoutes } from "./orders/routes.ts";
 import { reservationRoutes } from "./reservations/routes.ts";
+import { searchRoutes } from "./search/routes.ts";
 import { docsPage } from "./service/docs.ts";
 import { serviceRoutes } from "./service/routes.ts";
 import { staffAdminRoutes } from "./staff/admin-routes.ts";
@@ -62,6 +63,7 @@ function mountAudiences(app: ReturnType<typeof createRouter<AppEnv>>) {
           .route("/", orderRoutes)
           .route("/", reservationRoutes)
           .route("/", numberRoutes)
+          .route("/", searchRoutes)
           .route("/", numberLifeRoutes)
           .route("/", numberExportRoutes)
           .route("/", numberDetailRoutes)

@@ -18,6 +18,8 @@ export interface Goal {
   maxRowsRead?: number;
   /** Most SQLite time per request, in milliseconds (the list's statements timed on the SQLite file). */
   maxSqliteMs?: number;
+  /** Most SQLite time per request, in milliseconds, as D1 reports it (the Worker's log lines' d1_ms). */
+  maxD1Ms?: number;
 }
 
 export interface Scenario {

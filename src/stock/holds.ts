@@ -1,7 +1,7 @@
 // Which stock numbers may be taken now (LIFECYCLE.md "Reservations"): available ones, and reserved ones whose hold has
 // lapsed (a reservation past its expires_at holds nothing, whether or not the expiry job has marked it). Search,
 // reservations and allocations all judge a number with these, so they cannot disagree.
-import { and, eq, isNotNull, lte, or, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, eq, isNotNull, lte, or, type SQL, sql } from "drizzle-orm";
 import { type StockStatus, stockNumbers } from "../db/schema.ts";
 import { literal } from "../db/sql.ts";
 
@@ -36,23 +36,28 @@ export interface StockPair {
   numberType: string;
 }
 
-/** The phone numbers starting with these digits (E.164 without its "+"): a range of the phone-number index. */
-function startingWith(digits: string | undefined): SQL | undefined {
+/**
+ * The phone numbers (in `column`, the stock's by default) starting with these digits (E.164 without its "+"): a range
+ * of an index by phone number.
+ */
+export function startingWith(digits: string | undefined, column: AnyColumn = stockNumbers.phoneNumber): SQL | undefined {
   if (digits === undefined || digits === "") return undefined;
   // ":" sorts just after "9": every number starting with the digits lies in [+digits, +digits:).
-  return sql`${stockNumbers.phoneNumber} >= ${`+${digits}`} AND ${stockNumbers.phoneNumber} < ${`+${digits}:`}`;
+  return sql`${column} >= ${`+${digits}`} AND ${column} < ${`+${digits}:`}`;
 }
 
 /**
  * The first `limit` numbers of the pair anyone may take now, in phone-number order, those starting with `digits` when
- * given: a subquery of one column, phone_number. Two index ranges (the available numbers by phone number, and the
- * reserved ones whose hold lapsed, few unless the expiry job is late), each stopping at `limit`.
+ * given (and `matching`, a further condition on the row, when given): a subquery of one column, phone_number. Two index
+ * ranges (the available numbers by phone number, and the reserved ones whose hold lapsed, few unless the expiry job is
+ * late), each stopping at `limit`.
  */
-export function firstTakeable(pair: StockPair, digits: string | undefined, limit: number, now: number): SQL {
+export function firstTakeable(pair: StockPair, digits: string | undefined, limit: number, now: number, matching?: SQL): SQL {
   const ofPair = and(
     eq(stockNumbers.countryCode, pair.countryCode),
     eq(stockNumbers.numberType, pair.numberType),
     startingWith(digits),
+    matching,
   );
   const arm = (which: SQL) =>
     sql`SELECT * FROM (SELECT ${stockNumbers.phoneNumber} AS phone_number FROM ${stockNumbers} WHERE ${and(ofPair, which)} ORDER BY ${stockNumbers.phoneNumber} LIMIT ${limit})`;
