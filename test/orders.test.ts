@@ -76,6 +76,7 @@ describe("create an order", () => {
       created_at: order.requested_at,
       updated_at: order.requested_at,
       kyc_profile_id: null,
+      reservation_id: null,
     });
     expect(Date.parse(order.requested_at)).toBeGreaterThanOrEqual(before);
     const notesOmitted = await placeOrder(customer);

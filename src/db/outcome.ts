@@ -32,6 +32,10 @@ interface Reasons {
   numbers_taken: { phoneNumbers: string[] };
   /** Phone numbers the stock holds for another (country_code, number_type) pair. */
   stocked_elsewhere: { phoneNumbers: string[] };
+  /** Phone numbers a reservation holds for another holder (not lapsed, not the order's own reservation). */
+  held: { phoneNumbers: string[] };
+  /** The order was placed from a reservation: its pair and quantity are the reservation's, never changed. */
+  from_reservation: Record<never, never>;
   /** Phone numbers the stock holds in quarantine (back from a released tenure, not yet available). */
   quarantined: { phoneNumbers: string[] };
   /** The stock of a pair holds fewer numbers than asked for. */

@@ -17,11 +17,12 @@ export const numberAdminRoutes = createRouter<OperatorEnv>().openapi(
     path: "/orders/{order_id}/numbers",
     summary: "Allocate numbers to an order",
     description:
-      "All or nothing: the numbers listed in phone_numbers, or from_stock oldest numbers of the stock of the order's " +
-      "country and type (never both). The order must be pending (it moves to processing) or processing; " +
-      "fulfilled_quantity grows and reaching quantity fulfils the order. More numbers than remain is a 400; a number " +
-      "already allocated anywhere, or stocked for another country or type, is a 409; more than the stock holds is a " +
-      "409 insufficient_stock. A listed number that is in stock leaves it. A pending order whose KYC profile its " +
+      "All or nothing: the numbers listed in phone_numbers, or from_stock numbers of the stock of the order's " +
+      "country and type (never both): first those its reservation holds for it, then the oldest available ones (or " +
+      "whose hold lapsed). The order must be pending (it moves to processing) or processing; fulfilled_quantity grows " +
+      "and reaching quantity fulfils the order. More numbers than remain is a 400; a number already allocated " +
+      "anywhere, stocked for another country or type, or held by a reservation for another order or account, is a " +
+      "409; more than the stock holds for the order is a 409 insufficient_stock. A listed number that is in stock leaves it. A pending order whose KYC profile its " +
       "customer changes during the allocation is read again and allocated as it then stands; changed again, a 409 " +
       "(nothing allocated). One order.numbers_allocated event is sent per 1,000 numbers.",
     request: {

@@ -14,8 +14,8 @@ import { commaList, dateQuery, pageQuery, pageSchema, searchQuery, sortByQuery }
 import { inOrder, whenFieldsValid } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
+import type { Allocation } from "../orders/allocation-store.ts";
 import { orderIdParam, orderSchema } from "../orders/schemas.ts";
-import type { Allocation } from "./allocation-store.ts";
 import { NUMBER_SORT_KEYS, type NumberListQuery, type NumberWithKyc } from "./store.ts";
 
 /** A tag: 1–64 of letters, digits, space and `_ . : -`, neither starting nor ending with a space. */

@@ -1,5 +1,5 @@
 // Queries for numbers: the account's list, its numbers by id or phone number, an order's numbers (allocation is in
-// allocation-store.ts).
+// src/orders/allocation-store.ts).
 import { and, count, eq, gt, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { batchByName } from "../db/batch.ts";

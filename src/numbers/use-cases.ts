@@ -2,9 +2,9 @@
 import type { OrderRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refusals, refused, validationError } from "../lib/problem.ts";
+import { type Allocation, allocateNumbers } from "../orders/allocation-store.ts";
 import { ALLOCATABLE } from "../orders/lifecycle.ts";
 import { ADMIN, FULFILMENT, operatorAction } from "../staff/roles.ts";
-import { type Allocation, allocateNumbers } from "./allocation-store.ts";
 import type { NumberWithKyc } from "./store.ts";
 
 /** How many taken numbers a refusal names. */
@@ -66,6 +66,13 @@ async function allocateToOrder(
       );
     case "stocked_elsewhere":
       return refused(new Problem("conflict", `In stock for another country or number type: ${listed(allocated.phoneNumbers)}`));
+    case "held":
+      return refused(
+        new Problem(
+          "conflict",
+          `Held by a reservation for another order or account until its hold ends: ${listed(allocated.phoneNumbers)}`,
+        ),
+      );
     case "quarantined":
       return refused(
         new Problem(

@@ -44,3 +44,18 @@ export function movesFrom(status: OrderStatus, mover: OrderMover): OrderStatus[]
 export function customerMayChange(status: OrderStatus): boolean {
   return (CUSTOMER_CHANGEABLE as readonly OrderStatus[]).includes(status);
 }
+
+/** What an order placed from a reservation takes from it: never changed afterwards (its numbers are held for these). */
+const FIXED_BY_RESERVATION = ["countryCode", "numberType", "quantity"] as const;
+
+type ReservedFieldChanges = Partial<Record<(typeof FIXED_BY_RESERVATION)[number], unknown>>;
+
+/** Whether a change names a field a reservation fixes: allowed only on an order not placed from one. */
+export function namesReservedFields(changes: ReservedFieldChanges): boolean {
+  return FIXED_BY_RESERVATION.some((field) => changes[field] !== undefined);
+}
+
+/** Whether the change is refused for changing what the order's reservation fixed. */
+export function changesReservedFields(order: { reservationId: string | null }, changes: ReservedFieldChanges): boolean {
+  return order.reservationId !== null && namesReservedFields(changes);
+}

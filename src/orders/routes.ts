@@ -15,10 +15,10 @@ import {
   orderIdParam,
   orderPageSchema,
   orderSchema,
-  toNewOrder,
   toOrder,
   toOrderChanges,
   toOrderListQuery,
+  toOrderRequest,
   updateOrderBody,
 } from "./schemas.ts";
 import { findOrder } from "./store.ts";
@@ -89,18 +89,24 @@ export const orderRoutes = createRouter<CustomerEnv>()
       method: "post",
       path: "/customers/{customer_slug}/orders",
       summary: "Create an order",
-      description: "Places a pending order. The country_code and number_type pair must be currently orderable.",
+      description:
+        "Places a pending order of a pair (number_type, country_code, quantity), or from an active reservation " +
+        "(reservation_id: the order takes its pair and count, the reservation becomes ordered and its numbers stay " +
+        "held for the order). The pair must be currently orderable. For a pair with auto_fulfil whose stock (or the " +
+        "reservation) covers the quantity, the order is allocated and fulfilled at once: 201 with status fulfilled.",
       request: { params: slugParams, body: jsonBody(createOrderBody) },
       responses: {
         201: {
-          ...jsonResponse(orderSchema, "The created order, status pending."),
+          ...jsonResponse(orderSchema, "The created order: pending, or fulfilled at once (auto_fulfil)."),
           headers: locationHeader,
         },
         ...errorResponses(PLACE_ORDER_REFUSALS),
       },
     }),
     async (c) => {
-      const created = valueOrProblem(await placeOrder(workOf(c), c.var.principal.customerId, toNewOrder(c.req.valid("json"))));
+      const created = valueOrProblem(
+        await placeOrder(workOf(c), c.var.principal.customerId, toOrderRequest(c.req.valid("json"))),
+      );
       c.header("Location", `/api/customers/${c.req.valid("param").customer_slug}/orders/${created.id}`);
       return c.json(toOrder(created), 201);
     },

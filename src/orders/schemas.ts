@@ -26,7 +26,7 @@ import { withPrefix } from "../lib/ids.ts";
 import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
 import { ORDER_SORT_KEYS, type OrderListQuery } from "./list.ts";
 import { type OrderQueueQuery, QUEUE_SORT_KEYS, type QueuedOrder } from "./queue.ts";
-import type { NewOrder, OrderChanges } from "./store.ts";
+import type { OrderChanges, OrderRequest } from "./store.ts";
 
 /** The most numbers one order asks for. */
 export const MAX_QUANTITY = 10_000;
@@ -54,6 +54,10 @@ export const orderSchema = z
       description: "The profile the order's numbers join when allocated (kyp_…), null when none.",
       example: null,
     }),
+    reservation_id: z.string().nullable().openapi({
+      description: "The reservation the order was placed from (res_…): its numbers are held for the order. null when none.",
+      example: null,
+    }),
   })
   .openapi("Order");
 
@@ -79,6 +83,7 @@ export function toOrder(row: OrderRow): Order {
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
     kyc_profile_id: row.kycProfileId === null ? null : withPrefix("kyp", row.kycProfileId),
+    reservation_id: row.reservationId === null ? null : withPrefix("res", row.reservationId),
   };
 }
 
@@ -90,13 +95,41 @@ const kycProfileIdSchema = prefixedId("kyp")
       "requirement): the order's numbers join it when allocated. null: none.",
   });
 
+/** What an order from a reservation takes from it, so its body must not name them. */
+const FIELDS_OF_RESERVATION = ["number_type", "country_code", "quantity"] as const;
+
 export const createOrderBody = z
   .strictObject({
-    number_type: numberTypeSchema,
-    country_code: countryCodeSchema,
-    quantity: quantitySchema,
+    reservation_id: prefixedId("res")
+      .optional()
+      .openapi({
+        description:
+          "An active reservation of the account (else 409 reservation_not_active; another account's 404): the order " +
+          "takes its pair and count, and its numbers stay held for the order. Not with number_type, country_code or quantity.",
+      }),
+    number_type: numberTypeSchema.optional().openapi({ description: "Required unless reservation_id is given." }),
+    country_code: countryCodeSchema.optional().openapi({ description: "Required unless reservation_id is given." }),
+    quantity: quantitySchema.optional().openapi({ description: "Required unless reservation_id is given." }),
     notes: notesSchema.optional(),
-    kyc_profile_id: kycProfileIdSchema.optional(),
+    kyc_profile_id: kycProfileIdSchema.optional().openapi({
+      description:
+        "A profile of the account, compliant for the order's pair (else 400 requirements_not_met naming each unmet " +
+        "requirement): the order's numbers join it when allocated. null: none. From a reservation held for a " +
+        "profile, it defaults to that profile.",
+    }),
+  })
+  .superRefine((body, ctx) => {
+    for (const field of FIELDS_OF_RESERVATION) {
+      const given = body[field] !== undefined;
+      if (given === (body.reservation_id !== undefined)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: given ? "must not be given with reservation_id: the order takes it from the reservation" : "is required",
+          input: body[field],
+        });
+      }
+    }
   })
   .openapi("CreateOrder");
 
@@ -113,14 +146,13 @@ export const updateOrderBody = z
   })
   .openapi("UpdateOrder");
 
-export function toNewOrder(body: z.infer<typeof createOrderBody>): NewOrder {
-  return {
-    numberType: body.number_type,
-    countryCode: body.country_code,
-    quantity: body.quantity,
-    notes: body.notes,
-    kycProfileId: body.kyc_profile_id,
-  };
+/** The order a create body asks for: of a pair, or from a reservation (whose pair and count it takes). */
+export function toOrderRequest(body: z.infer<typeof createOrderBody>): OrderRequest {
+  const { reservation_id: reservationId, notes, kyc_profile_id: kycProfileId } = body;
+  if (reservationId !== undefined) return { reservationId, notes, kycProfileId };
+  // The body's check makes the three present without a reservation.
+  const { number_type: numberType, country_code: countryCode, quantity } = body as Required<typeof body>;
+  return { numberType, countryCode, quantity, notes, kycProfileId };
 }
 
 export function toOrderChanges(body: z.infer<typeof updateOrderBody>): OrderChanges {

@@ -1,19 +1,36 @@
 // Queries for orders; the list is in list.ts.
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditBeforeWrite } from "../db/audit.ts";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
+import { isFailedBatchAssertion } from "../db/errors.ts";
 import { eventIfWritten, type Outbox } from "../db/outbox.ts";
 import { type Outcome, ok, refusalByState, refuse } from "../db/outcome.ts";
-import { catalog, type EventType, kycVerifications, type OrderRow, type OrderStatus, orders } from "../db/schema.ts";
+import {
+  catalog,
+  catalogSettings,
+  type EventType,
+  kycVerifications,
+  type OrderRow,
+  type OrderStatus,
+  orders,
+  reservations,
+} from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
 import { subjectVerification } from "../kyc/store.ts";
+import { activeAt, isActive, statusAt } from "../reservations/lifecycle.ts";
 import { orderData } from "../webhooks/payloads.ts";
-import { CUSTOMER_CHANGEABLE, customerMayChange, orderMove } from "./lifecycle.ts";
+import { allocationStatements } from "./allocation-store.ts";
+import { findReservationOfAccount, reservationOrderedStatements } from "./from-reservation.ts";
+import { CUSTOMER_CHANGEABLE, changesReservedFields, customerMayChange, namesReservedFields, orderMove } from "./lifecycle.ts";
 
-export type NewOrder = Pick<typeof orders.$inferInsert, "numberType" | "countryCode" | "quantity" | "notes" | "kycProfileId">;
+type OrderFields = Pick<typeof orders.$inferInsert, "numberType" | "countryCode" | "quantity" | "notes" | "kycProfileId">;
+/** An order to create: of a pair, or from the reservation it names (its pair and count). */
+export type NewOrder = OrderFields & { reservationId?: string | null | undefined };
+/** What an account asks for: an order of a pair, or one from its reservation (kycProfileId: undefined takes its hold's). */
+export type OrderRequest = OrderFields | (Pick<typeof orders.$inferInsert, "notes" | "kycProfileId"> & { reservationId: string });
 /** The fields a change names; `notes: null` clears the notes. */
-export type OrderChanges = Partial<NewOrder>;
+export type OrderChanges = Partial<OrderFields>;
 
 export async function findOrder(db: Database, customerId: string, orderId: string): Promise<OrderRow | undefined> {
   return db
@@ -62,9 +79,13 @@ function orderEventIfWritten(db: Database, type: EventType, orderId: string, now
 }
 
 /**
- * One INSERT … SELECT from the catalog: the order exists only if its pair is orderable, and its sequence number is the
- * next of the global sequence, taken in the same statement so concurrent creates can neither collide nor leave gaps.
- * Its `order.created` event is written in the same batch.
+ * One INSERT … SELECT from the catalog: the order exists only if its pair is orderable (and, from a reservation, while
+ * that is active), and its sequence number is the next of the global sequence, taken in the same statement so
+ * concurrent creates can neither collide nor leave gaps. Its `order.created` event is written in the same batch, and
+ * from a reservation, the reservation's move to ordered with its event. With `fulfil` (instant fulfilment: the use
+ * case found the stock covers it), the same batch allocates the whole quantity from stock, the order's reserved numbers
+ * first, and fulfils it (the allocation's own statements, audited as `fulfil`'s actor); should the stock be short
+ * when the batch runs (taken meanwhile), the batch fails whole and the order is created pending instead.
  */
 export async function createOrder(
   db: Database,
@@ -72,53 +93,95 @@ export async function createOrder(
   customerId: string,
   order: NewOrder,
   now: number,
-): Promise<Outcome<OrderRow, "not_orderable" | "unknown_profile">> {
+  fulfil?: AuditContext,
+): Promise<Outcome<OrderRow, "not_orderable" | "unknown_profile" | "wrong_state">> {
   const id = crypto.randomUUID();
-  const [row] = await recognisingOwnCommit(db, id, async () => {
-    const { created } = await batchByName(db, {
-      created: writeInPhases({
-        write: db
-          .insert(orders)
-          .select(
-            db
-              .select(
-                insertSelection({
-                  id,
-                  customerId,
-                  orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
-                  numberType: catalog.numberType,
-                  countryCode: catalog.countryCode,
-                  quantity: order.quantity,
-                  status: "pending" satisfies OrderStatus,
-                  fulfilledQuantity: 0,
-                  notes: order.notes ?? null,
-                  requestedAt: now,
-                  fulfilledAt: null,
-                  createdAt: now,
-                  updatedAt: now,
-                  kycProfileId: order.kycProfileId ?? null,
-                  reservationId: null,
-                }),
-              )
-              .from(catalog)
-              .where(
-                and(
-                  eq(catalog.countryCode, order.countryCode),
-                  eq(catalog.numberType, order.numberType),
-                  profileOfAccount(customerId, order.kycProfileId),
+  const reservationId = order.reservationId ?? null;
+  const kycProfileId = order.kycProfileId ?? null;
+  const create = (instant: AuditContext | undefined) =>
+    recognisingOwnCommit(db, id, async () => {
+      const allocation = instant
+        ? allocationStatements(db, instant, { id, ...order, kycProfileId, reservationId }, { fromStock: order.quantity }, now)
+        : undefined;
+      const written = await batchByName(db, {
+        created: writeInPhases({
+          write: db
+            .insert(orders)
+            .select(
+              db
+                .select(
+                  insertSelection({
+                    id,
+                    customerId,
+                    orderSeq: sql`(SELECT coalesce(max(${orders.orderSeq}), 0) + 1 FROM ${orders})`,
+                    numberType: catalog.numberType,
+                    countryCode: catalog.countryCode,
+                    quantity: order.quantity,
+                    status: "pending" satisfies OrderStatus,
+                    fulfilledQuantity: 0,
+                    notes: order.notes ?? null,
+                    requestedAt: now,
+                    fulfilledAt: null,
+                    createdAt: now,
+                    updatedAt: now,
+                    kycProfileId,
+                    reservationId,
+                  }),
+                )
+                .from(catalog)
+                .where(
+                  and(
+                    eq(catalog.countryCode, order.countryCode),
+                    eq(catalog.numberType, order.numberType),
+                    profileOfAccount(customerId, kycProfileId),
+                    reservationId === null ? undefined : reservationOrderable(customerId, reservationId, now),
+                  ),
                 ),
-              ),
-          )
-          .returning(),
-        ...orderEventIfWritten(db, "order.created", id, now),
-      }),
+            )
+            .returning(),
+          ...orderEventIfWritten(db, "order.created", id, now),
+        }),
+        reservation: reservationId === null ? undefined : reservationOrderedStatements(db, reservationId, id, now),
+        allocation: allocation?.statements,
+      });
+      const allocated = allocation && written.allocation ? allocation.settled(written.allocation) : undefined;
+      outbox.add([
+        ...written.created.after.deliveries,
+        ...(written.reservation?.after.deliveries ?? []),
+        ...(allocated?.deliveries ?? []),
+      ]);
+      return allocated?.moved ? [allocated.moved] : written.created.write;
     });
-    outbox.add(created.after.deliveries);
-    return created.write;
-  });
+  let rows: OrderRow[];
+  try {
+    rows = await create(fulfil);
+  } catch (error) {
+    if (!(fulfil && isFailedBatchAssertion(error))) throw error;
+    rows = await create(undefined);
+  }
+  const [row] = rows;
   if (row) return ok(row);
-  if (order.kycProfileId && !(await profileExists(db, customerId, order.kycProfileId))) return refuse("unknown_profile");
+  if (reservationId !== null) {
+    const reservation = await findReservationOfAccount(db, customerId, reservationId);
+    if (reservation && !isActive(reservation, now)) return refuse("wrong_state", { state: statusAt(reservation, now) });
+  }
+  if (kycProfileId && !(await profileExists(db, customerId, kycProfileId))) return refuse("unknown_profile");
   return refuse("not_orderable", { countryCode: order.countryCode, numberType: order.numberType });
+}
+
+/** The account's reservation, active now: an order may be placed from it. */
+function reservationOrderable(customerId: string, reservationId: string, now: number): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${reservations} WHERE ${and(eq(reservations.id, reservationId), eq(reservations.customerId, customerId), activeAt(now))})`;
+}
+
+/** Whether the pair's settings fulfil its orders at once from stock (auto_fulfil; a pair without settings does not). */
+export async function autoFulfils(db: Database, pair: Pick<OrderRow, "countryCode" | "numberType">): Promise<boolean> {
+  const row = await db
+    .select({ autoFulfil: catalogSettings.autoFulfil })
+    .from(catalogSettings)
+    .where(and(eq(catalogSettings.countryCode, pair.countryCode), eq(catalogSettings.numberType, pair.numberType)))
+    .get();
+  return row?.autoFulfil === true;
 }
 
 /** The profile, if one is named, is the account's (deleted meanwhile, it is not). */
@@ -148,7 +211,7 @@ export async function updatePendingOrder(
   orderId: string,
   changes: OrderChanges,
   now: number,
-): Promise<Outcome<OrderRow, "not_found" | "wrong_state" | "not_orderable" | "unknown_profile">> {
+): Promise<Outcome<OrderRow, "not_found" | "wrong_state" | "from_reservation" | "not_orderable" | "unknown_profile">> {
   const nextCountry = changes.countryCode === undefined ? sql`${orders.countryCode}` : sql`${changes.countryCode}`;
   const nextType = changes.numberType === undefined ? sql`${orders.numberType}` : sql`${changes.numberType}`;
   const pairChecked = changes.countryCode !== undefined || changes.numberType !== undefined;
@@ -166,6 +229,7 @@ export async function updatePendingOrder(
               ? sql`((${nextCountry} = ${orders.countryCode} AND ${nextType} = ${orders.numberType}) OR ${isOrderable(nextCountry, nextType)})`
               : undefined,
             profileOfAccount(customerId, changes.kycProfileId),
+            namesReservedFields(changes) ? isNull(orders.reservationId) : undefined,
           ),
         )
         .returning(),
@@ -178,6 +242,7 @@ export async function updatePendingOrder(
   const current = await findOrder(db, customerId, orderId);
   if (!current) return refuse("not_found");
   if (!customerMayChange(current.status)) return refuse("wrong_state", { state: current.status });
+  if (changesReservedFields(current, changes)) return refuse("from_reservation");
   if (changes.kycProfileId && !(await profileExists(db, customerId, changes.kycProfileId))) return refuse("unknown_profile");
   return refuse("not_orderable", {
     countryCode: changes.countryCode ?? current.countryCode,

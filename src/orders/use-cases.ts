@@ -8,9 +8,21 @@ import type { Work } from "../env.ts";
 import { evaluateProfile } from "../kyc/evaluations.ts";
 import { action } from "../lib/action.ts";
 import { done, fieldProblem, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
+import { isActive, statusAt } from "../reservations/lifecycle.ts";
 import { FULFILMENT, operatorAction } from "../staff/roles.ts";
-import { customerMayChange, mayMove, movesFrom } from "./lifecycle.ts";
-import { createOrder, findOrder, type NewOrder, type OrderChanges, transitionOrderStatus, updatePendingOrder } from "./store.ts";
+import { takeableForOrder } from "./allocation-store.ts";
+import { findReservationOfAccount } from "./from-reservation.ts";
+import { changesReservedFields, customerMayChange, mayMove, movesFrom } from "./lifecycle.ts";
+import {
+  autoFulfils,
+  createOrder,
+  findOrder,
+  type NewOrder,
+  type OrderChanges,
+  type OrderRequest,
+  transitionOrderStatus,
+  updatePendingOrder,
+} from "./store.ts";
 
 /** The pair is not in the orderable catalog: an error on the whole request and on number_type (the field to change). */
 function notOrderable({ countryCode, numberType }: Refusal<"not_orderable">): Problem<"not_orderable"> {
@@ -46,25 +58,76 @@ async function profileRefusal(
   return requirementsNotMet(evaluation, "/kyc_profile_id");
 }
 
-export const PLACE_ORDER_REFUSALS = refusals("validation_error", "not_orderable", "requirements_not_met");
+export const PLACE_ORDER_REFUSALS = refusals(
+  "validation_error",
+  "not_found",
+  "not_orderable",
+  "requirements_not_met",
+  "reservation_not_active",
+);
 
-/** A new order of the account, with its order.created event; a profile it names must be compliant for its pair. */
+/** Only an active reservation is ordered (extend and cancel answer it alike). */
+function reservationNotActive(state: string): Problem<"reservation_not_active"> {
+  return new Problem("reservation_not_active", `Only an active reservation can be ordered; this one is ${state}`);
+}
+
+/**
+ * A new order of the account, with its order.created event; a profile it names must be compliant for its pair. From
+ * a reservation, it takes the reservation's pair and count (and, unless it names one, the profile the reservation is
+ * held for), and the reservation becomes ordered in the same batch. For a pair with auto_fulfil whose stock (or the
+ * reservation) covers the quantity, it is allocated and fulfilled in that batch too.
+ */
 export async function placeOrder(
   work: Work,
   customerId: string,
-  order: NewOrder,
+  request: OrderRequest,
 ): Promise<Result<OrderRow, typeof PLACE_ORDER_REFUSALS>> {
+  let order: NewOrder;
+  if ("reservationId" in request) {
+    const reservation = await findReservationOfAccount(work.db, customerId, request.reservationId);
+    if (!reservation) return refused(notFound("Reservation"));
+    if (!isActive(reservation, work.now)) return refused(reservationNotActive(statusAt(reservation, work.now)));
+    order = {
+      countryCode: reservation.countryCode,
+      numberType: reservation.numberType,
+      quantity: reservation.quantity,
+      notes: request.notes,
+      kycProfileId: request.kycProfileId === undefined ? reservation.holdForProfile : request.kycProfileId,
+      reservationId: reservation.id,
+    };
+  } else {
+    order = request;
+  }
   if (order.kycProfileId) {
     const refusal = await profileRefusal(work, customerId, order.kycProfileId, order);
     if (refusal) return refused(refusal);
   }
-  const created = await createOrder(work.db, work.outbox, customerId, order, work.now);
+  const instant = await fulfilsAtOnce(work, order);
+  const created = await createOrder(work.db, work.outbox, customerId, order, work.now, instant ? work : undefined);
   if (created.ok) return done(created.value);
-  return refused(created.reason === "unknown_profile" ? unknownProfile : notOrderable(created));
+  switch (created.reason) {
+    case "unknown_profile":
+      return refused(unknownProfile);
+    case "wrong_state":
+      return refused(reservationNotActive(created.state));
+    case "not_orderable":
+      return refused(notOrderable(created));
+  }
+}
+
+/**
+ * Instant fulfilment (LIFECYCLE.md): the pair's settings say auto_fulfil, and the order's reservation, or else what
+ * the stock holds takeable now, covers the quantity. Read before the batch; the batch itself re-checks the stock.
+ */
+async function fulfilsAtOnce(work: Work, order: NewOrder): Promise<boolean> {
+  if (!(await autoFulfils(work.db, order))) return false;
+  if (order.reservationId) return true;
+  return (await takeableForOrder(work.db, { ...order, reservationId: null }, work.now)) >= order.quantity;
 }
 
 const CHANGE_ORDER_REFUSALS = refusals(
   "validation_error",
+  "conflict",
   "not_orderable",
   "requirements_not_met",
   "order_not_pending",
@@ -83,8 +146,9 @@ async function changeOrder(
   if (changes.kycProfileId || (pairChanges && changes.kycProfileId === undefined)) {
     const current = await findOrder(work.db, customerId, orderId);
     const profileId = changes.kycProfileId ?? current?.kycProfileId;
-    // Only a pending order changes: another is refused for that (order_not_pending), whatever its profile.
-    if (current && customerMayChange(current.status) && profileId) {
+    // Only a pending order changes: another is refused for that (order_not_pending), whatever its profile; one from a
+    // reservation is refused for its pair (conflict), whatever the profile (the store says so).
+    if (current && customerMayChange(current.status) && !changesReservedFields(current, changes) && profileId) {
       const pair = {
         countryCode: changes.countryCode ?? current.countryCode,
         numberType: changes.numberType ?? current.numberType,
@@ -100,6 +164,13 @@ async function changeOrder(
       return refused(notFound("Order"));
     case "wrong_state":
       return refused(notPending("changed", updated.state));
+    case "from_reservation":
+      return refused(
+        new Problem(
+          "conflict",
+          "This order was placed from a reservation: its number_type, country_code and quantity are the reservation's and cannot change",
+        ),
+      );
     case "not_orderable":
       return refused(notOrderable(updated));
     case "unknown_profile":

@@ -25,10 +25,10 @@ import {
   MAX_NOTES_LENGTH,
   MAX_QUANTITY,
   orderIdParam,
-  toNewOrder,
   toOrder,
   toOrderChanges,
   toOrderListQuery,
+  toOrderRequest,
   updateOrderBody,
 } from "../orders/schemas.ts";
 import { findOrder } from "../orders/store.ts";
@@ -529,7 +529,7 @@ export const orderPages = createRouter<PortalEnv>()
     const form = (await readForm(c)).fields;
     const parsed = createBodyFrom(form);
     if (!parsed.success) return newOrderPage(c, { values: form, errors: fieldMessages(parsed.error.issues) }, 400);
-    const created = await placeOrder(workOf(c), visitor.customer.id, toNewOrder(parsed.data));
+    const created = await placeOrder(workOf(c), visitor.customer.id, toOrderRequest(parsed.data));
     if (!created.ok) {
       const { problem } = created;
       return newOrderPage(c, { values: form, errors: problemFieldLists(problem), refusal: problem.message }, 400);

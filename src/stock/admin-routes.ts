@@ -141,7 +141,9 @@ export const stockAdminRoutes = createRouter<OperatorEnv>()
       method: "delete",
       path: "/stock/{phone_number}",
       summary: "Take a number out of the stock",
-      description: "Only a number in stock, which is never an allocated one (404 otherwise).",
+      description:
+        "Only a number in stock, which is never an allocated one (404 otherwise), and not one a reservation holds " +
+        "now (409 conflict naming it).",
       request: { params: stockPhoneParams },
       responses: {
         200: jsonResponse(removedStockNumberSchema, "The number that left the stock."),

@@ -19,13 +19,14 @@ export function takeableNow(now: number): SQL {
   return or(AVAILABLE, holdLapsed(now))!;
 }
 
+/** A stock number a reservation holds now (active before its time, or ordered): no one else may take or remove it. */
+export function heldNow(now: number): SQL {
+  return and(RESERVED, or(sql`${stockNumbers.heldUntil} IS NULL`, sql`${stockNumbers.heldUntil} > ${now}`))!;
+}
+
 /** A stock number held now for this reservation (active before its time, or ordered). */
 export function heldFor(reservationId: string, now: number): SQL {
-  return and(
-    RESERVED,
-    eq(stockNumbers.reservationId, reservationId),
-    or(sql`${stockNumbers.heldUntil} IS NULL`, sql`${stockNumbers.heldUntil} > ${now}`),
-  )!;
+  return and(heldNow(now), eq(stockNumbers.reservationId, reservationId))!;
 }
 
 export { AVAILABLE as availableStock, RESERVED as reservedStock };

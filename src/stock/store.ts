@@ -1,5 +1,5 @@
-// Queries for the number stock; allocation from stock is in src/numbers/allocation-store.ts.
-import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
+// Queries for the number stock; allocation from stock is in src/orders/allocation-store.ts.
+import { and, asc, count, desc, eq, not, type SQL, sql } from "drizzle-orm";
 import { type AuditContext, auditBeforeWrite, auditStatement } from "../db/audit.ts";
 import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -15,6 +15,7 @@ import {
   stockNumbers,
 } from "../db/schema.ts";
 import { containsText, inJsonList, iso } from "../db/sql.ts";
+import { heldNow } from "./holds.ts";
 
 /** A number to stock, valid. */
 export interface StockRow {
@@ -179,14 +180,17 @@ export async function stockSummary(db: Database): Promise<(typeof stockCounts.$i
   return db.select().from(stockCounts).orderBy(asc(stockCounts.countryCode), asc(stockCounts.numberType));
 }
 
-/** Takes a number out of the stock (an unallocated one: a number in stock never is), with its audit event. */
+/**
+ * Takes a number out of the stock (an unallocated one: a number in stock never is), with its audit event; not one a
+ * reservation holds now (a lapsed hold holds nothing).
+ */
 export async function removeFromStock(
   db: Database,
   audit: AuditContext,
   phoneNumber: string,
   now: number,
-): Promise<Outcome<StockNumberRow, "not_found">> {
-  const inStock: SQL = eq(stockNumbers.phoneNumber, phoneNumber);
+): Promise<Outcome<StockNumberRow, "not_found" | "held">> {
+  const inStock: SQL = and(eq(stockNumbers.phoneNumber, phoneNumber), not(heldNow(now)))!;
   const removed = await batchByName(db, {
     number: writeInPhases({
       before: {
@@ -210,5 +214,10 @@ export async function removeFromStock(
     }),
   });
   const [row] = removed.number.write;
-  return row ? ok(row) : refuse("not_found");
+  if (row) return ok(row);
+  const held = await db
+    .select({ phoneNumber: stockNumbers.phoneNumber })
+    .from(stockNumbers)
+    .where(and(eq(stockNumbers.phoneNumber, phoneNumber), heldNow(now)));
+  return held.length > 0 ? refuse("held", { phoneNumbers: [phoneNumber] }) : refuse("not_found");
 }

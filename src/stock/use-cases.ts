@@ -1,7 +1,7 @@
 // Stock actions: import, checking and reporting each row on its own, and removal.
 import type { StockNumberRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
-import { done, notFound, type Result, refusals, refused } from "../lib/problem.ts";
+import { done, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
 import { FULFILMENT, operatorAction } from "../staff/roles.ts";
 import { REPORTED_ITEMS, stockRowSchema } from "./schemas.ts";
 import { importStock, pairKey, removeFromStock, type StockRow } from "./store.ts";
@@ -80,12 +80,24 @@ async function importNumbers(
   });
 }
 
-const REMOVE_NUMBER_REFUSALS = refusals("not_found");
+const REMOVE_NUMBER_REFUSALS = refusals("not_found", "conflict");
 
-/** Takes a number out of the stock; one not in stock (or allocated: never both) is not found. */
+/**
+ * Takes a number out of the stock; one not in stock (or allocated: never both) is not found, one a reservation holds
+ * is a conflict naming it.
+ */
 async function removeNumber(work: Work, phoneNumber: string): Promise<Result<StockNumberRow, typeof REMOVE_NUMBER_REFUSALS>> {
   const removed = await removeFromStock(work.db, work, phoneNumber, work.now);
-  return removed.ok ? done(removed.value) : refused(notFound("Stock number"));
+  if (removed.ok) return done(removed.value);
+  if (removed.reason === "held") {
+    return refused(
+      new Problem(
+        "conflict",
+        `Held by a reservation, not to be removed while the hold lasts: ${removed.phoneNumbers.join(", ")}`,
+      ),
+    );
+  }
+  return refused(notFound("Stock number"));
 }
 
 export const importStockAction = operatorAction({

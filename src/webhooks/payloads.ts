@@ -55,6 +55,7 @@ export function orderData(): SQL {
     created_at: iso(orders.createdAt),
     updated_at: iso(orders.updatedAt),
     kyc_profile_id: sql`${prefixed("kyp", orders.kycProfileId)}`,
+    reservation_id: sql`${prefixed("res", orders.reservationId)}`,
   });
 }
 
