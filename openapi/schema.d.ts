@@ -60,7 +60,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Places a pending order. The country_code and number_type pair must be currently orderable.
+         * @description Places a pending order of a pair (number_type, country_code, quantity), or from an active reservation (reservation_id: the order takes its pair and count, the reservation becomes ordered and its numbers stay held for the order). The pair must be currently orderable. For a pair with auto_fulfil whose stock (or the reservation) covers the quantity, the order is allocated and fulfilled at once: 201 with status fulfilled.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1209,7 +1209,7 @@ export interface paths {
         put?: never;
         /**
          * Allocate numbers to an order
-         * @description All or nothing: the numbers listed in phone_numbers, or from_stock oldest numbers of the stock of the order's country and type (never both). The order must be pending (it moves to processing) or processing; fulfilled_quantity grows and reaching quantity fulfils the order. More numbers than remain is a 400; a number already allocated anywhere, or stocked for another country or type, is a 409; more than the stock holds is a 409 insufficient_stock. A listed number that is in stock leaves it. A pending order whose KYC profile its customer changes during the allocation is read again and allocated as it then stands; changed again, a 409 (nothing allocated). One order.numbers_allocated event is sent per 1,000 numbers.
+         * @description All or nothing: the numbers listed in phone_numbers, or from_stock numbers of the stock of the order's country and type (never both): first those its reservation holds for it, then the oldest available ones (or whose hold lapsed). The order must be pending (it moves to processing) or processing; fulfilled_quantity grows and reaching quantity fulfils the order. More numbers than remain is a 400; a number already allocated anywhere, stocked for another country or type, or held by a reservation for another order or account, is a 409; more than the stock holds for the order is a 409 insufficient_stock. A listed number that is in stock leaves it. A pending order whose KYC profile its customer changes during the allocation is read again and allocated as it then stands; changed again, a 409 (nothing allocated). One order.numbers_allocated event is sent per 1,000 numbers.
          */
         post: operations["allocateNumbers"];
         delete?: never;
@@ -1645,7 +1645,7 @@ export interface paths {
         post?: never;
         /**
          * Take a number out of the stock
-         * @description Only a number in stock, which is never an allocated one (404 otherwise).
+         * @description Only a number in stock, which is never an allocated one (404 otherwise), and not one a reservation holds now (409 conflict naming it).
          */
         delete: operations["removeStockNumber"];
         options?: never;
@@ -2503,6 +2503,11 @@ export interface components {
              * @example null
              */
             kyc_profile_id: string | null;
+            /**
+             * @description The reservation the order was placed from (res_…): its numbers are held for the order. null when none.
+             * @example null
+             */
+            reservation_id: string | null;
         };
         /** @description Numbers were allocated to an order. */
         NumbersAllocatedEvent: {
@@ -3059,21 +3064,29 @@ export interface components {
         };
         CreateOrder: {
             /**
-             * @description Kind of numbers, a lowercase identifier such as mobile, landline or toll_free.
+             * @description An active reservation of the account (else 409 reservation_not_active; another account's 404): the order takes its pair and count, and its numbers stay held for the order. Not with number_type, country_code or quantity.
+             * @example res_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e
+             */
+            reservation_id?: string;
+            /**
+             * @description Required unless reservation_id is given.
              * @example mobile
              */
-            number_type: string;
+            number_type?: string;
             /**
-             * @description ISO 3166-1 alpha-2 country code.
+             * @description Required unless reservation_id is given.
              * @example US
              */
-            country_code: string;
-            /** @example 100 */
-            quantity: number;
+            country_code?: string;
+            /**
+             * @description Required unless reservation_id is given.
+             * @example 100
+             */
+            quantity?: number;
             /** @example Numbers for the Austin call centre */
             notes?: string | null;
             /**
-             * @description A profile of the account, compliant for the order's pair (else 400 requirements_not_met naming each unmet requirement): the order's numbers join it when allocated. null: none.
+             * @description A profile of the account, compliant for the order's pair (else 400 requirements_not_met naming each unmet requirement): the order's numbers join it when allocated. null: none. From a reservation held for a profile, it defaults to that profile.
              * @example kyp_3f1f7f9c-2d11-4b8c-9a51-0b7e8f5e4a8e
              */
             kyc_profile_id?: string;
@@ -4834,8 +4847,31 @@ export interface components {
             };
             content?: never;
         };
-        /** @description Problem details; code: verification_locked, kyc_managed_by_profile, conflict. */
+        /** @description Problem details; code: conflict. */
         Problem409: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                "X-Download-Options": components["headers"]["XDownloadOptions"];
+                "X-Frame-Options": components["headers"]["XFrameOptions"];
+                "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Problem details; code: verification_locked, kyc_managed_by_profile, conflict. */
+        "Problem409.verification_locked.kyc_managed_by_profile.conflict": {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5924,7 +5960,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created order, status pending. */
+            /** @description The created order: pending, or fulfilled at once (auto_fulfil). */
             201: {
                 headers: {
                     /** @description Path of the new resource. */
@@ -5976,7 +6012,31 @@ export interface operations {
             };
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404Idempotent"];
-            409: components["responses"]["Problem409Idempotent"];
+            /** @description Problem details; code: reservation_not_active, idempotency_key_in_use. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfterInUse"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
+                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
+                    "X-Download-Options": components["headers"]["XDownloadOptions"];
+                    "X-Frame-Options": components["headers"]["XFrameOptions"];
+                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
+                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["Problem413Idempotent"];
             415: components["responses"]["Problem415Idempotent"];
             422: components["responses"]["Problem422Idempotent"];
@@ -6199,6 +6259,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];
@@ -9182,7 +9243,7 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409"];
+            409: components["responses"]["Problem409.verification_locked.kyc_managed_by_profile.conflict"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -9933,7 +9994,7 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409"];
+            409: components["responses"]["Problem409.verification_locked.kyc_managed_by_profile.conflict"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -13206,29 +13267,7 @@ export interface operations {
             400: components["responses"]["Problem400.validation_error.malformed_json"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
-            /** @description Problem details; code: conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
-                    "Cross-Origin-Opener-Policy": components["headers"]["CrossOriginOpenerPolicy"];
-                    "Cross-Origin-Resource-Policy": components["headers"]["CrossOriginResourcePolicy"];
-                    "Origin-Agent-Cluster": components["headers"]["OriginAgentCluster"];
-                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
-                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
-                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
-                    "X-DNS-Prefetch-Control": components["headers"]["XDNSPrefetchControl"];
-                    "X-Download-Options": components["headers"]["XDownloadOptions"];
-                    "X-Frame-Options": components["headers"]["XFrameOptions"];
-                    "X-Permitted-Cross-Domain-Policies": components["headers"]["XPermittedCrossDomainPolicies"];
-                    "X-XSS-Protection": components["headers"]["XXSSProtection"];
-                    "Cache-Control": components["headers"]["NoStore"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Problem409"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];
@@ -13595,6 +13634,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
