@@ -77,6 +77,9 @@ describe("finding and reserving numbers in the portal", () => {
     const order = await bodyOf<Record<string, unknown>>(await customer.call(`/api/customers/${customer.slug}/orders/${orderId}`));
     expect(order).toMatchObject({ reservation_id: id, kyc_profile_id: profile.id, quantity: 2, notes: "From the portal" });
     expect((await reservationOf(customer, id)).status).toBe("ordered");
+    expect(await pageText(await member.get(`/portal/orders/${orderId}`), 200)).toContain(
+      `<a href="/portal/reservations/${id}">Its reservation</a>`,
+    );
     const ordered = await pageText(await member.get(`/portal/reservations/${id}`), 200);
     expect(ordered).toContain(`href="/portal/orders/${orderId}">Order ${order.order_number}</a>`);
     expect(ordered).not.toContain(`/order"`);
@@ -109,7 +112,12 @@ describe("finding and reserving numbers in the portal", () => {
     expect(fieldError(short, "quantity")).toBe("Quantity must be at most 1, the numbers available");
 
     const both = await pageText(
-      await reserve({ by: "numbers", phone_numbers: [phones[1]!], ttl_minutes: "60", hold_for_profile: `kyp_${crypto.randomUUID()}` }),
+      await reserve({
+        by: "numbers",
+        phone_numbers: [phones[1]!],
+        ttl_minutes: "60",
+        hold_for_profile: `kyp_${crypto.randomUUID()}`,
+      }),
       400,
     );
     expect(fieldError(both, "ttl_minutes")).toBe("Hold for must not be given beside hold_for_profile");

@@ -158,32 +158,33 @@ async function findPage(c: Context<PortalEnv>, reserving: Reserving = { values: 
           </h2>
           <UnavailableNumbers errors={reserving.errors.phone_numbers} unavailable={reserving.unavailable} />
           {found.phoneNumbers.length > 0 ? (
-            <>
-              <Table
-                label="Numbers found"
-                rows={found.phoneNumbers}
-                columns={[
-                  {
-                    label: "Select",
-                    cell: (phone) => (
-                      <label class="check">
-                        <input type="checkbox" name="phone_numbers" value={phone} checked={chosen.has(phone)} />
-                        <span class="visually-hidden">Select {phone}</span>
-                      </label>
-                    ),
-                  },
-                  { label: "Number", cell: (phone) => phone },
-                ]}
-              />
-              <div class="actions">
-                <button type="submit" name="by" value="numbers">
-                  Reserve the numbers selected
-                </button>
-              </div>
-            </>
+            <Table
+              label="Numbers found"
+              rows={found.phoneNumbers}
+              columns={[
+                {
+                  label: "Select",
+                  cell: (phone) => (
+                    <label class="check">
+                      <input type="checkbox" name="phone_numbers" value={phone} checked={chosen.has(phone)} />
+                      <span class="visually-hidden">Select {phone}</span>
+                    </label>
+                  ),
+                },
+                { label: "Number", cell: (phone) => phone },
+              ]}
+            />
+          ) : null}
+          <HoldFields values={reserving.values} errors={reserving.errors} profiles={profiles} />
+          {found.phoneNumbers.length > 0 ? (
+            <div class="actions">
+              <button type="submit" name="by" value="numbers">
+                Reserve the numbers selected
+              </button>
+            </div>
           ) : null}
           <fieldset class="checks">
-            <legend>Or the first available, by quantity</legend>
+            <legend>Or the first available, by quantity (held as above)</legend>
             <TextInput
               name="quantity"
               label="Quantity"
@@ -207,7 +208,6 @@ async function findPage(c: Context<PortalEnv>, reserving: Reserving = { values: 
               </button>
             </div>
           </fieldset>
-          <HoldFields values={reserving.values} errors={reserving.errors} profiles={profiles} />
         </form>
       ) : null}
     </>,

@@ -393,6 +393,9 @@ async function orderPage(
       ) : null}
       <OrderFacts
         order={order}
+        reservation={
+          order.reservation_id ? <a href={`/portal/reservations/${order.reservation_id}`}>Its reservation</a> : undefined
+        }
         profile={
           order.kyc_profile_id && profileName !== undefined ? (
             <a href={`/portal/profiles/${order.kyc_profile_id}`}>{profileName}</a>

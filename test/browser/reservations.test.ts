@@ -62,7 +62,10 @@ it("finds numbers, reserves two through a profile's review, orders them, and the
   await page.getByRole("button", { name: "Order these" }).click();
   await page.waitForURL(/\/portal\/orders\/[0-9a-f-]+\?done=placed$/);
   const orderId = new URL(page.url()).pathname.split("/").pop()!;
-  const order = await json(await account.api.orders[":order_id"].$get({ param: { customer_slug: account.slug, order_id: orderId } }), 200);
+  const order = await json(
+    await account.api.orders[":order_id"].$get({ param: { customer_slug: account.slug, order_id: orderId } }),
+    200,
+  );
   expect(order).toMatchObject({ quantity: 2, kyc_profile_id: profile.id, notes: "For the Austin office" });
 
   const { page: staff } = await portal.signInToConsole("fulfilment");
@@ -72,7 +75,9 @@ it("finds numbers, reserves two through a profile's review, orders them, and the
   await fits(staff, "console-order-reserved");
   await held.getByRole("link", { name: phones[0] }).click();
   await staff.waitForURL(/\/ops\/stock\?search=/);
-  expect(await staff.getByRole("table", { name: "Stocked numbers" }).textContent()).toContain(`held for order ${order.order_number}`);
+  expect(await staff.getByRole("table", { name: "Stocked numbers" }).textContent()).toContain(
+    `held for order ${order.order_number}`,
+  );
 });
 
 it("extends a reservation from its page and cancels it after the confirmation", async () => {
