@@ -127,6 +127,11 @@ describe("finding and reserving numbers in the portal", () => {
     const notOrderable = await pageText(await member.get("/portal/find-numbers?pair=US%2Fno_such_type"), 400);
     expect(fieldError(notOrderable, "pair")).toBe("Country and type cannot be ordered in US right now");
 
+    // The console's stock page says when the other account's hold lapses.
+    const staff = await inConsole("viewer");
+    const stock = await pageText(await staff.get(`/ops/stock?search=${phones[0]!.slice(1)}`), 200);
+    expect(stock).toMatch(/reserved until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+
     expect(await reservationsOf(customer)).toEqual([]);
     expect((await stockState([phones[1]!]))[0]).toMatchObject({ status: "available", reservation_id: null });
   });
