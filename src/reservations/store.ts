@@ -50,22 +50,6 @@ export function reservationEventIfWritten(db: Database, type: EventType, reserva
   );
 }
 
-/**
- * The statements that mark an active reservation ordered by `orderId`, with its reservation.ordered event, for the
- * order's own batch: they apply only while the reservation is active at `now` (its numbers then stay held for the
- * order, held_until NULL, by trigger). `write` returns the reservation's row when it moved.
- */
-export function orderReservationStatements(db: Database, reservationId: string, orderId: string, now: number) {
-  return writeInPhases({
-    write: db
-      .update(reservations)
-      .set({ status: "ordered" satisfies ReservationStatus, orderId, updatedAt: now })
-      .where(and(eq(reservations.id, reservationId), activeAt(now)))
-      .returning(),
-    ...reservationEventIfWritten(db, "reservation.ordered", reservationId, now),
-  });
-}
-
 /** The account's reservation, or undefined (another account's too). */
 export async function findReservation(
   db: Database,
