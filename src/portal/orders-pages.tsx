@@ -22,7 +22,6 @@ import { listOrders } from "../orders/list.ts";
 import {
   createOrderBody,
   listOrdersQuery,
-  MAX_NOTES_LENGTH,
   MAX_QUANTITY,
   orderIdParam,
   toOrder,
@@ -50,11 +49,11 @@ import {
   readForm,
   Select,
   SortFields,
-  TextArea,
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
+import { type ProfileChoices, profileChoices } from "./kyc-parts.tsx";
+import { NotesAndProfileFields } from "./order-choices.tsx";
 
 /** A form's errors: one message a field, or several (each unmet requirement of a profile). */
 type FieldErrors = Record<string, string | readonly string[]>;
@@ -216,22 +215,7 @@ function OrderFields({
         value={values.quantity}
         error={errors.quantity}
       />
-      <TextArea
-        name="notes"
-        label="Notes"
-        value={values.notes}
-        error={errors.notes}
-        hint={`Optional, up to ${MAX_NOTES_LENGTH.toLocaleString("en-US")} characters`}
-      />
-      <ProfileSelect
-        name="kyc_profile_id"
-        label="Profile"
-        value={values.kyc_profile_id}
-        error={errors.kyc_profile_id}
-        blank="None"
-        hint="Optional: the numbers join this profile when allocated; it must meet the requirements of the country and type"
-        choices={profiles}
-      />
+      <NotesAndProfileFields values={values} errors={errors} profiles={profiles} />
     </>
   );
 }

@@ -12,7 +12,7 @@ import { findProfileNames } from "../kyc/profiles-store.ts";
 import { availableOn } from "../lib/action.ts";
 import type { Problem } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
-import { createOrderBody, MAX_NOTES_LENGTH, toOrder, toOrderRequest } from "../orders/schemas.ts";
+import { createOrderBody, toOrder, toOrderRequest } from "../orders/schemas.ts";
 import { findOrder } from "../orders/store.ts";
 import { placeOrder } from "../orders/use-cases.ts";
 import { isActive } from "../reservations/lifecycle.ts";
@@ -38,10 +38,10 @@ import {
   PerPageField,
   problemFieldLists,
   readForm,
-  TextArea,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { ProfileSelect, profileChoices } from "./kyc-parts.tsx";
+import { profileChoices } from "./kyc-parts.tsx";
+import { NotesAndProfileFields } from "./order-choices.tsx";
 import { Expiry, reservationHref, TtlSelect } from "./reservation-parts.tsx";
 
 const LIST = "/portal/reservations";
@@ -136,21 +136,11 @@ async function reservationPage(c: Context<PortalEnv>, found: ReservationWithNumb
         <form method="post" action={`${href}/order`} class="stack card" aria-label="Order these" novalidate>
           <CsrfField token={visitor.csrfToken} />
           <h2>Order these numbers</h2>
-          <TextArea
-            name="notes"
-            label="Notes"
-            value={values.notes}
-            error={errors.notes}
-            hint={`Optional, up to ${MAX_NOTES_LENGTH.toLocaleString("en-US")} characters`}
-          />
-          <ProfileSelect
-            name="kyc_profile_id"
-            label="Profile"
-            value={values.kyc_profile_id}
-            error={errors.kyc_profile_id}
+          <NotesAndProfileFields
+            values={values}
+            errors={errors}
+            profiles={profiles}
             blank={reservation.hold_for_profile ? `${profileName ?? reservation.hold_for_profile} (held through)` : "None"}
-            hint="Optional: the numbers join this profile when allocated; it must meet the requirements of the country and type"
-            choices={profiles}
           />
           <div class="actions">
             <button type="submit">Order these</button>
