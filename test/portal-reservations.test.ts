@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { inConsole } from "./console.ts";
 import { bodyOf, INDIVIDUAL_ADDRESS, type TestCustomer } from "./helpers.ts";
-import { pairWithStock, reserveBySql, stockState } from "./order-stock.ts";
+import { pairWithStock, reserveBySql, setAutoFulfil, stockState } from "./order-stock.ts";
 import { pageText, signedIn } from "./portal.ts";
 
 interface Reservation {
@@ -80,6 +80,16 @@ describe("finding and reserving numbers in the portal", () => {
     expect(await pageText(await member.get(`/portal/orders/${orderId}`), 200)).toContain(
       `<a href="/portal/reservations/${id}">Its reservation</a>`,
     );
+    // Its reservation fixed the pair and quantity: the order's form changes the rest.
+    const orderPage = await pageText(await member.get(`/portal/orders/${orderId}`), 200);
+    expect(orderPage).toContain('name="notes"');
+    expect(orderPage).not.toContain('name="quantity"');
+    const saved = await member.post(`/portal/orders/${orderId}/edit`, { notes: "Changed", kyc_profile_id: profile.id });
+    expect(saved.headers.get("Location")).toBe(`/portal/orders/${orderId}?done=saved`);
+    expect(await bodyOf(await customer.call(`/api/customers/${customer.slug}/orders/${orderId}`))).toMatchObject({
+      notes: "Changed",
+      quantity: 2,
+    });
     const ordered = await pageText(await member.get(`/portal/reservations/${id}`), 200);
     expect(ordered).toContain(`href="/portal/orders/${orderId}">Order ${order.order_number}</a>`);
     expect(ordered).not.toContain(`/order"`);
@@ -138,6 +148,21 @@ describe("finding and reserving numbers in the portal", () => {
 });
 
 describe("reservations in the portal", () => {
+  it("orders a reservation of an auto_fulfil pair: the order's page says it was fulfilled at once, with its numbers", async () => {
+    const { type, customer, phones } = await pairWithStock(2, "pres-auto");
+    await setAutoFulfil(type, true);
+    const member = await signedIn(customer, "member");
+    const created = await bodyOf<Reservation>(await customer.callJson("POST", apiPath(customer), { phone_numbers: phones }), 201);
+    const placed = await member.post(`/portal/reservations/${created.id}/order`);
+    expect(placed.headers.get("Location")).toMatch(/^\/portal\/orders\/[0-9a-f-]{36}\?done=fulfilled$/);
+    const page = await pageText(await member.follow(placed), 200);
+    expect(page).toContain("The order is placed and fulfilled at once from stock: its numbers are below.");
+    for (const phone of phones) expect(page).toContain(`>${phone}</a>`);
+    const orderId = /\/portal\/orders\/([0-9a-f-]{36})/.exec(placed.headers.get("Location")!)![1];
+    const staff = await inConsole("viewer");
+    expect(await pageText(await staff.get(`/ops/orders/${orderId}`), 200)).toContain("None of its numbers is held any more.");
+  });
+
   it("lists, extends, and cancels after the confirmation; then offers nothing and refuses a late form in the API's words", async () => {
     const { type, customer, phones } = await pairWithStock(1, "pres");
     const member = await signedIn(customer, "member");

@@ -291,6 +291,11 @@ async function newOrderPage(
   );
 }
 
+/** The page a placed order's form leads to: it says whether the order waits, or was fulfilled at once (auto_fulfil). */
+export function placedOrderHref(row: OrderRow): string {
+  return `/portal/orders/${row.id}?done=${row.status === "fulfilled" ? "fulfilled" : "placed"}`;
+}
+
 function orderFormValues(row: OrderRow): Record<string, string> {
   return {
     number_type: row.numberType,
@@ -303,6 +308,7 @@ function orderFormValues(row: OrderRow): Record<string, string> {
 
 const DONE: Record<string, string> = {
   placed: "The order is placed. It can be changed or cancelled here until it is processed.",
+  fulfilled: "The order is placed and fulfilled at once from stock: its numbers are below.",
   saved: "The order is saved.",
   cancelled: "The order is cancelled.",
 };
@@ -402,12 +408,21 @@ async function orderPage(
           <h2>Change the order</h2>
           <p class="muted">An order can be changed until it is processed.</p>
           <OrderForm c={c} action={`${href}/edit`}>
-            <OrderFields
-              values={edit.values ?? orderFormValues(row)}
-              errors={edit.errors ?? {}}
-              catalog={catalog}
-              profiles={profiles}
-            />
+            {row.reservationId === null ? (
+              <OrderFields
+                values={edit.values ?? orderFormValues(row)}
+                errors={edit.errors ?? {}}
+                catalog={catalog}
+                profiles={profiles}
+              />
+            ) : (
+              // Its reservation fixed the pair and quantity (src/orders/lifecycle.ts): the rest may change.
+              <NotesAndProfileFields
+                values={edit.values ?? orderFormValues(row)}
+                errors={edit.errors ?? {}}
+                profiles={profiles}
+              />
+            )}
             <div class="actions">
               <button type="submit">Save changes</button>
             </div>
@@ -521,7 +536,7 @@ export const orderPages = createRouter<PortalEnv>()
       const { problem } = created;
       return newOrderPage(c, { values: form, errors: problemFieldLists(problem), refusal: problem.message }, 400);
     }
-    return c.redirect(`/portal/orders/${created.value.id}?done=placed`, 303);
+    return c.redirect(placedOrderHref(created.value), 303);
   })
   .get("/orders/:order_id", async (c) => {
     const row = await visitorsOrder(c);

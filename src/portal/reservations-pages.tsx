@@ -42,6 +42,7 @@ import {
 import { renderPage } from "../ui/renderer.tsx";
 import { profileChoices } from "./kyc-parts.tsx";
 import { NotesAndProfileFields } from "./order-choices.tsx";
+import { placedOrderHref } from "./orders-pages.tsx";
 import { Expiry, reservationHref, TtlSelect } from "./reservation-parts.tsx";
 
 const LIST = "/portal/reservations";
@@ -328,5 +329,5 @@ export const reservationPages = createRouter<PortalEnv>()
     if (!parsed.success) return invalidPage(c, found, form, fieldMessages(parsed.error.issues));
     const placed = await placeOrder(workOf(c), c.var.visitor.customer.id, toOrderRequest(parsed.data));
     if (!placed.ok) return refusedPage(c, found, placed.problem, form);
-    return c.redirect(`/portal/orders/${placed.value.id}?done=placed`, 303);
+    return c.redirect(placedOrderHref(placed.value), 303);
   });
