@@ -116,6 +116,7 @@ describe("finding and reserving numbers in the portal", () => {
     expect(taken).toContain("1 of the numbers named is not available to reserve");
     expect(taken).toContain(`<li>${phones[0]} is not available</li>`);
     expect(taken).not.toContain(`<li>${phones[1]} is not available</li>`);
+    expect(taken).toMatch(new RegExp(`value="\\${phones[1]}"[^>]*aria-describedby="phone_numbers-error"`));
 
     const short = await pageText(await reserve({ by: "quantity", quantity: "5" }), 409);
     expect(short).toContain(`1 ${type} numbers of US are available; 5 were asked for`);

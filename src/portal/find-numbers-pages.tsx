@@ -105,6 +105,7 @@ async function findPage(c: Context<PortalEnv>, reserving: Reserving = { values: 
     search.refusal ??
     (refused === 400 ? "The numbers cannot be reserved; each problem is shown beside its field." : undefined);
   const chosen = new Set(reserving.values.phone_numbers?.split(",") ?? []);
+  const refusedNumbers = reserving.errors.phone_numbers !== undefined || reserving.unavailable !== undefined;
   return renderPage(
     c,
     { title: "Find numbers", section: "find" },
@@ -166,7 +167,13 @@ async function findPage(c: Context<PortalEnv>, reserving: Reserving = { values: 
                   label: "Select",
                   cell: (phone) => (
                     <label class="check">
-                      <input type="checkbox" name="phone_numbers" value={phone} checked={chosen.has(phone)} />
+                      <input
+                        type="checkbox"
+                        name="phone_numbers"
+                        value={phone}
+                        checked={chosen.has(phone)}
+                        aria-describedby={refusedNumbers ? "phone_numbers-error" : undefined}
+                      />
                       <span class="visually-hidden">Select {phone}</span>
                     </label>
                   ),
