@@ -78,6 +78,7 @@ it("finds numbers, reserves two through a profile's review, orders them, and the
   expect(await staff.getByRole("table", { name: "Stocked numbers" }).textContent()).toContain(
     `held for order ${order.order_number}`,
   );
+  await fits(staff, "console-stock-held");
 });
 
 it("extends a reservation from its page and cancels it after the confirmation", async () => {
