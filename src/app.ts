@@ -22,12 +22,14 @@ import { activityPages } from "./portal/activity-pages.tsx";
 import { apiKeyPages } from "./portal/api-key-pages.tsx";
 import { portalAudience } from "./portal/audience.ts";
 import { publicPortalPages, signOut } from "./portal/auth-pages.tsx";
+import { findNumbersPages } from "./portal/find-numbers-pages.tsx";
 import { numberKycPages } from "./portal/number-kyc-pages.tsx";
 import { numberLifePages } from "./portal/number-life-pages.tsx";
 import { numberPages } from "./portal/numbers-pages.tsx";
 import { orderPages } from "./portal/orders-pages.tsx";
 import { profileDetailPages } from "./portal/profile-detail-pages.tsx";
 import { profilePages } from "./portal/profiles-pages.tsx";
+import { reservationPages } from "./portal/reservations-pages.tsx";
 import { teamPages } from "./portal/team-pages.tsx";
 import { webhookPages } from "./portal/webhook-pages.tsx";
 import { uiAssets } from "./ui/document.tsx";
@@ -65,6 +67,8 @@ function mountPages(app: AppRouter): void {
         .route("/", signOut)
         .route("/", orderPages)
         .route("/", numberPages)
+        .route("/", findNumbersPages)
+        .route("/", reservationPages)
         .route("/", numberLifePages)
         .route("/", numberKycPages)
         .route("/", profilePages)

@@ -21,6 +21,7 @@ import { findOrderById } from "../orders/store.ts";
 import { moveOrderAction } from "../orders/use-cases.ts";
 import { OrderFacts } from "../orders/views.tsx";
 import { changeGuard, mayRaise, offered } from "../staff/roles.ts";
+import { numbersHeldFor } from "../stock/holders.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
@@ -40,6 +41,7 @@ import {
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { numberHref } from "./number-moves.tsx";
+import { STOCK } from "./stock-pages.tsx";
 
 const SECTION = "queue";
 /** How many of an order's numbers its page lists at a time. */
@@ -127,7 +129,10 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
   const order = toOrder(row);
   const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
   const window = pageWindow(page, NUMBERS_PER_PAGE);
-  const details = await findOrderDetails(c.var.db, row, window);
+  const [details, held] = await Promise.all([
+    findOrderDetails(c.var.db, row, window),
+    row.reservationId ? numbersHeldFor(c.var.db, row.reservationId, NUMBERS_PER_PAGE, c.var.now) : undefined,
+  ]);
   // An order's numbers are never taken back or deleted: it has as many as it was given (fulfilled_quantity).
   const meta = pageMeta(window, row.fulfilledQuantity);
   const mayAllocate = offered(c.var.operator, allocateAction, row, c.var.now);
@@ -212,6 +217,7 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
           ) : null}
         </>
       ) : null}
+      {order.reservation_id && held ? <HeldForOrder reservationId={order.reservation_id} held={held} /> : null}
       <h2>Numbers</h2>
       {details.numbers.length === 0 ? (
         <p class="muted">No numbers are allocated to this order yet.</p>
@@ -229,6 +235,34 @@ async function orderPage(c: Context<ConsoleEnv>, row: OrderRow, refusal?: Refusa
       <Pager meta={meta} noun="number" hrefOf={(n) => `${href}?page=${n}`} />
     </>,
     status,
+  );
+}
+
+/** The reservation an order was placed from, and its numbers still held for the order (allocated from stock first). */
+function HeldForOrder({ reservationId, held }: { reservationId: string; held: Awaited<ReturnType<typeof numbersHeldFor>> }) {
+  return (
+    <>
+      <h2>Reserved for this order</h2>
+      <p>
+        Placed from reservation {reservationId}.{" "}
+        {held.total === 0
+          ? "None of its numbers is held any more."
+          : `${plural(held.total, "number")} of it ${held.total === 1 ? "is" : "are"} held for the order; an allocation from stock takes them first.`}
+      </p>
+      {held.rows.length > 0 ? (
+        <Table
+          label="Numbers held for the order"
+          rows={held.rows}
+          columns={[
+            {
+              label: "Phone number",
+              cell: (n) => <a href={`${STOCK}?search=${encodeURIComponent(n.phoneNumber.slice(1))}`}>{n.phoneNumber}</a>,
+            },
+            { label: "Status", cell: () => <Badge status="reserved" /> },
+          ]}
+        />
+      ) : null}
+    </>
   );
 }
 

@@ -1,5 +1,6 @@
 // Console pages for the number stock: list, import and removal.
 import type { Context } from "hono";
+import type { Child } from "hono/jsx";
 import { pageWindow } from "../db/paging.ts";
 import { STOCK_STATUSES, type StockNumberRow, type StockStatus } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -9,7 +10,9 @@ import { isMultipart } from "../http/request-body.ts";
 import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { capitalised, words } from "../lib/words.ts";
+import { formatOrderNumber } from "../orders/schemas.ts";
 import { changeGuard, mayChange } from "../staff/roles.ts";
+import { ordersOfReservations } from "../stock/holders.ts";
 import {
   CSV_IMPORT_BYTES,
   CSV_IMPORT_LIMITS,
@@ -125,15 +128,31 @@ function StockSummaryTable({ summary }: { summary: readonly StockCountRow[] }) {
   );
 }
 
-/** When a stocked number can be given to an order: now, from a date (quarantined), or once its reservation ends. */
-function availability(row: StockNumberRow): string {
+/** The orders whose reservations hold reserved numbers of a page, by reservation id. */
+type HoldingOrders = Awaited<ReturnType<typeof ordersOfReservations>>;
+
+/**
+ * When a stocked number can be given to an order: now, from a date (quarantined), when its reservation's hold lapses,
+ * or not while it is held for the order placed from its reservation.
+ */
+function availability(row: StockNumberRow, holding: HoldingOrders, now: number): Child {
   switch (row.status) {
     case "available":
       return "now";
     case "quarantined":
       return `from ${dateTime(row.availableAt)}`;
-    case "reserved":
-      return "reserved";
+    case "reserved": {
+      if (row.heldUntil !== null)
+        return row.heldUntil <= now ? "now (its hold lapsed)" : `reserved until ${dateTime(row.heldUntil)}`;
+      const order = row.reservationId === null ? undefined : holding.get(row.reservationId);
+      return order ? (
+        <>
+          held for order <a href={`/ops/orders/${order.id}`}>{formatOrderNumber(order.orderSeq)}</a>
+        </>
+      ) : (
+        "held for its order"
+      );
+    }
   }
 }
 
@@ -214,6 +233,12 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
   const { raw, query } = filters;
   const window = pageWindow(query.page, query.limit);
   const list = await listStock(c.var.db, toStockListQuery(query), window);
+  const holding = await ordersOfReservations(
+    c.var.db,
+    list.rows.flatMap((row) =>
+      row.status === "reserved" && row.heldUntil === null && row.reservationId ? [row.reservationId] : [],
+    ),
+  );
   const meta = pageMeta(window, list.total);
   const changes = mayChange(c.var.operator, importStockAction);
   const mayRemove = mayChange(c.var.operator, removeStockNumberAction);
@@ -273,7 +298,7 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
             { label: "Country", cell: (row) => row.countryCode },
             { label: "Type", cell: (row) => words(row.numberType) },
             { label: "Status", cell: (row) => <Badge status={row.status} /> },
-            { label: "Available", cell: availability },
+            { label: "Available", cell: (row) => availability(row, holding, c.var.now) },
             { label: "Source", cell: (row) => capitalised(row.source) },
             { label: "Imported", cell: (row) => dateTime(row.importedAt) },
             ...(mayRemove

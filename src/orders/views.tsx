@@ -9,12 +9,15 @@ export function OrderFacts({
   profile,
   account,
   inStock,
+  reservation,
 }: {
   order: Order;
   /** The profile as the page links it (or a dash for none). */
   profile: Child;
   account?: Child;
   inStock?: Child;
+  /** The reservation it was placed from, as the page links it. */
+  reservation?: Child;
 }) {
   return (
     <div class="card">
@@ -37,6 +40,12 @@ export function OrderFacts({
           <>
             <dt>In stock</dt>
             <dd>{inStock}</dd>
+          </>
+        )}
+        {reservation === undefined ? null : (
+          <>
+            <dt>Reservation</dt>
+            <dd>{reservation}</dd>
           </>
         )}
         <dt>Notes</dt>

@@ -3,10 +3,12 @@ import { type Bindings, deploymentOf, type PortalVisitor } from "../env.ts";
 import { CsrfField } from "../ui/components.tsx";
 import type { Frame } from "../ui/renderer.tsx";
 
-export type Section = "orders" | "numbers" | "profiles" | "keys" | "team" | "webhooks" | "activity";
+export type Section = "orders" | "find" | "reservations" | "numbers" | "profiles" | "keys" | "team" | "webhooks" | "activity";
 
 const SECTIONS: { id: Section; href: string; label: string; settings: boolean }[] = [
   { id: "orders", href: "/portal/orders", label: "Orders", settings: false },
+  { id: "find", href: "/portal/find-numbers", label: "Find numbers", settings: false },
+  { id: "reservations", href: "/portal/reservations", label: "Reservations", settings: false },
   { id: "numbers", href: "/portal/numbers", label: "Numbers", settings: false },
   { id: "profiles", href: "/portal/profiles", label: "Profiles", settings: false },
   { id: "keys", href: "/portal/settings/api-keys", label: "API keys", settings: true },

@@ -22,7 +22,6 @@ import { listOrders } from "../orders/list.ts";
 import {
   createOrderBody,
   listOrdersQuery,
-  MAX_NOTES_LENGTH,
   MAX_QUANTITY,
   orderIdParam,
   toOrder,
@@ -50,11 +49,11 @@ import {
   readForm,
   Select,
   SortFields,
-  TextArea,
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
-import { type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
+import { type ProfileChoices, profileChoices } from "./kyc-parts.tsx";
+import { NotesAndProfileFields } from "./order-choices.tsx";
 
 /** A form's errors: one message a field, or several (each unmet requirement of a profile). */
 type FieldErrors = Record<string, string | readonly string[]>;
@@ -216,22 +215,7 @@ function OrderFields({
         value={values.quantity}
         error={errors.quantity}
       />
-      <TextArea
-        name="notes"
-        label="Notes"
-        value={values.notes}
-        error={errors.notes}
-        hint={`Optional, up to ${MAX_NOTES_LENGTH.toLocaleString("en-US")} characters`}
-      />
-      <ProfileSelect
-        name="kyc_profile_id"
-        label="Profile"
-        value={values.kyc_profile_id}
-        error={errors.kyc_profile_id}
-        blank="None"
-        hint="Optional: the numbers join this profile when allocated; it must meet the requirements of the country and type"
-        choices={profiles}
-      />
+      <NotesAndProfileFields values={values} errors={errors} profiles={profiles} />
     </>
   );
 }
@@ -307,6 +291,11 @@ async function newOrderPage(
   );
 }
 
+/** The page a placed order's form leads to: it says whether the order waits, or was fulfilled at once (auto_fulfil). */
+export function placedOrderHref(row: OrderRow): string {
+  return `/portal/orders/${row.id}?done=${row.status === "fulfilled" ? "fulfilled" : "placed"}`;
+}
+
 function orderFormValues(row: OrderRow): Record<string, string> {
   return {
     number_type: row.numberType,
@@ -319,6 +308,7 @@ function orderFormValues(row: OrderRow): Record<string, string> {
 
 const DONE: Record<string, string> = {
   placed: "The order is placed. It can be changed or cancelled here until it is processed.",
+  fulfilled: "The order is placed and fulfilled at once from stock: its numbers are below.",
   saved: "The order is saved.",
   cancelled: "The order is cancelled.",
 };
@@ -393,6 +383,9 @@ async function orderPage(
       ) : null}
       <OrderFacts
         order={order}
+        reservation={
+          order.reservation_id ? <a href={`/portal/reservations/${order.reservation_id}`}>Its reservation</a> : undefined
+        }
         profile={
           order.kyc_profile_id && profileName !== undefined ? (
             <a href={`/portal/profiles/${order.kyc_profile_id}`}>{profileName}</a>
@@ -415,12 +408,21 @@ async function orderPage(
           <h2>Change the order</h2>
           <p class="muted">An order can be changed until it is processed.</p>
           <OrderForm c={c} action={`${href}/edit`}>
-            <OrderFields
-              values={edit.values ?? orderFormValues(row)}
-              errors={edit.errors ?? {}}
-              catalog={catalog}
-              profiles={profiles}
-            />
+            {row.reservationId === null ? (
+              <OrderFields
+                values={edit.values ?? orderFormValues(row)}
+                errors={edit.errors ?? {}}
+                catalog={catalog}
+                profiles={profiles}
+              />
+            ) : (
+              // Its reservation fixed the pair and quantity (src/orders/lifecycle.ts): the rest may change.
+              <NotesAndProfileFields
+                values={edit.values ?? orderFormValues(row)}
+                errors={edit.errors ?? {}}
+                profiles={profiles}
+              />
+            )}
             <div class="actions">
               <button type="submit">Save changes</button>
             </div>
@@ -534,7 +536,7 @@ export const orderPages = createRouter<PortalEnv>()
       const { problem } = created;
       return newOrderPage(c, { values: form, errors: problemFieldLists(problem), refusal: problem.message }, 400);
     }
-    return c.redirect(`/portal/orders/${created.value.id}?done=placed`, 303);
+    return c.redirect(placedOrderHref(created.value), 303);
   })
   .get("/orders/:order_id", async (c) => {
     const row = await visitorsOrder(c);
