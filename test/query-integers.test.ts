@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { resolved } from "./api-description.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { call, createCustomer, json, problem, type TestCustomer } from "./helpers.ts";
+import { call, createCustomer, json, makeOrderable, problem, type TestCustomer } from "./helpers.ts";
 
 interface IntegerParameter {
   operation: string;
@@ -22,6 +22,7 @@ type Described = {
 let parameters: IntegerParameter[] = [];
 
 beforeAll(async () => {
+  await makeOrderable("US", "mobile");
   const response = await call("/openapi.json");
   const document: { paths: Record<string, Record<string, Described>>; components: { parameters?: Record<string, unknown> } } =
     await response.json();
@@ -38,6 +39,11 @@ beforeAll(async () => {
   );
 });
 
+/** The query parameters an operation requires besides the one tested (the search names an orderable pair). */
+const REQUIRED_QUERY: Record<string, string> = {
+  "/api/customers/{customer_slug}/available-numbers": "country_code=US&number_type=mobile",
+};
+
 /**
  * The parameter's operation, with `value` in the parameter's place, as the operation's own audience: the operator, or
  * the customer (one per parameter, as each key has a request budget of its own).
@@ -48,7 +54,8 @@ function request(parameter: IntegerParameter, value: string, customer: TestCusto
     if (name === "customer_slug" || name === "slug") return customer.slug;
     return crypto.randomUUID();
   });
-  const query = parameter.in === "query" ? `?${parameter.name}=${value}` : "";
+  const required = REQUIRED_QUERY[parameter.path];
+  const query = parameter.in === "query" ? `?${required ? `${required}&` : ""}${parameter.name}=${value}` : "";
   const credential = path.startsWith("/admin") ? `Bearer ${TEST_ADMIN_TOKEN}` : `Bearer ${customer.key}`;
   return call(`${path}${query}`, { headers: { Authorization: credential } });
 }
@@ -87,8 +94,16 @@ describe("integer parameters", () => {
     );
     expect(byName("page").length).toBeGreaterThanOrEqual(6);
     for (const schema of byName("page")) expect(schema).toMatchObject({ type: "integer", minimum: 1, default: 1 });
-    for (const schema of byName("limit"))
-      expect(schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 10 });
+    // Lists answer 10 by default; the search 20 (LIFECYCLE.md).
+    for (const parameter of parameters.filter((parameter) => parameter.name === "limit")) {
+      const fallback = parameter.path.endsWith("/available-numbers") ? 20 : 10;
+      expect(parameter.schema, parameter.operation).toMatchObject({
+        type: "integer",
+        minimum: 1,
+        maximum: 100,
+        default: fallback,
+      });
+    }
     for (const schema of [...byName("quantity_min"), ...byName("quantity_max")]) {
       expect(schema).toMatchObject({ type: "integer", minimum: 1 });
     }
