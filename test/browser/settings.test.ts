@@ -51,10 +51,12 @@ it("an owner creates an API key (shown once), the API accepts it; revoked, the A
   expect(await ordersStatus(account.slug, key)).toBe(401);
 });
 
-it("a member sees Orders, Numbers and Profiles but no Settings, and is refused every Settings page", async () => {
+it("a member sees Orders, Find numbers, Reservations, Numbers and Profiles but no Settings, and is refused every Settings page", async () => {
   const { page } = await portal.signInAsNewUser("member");
   expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link").allTextContents()).toEqual([
     "Orders",
+    "Find numbers",
+    "Reservations",
     "Numbers",
     "Profiles",
   ]);

@@ -58,7 +58,7 @@ it("submits a number's address, uploads, downloads and deletes a document; the A
   const verification = () =>
     fetch(`${portal.base}/v1/numbers/num_${numberId}/KYC`, { headers: { Authorization: `Bearer ${account.key}` } });
 
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Numbers" }).click();
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Numbers", exact: true }).click();
   await portal.screenshot(page, "numbers");
   await page.getByRole("link", { name: phone }).click();
   await page.getByLabel("Verification for").selectOption("individual");
