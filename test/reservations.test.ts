@@ -304,6 +304,32 @@ describe("a reservation's life", () => {
     ]);
   });
 
+  it("refuses a change whose request began before expires_at once another took a lapsed number: extend, cancel, order", async () => {
+    // A request reads the reservation just before it expires and reaches its batch after another account took the
+    // lapsed number: the request's clock still says active, the batch's guard sees the reservation holds less.
+    const customer = await createCustomer("res-late");
+    const other = await createCustomer("res-late-other");
+    const { phones } = await stockedPair(2);
+    const created = Date.now();
+    vi.useFakeTimers({ now: created, toFake: ["Date"] });
+    const reservation = await reserved(customer, { phone_numbers: phones, ttl_minutes: 5 });
+    vi.setSystemTime(created + 5 * MINUTE);
+    const taken = await reserved(other, { phone_numbers: [phones[1]] });
+    vi.setSystemTime(created + 5 * MINUTE - 1);
+    const before = await snapshot(customer, phones);
+    const notActive = await problem(await extend(customer, reservation.id, 30), 409, "reservation_not_active");
+    expect(notActive.detail).toBe("Only active reservations can be extended; this reservation is expired");
+    await problem(await cancel(customer, reservation.id), 409, "reservation_not_active");
+    const order = await problem(
+      await customer.callJson("POST", `/api/customers/${customer.slug}/orders`, { reservation_id: reservation.id }),
+      409,
+      "reservation_not_active",
+    );
+    expect(order.detail).toBe("Only an active reservation can be ordered; this one is expired");
+    expect(await snapshot(customer, phones)).toEqual(before);
+    expect((await stockRows(phones)).map((row) => row.reservation_id)).toEqual([bare(reservation.id), bare(taken.id)]);
+  });
+
   it("answers another account's reservation 404, to read, extend or cancel, and never lists it", async () => {
     const customer = await createCustomer("res-owner");
     const other = await createCustomer("res-stranger");

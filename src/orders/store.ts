@@ -17,8 +17,8 @@ import {
 } from "../db/schema.ts";
 import { insertSelection } from "../db/sql.ts";
 import { subjectVerification } from "../kyc/store.ts";
-import { activeAt, isActive, statusAt } from "../reservations/lifecycle.ts";
-import { findReservation, orderReservationStatements } from "../reservations/store.ts";
+import { activeAndHoldingAt } from "../reservations/lifecycle.ts";
+import { guardedReservationState, orderReservationStatements } from "../reservations/store.ts";
 import { orderData } from "../webhooks/payloads.ts";
 import { allocationStatements } from "./allocation-store.ts";
 import { CUSTOMER_CHANGEABLE, changesReservedFields, customerMayChange, namesReservedFields, orderMove } from "./lifecycle.ts";
@@ -161,16 +161,16 @@ export async function createOrder(
   const [row] = rows;
   if (row) return ok(row);
   if (reservationId !== null) {
-    const reservation = (await findReservation(db, customerId, reservationId))?.reservation;
-    if (reservation && !isActive(reservation, now)) return refuse("wrong_state", { state: statusAt(reservation, now) });
+    const state = await guardedReservationState(db, customerId, reservationId, now);
+    if (state !== undefined && state !== "active") return refuse("wrong_state", { state });
   }
   if (kycProfileId && !(await profileExists(db, customerId, kycProfileId))) return refuse("unknown_profile");
   return refuse("not_orderable", { countryCode: order.countryCode, numberType: order.numberType });
 }
 
-/** The account's reservation, active now: an order may be placed from it. */
+/** The account's reservation, active now and holding all its numbers: an order may be placed from it. */
 function reservationOrderable(customerId: string, reservationId: string, now: number): SQL {
-  return sql`EXISTS (SELECT 1 FROM ${reservations} WHERE ${and(eq(reservations.id, reservationId), eq(reservations.customerId, customerId), activeAt(now))})`;
+  return sql`EXISTS (SELECT 1 FROM ${reservations} WHERE ${and(eq(reservations.id, reservationId), eq(reservations.customerId, customerId), activeAndHoldingAt(now))})`;
 }
 
 /** The profile, if one is named, is the account's (deleted meanwhile, it is not). */

@@ -1,7 +1,7 @@
 // A reservation's life (LIFECYCLE.md "Reservations"): its limits, when it is active, what each state allows, and how
 // long a hold through a profile's review lasts. The stores' SQL guards and the pages' checks are built from here.
 import { and, gt, type SQL, sql } from "drizzle-orm";
-import { type ReservationRow, type ReservationStatus, reservations } from "../db/schema.ts";
+import { type ReservationRow, type ReservationStatus, reservations, type StockStatus, stockNumbers } from "../db/schema.ts";
 import { literal } from "../db/sql.ts";
 import { DAY_MS } from "../lib/time.ts";
 
@@ -40,6 +40,17 @@ export function isActive(row: Pick<ReservationRow, "status" | "expiresAt">, now:
 /** The SQL twin of isActive: what the stores' guards state (the status a literal, as the partial indexes state it). */
 export function activeAt(now: number): SQL {
   return and(sql`${reservations.status} = ${literal("active" satisfies ReservationStatus)}`, gt(reservations.expiresAt, now))!;
+}
+
+/**
+ * The guard of a change to an active reservation (extend, cancel, order), stated against the batch as it runs: active
+ * at the request's `now`, and still holding every one of its numbers. A request that read the reservation just before
+ * its expiry can reach its batch after another holder took a lapsed number: the reservation then holds less than it
+ * was made with, and is expired, whatever that request's `now` says.
+ */
+export function activeAndHoldingAt(now: number): SQL {
+  const held = sql`(SELECT count(*) FROM ${stockNumbers} WHERE ${stockNumbers.reservationId} = ${reservations.id} AND ${stockNumbers.status} = ${literal("reserved" satisfies StockStatus)})`;
+  return and(activeAt(now), sql`${held} = ${reservations.quantity}`)!;
 }
 
 /** Whether the reservation may be extended: active and not held through a profile (whose hold is never raised). */

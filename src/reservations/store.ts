@@ -1,5 +1,5 @@
-// Queries for reservations. Every move of a reservation is one guarded statement (activeAt(now)); its stock rows
-// follow by the triggers of migrations/0019.
+// Queries for reservations. Every move of a reservation is one guarded statement (activeAndHoldingAt(now)); its stock
+// rows follow by the triggers of migrations/0019.
 import { and, asc, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import { batchByName, pageAndTotal, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -23,6 +23,7 @@ import { inJsonList, insertSelection } from "../db/sql.ts";
 import { firstTakeable, type StockPair, takeableNow } from "../stock/holds.ts";
 import { reservationData } from "../webhooks/payloads.ts";
 import {
+  activeAndHoldingAt,
   activeAt,
   expiryAfterReviewAt,
   MAX_ACTIVE_RESERVED_NUMBERS,
@@ -63,7 +64,7 @@ export function orderReservationStatements(db: Database, reservationId: string, 
     write: db
       .update(reservations)
       .set({ status: "ordered" satisfies ReservationStatus, orderId, updatedAt: now })
-      .where(and(eq(reservations.id, reservationId), activeAt(now), orderPlaced))
+      .where(and(eq(reservations.id, reservationId), activeAndHoldingAt(now), orderPlaced))
       .returning(),
     ...reservationEventIfWritten(db, "reservation.ordered", reservationId, now),
   });
@@ -84,6 +85,26 @@ export async function findReservation(
   });
   const [row] = reservation;
   return row && { reservation: row, phoneNumbers: phoneNumbers.map((n) => n.phoneNumber) };
+}
+
+/**
+ * The state of the account's reservation as a change's guard (activeAndHoldingAt) judges it: its status at `now`, but
+ * `expired` when it reads active at `now` yet no longer holds all its numbers (another took them once its hold
+ * lapsed); undefined when it is not the account's.
+ */
+export async function guardedReservationState(
+  db: Database,
+  customerId: string,
+  reservationId: string,
+  now: number,
+): Promise<ReservationStatus | undefined> {
+  const [row] = await db
+    .select({ status: reservations.status, expiresAt: reservations.expiresAt, holding: sql<number>`${activeAndHoldingAt(now)}` })
+    .from(reservations)
+    .where(and(eq(reservations.id, reservationId), eq(reservations.customerId, customerId)));
+  if (!row) return undefined;
+  const status = statusAt(row, now);
+  return status === "active" && !row.holding ? "expired" : status;
 }
 
 /** The numbers of these reservations of the account, in phone-number order. */
@@ -331,17 +352,21 @@ async function moveReservation(
       write: db
         .update(reservations)
         .set({ ...change.set, updatedAt: now })
-        .where(and(eq(reservations.id, reservationId), eq(reservations.customerId, customerId), activeAt(now), change.guard))
+        .where(
+          and(eq(reservations.id, reservationId), eq(reservations.customerId, customerId), activeAndHoldingAt(now), change.guard),
+        )
         .returning(),
       record: event?.record,
       after: { event: event?.after },
     }),
   });
   if (moved.after.event) outbox.add(moved.after.event.deliveries);
+  if (moved.write.length === 0) {
+    const state = await guardedReservationState(db, customerId, reservationId, now);
+    return state === undefined ? refuse("not_found") : refuse("wrong_state", { state });
+  }
   const current = await findReservation(db, customerId, reservationId);
-  if (!current) return refuse("not_found");
-  if (moved.write.length === 0) return refuse("wrong_state", { state: statusAt(current.reservation, now) });
-  return ok(current);
+  return current ? ok(current) : refuse("not_found");
 }
 
 /** Extends the account's active reservation to `expiresAt` (its stock rows' hold moves with it, by trigger). */
