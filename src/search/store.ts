@@ -54,11 +54,15 @@ function indexQuery(patterns: DigitPatterns): string | undefined {
 
 /** Bits below a pair's number in a stock_trigrams rowid (migrations/0019): 2^50 exceeds every 15-digit number. */
 const PAIR_SHIFT = 50;
+/** A rowid's digits: its bits below the pair's number. */
+const DIGITS_MASK = sql.raw(String(2 ** PAIR_SHIFT - 1));
 
 /** The pair's rowid range in stock_trigrams: its numbers' rowids, and no other pair's. */
 function pairRowids(pair: StockPair): SQL {
   const number = sql`(SELECT ${stockPairs.number} FROM ${stockPairs} WHERE ${stockPairs.countryCode} = ${pair.countryCode} AND ${stockPairs.numberType} = ${pair.numberType})`;
-  return sql`${stockTrigrams.rowid} >= (${number} << ${sql.raw(String(PAIR_SHIFT))}) AND ${stockTrigrams.rowid} < ((${number} + 1) << ${sql.raw(String(PAIR_SHIFT))})`;
+  const shift = sql.raw(String(PAIR_SHIFT));
+  // Up to the last rowid of the pair, not below the next pair's first: (8191 + 1) << 50 overflows 64 bits.
+  return sql`${stockTrigrams.rowid} BETWEEN (${number} << ${shift}) AND (${number} << ${shift}) + ${DIGITS_MASK}`;
 }
 
 /**
@@ -77,7 +81,7 @@ export async function searchStock(db: Database, search: StockSearch, now: number
   const found = await batchByName(db, {
     orderable,
     first: query === undefined ? scan() : undefined,
-    candidates: query === undefined ? undefined : candidateCount(db, pair, query),
+    candidates: query === undefined ? undefined : candidateCount(db, search, query),
     rare: query === undefined ? undefined : rareMatches(db, search, query, matching, now),
   });
   if (found.orderable.length === 0) return refuse("not_orderable", pair);
@@ -90,20 +94,34 @@ export async function searchStock(db: Database, search: StockSearch, now: number
   return ok((await scan()).map((row) => row.phoneNumber));
 }
 
-/** The first SEARCH_CANDIDATES numbers of the pair with the query's trigrams, as phone numbers. */
-function candidates(db: Database, pair: StockPair, query: string) {
+/**
+ * The first SEARCH_CANDIDATES numbers of the pair with the query's trigrams that contain and end with the patterns, as
+ * phone numbers. The patterns are checked on the index's rowid (the number's digits), without a read of the stock: the
+ * count is of numbers that match, so a pattern counts as common only when its matches are dense (a trigram as common
+ * as "000" with few numbers ending in 00000 is rare, and read whole, not scanned for).
+ */
+function candidates(db: Database, search: StockSearch, query: string) {
+  const { contains, endsWith } = search.patterns;
   // Parenthesised: SQLite's || binds tighter than &.
-  const digits = sql`(${stockTrigrams.rowid} & ${sql.raw(String(2 ** PAIR_SHIFT - 1))})`;
+  const digits = sql`(${stockTrigrams.rowid} & ${DIGITS_MASK})`;
   return db
     .select({ phoneNumber: sql<string>`'+' || ${digits}`.as("candidate") })
     .from(stockTrigrams)
-    .where(and(sql`${stockTrigrams} MATCH ${query}`, pairRowids(pair)))
+    .where(
+      and(
+        sql`${stockTrigrams} MATCH ${query}`,
+        pairRowids(search.pair),
+        contains === undefined ? undefined : sql`instr(${digits}, ${contains}) > 0`,
+        // The last digits as a number: a shorter number may pass (0123 as 123), which the stock row's check settles.
+        endsWith === undefined ? undefined : sql`${digits} % ${10 ** endsWith.length} = ${Number(endsWith)}`,
+      ),
+    )
     .limit(SEARCH_CANDIDATES)
     .as("candidates");
 }
 
-function candidateCount(db: Database, pair: StockPair, query: string) {
-  return db.select({ count: count() }).from(candidates(db, pair, query));
+function candidateCount(db: Database, search: StockSearch, query: string) {
+  return db.select({ count: count() }).from(candidates(db, search, query));
 }
 
 /**
@@ -111,7 +129,7 @@ function candidateCount(db: Database, pair: StockPair, query: string) {
  * match when the count says there were fewer candidates than that.
  */
 function rareMatches(db: Database, search: StockSearch, query: string, matching: SQL | undefined, now: number) {
-  const found = candidates(db, search.pair, query);
+  const found = candidates(db, search, query);
   // The candidates first (CROSS JOIN keeps SQLite's join order): each is one lookup of a stock row by its number.
   return db
     .select({ phoneNumber: stockNumbers.phoneNumber })
