@@ -6,7 +6,17 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SEARCH_CANDIDATES } from "../src/search/store.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
-import { bodyOf, call, createCustomer, json, makeOrderable, problem, type TestCustomer, uniqueNumberType } from "./helpers.ts";
+import {
+  bodyOf,
+  call,
+  createCustomer,
+  json,
+  makeOrderable,
+  problem,
+  type TestCustomer,
+  uniqueNumberType,
+  withLogs,
+} from "./helpers.ts";
 
 const COUNTRY = "DE";
 
@@ -185,6 +195,22 @@ describe("search available numbers", () => {
     expect(await search(customer, numberType, { contains: "156", ends_with: "0", limit: "3" })).toEqual(
       expected([n1, ...[...many].sort().slice(4)], { ends_with: "0", limit: "3" }),
     );
+  });
+
+  it("reads a rare ends_with whole even when its trigrams are common: checked on the index, not by a scan of the pair", async () => {
+    // Every number has "000", two end with "00000": the candidates that really match are two, so the search answers
+    // from them; counting the trigram's candidates instead would take "000" for common and scan the pair in phone
+    // order (at a million numbers, every one of them).
+    const prefix = block();
+    const many = Array.from({ length: SEARCH_CANDIDATES + 100 }, (_, i) => `${prefix}7000${String(i + 1).padStart(4, "0")}`);
+    const ends = [`${prefix}8800000`, `${prefix}9900000`];
+    const { customer, numberType } = await stockedPair([...many, ...ends]);
+    // The key known to the isolate first (a new key's first request looks it up in a call of its own).
+    await search(customer, numberType, { limit: "1" });
+    const { result, lines } = await withLogs(() => search(customer, numberType, { ends_with: "00000" }));
+    expect(result).toEqual(ends);
+    // One D1 call: the candidates answered; a scan of the pair would have been a second.
+    expect(lines.map((line) => line.d1_calls)).toEqual([1]);
   });
 
   it("refuses a pair that is not orderable with 400 not_orderable, whatever its stock", async () => {
