@@ -378,6 +378,30 @@ describe("the expiry job", () => {
       ["reserved", bare(lasting.id)],
     ]);
   });
+
+  it("clears in one run a backlog larger than the old cap of 1,000 a run, batch after batch", async () => {
+    const customer = await createCustomer("res-job-backlog");
+    const now = Date.now();
+    const ids = Array.from({ length: 1050 }, () => crypto.randomUUID());
+    // Seeded by SQL (the test is about the job, not the write path): lapsed a day ago, so earliest of all that are due.
+    await sqlRows(
+      `INSERT INTO reservations (id, customer_id, country_code, number_type, status, quantity, expires_at, created_at, updated_at)
+       SELECT value, ?, 'US', 'backlog', 'active', 1, ?, ?, ? FROM json_each(?)`,
+      customer.customerId,
+      now - DAY_MS,
+      now - 2 * DAY_MS,
+      now - 2 * DAY_MS,
+      JSON.stringify(ids),
+    );
+    const report = await expireReservations(createDatabase(env.DB), env.WEBHOOK_DELIVERIES, now);
+    expect(report.expired).toBeGreaterThanOrEqual(ids.length);
+    const left = await sqlRows<{ status: string; count: number }>(
+      "SELECT status, count(*) AS count FROM reservations WHERE customer_id = ? GROUP BY status",
+      customer.customerId,
+    );
+    expect(left).toEqual([{ status: "expired", count: ids.length }]);
+    expect(await eventsOf(customer, "reservation.expired")).toHaveLength(ids.length);
+  });
 });
 
 describe("the hold through a profile's review", () => {
