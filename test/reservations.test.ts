@@ -2,11 +2,14 @@
 // nothing; extend, cancel, list and read; the ceiling on an account's active reservations; the hold through a
 // profile's review; the expiry job. Time moves with Date faked (the request's clock reads it), never by waiting.
 import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
+import { STOCK_STATUSES } from "../src/db/schema.ts";
 import { DAY_MS } from "../src/lib/time.ts";
 import { expireReservations } from "../src/reservations/expiry.ts";
 import { expiryAfterReview, PROFILE_HOLD_AFTER_REVIEW_MS } from "../src/reservations/lifecycle.ts";
+import { holdLapsed, isHoldLapsed } from "../src/stock/holds.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   bodyOf,
@@ -486,5 +489,25 @@ describe("the hold through a profile's review", () => {
     vi.setSystemTime(start + 11 * HOUR);
     await bodyOf(await customer.call(`/api/customers/${customer.slug}/kyc-profiles/${rejected}`, { method: "DELETE" }), 200);
     expect((await read(heldRejected)).expires_at).toBe(afterReview);
+  });
+});
+
+describe("a stock number's lapsed hold", () => {
+  it("is judged alike by the guards' SQL (holdLapsed) and the pages' JS (isHoldLapsed), at the edge too", async () => {
+    const now = Date.now();
+    const rows = STOCK_STATUSES.flatMap((status) =>
+      [null, now - 1, now, now + 1].map((heldUntil, i) => ({ key: `${status}${i}`, status, heldUntil })),
+    );
+    // A CTE named as the table stands in for it, so the guard's SQL reads these rows and nothing is written.
+    const values = sql.join(
+      rows.map((r) => sql`(${r.key}, ${r.status}, ${r.heldUntil})`),
+      sql`, `,
+    );
+    const selected = await createDatabase(env.DB).all<{ key: string }>(
+      sql`WITH stock_numbers(key, status, held_until) AS (VALUES ${values}) SELECT key FROM stock_numbers WHERE ${holdLapsed(now)}`,
+    );
+    const lapsed = rows.filter((r) => isHoldLapsed(r, now)).map((r) => r.key);
+    expect(selected.map((r) => r.key).sort()).toEqual(lapsed.sort());
+    expect(lapsed.sort()).toEqual(["reserved1", "reserved2"]);
   });
 });
