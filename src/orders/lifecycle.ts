@@ -55,7 +55,12 @@ export function namesReservedFields(changes: ReservedFieldChanges): boolean {
   return FIXED_BY_RESERVATION.some((field) => changes[field] !== undefined);
 }
 
+/** Whether the order's pair and quantity may change: only when it was not placed from a reservation. */
+export function mayChangeReservedFields(order: { reservationId: string | null }): boolean {
+  return order.reservationId === null;
+}
+
 /** Whether the change is refused for changing what the order's reservation fixed. */
 export function changesReservedFields(order: { reservationId: string | null }, changes: ReservedFieldChanges): boolean {
-  return order.reservationId !== null && namesReservedFields(changes);
+  return !mayChangeReservedFields(order) && namesReservedFields(changes);
 }

@@ -30,6 +30,7 @@ import {
   toOrderRequest,
   updateOrderBody,
 } from "../orders/schemas.ts";
+import { mayChangeReservedFields } from "../orders/lifecycle.ts";
 import { findOrder } from "../orders/store.ts";
 import { cancelOrderAction, changeOrderAction, placeOrder } from "../orders/use-cases.ts";
 import { OrderFacts } from "../orders/views.tsx";
@@ -408,7 +409,7 @@ async function orderPage(
           <h2>Change the order</h2>
           <p class="muted">An order can be changed until it is processed.</p>
           <OrderForm c={c} action={`${href}/edit`}>
-            {row.reservationId === null ? (
+            {mayChangeReservedFields(row) ? (
               <OrderFields
                 values={edit.values ?? orderFormValues(row)}
                 errors={edit.errors ?? {}}
@@ -416,7 +417,7 @@ async function orderPage(
                 profiles={profiles}
               />
             ) : (
-              // Its reservation fixed the pair and quantity (src/orders/lifecycle.ts): the rest may change.
+              // Its reservation fixed the pair and quantity: the rest may change.
               <NotesAndProfileFields
                 values={edit.values ?? orderFormValues(row)}
                 errors={edit.errors ?? {}}
