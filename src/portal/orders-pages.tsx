@@ -18,6 +18,7 @@ import { withPrefix } from "../lib/ids.ts";
 import { words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";
 import { listNumbers } from "../numbers/store.ts";
+import { mayChangeReservedFields } from "../orders/lifecycle.ts";
 import { listOrders } from "../orders/list.ts";
 import {
   createOrderBody,
@@ -30,7 +31,6 @@ import {
   toOrderRequest,
   updateOrderBody,
 } from "../orders/schemas.ts";
-import { mayChangeReservedFields } from "../orders/lifecycle.ts";
 import { findOrder } from "../orders/store.ts";
 import { cancelOrderAction, changeOrderAction, placeOrder } from "../orders/use-cases.ts";
 import { OrderFacts } from "../orders/views.tsx";
