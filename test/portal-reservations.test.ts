@@ -92,8 +92,14 @@ describe("finding and reserving numbers in the portal", () => {
     });
     const ordered = await pageText(await member.get(`/portal/reservations/${id}`), 200);
     expect(ordered).toContain(`href="/portal/orders/${orderId}">Order ${order.order_number}</a>`);
+    const orderLink = `<a href="/portal/orders/${orderId}">${order.order_number}</a>`;
+    expect(ordered).toContain(`held for order ${orderLink}`);
     expect(ordered).not.toContain(`/order"`);
     expect(ordered).not.toContain(`/cancel"`);
+    // The list names the order (it does not read its status) and counts the numbers.
+    const listed = await pageText(await member.get("/portal/reservations"), 200);
+    expect(listed).toContain(`ordered as ${orderLink}`);
+    expect(listed).toContain(`2 US ${type.replaceAll("_", " ")}`);
 
     // The console's order page: the reservation, and its numbers still held for the order, each linked.
     const staff = await inConsole("fulfilment");
@@ -102,6 +108,12 @@ describe("finding and reserving numbers in the portal", () => {
     expect(consolePage).toContain(`<a href="/ops/stock?search=${phones[0]!.slice(1)}">${phones[0]}</a>`);
     const stock = await pageText(await staff.get(`/ops/stock?search=${phones[1]!.slice(1)}`), 200);
     expect(stock).toContain(`held for order <a href="/ops/orders/${orderId}">${order.order_number}</a>`);
+
+    // Once its order is cancelled, nothing is held for it: the reservation says so.
+    await bodyOf(await customer.call(`/api/customers/${customer.slug}/orders/${orderId}/cancel`, { method: "POST" }));
+    const done = await pageText(await member.get(`/portal/reservations/${id}`), 200);
+    expect(done).toContain(`ordered as ${orderLink}, now cancelled`);
+    expect(done).not.toContain("held for");
   });
 
   it("refuses what the API refuses, in its words beside the fields, reserving nothing", async () => {

@@ -135,3 +135,29 @@ describe("reservations at once", () => {
     }
   });
 });
+
+describe("a reservation its batch refuses twice", () => {
+  it("answers 409 conflict, never 500, and holds nothing, when every batch finds what the reads did not", async () => {
+    const customer = await createCustomer("res-refused-twice");
+    const { phones } = await stockedPair(1);
+    const phone = phones[0]!;
+    // A concurrent change that strikes inside every batch, after the reads found the number available: the batch takes
+    // none, refuses itself and rolls back (the trigger's change too), so the reads find it available again each time.
+    const trigger = `test_taken_meanwhile_${crypto.randomUUID().replaceAll("-", "")}`;
+    await env.DB.prepare(
+      `CREATE TRIGGER ${trigger} AFTER INSERT ON reservation_numbers WHEN NEW.phone_number = '${phone}'
+       BEGIN UPDATE stock_numbers SET status = 'quarantined' WHERE phone_number = NEW.phone_number; END`,
+    ).run();
+    try {
+      const answer = await customer.callJson("POST", `/api/customers/${customer.slug}/reservations`, {
+        phone_numbers: [phone],
+      });
+      expect(answer.status).toBe(409);
+      expect(await answer.json()).toMatchObject({ code: "conflict" });
+    } finally {
+      await env.DB.prepare(`DROP TRIGGER ${trigger}`).run();
+    }
+    expect(await sqlRows("SELECT id FROM reservations WHERE customer_id = ?", customer.customerId)).toEqual([]);
+    expect(await holders([phone])).toMatchObject({ reserved: [], stock: [{ status: "available", reservation_id: null }] });
+  });
+});

@@ -2,11 +2,14 @@
 // nothing; extend, cancel, list and read; the ceiling on an account's active reservations; the hold through a
 // profile's review; the expiry job. Time moves with Date faked (the request's clock reads it), never by waiting.
 import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
+import { STOCK_STATUSES } from "../src/db/schema.ts";
 import { DAY_MS } from "../src/lib/time.ts";
 import { expireReservations } from "../src/reservations/expiry.ts";
 import { expiryAfterReview, PROFILE_HOLD_AFTER_REVIEW_MS } from "../src/reservations/lifecycle.ts";
+import { holdLapsed, isHoldLapsed } from "../src/stock/holds.ts";
 import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   bodyOf,
@@ -404,6 +407,30 @@ describe("the expiry job", () => {
       ["reserved", bare(lasting.id)],
     ]);
   });
+
+  it("clears in one run a backlog larger than the old cap of 1,000 a run, batch after batch", async () => {
+    const customer = await createCustomer("res-job-backlog");
+    const now = Date.now();
+    const ids = Array.from({ length: 1050 }, () => crypto.randomUUID());
+    // Seeded by SQL (the test is about the job, not the write path): lapsed a day ago, so earliest of all that are due.
+    await sqlRows(
+      `INSERT INTO reservations (id, customer_id, country_code, number_type, status, quantity, expires_at, created_at, updated_at)
+       SELECT value, ?, 'US', 'backlog', 'active', 1, ?, ?, ? FROM json_each(?)`,
+      customer.customerId,
+      now - DAY_MS,
+      now - 2 * DAY_MS,
+      now - 2 * DAY_MS,
+      JSON.stringify(ids),
+    );
+    const report = await expireReservations(createDatabase(env.DB), env.WEBHOOK_DELIVERIES, now);
+    expect(report.expired).toBeGreaterThanOrEqual(ids.length);
+    const left = await sqlRows<{ status: string; count: number }>(
+      "SELECT status, count(*) AS count FROM reservations WHERE customer_id = ? GROUP BY status",
+      customer.customerId,
+    );
+    expect(left).toEqual([{ status: "expired", count: ids.length }]);
+    expect(await eventsOf(customer, "reservation.expired")).toHaveLength(ids.length);
+  });
 });
 
 describe("the hold through a profile's review", () => {
@@ -488,5 +515,25 @@ describe("the hold through a profile's review", () => {
     vi.setSystemTime(start + 11 * HOUR);
     await bodyOf(await customer.call(`/api/customers/${customer.slug}/kyc-profiles/${rejected}`, { method: "DELETE" }), 200);
     expect((await read(heldRejected)).expires_at).toBe(afterReview);
+  });
+});
+
+describe("a stock number's lapsed hold", () => {
+  it("is judged alike by the guards' SQL (holdLapsed) and the pages' JS (isHoldLapsed), at the edge too", async () => {
+    const now = Date.now();
+    const rows = STOCK_STATUSES.flatMap((status) =>
+      [null, now - 1, now, now + 1].map((heldUntil, i) => ({ key: `${status}${i}`, status, heldUntil })),
+    );
+    // A CTE named as the table stands in for it, so the guard's SQL reads these rows and nothing is written.
+    const values = sql.join(
+      rows.map((r) => sql`(${r.key}, ${r.status}, ${r.heldUntil})`),
+      sql`, `,
+    );
+    const selected = await createDatabase(env.DB).all<{ key: string }>(
+      sql`WITH stock_numbers(key, status, held_until) AS (VALUES ${values}) SELECT key FROM stock_numbers WHERE ${holdLapsed(now)}`,
+    );
+    const lapsed = rows.filter((r) => isHoldLapsed(r, now)).map((r) => r.key);
+    expect(selected.map((r) => r.key).sort()).toEqual(lapsed.sort());
+    expect(lapsed.sort()).toEqual(["reserved1", "reserved2"]);
   });
 });

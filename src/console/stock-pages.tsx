@@ -13,6 +13,7 @@ import { capitalised, words } from "../lib/words.ts";
 import { formatOrderNumber } from "../orders/schemas.ts";
 import { changeGuard, mayChange } from "../staff/roles.ts";
 import { ordersOfReservations } from "../stock/holders.ts";
+import { isHoldLapsed } from "../stock/holds.ts";
 import {
   CSV_IMPORT_BYTES,
   CSV_IMPORT_LIMITS,
@@ -143,7 +144,7 @@ function availability(row: StockNumberRow, holding: HoldingOrders, now: number):
       return `from ${dateTime(row.availableAt)}`;
     case "reserved": {
       if (row.heldUntil !== null)
-        return row.heldUntil <= now ? "now (its hold lapsed)" : `reserved until ${dateTime(row.heldUntil)}`;
+        return isHoldLapsed(row, now) ? "now (its hold lapsed)" : `reserved until ${dateTime(row.heldUntil)}`;
       const order = row.reservationId === null ? undefined : holding.get(row.reservationId);
       return order ? (
         <>

@@ -11,6 +11,14 @@ export const CUSTOMER_CHANGEABLE = ["pending"] as const satisfies readonly Order
 /** The statuses an order takes numbers in: the open ones (an allocation moves a pending order to processing). */
 export const ALLOCATABLE: readonly OrderStatus[] = OPEN_ORDER_STATUSES;
 
+/**
+ * Whether an order placed from a reservation holds that reservation's numbers: while open; once fulfilled or cancelled
+ * the ones it did not take are free (migrations/0019's orders_reservation_hold_ended).
+ */
+export function holdsReservedNumbers(status: OrderStatus): boolean {
+  return (OPEN_ORDER_STATUSES as readonly OrderStatus[]).includes(status);
+}
+
 interface Move {
   /** The statuses each mover may move an order from; a mover not named may not. */
   from: Readonly<Partial<Record<OrderMover, readonly OrderStatus[]>>>;
@@ -55,7 +63,12 @@ export function namesReservedFields(changes: ReservedFieldChanges): boolean {
   return FIXED_BY_RESERVATION.some((field) => changes[field] !== undefined);
 }
 
+/** Whether the order's pair and quantity may change: only when it was not placed from a reservation. */
+export function mayChangeReservedFields(order: { reservationId: string | null }): boolean {
+  return order.reservationId === null;
+}
+
 /** Whether the change is refused for changing what the order's reservation fixed. */
 export function changesReservedFields(order: { reservationId: string | null }, changes: ReservedFieldChanges): boolean {
-  return order.reservationId !== null && namesReservedFields(changes);
+  return !mayChangeReservedFields(order) && namesReservedFields(changes);
 }

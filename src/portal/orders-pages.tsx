@@ -18,6 +18,7 @@ import { withPrefix } from "../lib/ids.ts";
 import { words } from "../lib/words.ts";
 import { toNumber } from "../numbers/schemas.ts";
 import { listNumbers } from "../numbers/store.ts";
+import { mayChangeReservedFields } from "../orders/lifecycle.ts";
 import { listOrders } from "../orders/list.ts";
 import {
   createOrderBody,
@@ -408,7 +409,7 @@ async function orderPage(
           <h2>Change the order</h2>
           <p class="muted">An order can be changed until it is processed.</p>
           <OrderForm c={c} action={`${href}/edit`}>
-            {row.reservationId === null ? (
+            {mayChangeReservedFields(row) ? (
               <OrderFields
                 values={edit.values ?? orderFormValues(row)}
                 errors={edit.errors ?? {}}
@@ -416,7 +417,7 @@ async function orderPage(
                 profiles={profiles}
               />
             ) : (
-              // Its reservation fixed the pair and quantity (src/orders/lifecycle.ts): the rest may change.
+              // Its reservation fixed the pair and quantity: the rest may change.
               <NotesAndProfileFields
                 values={edit.values ?? orderFormValues(row)}
                 errors={edit.errors ?? {}}

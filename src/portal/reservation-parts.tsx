@@ -1,6 +1,8 @@
 // What the portal's Find numbers and Reservations pages share: how long numbers are held (minutes, or through a
-// profile's review), a reservation's expiry in words, and its address.
+// profile's review), a reservation's expiry (or its order) in words, and its address.
 import type { Database } from "../db/client.ts";
+import type { OrderStatus } from "../db/schema.ts";
+import { holdsReservedNumbers } from "../orders/lifecycle.ts";
 import { PROFILE_STATUSES_HELD_THROUGH, TTL_MINUTES } from "../reservations/lifecycle.ts";
 import type { Reservation } from "../reservations/schemas.ts";
 import { Time } from "../ui/components.tsx";
@@ -92,9 +94,37 @@ export function holdOf(form: Record<string, string>) {
   };
 }
 
+/** The order placed from a reservation, as its Expiry names it; its status when read (a page), else only its number. */
+export interface PlacedOrder {
+  id: string;
+  number: string;
+  status?: OrderStatus;
+}
+
+/** An ordered reservation: its numbers are held while its order is open, and free once that order is done. */
+function OrderedAs({ order }: { order: PlacedOrder | undefined }) {
+  if (!order) return <>ordered</>;
+  const link = <a href={`/portal/orders/${order.id}`}>{order.number}</a>;
+  if (order.status === undefined) return <>ordered as {link}</>;
+  if (holdsReservedNumbers(order.status)) return <>held for order {link}</>;
+  return (
+    <span class="muted">
+      ordered as {link}, now {order.status}
+    </span>
+  );
+}
+
 /** When the reservation's numbers are free again, and through whose review they are held, as a list and a page say. */
-export function Expiry({ reservation, profileName }: { reservation: Reservation; profileName: string | undefined }) {
-  if (reservation.status === "ordered") return <>held for its order</>;
+export function Expiry({
+  reservation,
+  profileName,
+  order,
+}: {
+  reservation: Reservation;
+  profileName: string | undefined;
+  order?: PlacedOrder | undefined;
+}) {
+  if (reservation.status === "ordered") return <OrderedAs order={order} />;
   if (reservation.status !== "active") {
     return (
       <span class="muted">

@@ -12,7 +12,7 @@ import { findProfileNames } from "../kyc/profiles-store.ts";
 import { availableOn } from "../lib/action.ts";
 import type { Problem } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
-import { createOrderBody, toOrder, toOrderRequest } from "../orders/schemas.ts";
+import { createOrderBody, formatOrderNumber, toOrderRequest } from "../orders/schemas.ts";
 import { findOrder } from "../orders/store.ts";
 import { placeOrder } from "../orders/use-cases.ts";
 import { isActive } from "../reservations/lifecycle.ts";
@@ -25,6 +25,7 @@ import {
 } from "../reservations/schemas.ts";
 import { findReservation, listReservations, type ReservationWithNumbers } from "../reservations/store.ts";
 import { cancelReservationAction, extendReservationAction } from "../reservations/use-cases.ts";
+import { ordersOfReservations } from "../stock/holders.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table, Time } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { plural, withQuery } from "../ui/format.ts";
@@ -94,6 +95,7 @@ async function reservationPage(c: Context<PortalEnv>, found: ReservationWithNumb
   const { db, visitor, now } = c.var;
   const row = found.reservation;
   const reservation = toReservation(row, found.phoneNumbers, now);
+  // The same predicate placeOrder refuses an order from a reservation by (src/orders/use-cases.ts).
   const orderable = isActive(row, now);
   const [names, order, profiles] = await Promise.all([
     holdNames(c, [found]),
@@ -121,10 +123,14 @@ async function reservationPage(c: Context<PortalEnv>, found: ReservationWithNumb
         <dl class="facts">
           <dt>Held</dt>
           <dd>
-            <Expiry reservation={reservation} profileName={profileName} />
+            <Expiry
+              reservation={reservation}
+              profileName={profileName}
+              order={order && { id: order.id, number: formatOrderNumber(order.orderSeq), status: order.status }}
+            />
           </dd>
           <dt>Order</dt>
-          <dd>{order ? <a href={`/portal/orders/${order.id}`}>Order {toOrder(order).order_number}</a> : "—"}</dd>
+          <dd>{order ? <a href={`/portal/orders/${order.id}`}>Order {formatOrderNumber(order.orderSeq)}</a> : "—"}</dd>
           <dt>Reserved</dt>
           <dd>
             <Time time={reservation.created_at} />
@@ -217,11 +223,23 @@ export const reservationPages = createRouter<PortalEnv>()
     const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
     const list = await listReservations(c.var.db, c.var.visitor.customer.id, query.status, window, c.var.now);
-    const names = await holdNames(c, list.rows);
-    const rows = list.rows.map(({ reservation, phoneNumbers }) => ({
-      ...toReservation(reservation, phoneNumbers, c.var.now),
-      profileName: profileNameOf(names, reservation),
-    }));
+    const [names, orders] = await Promise.all([
+      holdNames(c, list.rows),
+      ordersOfReservations(
+        c.var.db,
+        list.rows.flatMap(({ reservation }) => (reservation.orderId ? [reservation.id] : [])),
+      ),
+    ]);
+    // The list counts a reservation's numbers by its quantity: it shows none of them.
+    const rows = list.rows.map(({ reservation }) => {
+      const order = orders.get(reservation.id);
+      return {
+        ...toReservation(reservation, [], c.var.now),
+        quantity: reservation.quantity,
+        profileName: profileNameOf(names, reservation),
+        order: order && { id: order.id, number: formatOrderNumber(order.orderSeq) },
+      };
+    });
     return renderPage(
       c,
       { title: "Reservations", section: "reservations" },
@@ -252,9 +270,9 @@ export const reservationPages = createRouter<PortalEnv>()
                   </a>
                 ),
               },
-              { label: "Numbers", cell: (r) => `${r.phone_numbers.length} ${pairOf(r)}` },
+              { label: "Numbers", cell: (r) => `${r.quantity} ${pairOf(r)}` },
               { label: "Status", cell: (r) => <Badge status={r.status} /> },
-              { label: "Held", cell: (r) => <Expiry reservation={r} profileName={r.profileName} /> },
+              { label: "Held", cell: (r) => <Expiry reservation={r} profileName={r.profileName} order={r.order} /> },
               { label: "Order", cell: (r) => (r.order_id ? <a href={`/portal/orders/${r.order_id}`}>Its order</a> : "—") },
             ]}
           />

@@ -1,6 +1,8 @@
 // The expiry job (LIFECYCLE.md "Reservations"): active reservations past expires_at are marked expired, each with its
 // reservation.expired event; the trigger of migrations/0019 frees their numbers still reserved for them. Each move is
-// guarded by the state it moves from, so a rerun or an overlapping run expires nothing twice.
+// guarded by the state it moves from, so a rerun or an overlapping run expires nothing twice. A run takes batches until
+// fewer than a batch are due, at most MAX_BATCHES: 10,000 reservations (40,000 an hour at the 15-minute cron) in at
+// most 300 subrequests (a read, a D1 batch and a queue send each), well inside a run's 1,000 D1 queries.
 import { and, asc, eq, lte, sql } from "drizzle-orm";
 import { batchByName, writeInPhases } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
@@ -9,10 +11,10 @@ import { literal } from "../db/sql.ts";
 import { enqueueDeliveries } from "../webhooks/queue.ts";
 import { reservationEventIfWritten } from "./store.ts";
 
-/** Reservations per batch: each frees up to 1,000 stock rows by trigger. */
-const PER_BATCH = 20;
+/** Reservations per batch: each frees up to 1,000 stock rows by trigger, well within D1's 30 s per query. */
+const PER_BATCH = 100;
 /** Batches per run at most; what is left waits for the next run. */
-const MAX_BATCHES = 50;
+const MAX_BATCHES = 100;
 
 /** Active and past its time (the literal as reservations_active_expires_idx states it, so SQLite may use it). */
 function lapsed(now: number) {

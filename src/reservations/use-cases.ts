@@ -143,10 +143,13 @@ async function judge(work: Work, customerId: string, request: ReservationRequest
   return judged;
 }
 
+/** Batches tried per request; after that many refusals the request is judged once more and never written. */
+const CREATE_ATTEMPTS = 2;
+
 /**
  * A reservation of the account, all or nothing, with its reservation.created event. The reads judge the request; the
  * batch takes the numbers as it finds them and refuses itself when a concurrent change took any: the request is then
- * judged again, as it now stands.
+ * judged again, as it now stands. Refused by the batch twice, it answers what the reads then find, else 409.
  */
 async function reserve(
   work: Work,
@@ -156,6 +159,11 @@ async function reserve(
   for (let attempt = 1; ; attempt++) {
     const judged = await judge(work, customerId, request);
     if ("problem" in judged) return refused(judged.problem);
+    if (attempt > CREATE_ATTEMPTS) {
+      return refused(
+        new Problem("conflict", "The stock or the profile changed while the numbers were being reserved; try again"),
+      );
+    }
     const hold =
       "holdForProfile" in request
         ? { holdForProfile: request.holdForProfile, expiresAt: work.now + PROFILE_HOLD_MS }
@@ -165,10 +173,9 @@ async function reserve(
       if (created) return done(created);
     } catch (error) {
       // A concurrent change took numbers, or filled the ceiling, between the reads and the batch.
-      if (!isFailedBatchAssertion(error) || attempt === 2) throw error;
+      if (!isFailedBatchAssertion(error)) throw error;
     }
     // Refused by the batch (the pair left the catalog, the profile's review ended, numbers taken): judged again.
-    if (attempt === 2) throw new Error("the reservation's batch refused a request its reads found fit, twice");
   }
 }
 

@@ -2,16 +2,24 @@
 // lapsed (a reservation past its expires_at holds nothing, whether or not the expiry job has marked it). Search,
 // reservations and allocations all judge a number with these, so they cannot disagree.
 import { type AnyColumn, and, eq, isNotNull, lte, or, type SQL, sql } from "drizzle-orm";
-import { type StockStatus, stockNumbers } from "../db/schema.ts";
+import { type StockNumberRow, type StockStatus, stockNumbers } from "../db/schema.ts";
 import { literal } from "../db/sql.ts";
 
 /** Literal, as the partial indexes state it, so SQLite may use them. */
 const AVAILABLE = sql`${stockNumbers.status} = ${literal("available" satisfies StockStatus)}`;
 const RESERVED = sql`${stockNumbers.status} = ${literal("reserved" satisfies StockStatus)}`;
 
-/** A reserved number whose hold ended by `now` (held for an order, held_until is null: never lapses). */
+/**
+ * A reserved number whose hold ended by `now` (held for an order, held_until is null: never lapses). isHoldLapsed is
+ * its JS twin, for pages: change both together.
+ */
 export function holdLapsed(now: number): SQL {
   return and(RESERVED, isNotNull(stockNumbers.heldUntil), lte(stockNumbers.heldUntil, now))!;
+}
+
+/** The JS twin of holdLapsed, for a row already read. */
+export function isHoldLapsed(row: Pick<StockNumberRow, "status" | "heldUntil">, now: number): boolean {
+  return row.status === "reserved" && row.heldUntil !== null && row.heldUntil <= now;
 }
 
 /** A stock number anyone may take now: available, or reserved with a lapsed hold. */
