@@ -222,7 +222,7 @@ export const reservationPages = createRouter<PortalEnv>()
     if ("answer" in filters) return filters.answer;
     const { raw, query } = filters;
     const window = pageWindow(query.page, query.limit);
-    const list = await listReservations(c.var.db, c.var.visitor.customer.id, query.status, window, c.var.now);
+    const list = await listReservations(c.var.db, c.var.visitor.customer.id, query.status, window, c.var.now, false);
     const [names, orders] = await Promise.all([
       holdNames(c, list.rows),
       ordersOfReservations(

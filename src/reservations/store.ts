@@ -139,6 +139,7 @@ export async function listReservations(
   statuses: readonly ReservationStatus[] | undefined,
   window: PageWindow,
   now: number,
+  withNumbers = true,
 ): Promise<{ rows: ReservationWithNumbers[]; total: number }> {
   const matching = and(eq(reservations.customerId, customerId), statuses && or(...statuses.map((s) => inStatusAt(s, now))));
   const { rows, total } = await pageAndTotal(
@@ -155,7 +156,8 @@ export async function listReservations(
       .from(reservations)
       .where(matching),
   );
-  if (rows.length === 0) return { rows: [], total };
+  // A page that shows only each reservation's count (its quantity) reads none of its numbers.
+  if (rows.length === 0 || !withNumbers) return { rows: rows.map((reservation) => ({ reservation, phoneNumbers: [] })), total };
   const numbers = await numbersOf(
     db,
     rows.map((row) => row.id),
