@@ -161,14 +161,16 @@ function answerOf(sent: SentOnce): Record<string, unknown> {
 /**
  * Once each, after the searches (which the reservation would change): a reservation of RESERVED numbers by quantity
  * from the pair's 1,000,000, an order from it, and the operator's allocation of the order's RESERVED numbers from
- * stock, which must take the reserved numbers. A step whose one before failed is not sent.
+ * stock, which must take the reserved numbers. A step is not sent when the one before was refused.
  */
 export async function searchOperations(slug: string, send: SendOnce): Promise<Operation[]> {
   const n = RESERVED.toLocaleString("en-US");
-  const held = (sent: SentOnce, status: number, done: boolean): Operation => ({
+  const held = (sent: SentOnce, done: boolean): Operation => ({
     ...withoutText(sent),
+    // A refusal's own words, so a failed run says why.
+    ...(sent.status >= 400 ? { name: `${sent.name} (${String(answerOf(sent).detail ?? sent.text)})` } : {}),
     goal: `well under 1 s of SQLite time`,
-    met: sent.status === status && done && (sent.d1Ms ?? Infinity) < SQLITE_GOAL_MS,
+    met: done && (sent.d1Ms ?? Infinity) < SQLITE_GOAL_MS,
   });
   const reserved = await send(
     `reservation: ${n} by quantity from a stock of ${STOCK.toLocaleString("en-US")}`,
@@ -179,8 +181,8 @@ export async function searchOperations(slug: string, send: SendOnce): Promise<Op
   );
   const reservation = answerOf(reserved);
   const phoneNumbers = (reservation.phone_numbers as string[] | undefined) ?? [];
-  const operations = [held(reserved, 201, phoneNumbers.length === RESERVED)];
-  if (!operations[0]!.met) return operations;
+  const operations = [held(reserved, reserved.status === 201 && phoneNumbers.length === RESERVED)];
+  if (reserved.status !== 201) return operations;
 
   const ordered = await send(
     `order from that reservation of ${n}`,
@@ -190,22 +192,21 @@ export async function searchOperations(slug: string, send: SendOnce): Promise<Op
     "customer",
   );
   const order = answerOf(ordered);
-  operations.push(held(ordered, 201, order.quantity === RESERVED && order.status === "pending"));
-  if (!operations[1]!.met) return operations;
+  operations.push(held(ordered, ordered.status === 201 && order.quantity === RESERVED && order.status === "pending"));
+  if (ordered.status !== 201) return operations;
 
   const allocated = await send(
     `allocation: that order's ${n} from stock (the reserved ones first)`,
     "bench.search.allocate",
-    `/admin/orders/${order.id}/numbers`,
+    `/admin/orders/${order.order_id}/numbers`,
     { from_stock: RESERVED },
     "staff",
   );
   const numbers = (answerOf(allocated).numbers as { phone_number: string }[] | undefined) ?? [];
   const reservedOnes = new Set(phoneNumbers);
   const taken = numbers.filter((number) => reservedOnes.has(number.phone_number)).length;
-  operations.push({
-    ...held(allocated, 201, taken === RESERVED),
-    name: `${allocated.name}: ${taken.toLocaleString("en-US")} of the ${numbers.length.toLocaleString("en-US")} reserved`,
-  });
+  const allocation = held(allocated, allocated.status === 201 && taken === RESERVED);
+  const counted = `${allocated.name}: ${taken.toLocaleString("en-US")} of the ${numbers.length.toLocaleString("en-US")} reserved`;
+  operations.push(allocated.status === 201 ? { ...allocation, name: counted } : allocation);
   return operations;
 }
