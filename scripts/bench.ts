@@ -5,8 +5,9 @@
 // which carry D1's result meta), and for order lists the same SQL timed on the SQLite file (the storage floor); then a
 // few operations once each (an import, an allocation from stock, an attach of 10,000 numbers to a profile) and a
 // number's life (bulk moves of 1,000 numbers, the return-to-stock job, exports and their memory: scripts/bench/life.ts);
-// the stock's search over 1,000,000 numbers of one pair and a stock number's bytes (scripts/bench/search.ts).
-// `--only life` runs only the number's life, `--only search` only the search's scenarios.
+// the stock's search over 1,000,000 numbers of one pair, a stock number's bytes, and a reservation of 1,000 from that
+// stock ordered and allocated (scripts/bench/search.ts). `--only life` runs only the number's life, `--only search`
+// only the stock's search and its reservation.
 // Usage: npm run bench -- [--duration 6] [--connections 10] [--only <text>] [--json bench-results.json] [--keep]
 //   [--state-in <folder>]  (default /dev/shm when writable, else the system's temporary folder)
 
@@ -27,8 +28,15 @@ import { ALLOCATION_FROM_STOCK, ATTACH_NUMBERS, type Fixtures, IMPORTED_NUMBERS,
 import { startWranglerDev, waitForHealth } from "./bench/dev-server.ts";
 import { type LifeFixtures, lifeOperations, printLife, seedLife } from "./bench/life.ts";
 import { runtimeWorkerd } from "./bench/process-memory.ts";
-import { type Goal, oneUpload, type Scenario, scenarios } from "./bench/scenarios.ts";
-import { type SearchFixtures, searchScenarios, seedSearch, stockStorage } from "./bench/search.ts";
+import { type Goal, type Operation, oneUpload, type Scenario, type SentOnce, scenarios, withoutText } from "./bench/scenarios.ts";
+import {
+  type SearchFixtures,
+  type SendOnce,
+  searchOperations,
+  searchScenarios,
+  seedSearch,
+  stockStorage,
+} from "./bench/search.ts";
 import { d1File, readSegments, timeStatements } from "./bench/storage-floor.ts";
 import { freePort } from "./ports.ts";
 import { SEEDING } from "./seed.ts";
@@ -215,14 +223,22 @@ function printTable(rows: Measured[]): void {
 /** A staff member the queue scenarios sign in as (fulfilment: they also allocate from stock and import). */
 const BENCH_STAFF = "bench@operator.example";
 
-interface Operation {
-  name: string;
-  status: number;
-  wallMs: number;
-  d1Ms: number | null;
-  d1Calls: number | null;
-  goal?: string;
-  met?: boolean;
+/** One POST sent once, not under load: its answer, its time end to end, and its SQLite time from its log line. */
+async function sendOnce(
+  base: string,
+  request: { name: string; requestId: string; path: string; body: string; contentType: string; headers: Record<string, string> },
+): Promise<SentOnce> {
+  const started = performance.now();
+  const answer = await fetch(`${base}${request.path}`, {
+    method: "POST",
+    headers: { ...request.headers, "content-type": request.contentType, "x-request-id": request.requestId },
+    body: request.body,
+  });
+  const text = await answer.text();
+  const wallMs = performance.now() - started;
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const d1 = d1ByRequestId.get(request.requestId);
+  return { name: request.name, status: answer.status, wallMs, d1Ms: d1?.ms ?? null, d1Calls: d1?.calls ?? null, text };
 }
 
 /**
@@ -231,26 +247,14 @@ interface Operation {
  * Worker's log line).
  */
 async function oneOffOperations(base: string, f: Fixtures, credentials: Credentials): Promise<Operation[]> {
-  const run = async (
+  const run = (
     name: string,
     requestId: string,
     path: string,
     body: string,
     contentType: string,
-    credential: Record<string, string> = { "cf-access-jwt-assertion": credentials.staffToken },
-  ) => {
-    const started = performance.now();
-    const answer = await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: { ...credential, "content-type": contentType, "x-request-id": requestId },
-      body,
-    });
-    const text = await answer.text();
-    const wallMs = performance.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const d1 = d1ByRequestId.get(requestId);
-    return { name, status: answer.status, wallMs, d1Ms: d1?.ms ?? null, d1Calls: d1?.calls ?? null, text };
-  };
+    headers: Record<string, string> = { "cf-access-jwt-assertion": credentials.staffToken },
+  ) => sendOnce(base, { name, requestId, path, body, contentType, headers });
   const imported = await run(
     `stock: import ${IMPORTED_NUMBERS.toLocaleString("en-US")} numbers (CSV)`,
     "bench.import",
@@ -280,7 +284,6 @@ async function oneOffOperations(base: string, f: Fixtures, credentials: Credenti
   } catch {
     // Not a report: the status says what went wrong.
   }
-  const withoutText = ({ text: _, ...operation }: typeof attach) => operation;
   return [
     { ...withoutText(imported), goal: "under 60 s", met: imported.status === 201 && imported.wallMs < 60_000 },
     {
@@ -372,9 +375,12 @@ try {
   });
   const documentId = ((await uploaded.json()) as { id: string }).id;
 
-  const all = [...scenarios(fixtures, documentId), ...searchScenarios(fixtures.slug, searchFixtures)].filter(
-    (s) => !args.only || s.name.includes(args.only),
-  );
+  const stockSearch = searchScenarios(fixtures.slug, searchFixtures);
+  // `--only search` is the stock's search alone: some order scenarios' names say "search" too.
+  const all =
+    args.only === "search"
+      ? stockSearch
+      : [...scenarios(fixtures, documentId), ...stockSearch].filter((s) => !args.only || s.name.includes(args.only));
   // Warm-up, not measured: the Worker's code paths compiled, and every key's first last_used_at write done.
   for (const key of fixtures.keys) {
     await (
@@ -438,7 +444,22 @@ try {
     `\nstock storage: ${storage.numbers.toLocaleString("en-US")} numbers, ${storage.bytesPerNumber.toFixed(0)} bytes each ` +
       `(stock_numbers, its indexes and the trigram index), ${storage.indexBytesPerNumber.toFixed(0)} of them the trigram index`,
   );
-  const operations = args.only ? [] : await oneOffOperations(base, fixtures, credentials);
+  const send: SendOnce = (name, requestId, path, body, credential) =>
+    sendOnce(base, {
+      name,
+      requestId,
+      path,
+      body: JSON.stringify(body),
+      contentType: "application/json",
+      headers:
+        credential === "customer"
+          ? { authorization: `Bearer ${fixtures.keys[0]}` }
+          : { "cf-access-jwt-assertion": credentials.staffToken },
+    });
+  const operations = [
+    ...(args.only ? [] : await oneOffOperations(base, fixtures, credentials)),
+    ...(!args.only || args.only === "search" ? await searchOperations(fixtures.slug, send) : []),
+  ];
   for (const operation of operations) {
     console.log(
       `${operation.name}: ${operation.status}, ${operation.wallMs.toFixed(0)} ms end to end, ` +

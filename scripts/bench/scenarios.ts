@@ -22,6 +22,25 @@ export interface Goal {
   maxD1Ms?: number;
 }
 
+/** A request sent once, not under load (bench.ts's sendOnce): its answer's status and text, and its times. */
+export interface SentOnce {
+  name: string;
+  status: number;
+  wallMs: number;
+  /** SQLite time and D1 calls from the request's log line. */
+  d1Ms: number | null;
+  d1Calls: number | null;
+  text: string;
+}
+
+/** A one-off operation as printed: the request without its answer, and the goal it is held to. */
+export interface Operation extends Omit<SentOnce, "text"> {
+  goal?: string;
+  met?: boolean;
+}
+
+export const withoutText = ({ text: _, ...operation }: SentOnce): Operation => operation;
+
 export interface Scenario {
   name: string;
   method: "GET" | "POST" | "PUT";

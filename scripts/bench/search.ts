@@ -1,14 +1,15 @@
 // The stock's search at scale (LIFECYCLE.md, Scale): 1,000,000 numbers of one pair, seeded by SQL (the triggers of
 // migrations/0019 fill the trigram index), searched by pair and starts_with under load (held to half of /healthz's
 // throughput) and by contains and ends_with, common and rare (each held to 50 ms of SQLite time per request, from the
-// Worker's log lines); and the storage a stock number costs, its share of the trigram index included.
+// Worker's log lines); and the storage a stock number costs, its share of the trigram index included. Then, once
+// each: a reservation of 1,000 by quantity from that stock, an order from it, and the order's allocation from stock.
 import { DatabaseSync } from "node:sqlite";
 import { addCatalogPair } from "../../src/catalog/store.ts";
 import type { Database } from "../../src/db/client.ts";
 import { trigramQuery } from "../../src/db/search.ts";
 import { SEARCH_CANDIDATES } from "../../src/search/store.ts";
 import { SEEDING } from "../seed.ts";
-import type { Scenario } from "./scenarios.ts";
+import { type Operation, type Scenario, type SentOnce, withoutText } from "./scenarios.ts";
 
 /** The pair searched: orderable, and nobody else's numbers (+447…). */
 const PAIR = { countryCode: "GB", numberType: "search_bench" };
@@ -17,6 +18,10 @@ const STOCK = 1_000_000;
 const RANGE = 1_000;
 /** Rows written by one seeding statement (each also indexed by its trigrams). */
 const CHUNK = 10_000;
+/** Numbers of the reservation by quantity: the most one reservation holds (MAX_RESERVATION_NUMBERS). */
+const RESERVED = 1_000;
+/** The SQLite time each one-off operation is held to ("well under a second"). */
+const SQLITE_GOAL_MS = 500;
 
 export interface SearchFixtures {
   /** A prefix of one range's numbers (starts_with). */
@@ -132,4 +137,76 @@ export function stockStorage(file: string): { numbers: number; bytesPerNumber: n
   } finally {
     db.close();
   }
+}
+
+/** A POST sent once with the large account's key or the bench's staff token (bench.ts's sendOnce). */
+export type SendOnce = (
+  name: string,
+  requestId: string,
+  path: string,
+  body: unknown,
+  credential: "customer" | "staff",
+) => Promise<SentOnce>;
+
+/** The answer's JSON object, or an empty one when it is none (the status then says what went wrong). */
+function answerOf(sent: SentOnce): Record<string, unknown> {
+  try {
+    const answer = JSON.parse(sent.text) as unknown;
+    return typeof answer === "object" && answer !== null ? (answer as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Once each, after the searches (which the reservation would change): a reservation of RESERVED numbers by quantity
+ * from the pair's 1,000,000, an order from it, and the operator's allocation of the order's RESERVED numbers from
+ * stock, which must take the reserved numbers. A step is not sent when the one before was refused.
+ */
+export async function searchOperations(slug: string, send: SendOnce): Promise<Operation[]> {
+  const n = RESERVED.toLocaleString("en-US");
+  const held = (sent: SentOnce, done: boolean): Operation => ({
+    ...withoutText(sent),
+    // A refusal's own words, so a failed run says why.
+    ...(sent.status >= 400 ? { name: `${sent.name} (${String(answerOf(sent).detail ?? sent.text)})` } : {}),
+    goal: `well under 1 s of SQLite time`,
+    met: done && (sent.d1Ms ?? Infinity) < SQLITE_GOAL_MS,
+  });
+  const reserved = await send(
+    `reservation: ${n} by quantity from a stock of ${STOCK.toLocaleString("en-US")}`,
+    "bench.search.reserve",
+    `/api/customers/${slug}/reservations`,
+    { country_code: PAIR.countryCode, number_type: PAIR.numberType, quantity: RESERVED },
+    "customer",
+  );
+  const reservation = answerOf(reserved);
+  const phoneNumbers = (reservation.phone_numbers as string[] | undefined) ?? [];
+  const operations = [held(reserved, reserved.status === 201 && phoneNumbers.length === RESERVED)];
+  if (reserved.status !== 201) return operations;
+
+  const ordered = await send(
+    `order from that reservation of ${n}`,
+    "bench.search.order",
+    `/api/customers/${slug}/orders`,
+    { reservation_id: reservation.id },
+    "customer",
+  );
+  const order = answerOf(ordered);
+  operations.push(held(ordered, ordered.status === 201 && order.quantity === RESERVED && order.status === "pending"));
+  if (ordered.status !== 201) return operations;
+
+  const allocated = await send(
+    `allocation: that order's ${n} from stock (the reserved ones first)`,
+    "bench.search.allocate",
+    `/admin/orders/${order.order_id}/numbers`,
+    { from_stock: RESERVED },
+    "staff",
+  );
+  const numbers = (answerOf(allocated).numbers as { phone_number: string }[] | undefined) ?? [];
+  const reservedOnes = new Set(phoneNumbers);
+  const taken = numbers.filter((number) => reservedOnes.has(number.phone_number)).length;
+  const allocation = held(allocated, allocated.status === 201 && taken === RESERVED);
+  const counted = `${allocated.name}: ${taken.toLocaleString("en-US")} of the ${numbers.length.toLocaleString("en-US")} reserved`;
+  operations.push(allocated.status === 201 ? { ...allocation, name: counted } : allocation);
+  return operations;
 }
