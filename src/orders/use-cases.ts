@@ -1,8 +1,8 @@
 // Order actions shared by the API, the portal and the operator's routes.
 
+import { notOrderable } from "../catalog/refusals.ts";
 import type { Pair } from "../compliance/evaluation.ts";
 import { requirementsNotMet } from "../compliance/refusals.ts";
-import type { Refusal } from "../db/outcome.ts";
 import type { OrderRow, OrderStatus } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { evaluateProfile } from "../kyc/evaluations.ts";
@@ -22,16 +22,6 @@ import {
   transitionOrderStatus,
   updatePendingOrder,
 } from "./store.ts";
-
-/** The pair is not in the orderable catalog: an error on the whole request and on number_type (the field to change). */
-function notOrderable({ countryCode, numberType }: Refusal<"not_orderable">): Problem<"not_orderable"> {
-  return fieldProblem(
-    "not_orderable",
-    `${numberType} numbers cannot be ordered in ${countryCode} right now; choose another number_type or country_code`,
-    "/number_type",
-    `cannot be ordered in ${countryCode} right now`,
-  );
-}
 
 /** The profile named is not the account's. */
 const unknownProfile = fieldProblem(
@@ -110,7 +100,7 @@ export async function placeOrder(
     case "wrong_state":
       return refused(reservationNotActive(created.state));
     case "not_orderable":
-      return refused(notOrderable(created));
+      return refused(notOrderable(created, "body", "/number_type"));
   }
 }
 
@@ -161,7 +151,7 @@ async function changeOrder(
         ),
       );
     case "not_orderable":
-      return refused(notOrderable(updated));
+      return refused(notOrderable(updated, "body", "/number_type"));
     case "unknown_profile":
       return refused(unknownProfile);
   }

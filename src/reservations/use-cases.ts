@@ -1,5 +1,6 @@
 // Reservation actions shared by the API and the portal (LIFECYCLE.md "Reservations").
 
+import { notOrderable } from "../catalog/refusals.ts";
 import { findCatalogPair } from "../catalog/store.ts";
 import { isFailedBatchAssertion } from "../db/errors.ts";
 import type { ReservationRow } from "../db/schema.ts";
@@ -48,15 +49,6 @@ const CREATE_RESERVATION_REFUSALS = refusals(
 );
 
 type CreateRefusal = Problem<(typeof CREATE_RESERVATION_REFUSALS)[number]>;
-
-function notOrderable({ countryCode, numberType }: StockPair, pointer: string): Problem<"not_orderable"> {
-  return fieldProblem(
-    "not_orderable",
-    `${numberType} numbers cannot be ordered in ${countryCode} right now, so none can be reserved`,
-    pointer,
-    `cannot be ordered in ${countryCode} right now`,
-  );
-}
 
 /** What the request takes, judged on the stock as it stands: the pair and the numbers, or why it is refused. */
 type Judged = { pair: StockPair; taking: Taking } | { problem: CreateRefusal };
@@ -124,7 +116,7 @@ async function judge(work: Work, customerId: string, request: ReservationRequest
       : await judgeQuantity(work, request.pair, request.quantity, request.startsWith);
   if ("problem" in judged) return judged;
   if (!(await findCatalogPair(work.db, judged.pair))) {
-    return { problem: notOrderable(judged.pair, "phoneNumbers" in request ? "/phone_numbers" : "/number_type") };
+    return { problem: notOrderable(judged.pair, "body", "phoneNumbers" in request ? "/phone_numbers" : "/number_type") };
   }
   if ("holdForProfile" in request) {
     const refusal = await profileRefusal(work, customerId, request.holdForProfile);

@@ -9,12 +9,17 @@ import { literal } from "../db/sql.ts";
 const AVAILABLE = sql`${stockNumbers.status} = ${literal("available" satisfies StockStatus)}`;
 const RESERVED = sql`${stockNumbers.status} = ${literal("reserved" satisfies StockStatus)}`;
 
+/** A stock number's hold ended by `now`, its status tested by `reserved` (held for an order: held_until null, never). */
+function lapsed(reserved: SQL, now: number): SQL {
+  return and(reserved, isNotNull(stockNumbers.heldUntil), lte(stockNumbers.heldUntil, now))!;
+}
+
 /**
  * A reserved number whose hold ended by `now` (held for an order, held_until is null: never lapses). isHoldLapsed is
  * its JS twin, for pages: change both together.
  */
 export function holdLapsed(now: number): SQL {
-  return and(RESERVED, isNotNull(stockNumbers.heldUntil), lte(stockNumbers.heldUntil, now))!;
+  return lapsed(RESERVED, now);
 }
 
 /** The JS twin of holdLapsed, for a row already read. */
@@ -22,9 +27,18 @@ export function isHoldLapsed(row: Pick<StockNumberRow, "status" | "heldUntil">, 
   return row.status === "reserved" && row.heldUntil !== null && row.heldUntil <= now;
 }
 
-/** A stock number anyone may take now: available, or reserved with a lapsed hold. */
+/**
+ * A stock number anyone may take now: available, or reserved with a lapsed hold. A check of rows found otherwise (by
+ * their phone number): its status is read as `+status`, which no index matches, since SQLite would otherwise answer the
+ * OR of two statuses from the status index, walking every available number of every pair (133 ms against 5 ms for a
+ * reservation of 1,000 named numbers at a stock of a million, docs/performance.md).
+ */
 export function takeableNow(now: number): SQL {
-  return or(AVAILABLE, holdLapsed(now))!;
+  const status = sql`+${stockNumbers.status}`;
+  return or(
+    sql`${status} = ${literal("available" satisfies StockStatus)}`,
+    lapsed(sql`${status} = ${literal("reserved" satisfies StockStatus)}`, now),
+  )!;
 }
 
 /** A stock number a reservation holds now (active before its time, or ordered): no one else may take or remove it. */
