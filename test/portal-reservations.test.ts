@@ -108,6 +108,8 @@ describe("finding and reserving numbers in the portal", () => {
     expect(consolePage).toContain(`<a href="/ops/stock?search=${phones[0]!.slice(1)}">${phones[0]}</a>`);
     const stock = await pageText(await staff.get(`/ops/stock?search=${phones[1]!.slice(1)}`), 200);
     expect(stock).toContain(`held for order <a href="/ops/orders/${orderId}">${order.order_number}</a>`);
+    // A held number is not offered for removal (the removal would be refused while the hold lasts).
+    expect(stock).not.toContain(`aria-label="Remove ${phones[1]}…"`);
 
     // Once its order is cancelled, nothing is held for it: the reservation says so.
     await bodyOf(await customer.call(`/api/customers/${customer.slug}/orders/${orderId}/cancel`, { method: "POST" }));

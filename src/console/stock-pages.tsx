@@ -11,7 +11,7 @@ import { workOf } from "../http/request-context.ts";
 import { createRouter } from "../http/router.ts";
 import { capitalised, words } from "../lib/words.ts";
 import { formatOrderNumber } from "../orders/schemas.ts";
-import { changeGuard, mayChange } from "../staff/roles.ts";
+import { changeGuard, mayChange, offered } from "../staff/roles.ts";
 import { ordersOfReservations } from "../stock/holders.ts";
 import { isHoldLapsed } from "../stock/holds.ts";
 import {
@@ -306,14 +306,17 @@ async function stockPage(c: C, state: StockState = {}, status = 200) {
               ? [
                   {
                     label: "Action",
-                    cell: (row: { phoneNumber: string }) => (
-                      <a
-                        href={`${STOCK}/remove?phone_number=${encodeURIComponent(row.phoneNumber)}`}
-                        aria-label={`Remove ${row.phoneNumber}…`}
-                      >
-                        Remove…
-                      </a>
-                    ),
+                    cell: (row: StockNumberRow) =>
+                      offered(c.var.operator, removeStockNumberAction, row, c.var.now) ? (
+                        <a
+                          href={`${STOCK}/remove?phone_number=${encodeURIComponent(row.phoneNumber)}`}
+                          aria-label={`Remove ${row.phoneNumber}…`}
+                        >
+                          Remove…
+                        </a>
+                      ) : (
+                        "held"
+                      ),
                   },
                 ]
               : []),

@@ -41,9 +41,17 @@ export function takeableNow(now: number): SQL {
   )!;
 }
 
-/** A stock number a reservation holds now (active before its time, or ordered): no one else may take or remove it. */
+/**
+ * A stock number a reservation holds now (active before its time, or ordered): no one else may take or remove it.
+ * isHeldNow is its JS twin: change both together.
+ */
 export function heldNow(now: number): SQL {
   return and(RESERVED, or(sql`${stockNumbers.heldUntil} IS NULL`, sql`${stockNumbers.heldUntil} > ${now}`))!;
+}
+
+/** The JS twin of heldNow, for a row already read (the console's offer to remove it). */
+export function isHeldNow(row: Pick<StockNumberRow, "status" | "heldUntil">, now: number): boolean {
+  return row.status === "reserved" && !isHoldLapsed(row, now);
 }
 
 /** A stock number held now for this reservation (active before its time, or ordered). */

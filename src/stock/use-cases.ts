@@ -3,6 +3,7 @@ import type { StockNumberRow } from "../db/schema.ts";
 import type { Work } from "../env.ts";
 import { done, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
 import { FULFILMENT, operatorAction } from "../staff/roles.ts";
+import { isHeldNow } from "./holds.ts";
 import { REPORTED_ITEMS, stockRowSchema } from "./schemas.ts";
 import { importStock, pairKey, removeFromStock, type StockRow } from "./store.ts";
 
@@ -111,5 +112,7 @@ export const removeStockNumberAction = operatorAction({
   operationId: "removeStockNumber",
   roles: FULFILMENT,
   refusals: REMOVE_NUMBER_REFUSALS,
+  // A number a reservation holds stays while the hold lasts (the store refuses it with 409 conflict).
+  available: (row: Pick<StockNumberRow, "status" | "heldUntil">, now: number) => !isHeldNow(row, now),
   run: removeNumber,
 });
