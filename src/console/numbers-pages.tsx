@@ -7,7 +7,7 @@ import { NUMBER_STATUSES } from "../db/schema.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { pageMeta } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
-import { capitalised, words } from "../lib/words.ts";
+import { words } from "../lib/words.ts";
 import { listNumbersOfAllAccounts } from "../numbers/admin-list.ts";
 import { operatorNumbersQuery, toOperatorNumberQuery } from "../numbers/admin-list-routes.ts";
 import type { NumberMove } from "../numbers/lifecycle.ts";
@@ -16,10 +16,10 @@ import { date, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
   listFilters,
-  MultiChoice,
   PairFilterFields,
   type PairFilterProps,
   PerPageField,
+  StatusFilterField,
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
@@ -53,13 +53,7 @@ function NumberFilters({ values, errors, pairs }: PairFilterProps) {
         inputmode="tel"
       />
       <TextInput name="customer_slug" label="Account" value={values.customer_slug} error={errors.customer_slug} hint="Its slug" />
-      <MultiChoice
-        name="status"
-        label="Statuses"
-        value={values.status}
-        error={errors.status}
-        options={NUMBER_STATUSES.map((status) => [status, capitalised(status)] as const)}
-      />
+      <StatusFilterField values={values} errors={errors} statuses={NUMBER_STATUSES} />
       <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <PerPageField values={values} errors={errors} />
     </FilterForm>

@@ -15,11 +15,11 @@ import { dateTime, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
   listFilters,
-  MultiChoice,
   PairFilterFields,
   type PairFilterProps,
   PerPageField,
   Select,
+  StatusFilterField,
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
@@ -35,14 +35,7 @@ export function hrefOf(kind: SubjectKind, id: string): string {
 function ReviewFilters({ values, errors, pairs }: PairFilterProps) {
   return (
     <FilterForm action={REVIEWS} values={values}>
-      <MultiChoice
-        name="status"
-        label="Statuses"
-        value={values.status}
-        error={errors.status}
-        options={KYC_STATUSES.map((status) => [status, capitalised(status)] as const)}
-        none="Awaiting review"
-      />
+      <StatusFilterField values={values} errors={errors} statuses={KYC_STATUSES} none="Awaiting review" />
       <Select
         name="subject_type"
         label="Subject"

@@ -11,7 +11,7 @@ import { createRouter } from "../http/router.ts";
 import { profileNumbersBody } from "../kyc/schemas.ts";
 import { attachToProfile } from "../kyc/use-cases.ts";
 import type { Problem } from "../lib/problem.ts";
-import { capitalised, words } from "../lib/words.ts";
+import { words } from "../lib/words.ts";
 import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schemas.ts";
 import { listNumbers } from "../numbers/store.ts";
 import { Badge, type Column, CsrfField, FieldError, Notice, Pager, Table, Time } from "../ui/components.tsx";
@@ -22,12 +22,12 @@ import {
   type FilterPair,
   fieldMessages,
   listFilters,
-  MultiChoice,
   PairFilterFields,
   PerPageField,
   parseIdField,
   readForm,
   SortFields,
+  StatusFilterField,
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
@@ -89,13 +89,7 @@ function NumberFilters({
   return (
     <FilterForm action="/portal/numbers" values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="Digits of the number" />
-      <MultiChoice
-        name="status"
-        label="Statuses"
-        value={values.status}
-        error={errors.status}
-        options={NUMBER_STATUSES.map((status) => [status, capitalised(status)] as const)}
-      />
+      <StatusFilterField values={values} errors={errors} statuses={NUMBER_STATUSES} />
       <PairFilterFields values={values} errors={errors} pairs={pairs} />
       <ProfileSelect
         name="kyc_profile_id"

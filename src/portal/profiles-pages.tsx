@@ -12,18 +12,17 @@ import { createProfileBody, listProfilesQuery, toNewVerification, toProfileListQ
 import { createProfile } from "../kyc/use-cases.ts";
 import type { FormState } from "../kyc/views.tsx";
 import { withPrefix } from "../lib/ids.ts";
-import { capitalised } from "../lib/words.ts";
 import { Badge, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
 import { dateTime, withQuery } from "../ui/format.ts";
 import {
   FilterForm,
   fieldMessages,
   listFilters,
-  MultiChoice,
   PerPageField,
   readForm,
   Select,
   SortFields,
+  StatusFilterField,
   TextInput,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
@@ -40,13 +39,7 @@ function ProfileFilters({ values, errors }: { values: Record<string, string>; er
   return (
     <FilterForm action={PROFILES} values={values}>
       <TextInput name="search" label="Search" value={values.search} error={errors.search} hint="A part of the name" />
-      <MultiChoice
-        name="status"
-        label="Statuses"
-        value={values.status}
-        error={errors.status}
-        options={KYC_STATUSES.map((status) => [status, capitalised(status)] as const)}
-      />
+      <StatusFilterField values={values} errors={errors} statuses={KYC_STATUSES} />
       <Select
         name="type"
         label="For"

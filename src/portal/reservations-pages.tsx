@@ -11,7 +11,7 @@ import { createRouter } from "../http/router.ts";
 import { findProfileNames } from "../kyc/profiles-store.ts";
 import { availableOn } from "../lib/action.ts";
 import type { Problem } from "../lib/problem.ts";
-import { capitalised, words } from "../lib/words.ts";
+import { words } from "../lib/words.ts";
 import { createOrderBody, formatOrderNumber, toOrderRequest } from "../orders/schemas.ts";
 import { findOrder } from "../orders/store.ts";
 import { placeOrder } from "../orders/use-cases.ts";
@@ -35,10 +35,10 @@ import {
   fieldMessages,
   formInteger,
   listFilters,
-  MultiChoice,
   PerPageField,
   problemFieldLists,
   readForm,
+  StatusFilterField,
 } from "../ui/forms.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { profileChoices } from "./kyc-parts.tsx";
@@ -58,13 +58,7 @@ const DONE: Record<string, string> = {
 function ReservationFilters({ values, errors }: FilterProps) {
   return (
     <FilterForm action={LIST} values={values}>
-      <MultiChoice
-        name="status"
-        label="Statuses"
-        value={values.status}
-        error={errors.status}
-        options={RESERVATION_STATUSES.map((status) => [status, capitalised(status)] as const)}
-      />
+      <StatusFilterField values={values} errors={errors} statuses={RESERVATION_STATUSES} />
       <PerPageField values={values} errors={errors} />
     </FilterForm>
   );

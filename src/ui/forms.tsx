@@ -464,6 +464,25 @@ export interface FilterProps {
 /** A list's filters that offer pairs (PairFilterFields). */
 export type PairFilterProps = FilterProps & { pairs: readonly FilterPair[] };
 
+/** A list's `status` filter (the API's comma list): a MultiChoice of the statuses given; `none`, what no choice means. */
+export function StatusFilterField({
+  values,
+  errors,
+  statuses,
+  none,
+}: FilterProps & { statuses: readonly string[]; none?: string }) {
+  return (
+    <MultiChoice
+      name="status"
+      label="Statuses"
+      value={values.status}
+      error={errors.status}
+      options={statuses.map((status) => [status, capitalised(status)] as const)}
+      none={none}
+    />
+  );
+}
+
 /**
  * Country and number type filters (MultiChoice each, for the API's comma lists `country_code` and `number_type`),
  * offering only the countries and types of `pairs`.
