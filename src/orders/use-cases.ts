@@ -9,7 +9,7 @@ import { evaluateProfile } from "../kyc/evaluations.ts";
 import { action } from "../lib/action.ts";
 import { done, fieldProblem, notFound, Problem, type Result, refusals, refused } from "../lib/problem.ts";
 import { isActive, statusAt } from "../reservations/lifecycle.ts";
-import { findReservation } from "../reservations/store.ts";
+import { findReservationRow } from "../reservations/store.ts";
 import { FULFILMENT, operatorAction } from "../staff/roles.ts";
 import { fulfilsAtOnce } from "./allocation-store.ts";
 import { changesReservedFields, customerMayChange, mayMove, movesFrom } from "./lifecycle.ts";
@@ -73,7 +73,7 @@ export async function placeOrder(
 ): Promise<Result<OrderRow, typeof PLACE_ORDER_REFUSALS>> {
   let order: NewOrder;
   if ("reservationId" in request) {
-    const reservation = (await findReservation(work.db, customerId, request.reservationId))?.reservation;
+    const reservation = await findReservationRow(work.db, customerId, request.reservationId);
     if (!reservation) return refused(notFound("Reservation"));
     if (!isActive(reservation, work.now)) return refused(reservationNotActive(statusAt(reservation, work.now)));
     order = {

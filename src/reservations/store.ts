@@ -70,6 +70,23 @@ export function orderReservationStatements(db: Database, reservationId: string, 
   });
 }
 
+function reservationOfAccount(db: Database, customerId: string, reservationId: string) {
+  return db
+    .select()
+    .from(reservations)
+    .where(and(eq(reservations.id, reservationId), eq(reservations.customerId, customerId)));
+}
+
+/** The account's reservation row without its numbers (what a judgement of it reads), or undefined. */
+export async function findReservationRow(
+  db: Database,
+  customerId: string,
+  reservationId: string,
+): Promise<ReservationRow | undefined> {
+  const [row] = await reservationOfAccount(db, customerId, reservationId);
+  return row;
+}
+
 /** The account's reservation, or undefined (another account's too). */
 export async function findReservation(
   db: Database,
@@ -77,10 +94,7 @@ export async function findReservation(
   reservationId: string,
 ): Promise<ReservationWithNumbers | undefined> {
   const { reservation, phoneNumbers } = await batchByName(db, {
-    reservation: db
-      .select()
-      .from(reservations)
-      .where(and(eq(reservations.id, reservationId), eq(reservations.customerId, customerId))),
+    reservation: reservationOfAccount(db, customerId, reservationId),
     phoneNumbers: numbersOf(db, [reservationId], customerId),
   });
   const [row] = reservation;

@@ -26,7 +26,7 @@ import {
   createReservation,
   extendReservation,
   findProfileStatus,
-  findReservation,
+  findReservationRow,
   type ReservationWithNumbers,
   stockOfNumbers,
   type Taking,
@@ -215,9 +215,9 @@ async function extend(
   reservationId: string,
   ttlMinutes: number,
 ): Promise<Result<ReservationWithNumbers, typeof EXTEND_REFUSALS>> {
-  const current = await findReservation(work.db, customerId, reservationId);
+  const current = await findReservationRow(work.db, customerId, reservationId);
   if (!current) return refused(notFound("Reservation"));
-  const refusal = extendRefusal(current.reservation, ttlMinutes, work.now);
+  const refusal = extendRefusal(current, ttlMinutes, work.now);
   if (refusal) return refused(refusal);
   const moved = await extendReservation(work.db, work.outbox, customerId, reservationId, work.now + ttlMs(ttlMinutes), work.now);
   if (moved.ok) return done(moved.value);
