@@ -76,7 +76,9 @@ type NoStatements = Record<never, never>;
  * - `write`: the write;
  * - `record`: the one statement that may read whether it wrote (`written`, SQLite's `changes() > 0`) or how many rows
  *   (`rowsWritten`, `changes()`: the rows of the last completed INSERT, UPDATE or DELETE, not its triggers'). Only
- *   the statement right after the write sees its count: a statement that writes resets it for the ones after;
+ *   the statement right after the write sees its count: a statement that writes resets it for the ones after. Not
+ *   for a write whose triggers write an FTS5 table (an INSERT or DELETE of orders or stock_numbers): D1's SQLite
+ *   counts the index's own writes there, so such a check counts the rows it expects instead;
  * - `after`: what reads the state the write and its record left (an event's deliveries read the event's row), never
  *   changes().
  */
