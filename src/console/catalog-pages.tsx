@@ -25,7 +25,8 @@ import { changeGuard, mayChange } from "../staff/roles.ts";
 import { Confirmation, CsrfField, type NoticeText, Pager, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural } from "../ui/format.ts";
-import { fieldMessages, formInteger, readForm, TextInput, withCountryCodesUppercased } from "../ui/forms.tsx";
+import { fieldMessages, formInteger, readForm, TextInput } from "../ui/forms.tsx";
+import { withCountryCodesUppercased } from "../ui/list-filters.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { listWindow, noticeOf, type PostedForm, refusal } from "./admin-common.tsx";
 import {

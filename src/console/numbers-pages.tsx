@@ -13,15 +13,8 @@ import { operatorNumbersQuery, toOperatorNumberQuery } from "../numbers/admin-li
 import type { NumberMove } from "../numbers/lifecycle.ts";
 import { Badge, CsrfField, Pager, Table } from "../ui/components.tsx";
 import { date, withQuery } from "../ui/format.ts";
-import {
-  FilterForm,
-  listFilters,
-  PairFilterFields,
-  type PairFilterProps,
-  PerPageField,
-  StatusFilterField,
-  TextInput,
-} from "../ui/forms.tsx";
+import { PerPageField, TextInput } from "../ui/forms.tsx";
+import { FilterForm, listFilters, PairFilterFields, type PairFilterProps, StatusFilterField } from "../ui/list-filters.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { ACCOUNTS } from "./accounts-pages.tsx";
 import { noticeOf, refusal } from "./admin-common.tsx";

@@ -27,11 +27,7 @@ import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
 import {
   DayRangeFields,
-  FilterForm,
   fieldMessages,
-  listFilters,
-  PairFilterFields,
-  type PairFilterProps,
   PerPageField,
   problemFields,
   readForm,
@@ -39,6 +35,7 @@ import {
   TextArea,
   TextInput,
 } from "../ui/forms.tsx";
+import { FilterForm, listFilters, PairFilterFields, type PairFilterProps } from "../ui/list-filters.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { numberHref } from "./number-moves.tsx";
 import { STOCK } from "./stock-pages.tsx";

@@ -12,16 +12,8 @@ import { withPrefix } from "../lib/ids.ts";
 import { capitalised, words } from "../lib/words.ts";
 import { Badge, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { dateTime, withQuery } from "../ui/format.ts";
-import {
-  FilterForm,
-  listFilters,
-  PairFilterFields,
-  type PairFilterProps,
-  PerPageField,
-  Select,
-  StatusFilterField,
-  TextInput,
-} from "../ui/forms.tsx";
+import { PerPageField, Select, TextInput } from "../ui/forms.tsx";
+import { FilterForm, listFilters, PairFilterFields, type PairFilterProps, StatusFilterField } from "../ui/list-filters.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 
 export const REVIEWS = "/ops/reviews";

@@ -28,16 +28,8 @@ import { leaveAfterRedirect, takeAfterRedirect } from "../ui/after-redirect.ts";
 import { Badge, Confirmation, CsrfField, type NoticeText, Pager, StatusTabs, Table } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { dateTime, plural, withQuery } from "../ui/format.ts";
-import {
-  FilterForm,
-  fieldMessages,
-  listFilters,
-  PairFilterFields,
-  type PairFilterProps,
-  PerPageField,
-  readForm,
-  TextInput,
-} from "../ui/forms.tsx";
+import { fieldMessages, PerPageField, readForm, TextInput } from "../ui/forms.tsx";
+import { FilterForm, listFilters, PairFilterFields, type PairFilterProps } from "../ui/list-filters.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { noticeOf, refusal, staffNote } from "./admin-common.tsx";
 

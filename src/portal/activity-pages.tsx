@@ -10,7 +10,8 @@ import { pageMeta } from "../http/pagination.ts";
 import { createRouter } from "../http/router.ts";
 import { Pager } from "../ui/components.tsx";
 import { withQuery } from "../ui/format.ts";
-import { FilterForm, listFilters, TextInput } from "../ui/forms.tsx";
+import { TextInput } from "../ui/forms.tsx";
+import { FilterForm, listFilters } from "../ui/list-filters.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { requireSettingsRole } from "./settings-common.tsx";
 

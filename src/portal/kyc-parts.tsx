@@ -24,7 +24,8 @@ import type { Problem } from "../lib/problem.ts";
 import { capitalised, words } from "../lib/words.ts";
 import { Badge, Confirmation, CsrfField, Table } from "../ui/components.tsx";
 import { dateTime } from "../ui/format.ts";
-import { problemFields, readForm, Select, TextArea, TextInput, withCountryCodesUppercased } from "../ui/forms.tsx";
+import { problemFields, readForm, Select, TextArea, TextInput } from "../ui/forms.tsx";
+import { withCountryCodesUppercased } from "../ui/list-filters.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 
 /** The address form's text fields, in its order, each with what its input adds to the label of FIELD_LABELS. */

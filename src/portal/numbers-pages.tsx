@@ -16,20 +16,8 @@ import { listNumbersQuery, toNumber, toNumberListQuery } from "../numbers/schema
 import { listNumbers } from "../numbers/store.ts";
 import { Badge, type Column, CsrfField, FieldError, Notice, Pager, Table, Time } from "../ui/components.tsx";
 import { date, withQuery } from "../ui/format.ts";
-import {
-  DayRangeFields,
-  FilterForm,
-  type FilterPair,
-  fieldMessages,
-  listFilters,
-  PairFilterFields,
-  PerPageField,
-  parseIdField,
-  readForm,
-  SortFields,
-  StatusFilterField,
-  TextInput,
-} from "../ui/forms.tsx";
+import { DayRangeFields, fieldMessages, PerPageField, parseIdField, readForm, SortFields, TextInput } from "../ui/forms.tsx";
+import { FilterForm, type FilterPair, listFilters, PairFilterFields, StatusFilterField } from "../ui/list-filters.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { type ProfileChoices, ProfileSelect, profileChoices } from "./kyc-parts.tsx";
 import { MAX_SELECTED, MoveReportCard, takeMoveReport } from "./number-life-parts.tsx";

@@ -39,12 +39,8 @@ import { notFoundPage } from "../ui/error-page.tsx";
 import { date, dateTime, doneMessage, plural, withQuery } from "../ui/format.ts";
 import {
   DayRangeFields,
-  FilterForm,
   fieldMessages,
   formInteger,
-  listFilters,
-  PairFilterFields,
-  type PairFilterProps,
   PerPageField,
   problemFieldLists,
   readForm,
@@ -52,6 +48,7 @@ import {
   SortFields,
   TextInput,
 } from "../ui/forms.tsx";
+import { FilterForm, listFilters, PairFilterFields, type PairFilterProps } from "../ui/list-filters.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { type ProfileChoices, profileChoices } from "./kyc-parts.tsx";
 import { NotesAndProfileFields } from "./order-choices.tsx";

@@ -14,17 +14,8 @@ import type { FormState } from "../kyc/views.tsx";
 import { withPrefix } from "../lib/ids.ts";
 import { Badge, CsrfField, Notice, Pager, Table } from "../ui/components.tsx";
 import { dateTime, withQuery } from "../ui/format.ts";
-import {
-  FilterForm,
-  fieldMessages,
-  listFilters,
-  PerPageField,
-  readForm,
-  Select,
-  SortFields,
-  StatusFilterField,
-  TextInput,
-} from "../ui/forms.tsx";
+import { fieldMessages, PerPageField, readForm, Select, SortFields, TextInput } from "../ui/forms.tsx";
+import { FilterForm, listFilters, StatusFilterField } from "../ui/list-filters.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { AddressFields, submittedAddress } from "./kyc-parts.tsx";
 

@@ -29,17 +29,8 @@ import { ordersOfReservations } from "../stock/holders.ts";
 import { Badge, Confirmation, CsrfField, Notice, Pager, pageNotice, Table, Time } from "../ui/components.tsx";
 import { notFoundPage } from "../ui/error-page.tsx";
 import { plural, withQuery } from "../ui/format.ts";
-import {
-  FilterForm,
-  type FilterProps,
-  fieldMessages,
-  formInteger,
-  listFilters,
-  PerPageField,
-  problemFieldLists,
-  readForm,
-  StatusFilterField,
-} from "../ui/forms.tsx";
+import { fieldMessages, formInteger, PerPageField, problemFieldLists, readForm } from "../ui/forms.tsx";
+import { FilterForm, type FilterProps, listFilters, StatusFilterField } from "../ui/list-filters.tsx";
 import { renderPage } from "../ui/renderer.tsx";
 import { profileChoices } from "./kyc-parts.tsx";
 import { NotesAndProfileFields } from "./order-choices.tsx";
