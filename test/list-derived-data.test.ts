@@ -1,4 +1,4 @@
-// The lists' derived data (order_counts, number_counts, user_counts, order_time_lags, order_trigrams) stays exact
+// The lists' derived data (order_counts, order_day_counts, number_counts, user_counts, order_time_lags, order_trigrams) stays exact
 // whatever writes the rows: random inserts, updates and deletes in plain SQL, as an operator or a backfill would.
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -59,6 +59,26 @@ async function expectOrderCountsExact(customerIds: string[]) {
     ids,
   );
   expect(canonical(stored)).toEqual(canonical(recount));
+}
+
+/** The recount of order_day_counts: orders per account, field, UTC day and segment (no fulfilled day when not fulfilled). */
+const ORDER_DAY_RECOUNT = ["created", "requested", "fulfilled"]
+  .map(
+    (field) => `SELECT customer_id, '${field}' AS field, ${field}_at / ${DAY} AS day, number_type, country_code, status,
+      count(*) AS count FROM orders WHERE ${field}_at IS NOT NULL AND customer_id IN (SELECT value FROM json_each(?1))
+      GROUP BY 1, 2, 3, 4, 5, 6`,
+  )
+  .join(" UNION ALL ");
+
+/** order_day_counts must equal a recount of the orders: the same days and segments, the same counts, none at zero. */
+async function expectOrderDayCountsExact(customerIds: string[]) {
+  const ids = JSON.stringify(customerIds);
+  const stored = await all(
+    `SELECT customer_id, field, day, number_type, country_code, status, count FROM order_day_counts
+     WHERE customer_id IN (SELECT value FROM json_each(?1))`,
+    ids,
+  );
+  expect(canonical(stored)).toEqual(canonical(await all(ORDER_DAY_RECOUNT, ids)));
 }
 
 /** order_time_lags must bound every order's created_at − requested_at and created_at − fulfilled_at. */
@@ -188,6 +208,7 @@ describe("orders' derived data", () => {
         const ids = customers.map((c) => c.customerId);
         for (const write of writes) await applyOrderWrite(write, customers);
         await expectOrderCountsExact(ids);
+        await expectOrderDayCountsExact(ids);
         await expectTimeLagsBound(ids);
       }),
       { numRuns: 40 },
@@ -420,6 +441,12 @@ describe("the migration", () => {
       .all<Row>();
     const stored = await db.prepare("SELECT customer_id, number_type, country_code, status, count FROM order_counts").all<Row>();
     expect(canonical(stored.results)).toEqual(canonical(recount.results));
+    const days = await db
+      .prepare("SELECT customer_id, field, day, number_type, country_code, status, count FROM order_day_counts")
+      .all<Row>();
+    const dayRecount = await db.prepare(ORDER_DAY_RECOUNT).bind(JSON.stringify(customers)).all<Row>();
+    expect(dayRecount.results.length).toBeGreaterThan(40);
+    expect(canonical(days.results)).toEqual(canonical(dayRecount.results));
     const numbers = await db.prepare("SELECT customer_id FROM customer_numbers ORDER BY number").all<Row>();
     expect(numbers.results.map((r) => r.customer_id)).toEqual(customers);
     const lags = await db.prepare("SELECT * FROM order_time_lags ORDER BY customer_id").all<Row>();

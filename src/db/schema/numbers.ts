@@ -180,6 +180,36 @@ export const orderCounts = sqliteTable(
   ],
 );
 
+/** The order times counted per day in order_day_counts. */
+export const ORDER_DAY_FIELDS = ["created", "requested", "fulfilled"] as const;
+export type OrderDayField = (typeof ORDER_DAY_FIELDS)[number];
+/** A day of order_day_counts: a time's UTC day is floor(ms / DAY_MS). */
+export const DAY_MS = 86_400_000;
+
+/**
+ * How many orders each account has per UTC day of each of created_at, requested_at and fulfilled_at (none for an
+ * order not fulfilled), per (number_type, country_code, status) segment. A time range's counts are the whole days'
+ * rows plus the orders of the partial days at its edges, and a deep page's first row is found by summing days rather
+ * than reading every earlier order. Derived data, written only by the triggers of migrations/0021; rows at zero are
+ * removed. WITHOUT ROWID (added by hand to the generated migration), so a day's count is read from the key's b-tree.
+ */
+export const orderDayCounts = sqliteTable(
+  "order_day_counts",
+  {
+    customerId: text("customer_id").notNull(),
+    field: text("field", { enum: ORDER_DAY_FIELDS }).notNull(),
+    day: integer("day").notNull(),
+    numberType: text("number_type").notNull(),
+    countryCode: text("country_code").notNull(),
+    status: text("status", { enum: ORDER_STATUSES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.customerId, t.field, t.day, t.numberType, t.countryCode, t.status] }),
+    check("order_day_counts_field_valid", sql`${t.field} IN ${literalList(ORDER_DAY_FIELDS)}`),
+  ],
+);
+
 /**
  * Per account, how far its orders' created_at can be from their requested_at and fulfilled_at: the smallest and
  * largest created_at − requested_at, and created_at − fulfilled_at (null until an order is fulfilled). They turn a

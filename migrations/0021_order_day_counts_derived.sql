@@ -1,0 +1,72 @@
+-- Custom migration (drizzle-kit cannot express triggers): order_day_counts of 0020, kept right by triggers whatever
+-- writes the orders, and backfilled here from the orders that exist when it runs. A time's day is its UTC day,
+-- time / 86400000 (DAY_MS in src/db/schema/numbers.ts); an order not fulfilled has no fulfilled day.
+INSERT INTO order_day_counts (customer_id, field, day, number_type, country_code, status, count)
+  SELECT customer_id, 'created', created_at / 86400000, number_type, country_code, status, count(*) FROM orders
+  GROUP BY 1, 2, 3, 4, 5, 6;
+--> statement-breakpoint
+INSERT INTO order_day_counts (customer_id, field, day, number_type, country_code, status, count)
+  SELECT customer_id, 'requested', requested_at / 86400000, number_type, country_code, status, count(*) FROM orders
+  GROUP BY 1, 2, 3, 4, 5, 6;
+--> statement-breakpoint
+INSERT INTO order_day_counts (customer_id, field, day, number_type, country_code, status, count)
+  SELECT customer_id, 'fulfilled', fulfilled_at / 86400000, number_type, country_code, status, count(*) FROM orders
+  WHERE fulfilled_at IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6;
+--> statement-breakpoint
+CREATE TRIGGER order_day_counts_insert AFTER INSERT ON orders BEGIN
+  INSERT INTO order_day_counts (customer_id, field, day, number_type, country_code, status, count)
+    SELECT NEW.customer_id, field, day, NEW.number_type, NEW.country_code, NEW.status, 1 FROM (
+      SELECT 'created' AS field, NEW.created_at / 86400000 AS day
+      UNION ALL SELECT 'requested', NEW.requested_at / 86400000
+      UNION ALL SELECT 'fulfilled', NEW.fulfilled_at / 86400000 WHERE NEW.fulfilled_at IS NOT NULL
+    ) WHERE true
+    ON CONFLICT DO UPDATE SET count = count + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER order_day_counts_delete AFTER DELETE ON orders BEGIN
+  UPDATE order_day_counts SET count = count - 1
+    WHERE customer_id = OLD.customer_id AND number_type = OLD.number_type AND country_code = OLD.country_code
+      AND status = OLD.status AND (
+        (field = 'created' AND day = OLD.created_at / 86400000)
+        OR (field = 'requested' AND day = OLD.requested_at / 86400000)
+        OR (field = 'fulfilled' AND day = OLD.fulfilled_at / 86400000)
+      );
+  DELETE FROM order_day_counts
+    WHERE customer_id = OLD.customer_id AND number_type = OLD.number_type AND country_code = OLD.country_code
+      AND status = OLD.status AND count = 0 AND (
+        (field = 'created' AND day = OLD.created_at / 86400000)
+        OR (field = 'requested' AND day = OLD.requested_at / 86400000)
+        OR (field = 'fulfilled' AND day = OLD.fulfilled_at / 86400000)
+      );
+END;
+--> statement-breakpoint
+CREATE TRIGGER order_day_counts_update
+  AFTER UPDATE OF customer_id, number_type, country_code, status, created_at, requested_at, fulfilled_at ON orders
+  WHEN OLD.customer_id IS NOT NEW.customer_id OR OLD.number_type IS NOT NEW.number_type
+    OR OLD.country_code IS NOT NEW.country_code OR OLD.status IS NOT NEW.status
+    OR OLD.created_at / 86400000 IS NOT NEW.created_at / 86400000
+    OR OLD.requested_at / 86400000 IS NOT NEW.requested_at / 86400000
+    OR OLD.fulfilled_at / 86400000 IS NOT NEW.fulfilled_at / 86400000
+BEGIN
+  UPDATE order_day_counts SET count = count - 1
+    WHERE customer_id = OLD.customer_id AND number_type = OLD.number_type AND country_code = OLD.country_code
+      AND status = OLD.status AND (
+        (field = 'created' AND day = OLD.created_at / 86400000)
+        OR (field = 'requested' AND day = OLD.requested_at / 86400000)
+        OR (field = 'fulfilled' AND day = OLD.fulfilled_at / 86400000)
+      );
+  DELETE FROM order_day_counts
+    WHERE customer_id = OLD.customer_id AND number_type = OLD.number_type AND country_code = OLD.country_code
+      AND status = OLD.status AND count = 0 AND (
+        (field = 'created' AND day = OLD.created_at / 86400000)
+        OR (field = 'requested' AND day = OLD.requested_at / 86400000)
+        OR (field = 'fulfilled' AND day = OLD.fulfilled_at / 86400000)
+      );
+  INSERT INTO order_day_counts (customer_id, field, day, number_type, country_code, status, count)
+    SELECT NEW.customer_id, field, day, NEW.number_type, NEW.country_code, NEW.status, 1 FROM (
+      SELECT 'created' AS field, NEW.created_at / 86400000 AS day
+      UNION ALL SELECT 'requested', NEW.requested_at / 86400000
+      UNION ALL SELECT 'fulfilled', NEW.fulfilled_at / 86400000 WHERE NEW.fulfilled_at IS NOT NULL
+    ) WHERE true
+    ON CONFLICT DO UPDATE SET count = count + 1;
+END;
