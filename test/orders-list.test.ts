@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
 import { pageWindow } from "../src/db/paging.ts";
 import type { OrderStatus } from "../src/db/schema.ts";
-import { ORDER_SORT_KEYS, orderListStatements, type Segment } from "../src/orders/list.ts";
+import { orderListStatements, type Segment } from "../src/orders/list.ts";
+import { ORDER_SORT_KEYS } from "../src/orders/list-query.ts";
 import { listOrdersQuery, type orderSchema, toOrderListQuery } from "../src/orders/schemas.ts";
 import {
   allPages,
@@ -667,6 +668,64 @@ describe("every shape of query plan, against the contract's reference query", ()
     SWEEP_TIMEOUT_MS,
   );
 
+  it(
+    "finds a deep page's first row by its day in the created and requested sorts, exactly as the reference",
+    async () => {
+      const nextClient = clientsInTurn();
+      const db = createDatabase(env.DB);
+      const filters: Partial<Pick<ListQuery, "number_type" | "country_code" | "status" | "requested">>[] = [
+        {},
+        { status: ["pending", "fulfilled"] },
+        { number_type: ["mobile", "national"], country_code: ["US", "JP"] },
+        { requested: [20, 150] },
+      ];
+      // Offsets from 1,000 (the first deep page) to past the last row, at page sizes that cut days in varied places.
+      const windows = [
+        { page: 11, limit: 100 },
+        { page: 12, limit: 100 },
+        { page: 13, limit: 100 },
+        { page: 144, limit: 7 },
+        { page: 160, limit: 7 },
+        { page: 40, limit: 30 },
+      ];
+      let deepPlans = 0;
+      for (const filter of filters) {
+        for (const sort_by of ["created_at", "requested_at"] as const) {
+          for (const sort_order of ["asc", "desc"] as const) {
+            for (const window of windows) {
+              const q: ListQuery = {
+                number_type: undefined,
+                country_code: undefined,
+                status: undefined,
+                quantity: undefined,
+                requested: undefined,
+                fulfilled: undefined,
+                search: undefined,
+                ...filter,
+                sort_by,
+                sort_order,
+                ...window,
+              };
+              const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(queryString(q))));
+              const [pageStatement] = await orderListStatements(
+                db,
+                customer.customerId,
+                toOrderListQuery(parsed),
+                pageWindow(parsed.page, parsed.limit),
+                await accountSegments(),
+              );
+              if (present(pageStatement, "page statement").toSQL().sql.includes("order_day_counts")) deepPlans++;
+              await expectAsReference(q, await nextClient());
+            }
+          }
+        }
+      }
+      // Every window but under a range filter (whose page SQLite plans itself) took the day plan.
+      expect(deepPlans).toBe(3 * 2 * 2 * windows.length);
+    },
+    SWEEP_TIMEOUT_MS,
+  );
+
   it("never scans the orders table, whatever the shape of the query", async () => {
     const db = createDatabase(env.DB);
     const segments = await accountSegments();
@@ -681,6 +740,8 @@ describe("every shape of query plan, against the contract's reference query", ()
       "search=campaign%20123",
       "search=ab&status=pending",
       "page=50",
+      "page=150&status=pending",
+      "requested_from=2026-02-01&requested_to=2026-03-31&number_type=mobile",
     ];
     for (const shape of shapes) {
       for (const sortBy of ["", "&sort_by=fulfilled_at&sort_order=asc", "&sort_by=order_number"]) {

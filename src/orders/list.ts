@@ -2,14 +2,14 @@
 // depends on each of them:
 // - enumerations only (number_type, country_code, status, or none): counts from order_counts, the page from the cheaper
 //   of the segments and a scan of the sort index;
-// - a range (quantity, requested, fulfilled): counts per segment from index entries alone, the page from SQLite's own
-//   plan over covering indexes;
+// - a range (quantity, requested, fulfilled): counts from order_day_counts' days when one time is the only range, else
+//   per segment from index entries alone; the page from SQLite's own plan over covering indexes;
+// - a deep page in a time's sort: its first row found by summing order_day_counts' days, not by skipping rows;
 // - a search: the trigram index narrows the orders, and one statement tests, counts and pages them.
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
 import { batchByName, type Results, type Statements } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
-import { countByStatus, type PageWindow, type SortDirection, stableOrder } from "../db/paging.ts";
+import { countByStatus, type PageWindow, stableOrder } from "../db/paging.ts";
 import {
   customerNumbers,
   ORDER_STATUSES,
@@ -23,34 +23,8 @@ import {
 } from "../db/schema.ts";
 import { trigramQuery } from "../db/search.ts";
 import { containsText, inJsonList } from "../db/sql.ts";
-
-export const ORDER_SORT_KEYS = [
-  "order_number",
-  "number_type",
-  "country_code",
-  "quantity",
-  "status",
-  "requested_at",
-  "fulfilled_at",
-  "created_at",
-] as const;
-type OrderSortKey = (typeof ORDER_SORT_KEYS)[number];
-
-/** What a list asks for. Lists filter by any of their members, times are inclusive millisecond bounds. */
-export interface OrderListQuery {
-  search?: string | undefined;
-  numberTypes?: readonly string[] | undefined;
-  countryCodes?: readonly string[] | undefined;
-  statuses?: readonly OrderStatus[] | undefined;
-  quantityMin?: number | undefined;
-  quantityMax?: number | undefined;
-  requestedFrom?: number | undefined;
-  requestedTo?: number | undefined;
-  fulfilledFrom?: number | undefined;
-  fulfilledTo?: number | undefined;
-  sortBy: OrderSortKey;
-  sortOrder: SortDirection;
-}
+import { DEEP_PAGE_OFFSET, dayCountedRange, dayCountedSort, dayRangeCounts, deepPageRowids } from "./list-days.ts";
+import { type OrderListQuery, orderedBy, SORT_KEYS, segmentOrders, sortOrder } from "./list-query.ts";
 
 interface OrderList {
   rows: OrderRow[];
@@ -59,29 +33,6 @@ interface OrderList {
 }
 
 const ORDER_SEQ_BITS = sql.raw("4294967295");
-
-/** The orders of one segment inside the segment plan, named apart from the orders being listed. */
-const segmentOrders = alias(orders, "segment_orders");
-
-const SORT_KEYS = {
-  order_number: { column: "orderSeq", nullable: false },
-  number_type: { column: "numberType", nullable: false },
-  country_code: { column: "countryCode", nullable: false },
-  quantity: { column: "quantity", nullable: false },
-  status: { column: "status", nullable: false },
-  requested_at: { column: "requestedAt", nullable: false },
-  fulfilled_at: { column: "fulfilledAt", nullable: true },
-  created_at: { column: "createdAt", nullable: false },
-} as const satisfies Record<OrderSortKey, { column: keyof typeof orders._.columns; nullable: boolean }>;
-
-function sortOrder(table: typeof orders | typeof segmentOrders, q: OrderListQuery): SQL[] {
-  const { column, nullable } = SORT_KEYS[q.sortBy];
-  return stableOrder({ key: table[column], nullable }, table.id, q.sortOrder);
-}
-
-function orderedBy(terms: SQL[]): SQL {
-  return sql.join(terms, sql`, `);
-}
 
 function hasRangeFilter(q: OrderListQuery): boolean {
   return [q.quantityMin, q.quantityMax, q.requestedFrom, q.requestedTo, q.fulfilledFrom, q.fulfilledTo].some(
@@ -224,10 +175,19 @@ function enumerationStatements(
   window: PageWindow,
   segments?: readonly Segment[],
 ) {
+  const dayField = dayCountedSort(q);
   const bySegments = isEnumerationFiltered(q) && (segments === undefined || takesSegments(segments, q, window));
-  const rowids = bySegments
-    ? segmentPageRowids(customerId, q, window)
-    : scannedPageRowids(db, [...countedFilters(customerId, q), q.statuses && inJsonList(orders.status, q.statuses)], q, window);
+  const rowids =
+    dayField !== undefined && window.offset >= DEEP_PAGE_OFFSET
+      ? deepPageRowids(customerId, dayField, q, window)
+      : bySegments
+        ? segmentPageRowids(customerId, q, window)
+        : scannedPageRowids(
+            db,
+            [...countedFilters(customerId, q), q.statuses && inJsonList(orders.status, q.statuses)],
+            q,
+            window,
+          );
   return {
     page: pageOf(db, rowids, q),
     segments: segmentsQuery(db, customerId),
@@ -272,8 +232,8 @@ function impliedCreatedRange(customerId: string, q: OrderListQuery): SQL[] {
 
 /**
  * The page from SQLite's own plan (in the default sort, bounded to the created_at range the filters imply), and the
- * counts per matching segment: each a count over the segment's range index, which walks index entries without
- * decoding them.
+ * counts: by day when one time is the only range (dayRangeCounts), else per matching segment, each a count over the
+ * segment's range index, which walks index entries without decoding them.
  */
 function rangeStatements(db: Database, customerId: string, q: OrderListQuery, window: PageWindow) {
   const implied = q.sortBy === "created_at" ? impliedCreatedRange(customerId, q) : [];
@@ -287,6 +247,8 @@ function rangeStatements(db: Database, customerId: string, q: OrderListQuery, wi
     ),
     q,
   );
+  const dayRange = dayCountedRange(q);
+  if (dayRange !== undefined) return { page, counts: dayRangeCounts(db, customerId, q, dayRange) };
   const inSegment = sql`(SELECT count(*) FROM ${orders} WHERE ${and(
     eq(orders.customerId, customerId),
     eq(orders.numberType, orderCounts.numberType),

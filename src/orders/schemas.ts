@@ -24,7 +24,7 @@ import {
 import { inOrder, whenFieldsValid } from "../http/validation.ts";
 import { withPrefix } from "../lib/ids.ts";
 import { endOfDay, startOfDay, toIso, toIsoOrNull } from "../lib/time.ts";
-import { ORDER_SORT_KEYS, type OrderListQuery } from "./list.ts";
+import { ORDER_SORT_KEYS, type OrderListQuery } from "./list-query.ts";
 import { type OrderQueueQuery, QUEUE_SORT_KEYS, type QueuedOrder } from "./queue.ts";
 import type { OrderChanges, OrderRequest } from "./store.ts";
 

@@ -1,0 +1,56 @@
+// What an orders list asks for, and its sort as SQL: shared by the list's plans (list.ts, list-days.ts).
+import { type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { type SortDirection, stableOrder } from "../db/paging.ts";
+import { type OrderStatus, orders } from "../db/schema.ts";
+
+export const ORDER_SORT_KEYS = [
+  "order_number",
+  "number_type",
+  "country_code",
+  "quantity",
+  "status",
+  "requested_at",
+  "fulfilled_at",
+  "created_at",
+] as const;
+export type OrderSortKey = (typeof ORDER_SORT_KEYS)[number];
+
+/** What a list asks for. Lists filter by any of their members, times are inclusive millisecond bounds. */
+export interface OrderListQuery {
+  search?: string | undefined;
+  numberTypes?: readonly string[] | undefined;
+  countryCodes?: readonly string[] | undefined;
+  statuses?: readonly OrderStatus[] | undefined;
+  quantityMin?: number | undefined;
+  quantityMax?: number | undefined;
+  requestedFrom?: number | undefined;
+  requestedTo?: number | undefined;
+  fulfilledFrom?: number | undefined;
+  fulfilledTo?: number | undefined;
+  sortBy: OrderSortKey;
+  sortOrder: SortDirection;
+}
+
+/** The orders of one segment inside the segment plan, named apart from the orders being listed. */
+export const segmentOrders = alias(orders, "segment_orders");
+
+export const SORT_KEYS = {
+  order_number: { column: "orderSeq", nullable: false },
+  number_type: { column: "numberType", nullable: false },
+  country_code: { column: "countryCode", nullable: false },
+  quantity: { column: "quantity", nullable: false },
+  status: { column: "status", nullable: false },
+  requested_at: { column: "requestedAt", nullable: false },
+  fulfilled_at: { column: "fulfilledAt", nullable: true },
+  created_at: { column: "createdAt", nullable: false },
+} as const satisfies Record<OrderSortKey, { column: keyof typeof orders._.columns; nullable: boolean }>;
+
+export function sortOrder(table: typeof orders | typeof segmentOrders, q: OrderListQuery): SQL[] {
+  const { column, nullable } = SORT_KEYS[q.sortBy];
+  return stableOrder({ key: table[column], nullable }, table.id, q.sortOrder);
+}
+
+export function orderedBy(terms: SQL[]): SQL {
+  return sql.join(terms, sql`, `);
+}
