@@ -1,4 +1,5 @@
-// The lists' derived data (order_counts, order_day_counts, number_counts, user_counts, order_time_lags, order_trigrams) stays exact
+// The lists' derived data (order_counts, order_day_counts, order_quantity_counts, number_counts, user_counts,
+// order_time_lags, order_trigrams) stays exact
 // whatever writes the rows: random inserts, updates and deletes in plain SQL, as an operator or a backfill would.
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -81,6 +82,21 @@ async function expectOrderDayCountsExact(customerIds: string[]) {
   expect(canonical(stored)).toEqual(canonical(await all(ORDER_DAY_RECOUNT, ids)));
 }
 
+/** The recount of order_quantity_counts: orders per account, quantity and segment. */
+const ORDER_QUANTITY_RECOUNT = `SELECT customer_id, quantity, number_type, country_code, status, count(*) AS count FROM orders
+  WHERE customer_id IN (SELECT value FROM json_each(?1)) GROUP BY 1, 2, 3, 4, 5`;
+
+/** order_quantity_counts must equal a recount of the orders: the same quantities and segments, none at zero. */
+async function expectOrderQuantityCountsExact(customerIds: string[]) {
+  const ids = JSON.stringify(customerIds);
+  const stored = await all(
+    `SELECT customer_id, quantity, number_type, country_code, status, count FROM order_quantity_counts
+     WHERE customer_id IN (SELECT value FROM json_each(?1))`,
+    ids,
+  );
+  expect(canonical(stored)).toEqual(canonical(await all(ORDER_QUANTITY_RECOUNT, ids)));
+}
+
 /** order_time_lags must bound every order's created_at − requested_at and created_at − fulfilled_at. */
 async function expectTimeLagsBound(customerIds: string[]) {
   const violations = await all(
@@ -121,6 +137,7 @@ const orderWrite = fc.oneof(
     country: fc.constantFrom(...COUNTRIES),
     status: fc.constantFrom(...ORDER_STATUSES),
     notes: fc.constantFrom(...NOTES),
+    quantity: fc.integer({ min: 1, max: 4 }),
     requestedDay: fc.integer({ min: 0, max: 60 }),
     lagMs: fc.integer({ min: -3 * DAY, max: 3 * DAY }),
     fulfilled: fc.boolean(),
@@ -134,6 +151,7 @@ const orderWrite = fc.oneof(
       fc.record({ column: fc.constant("number_type" as const), value: fc.constantFrom(...TYPES) }),
       fc.record({ column: fc.constant("country_code" as const), value: fc.constantFrom(...COUNTRIES) }),
       fc.record({ column: fc.constant("status" as const), value: fc.constantFrom(...ORDER_STATUSES) }),
+      fc.record({ column: fc.constant("quantity" as const), value: fc.integer({ min: 1, max: 4 }) }),
       fc.record({ column: fc.constant("notes" as const), value: fc.constantFrom(...NOTES) }),
       fc.record({ column: fc.constant("created_at" as const), shift: fc.integer({ min: -5 * DAY, max: 5 * DAY }) }),
       fc.record({ column: fc.constant("requested_at" as const), shift: fc.integer({ min: -5 * DAY, max: 5 * DAY }) }),
@@ -156,11 +174,12 @@ async function applyOrderWrite(write: OrderWrite, customers: TestCustomer[]) {
     await run(
       `INSERT INTO orders (id, customer_id, order_seq, number_type, country_code, quantity, status, fulfilled_quantity, notes,
          requested_at, fulfilled_at, created_at, updated_at)
-       SELECT ?, ?, coalesce(max(order_seq), 0) + 1, ?, ?, 5, ?, 0, ?, ?, ?, ?, ? FROM orders`,
+       SELECT ?, ?, coalesce(max(order_seq), 0) + 1, ?, ?, ?, ?, 0, ?, ?, ?, ?, ? FROM orders`,
       crypto.randomUUID(),
       at(customers, write.account).customerId,
       write.type,
       write.country,
+      write.quantity,
       write.status,
       write.notes,
       requestedAt,
@@ -188,6 +207,7 @@ async function applyOrderWrite(write: OrderWrite, customers: TestCustomer[]) {
     case "number_type":
     case "country_code":
     case "status":
+    case "quantity":
     case "notes":
       return run(`UPDATE orders SET ${change.column} = ? WHERE id = ?`, change.value, id);
     case "created_at":
@@ -209,6 +229,7 @@ describe("orders' derived data", () => {
         for (const write of writes) await applyOrderWrite(write, customers);
         await expectOrderCountsExact(ids);
         await expectOrderDayCountsExact(ids);
+        await expectOrderQuantityCountsExact(ids);
         await expectTimeLagsBound(ids);
       }),
       { numRuns: 40 },
@@ -447,6 +468,12 @@ describe("the migration", () => {
     const dayRecount = await db.prepare(ORDER_DAY_RECOUNT).bind(JSON.stringify(customers)).all<Row>();
     expect(dayRecount.results.length).toBeGreaterThan(40);
     expect(canonical(days.results)).toEqual(canonical(dayRecount.results));
+    const quantities = await db
+      .prepare("SELECT customer_id, quantity, number_type, country_code, status, count FROM order_quantity_counts")
+      .all<Row>();
+    const quantityRecount = await db.prepare(ORDER_QUANTITY_RECOUNT).bind(JSON.stringify(customers)).all<Row>();
+    expect(quantityRecount.results.length).toBeGreaterThan(10);
+    expect(canonical(quantities.results)).toEqual(canonical(quantityRecount.results));
     const numbers = await db.prepare("SELECT customer_id FROM customer_numbers ORDER BY number").all<Row>();
     expect(numbers.results.map((r) => r.customer_id)).toEqual(customers);
     const lags = await db.prepare("SELECT * FROM order_time_lags ORDER BY customer_id").all<Row>();

@@ -23,7 +23,14 @@ import {
 } from "../db/schema.ts";
 import { trigramQuery } from "../db/search.ts";
 import { containsText, inJsonList } from "../db/sql.ts";
-import { DEEP_PAGE_OFFSET, dayCountedRange, dayCountedSort, dayRangeCounts, deepPageRowids } from "./list-days.ts";
+import {
+  countedRange,
+  countedRangeCounts,
+  DEEP_PAGE_OFFSET,
+  dayCountedSort,
+  deepPageRowids,
+  quantityWalkRowids,
+} from "./list-derived.ts";
 import { type OrderListQuery, orderedBy, SORT_KEYS, segmentOrders, sortOrder } from "./list-query.ts";
 
 interface OrderList {
@@ -231,24 +238,23 @@ function impliedCreatedRange(customerId: string, q: OrderListQuery): SQL[] {
 }
 
 /**
- * The page from SQLite's own plan (in the default sort, bounded to the created_at range the filters imply), and the
- * counts: by day when one time is the only range (dayRangeCounts), else per matching segment, each a count over the
- * segment's range index, which walks index entries without decoding them.
+ * The page from SQLite's own plan (in the default sort, bounded to the created_at range the filters imply; a quantity
+ * range's page walked in that sort first, see quantityWalkRowids), and the counts: from derived counts when the range is
+ * the only one (countedRangeCounts), else per matching segment, each a count over the segment's range index, which
+ * walks index entries without decoding them.
  */
 function rangeStatements(db: Database, customerId: string, q: OrderListQuery, window: PageWindow) {
   const implied = q.sortBy === "created_at" ? impliedCreatedRange(customerId, q) : [];
-  const page = pageOf(
+  const planned = scannedPageRowids(
     db,
-    scannedPageRowids(
-      db,
-      [...countedFilters(customerId, q), ...implied, q.statuses && inJsonList(orders.status, q.statuses)],
-      q,
-      window,
-    ),
+    [...countedFilters(customerId, q), ...implied, q.statuses && inJsonList(orders.status, q.statuses)],
     q,
+    window,
   );
-  const dayRange = dayCountedRange(q);
-  if (dayRange !== undefined) return { page, counts: dayRangeCounts(db, customerId, q, dayRange) };
+  const range = countedRange(q);
+  const walked = range?.kind === "quantities" ? quantityWalkRowids(customerId, q, window, planned) : undefined;
+  const page = pageOf(db, walked ?? planned, q);
+  if (range !== undefined) return { page, counts: countedRangeCounts(db, customerId, q, range) };
   const inSegment = sql`(SELECT count(*) FROM ${orders} WHERE ${and(
     eq(orders.customerId, customerId),
     eq(orders.numberType, orderCounts.numberType),

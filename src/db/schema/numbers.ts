@@ -75,6 +75,8 @@ export const RELEASE_DUE_INDEX = "numbers_release_due_idx";
 
 /** Named where a query tells SQLite to use it (the search, which looks orders up by their sequence number). */
 export const ORDERS_BY_SEQUENCE_INDEX = "orders_customer_order_seq_idx";
+/** Named where a quantity range's page walks the default sort's index, which SQLite would not pick without statistics. */
+export const ORDERS_BY_CREATED_INDEX = "orders_customer_created_idx";
 
 export const orders = sqliteTable(
   "orders",
@@ -107,8 +109,9 @@ export const orders = sqliteTable(
     index("orders_kyc_profile_idx").on(t.kycProfileId, t.status).where(sql`${t.kycProfileId} IS NOT NULL`),
     // One index per sort, each led by customer_id: every list query is scoped to one account. The quantity index also
     // carries what a quantity range's page reads in the default sort, so that page never touches rows.
-    // The default sort's index carries what a bounded range page checks (see orderTimeLags), so it stays in the index.
-    index("orders_customer_created_idx").on(
+    // The default sort's index carries what a range page checks (see orderTimeLags and quantityWalkRowids), so it stays
+    // in the index.
+    index(ORDERS_BY_CREATED_INDEX).on(
       t.customerId,
       t.createdAt,
       t.id,
@@ -117,6 +120,7 @@ export const orders = sqliteTable(
       t.status,
       t.numberType,
       t.countryCode,
+      t.quantity,
     ),
     index(ORDERS_BY_SEQUENCE_INDEX).on(t.customerId, t.orderSeq),
     index("orders_customer_number_type_idx").on(t.customerId, t.numberType, t.id),
@@ -208,6 +212,24 @@ export const orderDayCounts = sqliteTable(
     primaryKey({ columns: [t.customerId, t.field, t.day, t.numberType, t.countryCode, t.status] }),
     check("order_day_counts_field_valid", sql`${t.field} IN ${literalList(ORDER_DAY_FIELDS)}`),
   ],
+);
+
+/**
+ * How many orders each account has per quantity and (number_type, country_code, status) segment: a quantity range's
+ * counts read one row per quantity and segment in the range, however many orders hold them. Derived data, written only
+ * by the triggers of migrations/0021; rows at zero are removed. WITHOUT ROWID, as order_day_counts.
+ */
+export const orderQuantityCounts = sqliteTable(
+  "order_quantity_counts",
+  {
+    customerId: text("customer_id").notNull(),
+    quantity: integer("quantity").notNull(),
+    numberType: text("number_type").notNull(),
+    countryCode: text("country_code").notNull(),
+    status: text("status", { enum: ORDER_STATUSES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.quantity, t.numberType, t.countryCode, t.status] })],
 );
 
 /**
