@@ -63,11 +63,8 @@ function pageStartDay(customerId: string, field: OrderDayField, q: OrderListQuer
 export function deepPageRowids(customerId: string, field: OrderDayField, q: OrderListQuery, window: PageWindow): SQL {
   const key = orders[SORT_KEYS[q.sortBy].column];
   const day = pageStartDay(customerId, field, q, window.offset, "day");
-  // Past the last row there is no start day: a bound no order meets, so the page is empty.
-  const fromStart =
-    q.sortOrder === "desc"
-      ? sql`${key} < (coalesce(${day}, -1) + 1) * ${DAY_MS}`
-      : sql`${key} >= coalesce(${day}, ${Number.MAX_SAFE_INTEGER}) * ${DAY_MS}`;
+  // Past the last row there is no start day, and a NULL bound makes the page empty without reading a row.
+  const fromStart = q.sortOrder === "desc" ? sql`${key} < (${day} + 1) * ${DAY_MS}` : sql`${key} >= ${day} * ${DAY_MS}`;
   const conditions = and(
     eq(orders.customerId, customerId),
     q.numberTypes && inJsonList(orders.numberType, q.numberTypes),
