@@ -3,7 +3,14 @@
 // and answer right (meta and the page against a plain SQL recount), so a cheap wrong answer cannot pass.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { insertRows, NUMBER_COLUMNS, ORDER_COLUMNS, orderRow, PAIRS } from "../scripts/bench/dataset.ts";
+import {
+  AWAITING_VERIFICATION_COLUMNS,
+  insertRows,
+  NUMBER_COLUMNS,
+  ORDER_COLUMNS,
+  orderRow,
+  PAIRS,
+} from "../scripts/bench/dataset.ts";
 import { OPEN_ORDER_STATUSES, type OrderStatus } from "../src/db/schema.ts";
 import { seededRandom } from "../src/lib/seeded-random.ts";
 import { bodyOf, call, createCustomer, type TestCustomer, withLogs } from "./helpers.ts";
@@ -113,19 +120,7 @@ async function seed(customer: TestCustomer, size: Size): Promise<void> {
   await insertRows(
     env.DB,
     "kyc_verifications",
-    [
-      "id",
-      "customer_id",
-      "number_id",
-      "status",
-      "type",
-      "address_line_1",
-      "city",
-      "state_province",
-      "postal_code",
-      "country",
-      "submitted_at",
-    ],
+    AWAITING_VERIFICATION_COLUMNS,
     numbers
       .slice(0, verifications)
       .map((number, i) => [
