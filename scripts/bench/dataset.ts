@@ -420,6 +420,11 @@ const VERIFICATION_COLUMNS = [
   "expires_at",
 ];
 
+/** The columns of a number's verification awaiting review: no profile name, company, review or expiry. */
+export const AWAITING_VERIFICATION_COLUMNS = VERIFICATION_COLUMNS.filter(
+  (column) => !["name", "company_name", "tax_id", "email", "reviewed_at", "expires_at"].includes(column),
+);
+
 /** An approved verification expiring at `expiresAt` (approved 365 days before, submitted two days before that). */
 function approvedRow(customerId: string, numberId: string | null, name: string | null, expiresAt: number): unknown[] {
   const reviewedAt = expiresAt - 365 * DAY;
@@ -668,24 +673,7 @@ async function seedOperatorData(
   }
   await insertRows(d1, "orders", ORDER_COLUMNS, orders);
   await insertRows(d1, "numbers", NUMBER_COLUMNS, numbers);
-  await insertRows(
-    d1,
-    "kyc_verifications",
-    [
-      "id",
-      "customer_id",
-      "number_id",
-      "status",
-      "type",
-      "address_line_1",
-      "city",
-      "state_province",
-      "postal_code",
-      "country",
-      "submitted_at",
-    ],
-    verifications,
-  );
+  await insertRows(d1, "kyc_verifications", AWAITING_VERIFICATION_COLUMNS, verifications);
   log(
     `${QUEUE_ACCOUNTS} queue accounts: ${QUEUE_ACCOUNTS * OPEN_ORDERS_PER_ACCOUNT} open orders, ${verifications.length} verifications awaiting review`,
   );

@@ -1,0 +1,358 @@
+// Rows read by the benchmark's list scenarios on two accounts alike but for size (1,500 and 15,000 orders over the same
+// 400 days, 1,000 and 10,000 numbers): a page must read no more in the large one (issue 29), within the bench's goals,
+// and answer right (meta and the page against a plain SQL recount), so a cheap wrong answer cannot pass.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  AWAITING_VERIFICATION_COLUMNS,
+  insertRows,
+  NUMBER_COLUMNS,
+  ORDER_COLUMNS,
+  orderRow,
+  PAIRS,
+} from "../scripts/bench/dataset.ts";
+import { OPEN_ORDER_STATUSES, type OrderStatus } from "../src/db/schema.ts";
+import { seededRandom } from "../src/lib/seeded-random.ts";
+import { bodyOf, call, createCustomer, type TestCustomer, withLogs } from "./helpers.ts";
+import { type StaffMember, staffMember } from "./staff.ts";
+
+const DAY = 86_400_000;
+const END = Date.parse("2026-11-01T00:00:00.000Z");
+const SPAN_DAYS = 400;
+/** In the notes of exactly RARE_ORDERS orders of each account, so a search for it has the same hits in both. */
+const RARE_TAG = "ticket QX-4471";
+const RARE_ORDERS = 30;
+const SIZES = {
+  small: { orders: 1_500, numbers: 1_000, verifications: 10 },
+  large: { orders: 15_000, numbers: 10_000, verifications: 100 },
+} as const;
+type Size = keyof typeof SIZES;
+
+/** The large account may read this many times the small one's rows, plus GROWTH_SLACK: anything more grows with size. */
+const GROWTH_FACTOR = 1.5;
+const GROWTH_SLACK = 50;
+/** The bench's goal for a list page (scripts/bench/scenarios.ts, maxRowsRead). */
+const PAGE_CEILING = 1_000;
+
+const STATUS_WEIGHTS: [OrderStatus, number][] = [
+  ["pending", 15],
+  ["processing", 8],
+  ["fulfilled", 65],
+  ["cancelled", 12],
+];
+const TEAMS = ["Berlin", "Berlin", "Austin", "Lisbon", "Zürich", "Malmö"];
+const PURPOSES = ["support line", "sales outreach", "field team", "call centre"];
+
+/** One of `choices` by its weight (the last member of each). */
+function pickWeighted<T extends readonly [...unknown[], number]>(next: () => number, choices: readonly T[]): T {
+  let roll = next() * choices.reduce((sum, choice) => sum + (choice.at(-1) as number), 0);
+  for (const choice of choices) {
+    roll -= choice.at(-1) as number;
+    if (roll < 0) return choice;
+  }
+  return choices.at(-1) as T;
+}
+
+type OrderSeed = Parameters<typeof orderRow>[1];
+
+/** An account's orders, oldest first: the same distributions whatever `count`, and RARE_ORDERS tagged ones. */
+function accountOrders(count: number, firstSeq: number): OrderSeed[] {
+  const next = seededRandom(count);
+  const rareEvery = Math.floor(count / RARE_ORDERS);
+  const times = Array.from({ length: count }, () => END - 1 - Math.floor(next() * SPAN_DAYS * DAY)).sort((a, b) => a - b);
+  return times.map((requestedAt, i) => {
+    const [countryCode, numberType] = pickWeighted(next, PAIRS);
+    const [status] = pickWeighted(next, STATUS_WEIGHTS);
+    const quantity = Math.min(10_000, Math.max(1, Math.round(Math.exp(next() * Math.log(10_000)))));
+    const fulfilledAt = status === "fulfilled" ? requestedAt + Math.floor(next() * 3 * DAY) : null;
+    const lead = `${TEAMS[Math.floor(next() * TEAMS.length)]} ${PURPOSES[Math.floor(next() * PURPOSES.length)]}`;
+    const rare = i % rareEvery === 0 && i / rareEvery < RARE_ORDERS;
+    const notes = rare ? `${lead}, ${RARE_TAG}` : next() < 0.9 ? `${lead}, campaign ${1 + Math.floor(next() * 2000)}` : null;
+    return {
+      id: crypto.randomUUID(),
+      seq: firstSeq + i,
+      countryCode,
+      numberType,
+      quantity,
+      status,
+      fulfilledQuantity: status === "fulfilled" ? quantity : 0,
+      notes,
+      requestedAt,
+      fulfilledAt,
+      updatedAt: fulfilledAt ?? requestedAt,
+    };
+  });
+}
+
+/** Apart from other files' numbers (+1555…, +4420…): the files of a workerd share its database. */
+const phonePrefix = `+1557${String(Math.floor(Math.random() * 1000)).padStart(3, "0")}`;
+
+/** Orders, numbers (of fulfilled orders) and verifications awaiting review for the account, at its size. */
+async function seed(customer: TestCustomer, size: Size): Promise<void> {
+  const { orders: orderCount, numbers: numberCount, verifications } = SIZES[size];
+  // Order numbers are unique across accounts; a workerd runs its files one after another, so none is taken meanwhile.
+  const top = await env.DB.prepare("SELECT coalesce(max(order_seq), 0) AS seq FROM orders").first<{ seq: number }>();
+  const orders = accountOrders(orderCount, (top?.seq ?? 0) + 1);
+  await insertRows(
+    env.DB,
+    "orders",
+    ORDER_COLUMNS,
+    orders.map((order) => orderRow(customer.customerId, order)),
+  );
+  const fulfilled = orders.filter((order) => order.status === "fulfilled");
+  const numbers = Array.from({ length: numberCount }, (_, i) => {
+    const order = fulfilled[i % fulfilled.length]!;
+    const phone = `${phonePrefix}${size === "small" ? 0 : 1}${String(i).padStart(5, "0")}`;
+    const status = i % 10 === 0 ? "suspended" : "active";
+    return [
+      crypto.randomUUID(),
+      customer.customerId,
+      order.id,
+      phone,
+      order.countryCode,
+      order.numberType,
+      status,
+      order.fulfilledAt,
+      order.fulfilledAt,
+    ];
+  });
+  await insertRows(env.DB, "numbers", NUMBER_COLUMNS, numbers);
+  await insertRows(
+    env.DB,
+    "kyc_verifications",
+    AWAITING_VERIFICATION_COLUMNS,
+    numbers
+      .slice(0, verifications)
+      .map((number, i) => [
+        crypto.randomUUID(),
+        customer.customerId,
+        number[0],
+        i % 3 ? "pending" : "under_review",
+        "individual",
+        "1 Market St",
+        "San Francisco",
+        "CA",
+        "94105",
+        "US",
+        END - i * 1000,
+      ]),
+  );
+}
+
+/** A list request's body and the D1 rows it read (from the request's log line). */
+async function rowsReadOfList(path: string, headers: Record<string, string>): Promise<{ rowsRead: number; body: ListBody }> {
+  const { result: body, lines } = await withLogs(async () => bodyOf<ListBody>(await call(path, { headers })));
+  const [line] = lines.filter((l) => l.path === path.split("?")[0]);
+  expect(line, `the log line of ${path}`).toBeDefined();
+  return { rowsRead: line!.d1_rows_read as number, body };
+}
+
+interface ListBody {
+  data: Record<string, unknown>[];
+  meta: { total: number; status_counts?: Record<string, number> };
+}
+
+async function sqlAll<T>(query: string, ...params: unknown[]): Promise<T[]> {
+  return (
+    await env.DB.prepare(query)
+      .bind(...params)
+      .all<T>()
+  ).results;
+}
+
+const accounts = {} as Record<Size, TestCustomer>;
+let staff: StaffMember;
+/** The cross-account queues' rows read with only the small account's data seeded, by path. */
+const queueBeforeLarge = new Map<string, number>();
+
+/** A list scenario of the bench (scripts/bench/scenarios.ts), requested for an account. */
+interface Scenario {
+  name: string;
+  path: (customer: TestCustomer) => string;
+  staff?: boolean;
+  /** Across every account (the operator's queues): the small figure is the one before the large account was seeded. */
+  acrossAccounts?: boolean;
+  /** The bench's goal of rows read, where it has one. */
+  ceiling?: number;
+  /** Asserts the answer against a plain SQL recount. */
+  check: (customer: TestCustomer, body: ListBody) => Promise<void>;
+}
+
+/** Every filter but status (SQL on orders, ?1 the account); the status filter; the page's order and window. */
+interface OrdersRecount {
+  where?: string;
+  statuses?: readonly OrderStatus[];
+  orderBy?: string;
+  offset?: number;
+  limit?: number;
+}
+
+function ordersScenario(name: string, query: string, recount: OrdersRecount, ceiling?: number): Scenario {
+  const { where = "1", statuses, orderBy = "created_at DESC, id DESC", offset = 0, limit = 10 } = recount;
+  const statusFilter = statuses ? `AND status IN (${statuses.map((s) => `'${s}'`).join(", ")})` : "";
+  return {
+    name: `orders: ${name}`,
+    path: (c) => `/api/customers/${c.slug}/orders${query ? `?${query}` : ""}`,
+    ceiling,
+    check: async (customer, body) => {
+      const counted = await sqlAll<{ status: OrderStatus; n: number }>(
+        `SELECT status, count(*) AS n FROM orders WHERE customer_id = ?1 AND (${where}) GROUP BY status`,
+        customer.customerId,
+      );
+      const statusCounts = { pending: 0, processing: 0, fulfilled: 0, cancelled: 0 };
+      for (const { status, n } of counted) statusCounts[status] = n;
+      expect(body.meta.status_counts).toEqual(statusCounts);
+      const total = Object.entries(statusCounts).reduce(
+        (sum, [s, n]) => sum + (!statuses || statuses.includes(s as OrderStatus) ? n : 0),
+        0,
+      );
+      expect(body.meta.total).toBe(total);
+      const page = await sqlAll<{ id: string }>(
+        `SELECT id FROM orders WHERE customer_id = ?1 AND (${where}) ${statusFilter} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`,
+        customer.customerId,
+      );
+      expect(body.data.map((order) => order.order_id)).toEqual(page.map((row) => row.id));
+    },
+  };
+}
+
+const sortColumns = {
+  order_number: "order_seq",
+  number_type: "number_type",
+  country_code: "country_code",
+  quantity: "quantity",
+  status: "status",
+  requested_at: "requested_at",
+  fulfilled_at: "fulfilled_at IS NULL, fulfilled_at",
+} as const;
+const quarter = (field: string) => `${field} BETWEEN ${Date.parse("2026-04-01")} AND ${Date.parse("2026-07-01") - 1}`;
+
+/** The queue's total against a recount of `from` (a SQL table and filter), for one account (?1) or every account. */
+function queueScenario(name: string, path: string, recount: string, perAccount: boolean): Scenario {
+  return {
+    name: `queue: ${name}`,
+    path: (c) => (perAccount ? `${path}?customer_slug=${c.slug}` : path),
+    staff: true,
+    acrossAccounts: !perAccount,
+    ceiling: PAGE_CEILING,
+    check: async (customer, body) => {
+      const query = `SELECT count(*) AS n FROM ${recount}${perAccount ? " AND customer_id = ?1" : ""}`;
+      const [counted] = await sqlAll<{ n: number }>(query, ...(perAccount ? [customer.customerId] : []));
+      expect(body.meta.total).toBe(counted?.n);
+    },
+  };
+}
+
+const openOrders = `orders WHERE status IN (${OPEN_ORDER_STATUSES.map((s) => `'${s}'`).join(", ")})`;
+const awaitingReview = "kyc_verifications WHERE status IN ('pending', 'under_review')";
+
+const SCENARIOS: Scenario[] = [
+  ordersScenario("default page", "", {}, PAGE_CEILING),
+  ordersScenario(
+    "pending, US+GB, mobile",
+    "status=pending&country_code=US,GB&number_type=mobile",
+    { where: "country_code IN ('US', 'GB') AND number_type = 'mobile'", statuses: ["pending"] },
+    PAGE_CEILING,
+  ),
+  ordersScenario(
+    "pending, US+GB, by quantity, 50",
+    "status=pending&country_code=US,GB&sort_by=quantity&limit=50",
+    { where: "country_code IN ('US', 'GB')", statuses: ["pending"], orderBy: "quantity DESC, id DESC", limit: 50 },
+    PAGE_CEILING,
+  ),
+  ordersScenario("cancelled", "status=cancelled", { statuses: ["cancelled"] }, PAGE_CEILING),
+  ordersScenario("toll_free", "number_type=toll_free", { where: "number_type = 'toll_free'" }, PAGE_CEILING),
+  ordersScenario(
+    "JP, processing (rare)",
+    "country_code=JP&status=processing",
+    { where: "country_code = 'JP'", statuses: ["processing"] },
+    PAGE_CEILING,
+  ),
+  ...Object.entries(sortColumns).map(([sort, column]) =>
+    ordersScenario(`sort_by=${sort}`, `sort_by=${sort}`, { orderBy: `${column} DESC, id DESC` }, PAGE_CEILING),
+  ),
+  ordersScenario(
+    "sort_by=fulfilled_at asc",
+    "sort_by=fulfilled_at&sort_order=asc",
+    { orderBy: "fulfilled_at IS NULL, fulfilled_at ASC, id ASC" },
+    PAGE_CEILING,
+  ),
+  ordersScenario("requested in one quarter", "requested_from=2026-04-01&requested_to=2026-06-30", {
+    where: quarter("requested_at"),
+  }),
+  ordersScenario("fulfilled in one quarter", "fulfilled_from=2026-04-01&fulfilled_to=2026-06-30", {
+    where: quarter("fulfilled_at"),
+  }),
+  ordersScenario("quantity 100-200", "quantity_min=100&quantity_max=200", { where: "quantity BETWEEN 100 AND 200" }),
+  ordersScenario(`search rare (${RARE_TAG})`, `search=${encodeURIComponent("QX-4471")}`, { where: `notes LIKE '%QX-4471%'` }),
+  ordersScenario("deep page (offset 1,200)", "page=121", { offset: 1_200 }),
+  ordersScenario("deep page by requested_at (offset 1,200)", "page=121&sort_by=requested_at", {
+    orderBy: "requested_at DESC, id DESC",
+    offset: 1_200,
+  }),
+  {
+    name: "numbers: default page",
+    path: (c) => `/api/customers/${c.slug}/numbers`,
+    ceiling: PAGE_CEILING,
+    check: async (customer, body) => {
+      const [counted] = await sqlAll<{ n: number }>(
+        "SELECT count(*) AS n FROM numbers WHERE customer_id = ?1",
+        customer.customerId,
+      );
+      expect(body.meta.total).toBe(counted?.n);
+      expect(body.data).toHaveLength(10);
+    },
+  },
+  queueScenario("open orders, default page", "/admin/orders", openOrders, false),
+  queueScenario("open orders of one account", "/admin/orders", openOrders, true),
+  queueScenario("reviews, default page", "/admin/kyc", awaitingReview, false),
+  queueScenario("reviews of one account", "/admin/kyc", awaitingReview, true),
+];
+
+const headersOf = (scenario: Scenario, customer: TestCustomer): Record<string, string> =>
+  scenario.staff ? staff.headers : { Authorization: `Bearer ${customer.key}` };
+
+/** The most rows either of two requests read: the first may pick its plan without the account's segments. */
+async function rowsReadTwice(scenario: Scenario, customer: TestCustomer): Promise<{ rowsRead: number; body: ListBody }> {
+  const first = await rowsReadOfList(scenario.path(customer), headersOf(scenario, customer));
+  const second = await rowsReadOfList(scenario.path(customer), headersOf(scenario, customer));
+  return { rowsRead: Math.max(first.rowsRead, second.rowsRead), body: second.body };
+}
+
+beforeAll(async () => {
+  staff = await staffMember("fulfilment");
+  accounts.small = await createCustomer("rows-small");
+  accounts.large = await createCustomer("rows-large");
+  await seed(accounts.small, "small");
+  // A key's and a token's first request looks them up: out of the figures.
+  await rowsReadOfList(`/api/customers/${accounts.small.slug}/orders`, { Authorization: `Bearer ${accounts.small.key}` });
+  for (const scenario of SCENARIOS.filter((s) => s.acrossAccounts)) {
+    const path = scenario.path(accounts.small);
+    queueBeforeLarge.set(path, (await rowsReadTwice(scenario, accounts.small)).rowsRead);
+  }
+  await seed(accounts.large, "large");
+  await rowsReadOfList(`/api/customers/${accounts.large.slug}/orders`, { Authorization: `Bearer ${accounts.large.key}` });
+}, 60_000);
+
+describe("rows read do not grow with the account's size for a fixed page", () => {
+  it.each(SCENARIOS.map((scenario) => [scenario.name, scenario] as const))("%s", async (_, scenario) => {
+    const large = await rowsReadTwice(scenario, accounts.large);
+    const small = scenario.acrossAccounts
+      ? queueBeforeLarge.get(scenario.path(accounts.small))!
+      : (await rowsReadTwice(scenario, accounts.small)).rowsRead;
+    await scenario.check(accounts.large, large.body);
+    expect(large.rowsRead, `small ${small}, large ${large.rowsRead}`).toBeLessThanOrEqual(small * GROWTH_FACTOR + GROWTH_SLACK);
+    if (scenario.ceiling !== undefined) expect(large.rowsRead).toBeLessThanOrEqual(scenario.ceiling);
+  });
+
+  it("seeds the same rare hits in both accounts, so the search's figures compare", async () => {
+    for (const customer of Object.values(accounts)) {
+      const [counted] = await sqlAll<{ n: number }>(
+        "SELECT count(*) AS n FROM orders WHERE customer_id = ?1 AND notes LIKE ?2",
+        customer.customerId,
+        `%${RARE_TAG}%`,
+      );
+      expect(counted?.n).toBe(RARE_ORDERS);
+    }
+  });
+});
