@@ -4,22 +4,18 @@ CREATE TABLE `order_day_counts` (
 	`customer_id` text NOT NULL,
 	`field` text NOT NULL,
 	`day` integer NOT NULL,
-	`number_type` text NOT NULL,
-	`country_code` text NOT NULL,
 	`status` text NOT NULL,
 	`count` integer NOT NULL,
-	PRIMARY KEY(`customer_id`, `field`, `day`, `number_type`, `country_code`, `status`),
+	PRIMARY KEY(`customer_id`, `field`, `day`, `status`),
 	CONSTRAINT "order_day_counts_field_valid" CHECK("order_day_counts"."field" IN ('created', 'requested', 'fulfilled'))
 ) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `order_quantity_counts` (
 	`customer_id` text NOT NULL,
 	`quantity` integer NOT NULL,
-	`number_type` text NOT NULL,
-	`country_code` text NOT NULL,
 	`status` text NOT NULL,
 	`count` integer NOT NULL,
-	PRIMARY KEY(`customer_id`, `quantity`, `number_type`, `country_code`, `status`)
+	PRIMARY KEY(`customer_id`, `quantity`, `status`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
 DROP INDEX `orders_customer_created_idx`;--> statement-breakpoint

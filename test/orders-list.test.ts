@@ -720,8 +720,9 @@ describe("every shape of query plan, against the contract's reference query", ()
           }
         }
       }
-      // Every window but under a range filter (whose page SQLite plans itself) took the day plan.
-      expect(deepPlans).toBe(3 * 2 * 2 * windows.length);
+      // The unfiltered and the status-filtered lists took the day plan in every window; the days are counted per status
+      // only, so a country or type filter skips rows as before, and a range filter's page is SQLite's own plan.
+      expect(deepPlans).toBe(2 * 2 * 2 * windows.length);
     },
     SWEEP_TIMEOUT_MS,
   );

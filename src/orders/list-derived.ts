@@ -8,6 +8,7 @@ import { type PageWindow, stableOrder } from "../db/paging.ts";
 import {
   DAY_MS,
   ORDERS_BY_CREATED_INDEX,
+  ORDERS_BY_QUANTITY_INDEX,
   type OrderDayField,
   orderDayCounts,
   orderQuantityCounts,
@@ -24,17 +25,22 @@ const DAY_COUNTED_SORTS = { created_at: "created", requested_at: "requested" } a
   Record<OrderSortKey, OrderDayField>
 >;
 
+/** The day field a deep page can be found by: the sort's, when the filters are at most statuses. */
 export function dayCountedSort(q: OrderListQuery): OrderDayField | undefined {
-  return q.sortBy in DAY_COUNTED_SORTS ? DAY_COUNTED_SORTS[q.sortBy as keyof typeof DAY_COUNTED_SORTS] : undefined;
+  if (!countedPerStatus(q) || !(q.sortBy in DAY_COUNTED_SORTS)) return undefined;
+  return DAY_COUNTED_SORTS[q.sortBy as keyof typeof DAY_COUNTED_SORTS];
 }
 
-/** The day rows of one account and field that the enumeration filters keep. */
+/** Whether the derived counts, kept per status only, can answer for the list's filters. */
+function countedPerStatus(q: OrderListQuery): boolean {
+  return q.numberTypes === undefined && q.countryCodes === undefined;
+}
+
+/** The day rows of one account and field, and of the status filter's statuses if `withStatus`. */
 function dayRowsFilter(customerId: string, field: OrderDayField, q: OrderListQuery, withStatus: boolean): SQL | undefined {
   return and(
     eq(orderDayCounts.customerId, customerId),
     eq(orderDayCounts.field, field),
-    q.numberTypes && inJsonList(orderDayCounts.numberType, q.numberTypes),
-    q.countryCodes && inJsonList(orderDayCounts.countryCode, q.countryCodes),
     withStatus && q.statuses ? inJsonList(orderDayCounts.status, q.statuses) : undefined,
   );
 }
@@ -47,11 +53,11 @@ function dayRowsFilter(customerId: string, field: OrderDayField, q: OrderListQue
 function pageStartDay(customerId: string, field: OrderDayField, q: OrderListQuery, offset: number, value: "day" | "before"): SQL {
   const direction = q.sortOrder === "desc" ? sql`DESC` : sql`ASC`;
   return sql`(
-    WITH days AS (
+    WITH days AS NOT MATERIALIZED (
       SELECT ${orderDayCounts.day} AS day, sum(${orderDayCounts.count}) AS n FROM ${orderDayCounts}
       WHERE ${dayRowsFilter(customerId, field, q, true)} GROUP BY ${orderDayCounts.day} ORDER BY ${orderDayCounts.day} ${direction}
     ),
-    running AS (SELECT day, n, sum(n) OVER (ORDER BY day ${direction} ROWS UNBOUNDED PRECEDING) AS through FROM days)
+    running AS NOT MATERIALIZED (SELECT day, n, sum(n) OVER (ORDER BY day ${direction} ROWS UNBOUNDED PRECEDING) AS through FROM days)
     SELECT ${value === "day" ? sql`day` : sql`through - n`} FROM running WHERE through > ${offset} LIMIT 1
   )`;
 }
@@ -65,13 +71,7 @@ export function deepPageRowids(customerId: string, field: OrderDayField, q: Orde
   const day = pageStartDay(customerId, field, q, window.offset, "day");
   // Past the last row there is no start day, and a NULL bound makes the page empty without reading a row.
   const fromStart = q.sortOrder === "desc" ? sql`${key} < (${day} + 1) * ${DAY_MS}` : sql`${key} >= ${day} * ${DAY_MS}`;
-  const conditions = and(
-    eq(orders.customerId, customerId),
-    q.numberTypes && inJsonList(orders.numberType, q.numberTypes),
-    q.countryCodes && inJsonList(orders.countryCode, q.countryCodes),
-    q.statuses && inJsonList(orders.status, q.statuses),
-    fromStart,
-  );
+  const conditions = and(eq(orders.customerId, customerId), q.statuses && inJsonList(orders.status, q.statuses), fromStart);
   const skipped = sql`${window.offset} - coalesce(${pageStartDay(customerId, field, q, window.offset, "before")}, 0)`;
   return sql`(SELECT rowid FROM ${orders} WHERE ${conditions} ORDER BY ${orderedBy(sortOrder(orders, q))}
     LIMIT ${window.limit} OFFSET ${skipped})`;
@@ -80,8 +80,8 @@ export function deepPageRowids(customerId: string, field: OrderDayField, q: Orde
 // ---- Ranges --------------------------------------------------------------------------------------------------------
 
 /**
- * The one range of a list whose other filters are enumerations, as derived counts count it: a time's whole UTC days
- * (the API takes dates only, so its bounds are a day's first and last millisecond) or a span of quantities.
+ * The one range of a list whose other filters are at most statuses, as derived counts count it: a time's whole UTC
+ * days (the API takes dates only, so its bounds are a day's first and last millisecond) or a span of quantities.
  */
 type CountedRange =
   | { kind: "days"; field: OrderDayField; firstDay: number | undefined; lastDay: number | undefined }
@@ -96,7 +96,7 @@ export function countedRange(q: OrderListQuery): CountedRange | undefined {
     requested: q.requestedFrom !== undefined || q.requestedTo !== undefined,
     fulfilled: q.fulfilledFrom !== undefined || q.fulfilledTo !== undefined,
   };
-  if (Object.values(bounded).filter(Boolean).length !== 1) return undefined;
+  if (!countedPerStatus(q) || Object.values(bounded).filter(Boolean).length !== 1) return undefined;
   if (bounded.quantity) return { kind: "quantities", min: q.quantityMin, max: q.quantityMax };
   const [field, from, to] = bounded.requested
     ? (["requested", q.requestedFrom, q.requestedTo] as const)
@@ -111,8 +111,8 @@ export function countedRange(q: OrderListQuery): CountedRange | undefined {
 }
 
 /**
- * A range's counts per status from the derived counts: one row per day (or quantity) and segment in the range, so
- * what it reads grows with the range and the account's segments, never with how many orders they hold.
+ * A range's counts per status from the derived counts: one row per day (or quantity) and status in the range, so what
+ * it reads grows with the range, never with how many orders the account holds.
  */
 export function countedRangeCounts(db: Database, customerId: string, q: OrderListQuery, range: CountedRange) {
   const inRange = (column: SQLiteColumn, min: number | undefined, max: number | undefined) => [
@@ -129,49 +129,48 @@ export function countedRangeCounts(db: Database, customerId: string, q: OrderLis
   return db
     .select({ status: orderQuantityCounts.status, count: sql<number>`sum(${orderQuantityCounts.count})`.mapWith(Number) })
     .from(orderQuantityCounts)
-    .where(
-      and(
-        eq(orderQuantityCounts.customerId, customerId),
-        ...inRange(orderQuantityCounts.quantity, range.min, range.max),
-        q.numberTypes && inJsonList(orderQuantityCounts.numberType, q.numberTypes),
-        q.countryCodes && inJsonList(orderQuantityCounts.countryCode, q.countryCodes),
-      ),
-    )
+    .where(and(eq(orderQuantityCounts.customerId, customerId), ...inRange(orderQuantityCounts.quantity, range.min, range.max)))
     .groupBy(orderQuantityCounts.status);
 }
 
-/** Index entries a quantity range's page walks in the default sort before it leaves the page to SQLite's own plan. */
-const QUANTITY_WALK_ENTRIES = 2_000;
+/** Index entries a quantity range's page walks in the default sort before it takes the quantity index instead. */
+const QUANTITY_WALK_ENTRIES = 1_000;
 
 /**
- * A quantity range's page in the created_at sort: the sort's index walked in order (it carries quantity and the
- * enumerations), up to QUANTITY_WALK_ENTRIES entries, until the page's last row. A range that common fills the page
- * within a few entries per row, however large the account; a rarer one falls back to `fallback` (SQLite's plan over
- * the quantity index, which reads the range's orders), which is cheap because the range is rare. Either gives the same
- * rows; undefined when the page is too deep for the walk.
+ * A quantity range's page in the created_at sort. First the sort's index walked in order (it carries quantity and the
+ * enumerations) for up to QUANTITY_WALK_ENTRIES entries, until the page's last row: a common range fills the page
+ * within a few entries per row, however large the account. A range too rare for that is taken from the quantity index
+ * (its orders, sorted), which then holds few. Both give the same rows; undefined when the page is too deep to walk.
+ * The quantity index is named: with quantity in the created index, SQLite would otherwise scan that one to skip the
+ * sort. And its subquery sits in a CASE branch, which SQLite runs only when the walk fell short (a condition beside it
+ * in a WHERE would not keep SQLite from reading it).
  */
-export function quantityWalkRowids(customerId: string, q: OrderListQuery, window: PageWindow, fallback: SQL): SQL | undefined {
+export function quantityWalkRowids(customerId: string, q: OrderListQuery, window: PageWindow): SQL | undefined {
   const wanted = window.offset + window.limit;
   if (q.sortBy !== "created_at" || wanted > QUANTITY_WALK_ENTRIES / 2) return undefined;
-  const walk = sql`SELECT rowid AS walked, ${orders.createdAt} AS created_at, ${orders.id} AS id, ${orders.quantity} AS quantity
-    FROM ${orders} INDEXED BY ${sql.identifier(ORDERS_BY_CREATED_INDEX)}
-    WHERE ${and(
-      eq(orders.customerId, customerId),
-      q.numberTypes && inJsonList(orders.numberType, q.numberTypes),
-      q.countryCodes && inJsonList(orders.countryCode, q.countryCodes),
-      q.statuses && inJsonList(orders.status, q.statuses),
-    )}
-    ORDER BY ${orderedBy(sortOrder(orders, q))} LIMIT ${QUANTITY_WALK_ENTRIES}`;
-  const inRange = and(
-    q.quantityMin === undefined ? undefined : sql`quantity >= ${q.quantityMin}`,
-    q.quantityMax === undefined ? undefined : sql`quantity <= ${q.quantityMax}`,
+  const filters = and(
+    eq(orders.customerId, customerId),
+    q.numberTypes && inJsonList(orders.numberType, q.numberTypes),
+    q.countryCodes && inJsonList(orders.countryCode, q.countryCodes),
+    q.statuses && inJsonList(orders.status, q.statuses),
   );
+  const inRange = (quantity: SQL | SQLiteColumn) =>
+    and(
+      q.quantityMin === undefined ? undefined : sql`${quantity} >= ${q.quantityMin}`,
+      q.quantityMax === undefined ? undefined : sql`${quantity} <= ${q.quantityMax}`,
+    );
+  const order = orderedBy(sortOrder(orders, q));
+  const walk = sql`SELECT rowid AS walked, ${orders.createdAt} AS created_at, ${orders.id} AS id, ${orders.quantity} AS quantity
+    FROM ${orders} INDEXED BY ${sql.identifier(ORDERS_BY_CREATED_INDEX)} WHERE ${filters}
+    ORDER BY ${order} LIMIT ${QUANTITY_WALK_ENTRIES}`;
+  const byQuantity = sql`SELECT rowid FROM ${orders} INDEXED BY ${sql.identifier(ORDERS_BY_QUANTITY_INDEX)}
+    WHERE ${and(filters, inRange(orders.quantity))} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${window.offset}`;
   const walkedOrder = orderedBy(stableOrder({ key: sql`created_at`, nullable: false }, sql`id`, q.sortOrder));
   const filled = sql`(SELECT count(*) FROM hits) = ${wanted}`;
   return sql`(
-    WITH hits AS MATERIALIZED (SELECT walked, created_at, id FROM (${walk}) WHERE ${inRange} LIMIT ${wanted})
+    WITH hits AS MATERIALIZED (SELECT walked, created_at, id FROM (${walk}) WHERE ${inRange(sql`quantity`)} LIMIT ${wanted})
     SELECT walked FROM (SELECT walked FROM hits ORDER BY ${walkedOrder} LIMIT ${window.limit} OFFSET ${window.offset}) WHERE ${filled}
     UNION ALL
-    SELECT rowid FROM ${orders} WHERE rowid IN ${fallback} AND NOT ${filled}
+    SELECT value FROM json_each(CASE WHEN ${filled} THEN '[]' ELSE (SELECT json_group_array(rowid) FROM (${byQuantity})) END)
   )`;
 }

@@ -252,7 +252,7 @@ function rangeStatements(db: Database, customerId: string, q: OrderListQuery, wi
     window,
   );
   const range = countedRange(q);
-  const walked = range?.kind === "quantities" ? quantityWalkRowids(customerId, q, window, planned) : undefined;
+  const walked = range?.kind === "quantities" ? quantityWalkRowids(customerId, q, window) : undefined;
   const page = pageOf(db, walked ?? planned, q);
   if (range !== undefined) return { page, counts: countedRangeCounts(db, customerId, q, range) };
   const inSegment = sql`(SELECT count(*) FROM ${orders} WHERE ${and(

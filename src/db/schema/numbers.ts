@@ -77,6 +77,8 @@ export const RELEASE_DUE_INDEX = "numbers_release_due_idx";
 export const ORDERS_BY_SEQUENCE_INDEX = "orders_customer_order_seq_idx";
 /** Named where a quantity range's page walks the default sort's index, which SQLite would not pick without statistics. */
 export const ORDERS_BY_CREATED_INDEX = "orders_customer_created_idx";
+/** Named where a rare quantity range's page reads it: with quantity in the created index, SQLite could scan that instead. */
+export const ORDERS_BY_QUANTITY_INDEX = "orders_customer_quantity_idx";
 
 export const orders = sqliteTable(
   "orders",
@@ -125,7 +127,7 @@ export const orders = sqliteTable(
     index(ORDERS_BY_SEQUENCE_INDEX).on(t.customerId, t.orderSeq),
     index("orders_customer_number_type_idx").on(t.customerId, t.numberType, t.id),
     index("orders_customer_country_idx").on(t.customerId, t.countryCode, t.id),
-    index("orders_customer_quantity_idx").on(t.customerId, t.quantity, t.id, t.status, t.numberType, t.countryCode, t.createdAt),
+    index(ORDERS_BY_QUANTITY_INDEX).on(t.customerId, t.quantity, t.id, t.status, t.numberType, t.countryCode, t.createdAt),
     index("orders_customer_status_idx").on(t.customerId, t.status, t.id),
     index("orders_customer_requested_idx").on(t.customerId, t.requestedAt, t.id),
     index("orders_customer_fulfilled_idx").on(t.customerId, t.fulfilledAt, t.id),
@@ -192,10 +194,11 @@ export const DAY_MS = 86_400_000;
 
 /**
  * How many orders each account has per UTC day of each of created_at, requested_at and fulfilled_at (none for an
- * order not fulfilled), per (number_type, country_code, status) segment. A time range's counts are the whole days'
- * rows plus the orders of the partial days at its edges, and a deep page's first row is found by summing days rather
- * than reading every earlier order. Derived data, written only by the triggers of migrations/0021; rows at zero are
- * removed. WITHOUT ROWID (added by hand to the generated migration), so a day's count is read from the key's b-tree.
+ * order not fulfilled), per status. A range of days is counted from one row per day and status, and a deep page's
+ * first row is found by summing days rather than reading every earlier order. Per status only, so the rows stay a
+ * few per day however busy the account; filters by number type or country are counted from the orders' segment
+ * indexes instead. Derived data, written only by the triggers of migrations/0021; rows at zero are removed. WITHOUT
+ * ROWID (added by hand to the generated migration), so a count is read from its key's b-tree.
  */
 export const orderDayCounts = sqliteTable(
   "order_day_counts",
@@ -203,33 +206,29 @@ export const orderDayCounts = sqliteTable(
     customerId: text("customer_id").notNull(),
     field: text("field", { enum: ORDER_DAY_FIELDS }).notNull(),
     day: integer("day").notNull(),
-    numberType: text("number_type").notNull(),
-    countryCode: text("country_code").notNull(),
     status: text("status", { enum: ORDER_STATUSES }).notNull(),
     count: integer("count").notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.customerId, t.field, t.day, t.numberType, t.countryCode, t.status] }),
+    primaryKey({ columns: [t.customerId, t.field, t.day, t.status] }),
     check("order_day_counts_field_valid", sql`${t.field} IN ${literalList(ORDER_DAY_FIELDS)}`),
   ],
 );
 
 /**
- * How many orders each account has per quantity and (number_type, country_code, status) segment: a quantity range's
- * counts read one row per quantity and segment in the range, however many orders hold them. Derived data, written only
- * by the triggers of migrations/0021; rows at zero are removed. WITHOUT ROWID, as order_day_counts.
+ * How many orders each account has per quantity and status: a quantity range is counted from one row per quantity
+ * and status in it, however many orders hold them. Derived data, written only by the triggers of migrations/0021;
+ * rows at zero are removed. WITHOUT ROWID, as order_day_counts.
  */
 export const orderQuantityCounts = sqliteTable(
   "order_quantity_counts",
   {
     customerId: text("customer_id").notNull(),
     quantity: integer("quantity").notNull(),
-    numberType: text("number_type").notNull(),
-    countryCode: text("country_code").notNull(),
     status: text("status", { enum: ORDER_STATUSES }).notNull(),
     count: integer("count").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.customerId, t.quantity, t.numberType, t.countryCode, t.status] })],
+  (t) => [primaryKey({ columns: [t.customerId, t.quantity, t.status] })],
 );
 
 /**
