@@ -4,7 +4,7 @@
 // exactly the state before or exactly the complete write, with at most an object the orphan sweep removes.
 import { env } from "cloudflare:workers";
 import { asc, eq, inArray, sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../src/db/client.ts";
 import {
   auditEvents,
@@ -401,13 +401,16 @@ async function orphanKeys(kyc: { customerId: string; kycId: string }): Promise<s
 
 // ---- Fresh data.
 
+// US mobile in the catalog, once for the file: no write here changes that pair.
+const US_MOBILE = { orderable: "made-by-file" } as const;
+beforeAll(() => makeOrderable("US", "mobile"));
+
 interface OrderSetup {
   customer: TestCustomer;
   orderId: string;
 }
 
 async function pendingOrder(quantity = 2): Promise<OrderSetup> {
-  await makeOrderable("US", "mobile");
   const customer = await createCustomer("f");
   const order = await json(
     await customer.account.orders.$post({
@@ -428,13 +431,13 @@ interface KycSetup {
 
 async function numberOfNewCustomer(): Promise<{ customer: TestCustomer; numberId: string }> {
   const customer = await createCustomer("f");
-  const [number] = await allocateNumbers(customer);
+  const [number] = await allocateNumbers(customer, 1, US_MOBILE);
   if (!number) throw new Error("no number allocated");
   return { customer, numberId: number.number_id };
 }
 
 async function submittedKyc(): Promise<KycSetup> {
-  const setup = await submittedVerification("f");
+  const setup = await submittedVerification("f", US_MOBILE);
   return { ...setup, customerId: setup.customer.customerId };
 }
 
@@ -460,10 +463,7 @@ function uploadInit(key: string, headers: Record<string, string> = {}): RequestI
 customerWriteTests(
   "order create",
   {
-    prepare: async () => {
-      await makeOrderable("US", "mobile");
-      return { customer: await createCustomer("f") };
-    },
+    prepare: async () => ({ customer: await createCustomer("f") }),
     request: (s) => ({
       path: `/api/customers/${s.customer.slug}/orders`,
       init: jsonInit("POST", authorization(s.key), { number_type: "mobile", country_code: "US", quantity: 3, notes: "n" }),
@@ -480,10 +480,7 @@ customerWriteTests(
 customerWriteTests(
   "order create with an Idempotency-Key",
   {
-    prepare: async () => {
-      await makeOrderable("US", "mobile");
-      return { customer: await createCustomer("f") };
-    },
+    prepare: async () => ({ customer: await createCustomer("f") }),
     request: (s) => ({
       path: `/api/customers/${s.customer.slug}/orders`,
       init: jsonInit(
