@@ -343,7 +343,9 @@ try {
   const all =
     args.only === "search"
       ? stockSearch
-      : [...scenarios(fixtures, documentId), ...stockSearch].filter((s) => !args.only || s.name.includes(args.only));
+      : [...scenarios(fixtures, documentId), ...stockSearch].filter(
+          (s) => (!args.only || s.name.includes(args.only)) && (!s.account || sizes.includes(s.account.size)),
+        );
   // Warm-up, not measured: the Worker's code paths compiled, and every key's first last_used_at write done.
   for (const account of fixtures.accounts) {
     for (const key of account.keys) {
