@@ -7,9 +7,12 @@
 // number's life (bulk moves of 1,000 numbers, the return-to-stock job, exports and their memory: scripts/bench/life.ts);
 // the stock's search over 1,000,000 numbers of one pair, a stock number's bytes, and a reservation of 1,000 from that
 // stock ordered and allocated (scripts/bench/search.ts). `--only life` runs only the number's life, `--only search`
-// only the stock's search and its reservation.
-// Usage: npm run bench -- [--duration 6] [--connections 10] [--only <text>] [--json bench-results.json] [--keep]
-//   [--state-in <folder>]  (default /dev/shm when writable, else the system's temporary folder)
+// only the stock's search and its reservation. The per-account scenarios run against an account of each size of
+// `--sizes` (100,000 and 1,000,000 orders; `--sizes 100k` is the fast run), each size right after the other, and
+// print side by side; the bytes an order costs on disk are printed per index.
+// Usage: npm run bench -- [--duration 6] [--connections 10] [--only <text>] [--sizes 100k,1m]
+//   [--json bench-results.json] [--keep] [--state-in <folder>]  (default /dev/shm when writable, else the system's
+//   temporary folder)
 
 import { type ChildProcess, spawnSync } from "node:child_process";
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -24,11 +27,13 @@ import { createDatabase } from "../src/db/client.ts";
 import { putStaff } from "../src/staff/store.ts";
 import { accessClaims } from "./access-claims.ts";
 import { accessKeyPair } from "./access-keys.ts";
-import { ALLOCATION_FROM_STOCK, ATTACH_NUMBERS, type Fixtures, IMPORTED_NUMBERS, seedDataset } from "./bench/dataset.ts";
+import { ATTACH_NUMBERS } from "./bench/compliance.ts";
+import { ALLOCATION_FROM_STOCK, type Fixtures, IMPORTED_NUMBERS, SIZES, type Size, seedDataset } from "./bench/dataset.ts";
 import { startWranglerDev, waitForHealth } from "./bench/dev-server.ts";
 import { type LifeFixtures, lifeOperations, printLife, seedLife } from "./bench/life.ts";
 import { runtimeWorkerd } from "./bench/process-memory.ts";
-import { type Goal, type Operation, oneUpload, type Scenario, type SentOnce, scenarios, withoutText } from "./bench/scenarios.ts";
+import { goalMisses, type Measured, printOrderStorage, printSideBySide, printTable, sideBySide } from "./bench/report.ts";
+import { type Operation, oneUpload, type Scenario, type SentOnce, scenarios, withoutText } from "./bench/scenarios.ts";
 import {
   type SearchFixtures,
   type SendOnce,
@@ -37,7 +42,7 @@ import {
   seedSearch,
   stockStorage,
 } from "./bench/search.ts";
-import { d1File, readSegments, timeStatements } from "./bench/storage-floor.ts";
+import { d1File, orderStorage, readSegments, timeStatements } from "./bench/storage-floor.ts";
 import { freePort } from "./ports.ts";
 import { SEEDING } from "./seed.ts";
 
@@ -49,8 +54,17 @@ const { values: args } = parseArgs({
     json: { type: "string", default: "bench-results.json" },
     keep: { type: "boolean", default: false },
     "state-in": { type: "string" },
+    sizes: { type: "string", default: Object.keys(SIZES).join(",") },
   },
 });
+const sizeNames = Object.keys(SIZES) as Size[];
+const askedSizes = args.sizes.split(",").map((size) => size.trim().toLowerCase());
+for (const size of askedSizes)
+  if (!sizeNames.includes(size as Size)) throw new Error(`--sizes takes ${sizeNames.join(", ")} (comma-separated), not ${size}`);
+/** The account sizes the per-account scenarios run at (the number's life and the stock's search use neither). */
+const sizes = sizeNames.filter(
+  (size) => askedSizes.includes(size) && (size === "100k" || (args.only !== "life" && args.only !== "search")),
+);
 const duration = Number(args.duration);
 const connections = Number(args.connections);
 
@@ -72,6 +86,12 @@ function stateParent(): string {
 }
 const state = mkdtempSync(path.join(stateParent(), "virtual-numbers-bench-"));
 const log = (line: string) => console.log(`[bench] ${line}`);
+/** The machine's load over the last 1, 5 and 15 minutes: other work shares its CPUs with the run. */
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((load) => load.toFixed(1))
+    .join(", ");
 
 function wrangler(commandArgs: string[]): void {
   const result = spawnSync(process.execPath, [wranglerBin, ...commandArgs], {
@@ -114,21 +134,6 @@ function collectLogLines(child: ChildProcess): void {
   child.stderr!.resume();
 }
 
-interface Measured {
-  name: string;
-  requestsPerSecond: number;
-  share: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  d1CallsPerRequest: number | null;
-  rowsReadPerRequest: number | null;
-  d1MsPerRequest: number | null;
-  sqliteMs: number | null;
-  goal: Goal | undefined;
-  missed: string[];
-}
-
 /** The credentials the scenarios send: the large account's API keys, and a staff member's Access token. */
 interface Credentials {
   keys: string[];
@@ -153,7 +158,7 @@ async function drive(base: string, scenario: Scenario, requestId: string, creden
           const n = sent++;
           request.path = scenario.path(n);
           if (scenario.credential === "customer") {
-            const { keys } = credentials;
+            const keys = scenario.account?.keys ?? credentials.keys;
             request.headers = { ...request.headers, authorization: `Bearer ${keys[n % keys.length]}` };
           }
           if (scenario.credential === "staff") {
@@ -170,54 +175,6 @@ async function drive(base: string, scenario: Scenario, requestId: string, creden
     p99: result.latency.p99,
     errors: result.non2xx + result.errors + result.timeouts,
   };
-}
-
-function goalMisses(m: Omit<Measured, "missed">): string[] {
-  const misses: string[] = [];
-  const goal = m.goal;
-  if (!goal) return misses;
-  if (goal.minShare !== undefined && m.share < goal.minShare) misses.push(`share < ${goal.minShare}`);
-  if (goal.maxRowsRead !== undefined && (m.rowsReadPerRequest ?? Infinity) > goal.maxRowsRead)
-    misses.push(`rows > ${goal.maxRowsRead}`);
-  if (goal.maxSqliteMs !== undefined && (m.sqliteMs ?? Infinity) > goal.maxSqliteMs)
-    misses.push(`SQLite > ${goal.maxSqliteMs} ms`);
-  if (goal.maxD1Ms !== undefined && (m.d1MsPerRequest ?? Infinity) > goal.maxD1Ms) misses.push(`D1 > ${goal.maxD1Ms} ms`);
-  return misses;
-}
-
-function printTable(rows: Measured[]): void {
-  const fmt = (value: number | null, digits = 1) => (value === null ? "-" : value.toFixed(digits));
-  const header = [
-    "scenario",
-    "req/s",
-    "share",
-    "p50 ms",
-    "p99 ms",
-    "errors",
-    "D1 calls",
-    "rows read",
-    "D1 ms",
-    "SQLite ms",
-    "goal",
-  ];
-  const table = rows.map((m) => [
-    m.name,
-    fmt(m.requestsPerSecond, 0),
-    fmt(m.share, 2),
-    fmt(m.p50, 0),
-    fmt(m.p99, 0),
-    String(m.errors),
-    fmt(m.d1CallsPerRequest, 1),
-    fmt(m.rowsReadPerRequest, 0),
-    fmt(m.d1MsPerRequest, 2),
-    fmt(m.sqliteMs, 2),
-    m.goal ? (m.missed.length ? `MISSED: ${m.missed.join(", ")}` : "met") : "",
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-  console.log(line(header));
-  for (const row of table) console.log(line(row));
 }
 
 /** A staff member the queue scenarios sign in as (fulfilment: they also allocate from stock and import). */
@@ -329,14 +286,20 @@ try {
   let searchFixtures: SearchFixtures;
   try {
     const db = createDatabase(proxy.env.DB);
-    fixtures = await seedDataset(db, proxy.env.DB, log);
+    fixtures = await seedDataset(db, proxy.env.DB, sizes, log);
     lifeFixtures = await seedLife(db, proxy.env.DB, fixtures, log);
     searchFixtures = await seedSearch(db, proxy.env.DB, log);
     await putStaff(db, SEEDING, BENCH_STAFF, { name: "Bench Fulfilment", role: "fulfilment", status: "enabled" }, Date.now());
   } finally {
     await proxy.dispose();
   }
-  log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s`);
+  const seedingSeconds = Math.round((performance.now() - seedStarted) / 1000);
+  log(
+    `seeded in ${seedingSeconds} s (load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(", ")})`,
+  );
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -380,12 +343,16 @@ try {
   const all =
     args.only === "search"
       ? stockSearch
-      : [...scenarios(fixtures, documentId), ...stockSearch].filter((s) => !args.only || s.name.includes(args.only));
+      : [...scenarios(fixtures, documentId), ...stockSearch].filter(
+          (s) => (!args.only || s.name.includes(args.only)) && (!s.account || sizes.includes(s.account.size)),
+        );
   // Warm-up, not measured: the Worker's code paths compiled, and every key's first last_used_at write done.
-  for (const key of fixtures.keys) {
-    await (
-      await fetch(`${base}/api/customers/${fixtures.slug}/orders`, { headers: { authorization: `Bearer ${key}` } })
-    ).arrayBuffer();
+  for (const account of fixtures.accounts) {
+    for (const key of account.keys) {
+      await (
+        await fetch(`${base}/api/customers/${account.slug}/orders`, { headers: { authorization: `Bearer ${key}` } })
+      ).arrayBuffer();
+    }
   }
   for (const scenario of all.filter((s) => s.method === "GET")) await drive(base, scenario, "warm-up", credentials, 1);
   log(`${all.length} scenarios, ${connections} connections, ${duration} s each, against ${base}`);
@@ -407,18 +374,24 @@ try {
     const per = (total: number | undefined) => (d1 && d1.requests > 0 && total !== undefined ? total / d1.requests : null);
     const row = {
       name: scenario.name,
+      size: scenario.account?.size,
       ...run,
       share: run.requestsPerSecond / health.requestsPerSecond,
       d1CallsPerRequest: per(d1?.calls),
       rowsReadPerRequest: per(d1?.rowsRead),
       d1MsPerRequest: per(d1?.ms),
       sqliteMs: scenario.statements
-        ? timeStatements(d1File_, await scenario.statements(sqlBuilder, readSegments(d1File_, fixtures.customerId)))
+        ? timeStatements(
+            d1File_,
+            await scenario.statements(sqlBuilder, readSegments(d1File_, scenario.account?.customerId ?? fixtures.customerId)),
+          )
         : null,
       goal: scenario.goal,
     };
     measured.push({ ...row, missed: goalMisses(row) });
-    log(`${scenario.name}: ${run.requestsPerSecond.toFixed(0)} req/s, ${row.share.toFixed(2)} of /healthz`);
+    log(
+      `${scenario.name}${row.size ? ` [${row.size}]` : ""}: ${run.requestsPerSecond.toFixed(0)} req/s, ${row.share.toFixed(2)} of /healthz`,
+    );
   }
   const healthMean = healthRuns.reduce((sum, rps) => sum + rps, 0) / Math.max(1, healthRuns.length);
   measured.unshift({
@@ -437,8 +410,17 @@ try {
   });
 
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
-  console.log(`\n${machine}; wrangler dev, ${connections} connections, ${duration} s per scenario\n`);
+  console.log(
+    `\n${machine}; wrangler dev, ${connections} connections, ${duration} s per scenario; load average ${loadAverage()}\n`,
+  );
   printTable(measured);
+  const bySize = sideBySide(measured, sizes);
+  if (bySize.length > 0) {
+    console.log(`\nper-account scenarios at ${sizes.join(" and ")} orders (! marks a figure that misses its goal)\n`);
+    printSideBySide(bySize, sizes);
+  }
+  const orders = orderStorage(d1File_);
+  printOrderStorage(orders);
   const storage = stockStorage(d1File_);
   console.log(
     `\nstock storage: ${storage.numbers.toLocaleString("en-US")} numbers, ${storage.bytesPerNumber.toFixed(0)} bytes each ` +
@@ -481,7 +463,7 @@ try {
   if (life) printLife(life);
   writeFileSync(
     path.resolve(args.json),
-    `${JSON.stringify({ machine, connections, duration, at: new Date().toISOString(), scenarios: measured, storage, operations, life }, null, 2)}\n`,
+    `${JSON.stringify({ machine, load: os.loadavg(), connections, duration, sizes, seedingSeconds, at: new Date().toISOString(), scenarios: measured, sideBySide: bySize, orderStorage: orders, storage, operations, life }, null, 2)}\n`,
   );
   log(`figures written to ${args.json}`);
 } finally {

@@ -3,14 +3,8 @@
 // and answer right (meta and the page against a plain SQL recount), so a cheap wrong answer cannot pass.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  AWAITING_VERIFICATION_COLUMNS,
-  insertRows,
-  NUMBER_COLUMNS,
-  ORDER_COLUMNS,
-  orderRow,
-  PAIRS,
-} from "../scripts/bench/dataset.ts";
+import { AWAITING_VERIFICATION_COLUMNS } from "../scripts/bench/compliance.ts";
+import { insertRows, NUMBER_COLUMNS, ORDER_COLUMNS, orderRow, PAIRS } from "../scripts/bench/generate.ts";
 import { OPEN_ORDER_STATUSES, type OrderStatus } from "../src/db/schema.ts";
 import { seededRandom } from "../src/lib/seeded-random.ts";
 import { bodyOf, call, createCustomer, type TestCustomer, withLogs } from "./helpers.ts";

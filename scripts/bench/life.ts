@@ -7,7 +7,7 @@ import type { Database } from "../../src/db/client.ts";
 import { valueOrThrow } from "../../src/db/outcome.ts";
 import { RESTORE_WINDOW_MS } from "../../src/numbers/lifecycle.ts";
 import { SEEDING } from "../seed.ts";
-import { insertRows, NUMBER_COLUMNS, ORDER_COLUMNS, orderRow, PAIRS } from "./dataset.ts";
+import { insertRows, NUMBER_COLUMNS, ORDER_COLUMNS, orderRow, PAIRS } from "./generate.ts";
 import { memoryOf, resetPeak } from "./process-memory.ts";
 
 /** Numbers moved by each bulk request: the most one request takes. */

@@ -3,7 +3,7 @@ import type { Database } from "../../src/db/client.ts";
 import { pageWindow } from "../../src/db/paging.ts";
 import { orderListStatements, type Segment } from "../../src/orders/list.ts";
 import { listOrdersQuery, toOrderListQuery } from "../../src/orders/schemas.ts";
-import type { Fixtures } from "./dataset.ts";
+import type { Fixtures, SizedAccount } from "./dataset.ts";
 
 /** A statement as D1 receives it, to time the same SQL on the SQLite file. */
 export interface Statement {
@@ -46,8 +46,13 @@ export interface Scenario {
   method: "GET" | "POST" | "PUT";
   /** The path of the n-th request (most scenarios ask the same thing every time). */
   path: (n: number) => string;
-  /** Sent with the large account's API keys (spread over the keys), or a staff member's Access token; or neither. */
+  /**
+   * Sent with an account's API keys (spread over the keys: `account`'s, else the large account's), or a staff member's
+   * Access token; or neither.
+   */
   credential?: "customer" | "staff";
+  /** The sized account a per-account scenario runs against (its keys, and its orders for the storage floor). */
+  account?: SizedAccount;
   body?: string | Buffer;
   contentType?: string;
   goal?: Goal;
@@ -81,24 +86,35 @@ export function multipartUpload(file: Buffer, filename: string): Buffer {
   ]);
 }
 
-export function scenarios(f: Fixtures, documentId: string): Scenario[] {
-  const orders = `/api/customers/${f.slug}/orders`;
+/**
+ * The scenarios of one sized account: its orders lists (every enumeration filter, sort, range, search and a deep page),
+ * one order read, created and updated, and its numbers lists.
+ */
+function accountScenarios(a: SizedAccount): Scenario[] {
+  const orders = `/api/customers/${a.slug}/orders`;
   const list = (name: string, query: string, goal: Goal): Scenario => ({
     name,
     method: "GET",
     path: () => (query ? `${orders}?${query}` : orders),
     credential: "customer",
+    account: a,
     goal,
     statements: async (db, segments) => {
       const parsed = listOrdersQuery.parse(Object.fromEntries(new URLSearchParams(query)));
       const window = pageWindow(parsed.page, parsed.limit);
-      const statements = await orderListStatements(db, f.customerId, toOrderListQuery(parsed), window, segments);
+      const statements = await orderListStatements(db, a.customerId, toOrderListQuery(parsed), window, segments);
       return statements.map((statement) => statement.toSQL());
     },
   });
+  const numbers = (name: string, query: string): Scenario => ({
+    name: `numbers: ${name}`,
+    method: "GET",
+    path: () => `/api/customers/${a.slug}/numbers${query ? `?${query}` : ""}`,
+    credential: "customer",
+    account: a,
+    goal: { minShare: 0.5 },
+  });
   const sorts = ["order_number", "number_type", "country_code", "quantity", "status", "requested_at", "fulfilled_at"];
-  // Uploads rotate over the verifications so none reaches its 20-document limit.
-  const uploadPath = (n: number) => `/v1/numbers/num_${f.verifiedNumberIds[n % f.verifiedNumberIds.length]}/KYC/files`;
   return [
     list("orders: default page", "", ORDER_LIST_GOAL),
     list("orders: pending, US+GB, mobile", "status=pending&country_code=US,GB&number_type=mobile", ORDER_LIST_GOAL),
@@ -115,8 +131,9 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
     {
       name: "orders: get one",
       method: "GET",
-      path: () => `${orders}/${f.pendingOrderId}`,
+      path: () => `${orders}/${a.pendingOrderId}`,
       credential: "customer",
+      account: a,
       goal: { minShare: 0.5, maxRowsRead: 1000 },
     },
     {
@@ -124,6 +141,7 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
       method: "POST",
       path: () => orders,
       credential: "customer",
+      account: a,
       body: JSON.stringify({ number_type: "mobile", country_code: "US", quantity: 25, notes: "Benchmark campaign" }),
       contentType: "application/json",
       goal: { minShare: 0.5, maxRowsRead: 1000 },
@@ -131,8 +149,9 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
     {
       name: "orders: update",
       method: "PUT",
-      path: () => `${orders}/${f.pendingOrderId}`,
+      path: () => `${orders}/${a.pendingOrderId}`,
       credential: "customer",
+      account: a,
       body: JSON.stringify({ quantity: 120, notes: "Benchmark update" }),
       contentType: "application/json",
       goal: { minShare: 0.5, maxRowsRead: 1000 },
@@ -142,13 +161,25 @@ export function scenarios(f: Fixtures, documentId: string): Scenario[] {
     list("orders: search rare (campaign 123)", `search=${encodeURIComponent("campaign 123")}`, RANGE_GOAL),
     list("orders: page 5000", "page=5000", RANGE_GOAL),
     list("orders: search a quarter (berlin)", "search=berlin", { maxSqliteMs: 100 }),
-    {
-      name: "numbers: default page",
-      method: "GET",
-      path: () => `/api/customers/${f.slug}/numbers`,
-      credential: "customer",
-      goal: { minShare: 0.5 },
-    },
+    numbers("default page", ""),
+    // A twentieth of the numbers, and a pair of four in a hundred: rare filters that a scan in the default order
+    // meets late.
+    numbers("suspended", "status=suspended"),
+    numbers("JP, toll_free", "country_code=JP&number_type=toll_free"),
+    numbers("one order's (order_id)", `order_id=${a.numbersOrderId}`),
+  ];
+}
+
+/**
+ * Every scenario: the per-account ones at each size side by side (each one's runs next to each other in time), then
+ * the large account's compliance, users and KYC, and the operator's.
+ */
+export function scenarios(f: Fixtures, documentId: string): Scenario[] {
+  const perAccount = f.accounts.map(accountScenarios);
+  // Uploads rotate over the verifications so none reaches its 20-document limit.
+  const uploadPath = (n: number) => `/v1/numbers/num_${f.verifiedNumberIds[n % f.verifiedNumberIds.length]}/KYC/files`;
+  return [
+    ...perAccount[0]!.flatMap((_, i) => perAccount.map((list) => list[i]!)),
     ...complianceScenarios(f),
     {
       name: "users: default page",

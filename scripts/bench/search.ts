@@ -3,13 +3,13 @@
 // throughput) and by contains and ends_with, common and rare (each held to 50 ms of SQLite time per request, from the
 // Worker's log lines); and the storage a stock number costs, its share of the trigram index included. Then, once
 // each: a reservation of 1,000 by quantity from that stock, an order from it, and the order's allocation from stock.
-import { DatabaseSync } from "node:sqlite";
 import { addCatalogPair } from "../../src/catalog/store.ts";
 import type { Database } from "../../src/db/client.ts";
 import { trigramQuery } from "../../src/db/search.ts";
 import { SEARCH_CANDIDATES } from "../../src/search/store.ts";
 import { SEEDING } from "../seed.ts";
 import { type Operation, type Scenario, type SentOnce, withoutText } from "./scenarios.ts";
+import { storedBytes } from "./storage-floor.ts";
 
 /** The pair searched: orderable, and nobody else's numbers (+447…). */
 const PAIR = { countryCode: "GB", numberType: "search_bench" };
@@ -116,27 +116,16 @@ export function searchScenarios(slug: string, f: SearchFixtures): Scenario[] {
  * every stock number; the trigram index's share of it.
  */
 export function stockStorage(file: string): { numbers: number; bytesPerNumber: number; indexBytesPerNumber: number } {
-  const db = new DatabaseSync(file, { readOnly: true });
-  try {
-    const numbers = (db.prepare("SELECT count(*) AS n FROM stock_numbers").get() as { n: number }).n;
-    const pages = db
-      .prepare(
-        `SELECT coalesce(tbl_name, d.name) AS owner, sum(pgsize) AS bytes FROM dbstat d
-           LEFT JOIN sqlite_schema s ON s.name = d.name GROUP BY owner`,
-      )
-      .all() as { owner: string; bytes: number }[];
-    const bytesOf = (owner: (name: string) => boolean) =>
-      pages.filter((p) => owner(p.owner)).reduce((sum, p) => sum + p.bytes, 0);
-    // The FTS5 table's shadow tables (stock_trigrams_data, _idx, _config, _docsize) hold the index.
-    const index = bytesOf((name) => name.startsWith("stock_trigrams"));
-    return {
-      numbers,
-      bytesPerNumber: (bytesOf((name) => name === "stock_numbers") + index) / numbers,
-      indexBytesPerNumber: index / numbers,
-    };
-  } finally {
-    db.close();
-  }
+  const { rows: numbers, objects } = storedBytes(file, "stock_numbers");
+  const bytesOf = (owner: (table: string) => boolean) =>
+    objects.filter((o) => owner(o.table)).reduce((sum, o) => sum + o.bytes, 0);
+  // The FTS5 table's shadow tables (stock_trigrams_data, _idx, _config, _docsize) hold the index.
+  const index = bytesOf((table) => table.startsWith("stock_trigrams"));
+  return {
+    numbers,
+    bytesPerNumber: (bytesOf((table) => table === "stock_numbers") + index) / numbers,
+    indexBytesPerNumber: index / numbers,
+  };
 }
 
 /** A POST sent once with the large account's key or the bench's staff token (bench.ts's sendOnce). */

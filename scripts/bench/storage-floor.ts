@@ -1,5 +1,5 @@
 // The storage floor: the statements of a request timed directly on the local D1's SQLite file, with no Worker,
-// no D1 protocol and no network in between.
+// no D1 protocol and no network in between; and the bytes a row costs on that file.
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -45,4 +45,53 @@ export function readSegments(file: string, customerId: string): Segment[] {
   } finally {
     db.close();
   }
+}
+
+/** A table's or an index's pages on disk, and the table it belongs to (itself for a table). */
+export interface StoredObject {
+  name: string;
+  table: string;
+  bytes: number;
+}
+
+/** The rows of `table`, and every table's and index's bytes on disk (dbstat, the whole file). */
+export function storedBytes(file: string, table: string): { rows: number; objects: StoredObject[] } {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const rows = (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const objects = db
+      .prepare(
+        `SELECT d.name AS name, coalesce(s.tbl_name, d.name) AS "table", sum(d.pgsize) AS bytes
+           FROM dbstat d LEFT JOIN sqlite_schema s ON s.name = d.name GROUP BY d.name`,
+      )
+      .all() as unknown as StoredObject[];
+    return { rows, objects };
+  } finally {
+    db.close();
+  }
+}
+
+export interface OrderStorage {
+  orders: number;
+  bytesPerOrder: number;
+  /** Each part's bytes per order: the table, each of its indexes, the trigram index, each derived table. */
+  parts: { name: string; bytesPerOrder: number }[];
+}
+
+/**
+ * Bytes per order on disk, over every order of the database: the orders table and each of its indexes, the trigram
+ * index (the FTS5 table's shadow tables, order_trigrams_*, as one), and the tables derived from orders by triggers
+ * (order_*: the counts and the time lags), each with its indexes.
+ */
+export function orderStorage(file: string): OrderStorage {
+  const { rows: orders, objects } = storedBytes(file, "orders");
+  const parts = new Map<string, number>();
+  const add = (name: string, bytes: number) => parts.set(name, (parts.get(name) ?? 0) + bytes);
+  for (const o of objects) {
+    if (o.table === "orders") add(o.name === "orders" ? "orders (table)" : o.name, o.bytes);
+    else if (o.table.startsWith("order_trigrams")) add("order_trigrams (trigram index)", o.bytes);
+    else if (o.table.startsWith("order_")) add(`${o.table} (derived)`, o.bytes);
+  }
+  const list = [...parts].map(([name, bytes]) => ({ name, bytesPerOrder: bytes / orders }));
+  return { orders, bytesPerOrder: list.reduce((sum, p) => sum + p.bytesPerOrder, 0), parts: list };
 }
