@@ -81,6 +81,9 @@ function accountOrders(count: number, firstSeq: number): OrderSeed[] {
 /** Apart from other files' numbers (+1555…, +4420…): the files of a workerd share its database. */
 const phonePrefix = `+1557${String(Math.floor(Math.random() * 1000)).padStart(3, "0")}`;
 
+/** Per account, its oldest fulfilled order: it holds the first of the account's numbers. */
+const firstFulfilledOrder = new Map<string, string>();
+
 /** Orders, numbers (of fulfilled orders) and verifications awaiting review for the account, at its size. */
 async function seed(customer: TestCustomer, size: Size): Promise<void> {
   const { orders: orderCount, numbers: numberCount, verifications } = SIZES[size];
@@ -94,6 +97,7 @@ async function seed(customer: TestCustomer, size: Size): Promise<void> {
     orders.map((order) => orderRow(customer.customerId, order)),
   );
   const fulfilled = orders.filter((order) => order.status === "fulfilled");
+  firstFulfilledOrder.set(customer.customerId, fulfilled[0]!.id);
   const numbers = Array.from({ length: numberCount }, (_, i) => {
     const order = fulfilled[i % fulfilled.length]!;
     const phone = `${phonePrefix}${size === "small" ? 0 : 1}${String(i).padStart(5, "0")}`;
@@ -228,6 +232,29 @@ const sortColumns = {
 } as const;
 const quarter = (field: string) => `${field} BETWEEN ${Date.parse("2026-04-01")} AND ${Date.parse("2026-07-01") - 1}`;
 
+/** A numbers list filtered by `query`, its total against a recount (`where` on numbers, ?1 the account, ?2 its value). */
+function numbersScenario(
+  name: string,
+  query: (customer: TestCustomer) => string,
+  where: (customer: TestCustomer) => [string, string],
+): Scenario {
+  return {
+    name: `numbers: ${name}`,
+    path: (c) => `/api/customers/${c.slug}/numbers?${query(c)}`,
+    ceiling: PAGE_CEILING,
+    check: async (customer, body) => {
+      const [condition, value] = where(customer);
+      const [counted] = await sqlAll<{ n: number }>(
+        `SELECT count(*) AS n FROM numbers WHERE customer_id = ?1 AND ${condition}`,
+        customer.customerId,
+        value,
+      );
+      expect(counted?.n).toBeGreaterThan(0);
+      expect(body.meta.total).toBe(counted?.n);
+    },
+  };
+}
+
 /** The queue's total against a recount of `from` (a SQL table and filter), for one account (?1) or every account. */
 function queueScenario(name: string, path: string, recount: string, perAccount: boolean): Scenario {
   return {
@@ -318,6 +345,16 @@ const SCENARIOS: Scenario[] = [
       expect(body.data).toHaveLength(10);
     },
   },
+  numbersScenario(
+    "one order's",
+    (c) => `order_id=${firstFulfilledOrder.get(c.customerId)}`,
+    (c) => ["order_id = ?2", firstFulfilledOrder.get(c.customerId)!],
+  ),
+  numbersScenario(
+    "JP toll-free",
+    () => "country_code=JP&number_type=toll_free",
+    () => ["country_code = 'JP' AND number_type = ?2", "toll_free"],
+  ),
   queueScenario("open orders, default page", "/admin/orders", openOrders, false),
   queueScenario("open orders of one account", "/admin/orders", openOrders, true),
   queueScenario("reviews, default page", "/admin/kyc", awaitingReview, false),
