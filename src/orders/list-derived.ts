@@ -47,8 +47,9 @@ function dayRowsFilter(customerId: string, field: OrderDayField, q: OrderListQue
 
 /**
  * The day that holds the page's first row, walked from the sort's start, as `day` or as `before` (the rows of the days
- * before it). A scalar subquery each: SQLite streams the window and stops at the day, where a CTE read twice would be
- * computed whole. NULL when the offset is past the last row.
+ * before it). A scalar subquery each, its CTEs NOT MATERIALIZED: so SQLite streams the window and stops at the day
+ * (inside the page's statement it would otherwise materialize every day of the account first, 10 times the rows read
+ * for page 121 of 15,000 orders). NULL when the offset is past the last row.
  */
 function pageStartDay(customerId: string, field: OrderDayField, q: OrderListQuery, offset: number, value: "day" | "before"): SQL {
   const direction = q.sortOrder === "desc" ? sql`DESC` : sql`ASC`;

@@ -2,9 +2,11 @@
 // depends on each of them:
 // - enumerations only (number_type, country_code, status, or none): counts from order_counts, the page from the cheaper
 //   of the segments and a scan of the sort index;
-// - a range (quantity, requested, fulfilled): counts from order_day_counts' days when one time is the only range, else
-//   per segment from index entries alone; the page from SQLite's own plan over covering indexes;
-// - a deep page in a time's sort: its first row found by summing order_day_counts' days, not by skipping rows;
+// - a range (quantity, requested, fulfilled): counts from order_day_counts or order_quantity_counts when it is the only
+//   range and the other filters are at most statuses, else per segment from index entries alone; the page from
+//   SQLite's own plan over covering indexes (a quantity range's page walked in the default sort first);
+// - a deep page in a time's sort: its first row found by summing order_day_counts' days, not by skipping rows
+//   (list-derived.ts);
 // - a search: the trigram index narrows the orders, and one statement tests, counts and pages them.
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { batchByName, type Results, type Statements } from "../db/batch.ts";
