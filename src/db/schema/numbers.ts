@@ -351,10 +351,11 @@ export const numbers = sqliteTable(
     // The numbers whose verification expires before a date: the list filtered by kyc_expires_before.
     index("numbers_customer_kyc_expires_idx").on(t.customerId, t.kycExpiresAt).where(sql`${t.kycExpiresAt} IS NOT NULL`),
     index("numbers_customer_created_idx").on(t.customerId, t.createdAt, t.id),
-    // The numbers of one order, and of one (country, type) pair, newest first: the list filtered by order_id, and by one
-    // country and one type, reads the page in order and counts no number outside the filter.
+    // The numbers of one order, of one (country, type) pair and of one status, newest first: the list filtered by
+    // order_id, by one country and one type, or by one status, reads the page in order and no number outside the filter.
     index("numbers_customer_order_created_idx").on(t.customerId, t.orderId, t.createdAt, t.id),
     index("numbers_customer_pair_created_idx").on(t.customerId, t.countryCode, t.numberType, t.createdAt, t.id),
+    index("numbers_customer_status_created_idx").on(t.customerId, t.status, t.createdAt, t.id),
     index("numbers_customer_phone_idx").on(t.customerId, t.phoneNumber),
     index("numbers_customer_country_idx").on(t.customerId, t.countryCode, t.id),
     index("numbers_customer_number_type_idx").on(t.customerId, t.numberType, t.id),
