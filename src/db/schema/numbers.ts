@@ -344,9 +344,10 @@ export const numbers = sqliteTable(
     index(RELEASE_DUE_INDEX)
       .on(t.restorableUntil)
       .where(sql`${t.status} = ${literal("released" satisfies NumberStatus)} AND ${t.closedAt} IS NULL`),
-    // The numbers of one profile, newest first: the list filtered by kyc_profile_id.
+    // The numbers of one profile, newest first: the list filtered by kyc_profile_id, which counts those not released
+    // from the index alone (status carried).
     index("numbers_customer_profile_created_idx")
-      .on(t.customerId, t.kycProfileId, t.createdAt, t.id)
+      .on(t.customerId, t.kycProfileId, t.createdAt, t.id, t.status)
       .where(sql`${t.kycProfileId} IS NOT NULL`),
     // The numbers whose verification expires before a date: the list filtered by kyc_expires_before.
     index("numbers_customer_kyc_expires_idx").on(t.customerId, t.kycExpiresAt).where(sql`${t.kycExpiresAt} IS NOT NULL`),
