@@ -272,7 +272,8 @@ function queueScenario(name: string, path: string, recount: string, perAccount: 
 }
 
 const openOrders = `orders WHERE status IN (${OPEN_ORDER_STATUSES.map((s) => `'${s}'`).join(", ")})`;
-const awaitingReview = "kyc_verifications WHERE status IN ('pending', 'under_review')";
+// A released number's verification is not in the queue (other files of the workerd may have left one).
+const awaitingReview = "kyc_verifications WHERE status IN ('pending', 'under_review') AND number_released = 0";
 
 const SCENARIOS: Scenario[] = [
   ordersScenario("default page", "", {}, PAGE_CEILING),

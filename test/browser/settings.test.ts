@@ -15,7 +15,9 @@ async function ordersStatus(slug: string, key: string): Promise<number> {
 it("an owner creates an API key (shown once), the API accepts it; revoked, the API refuses it", async () => {
   const { page, account } = await portal.signInAsNewOwner();
   await page.getByRole("link", { name: "API keys" }).click();
-  // The account's slug, which every API path needs, is on the page.
+  // The account's slug, which every API path needs, is on the page (once the click's navigation is done: count() waits
+  // for nothing, and read the page before it had come at times).
+  await page.waitForURL(`${portal.base}/portal/settings/api-keys`);
   expect(await page.getByText(`This account's slug is ${account.slug}`).count()).toBe(1);
   await page.getByLabel("Name").fill("ci deploys");
   await page.getByRole("button", { name: "Create key" }).click();
