@@ -252,7 +252,7 @@ describe("orders' derived data", () => {
 });
 
 describe("numbers' and users' derived data", () => {
-  it("number_counts and user_counts match a recount after random writes", async () => {
+  it("number_counts, number_order_counts and user_counts match a recount after random writes", async () => {
     const customer = await createCustomer();
     const other = await createCustomer();
     const orderOf = async (c: TestCustomer) => {
@@ -279,7 +279,7 @@ describe("numbers' and users' derived data", () => {
             pick: fc.nat(),
             status: fc.nat(2),
             variant: fc.nat(2),
-            column: fc.nat(3),
+            column: fc.nat(4),
           }),
           { minLength: 1, maxLength: 25 },
         ),
@@ -314,6 +314,7 @@ describe("numbers' and users' derived data", () => {
                 else if (w.column === 1)
                   await run("UPDATE numbers SET country_code = ? WHERE id = ?", COUNTRIES[w.variant], target);
                 else if (w.column === 2) await run("UPDATE numbers SET number_type = ? WHERE id = ?", TYPES[w.variant], target);
+                else if (w.column === 3) await run("UPDATE numbers SET order_id = ? WHERE id = ?", orderIds[w.account], target);
                 else await run("UPDATE numbers SET customer_id = ? WHERE id = ?", customerId, target);
               }
             } else {
@@ -356,6 +357,22 @@ describe("numbers' and users' derived data", () => {
               await all(
                 `SELECT customer_id, country_code, number_type, status, count(*) AS count FROM numbers
                  WHERE customer_id IN (SELECT value FROM json_each(?)) GROUP BY customer_id, country_code, number_type, status`,
+                ids,
+              ),
+            ),
+          );
+          expect(
+            canonical(
+              await all(
+                "SELECT customer_id, order_id, status, count FROM number_order_counts WHERE customer_id IN (SELECT value FROM json_each(?))",
+                ids,
+              ),
+            ),
+          ).toEqual(
+            canonical(
+              await all(
+                `SELECT customer_id, order_id, status, count(*) AS count FROM numbers
+                 WHERE customer_id IN (SELECT value FROM json_each(?)) GROUP BY customer_id, order_id, status`,
                 ids,
               ),
             ),
@@ -447,9 +464,10 @@ describe("the migration", () => {
 
     for (const [table, columns] of [
       ["number_counts", "customer_id, country_code, number_type, status"],
+      ["number_order_counts", "customer_id, order_id, status"],
       ["user_counts", "customer_id, role, status"],
     ] as const) {
-      const source = table === "number_counts" ? "numbers" : "users";
+      const source = table === "user_counts" ? "users" : "numbers";
       const stored = await db.prepare(`SELECT ${columns}, count FROM ${table}`).all<Row>();
       const expected = await db.prepare(`SELECT ${columns}, count(*) AS count FROM ${source} GROUP BY ${columns}`).all<Row>();
       expect(canonical(stored.results), table).toEqual(canonical(expected.results));

@@ -81,7 +81,12 @@ function accountOrders(count: number, firstSeq: number): OrderSeed[] {
 /** Apart from other files' numbers (+1555…, +4420…): the files of a workerd share its database. */
 const phonePrefix = `+1557${String(Math.floor(Math.random() * 1000)).padStart(3, "0")}`;
 
-/** Per account, its oldest fulfilled order: it holds the first of the account's numbers. */
+/** The numbers of each account's oldest fulfilled order: the list of one order's numbers pages through them. */
+const ONE_ORDERS_NUMBERS = 300;
+/** Rows a page of one order's numbers may read: its page and counts, not the order's numbers one by one. */
+const ONE_ORDER_CEILING = 100;
+
+/** Per account, its oldest fulfilled order: it holds the first ONE_ORDERS_NUMBERS of the account's numbers. */
 const firstFulfilledOrder = new Map<string, string>();
 
 /** Orders, numbers (of fulfilled orders) and verifications awaiting review for the account, at its size. */
@@ -99,7 +104,7 @@ async function seed(customer: TestCustomer, size: Size): Promise<void> {
   const fulfilled = orders.filter((order) => order.status === "fulfilled");
   firstFulfilledOrder.set(customer.customerId, fulfilled[0]!.id);
   const numbers = Array.from({ length: numberCount }, (_, i) => {
-    const order = fulfilled[i % fulfilled.length]!;
+    const order = (i < ONE_ORDERS_NUMBERS ? fulfilled[0] : fulfilled[i % fulfilled.length])!;
     const phone = `${phonePrefix}${size === "small" ? 0 : 1}${String(i).padStart(5, "0")}`;
     const status = i % 10 === 0 ? "suspended" : "active";
     return [
@@ -237,11 +242,12 @@ function numbersScenario(
   name: string,
   query: (customer: TestCustomer) => string,
   where: (customer: TestCustomer) => [string, string],
+  ceiling = PAGE_CEILING,
 ): Scenario {
   return {
     name: `numbers: ${name}`,
     path: (c) => `/api/customers/${c.slug}/numbers?${query(c)}`,
-    ceiling: PAGE_CEILING,
+    ceiling,
     check: async (customer, body) => {
       const [condition, value] = where(customer);
       const [counted] = await sqlAll<{ n: number }>(
@@ -347,9 +353,10 @@ const SCENARIOS: Scenario[] = [
     },
   },
   numbersScenario(
-    "one order's",
+    `one order's (${ONE_ORDERS_NUMBERS})`,
     (c) => `order_id=${firstFulfilledOrder.get(c.customerId)}`,
     (c) => ["order_id = ?2", firstFulfilledOrder.get(c.customerId)!],
+    ONE_ORDER_CEILING,
   ),
   numbersScenario(
     "JP toll-free",

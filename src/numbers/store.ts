@@ -12,6 +12,7 @@ import {
   type NumberRow,
   type NumberStatus,
   numberCounts,
+  numberOrderCounts,
   numbers,
   numberTags,
   type OrderRow,
@@ -117,8 +118,28 @@ export function countedNumbersTotal(
     );
 }
 
-/** The list's total: from number_counts when only enumerations filter it, else counted over the matching numbers. */
+/** Whether the list is one order's numbers, at most filtered by status: what number_order_counts counts. */
+function countedByOrder(q: NumberListQuery): q is NumberListQuery & { orderId: string } {
+  return q.orderId !== undefined && !countedOverNumbers({ ...q, orderId: undefined }) && !q.countryCodes && !q.numberTypes;
+}
+
+/**
+ * The list's total: from number_counts when only enumerations filter it, from number_order_counts for one order's
+ * numbers (however many the order holds), else counted over the matching numbers.
+ */
 function totalQuery(db: Database, customerId: string, q: NumberListQuery) {
+  if (countedByOrder(q)) {
+    return db
+      .select({ total: sql<number>`total(${numberOrderCounts.count})`.mapWith(Number) })
+      .from(numberOrderCounts)
+      .where(
+        and(
+          eq(numberOrderCounts.customerId, customerId),
+          eq(numberOrderCounts.orderId, q.orderId),
+          q.statuses && inArray(numberOrderCounts.status, q.statuses),
+        ),
+      );
+  }
   if (countedOverNumbers(q)) return db.select({ total: count() }).from(numbers).where(listConditions(customerId, q));
   return countedNumbersTotal(db, customerId, q);
 }

@@ -401,6 +401,22 @@ export const numberCounts = sqliteTable(
 );
 
 /**
+ * Numbers per account, order and status, as number_counts per pair: the list of one order's numbers counts them from
+ * here, whatever the order's size. Derived data, written only by the triggers of migrations/0024; rows at zero are
+ * removed. WITHOUT ROWID, as order_day_counts.
+ */
+export const numberOrderCounts = sqliteTable(
+  "number_order_counts",
+  {
+    customerId: text("customer_id").notNull(),
+    orderId: text("order_id").notNull(),
+    status: text("status", { enum: NUMBER_STATUSES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.orderId, t.status] })],
+);
+
+/**
  * An identity and address verification: a number's own (number_id set), or a profile (name set, no number) that
  * numbers join through kyc_profile_numbers.
  */
