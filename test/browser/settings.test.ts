@@ -75,12 +75,15 @@ it("the team and webhooks pages render for an owner", async () => {
     ["Webhooks", "webhooks"],
   ] as const) {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link }).click();
+    await page.waitForURL(`${portal.base}/portal/settings/${name}`);
     expect(await page.getByRole("link", { name: link, exact: true }).getAttribute("aria-current")).toBe("page");
     await portal.screenshot(page, name);
   }
   // The team's status counts as tabs, as the orders' are: the owner, active, and a teammate invited, not yet active.
   const invited = await portal.inviteUser(account, "member");
+  // Each click is followed by its page's URL: reading the page before the navigation ends reads the page before it.
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Team" }).click();
+  await page.waitForURL(`${portal.base}/portal/settings/team`);
   const tabs = page.getByRole("list", { name: "Status" });
   expect(await tabs.getByRole("link").allTextContents()).toEqual([
     "All (2)",
@@ -90,8 +93,10 @@ it("the team and webhooks pages render for an owner", async () => {
     "Locked (0)",
   ]);
   await tabs.getByRole("link", { name: "Active (1)" }).click();
+  await page.waitForURL(/status=active/);
   expect(await tabs.getByRole("link", { name: "Active (1)" }).getAttribute("aria-current")).toBe("page");
   expect(await page.getByRole("table", { name: "Users" }).textContent()).not.toContain(invited.email);
   await tabs.getByRole("link", { name: "Invited (1)" }).click();
+  await page.waitForURL(/status=invited/);
   expect(await page.getByRole("table", { name: "Users" }).textContent()).toContain(invited.email);
 });
