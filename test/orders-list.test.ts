@@ -755,6 +755,36 @@ describe("every shape of query plan, against the contract's reference query", ()
     }
   });
 
+  it("pages a search by walking the default sort, from the grams' matches, or by testing each candidate, exactly as the reference", async () => {
+    const nextClient = clientsInTurn();
+    // A common needle fills the page from the walk; a rare or absent one, or one with a rare status, is read from its
+    // matches (a status filter with a page of 100 starts the walk and falls short); one longer than a gram (16
+    // characters) is looked up by its first 16 and tested; in another sort there is no walk.
+    const needles = ["Berlin", "campaign 1234", "xyz", "#000", "berlin support line", "campaign 123 for"];
+    const filters: Partial<Pick<ListQuery, "status" | "country_code">>[] = [
+      {},
+      { status: ["cancelled"] },
+      { status: ["pending", "fulfilled"], country_code: ["GB"] },
+    ];
+    for (const search of needles) {
+      for (const filter of filters) {
+        for (const [sort_by, sort_order] of [
+          ["created_at", "desc"],
+          ["created_at", "asc"],
+          ["quantity", "asc"],
+        ] as const) {
+          for (const window of [
+            { page: 1, limit: 10 },
+            { page: 2, limit: 100 },
+            { page: 40, limit: 3 },
+          ]) {
+            await expectAsReference({ ...NO_FILTERS, ...filter, search, sort_by, sort_order, ...window }, await nextClient());
+          }
+        }
+      }
+    }
+  });
+
   it("never scans the orders table, whatever the shape of the query", async () => {
     const db = createDatabase(env.DB);
     const segments = await accountSegments();

@@ -15,7 +15,7 @@ import {
   orders,
 } from "../db/schema.ts";
 import { inJsonList } from "../db/sql.ts";
-import { type OrderListQuery, type OrderSortKey, orderedBy, SORT_KEYS, sortOrder } from "./list-query.ts";
+import { enumerationFilters, type OrderListQuery, type OrderSortKey, orderedBy, SORT_KEYS, sortOrder } from "./list-query.ts";
 
 /** From this offset on, a page in a day-counted sort finds its first row by summing days rather than skipping rows. */
 export const DEEP_PAGE_OFFSET = 1_000;
@@ -137,41 +137,63 @@ export function countedRangeCounts(db: Database, customerId: string, q: OrderLis
 /** Index entries a quantity range's page walks in the default sort before it takes the quantity index instead. */
 const QUANTITY_WALK_ENTRIES = 1_000;
 
+/** A page walked in the default sort's index, tested row by row, and what answers when the walk falls short. */
+export interface PageWalk {
+  /** The columns the test reads, selected by the walk under their own names. */
+  columns: SQL;
+  /** The test of one walked row, on those names. */
+  test: SQL;
+  /** The most index entries walked. */
+  entries: number;
+  /** A condition, evaluated first, without which the walk is not tried (by default it always is). */
+  worthIt?: SQL;
+  /** The page's rowids in page order when the walk fell short (or was not tried): a SELECT of rowids. */
+  fallback: SQL;
+}
+
 /**
- * A quantity range's page in the created_at sort. First the sort's index walked in order (it carries quantity and the
- * enumerations) for up to QUANTITY_WALK_ENTRIES entries, until the page's last row: a common range fills the page
- * within a few entries per row, however large the account. A range too rare for that is taken from the quantity index
- * (its orders, sorted), which then holds few. Both give the same rows; undefined when the page is too deep to walk.
- * The quantity index is named: with quantity in the created index, SQLite would otherwise scan that one to skip the
- * sort. And its subquery sits in a CASE branch, which SQLite runs only when the walk fell short (a condition beside it
- * in a WHERE would not keep SQLite from reading it).
+ * A page in the created_at sort, walked: the sort's index read in order (it carries the enumerations, filtered there)
+ * for up to `walk.entries` entries, each tested, until the page's last row. A common match fills the page within a few
+ * entries per row, however large the account; a match too rare for that is answered by the fallback. Walk and
+ * fallback sit in the branches of one CASE, and the walk's rows are first read in its condition, after `worthIt`:
+ * SQLite runs a branch only when it is taken, where a condition beside a subquery in a WHERE would not keep SQLite
+ * from reading it. Both give the same rows. Undefined in another sort, or when the page is too deep to walk.
+ */
+export function walkedPageRowids(customerId: string, q: OrderListQuery, window: PageWindow, walk: PageWalk): SQL | undefined {
+  const wanted = window.offset + window.limit;
+  if (q.sortBy !== "created_at" || wanted > walk.entries / 2) return undefined;
+  const filters = enumerationFilters(customerId, q);
+  const walked = sql`SELECT rowid AS walked, ${orders.createdAt} AS created_at, ${orders.id} AS id, ${walk.columns}
+    FROM ${orders} INDEXED BY ${sql.identifier(ORDERS_BY_CREATED_INDEX)} WHERE ${filters}
+    ORDER BY ${orderedBy(sortOrder(orders, q))} LIMIT ${walk.entries}`;
+  const walkedOrder = orderedBy(stableOrder({ key: sql`created_at`, nullable: false }, sql`id`, q.sortOrder));
+  const filled = sql`${walk.worthIt ?? sql`true`} AND (SELECT count(*) FROM hits) = ${wanted}`;
+  return sql`(
+    WITH hits AS MATERIALIZED (SELECT walked, created_at, id FROM (${walked}) WHERE ${walk.test} LIMIT ${wanted})
+    SELECT value FROM json_each(CASE WHEN ${filled}
+      THEN (SELECT json_group_array(walked) FROM (SELECT walked FROM hits ORDER BY ${walkedOrder} LIMIT ${window.limit} OFFSET ${window.offset}))
+      ELSE (SELECT json_group_array(rowid) FROM (${walk.fallback})) END)
+  )`;
+}
+
+/**
+ * A quantity range's page in the created_at sort: walked (walkedPageRowids), else from the quantity index (the range's
+ * orders, sorted), which then holds few. The quantity index is named: with quantity in the created index, SQLite would
+ * otherwise scan that one to skip the sort.
  */
 export function quantityWalkRowids(customerId: string, q: OrderListQuery, window: PageWindow): SQL | undefined {
-  const wanted = window.offset + window.limit;
-  if (q.sortBy !== "created_at" || wanted > QUANTITY_WALK_ENTRIES / 2) return undefined;
-  const filters = and(
-    eq(orders.customerId, customerId),
-    q.numberTypes && inJsonList(orders.numberType, q.numberTypes),
-    q.countryCodes && inJsonList(orders.countryCode, q.countryCodes),
-    q.statuses && inJsonList(orders.status, q.statuses),
-  );
   const inRange = (quantity: SQL | SQLiteColumn) =>
     and(
       q.quantityMin === undefined ? undefined : sql`${quantity} >= ${q.quantityMin}`,
       q.quantityMax === undefined ? undefined : sql`${quantity} <= ${q.quantityMax}`,
     );
-  const order = orderedBy(sortOrder(orders, q));
-  const walk = sql`SELECT rowid AS walked, ${orders.createdAt} AS created_at, ${orders.id} AS id, ${orders.quantity} AS quantity
-    FROM ${orders} INDEXED BY ${sql.identifier(ORDERS_BY_CREATED_INDEX)} WHERE ${filters}
-    ORDER BY ${order} LIMIT ${QUANTITY_WALK_ENTRIES}`;
+  const filters = enumerationFilters(customerId, q);
   const byQuantity = sql`SELECT rowid FROM ${orders} INDEXED BY ${sql.identifier(ORDERS_BY_QUANTITY_INDEX)}
-    WHERE ${and(filters, inRange(orders.quantity))} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${window.offset}`;
-  const walkedOrder = orderedBy(stableOrder({ key: sql`created_at`, nullable: false }, sql`id`, q.sortOrder));
-  const filled = sql`(SELECT count(*) FROM hits) = ${wanted}`;
-  return sql`(
-    WITH hits AS MATERIALIZED (SELECT walked, created_at, id FROM (${walk}) WHERE ${inRange(sql`quantity`)} LIMIT ${wanted})
-    SELECT walked FROM (SELECT walked FROM hits ORDER BY ${walkedOrder} LIMIT ${window.limit} OFFSET ${window.offset}) WHERE ${filled}
-    UNION ALL
-    SELECT value FROM json_each(CASE WHEN ${filled} THEN '[]' ELSE (SELECT json_group_array(rowid) FROM (${byQuantity})) END)
-  )`;
+    WHERE ${and(filters, inRange(orders.quantity))} ORDER BY ${orderedBy(sortOrder(orders, q))} LIMIT ${window.limit} OFFSET ${window.offset}`;
+  return walkedPageRowids(customerId, q, window, {
+    columns: sql`${orders.quantity} AS quantity`,
+    test: inRange(sql`quantity`) ?? sql`true`,
+    entries: QUANTITY_WALK_ENTRIES,
+    fallback: byQuantity,
+  });
 }

@@ -1,8 +1,9 @@
 // What an orders list asks for, and its sort as SQL: shared by the list's plans (list.ts, list-days.ts).
-import { type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { type SortDirection, stableOrder } from "../db/paging.ts";
 import { type OrderStatus, orders } from "../db/schema.ts";
+import { inJsonList } from "../db/sql.ts";
 
 export const ORDER_SORT_KEYS = [
   "order_number",
@@ -53,4 +54,44 @@ export function sortOrder(table: typeof orders | typeof segmentOrders, q: OrderL
 
 export function orderedBy(terms: SQL[]): SQL {
   return sql.join(terms, sql`, `);
+}
+
+export function hasRangeFilter(q: OrderListQuery): boolean {
+  return [q.quantityMin, q.quantityMax, q.requestedFrom, q.requestedTo, q.fulfilledFrom, q.fulfilledTo].some(
+    (bound) => bound !== undefined,
+  );
+}
+
+/** The range filters, on `orders`. */
+export function rangeFilters(q: OrderListQuery): SQL[] {
+  const conditions: (SQL | undefined)[] = [
+    q.quantityMin === undefined ? undefined : gte(orders.quantity, q.quantityMin),
+    q.quantityMax === undefined ? undefined : lte(orders.quantity, q.quantityMax),
+    q.requestedFrom === undefined ? undefined : gte(orders.requestedAt, q.requestedFrom),
+    q.requestedTo === undefined ? undefined : lte(orders.requestedAt, q.requestedTo),
+    q.fulfilledFrom === undefined ? undefined : gte(orders.fulfilledAt, q.fulfilledFrom),
+    q.fulfilledTo === undefined ? undefined : lte(orders.fulfilledAt, q.fulfilledTo),
+  ];
+  return conditions.filter((c): c is SQL => c !== undefined);
+}
+
+/** Every filter but the search and the status, on `orders`: with the search, what status_counts count. */
+export function countedFilters(customerId: string, q: OrderListQuery): SQL[] {
+  const conditions: (SQL | undefined)[] = [
+    eq(orders.customerId, customerId),
+    q.numberTypes && inJsonList(orders.numberType, q.numberTypes),
+    q.countryCodes && inJsonList(orders.countryCode, q.countryCodes),
+    ...rangeFilters(q),
+  ];
+  return conditions.filter((c): c is SQL => c !== undefined);
+}
+
+/** The account and the enumeration filters (statuses too), on `orders`: what the sort indexes carry. */
+export function enumerationFilters(customerId: string, q: OrderListQuery): SQL | undefined {
+  return and(
+    eq(orders.customerId, customerId),
+    q.numberTypes && inJsonList(orders.numberType, q.numberTypes),
+    q.countryCodes && inJsonList(orders.countryCode, q.countryCodes),
+    q.statuses && inJsonList(orders.status, q.statuses),
+  );
 }

@@ -7,24 +7,13 @@
 //   SQLite's own plan over covering indexes (a quantity range's page walked in the default sort first);
 // - a deep page in a time's sort: its first row found by summing order_day_counts' days, not by skipping rows
 //   (list-derived.ts);
-// - a search: the trigram index narrows the orders, and one statement tests, counts and pages them.
+// - a search: from the grams index, which finds a needle's orders as one key range (list-search.ts).
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { batchByName, type Results, type Statements } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
-import { countByStatus, type PageWindow, stableOrder } from "../db/paging.ts";
-import {
-  customerNumbers,
-  ORDER_STATUSES,
-  ORDERS_BY_SEQUENCE_INDEX,
-  type OrderRow,
-  type OrderStatus,
-  orderCounts,
-  orders,
-  orderTimeLags,
-  orderTrigrams,
-} from "../db/schema.ts";
-import { trigramQuery } from "../db/search.ts";
-import { containsText, inJsonList } from "../db/sql.ts";
+import { countByStatus, type PageWindow } from "../db/paging.ts";
+import { ORDER_STATUSES, type OrderRow, type OrderStatus, orderCounts, orders, orderTimeLags } from "../db/schema.ts";
+import { inJsonList } from "../db/sql.ts";
 import {
   countedRange,
   countedRangeCounts,
@@ -33,44 +22,21 @@ import {
   deepPageRowids,
   quantityWalkRowids,
 } from "./list-derived.ts";
-import { type OrderListQuery, orderedBy, SORT_KEYS, segmentOrders, sortOrder } from "./list-query.ts";
+import {
+  countedFilters,
+  hasRangeFilter,
+  type OrderListQuery,
+  orderedBy,
+  rangeFilters,
+  segmentOrders,
+  sortOrder,
+} from "./list-query.ts";
+import { searchAnswer, searchStatement } from "./list-search.ts";
 
 interface OrderList {
   rows: OrderRow[];
   total: number;
   statusCounts: Record<OrderStatus, number>;
-}
-
-const ORDER_SEQ_BITS = sql.raw("4294967295");
-
-function hasRangeFilter(q: OrderListQuery): boolean {
-  return [q.quantityMin, q.quantityMax, q.requestedFrom, q.requestedTo, q.fulfilledFrom, q.fulfilledTo].some(
-    (bound) => bound !== undefined,
-  );
-}
-
-/** The range filters, on `orders`. */
-function rangeFilters(q: OrderListQuery): SQL[] {
-  const conditions: (SQL | undefined)[] = [
-    q.quantityMin === undefined ? undefined : gte(orders.quantity, q.quantityMin),
-    q.quantityMax === undefined ? undefined : lte(orders.quantity, q.quantityMax),
-    q.requestedFrom === undefined ? undefined : gte(orders.requestedAt, q.requestedFrom),
-    q.requestedTo === undefined ? undefined : lte(orders.requestedAt, q.requestedTo),
-    q.fulfilledFrom === undefined ? undefined : gte(orders.fulfilledAt, q.fulfilledFrom),
-    q.fulfilledTo === undefined ? undefined : lte(orders.fulfilledAt, q.fulfilledTo),
-  ];
-  return conditions.filter((c): c is SQL => c !== undefined);
-}
-
-/** Every filter but the search and the status, on `orders`: with the search, what status_counts count. */
-function countedFilters(customerId: string, q: OrderListQuery): SQL[] {
-  const conditions: (SQL | undefined)[] = [
-    eq(orders.customerId, customerId),
-    q.numberTypes && inJsonList(orders.numberType, q.numberTypes),
-    q.countryCodes && inJsonList(orders.countryCode, q.countryCodes),
-    ...rangeFilters(q),
-  ];
-  return conditions.filter((c): c is SQL => c !== undefined);
 }
 
 /** The page's rowids read in order from the sort index (or whichever index SQLite prefers for the conditions). */
@@ -277,79 +243,6 @@ function rangeStatements(db: Database, customerId: string, q: OrderListQuery, wi
   return { page, counts };
 }
 
-// ---- Search --------------------------------------------------------------------------------------------------------
-
-/** The order number as clients see it ("#000042"), so search matches it with or without the "#". */
-const orderNumberText = sql`'#' || printf('%06d', ${orders.orderSeq})`;
-
-/** The contract's search: a case-insensitive substring of the order number or the notes. */
-function matchesSearch(needle: string): SQL {
-  return sql`(${containsText(orderNumberText, needle)} OR ${containsText(sql`coalesce(${orders.notes}, '')`, needle)})`;
-}
-
-/**
- * The orders that match a search and the other filters but status: what the search's counts count. A needle of three
- * characters or more is looked up in the trigram index first, within the account's rowid range, and only those
- * candidates are read, through the (customer_id, order_seq) index, which SQLite is told to use: an index in sort
- * order would otherwise look cheaper and read the whole account. A shorter needle is tested on every order of the
- * account, as the index cannot narrow it down.
- */
-function searchHits(db: Database, customerId: string, q: OrderListQuery, needle: string) {
-  const { column, nullable } = SORT_KEYS[q.sortBy];
-  const fields = {
-    hit: sql<number>`${orders}.rowid`.as("hit"),
-    status: sql<OrderStatus>`${orders.status}`.as("status"),
-    sortKey: sql`${orders[column]}`.as("sort_key"),
-    id: sql<string>`${orders.id}`.as("id"),
-  };
-  const conditions = [...countedFilters(customerId, q), matchesSearch(needle)];
-  const indexQuery = trigramQuery(needle);
-  if (indexQuery === undefined)
-    return {
-      hits: db
-        .select(fields)
-        .from(orders)
-        .where(and(...conditions)),
-      nullable,
-    };
-  const accountRowids = sql`(SELECT ${customerNumbers.number} << 32 FROM ${customerNumbers} WHERE ${eq(customerNumbers.customerId, customerId)})`;
-  const candidates = sql`${orders.orderSeq} IN (
-    SELECT rowid & ${ORDER_SEQ_BITS} FROM ${orderTrigrams}
-    WHERE ${orderTrigrams} MATCH ${indexQuery} AND rowid BETWEEN ${accountRowids} AND ${accountRowids} + ${ORDER_SEQ_BITS}
-  )`;
-  return {
-    hits: db
-      .select(fields)
-      .from(sql`${orders} INDEXED BY ${sql.identifier(ORDERS_BY_SEQUENCE_INDEX)}`)
-      .where(and(candidates, ...conditions)),
-    nullable,
-  };
-}
-
-/**
- * A search in one statement, since testing its candidates is its whole cost: the hits are found once, then counted
- * by status (as JSON) and paged (as a JSON list of rowids), and the page's rows are joined to that one result row.
- * The answer has one row per order of the page, or one row without an order when the page is empty.
- */
-function searchStatement(db: Database, customerId: string, q: OrderListQuery, window: PageWindow, needle: string) {
-  const { hits, nullable } = searchHits(db, customerId, q, needle);
-  const hitOrder = orderedBy(stableOrder({ key: sql`sort_key`, nullable }, sql`id`, q.sortOrder));
-  const statusFilter = q.statuses ? sql`WHERE ${inJsonList(sql`status`, q.statuses)}` : sql``;
-  const result = sql`(
-    WITH hits AS MATERIALIZED ${hits}
-    SELECT
-      (SELECT json_group_object(status, n) FROM (SELECT status, count(*) AS n FROM hits GROUP BY status)) AS status_counts,
-      (SELECT json_group_array(hit) FROM (
-        SELECT hit FROM hits ${statusFilter} ORDER BY ${hitOrder} LIMIT ${window.limit} OFFSET ${window.offset}
-      )) AS page
-  ) AS result`;
-  return db
-    .select({ statusCounts: sql<string>`result.status_counts`, order: orders })
-    .from(result)
-    .leftJoin(orders, sql`${orders}.rowid IN (SELECT value FROM json_each(result.page))`)
-    .orderBy(...sortOrder(orders, q));
-}
-
 // ---- The list ------------------------------------------------------------------------------------------------------
 
 /** A plan: its statements, and its run (one D1 call) answering the list from their results. */
@@ -369,17 +262,7 @@ async function listPlan(
   segmentsOf: () => readonly Segment[] | undefined | Promise<readonly Segment[] | undefined>,
 ) {
   if (q.search !== undefined) {
-    return plan(db, { hits: searchStatement(db, customerId, q, window, q.search) }, ({ hits }) => {
-      const counts = JSON.parse(hits[0]?.statusCounts ?? "{}") as Record<OrderStatus, number>;
-      return {
-        rows: hits.flatMap((row) => (row.order ? [row.order] : [])),
-        ...countByStatus(
-          ORDER_STATUSES,
-          Object.entries(counts).map(([status, count]) => ({ status, count })),
-          q.statuses,
-        ),
-      };
-    });
+    return plan(db, { hits: searchStatement(db, customerId, q, window, q.search) }, ({ hits }) => searchAnswer(hits, q));
   }
   if (hasRangeFilter(q)) {
     return plan(db, rangeStatements(db, customerId, q, window), ({ page, counts }) => ({

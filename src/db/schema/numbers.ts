@@ -1,17 +1,7 @@
 // Tables for the catalog, orders, numbers and verifications with their documents; kept in one file because they
 // reference each other. Timestamps are integer milliseconds since the epoch (UTC).
 import { sql } from "drizzle-orm";
-import {
-  type AnySQLiteColumn,
-  check,
-  index,
-  integer,
-  primaryKey,
-  sqliteTable,
-  sqliteView,
-  text,
-  uniqueIndex,
-} from "drizzle-orm/sqlite-core";
+import { type AnySQLiteColumn, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { literal, literalList } from "../sql.ts";
 import { customers } from "./accounts.ts";
 import {
@@ -247,20 +237,47 @@ export const orderTimeLags = sqliteTable("order_time_lags", {
 });
 
 /**
- * The orders' search index: an FTS5 table with the trigram tokenizer over the order number and the notes, kept by
- * triggers (migrations/0003_list_derived_data.sql). Declared as an existing view: drizzle-kit cannot write a virtual
- * table, so it is migrated by hand and only named here, for the queries that read it. Its rowid is
- * (account number << 32) | order_seq: one account's entries form one rowid range.
+ * Order statuses as small numbers, code = the status's place in ORDER_STATUSES: the search grams carry one per
+ * character of an order's text, where the status's name would take ten bytes.
  */
-export const orderTrigrams = sqliteView("order_trigrams", {
-  rowid: integer("rowid").notNull(),
-  orderNumber: text("order_number"),
-  notes: text("notes"),
-}).existing();
+export const orderStatusCodes = sqliteTable("order_status_codes", {
+  code: integer("code").primaryKey(),
+  status: text("status", { enum: ORDER_STATUSES }).notNull().unique(),
+});
+
+/** 1 to the longest text an order's grams are cut from (its notes, 1,000 characters): where a gram starts. */
+export const searchPositions = sqliteTable("search_positions", {
+  n: integer("n").primaryKey(),
+});
+
+/** The longest gram: a longer needle is looked up by its first SEARCH_GRAM_LENGTH characters, then tested. */
+export const SEARCH_GRAM_LENGTH = 16;
 
 /**
- * A small integer per account, assigned by trigger when the account is created: the high 32 bits of its orders'
- * rowids in the order_trigrams index, so a search reads only the account's own postings.
+ * The orders' search index, exact for a needle of up to SEARCH_GRAM_LENGTH characters. Every suffix of an order's
+ * number ("#000042") and lowered notes, cut to SEARCH_GRAM_LENGTH characters, once per order: the orders whose text
+ * contains a needle are those with a gram that starts with it, so they are one key range. Within an order sorted by
+ * gram, `lcp` is how many characters a gram shares with the one before it (0 for its first): of an order's grams that
+ * start with a needle, exactly one shares fewer than the needle's length with the gram before it, so counting those
+ * counts each order once, and with `status` (a code of order_status_codes) they are counted by status from the index
+ * alone. Derived data, written only by the triggers of migrations/0026. WITHOUT ROWID: the key is the row.
+ */
+export const orderSearchGrams = sqliteTable(
+  "order_search_grams",
+  {
+    /** The account's number (customer_numbers): a small integer, where the account's id would take 36 bytes. */
+    account: integer("account").notNull(),
+    gram: text("gram").notNull(),
+    orderSeq: integer("order_seq").notNull(),
+    lcp: integer("lcp").notNull(),
+    status: integer("status").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.account, t.gram, t.orderSeq] })],
+);
+
+/**
+ * A small integer per account, assigned by trigger when the account is created: the search grams carry it instead of
+ * the account's id.
  */
 export const customerNumbers = sqliteTable("customer_numbers", {
   number: integer("number").primaryKey(),
