@@ -46,7 +46,9 @@ INSERT INTO order_search_grams (account, gram, order_seq, lcp, status)
       JOIN order_status_codes ON order_status_codes.status = texts.status
       JOIN search_positions ON search_positions.n <= length(texts.text)
     )
-  );
+  )
+  -- In the index's order, so each row is appended rather than put in the middle of a large index.
+  ORDER BY account, gram, order_seq;
 --> statement-breakpoint
 CREATE TRIGGER order_search_grams_insert AFTER INSERT ON orders BEGIN
   INSERT INTO order_search_grams (account, gram, order_seq, lcp, status)

@@ -74,14 +74,14 @@ export function storedBytes(file: string, table: string): { rows: number; object
 export interface OrderStorage {
   orders: number;
   bytesPerOrder: number;
-  /** Each part's bytes per order: the table, each of its indexes, the trigram index, each derived table. */
+  /** Each part's bytes per order: the table, each of its indexes, each derived table (the search grams among them). */
   parts: { name: string; bytesPerOrder: number }[];
 }
 
 /**
- * Bytes per order on disk, over every order of the database: the orders table and each of its indexes, the trigram
- * index (the FTS5 table's shadow tables, order_trigrams_*, as one), and the tables derived from orders by triggers
- * (order_*: the counts and the time lags), each with its indexes.
+ * Bytes per order on disk, over every order of the database: the orders table and each of its indexes, and the
+ * tables derived from orders by triggers (order_*: the counts, the time lags and the search grams), each with its
+ * indexes.
  */
 export function orderStorage(file: string): OrderStorage {
   const { rows: orders, objects } = storedBytes(file, "orders");
@@ -89,7 +89,6 @@ export function orderStorage(file: string): OrderStorage {
   const add = (name: string, bytes: number) => parts.set(name, (parts.get(name) ?? 0) + bytes);
   for (const o of objects) {
     if (o.table === "orders") add(o.name === "orders" ? "orders (table)" : o.name, o.bytes);
-    else if (o.table.startsWith("order_trigrams")) add("order_trigrams (trigram index)", o.bytes);
     else if (o.table.startsWith("order_")) add(`${o.table} (derived)`, o.bytes);
   }
   const list = [...parts].map(([name, bytes]) => ({ name, bytesPerOrder: bytes / orders }));
