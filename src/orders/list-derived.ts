@@ -1,6 +1,7 @@
 // The orders list's plans that derived counts make cheap: a deep page in a time's sort, whose first row is found by
 // summing order_day_counts' days rather than skipping rows; a time or quantity range's counts from order_day_counts or
-// order_quantity_counts; and a quantity range's page in the default sort, walked in order.
+// order_quantity_counts; and a page in the default sort walked in order, tested row by row (a quantity range's, a
+// search's), with what answers when the walk falls short.
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";

@@ -1,4 +1,5 @@
-// What an orders list asks for, and its sort as SQL: shared by the list's plans (list.ts, list-days.ts).
+// What an orders list asks for, its filters and its sort as SQL: shared by the list's plans (list.ts, list-derived.ts,
+// list-search.ts).
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { type SortDirection, stableOrder } from "../db/paging.ts";

@@ -77,7 +77,7 @@ function statusCode(status: OrderStatus): number {
 function matchedOrders(customerId: string, prefix: string, conditions: (SQL | undefined)[]) {
   return sql`${orderSearchGrams} JOIN ${orders} INDEXED BY ${sql.identifier(ORDERS_BY_SEQUENCE_INDEX)}
     ON ${orders.customerId} = ${customerId} AND ${orders.orderSeq} = ${orderSearchGrams.orderSeq}
-    WHERE ${and(sql`${gramsStartingWith(customerId, prefix)}`, ...conditions)}`;
+    WHERE ${and(gramsStartingWith(customerId, prefix), ...conditions)}`;
 }
 
 /**
