@@ -282,6 +282,19 @@ describe("filters and status_counts", () => {
     await expectMatch({ search: "zzz-nothing" }, () => false);
   });
 
+  it("finds notes that end in the last code point, which bounds no range of the search index", async () => {
+    const customer = await createCustomer();
+    const last = String.fromCodePoint(0x10ffff);
+    const notes = [`end ${last}`, `end ${last}${last} twice`, `a sixteen-char n${last}otes`, "end"];
+    for (const text of notes) await place(customer, { number_type: "mobile", country_code: "US", quantity: 1, notes: text });
+    for (const search of [last, `d ${last}`, `${last}${last}`, `a sixteen-char n${last}`, `sixteen-char n${last}o`]) {
+      const page = await list(customer, { search, limit: "100" });
+      const expected = notes.filter((text) => text.includes(search));
+      expect(page.data.map((o) => o.notes).sort(), search).toEqual(expected.sort());
+      expect(page.meta.total, search).toBe(expected.length);
+    }
+  });
+
   it("counts every status over the other filters, ignoring the status filter", async () => {
     const page = await expectMatch(
       { status: "pending", country_code: "US" },

@@ -43,15 +43,20 @@ function matchesSearch(needle: string, orderSeq: AnyColumn | SQL = orders.orderS
   return sql`(${containsText(orderNumberText(orderSeq), needle)} OR ${containsText(sql`coalesce(${notes}, '')`, needle)})`;
 }
 
+/** The last code point: a prefix ending in it has no successor that SQLite's char() can write (it writes U+FFFD). */
+const LAST_CODE_POINT = 0x10ffff;
+
 /**
  * How the index finds a needle: by its first SEARCH_GRAM_LENGTH characters (code points, as SQLite's substr counts),
- * the whole needle when `exact`. Undefined for one it cannot: a NUL (SQLite's length() stops at it) or a lone
- * surrogate (not text).
+ * the whole needle when `exact`. Undefined for one it cannot: a NUL (SQLite's length() stops at it), a lone surrogate
+ * (not text), or a prefix ending in the last code point (its range has no upper bound, see gramsStartingWith).
  */
 function gramLookup(needle: string): { prefix: string; exact: boolean } | undefined {
   if (/[\0\p{Cs}]/u.test(needle)) return undefined;
   const chars = [...needle];
-  return { prefix: chars.slice(0, SEARCH_GRAM_LENGTH).join(""), exact: chars.length <= SEARCH_GRAM_LENGTH };
+  const prefix = chars.slice(0, SEARCH_GRAM_LENGTH);
+  if (prefix.at(-1)?.codePointAt(0) === LAST_CODE_POINT) return undefined;
+  return { prefix: prefix.join(""), exact: chars.length <= SEARCH_GRAM_LENGTH };
 }
 
 /**
