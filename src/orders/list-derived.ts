@@ -16,7 +16,15 @@ import {
   orders,
 } from "../db/schema.ts";
 import { inJsonList } from "../db/sql.ts";
-import { enumerationFilters, type OrderListQuery, type OrderSortKey, orderedBy, SORT_KEYS, sortOrder } from "./list-query.ts";
+import {
+  enumerationFilters,
+  type OrderListQuery,
+  type OrderSortKey,
+  orderedBy,
+  SORT_KEYS,
+  sortOrder,
+  statusFilter,
+} from "./list-query.ts";
 
 /** From this offset on, a page in a day-counted sort finds its first row by summing days rather than skipping rows. */
 export const DEEP_PAGE_OFFSET = 1_000;
@@ -73,7 +81,7 @@ export function deepPageRowids(customerId: string, field: OrderDayField, q: Orde
   const day = pageStartDay(customerId, field, q, window.offset, "day");
   // Past the last row there is no start day, and a NULL bound makes the page empty without reading a row.
   const fromStart = q.sortOrder === "desc" ? sql`${key} < (${day} + 1) * ${DAY_MS}` : sql`${key} >= ${day} * ${DAY_MS}`;
-  const conditions = and(eq(orders.customerId, customerId), q.statuses && inJsonList(orders.status, q.statuses), fromStart);
+  const conditions = and(eq(orders.customerId, customerId), statusFilter(q), fromStart);
   const skipped = sql`${window.offset} - coalesce(${pageStartDay(customerId, field, q, window.offset, "before")}, 0)`;
   return sql`(SELECT rowid FROM ${orders} WHERE ${conditions} ORDER BY ${orderedBy(sortOrder(orders, q))}
     LIMIT ${window.limit} OFFSET ${skipped})`;

@@ -76,23 +76,26 @@ export function rangeFilters(q: OrderListQuery): SQL[] {
   return conditions.filter((c): c is SQL => c !== undefined);
 }
 
-/** Every filter but the search and the status, on `orders`: with the search, what status_counts count. */
-export function countedFilters(customerId: string, q: OrderListQuery): SQL[] {
-  const conditions: (SQL | undefined)[] = [
+/** The account and the number type and country filters, on `orders`. */
+function accountFilters(customerId: string, q: OrderListQuery): (SQL | undefined)[] {
+  return [
     eq(orders.customerId, customerId),
     q.numberTypes && inJsonList(orders.numberType, q.numberTypes),
     q.countryCodes && inJsonList(orders.countryCode, q.countryCodes),
-    ...rangeFilters(q),
   ];
-  return conditions.filter((c): c is SQL => c !== undefined);
+}
+
+/** The status filter, on `orders`; undefined without one. */
+export function statusFilter(q: OrderListQuery): SQL | undefined {
+  return q.statuses && inJsonList(orders.status, q.statuses);
+}
+
+/** Every filter but the search and the status, on `orders`: with the search, what status_counts count. */
+export function countedFilters(customerId: string, q: OrderListQuery): SQL[] {
+  return [...accountFilters(customerId, q), ...rangeFilters(q)].filter((c): c is SQL => c !== undefined);
 }
 
 /** The account and the enumeration filters (statuses too), on `orders`: what the sort indexes carry. */
 export function enumerationFilters(customerId: string, q: OrderListQuery): SQL | undefined {
-  return and(
-    eq(orders.customerId, customerId),
-    q.numberTypes && inJsonList(orders.numberType, q.numberTypes),
-    q.countryCodes && inJsonList(orders.countryCode, q.countryCodes),
-    q.statuses && inJsonList(orders.status, q.statuses),
-  );
+  return and(...accountFilters(customerId, q), statusFilter(q));
 }

@@ -43,6 +43,12 @@ function matchesSearch(needle: string, orderSeq: AnyColumn | SQL = orders.orderS
   return sql`(${containsText(orderNumberText(orderSeq), needle)} OR ${containsText(sql`coalesce(${notes}, '')`, needle)})`;
 }
 
+/** How the index finds a needle: by `prefix`, which is the whole needle when `exact`. */
+interface GramLookup {
+  prefix: string;
+  exact: boolean;
+}
+
 /** The last code point: a prefix ending in it has no successor that SQLite's char() can write (it writes U+FFFD). */
 const LAST_CODE_POINT = 0x10ffff;
 
@@ -51,7 +57,7 @@ const LAST_CODE_POINT = 0x10ffff;
  * the whole needle when `exact`. Undefined for one it cannot: a NUL (SQLite's length() stops at it), a lone surrogate
  * (not text), or a prefix ending in the last code point (its range has no upper bound, see gramsStartingWith).
  */
-function gramLookup(needle: string): { prefix: string; exact: boolean } | undefined {
+function gramLookup(needle: string): GramLookup | undefined {
   if (/[\0\p{Cs}]/u.test(needle)) return undefined;
   const chars = [...needle];
   const prefix = chars.slice(0, SEARCH_GRAM_LENGTH);
@@ -123,10 +129,15 @@ function indexedResult(customerId: string, q: OrderListQuery, window: PageWindow
  * Any other search: its hits (the orders that match it and every filter but status, what status_counts count) found
  * once, then counted by status and paged (as JSON lists), in one row.
  */
-function testedResult(customerId: string, q: OrderListQuery, window: PageWindow, needle: string): SQL {
+function testedResult(
+  customerId: string,
+  q: OrderListQuery,
+  window: PageWindow,
+  needle: string,
+  lookup: GramLookup | undefined,
+): SQL {
   const { column, nullable } = SORT_KEYS[q.sortBy];
   const fields = sql`${orders}.rowid AS hit, ${orders.status} AS status, ${orders[column]} AS sort_key, ${orders.id} AS id`;
-  const lookup = gramLookup(needle);
   const filters = countedFilters(customerId, q);
   const hits = lookup
     ? sql`SELECT ${fields} FROM ${matchedOrders(customerId, lookup.prefix, [...filters, lookup.exact ? undefined : matchesSearch(needle)])}`
@@ -152,7 +163,7 @@ export function searchStatement(db: Database, customerId: string, q: OrderListQu
   const indexed = lookup?.exact && q.numberTypes === undefined && q.countryCodes === undefined && !hasRangeFilter(q);
   const result = indexed
     ? indexedResult(customerId, q, window, needle, lookup.prefix)
-    : testedResult(customerId, q, window, needle);
+    : testedResult(customerId, q, window, needle, lookup);
   return db
     .select({ statusCounts: sql<string>`result.status_counts`, order: orders })
     .from(sql`${result} AS result`)

@@ -30,6 +30,7 @@ import {
   rangeFilters,
   segmentOrders,
   sortOrder,
+  statusFilter,
 } from "./list-query.ts";
 import { searchAnswer, searchStatement } from "./list-search.ts";
 
@@ -157,12 +158,7 @@ function enumerationStatements(
       ? deepPageRowids(customerId, dayField, q, window)
       : bySegments
         ? segmentPageRowids(customerId, q, window)
-        : scannedPageRowids(
-            db,
-            [...countedFilters(customerId, q), q.statuses && inJsonList(orders.status, q.statuses)],
-            q,
-            window,
-          );
+        : scannedPageRowids(db, [...countedFilters(customerId, q), statusFilter(q)], q, window);
   return {
     page: pageOf(db, rowids, q),
     segments: segmentsQuery(db, customerId),
@@ -213,12 +209,7 @@ function impliedCreatedRange(customerId: string, q: OrderListQuery): SQL[] {
  */
 function rangeStatements(db: Database, customerId: string, q: OrderListQuery, window: PageWindow) {
   const implied = q.sortBy === "created_at" ? impliedCreatedRange(customerId, q) : [];
-  const planned = scannedPageRowids(
-    db,
-    [...countedFilters(customerId, q), ...implied, q.statuses && inJsonList(orders.status, q.statuses)],
-    q,
-    window,
-  );
+  const planned = scannedPageRowids(db, [...countedFilters(customerId, q), ...implied, statusFilter(q)], q, window);
   const range = countedRange(q);
   const walked = range?.kind === "quantities" ? quantityWalkRowids(customerId, q, window) : undefined;
   const page = pageOf(db, walked ?? planned, q);
