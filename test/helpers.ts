@@ -232,13 +232,21 @@ export function keyRing(slug: string, unusedKey?: string): KeyRing {
 }
 
 /**
- * Puts the pair in the catalog, requiring no verification: another file of the workerd (the operations' random walk)
- * may have removed it or given it requirements.
+ * Puts the pair in the catalog as SPEC has it, requiring no verification and creating its orders pending (no
+ * auto_fulfil): another file of the workerd (the operations' random walk) may have removed it, given it requirements,
+ * or made it fulfil from the stock it imported.
  */
 export async function makeOrderable(countryCode: string, numberType: string): Promise<void> {
   const param = { country_code: countryCode, number_type: numberType };
   const pair = operator.admin.catalog[":country_code"][":number_type"];
-  const response = await pair.$put({ param });
+  const response = await callJson(
+    "PUT",
+    `/admin/catalog/${countryCode}/${numberType}`,
+    { auto_fulfil: false },
+    {
+      Authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+    },
+  );
   expect([200, 201]).toContain(response.status);
   await response.text();
   await expectStatus(await pair.requirements.$delete({ param }), 200);
