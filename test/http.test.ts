@@ -15,6 +15,7 @@ import { TEST_ADMIN_TOKEN } from "./constants.ts";
 import {
   addressed,
   anonymous,
+  bodyOf,
   call,
   callInIsolate,
   createCustomer,
@@ -459,6 +460,31 @@ describe("request bodies", () => {
       duplex: "half",
     };
     await problem(await callInIsolate(`/api/customers/${customer.slug}/orders`, streamed), 413, "payload_too_large");
+  });
+
+  it("reads a streamed body of undeclared length whole, however many chunks it comes in", async () => {
+    await makeOrderable("US", "mobile");
+    const customer = await createCustomer();
+    const notes = `${"ü".repeat(499)}ß`;
+    const bytes = new TextEncoder().encode(JSON.stringify({ number_type: "mobile", country_code: "US", quantity: 2, notes }));
+    // Chunks of 101 bytes: the two bytes of a ü or ß fall in two chunks, and 11 chunks must be joined in order.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 101) controller.enqueue(bytes.slice(i, i + 101));
+        controller.close();
+      },
+    });
+    const init: RequestInit & { duplex: "half" } = {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${customer.key}` },
+      body,
+      duplex: "half",
+    };
+    const created = await bodyOf<{ quantity: number; notes: string }>(
+      await callInIsolate(`/api/customers/${customer.slug}/orders`, init),
+      201,
+    );
+    expect(created).toMatchObject({ quantity: 2, notes });
   });
 });
 

@@ -48,23 +48,26 @@ export function declaredLengthOf(request: Request): number | undefined {
 }
 
 /**
- * The whole body in one buffer of at most `limit` bytes: a declared length past the limit is refused before reading,
- * a body that grows past it as soon as it does. The buffer is sized from Content-Length (or the limit when the
- * length is not declared), so the body is never held twice. Whatever a peek (bodyStartGrown) read comes first.
+ * The whole body, at most `limit` bytes: a declared length past the limit is refused before reading, a body that grows
+ * past it as soon as it does. A body of declared length is read into one buffer of that size, so it is never held
+ * twice; one of undeclared length (chunked) is gathered as it comes and joined at its end, so that a small body does not
+ * cost a buffer of the limit (10 MiB for an upload). Whatever a peek (bodyStartGrown) read comes first.
  */
 async function readBounded(request: Request, limit: number, tooLarge: () => Problem): Promise<Uint8Array> {
   const declaredLength = declaredLengthOf(request);
   if (declaredLength !== undefined && declaredLength > limit) throw tooLarge();
   const stream = streamOf(request);
   if (!stream) return new Uint8Array(0);
-  const buffer = new Uint8Array(declaredLength ?? limit);
+  const buffer = declaredLength === undefined ? undefined : new Uint8Array(declaredLength);
+  const gathered: Uint8Array[] = [];
   let size = 0;
   const append = async (chunk: Uint8Array) => {
-    if (size + chunk.byteLength > buffer.byteLength) {
+    if (size + chunk.byteLength > (declaredLength ?? limit)) {
       await stream.reader.cancel().catch(() => undefined);
       throw tooLarge();
     }
-    buffer.set(chunk, size);
+    if (buffer) buffer.set(chunk, size);
+    else gathered.push(chunk);
     size += chunk.byteLength;
   };
   const peeked = stream.chunks;
@@ -72,7 +75,19 @@ async function readBounded(request: Request, limit: number, tooLarge: () => Prob
   stream.size = 0;
   for (const chunk of peeked) await append(chunk);
   for (let chunk = await nextChunk(stream); chunk !== undefined; chunk = await nextChunk(stream)) await append(chunk);
-  return buffer.subarray(0, size);
+  return buffer ? buffer.subarray(0, size) : joined(gathered, size);
+}
+
+/** Chunks of `size` bytes in all, as one array (the chunk itself when there is one). */
+function joined(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return whole;
 }
 
 /**
@@ -88,13 +103,7 @@ export async function bodyStartGrown(request: Request): Promise<Uint8Array | und
   if (!stream || chunk === undefined) return undefined;
   stream.chunks.push(chunk);
   stream.size += chunk.byteLength;
-  const start = new Uint8Array(stream.size);
-  let at = 0;
-  for (const piece of stream.chunks) {
-    start.set(piece, at);
-    at += piece.byteLength;
-  }
-  return start;
+  return joined(stream.chunks, stream.size);
 }
 
 /** A file upload's largest file; a multipart body may carry MULTIPART_ENVELOPE_BYTES more (boundaries, text fields). */
