@@ -2,8 +2,7 @@
 // for showing that a multi-step write leaves nothing half-done whichever of its steps fails.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { createApp } from "../src/app.ts";
-import { addressed, ORIGIN } from "./helpers.ts";
+import { addressed, appInIsolate, ORIGIN } from "./helpers.ts";
 
 /** The error an injected fault raises: a name and a message no answer may show. */
 export class InjectedFault extends Error {
@@ -153,7 +152,7 @@ export interface FaultyCall {
  */
 export async function callOverFaults(plan: FaultPlan, path: string, init: RequestInit): Promise<FaultyCall> {
   const ctx = createExecutionContext();
-  const response = await createApp().fetch(addressed(`${ORIGIN}${path}`, init), faultyEnv(plan), ctx);
+  const response = await appInIsolate().fetch(addressed(`${ORIGIN}${path}`, init), faultyEnv(plan), ctx);
   const background = await waitOnExecutionContext(ctx).then(
     () => undefined,
     (error: unknown) => error,
