@@ -47,8 +47,10 @@ export function client(headers: Record<string, string> = {}) {
 
 export type Client = ReturnType<typeof client>;
 
-/** The operator's client (ADMIN_TOKEN). */
-export const operator = client({ Authorization: `Bearer ${TEST_ADMIN_TOKEN}` });
+/** The operator's automation: the admin token (ADMIN_TOKEN) as a Bearer token. */
+const OPERATOR_HEADERS = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+/** The operator's client. */
+export const operator = client(OPERATOR_HEADERS);
 /** A client with no credential. */
 export const anonymous = client();
 
@@ -247,14 +249,9 @@ export function keyRing(slug: string, unusedKey?: string): KeyRing {
 export async function makeOrderable(countryCode: string, numberType: string): Promise<void> {
   const param = { country_code: countryCode, number_type: numberType };
   const pair = operator.admin.catalog[":country_code"][":number_type"];
-  const response = await callJson(
-    "PUT",
-    `/admin/catalog/${countryCode}/${numberType}`,
-    { auto_fulfil: false },
-    {
-      Authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
-    },
-  );
+  // The typed client sends no body to this route (it reads its own body), so the setting goes as raw JSON.
+  const settings = { auto_fulfil: false };
+  const response = await callJson("PUT", `/admin/catalog/${countryCode}/${numberType}`, settings, OPERATOR_HEADERS);
   expect([200, 201]).toContain(response.status);
   await response.text();
   await expectStatus(await pair.requirements.$delete({ param }), 200);
