@@ -12,6 +12,7 @@ import {
   ORDER_COLUMNS,
   type OrderSeed,
   orderRow,
+  SPAN,
 } from "../scripts/bench/generate.ts";
 import { OPEN_ORDER_STATUSES, type OrderStatus } from "../src/db/schema.ts";
 import { bodyOf, call, createCustomer, type TestCustomer, withLogs } from "./helpers.ts";
@@ -49,6 +50,10 @@ function accountOrders(count: number, firstSeq: number): OrderSeed[] {
 
 /** Apart from other files' numbers (+1555…, +4420…): the files of a workerd share its database. */
 const phonePrefix = `+1557${String(Math.floor(Math.random() * 1000)).padStart(3, "0")}`;
+
+/** Orders newer than every seeded one and outside the quantity range, and older ones in it, put in the large account last. */
+const NEWER_ORDERS = 1_000;
+const OLDER_IN_RANGE = 5_000;
 
 /** The numbers of each account's oldest fulfilled order: the list of one order's numbers pages through them. */
 const ONE_ORDERS_NUMBERS = 300;
@@ -390,6 +395,40 @@ describe("rows read do not grow with the account's size for a fixed page", () =>
       expect(body.meta.total).toBeGreaterThan(customer === accounts.large ? 3_000 : 300);
       expect(rowsRead, `${body.meta.total} matches`).toBeLessThanOrEqual(body.meta.total + 200);
     }
+  });
+
+  it("walks a quantity range's page past the newest orders when none of them is in the range", async () => {
+    // What the bench's create scenario leaves: a thousand new orders, none of them in the range, before the older orders
+    // in it. Walking on past them costs a thousand entries; reading the range's orders instead costs each of them, which
+    // grows with the account (154,000 in the bench's million): here 5,000 more old ones make that the dearer plan.
+    const customer = accounts.large;
+    const quantity = SCENARIOS.find((scenario) => scenario.name === "orders: quantity 100-200")!;
+    const top = await env.DB.prepare("SELECT max(order_seq) AS seq FROM orders").first<{ seq: number }>();
+    const at = (time: number) => ({ requestedAt: time, updatedAt: time, fulfilledAt: null, status: "pending" as const });
+    const older = generateOrders(OLDER_IN_RANGE, top!.seq + 1, 5).map((order, i) => ({
+      ...order,
+      ...at(END - SPAN - (i + 1) * 1000),
+      quantity: 150,
+      fulfilledQuantity: 0,
+    }));
+    const newer = generateOrders(NEWER_ORDERS, top!.seq + 1 + OLDER_IN_RANGE, 7).map((order, i) => ({
+      ...order,
+      ...at(END + (i + 1) * 1000),
+      quantity: 1,
+      fulfilledQuantity: 0,
+    }));
+    await insertRows(
+      env.DB,
+      "orders",
+      ORDER_COLUMNS,
+      [...older, ...newer].map((order) => orderRow(customer.customerId, order)),
+    );
+    const { rowsRead, body } = await rowsReadTwice(quantity, customer);
+    await quantity.check(customer, body);
+    expect(body.meta.total).toBeGreaterThan(OLDER_IN_RANGE);
+    // The newest thousand walked twice (the first walk, then the longer one), the page's share of the range, the
+    // range's counts twice (the meta's, the plan's) and the account's; nothing per order in the range.
+    expect(rowsRead).toBeLessThanOrEqual(2 * NEWER_ORDERS + 2 * PAGE_CEILING);
   });
 
   it("seeds the same rare hits in both accounts, so the search's figures compare", async () => {

@@ -11,6 +11,7 @@ import {
   ORDERS_BY_CREATED_INDEX,
   ORDERS_BY_QUANTITY_INDEX,
   type OrderDayField,
+  orderCounts,
   orderDayCounts,
   orderQuantityCounts,
   orders,
@@ -143,9 +144,6 @@ export function countedRangeCounts(db: Database, customerId: string, q: OrderLis
     .groupBy(orderQuantityCounts.status);
 }
 
-/** Index entries a quantity range's page walks in the default sort before it takes the quantity index instead. */
-const QUANTITY_WALK_ENTRIES = 1_000;
-
 /** A page walked in the default sort's index, tested row by row, and what answers when the walk falls short. */
 export interface PageWalk {
   /** The columns the test reads, selected by the walk under their own names. */
@@ -158,6 +156,31 @@ export interface PageWalk {
   worthIt?: SQL;
   /** The page's rowids in page order when the walk fell short (or was not tried): a SELECT of rowids. */
   fallback: SQL;
+}
+
+/**
+ * The most entries a walk reads when it is expected to be the cheaper plan (walkIsCheaper): a search's, and a quantity
+ * range's second.
+ */
+export const LONG_WALK_ENTRIES = 10_000;
+
+/**
+ * Whether a walk of up to LONG_WALK_ENTRIES is expected to cost less than its fallback: it reads about
+ * (offset + limit) × kept / matches entries (the orders the filters keep, and of those the ones it looks for), the
+ * fallback `matchCost` rows per match. So a page walked or not costs at most about
+ * √((offset + limit) × kept × matchCost) rows when the matches are spread evenly in time; however they lie, a walk
+ * reads at most LONG_WALK_ENTRIES before its fallback. `kept` and `matches` are SQL numbers.
+ */
+export function walkIsCheaper(window: PageWindow, kept: SQL, matches: SQL, matchCost: number): SQL {
+  return sql`${window.offset + window.limit} * ${kept} <= ${matches} * min(${LONG_WALK_ENTRIES}, ${matchCost} * ${matches})`;
+}
+
+/** The account's orders of the status filter's statuses (all without one), from order_counts: an SQL number. */
+export function keptOrders(customerId: string, q: OrderListQuery): SQL {
+  return sql`(SELECT coalesce(sum(${orderCounts.count}), 0) FROM ${orderCounts} WHERE ${and(
+    eq(orderCounts.customerId, customerId),
+    q.statuses && inJsonList(orderCounts.status, q.statuses),
+  )})`;
 }
 
 /**
@@ -185,10 +208,16 @@ export function walkedPageRowids(customerId: string, q: OrderListQuery, window: 
   )`;
 }
 
+/** The entries a quantity range's page walks first, unconditionally: enough for a range of a few per cent. */
+const QUANTITY_FIRST_WALK_ENTRIES = 1_000;
+
 /**
- * A quantity range's page in the created_at sort: walked (walkedPageRowids), else from the quantity index (the range's
- * orders, sorted), which then holds few. The quantity index is named: with quantity in the created index, SQLite would
- * otherwise scan that one to skip the sort.
+ * A quantity range's page in the created_at sort, walked (walkedPageRowids) in two steps. First QUANTITY_FIRST_WALK_ENTRIES
+ * entries, which fill the page of a common range without reading a count. Short of that, the range's size from
+ * order_quantity_counts decides: the walk goes on up to LONG_WALK_ENTRIES when that is the cheaper (the range is common
+ * but not among the newest orders), else the page comes from the quantity index (the range's orders, sorted: one
+ * entry per match, the index carrying what the page needs). The quantity index is named: with quantity in the created
+ * index, SQLite would otherwise scan that one to skip the sort.
  */
 export function quantityWalkRowids(customerId: string, q: OrderListQuery, window: PageWindow): SQL | undefined {
   const inRange = (quantity: SQL | SQLiteColumn) =>
@@ -199,10 +228,21 @@ export function quantityWalkRowids(customerId: string, q: OrderListQuery, window
   const filters = enumerationFilters(customerId, q);
   const byQuantity = sql`SELECT rowid FROM ${orders} INDEXED BY ${sql.identifier(ORDERS_BY_QUANTITY_INDEX)}
     WHERE ${and(filters, inRange(orders.quantity))} ORDER BY ${orderedBy(sortOrder(orders, q))} LIMIT ${window.limit} OFFSET ${window.offset}`;
-  return walkedPageRowids(customerId, q, window, {
-    columns: sql`${orders.quantity} AS quantity`,
-    test: inRange(sql`quantity`) ?? sql`true`,
-    entries: QUANTITY_WALK_ENTRIES,
+  const matches = sql`(SELECT coalesce(sum(${orderQuantityCounts.count}), 0) FROM ${orderQuantityCounts} WHERE ${and(
+    eq(orderQuantityCounts.customerId, customerId),
+    inRange(orderQuantityCounts.quantity),
+    q.statuses && inJsonList(orderQuantityCounts.status, q.statuses),
+  )})`;
+  const walk = { columns: sql`${orders.quantity} AS quantity`, test: inRange(sql`quantity`) ?? sql`true` };
+  const longWalk = walkedPageRowids(customerId, q, window, {
+    ...walk,
+    entries: LONG_WALK_ENTRIES,
+    worthIt: walkIsCheaper(window, keptOrders(customerId, q), matches, 1),
     fallback: byQuantity,
+  });
+  return walkedPageRowids(customerId, q, window, {
+    ...walk,
+    entries: QUANTITY_FIRST_WALK_ENTRIES,
+    fallback: longWalk ? sql`SELECT value AS rowid FROM ${longWalk}` : byQuantity,
   });
 }

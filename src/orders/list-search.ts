@@ -15,22 +15,18 @@ import {
   ORDERS_BY_SEQUENCE_INDEX,
   type OrderRow,
   type OrderStatus,
-  orderCounts,
   orderSearchGrams,
   orders,
   SEARCH_GRAM_LENGTH,
 } from "../db/schema.ts";
 import { containsText, inJsonList } from "../db/sql.ts";
-import { walkedPageRowids } from "./list-derived.ts";
+import { keptOrders, LONG_WALK_ENTRIES, walkedPageRowids, walkIsCheaper } from "./list-derived.ts";
 import { countedFilters, hasRangeFilter, type OrderListQuery, orderedBy, SORT_KEYS, sortOrder } from "./list-query.ts";
 
 /**
- * The most index entries a search's page walks in the default sort. A walk reads about (offset + limit) × orders /
- * matches rows; reading the page from the matches costs MATCH_COST walked rows per match. The walk is tried when it
- * is the cheaper and stays under this, so a page costs at most about √((offset + limit) × orders × MATCH_COST) rows.
+ * What reading one match's order for a search's page costs (its gram, the sequence index, the order), in walked rows:
+ * the page walks the default sort when that is the cheaper (walkIsCheaper).
  */
-const SEARCH_WALK_ENTRIES = 10_000;
-/** What reading one match's order for the page costs (its gram, the sequence index, the order), in walked rows. */
 const MATCH_COST = 12;
 
 /** The order number as clients see it ("#000042"), so search matches it with or without the "#". */
@@ -106,16 +102,11 @@ function indexedResult(customerId: string, q: OrderListQuery, window: PageWindow
     FROM ${orderSearchGrams} WHERE ${gramsStartingWith(customerId, prefix)}`;
   const fromMatches = sql`SELECT ${orders}.rowid FROM ${matchedOrders(customerId, prefix, [statusKept])}
     ORDER BY ${orderedBy(sortOrder(orders, q))} LIMIT ${window.limit} OFFSET ${window.offset}`;
-  const kept = sql`(SELECT coalesce(sum(${orderCounts.count}), 0) FROM ${orderCounts} WHERE ${and(
-    eq(orderCounts.customerId, customerId),
-    q.statuses && inJsonList(orderCounts.status, q.statuses),
-  )})`;
-  const matches = sql`(SELECT matches FROM counts)`;
   const walked = walkedPageRowids(customerId, q, window, {
     columns: sql`${orders.orderSeq} AS order_seq, ${orders.notes} AS notes`,
     test: matchesSearch(needle, sql`order_seq`, sql`notes`),
-    entries: SEARCH_WALK_ENTRIES,
-    worthIt: sql`${window.offset + window.limit} * ${kept} <= ${matches} * min(${SEARCH_WALK_ENTRIES}, ${MATCH_COST} * ${matches})`,
+    entries: LONG_WALK_ENTRIES,
+    worthIt: walkIsCheaper(window, keptOrders(customerId, q), sql`(SELECT matches FROM counts)`, MATCH_COST),
     fallback: fromMatches,
   });
   return sql`(
