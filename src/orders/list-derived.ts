@@ -3,7 +3,6 @@
 // order_quantity_counts; and a page in the default sort walked in order, tested row by row (a quantity range's, a
 // search's), with what answers when the walk falls short.
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
 import { type PageWindow, stableOrder } from "../db/paging.ts";
 import {
@@ -22,7 +21,9 @@ import {
   type OrderListQuery,
   type OrderSortKey,
   orderedBy,
+  quantityRange,
   SORT_KEYS,
+  segmentFilter,
   sortOrder,
   statusFilter,
 } from "./list-query.ts";
@@ -96,7 +97,7 @@ export function deepPageRowids(customerId: string, field: OrderDayField, q: Orde
  */
 type CountedRange =
   | { kind: "days"; field: OrderDayField; firstDay: number | undefined; lastDay: number | undefined }
-  | { kind: "quantities"; min: number | undefined; max: number | undefined };
+  | { kind: "quantities" };
 
 const isDayStart = (time: number | undefined) => time === undefined || time % DAY_MS === 0;
 const isDayEnd = (time: number | undefined) => time === undefined || (time + 1) % DAY_MS === 0;
@@ -108,7 +109,7 @@ export function countedRange(q: OrderListQuery): CountedRange | undefined {
     fulfilled: q.fulfilledFrom !== undefined || q.fulfilledTo !== undefined,
   };
   if (!countedPerStatus(q) || Object.values(bounded).filter(Boolean).length !== 1) return undefined;
-  if (bounded.quantity) return { kind: "quantities", min: q.quantityMin, max: q.quantityMax };
+  if (bounded.quantity) return { kind: "quantities" };
   const [field, from, to] = bounded.requested
     ? (["requested", q.requestedFrom, q.requestedTo] as const)
     : (["fulfilled", q.fulfilledFrom, q.fulfilledTo] as const);
@@ -126,22 +127,34 @@ export function countedRange(q: OrderListQuery): CountedRange | undefined {
  * it reads grows with the range, never with how many orders the account holds.
  */
 export function countedRangeCounts(db: Database, customerId: string, q: OrderListQuery, range: CountedRange) {
-  const inRange = (column: SQLiteColumn, min: number | undefined, max: number | undefined) => [
-    min === undefined ? undefined : gte(column, min),
-    max === undefined ? undefined : lte(column, max),
-  ];
   if (range.kind === "days") {
+    const days = and(
+      range.firstDay === undefined ? undefined : gte(orderDayCounts.day, range.firstDay),
+      range.lastDay === undefined ? undefined : lte(orderDayCounts.day, range.lastDay),
+    );
     return db
       .select({ status: orderDayCounts.status, count: sql<number>`sum(${orderDayCounts.count})`.mapWith(Number) })
       .from(orderDayCounts)
-      .where(and(dayRowsFilter(customerId, range.field, q, false), ...inRange(orderDayCounts.day, range.firstDay, range.lastDay)))
+      .where(and(dayRowsFilter(customerId, range.field, q, false), days))
       .groupBy(orderDayCounts.status);
   }
   return db
     .select({ status: orderQuantityCounts.status, count: sql<number>`sum(${orderQuantityCounts.count})`.mapWith(Number) })
     .from(orderQuantityCounts)
-    .where(and(eq(orderQuantityCounts.customerId, customerId), ...inRange(orderQuantityCounts.quantity, range.min, range.max)))
+    .where(quantityRowsFilter(customerId, q, false))
     .groupBy(orderQuantityCounts.status);
+}
+
+/**
+ * The account's order_quantity_counts rows in the quantity filter's range, and of the status filter's statuses if
+ * `withStatus`.
+ */
+function quantityRowsFilter(customerId: string, q: OrderListQuery, withStatus: boolean): SQL | undefined {
+  return and(
+    eq(orderQuantityCounts.customerId, customerId),
+    ...quantityRange(q, orderQuantityCounts.quantity),
+    withStatus && q.statuses ? inJsonList(orderQuantityCounts.status, q.statuses) : undefined,
+  );
 }
 
 /** A page walked in the default sort's index, tested row by row, and what answers when the walk falls short. */
@@ -175,12 +188,9 @@ export function walkIsCheaper(window: PageWindow, kept: SQL, matches: SQL, match
   return sql`${window.offset + window.limit} * ${kept} <= ${matches} * min(${LONG_WALK_ENTRIES}, ${matchCost} * ${matches})`;
 }
 
-/** The account's orders of the status filter's statuses (all without one), from order_counts: an SQL number. */
+/** The account's orders the enumeration filters keep (a walk's rows), from order_counts: an SQL number. */
 export function keptOrders(customerId: string, q: OrderListQuery): SQL {
-  return sql`(SELECT coalesce(sum(${orderCounts.count}), 0) FROM ${orderCounts} WHERE ${and(
-    eq(orderCounts.customerId, customerId),
-    q.statuses && inJsonList(orderCounts.status, q.statuses),
-  )})`;
+  return sql`(SELECT coalesce(sum(${orderCounts.count}), 0) FROM ${orderCounts} WHERE ${segmentFilter(customerId, q, true)})`;
 }
 
 /**
@@ -220,20 +230,11 @@ const QUANTITY_FIRST_WALK_ENTRIES = 1_000;
  * index, SQLite would otherwise scan that one to skip the sort.
  */
 export function quantityWalkRowids(customerId: string, q: OrderListQuery, window: PageWindow): SQL | undefined {
-  const inRange = (quantity: SQL | SQLiteColumn) =>
-    and(
-      q.quantityMin === undefined ? undefined : sql`${quantity} >= ${q.quantityMin}`,
-      q.quantityMax === undefined ? undefined : sql`${quantity} <= ${q.quantityMax}`,
-    );
   const filters = enumerationFilters(customerId, q);
   const byQuantity = sql`SELECT rowid FROM ${orders} INDEXED BY ${sql.identifier(ORDERS_BY_QUANTITY_INDEX)}
-    WHERE ${and(filters, inRange(orders.quantity))} ORDER BY ${orderedBy(sortOrder(orders, q))} LIMIT ${window.limit} OFFSET ${window.offset}`;
-  const matches = sql`(SELECT coalesce(sum(${orderQuantityCounts.count}), 0) FROM ${orderQuantityCounts} WHERE ${and(
-    eq(orderQuantityCounts.customerId, customerId),
-    inRange(orderQuantityCounts.quantity),
-    q.statuses && inJsonList(orderQuantityCounts.status, q.statuses),
-  )})`;
-  const walk = { columns: sql`${orders.quantity} AS quantity`, test: inRange(sql`quantity`) ?? sql`true` };
+    WHERE ${and(filters, ...quantityRange(q, orders.quantity))} ORDER BY ${orderedBy(sortOrder(orders, q))} LIMIT ${window.limit} OFFSET ${window.offset}`;
+  const matches = sql`(SELECT coalesce(sum(${orderQuantityCounts.count}), 0) FROM ${orderQuantityCounts} WHERE ${quantityRowsFilter(customerId, q, true)})`;
+  const walk = { columns: sql`${orders.quantity} AS quantity`, test: and(...quantityRange(q, sql`quantity`)) ?? sql`true` };
   const longWalk = walkedPageRowids(customerId, q, window, {
     ...walk,
     entries: LONG_WALK_ENTRIES,

@@ -1,9 +1,9 @@
 // What an orders list asks for, its filters and its sort as SQL: shared by the list's plans (list.ts, list-derived.ts,
 // list-search.ts).
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { type SortDirection, stableOrder } from "../db/paging.ts";
-import { type OrderStatus, orders } from "../db/schema.ts";
+import { type OrderStatus, orderCounts, orders } from "../db/schema.ts";
 import { inJsonList } from "../db/sql.ts";
 
 export const ORDER_SORT_KEYS = [
@@ -63,11 +63,19 @@ export function hasRangeFilter(q: OrderListQuery): boolean {
   );
 }
 
+/** The quantity filter's bounds on `quantity`: orders', a derived table's, or a walk's name for it. */
+export function quantityRange(q: OrderListQuery, quantity: SQL | SQLiteColumn): SQL[] {
+  const bounds = [
+    q.quantityMin === undefined ? undefined : sql`${quantity} >= ${q.quantityMin}`,
+    q.quantityMax === undefined ? undefined : sql`${quantity} <= ${q.quantityMax}`,
+  ];
+  return bounds.filter((c): c is SQL => c !== undefined);
+}
+
 /** The range filters, on `orders`. */
 export function rangeFilters(q: OrderListQuery): SQL[] {
   const conditions: (SQL | undefined)[] = [
-    q.quantityMin === undefined ? undefined : gte(orders.quantity, q.quantityMin),
-    q.quantityMax === undefined ? undefined : lte(orders.quantity, q.quantityMax),
+    ...quantityRange(q, orders.quantity),
     q.requestedFrom === undefined ? undefined : gte(orders.requestedAt, q.requestedFrom),
     q.requestedTo === undefined ? undefined : lte(orders.requestedAt, q.requestedTo),
     q.fulfilledFrom === undefined ? undefined : gte(orders.fulfilledAt, q.fulfilledFrom),
@@ -93,6 +101,19 @@ export function statusFilter(q: OrderListQuery): SQL | undefined {
 /** Every filter but the search and the status, on `orders`: with the search, what status_counts count. */
 export function countedFilters(customerId: string, q: OrderListQuery): SQL[] {
   return [...accountFilters(customerId, q), ...rangeFilters(q)].filter((c): c is SQL => c !== undefined);
+}
+
+/**
+ * The account's segments (order_counts rows) of the number type and country filters, and of the status filter's
+ * statuses if `withStatus`.
+ */
+export function segmentFilter(customerId: string, q: OrderListQuery, withStatus: boolean): SQL | undefined {
+  return and(
+    eq(orderCounts.customerId, customerId),
+    q.numberTypes && inJsonList(orderCounts.numberType, q.numberTypes),
+    q.countryCodes && inJsonList(orderCounts.countryCode, q.countryCodes),
+    withStatus && q.statuses ? inJsonList(orderCounts.status, q.statuses) : undefined,
+  );
 }
 
 /** The account and the enumeration filters (statuses too), on `orders`: what the sort indexes carry. */

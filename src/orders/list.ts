@@ -13,7 +13,6 @@ import { batchByName, type Results, type Statements } from "../db/batch.ts";
 import type { Database } from "../db/client.ts";
 import { countByStatus, type PageWindow } from "../db/paging.ts";
 import { ORDER_STATUSES, type OrderRow, type OrderStatus, orderCounts, orders, orderTimeLags } from "../db/schema.ts";
-import { inJsonList } from "../db/sql.ts";
 import {
   countedRange,
   countedRangeCounts,
@@ -28,6 +27,7 @@ import {
   type OrderListQuery,
   orderedBy,
   rangeFilters,
+  segmentFilter,
   segmentOrders,
   sortOrder,
   statusFilter,
@@ -121,14 +121,8 @@ function takesSegments(segments: readonly Segment[], q: OrderListQuery, window: 
 
 /** The page's rowids from the matching segments (as read now from order_counts): each one's first rows, then merged. */
 function segmentPageRowids(customerId: string, q: OrderListQuery, window: PageWindow): SQL {
-  const segmentFilter = and(
-    eq(orderCounts.customerId, customerId),
-    q.numberTypes && inJsonList(orderCounts.numberType, q.numberTypes),
-    q.countryCodes && inJsonList(orderCounts.countryCode, q.countryCodes),
-    q.statuses && inJsonList(orderCounts.status, q.statuses),
-  );
   return sql`(
-    WITH segments AS (SELECT number_type, country_code, status FROM ${orderCounts} WHERE ${segmentFilter})
+    WITH segments AS (SELECT number_type, country_code, status FROM ${orderCounts} WHERE ${segmentFilter(customerId, q, true)})
     SELECT ${segmentOrders}.rowid FROM segments JOIN ${orders} ${segmentOrders} ON ${segmentOrders}.rowid IN (
       SELECT rowid FROM ${orders}
       WHERE ${eq(orders.customerId, customerId)} AND ${orders.numberType} = segments.number_type
@@ -224,13 +218,7 @@ function rangeStatements(db: Database, customerId: string, q: OrderListQuery, wi
   const counts = db
     .select({ status: orderCounts.status, count: inSegment.mapWith(Number) })
     .from(orderCounts)
-    .where(
-      and(
-        eq(orderCounts.customerId, customerId),
-        q.numberTypes && inJsonList(orderCounts.numberType, q.numberTypes),
-        q.countryCodes && inJsonList(orderCounts.countryCode, q.countryCodes),
-      ),
-    );
+    .where(segmentFilter(customerId, q, false));
   return { page, counts };
 }
 
