@@ -92,6 +92,8 @@ it("extends a reservation from its page and cancels it after the confirmation", 
     201,
   );
   await page.getByRole("link", { name: "Reservations" }).click();
+  // The click only starts the navigation: measured before it lands, the page may have no document yet.
+  await page.waitForURL(`${portal.base}/portal/reservations`);
   await fits(page, "reservations");
   await page.getByRole("table", { name: "Reservations" }).getByRole("link").click();
   await page.getByLabel("Hold for").selectOption("240");
